@@ -1,0 +1,25 @@
+import type { Command } from 'commander';
+import { connect } from '../../warehouse/db.js';
+import { migrateToLatest } from '../../warehouse/migrate.js';
+import { offlineConfigFor } from '../context.js';
+import { EXIT, type ExitCode } from '../exit-codes.js';
+
+/** `propsync migrate`: applies pending warehouse migrations; a second run does nothing and says so. */
+export function registerMigrate(program: Command, done: (code: ExitCode) => void): void {
+  program
+    .command('migrate')
+    .description('create or upgrade the warehouse tables (idempotent)')
+    .addHelpText('after', '\nExamples:\n  $ propsync migrate\n  $ DATABASE_URL=postgres://postgres@127.0.0.1/warehouse propsync migrate')
+    .action(async (_options, command: Command) => {
+      const config = offlineConfigFor(command);
+      const db = connect(config.database.url, { maxConnections: 1 });
+      try {
+        const { applied } = await migrateToLatest(db);
+        if (applied.length === 0) process.stdout.write('warehouse is up to date; no migrations to apply\n');
+        else for (const name of applied) process.stdout.write(`applied ${name}\n`);
+      } finally {
+        await db.destroy();
+      }
+      done(EXIT.ok);
+    });
+}

@@ -1,0 +1,31 @@
+import type { Command } from 'commander';
+import { loadConfig, loadOfflineConfig } from '../config/load.js';
+import type { Config, OfflineConfig } from '../config/schema.js';
+import { createLogger, type Logger } from '../log/logger.js';
+
+/** Options every command accepts. */
+export interface GlobalOptions {
+  config?: string;
+}
+
+/** The global options of the program a command belongs to. */
+export function globalOptions(command: Command): GlobalOptions {
+  let root = command;
+  while (root.parent) root = root.parent;
+  return root.opts<GlobalOptions>();
+}
+
+/** The full configuration (source included) for commands that call the source. */
+export function configFor(command: Command): Config {
+  return loadConfig({ configPath: globalOptions(command).config });
+}
+
+/** The configuration of commands that only touch the warehouse. */
+export function offlineConfigFor(command: Command): OfflineConfig {
+  return loadOfflineConfig({ configPath: globalOptions(command).config });
+}
+
+/** The logger of a command, at the configured level. */
+export function loggerFor(config: { logLevel: string }, base: Record<string, unknown> = {}): Logger {
+  return createLogger({ level: config.logLevel as never, base });
+}

@@ -1,0 +1,20 @@
+/** Exit codes of every command; the README's operator guide explains them. */
+export const EXIT = {
+  /** Everything asked for was done. */
+  ok: 0,
+  /** Some work units failed; the rest were done and their cursors advanced. */
+  workFailed: 1,
+  /** Bad usage or bad configuration; nothing was done. */
+  usage: 2,
+  /** Finished, but some records were quarantined (see `propsync status`). */
+  quarantined: 3,
+} as const;
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+/** An error that ends a command with a given exit code and a message for the operator. */
+export class CliError extends Error {
+  constructor(message: string, readonly exitCode: ExitCode = EXIT.usage) {
+    super(message);
+    this.name = 'CliError';
+  }
+}

@@ -1,0 +1,54 @@
+import { Command, CommanderError } from 'commander';
+import { ConfigError } from '../config/load.js';
+import { scrubSecrets } from '../log/redact.js';
+import { registerMigrate } from './commands/migrate.js';
+import { CliError, EXIT, type ExitCode } from './exit-codes.js';
+
+/** Each command registers itself here; a command file only parses and prints. */
+const COMMANDS = [registerMigrate];
+
+/** Builds the `propsync` program; `done` receives the exit code the command chose. */
+export function buildProgram(done: (code: ExitCode) => void): Command {
+  const program = new Command('propsync')
+    .description('Keeps a Postgres warehouse in step with the property-management API (leases, AR, invoices).')
+    .option('-c, --config <path>', 'configuration file (default: config/propsync.yaml when present)')
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride();
+  program.configureHelp({ showGlobalOptions: true });
+  for (const register of COMMANDS) register(program, done);
+  for (const command of program.commands) command.exitOverride();
+  return program;
+}
+
+/** Runs the CLI with the given argv and returns the exit code. */
+export async function runCli(argv: string[]): Promise<ExitCode> {
+  let exitCode: ExitCode = EXIT.ok;
+  const program = buildProgram((code) => {
+    exitCode = code;
+  });
+  try {
+    await program.parseAsync(argv);
+    return exitCode;
+  } catch (error) {
+    return reportError(error);
+  }
+}
+
+function reportError(error: unknown): ExitCode {
+  const secrets = [process.env.PROPSYNC_API_PASSWORD];
+  if (error instanceof CommanderError) {
+    if (error.code === 'commander.helpDisplayed' || error.code === 'commander.help' || error.code === 'commander.version') return EXIT.ok;
+    return EXIT.usage;
+  }
+  if (error instanceof ConfigError) {
+    process.stderr.write(scrubSecrets(`propsync: invalid configuration\n${error.problems.map((p) => `  ${p}\n`).join('')}`, secrets));
+    return EXIT.usage;
+  }
+  if (error instanceof CliError) {
+    process.stderr.write(scrubSecrets(`propsync: ${error.message}\n`, secrets));
+    return error.exitCode;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  process.stderr.write(scrubSecrets(`propsync: ${message}\n`, secrets));
+  return EXIT.workFailed;
+}

@@ -1,0 +1,31 @@
+import pg from 'pg';
+
+/** Returns the URL of database `name` on the same server as `url`. */
+export function withDatabase(url: string, name: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${name}`;
+  return parsed.toString();
+}
+
+/** Creates a database on the server of `adminUrl` if it does not exist yet. */
+export async function ensureDatabase(adminUrl: string, name: string): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    const { rowCount } = await client.query('select 1 from pg_database where datname = $1', [name]);
+    if (!rowCount) await client.query(`create database "${name.replace(/"/g, '""')}"`);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Drops a database, disconnecting whoever is still on it. */
+export async function dropDatabase(adminUrl: string, name: string): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    await client.query(`drop database if exists "${name.replace(/"/g, '""')}" with (force)`);
+  } finally {
+    await client.end();
+  }
+}

@@ -1,0 +1,29 @@
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import type { Warehouse } from './tables.js';
+
+// Column types as the warehouse wants them in TypeScript: bigint ids as numbers (every id of the
+// source fits in 2^53), numeric money as exact strings, dates as 'YYYY-MM-DD' strings.
+pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
+pg.types.setTypeParser(pg.types.builtins.DATE, (value) => value);
+pg.types.setTypeParser(pg.types.builtins.NUMERIC, (value) => value);
+
+export type Db = Kysely<Warehouse>;
+
+export interface ConnectOptions {
+  /** Connections in the pool; the sync uses one per concurrent work unit plus one. */
+  maxConnections?: number;
+  applicationName?: string;
+}
+
+/** Opens a pooled connection to the warehouse. Close it with `db.destroy()`. */
+export function connect(url: string, options: ConnectOptions = {}): Db {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.maxConnections ?? 10,
+    application_name: options.applicationName ?? 'propsync',
+  });
+  // An idle client that loses its server must not crash the process; the next query reports it.
+  pool.on('error', () => {});
+  return new Kysely<Warehouse>({ dialect: new PostgresDialect({ pool }) });
+}

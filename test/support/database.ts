@@ -1,0 +1,36 @@
+import { randomBytes } from 'node:crypto';
+import { inject } from 'vitest';
+import { connect, type Db } from '../../src/warehouse/db.js';
+import { dropDatabase, ensureDatabase, withDatabase } from '../../src/warehouse/databases.js';
+import { migrateToLatest } from '../../src/warehouse/migrate.js';
+
+/** A database of one test file's own, on the run's Postgres server. */
+export interface TestDatabase {
+  name: string;
+  url: string;
+  db: Db;
+  /** Closes the pool and drops the database. */
+  drop(): Promise<void>;
+}
+
+/**
+ * Creates a fresh, empty database for the calling test file (files run in parallel, so none
+ * shares one), migrated unless `migrate: false`.
+ */
+export async function createTestDatabase(options: { migrate?: boolean } = {}): Promise<TestDatabase> {
+  const adminUrl = inject('adminDatabaseUrl');
+  const name = `propsync_test_${randomBytes(5).toString('hex')}`;
+  await ensureDatabase(adminUrl, name);
+  const url = withDatabase(adminUrl, name);
+  const db = connect(url, { maxConnections: 8, applicationName: 'propsync-test' });
+  if (options.migrate !== false) await migrateToLatest(db);
+  return {
+    name,
+    url,
+    db,
+    async drop() {
+      await db.destroy();
+      await dropDatabase(adminUrl, name);
+    },
+  };
+}

@@ -1,0 +1,64 @@
+import { mkdtempSync, rmSync, existsSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TestProject } from 'vitest/node';
+import { startEmbeddedPostgres } from '../../src/warehouse/embedded.js';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** A superuser URL of the Postgres server that the tests use; each test file makes its own database there. */
+    adminDatabaseUrl: string;
+    /** Which of the three ways found the server: env, testcontainers or embedded. */
+    databaseOrigin: string;
+  }
+}
+
+/** Answers within a few hundred milliseconds whether a Docker-compatible engine listens. */
+async function containerRuntimeAnswers(): Promise<boolean> {
+  const socket = process.env.DOCKER_HOST?.startsWith('unix://') ? process.env.DOCKER_HOST.slice(7) : '/var/run/docker.sock';
+  if (process.env.DOCKER_HOST && !process.env.DOCKER_HOST.startsWith('unix://')) return false;
+  if (!existsSync(socket)) return false;
+  return new Promise((resolve) => {
+    const req = request({ socketPath: socket, path: '/_ping', timeout: 500 }, (res) => {
+      res.resume();
+      resolve(res.statusCode === 200);
+    });
+    req.on('error', () => resolve(false));
+    req.on('timeout', () => {
+      req.destroy();
+      resolve(false);
+    });
+    req.end();
+  });
+}
+
+/**
+ * Finds the Postgres server for the whole test run: TEST_DATABASE_URL (or DATABASE_URL) when set;
+ * else a testcontainers PostgreSQL when a container engine answers; else an embedded Postgres.
+ */
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const fromEnv = process.env.TEST_DATABASE_URL || process.env.DATABASE_URL;
+  if (fromEnv) {
+    project.provide('adminDatabaseUrl', fromEnv);
+    project.provide('databaseOrigin', 'env');
+    return async () => {};
+  }
+  if (await containerRuntimeAnswers()) {
+    const { PostgreSqlContainer } = await import('@testcontainers/postgresql');
+    const container = await new PostgreSqlContainer('postgres:16-alpine').start();
+    project.provide('adminDatabaseUrl', container.getConnectionUri());
+    project.provide('databaseOrigin', 'testcontainers');
+    return async () => {
+      await container.stop();
+    };
+  }
+  const folder = mkdtempSync(join(tmpdir(), 'propsync-test-pg-'));
+  const server = await startEmbeddedPostgres({ dataDir: join(folder, 'data'), persistent: false });
+  project.provide('adminDatabaseUrl', server.url);
+  project.provide('databaseOrigin', 'embedded');
+  return async () => {
+    await server.stop();
+    rmSync(folder, { recursive: true, force: true });
+  };
+}

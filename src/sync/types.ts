@@ -1,0 +1,68 @@
+import type { ChunkSize, Config, StreamName } from '../config/schema.js';
+import type { Logger } from '../log/logger.js';
+import type { SourceClient } from '../source/types.js';
+import type { Db } from '../warehouse/db.js';
+
+/** What an operator or the scheduler asks the engine to do. */
+export interface SyncRequest {
+  /** `sync`: an incremental run (or a full refresh with `full`); `backfill`: an operator's date range. */
+  kind: 'sync' | 'backfill';
+  /** Streams to run; default: the enabled ones. */
+  streams?: StreamName[];
+  /** Properties to cover; default: the configured ones, else every property the source lists. */
+  propertyIds?: string[];
+  /** A full refresh of the selection instead of the incremental plan. */
+  full?: boolean;
+  /** For `backfill`: inclusive range and chunk size. */
+  backfill?: { from: string; to: string; chunk?: ChunkSize };
+}
+
+/** What the engine needs from its caller. */
+export interface SyncDeps {
+  db: Db;
+  client: SourceClient;
+  config: Config;
+  logger: Logger;
+  /** Aborting stops new pages and work units; the page in flight commits or rolls back. */
+  signal?: AbortSignal;
+  observer?: SyncObserver;
+}
+
+/** Outcome of a run. */
+export type RunStatus = 'succeeded' | 'partial' | 'failed' | 'interrupted' | 'budget_exhausted';
+
+/** Row counters of a page, a work unit or a run. */
+export interface RowCounts {
+  records: number;
+  rowsInserted: number;
+  rowsUpdated: number;
+  rowsUnchanged: number;
+  rowsDeleted: number;
+  quarantined: number;
+}
+
+/** What a run did, as recorded in `sync_runs`. */
+export interface RunSummary extends RowCounts {
+  runId: number;
+  kind: SyncRequest['kind'];
+  streams: StreamName[];
+  status: RunStatus;
+  workUnits: { total: number; done: number; failed: number; skipped: number };
+  pages: number;
+  calls: number;
+  retries: number;
+  throttled: number;
+  bytes: number;
+  durationMs: number;
+  /** One line per failed work unit: which stream, property, window, and why. */
+  errors: string[];
+}
+
+/** Events of a run, for progress bars, periodic log lines and metrics. */
+export interface SyncObserver {
+  onRunStart?(event: { runId: number; kind: SyncRequest['kind']; streams: StreamName[]; workUnits: number; byStream: Partial<Record<StreamName, number>> }): void;
+  onWorkUnitStart?(event: { runId: number; stream: StreamName; unitKey: string; propertyIds: string[] }): void;
+  onPage?(event: RowCounts & { runId: number; stream: StreamName; unitKey: string; pageNo: number; calls: number; retries: number; throttled: number; bytes: number }): void;
+  onWorkUnitEnd?(event: { runId: number; stream: StreamName; unitKey: string; status: 'done' | 'failed' | 'skipped'; error?: string; durationMs: number }): void;
+  onRunEnd?(summary: RunSummary): void;
+}

@@ -127,6 +127,8 @@ const invoicesStreamSchema = z
     lookbackDays: nonNegativeInt.default(7),
     /** Longest date window of one work unit. */
     windowDays: positiveInt.default(31),
+    /** Days between two full re-reads of a property group's invoices (catches changes no date window shows, such as an old invoice marked exported). */
+    fullRefreshDays: positiveInt.default(7),
     /** Properties batched into one `propertyIds` call. */
     propertyGroupSize: positiveInt.max(500).default(50),
     /** Chunk size of a backfill, by post date. */

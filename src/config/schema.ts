@@ -126,7 +126,7 @@ const invoicesStreamSchema = z
     /** Overlap re-read behind each cursor (the post-date window also reaches the previous month's first day). */
     lookbackDays: nonNegativeInt.default(7),
     /** Longest date window of one work unit. */
-    windowDays: positiveInt.default(31),
+    windowDays: positiveInt.default(92),
     /** Days between two full re-reads of a property group's invoices (catches changes no date window shows, such as an old invoice marked exported). */
     fullRefreshDays: positiveInt.default(7),
     /** Properties batched into one `propertyIds` call. */

@@ -1,0 +1,116 @@
+import type { ChunkSize } from '../../config/schema.js';
+import type { SourceRequest } from '../../source/types.js';
+import { addDays, chunkRange, firstDayOfPreviousMonth, minDay } from '../../sync/days.js';
+import { fullRefreshDue, nextFullRefresh } from '../spread.js';
+import type { CompletionAction, Lane, PlanContext, WorkUnitPlan } from '../types.js';
+
+/** The three date windows of getInvoices, each with its own cursor, and their parameters. */
+export const INVOICE_WINDOWS = [
+  { cursor: 'post_date', from: 'fromDate', to: 'toDate' },
+  { cursor: 'paid', from: 'paidInvoiceFromDate', to: 'paidInvoiceToDate' },
+  { cursor: 'voided', from: 'voidedPaymentFromDate', to: 'voidedPaymentToDate' },
+] as const;
+
+/** Property groups: sorted ids cut into batches of `size`; a group's scope is its ids joined by commas. */
+export function propertyGroups(propertyIds: readonly string[], size: number): string[][] {
+  const sorted = [...propertyIds].sort((a, b) => Number(a) - Number(b));
+  const groups: string[][] = [];
+  for (let i = 0; i < sorted.length; i += size) groups.push(sorted.slice(i, i + size));
+  return groups;
+}
+
+/** Parameters of every getInvoices call: exported invoices, refunds and voided payments included. */
+function invoicesRequest(group: string[], params: SourceRequest['params'], workUnit: string): SourceRequest {
+  return {
+    method: 'getInvoices',
+    params: { propertyIds: group, includeExported: true, customerRefunds: true, includeVoidedPayments: true, ...params },
+    context: { stream: 'invoices', property: group.length === 1 ? group[0] : `${group[0]}..(${group.length})`, workUnit },
+  };
+}
+
+function unit(group: string[], args: { kind: string; unitKey: string; window?: { from: string; to: string }; params: SourceRequest['params']; onComplete: CompletionAction[] }): WorkUnitPlan {
+  return {
+    stream: 'invoices',
+    kind: args.kind,
+    unitKey: args.unitKey,
+    propertyIds: group,
+    window: args.window,
+    request: invoicesRequest(group, args.params, args.unitKey),
+    trackSeen: false,
+    onComplete: args.onComplete,
+  };
+}
+
+/**
+ * The incremental plan of one property group: when never loaded, when its periodic full
+ * re-read is due, or with `--full`, every invoice of the group (no date filter); otherwise three
+ * windows up to the source's today, each from its cursor minus `lookbackDays`: post date (reaching
+ * back at least to the first day of the previous month, since invoices are back-dated into open
+ * periods), payment applied, and payment voided. Windows longer than `windowDays` are cut.
+ */
+export async function planInvoices(context: PlanContext): Promise<Lane[]> {
+  const settings = context.config.streams.invoices;
+  const today = context.today;
+  const lanes: Lane[] = [];
+  for (const group of propertyGroups(context.propertyIds, settings.propertyGroupSize)) {
+    const scope = group.join(',');
+    const full = await context.cursor(scope, 'full_refresh');
+    const cursors = await Promise.all(INVOICE_WINDOWS.map((window) => context.cursor(scope, window.cursor)));
+    if (context.full || !full || cursors.some((cursor) => !cursor?.value) || fullRefreshDue(full.state, today)) {
+      const nextDue = nextFullRefresh(scope, today, settings.fullRefreshDays, !full);
+      lanes.push({
+        key: `invoices:${scope}`,
+        propertyIds: group,
+        steps: [
+          unit(group, {
+            kind: 'full',
+            unitKey: `invoices:full:${scope}@${today}`,
+            params: {},
+            onComplete: [
+              ...INVOICE_WINDOWS.map((window): CompletionAction => ({ type: 'cursor', scope, cursor: window.cursor, value: today })),
+              { type: 'cursor', scope, cursor: 'full_refresh', value: today, state: { nextDue } },
+            ],
+          }),
+        ],
+      });
+      continue;
+    }
+    const steps: WorkUnitPlan[] = [];
+    INVOICE_WINDOWS.forEach((window, index) => {
+      const cursor = cursors[index]!.value!;
+      let from = addDays(cursor, -settings.lookbackDays);
+      if (window.cursor === 'post_date') from = minDay(from, firstDayOfPreviousMonth(today));
+      for (const chunk of chunkRange(from, today, { days: settings.windowDays })) {
+        steps.push(
+          unit(group, {
+            kind: window.cursor,
+            unitKey: `invoices:${window.cursor}:${scope}:${chunk.from}..${chunk.to}`,
+            window: chunk,
+            params: { [window.from]: chunk.from, [window.to]: chunk.to },
+            onComplete: [{ type: 'cursor', scope, cursor: window.cursor, value: chunk.to }],
+          }),
+        );
+      }
+    });
+    lanes.push({ key: `invoices:${scope}`, propertyIds: group, steps });
+  }
+  return lanes;
+}
+
+/** A backfill: every invoice posted within each chunk of the range, per property group. */
+export function planInvoicesBackfill(context: PlanContext, range: { from: string; to: string; chunk: string }): Lane[] {
+  const chunks = chunkRange(range.from, range.to, range.chunk as ChunkSize);
+  return propertyGroups(context.propertyIds, context.config.streams.invoices.propertyGroupSize).map((group) => ({
+    key: `invoices:${group.join(',')}`,
+    propertyIds: group,
+    steps: chunks.map((chunk) =>
+      unit(group, {
+        kind: 'backfill',
+        unitKey: `invoices:backfill:${group.join(',')}:${chunk.from}..${chunk.to}`,
+        window: chunk,
+        params: { fromDate: chunk.from, toDate: chunk.to },
+        onComplete: [],
+      }),
+    ),
+  }));
+}

@@ -1,0 +1,152 @@
+import { sql } from 'kysely';
+import { addDays, chunkRange } from '../../sync/days.js';
+import type { ChunkSize } from '../../config/schema.js';
+import type { SourceRequest } from '../../source/types.js';
+import { fullRefreshDue, nextFullRefresh } from '../spread.js';
+import type { Lane, PlanContext, StepContext, WorkUnitPlan } from '../types.js';
+
+/** Statuses of the live set, read on every run: Applicant, Future, Current, Notice. */
+export const LIVE_STATUSES = [1, 3, 4, 5] as const;
+/** Every status, so that nothing is hidden by the source's default (Current and Notice only). */
+export const ALL_STATUSES = [1, 2, 3, 4, 5, 6] as const;
+/** Leases asked for by id in one call when looking for disappearances. */
+export const MISSING_BATCH = 100;
+
+/** Parameters of every getLeases call: children, history and other-income leases included. */
+function leasesRequest(propertyId: string, params: SourceRequest['params'], workUnit: string): SourceRequest {
+  return {
+    method: 'getLeases',
+    params: {
+      propertyId,
+      includeArTransactions: true,
+      includeLeaseHistory: true,
+      includeOtherIncomeLeases: true,
+      ...params,
+    },
+    context: { stream: 'leases', property: propertyId, workUnit },
+  };
+}
+
+function unit(args: Omit<WorkUnitPlan, 'stream' | 'request'> & { params: SourceRequest['params'] }): WorkUnitPlan {
+  const { params, ...rest } = args;
+  return { stream: 'leases', ...rest, request: leasesRequest(args.propertyIds[0], params, args.unitKey) };
+}
+
+/**
+ * The incremental plan of one property:
+ * - when its periodic full refresh is due (or it was never loaded, or `--full`): every lease
+ *   of every status; leases (and their children) the source no longer lists are marked deleted;
+ * - otherwise the live set (statuses 1, 3, 4, 5), then recent move-outs (move-out on or after
+ *   the cursor minus `lookbackDays`, since AR activity goes on after move-out), then the
+ *   disappearances: leases live in the warehouse that the live set no longer lists, fetched by
+ *   id with every status (cancellations, move-outs whose dates say nothing).
+ */
+export async function planLeases(context: PlanContext): Promise<Lane[]> {
+  const settings = context.config.streams.leases;
+  const lanes: Lane[] = [];
+  for (const propertyId of context.propertyIds) {
+    const full = await context.cursor(propertyId, 'full_refresh');
+    const moveOut = await context.cursor(propertyId, 'move_out');
+    const today = context.today;
+    if (context.full || !full || !moveOut?.value || fullRefreshDue(full.state, today)) {
+      const nextDue = nextFullRefresh(propertyId, today, settings.fullRefreshDays, !full);
+      lanes.push({
+        key: `leases:${propertyId}`,
+        propertyIds: [propertyId],
+        steps: [
+          unit({
+            kind: 'full',
+            unitKey: `leases:full:${propertyId}@${today}`,
+            propertyIds: [propertyId],
+            params: { leaseStatusTypeIds: [...ALL_STATUSES] },
+            trackSeen: true,
+            onComplete: [
+              { type: 'mark-unseen-deleted', scope: { column: 'property_id', values: [Number(propertyId)] } },
+              { type: 'cursor', scope: propertyId, cursor: 'full_refresh', value: today, state: { nextDue } },
+              { type: 'cursor', scope: propertyId, cursor: 'move_out', value: today },
+            ],
+          }),
+        ],
+      });
+      continue;
+    }
+    const from = addDays(moveOut.value, -settings.lookbackDays);
+    lanes.push({
+      key: `leases:${propertyId}`,
+      propertyIds: [propertyId],
+      steps: [
+        unit({
+          kind: 'live',
+          unitKey: `leases:live:${propertyId}@${today}`,
+          propertyIds: [propertyId],
+          params: { leaseStatusTypeIds: [...LIVE_STATUSES] },
+          trackSeen: true,
+          onComplete: [],
+        }),
+        unit({
+          kind: 'move_outs',
+          unitKey: `leases:move_outs:${propertyId}@${today}`,
+          propertyIds: [propertyId],
+          window: { from, to: today },
+          params: { leaseStatusTypeIds: [6], moveOutDateFrom: from },
+          trackSeen: false,
+          onComplete: [{ type: 'cursor', scope: propertyId, cursor: 'move_out', value: today }],
+        }),
+        (step) => planDisappearances(step, propertyId, today),
+      ],
+    });
+  }
+  return lanes;
+}
+
+/** Leases the warehouse holds as live that the live listing did not return: fetched by id, every status. */
+async function planDisappearances(step: StepContext, propertyId: string, today: string): Promise<WorkUnitPlan[]> {
+  const liveUnits = step.doneUnits.get('live') ?? [];
+  if (liveUnits.length === 0) return [];
+  const { rows } = await sql<{ lease_id: number }>`
+    select l.lease_id from leases l
+    where l.property_id = ${Number(propertyId)} and l.deleted_at is null
+      and l.lease_status_type_id = any(${[...LIVE_STATUSES]}::smallint[])
+      and not exists (
+        select 1 from sync_work_unit_seen s
+        where s.work_unit_id = any(${liveUnits}::bigint[]) and s.entity = 'lease' and s.key = l.lease_id)
+    order by l.lease_id
+  `.execute(step.db);
+  const ids = rows.map((row) => Number(row.lease_id));
+  const plans: WorkUnitPlan[] = [];
+  for (let i = 0; i < ids.length; i += MISSING_BATCH) {
+    const batch = ids.slice(i, i + MISSING_BATCH);
+    plans.push(
+      unit({
+        kind: 'missing',
+        unitKey: `leases:missing:${propertyId}:${batch[0]}-${batch[batch.length - 1]}@${today}`,
+        propertyIds: [propertyId],
+        params: { leaseIds: batch, leaseStatusTypeIds: [...ALL_STATUSES] },
+        trackSeen: true,
+        // A lease the source does not return even by id, with every status, is gone.
+        onComplete: [{ type: 'mark-unseen-deleted', scope: { column: 'lease_id', values: batch } }],
+      }),
+    );
+  }
+  return plans;
+}
+
+/** A backfill: every lease moved in within each chunk of the range, per property, every status. */
+export function planLeasesBackfill(context: PlanContext, range: { from: string; to: string; chunk: string }): Lane[] {
+  const chunks = chunkRange(range.from, range.to, range.chunk as ChunkSize);
+  return context.propertyIds.map((propertyId) => ({
+    key: `leases:${propertyId}`,
+    propertyIds: [propertyId],
+    steps: chunks.map((chunk) =>
+      unit({
+        kind: 'backfill',
+        unitKey: `leases:backfill:${propertyId}:${chunk.from}..${chunk.to}`,
+        propertyIds: [propertyId],
+        window: chunk,
+        params: { leaseStatusTypeIds: [...ALL_STATUSES], moveInDateFrom: chunk.from, moveInDateTo: chunk.to },
+        trackSeen: false,
+        onComplete: [],
+      }),
+    ),
+  }));
+}

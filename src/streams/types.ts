@@ -1,0 +1,93 @@
+import type { Kysely } from 'kysely';
+import type { Config, StreamName } from '../config/schema.js';
+import type { SourceMethod, SourceRequest } from '../source/types.js';
+import type { LoadRow } from '../warehouse/bulk-load.js';
+import type { TableSpec } from '../warehouse/table-specs.js';
+
+/**
+ * A stream, declared: which method it calls, how its cursors and the source's today become
+ * work units, and how one source record becomes typed rows. The engine (src/sync/) runs the
+ * work units and knows nothing about leases or invoices.
+ */
+export interface StreamDefinition {
+  name: StreamName;
+  method: SourceMethod;
+  /** Name of one record in logs and quarantine (`lease`, `invoice`). */
+  entity: string;
+  /** The parent table first, then its children (each with `parentColumn`). */
+  tables: readonly TableSpec[];
+  /** The incremental (or `full`) plan: one lane per property or property group. */
+  plan(context: PlanContext): Promise<Lane[]>;
+  /** A backfill of an operator's range, cut into chunks. */
+  planBackfill(context: PlanContext, range: { from: string; to: string; chunk: string }): Lane[];
+  /**
+   * One source record → rows per table, or a `RecordError` (thrown) for the quarantine. The
+   * parent row's `raw` is the record without the children that have tables of their own.
+   */
+  normalize(record: unknown, context: NormalizeContext): NormalizedRecord;
+  /** The record's key (as text) even when the record is otherwise invalid, if it has one. */
+  recordKey(record: unknown): string | undefined;
+}
+
+/** What planning may look at. */
+export interface PlanContext {
+  db: Kysely<any>;
+  config: Config;
+  /** The source's today, `YYYY-MM-DD` in America/Denver. */
+  today: string;
+  propertyIds: string[];
+  full: boolean;
+  /** The current value and state of a cursor, if set. */
+  cursor(scope: string, cursor: string): Promise<{ value: string | null; state: Record<string, unknown> } | undefined>;
+}
+
+export interface NormalizeContext {
+  version: 'r1' | 'r2';
+}
+
+/** The rows of one record, by table name, and the parent's key. */
+export interface NormalizedRecord {
+  key: number;
+  rows: Partial<Record<string, LoadRow[]>>;
+}
+
+/**
+ * A sequence of steps that must run in order (e.g. one property's live set, then its
+ * disappearances); lanes run in parallel. A step is a work unit, or a function that decides
+ * the next work units from what earlier steps of the lane loaded.
+ */
+export interface Lane {
+  key: string;
+  propertyIds: string[];
+  steps: (WorkUnitPlan | ((context: StepContext) => Promise<WorkUnitPlan[]>))[];
+}
+
+/** What a dynamic step may look at: the warehouse and the work units already done in its lane. */
+export interface StepContext {
+  db: Kysely<any>;
+  runId: number;
+  /** Work unit ids of the lane's earlier steps in this run, by unit kind. */
+  doneUnits: Map<string, number[]>;
+}
+
+/** One work unit: a request paged to its end, loaded page by page with its checkpoint. */
+export interface WorkUnitPlan {
+  stream: StreamName;
+  /** Kind of unit (`live`, `move_outs`, `missing`, `full`, `post_date`, `backfill`, ...). */
+  kind: string;
+  /** Stable identity: the same work planned again (after a crash, or a rerun backfill) resumes. */
+  unitKey: string;
+  propertyIds: string[];
+  window?: { from?: string; to?: string };
+  request: SourceRequest;
+  /** Record the keys of every record seen, for completion actions that find what is missing. */
+  trackSeen: boolean;
+  /** Done once the last page is loaded, in that page's transaction. */
+  onComplete: CompletionAction[];
+}
+
+/** Declarative work done in the transaction of a work unit's last page. */
+export type CompletionAction =
+  | { type: 'cursor'; scope: string; cursor: string; value: string; state?: Record<string, unknown> }
+  /** Parent rows in scope that this unit did not see are marked deleted, with their children: the source no longer lists them. */
+  | { type: 'mark-unseen-deleted'; scope: { column: string; values: number[] } };

@@ -1,0 +1,59 @@
+import { DateTime } from 'luxon';
+import type { ChunkSize } from '../config/schema.js';
+
+/**
+ * Calendar-day arithmetic on `YYYY-MM-DD` strings. Days carry no time zone: the source's
+ * dates are America/Denver days, and "today" is taken from the source (see the client's
+ * `today()`), so nothing here looks at a clock.
+ */
+
+function parse(day: string): DateTime {
+  const value = DateTime.fromISO(day, { zone: 'UTC' });
+  if (!value.isValid || !/^\d{4}-\d{2}-\d{2}$/.test(day)) throw new RangeError(`not a YYYY-MM-DD day: ${day}`);
+  return value;
+}
+
+/** True when `value` is a real calendar day written `YYYY-MM-DD`. */
+export function isDay(value: string): boolean {
+  return /^\d{4}-\d{2}-\d{2}$/.test(value) && DateTime.fromISO(value, { zone: 'UTC' }).isValid;
+}
+
+/** `day` plus `days` (negative to go back). */
+export function addDays(day: string, days: number): string {
+  return parse(day).plus({ days }).toISODate()!;
+}
+
+/** Whole days from `from` to `to` (negative when `to` is earlier). */
+export function daysBetween(from: string, to: string): number {
+  return Math.round(parse(to).diff(parse(from), 'days').days);
+}
+
+/** The first day of the month before `day`'s month. */
+export function firstDayOfPreviousMonth(day: string): string {
+  return parse(day).startOf('month').minus({ months: 1 }).toISODate()!;
+}
+
+/** The earlier of two days. */
+export function minDay(a: string, b: string): string {
+  return a <= b ? a : b;
+}
+
+/** Cuts the inclusive range [from, to] into consecutive inclusive chunks of a calendar size. */
+export function chunkRange(from: string, to: string, size: ChunkSize | { days: number }): { from: string; to: string }[] {
+  const chunks: { from: string; to: string }[] = [];
+  let start = parse(from);
+  const end = parse(to);
+  const step = typeof size === 'object' ? { days: size.days } : size === '1m' ? { months: 1 } : size === '3m' ? { months: 3 } : { years: 1 };
+  while (start <= end) {
+    const next = start.plus(step);
+    const last = next.minus({ days: 1 });
+    chunks.push({ from: start.toISODate()!, to: (last < end ? last : end).toISODate()! });
+    start = next;
+  }
+  return chunks;
+}
+
+/** The calendar day of an instant in a time zone (the source's "today" from its `Date` header). */
+export function dayInZone(instant: Date, zone: string): string {
+  return DateTime.fromJSDate(instant, { zone }).toISODate()!;
+}

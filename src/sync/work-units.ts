@@ -1,0 +1,109 @@
+import { sql, type Kysely } from 'kysely';
+import type { WorkUnitPlan } from '../streams/types.js';
+import type { RowCounts } from './types.js';
+
+/** A work unit row as the runner needs it. */
+export interface StartedUnit {
+  id: number;
+  /** Page to fetch first: 1, or the checkpoint of an unfinished earlier attempt. */
+  startPage: number;
+  /** True when this unit was already done by an earlier run (backfills) and is skipped. */
+  skipped: boolean;
+}
+
+/**
+ * Records a work unit of a run. An unfinished earlier attempt with the same unit key is resumed
+ * from its checkpoint (its next page, and the keys it had seen); a finished backfill chunk is
+ * recorded as skipped.
+ */
+export async function startWorkUnit(db: Kysely<any>, runId: number, plan: WorkUnitPlan): Promise<StartedUnit> {
+  return db.transaction().execute(async (trx) => {
+    const previous = await trx
+      .selectFrom('sync_work_units')
+      .select(['work_unit_id', 'status', 'next_page'])
+      .where('unit_key', '=', plan.unitKey)
+      .where('run_id', '<>', runId)
+      .orderBy('work_unit_id', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    const skipped = plan.kind === 'backfill' && previous?.status === 'done';
+    const resume = previous && previous.status !== 'done' && previous.status !== 'skipped' ? previous : undefined;
+    const inserted = await trx
+      .insertInto('sync_work_units')
+      .values({
+        run_id: runId,
+        stream: plan.stream,
+        kind: plan.kind,
+        unit_key: plan.unitKey,
+        property_ids: plan.propertyIds.map(Number),
+        window_from: plan.window?.from ?? null,
+        window_to: plan.window?.to ?? null,
+        params: JSON.stringify(plan.request.params),
+        status: skipped ? 'skipped' : 'running',
+        next_page: resume?.next_page ?? 1,
+        started_at: new Date(),
+        finished_at: skipped ? new Date() : null,
+      })
+      .returning('work_unit_id')
+      .executeTakeFirstOrThrow();
+    const id = inserted.work_unit_id;
+    if (resume && plan.trackSeen) {
+      await sql`
+        insert into sync_work_unit_seen (work_unit_id, entity, key)
+        select ${id}, entity, key from sync_work_unit_seen where work_unit_id = ${resume.work_unit_id}
+        on conflict do nothing
+      `.execute(trx);
+    }
+    return { id, startPage: resume?.next_page ?? 1, skipped };
+  });
+}
+
+/** Per-page increments of a unit's counters. */
+export interface PageProgress extends RowCounts {
+  calls: number;
+  retries: number;
+  bytes: number;
+}
+
+/** Writes a page's checkpoint and counters; called inside the page's transaction. */
+export async function checkpointPage(
+  db: Kysely<any>,
+  args: { unitId: number; nextPage: number; progress: PageProgress; done: boolean },
+): Promise<void> {
+  const p = args.progress;
+  await sql`
+    update sync_work_units set
+      next_page = ${args.nextPage}, pages = pages + 1, records = records + ${p.records},
+      rows_inserted = rows_inserted + ${p.rowsInserted}, rows_updated = rows_updated + ${p.rowsUpdated},
+      rows_unchanged = rows_unchanged + ${p.rowsUnchanged}, rows_deleted = rows_deleted + ${p.rowsDeleted},
+      quarantined = quarantined + ${p.quarantined}, calls = calls + ${p.calls}, retries = retries + ${p.retries},
+      bytes = bytes + ${p.bytes},
+      status = ${args.done ? 'done' : 'running'}, finished_at = ${args.done ? sql`now()` : sql`null`}
+    where work_unit_id = ${args.unitId}
+  `.execute(db);
+}
+
+/** Adds calls spent by attempts that produced no page (a failure) to a unit. */
+export async function addUnitCalls(db: Kysely<any>, unitId: number, calls: number, retries: number): Promise<void> {
+  if (calls === 0 && retries === 0) return;
+  await sql`update sync_work_units set calls = calls + ${calls}, retries = retries + ${retries} where work_unit_id = ${unitId}`.execute(db);
+}
+
+/** Ends a unit that did not complete: `failed` (with the error) or `interrupted` (shutdown, budget). */
+export async function endWorkUnit(db: Kysely<any>, unitId: number, status: 'failed' | 'interrupted', error: string): Promise<void> {
+  await db
+    .updateTable('sync_work_units')
+    .set({ status, error, finished_at: new Date() })
+    .where('work_unit_id', '=', unitId)
+    .execute();
+}
+
+/** Records the keys a unit saw on one page (for deletion detection); inside the page's transaction. */
+export async function recordSeen(db: Kysely<any>, unitId: number, entity: string, keys: readonly number[]): Promise<void> {
+  if (keys.length === 0) return;
+  await sql`
+    insert into sync_work_unit_seen (work_unit_id, entity, key)
+    select ${unitId}, ${entity}, k from unnest(${keys as number[]}::bigint[]) as k
+    on conflict do nothing
+  `.execute(db);
+}

@@ -1,0 +1,93 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { markMissingChildren, upsertRows, type LoadRow } from '../../src/warehouse/bulk-load.js';
+import { AR_TRANSACTIONS, LEASES } from '../../src/warehouse/table-specs.js';
+import { createTestDatabase, type TestDatabase } from '../support/database.js';
+
+let t: TestDatabase;
+beforeAll(async () => {
+  t = await createTestDatabase();
+});
+afterAll(async () => {
+  await t?.drop();
+});
+
+function lease(id: number, status: number, extra: Partial<LoadRow> = {}): LoadRow {
+  return {
+    ...Object.fromEntries(Object.keys(LEASES.columns).map((column) => [column, null])),
+    lease_id: id,
+    property_id: 100001,
+    lease_status_type_id: status,
+    is_other_income: false,
+    move_in_date: '2025-03-01',
+    raw: { id: String(id), leaseStatusTypeId: String(status) },
+    ...extra,
+  } as LoadRow;
+}
+
+function ar(id: number, leaseId: number, amount: string): LoadRow {
+  return {
+    ...Object.fromEntries(Object.keys(AR_TRANSACTIONS.columns).map((column) => [column, null])),
+    ar_transaction_id: id,
+    lease_id: leaseId,
+    property_id: 100001,
+    amount,
+    post_month: '2025-03-01',
+    raw: { id, amount },
+  } as LoadRow;
+}
+
+const versions = async () =>
+  (await sql<{ lease_id: number; xmin: string }>`select lease_id, xmin::text as xmin from leases order by lease_id`.execute(t.db)).rows;
+
+describe('set-based upsert', () => {
+  it('inserts new rows, leaves identical rows unwritten, and updates only what changed', async () => {
+    expect(await upsertRows(t.db, LEASES, [lease(1, 4), lease(2, 4), lease(3, 1)], 7)).toEqual({ inserted: 3, updated: 0, unchanged: 0 });
+    const before = await versions();
+
+    expect(await upsertRows(t.db, LEASES, [lease(1, 4), lease(2, 4), lease(3, 1)], 8)).toEqual({ inserted: 0, updated: 0, unchanged: 3 });
+    // No new row version at all for unchanged rows.
+    expect(await versions()).toEqual(before);
+
+    expect(await upsertRows(t.db, LEASES, [lease(1, 4), lease(2, 5, { raw: { id: '2', leaseStatusTypeId: '5' } }), lease(3, 1)], 9)).toEqual({
+      inserted: 0,
+      updated: 1,
+      unchanged: 2,
+    });
+    const rows = await t.db.selectFrom('leases').select(['lease_id', 'lease_status_type_id', 'last_run_id']).orderBy('lease_id').execute();
+    expect(rows).toEqual([
+      { lease_id: 1, lease_status_type_id: 4, last_run_id: 7 },
+      { lease_id: 2, lease_status_type_id: 5, last_run_id: 9 },
+      { lease_id: 3, lease_status_type_id: 1, last_run_id: 7 },
+    ]);
+  });
+
+  it('keeps the last row of a key that a batch holds twice', async () => {
+    const counts = await upsertRows(t.db, LEASES, [lease(10, 1), lease(10, 4, { raw: { id: '10', v: 2 } })], 1);
+    expect(counts).toEqual({ inserted: 1, updated: 0, unchanged: 0 });
+    const row = await t.db.selectFrom('leases').select('lease_status_type_id').where('lease_id', '=', 10).executeTakeFirstOrThrow();
+    expect(row.lease_status_type_id).toBe(4);
+  });
+
+  it('keeps money exact to the cent', async () => {
+    await upsertRows(t.db, AR_TRANSACTIONS, [ar(100, 1, '0.10'), ar(101, 1, '0.20'), ar(102, 1, '-1234567.89'), ar(103, 1, '1470')], 1);
+    const { rows } = await sql<{ total: string }>`select sum(amount)::text as total from ar_transactions where lease_id = 1`.execute(t.db);
+    expect(rows[0].total).toBe('-1233097.59');
+  });
+
+  it('marks the children a parent no longer lists as deleted, and revives them when they come back', async () => {
+    await upsertRows(t.db, AR_TRANSACTIONS, [ar(200, 50, '10.00'), ar(201, 50, '20.00'), ar(300, 60, '5.00')], 1);
+    const kept = [ar(200, 50, '10.00')];
+    await upsertRows(t.db, AR_TRANSACTIONS, kept, 2);
+    expect(await markMissingChildren(t.db, AR_TRANSACTIONS, [50], kept, 2)).toBe(1);
+    const deleted = await t.db.selectFrom('ar_transactions').select(['ar_transaction_id']).where('deleted_at', 'is not', null).orderBy('ar_transaction_id').execute();
+    expect(deleted.map((row) => row.ar_transaction_id)).toEqual([201]);
+    // Another parent's rows are never touched, and rows are never removed.
+    expect(await t.db.selectFrom('ar_transactions').select('ar_transaction_id').where('lease_id', '=', 60).execute()).toHaveLength(1);
+
+    const back = await upsertRows(t.db, AR_TRANSACTIONS, [ar(200, 50, '10.00'), ar(201, 50, '20.00')], 3);
+    expect(back).toEqual({ inserted: 0, updated: 1, unchanged: 1 });
+    const revived = await t.db.selectFrom('ar_transactions').select(['deleted_at', 'last_run_id']).where('ar_transaction_id', '=', 201).executeTakeFirstOrThrow();
+    expect(revived).toEqual({ deleted_at: null, last_run_id: 3 });
+  });
+});

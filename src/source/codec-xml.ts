@@ -1,0 +1,68 @@
+/**
+ * XML replies → the plain tree (see tree.ts), with fast-xml-parser configured to read what
+ * the JSON form says: no value parsing (text stays text, leading zeros kept), attributes
+ * grouped under `@attributes` (as the source's JSON has them), text kept untrimmed, repeated
+ * elements as arrays, and a simple element as its text (`#text` only beside attributes).
+ */
+import { XMLParser } from 'fast-xml-parser';
+import type { Tree } from './tree.js';
+
+/** The parser options; exported for tests that check the configuration. */
+export const XML_PARSER_OPTIONS = {
+  ignoreAttributes: false,
+  attributeNamePrefix: '',
+  attributesGroupName: '@attributes',
+  textNodeName: '#text',
+  parseTagValue: false,
+  parseAttributeValue: false,
+  trimValues: false,
+  ignoreDeclaration: true,
+  ignorePiTags: true,
+  processEntities: true,
+  htmlEntities: false,
+  removeNSPrefix: false,
+  alwaysCreateTextNode: false,
+} as const;
+
+const parser = new XMLParser(XML_PARSER_OPTIONS);
+
+/**
+ * Parses XML text into the plain tree. Throws when the text is not XML or is cut short: the
+ * parser rejects broken tags, and a document must end by closing its root element (the
+ * parser alone would accept a document cut between two elements).
+ */
+export function decodeXml(text: string): Tree {
+  const doc = parser.parse(text) as Record<string, unknown>;
+  const roots = Object.keys(doc);
+  if (roots.length !== 1) throw new SyntaxError(`XML document has ${roots.length} root elements; expected one`);
+  const end = text.trimEnd();
+  const emptyRoot = doc[roots[0]] === '' && end.endsWith('/>');
+  if (!end.endsWith(`</${roots[0]}>`) && !emptyRoot) {
+    throw new SyntaxError(`XML document ends before its root element <${roots[0]}> is closed (truncated)`);
+  }
+  dropLayoutText(doc);
+  return doc as Tree;
+}
+
+/**
+ * Removes, in place, the whitespace-only `#text` that indentation between child elements
+ * leaves in an element that has children (a pretty-printed document).
+ */
+function dropLayoutText(node: unknown): void {
+  if (Array.isArray(node)) {
+    for (const item of node) if (item !== null && typeof item === 'object') dropLayoutText(item);
+    return;
+  }
+  if (node === null || typeof node !== 'object') return;
+  const record = node as Record<string, unknown>;
+  const text = record['#text'];
+  if (typeof text === 'string' && text.trim() === '') {
+    let others = 0;
+    for (const key in record) if (key !== '#text') others++;
+    if (others > 0) delete record['#text'];
+  }
+  for (const key in record) {
+    const child = record[key];
+    if (child !== null && typeof child === 'object') dropLayoutText(child);
+  }
+}

@@ -1,0 +1,163 @@
+/**
+ * One reply → its records, or the typed error it stands for. The body is decoded once (JSON
+ * or XML into the same plain tree); the envelope's error code, else the HTTP status, picks
+ * the error class; the echoed `requestId` must be the one sent.
+ */
+import type { Format } from '../config/schema.js';
+import { decodeJson } from './codec-json.js';
+import { decodeXml } from './codec-xml.js';
+import {
+  AccessError,
+  AuthenticationError,
+  BadParameterError,
+  MalformedReplyError,
+  ServerError,
+  SourceError,
+  ThrottledError,
+  UnknownMethodError,
+  type CallSite,
+} from './errors.js';
+import { asList } from './quirks.js';
+import type { Tree, TreeObject } from './tree.js';
+import type { SourceMethod } from './types.js';
+
+/** Where each method's records sit under `response.result`. */
+export const RECORD_PATHS = {
+  getLeases: ['leases', 'lease'],
+  getInvoices: ['invoices', 'invoice'],
+  getProperties: ['PhysicalProperty', 'Property'],
+} as const satisfies Record<SourceMethod, readonly [string, string]>;
+
+/** Decodes a body in the given format into the plain tree (throws on unreadable text). */
+export function decodeBody(format: Format, text: string): Tree {
+  return format === 'xml' ? decodeXml(text) : decodeJson(text);
+}
+
+/** The body's pagination block (`result.pagination`, sent on `X-Send-Pagination-Links: 1`). */
+export interface BodyPagination {
+  totalCount?: number;
+  pageNumber?: number;
+  perPage?: number;
+  /** Link relations present (`first`, `prev`, `next`, `last`) with their URLs. */
+  links?: Record<string, string>;
+}
+
+/** A successful reply, read. */
+export interface ReadReply {
+  records: unknown[];
+  pagination?: BodyPagination;
+}
+
+/** What `readReply` needs. */
+export interface ReplyInput {
+  format: Format;
+  status: number;
+  /** The body as text. */
+  text: string;
+  /** The requestId sent. */
+  requestId: string;
+  site: CallSite;
+  /** Milliseconds from `Retry-After`, for a 429. */
+  retryAfterMs?: number;
+}
+
+function isObject(value: unknown): value is TreeObject {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function toInt(value: unknown): number | undefined {
+  if (typeof value !== 'string' || !/^\d+$/.test(value.trim())) return undefined;
+  return Number(value);
+}
+
+function shorten(text: string, max = 200): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 3)}...` : flat;
+}
+
+/**
+ * The typed error of an error code (from the envelope) or, without one, of the HTTP status;
+ * `undefined` when neither says error.
+ */
+export function errorFor(code: number | undefined, status: number, message: string, input: Pick<ReplyInput, 'site' | 'retryAfterMs'>): SourceError | undefined {
+  const details = { ...input.site, code, status };
+  const key = code ?? status;
+  if (key === 301 || key === 401) return new AuthenticationError(`authentication failed: ${message}; check source.username and source.password`, details);
+  if (key === 302 || key === 403) return new AccessError(`no access: ${message}`, details);
+  if (key === 400) return new BadParameterError(`bad parameter: ${message}`, details);
+  if (key === 404) return new UnknownMethodError(`unknown area, method or version: ${message}`, details);
+  if (key === 429) return new ThrottledError(`throttled: ${message}`, { ...details, retryAfterMs: input.retryAfterMs });
+  if (key >= 500 && key <= 599) return new ServerError(`server error: ${message}`, details);
+  if (code !== undefined && code !== 200) return new SourceError(`error: ${message}`, details);
+  if (code === undefined && (status < 200 || status > 299)) return new SourceError(`unexpected HTTP status: ${message}`, details);
+  return undefined;
+}
+
+/**
+ * Reads one reply: the records of the method (always an array, via `asList`) and the body's
+ * pagination, or throws the typed error: the envelope's error code first, then the HTTP
+ * status; an unreadable body, a missing envelope or another `requestId` is a
+ * `MalformedReplyError` (retryable: the next try may come whole).
+ */
+export function readReply(input: ReplyInput): ReadReply {
+  const { site, status } = input;
+  let tree: Tree;
+  try {
+    tree = decodeBody(input.format, input.text);
+  } catch (error) {
+    const statusError = errorFor(undefined, status, `unreadable ${input.format.toUpperCase()} body: ${shorten(input.text, 120)}`, input);
+    if (statusError) throw statusError;
+    throw new MalformedReplyError(`unreadable ${input.format.toUpperCase()} reply (${(error as Error).message}; ${input.text.length} characters)`, {
+      ...site,
+      status,
+      cause: error,
+    });
+  }
+  const response = isObject(tree) ? tree.response : undefined;
+  if (!isObject(response)) {
+    const statusError = errorFor(undefined, status, `no response envelope: ${shorten(input.text, 120)}`, input);
+    if (statusError) throw statusError;
+    throw new MalformedReplyError('reply has no response envelope', { ...site, status });
+  }
+  const echoed = response.requestId;
+  if (echoed !== undefined && echoed !== input.requestId) {
+    throw new MalformedReplyError(`reply is for requestId ${JSON.stringify(echoed)}, not ${JSON.stringify(input.requestId)}`, { ...site, status });
+  }
+  const error = response.error;
+  if (error !== undefined) {
+    const code = isObject(error) ? toInt(error.code) : undefined;
+    const message = isObject(error) && typeof error.message === 'string' ? error.message : typeof error === 'string' ? error : 'no message';
+    throw errorFor(code, status, message, input) ?? new SourceError(`error: ${message}`, { ...site, code, status });
+  }
+  const code = toInt(response.code);
+  const failure = errorFor(code !== undefined && code !== 200 ? code : undefined, status, `code ${response.code ?? 'absent'}`, input);
+  if (failure) throw failure;
+  if (echoed === undefined) {
+    throw new MalformedReplyError(`reply does not echo requestId ${JSON.stringify(input.requestId)}`, { ...site, status });
+  }
+  if (!('result' in response)) throw new MalformedReplyError('reply has neither result nor error', { ...site, status });
+  return { records: recordsOf(site.method, response.result), pagination: paginationOf(response.result) };
+}
+
+/** The records of a method in a decoded `result`: `[]` for "No records found" or an absent container. */
+export function recordsOf(method: SourceMethod, result: Tree | undefined): unknown[] {
+  if (!isObject(result)) return asList(result).filter((item) => typeof item !== 'string');
+  const [container, item] = RECORD_PATHS[method];
+  const holder = result[container];
+  return isObject(holder) ? asList(holder[item]) : asList(holder).filter((entry) => typeof entry !== 'string');
+}
+
+function paginationOf(result: Tree | undefined): BodyPagination | undefined {
+  const block = isObject(result) ? result.pagination : undefined;
+  if (!isObject(block)) return undefined;
+  const links: Record<string, string> = {};
+  if (isObject(block.links)) {
+    for (const [rel, href] of Object.entries(block.links)) if (typeof href === 'string' && href !== '') links[rel] = href;
+  }
+  return {
+    totalCount: toInt(block.totalCount),
+    pageNumber: toInt(block.pageNumber),
+    perPage: toInt(block.perPage),
+    links: isObject(block.links) ? links : undefined,
+  };
+}

@@ -1,0 +1,268 @@
+/**
+ * Faults on demand: the failures a client must survive, each on a share of calls (or on the
+ * next N calls), seeded so that a failing test replays.
+ *
+ * SPEC grammar (`--faults SPEC`, `setFaults(SPEC)`):
+ *
+ *     SPEC    := ITEM ("," ITEM)*
+ *     ITEM    := "seed=" INT | FAULT
+ *     FAULT   := KIND [ "@" RATE | "x" COUNT ] (":" OPTION)*
+ *     KIND    := "500" | "502" | "503"   HTTP 5xx with an error envelope (code 500)
+ *              | "429"                   a throttling burst: 429 + error envelope + Retry-After
+ *              | "slow"                  the reply waits `ms` before it is sent
+ *              | "reset"                 headers and half the body, then the connection is destroyed
+ *              | "truncate"              a complete HTTP reply whose body is cut in half
+ *              | "malformed"             HTTP 200 with a JSON or XML body that does not parse
+ *              | "badrecord"             malformed records inside a valid page (see below)
+ *     RATE    := a share of calls in [0, 1] ("0.1") or a percentage ("10%"); omitted = every call
+ *     COUNT   := the next COUNT matching calls get the fault, then it is spent ("500x2")
+ *     OPTION  := "method=" NAME      only calls of that method (getLeases, getInvoices, ...)
+ *              | "ms=" INT           slow: delay in milliseconds (default 60000)
+ *              | "burst=" INT        429: consecutive calls throttled once it fires (default 3)
+ *              | "retry=" INT        429: Retry-After seconds (default 1)
+ *              | "kind=" date|id|number|any   badrecord: the damage (default any, fixed per record)
+ *              | "ids=" ID("|" ID)*  badrecord: exactly these record ids are bad (no RATE)
+ *
+ * Examples: `500@0.1`, `500x2`, `429x1:retry=2`, `slow@0.05:ms=5000:method=getLeases`,
+ * `reset@0.02,truncate@0.02,seed=7`, `badrecord@0.01:kind=date`, `badrecord:ids=1001|1002`.
+ *
+ * Call faults are tried in spec order and the first that fires decides the call; rate draws
+ * come from one random stream seeded by `seed=` (else derived from the simulator's seed), one
+ * draw per rate fault per matching call, so the same calls in the same order fail the same way.
+ * Bad records are chosen per record, by hash(seed, record id) < RATE: the same records are bad
+ * on every call while the fault is on, and render clean once it is off. The damage: `date` an
+ * unparseable date (`moveInDate`, `postDate`), `id` the record's `id` left out, `number` text
+ * where a number belongs (`leaseIntervalId`, `amount`).
+ */
+import { hash32, hashUnit, seededRandom } from './hash.js';
+import type { WireFormat } from './formats.js';
+
+/** Kinds of fault the simulator injects. */
+export const FAULT_KINDS = ['500', '502', '503', '429', 'slow', 'reset', 'truncate', 'malformed', 'badrecord'] as const;
+export type FaultKind = (typeof FAULT_KINDS)[number];
+
+/** Damage done to a bad record. */
+export const BAD_RECORD_KINDS = ['date', 'id', 'number'] as const;
+export type BadRecordKind = (typeof BAD_RECORD_KINDS)[number];
+
+/** One parsed fault of a spec. */
+export interface FaultRule {
+  kind: FaultKind;
+  /** Share of matching calls (or of records, for badrecord). */
+  rate?: number;
+  /** Calls left in the count form. */
+  count?: number;
+  method?: string;
+  ms: number;
+  burst: number;
+  retryAfter: number;
+  badKind: BadRecordKind | 'any';
+  ids?: Set<string>;
+}
+
+/** A parsed spec: its rules and the seed of its draws. */
+export interface FaultSpec {
+  rules: FaultRule[];
+  seed?: number;
+  text: string;
+}
+
+/** Default delay of a slow reply: past any reasonable client timeout. */
+export const DEFAULT_SLOW_MS = 60_000;
+
+function fail(item: string, problem: string): never {
+  throw new Error(`invalid fault '${item}': ${problem}`);
+}
+
+function parseRate(item: string, text: string): number {
+  const percent = text.endsWith('%');
+  const value = Number(percent ? text.slice(0, -1) : text);
+  const rate = percent ? value / 100 : value;
+  if (text === '' || !Number.isFinite(rate) || rate < 0 || rate > 1) fail(item, `rate '${text}' is not a share in [0, 1] or a percentage`);
+  return rate;
+}
+
+function parseInteger(item: string, name: string, text: string, min: number): number {
+  if (!/^\d+$/.test(text) || Number(text) < min) fail(item, `${name} '${text}' is not an integer of at least ${min}`);
+  return Number(text);
+}
+
+/** Parses a fault SPEC (grammar in this module's comment); throws with the offending item. */
+export function parseFaultSpec(text: string): FaultSpec {
+  const spec: FaultSpec = { rules: [], text };
+  for (const raw of text.split(',')) {
+    const item = raw.trim();
+    if (item === '') continue;
+    const seedMatch = /^seed=(\d+)$/.exec(item);
+    if (seedMatch) {
+      spec.seed = Number(seedMatch[1]);
+      continue;
+    }
+    const [head, ...options] = item.split(':');
+    const match = /^([a-z0-9]+?)(?:@([0-9.]+%?)|x(\d+))?$/.exec(head!.trim().toLowerCase());
+    if (!match || !(FAULT_KINDS as readonly string[]).includes(match[1]!)) {
+      fail(item, `expected KIND[@RATE|xCOUNT] with KIND one of ${FAULT_KINDS.join(', ')}`);
+    }
+    const rule: FaultRule = { kind: match[1] as FaultKind, ms: DEFAULT_SLOW_MS, burst: 3, retryAfter: 1, badKind: 'any' };
+    if (match[2] !== undefined) rule.rate = parseRate(item, match[2]);
+    if (match[3] !== undefined) rule.count = parseInteger(item, 'count', match[3], 1);
+    for (const option of options) {
+      const [name, value = ''] = option.split('=');
+      switch (name!.trim()) {
+        case 'method':
+          rule.method = value.trim();
+          break;
+        case 'ms':
+          rule.ms = parseInteger(item, 'ms', value.trim(), 0);
+          break;
+        case 'burst':
+          rule.burst = parseInteger(item, 'burst', value.trim(), 1);
+          break;
+        case 'retry':
+          rule.retryAfter = parseInteger(item, 'retry', value.trim(), 0);
+          break;
+        case 'kind': {
+          const kind = value.trim();
+          if (kind !== 'any' && !(BAD_RECORD_KINDS as readonly string[]).includes(kind)) fail(item, `kind '${kind}' is not date, id, number or any`);
+          rule.badKind = kind as BadRecordKind | 'any';
+          break;
+        }
+        case 'ids':
+          rule.ids = new Set(value.split('|').map((id) => id.trim()).filter((id) => id !== ''));
+          break;
+        default:
+          fail(item, `unknown option '${option}'`);
+      }
+    }
+    if (rule.kind === 'badrecord' && rule.count !== undefined) fail(item, 'badrecord takes a RATE or ids=, not a COUNT');
+    if (rule.kind !== 'badrecord' && rule.ids) fail(item, 'ids= is for badrecord only');
+    if (rule.kind === 'badrecord' && rule.ids && rule.rate !== undefined) fail(item, 'give either a RATE or ids=, not both');
+    if (rule.rate === undefined && rule.count === undefined && !rule.ids) rule.rate = 1;
+    spec.rules.push(rule);
+  }
+  return spec;
+}
+
+/** What a call fault does to one call. */
+export type CallFault =
+  | { kind: 'status'; status: 500 | 502 | 503 | 429; retryAfter?: number }
+  | { kind: 'slow'; ms: number }
+  | { kind: 'reset' }
+  | { kind: 'truncate' }
+  | { kind: 'malformed' };
+
+function callFaultOf(rule: FaultRule): CallFault {
+  switch (rule.kind) {
+    case '500':
+    case '502':
+    case '503':
+      return { kind: 'status', status: Number(rule.kind) as 500 | 502 | 503 };
+    case '429':
+      return { kind: 'status', status: 429, retryAfter: rule.retryAfter };
+    case 'slow':
+      return { kind: 'slow', ms: rule.ms };
+    case 'reset':
+      return { kind: 'reset' };
+    case 'truncate':
+      return { kind: 'truncate' };
+    case 'malformed':
+      return { kind: 'malformed' };
+    case 'badrecord':
+      throw new Error('badrecord is not a call fault');
+  }
+}
+
+/**
+ * Decides, call by call, which fault (if any) hits, and which records are bad. Holds the
+ * state of count forms, 429 bursts and the seeded draws; a new spec starts them afresh.
+ */
+export class FaultInjector {
+  private readonly random: () => number;
+  private readonly seed: number;
+  private readonly burstLeft = new Map<FaultRule, number>();
+
+  constructor(
+    readonly spec: FaultSpec,
+    simulatorSeed: number,
+  ) {
+    this.seed = spec.seed ?? hash32(simulatorSeed, 'faults');
+    this.random = seededRandom(this.seed);
+  }
+
+  /** The fault of the next call of `method`, or undefined for a clean call. */
+  nextCall(method: string): CallFault | undefined {
+    let chosen: CallFault | undefined;
+    for (const rule of this.spec.rules) {
+      if (rule.kind === 'badrecord' || (rule.method !== undefined && rule.method !== method)) continue;
+      let fires = false;
+      const burst = this.burstLeft.get(rule) ?? 0;
+      if (burst > 0) {
+        this.burstLeft.set(rule, burst - 1);
+        fires = true;
+      } else if (rule.count !== undefined) {
+        if (rule.count > 0 && !chosen) {
+          rule.count -= 1;
+          fires = true;
+        }
+      } else if (rule.rate !== undefined) {
+        fires = this.random() < rule.rate;
+      }
+      if (fires && !chosen) {
+        chosen = callFaultOf(rule);
+        if (rule.kind === '429' && burst === 0) this.burstLeft.set(rule, rule.burst - 1);
+      }
+    }
+    return chosen;
+  }
+
+  /** Whether any badrecord rule applies to `method` (getLeases and getInvoices only). */
+  hasBadRecords(method: string): boolean {
+    return RECORD_METHODS.includes(method) && this.spec.rules.some((rule) => rule.kind === 'badrecord' && (rule.method === undefined || rule.method === method));
+  }
+
+  /** The damage to a record of `method` with the given id, or undefined when it renders clean. */
+  badRecord(method: string, recordId: string): BadRecordKind | undefined {
+    for (const rule of this.spec.rules) {
+      if (rule.kind !== 'badrecord' || (rule.method !== undefined && rule.method !== method)) continue;
+      const bad = rule.ids ? rule.ids.has(recordId) : hashUnit(this.seed, `badrecord:${method}:${recordId}`) < (rule.rate ?? 0);
+      if (!bad) continue;
+      return rule.badKind === 'any' ? BAD_RECORD_KINDS[hash32(this.seed, `badkind:${recordId}`) % BAD_RECORD_KINDS.length] : rule.badKind;
+    }
+    return undefined;
+  }
+}
+
+/** Text that cannot be a date. */
+export const BAD_DATE = '13/45/20X4';
+/** Text where a number belongs. */
+export const BAD_NUMBER = 'N/A';
+
+/** Fields damaged in each kind of record: its date and its number. */
+const DAMAGE_FIELDS: Record<string, { date: string; number: string }> = {
+  getLeases: { date: 'moveInDate', number: 'leaseIntervalId' },
+  getInvoices: { date: 'postDate', number: 'amount' },
+};
+
+/** Methods whose records the badrecord fault damages. */
+export const RECORD_METHODS = Object.keys(DAMAGE_FIELDS);
+
+/** Damages a rendered lease or invoice (a fresh copy, never the stored one) in place. */
+export function damageRecord(method: string, record: Record<string, unknown>, kind: BadRecordKind): void {
+  const fields = DAMAGE_FIELDS[method];
+  if (!fields) return;
+  if (kind === 'id') delete record.id;
+  else if (kind === 'date') record[fields.date] = BAD_DATE;
+  else record[fields.number] = BAD_NUMBER;
+}
+
+/** A body that does not parse: JSON with an unquoted first key, XML whose root is never closed. */
+export function malformBody(format: WireFormat, body: string): string {
+  if (format === 'json') return body.replace(/^\{"([A-Za-z]+)"/, '{$1');
+  const end = body.lastIndexOf('</');
+  return end > 0 ? `${body.slice(0, end)}</${body.slice(end + 2, -1)}` : `${body}<`;
+}
+
+/** The first half of a body (at least one byte short of the whole). */
+export function truncateBody(body: Buffer): Buffer {
+  return body.subarray(0, Math.max(0, Math.min(body.length - 1, Math.floor(body.length / 2))));
+}

@@ -1,0 +1,149 @@
+import { XMLParser } from 'fast-xml-parser';
+import { ApiError, ERROR_CODE } from './errors.js';
+
+/** Wire formats of the source: the reply is in the format of the request. */
+export type WireFormat = 'json' | 'xml';
+
+/** `Content-Type` of a reply in each format. */
+export const CONTENT_TYPE: Record<WireFormat, string> = {
+  json: 'application/json; charset=utf-8',
+  xml: 'application/xml; charset=utf-8',
+};
+
+/**
+ * The format named by a content type (`application/json; CHARSET=UTF-8`, `application/xml`,
+ * `text/xml`, compared case-insensitively), or undefined when it names neither.
+ */
+export function formatOfContentType(contentType: string | undefined): WireFormat | undefined {
+  if (!contentType) return undefined;
+  const mediaType = contentType.split(';')[0]!.trim().toLowerCase();
+  if (mediaType === 'application/json' || mediaType.endsWith('+json') || mediaType === 'text/json') return 'json';
+  if (mediaType === 'application/xml' || mediaType === 'text/xml' || mediaType.endsWith('+xml')) return 'xml';
+  return undefined;
+}
+
+/** The format of a body by its first character, for a body whose content type says nothing. */
+export function sniffFormat(text: string): WireFormat {
+  return text.trimStart().startsWith('<') ? 'xml' : 'json';
+}
+
+const XML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
+const XML_SPECIAL = /[&<>"']/g;
+
+function escapeXml(text: string): string {
+  return XML_SPECIAL.test(text) ? text.replace(XML_SPECIAL, (c) => XML_ESCAPES[c]!) : text;
+}
+
+function writeElement(name: string, value: unknown, out: string[]): void {
+  if (value === undefined || value === null) return;
+  if (Array.isArray(value)) {
+    // Repeated elements are the list.
+    for (const item of value) writeElement(name, item, out);
+    return;
+  }
+  if (typeof value === 'object') {
+    const record = value as Record<string, unknown>;
+    let open = `<${name}`;
+    const attributes = record['@attributes'];
+    if (attributes && typeof attributes === 'object') {
+      for (const [key, attr] of Object.entries(attributes as Record<string, unknown>)) {
+        if (attr !== undefined && attr !== null) open += ` ${key}="${escapeXml(String(attr))}"`;
+      }
+    }
+    out.push(open, '>');
+    for (const key in record) {
+      if (key === '@attributes') continue;
+      if (key === '#text') out.push(escapeXml(String(record[key])));
+      else writeElement(key, record[key], out);
+    }
+    out.push(`</${name}>`);
+    return;
+  }
+  out.push(`<${name}>`, escapeXml(String(value)), `</${name}>`);
+}
+
+/**
+ * XML text of a tree shaped like the JSON reply: one element per key, arrays as repeated
+ * elements, `@attributes` as the element's attributes, scalars as text.
+ */
+export function toXml(rootName: string, tree: unknown): string {
+  const out: string[] = ['<?xml version="1.0" encoding="UTF-8"?>'];
+  writeElement(rootName, tree, out);
+  return out.join('');
+}
+
+/** Text of a reply envelope (`{"response": {...}}`) in a format. */
+export function serializeEnvelope(format: WireFormat, envelope: { response: Record<string, unknown> }): string {
+  return format === 'json' ? JSON.stringify(envelope) : toXml('response', envelope.response);
+}
+
+/** A request envelope after decoding, every value as sent. */
+export interface RequestEnvelope {
+  requestId?: string;
+  methodName?: string;
+  version?: string;
+  params: Record<string, string>;
+}
+
+const xmlParser = new XMLParser({
+  parseTagValue: false,
+  parseAttributeValue: false,
+  ignoreAttributes: true,
+  trimValues: true,
+  processEntities: true,
+});
+
+function asText(value: unknown, field: string): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  throw new ApiError(ERROR_CODE.invalidParameter, `Invalid parameter '${field}': expected a single text value`);
+}
+
+/**
+ * Decodes the request envelope (`{"auth","requestId","method":{"name","version","params"}}`
+ * or `<request>` with the same children) from its JSON or XML text. Throws an ApiError (code
+ * 400 naming `requestBody`) when the text cannot be read as an envelope.
+ */
+export function parseRequestEnvelope(format: WireFormat, text: string): RequestEnvelope {
+  let root: unknown;
+  try {
+    if (format === 'json') root = JSON.parse(text);
+    else {
+      const doc = xmlParser.parse(text, true) as Record<string, unknown>;
+      root = doc.request;
+      if (root === undefined) throw new Error('no <request> root element');
+    }
+  } catch (error) {
+    throw new ApiError(
+      ERROR_CODE.invalidParameter,
+      `Invalid parameter 'requestBody': not a ${format.toUpperCase()} request envelope (${(error as Error).message})`,
+    );
+  }
+  if (!root || typeof root !== 'object' || Array.isArray(root)) {
+    throw new ApiError(ERROR_CODE.invalidParameter, `Invalid parameter 'requestBody': expected an object holding 'method'`);
+  }
+  const record = root as Record<string, unknown>;
+  const method = record.method;
+  if (!method || typeof method !== 'object' || Array.isArray(method)) {
+    throw new ApiError(ERROR_CODE.invalidParameter, `Invalid parameter 'method': expected an object with 'name' and 'params'`, 200);
+  }
+  const methodRecord = method as Record<string, unknown>;
+  const rawParams = methodRecord.params;
+  const params: Record<string, string> = {};
+  if (rawParams !== undefined && rawParams !== null && rawParams !== '') {
+    if (typeof rawParams !== 'object' || Array.isArray(rawParams)) {
+      throw new ApiError(ERROR_CODE.invalidParameter, `Invalid parameter 'params': expected one value per parameter`);
+    }
+    for (const [key, value] of Object.entries(rawParams as Record<string, unknown>)) {
+      const text = asText(value, key);
+      if (text !== undefined) params[key] = text;
+    }
+  }
+  return {
+    requestId: asText(record.requestId, 'requestId'),
+    methodName: asText(methodRecord.name, 'method.name'),
+    version: asText(methodRecord.version, 'method.version'),
+    params,
+  };
+}

@@ -168,10 +168,10 @@ describe('errors', () => {
   it('answers a path outside /api with HTTP 404 and a GET with 405, both with an envelope', async () => {
     const outside = await fetch(`${sim.url}/nothing/here`, { method: 'POST' });
     expect(outside.status).toBe(404);
-    expect((await outside.json()).response.error.code).toBe(404);
+    expect(((await outside.json()) as any).response.error.code).toBe(404);
     const get = await fetch(callUrl(sim, leaseCall));
     expect(get.status).toBe(405);
-    expect((await get.json()).response.error.code).toBe(404);
+    expect(((await get.json()) as any).response.error.code).toBe(404);
   });
 
   it('answers an unreadable envelope with code 400 in the request format', async () => {
@@ -179,7 +179,7 @@ describe('errors', () => {
     const auth = `Basic ${Buffer.from(`${USER}:${PASSWORD}`).toString('base64')}`;
     const json = await fetch(url, { method: 'POST', headers: { Authorization: auth, 'Content-Type': 'application/json' }, body: '{"method": ' });
     expect(json.status).toBe(200);
-    expect((await json.json()).response.error).toMatchObject({ code: 400, message: expect.stringContaining('requestBody') });
+    expect(((await json.json()) as any).response.error).toMatchObject({ code: 400, message: expect.stringContaining('requestBody') });
     const xml = await fetch(url, { method: 'POST', headers: { Authorization: auth, 'Content-Type': 'application/xml' }, body: '<nope/>' });
     expect(xml.headers.get('content-type')).toMatch(/xml/);
     expect(await xml.text()).toContain('<code>400</code>');

@@ -105,7 +105,7 @@ export function buildRequest(sim: { url: string }, options: CallOptions): { url:
   const auth = options.auth === undefined ? { username: USER, password: PASSWORD } : options.auth;
   if (auth) headers.Authorization = `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString('base64')}`;
   const text = envelopeText(options);
-  let body: BodyInit;
+  let body: FormData | string;
   if ((options.transport ?? 'multipart') === 'multipart') {
     const form = new FormData();
     form.append('requestContentType', options.requestContentType ?? (format === 'json' ? 'application/json; CHARSET=UTF-8' : 'application/xml; CHARSET=UTF-8'));

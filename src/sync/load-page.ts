@@ -4,6 +4,7 @@ import { markDeletedWhere, markMissingChildren, upsertRows, type LoadRow } from 
 import { writeCursor } from './cursors.js';
 import { quarantineRecords, resolveKeylessForUnit, resolveQuarantined, type QuarantineEntry } from './quarantine.js';
 import type { RowCounts } from './types.js';
+import { crashPoint } from './crash-points.js';
 import { checkpointPage, recordSeen } from './work-units.js';
 
 /** One page to load, with where it sits in its unit. */
@@ -73,7 +74,7 @@ export async function loadPage(db: Kysely<any>, page: PageToLoad): Promise<PageL
   }
   seenKeys.push(...parentKeys);
 
-  return db.transaction().execute(async (trx) => {
+  const loaded = await db.transaction().execute(async (trx) => {
     const counts: PageLoaded = { records: page.records.length, rowsInserted: 0, rowsUpdated: 0, rowsUnchanged: 0, rowsDeleted: 0, quarantined: quarantined.length, problems };
     for (const table of stream.tables) {
       const rows = rowsByTable.get(table.name) ?? [];
@@ -101,8 +102,11 @@ export async function loadPage(db: Kysely<any>, page: PageToLoad): Promise<PageL
       `.execute(trx);
       if (rows[0]?.clean) await resolveKeylessForUnit(trx, { unitKey: plan.unitKey, runId: page.runId });
     }
+    crashPoint('mid-commit');
     return counts;
   });
+  crashPoint('after-commit');
+  return loaded;
 }
 
 async function complete(db: Kysely<any>, stream: StreamDefinition, page: PageToLoad, action: CompletionAction): Promise<number> {

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Logger } from '../log/logger.js';
 import type { SourceClient } from '../source/types.js';
 import type { StreamDefinition, WorkUnitPlan } from '../streams/types.js';
+import { crashPoint } from './crash-points.js';
 import { loadPage } from './load-page.js';
 import type { SyncObserver } from './types.js';
 import { addUnitCalls, endWorkUnit, startWorkUnit } from './work-units.js';
@@ -50,6 +51,7 @@ export async function runWorkUnit(context: UnitContext, plan: WorkUnitPlan): Pro
     return { status: 'skipped', unitId: unit.id };
   }
   observer?.onWorkUnitStart?.({ runId, stream: stream.name, unitKey: plan.unitKey, propertyIds: plan.propertyIds });
+  crashPoint('unit-started');
   if (unit.startPage > 1) log.info({ event: 'work_unit_resumed', page: unit.startPage }, `${plan.unitKey} resumes at page ${unit.startPage}`);
 
   let startPage = unit.startPage;

@@ -1,0 +1,67 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** What `/healthz` reports: 200 when `ok`, else 503, with the details as JSON. */
+export interface Health {
+  ok: boolean;
+  [detail: string]: unknown;
+}
+
+export interface HttpServerOptions {
+  host: string;
+  /** 0 picks a free port (tests); the configuration's `metrics.port: 0` means no server at all. */
+  port: number;
+  health: () => Promise<Health>;
+  metrics: { render(): Promise<string>; contentType: string };
+}
+
+/** The scheduler's HTTP endpoint: `GET /healthz` and `GET /metrics` (Prometheus text format). */
+export interface HttpEndpoint {
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Starts the `/healthz` and `/metrics` server and resolves once it listens. */
+export async function startHttpServer(options: HttpServerOptions): Promise<HttpEndpoint> {
+  const server: Server = createServer((request, response) => {
+    const path = (request.url ?? '/').split('?')[0];
+    const reply = (status: number, type: string, body: string) => {
+      response.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' });
+      response.end(request.method === 'HEAD' ? undefined : body);
+    };
+    if (request.method !== 'GET' && request.method !== 'HEAD') return reply(405, 'text/plain', 'method not allowed\n');
+    if (path === '/healthz') {
+      options
+        .health()
+        .then((health) => reply(health.ok ? 200 : 503, 'application/json', `${JSON.stringify(health)}\n`))
+        .catch((error: Error) => reply(503, 'application/json', `${JSON.stringify({ ok: false, error: error.message })}\n`));
+      return;
+    }
+    if (path === '/metrics') {
+      options.metrics
+        .render()
+        .then((text) => reply(200, options.metrics.contentType, text))
+        .catch((error: Error) => reply(500, 'text/plain', `${error.message}\n`));
+      return;
+    }
+    reply(404, 'text/plain', 'not found; try /healthz or /metrics\n');
+  });
+  server.keepAliveTimeout = 5_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${host}:${address.port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

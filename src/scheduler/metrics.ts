@@ -1,0 +1,103 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { CallEvent } from '../source/types.js';
+import type { SyncObserver } from '../sync/types.js';
+
+/** Prometheus metrics of a propsync process, fed by the engine's observer and the client's calls. */
+export interface SyncMetrics {
+  registry: Registry;
+  /** Feeds runs, work units, pages, records and rows. */
+  observer: SyncObserver;
+  /** Feeds calls, retries, 429s, call durations and the budget left. */
+  onCall(event: CallEvent): void;
+  /** Counts a scheduled run skipped because another process held the stream's lock. */
+  lockSkipped(stream: string): void;
+  /** Marks a stream's run as started or ended (the `propsync_run_in_progress` gauge). */
+  setRunning(stream: string, running: boolean): void;
+  /** Sets the last success time of a stream, e.g. from `sync_runs` when the process starts. */
+  setLastSuccess(stream: string, at: Date): void;
+  /** The text exposition for `/metrics`. */
+  render(): Promise<string>;
+  contentType: string;
+}
+
+const DURATION_BUCKETS = [1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600, 7200];
+const CALL_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
+/**
+ * Creates the metrics on a registry of their own (tests make several in one process), with
+ * Node's default process metrics unless `defaultMetrics: false`.
+ */
+export function createSyncMetrics(options: { defaultMetrics?: boolean } = {}): SyncMetrics {
+  const registry = new Registry();
+  if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry, prefix: 'propsync_' });
+  const registers = [registry];
+
+  const runs = new Counter({ name: 'propsync_runs_total', help: 'Sync runs ended, by stream, kind and outcome.', labelNames: ['stream', 'kind', 'status'], registers });
+  const runDuration = new Histogram({ name: 'propsync_run_duration_seconds', help: 'Duration of sync runs.', labelNames: ['stream', 'kind'], buckets: DURATION_BUCKETS, registers });
+  const lastSuccess = new Gauge({ name: 'propsync_last_success_timestamp_seconds', help: 'End time of the last successful run of each stream (Unix seconds).', labelNames: ['stream'], registers });
+  const running = new Gauge({ name: 'propsync_run_in_progress', help: '1 while a run of the stream is in progress in this process.', labelNames: ['stream'], registers });
+  const skipped = new Counter({ name: 'propsync_runs_skipped_total', help: 'Scheduled runs skipped because another process held the stream lock.', labelNames: ['stream'], registers });
+  const workUnits = new Counter({ name: 'propsync_work_units_total', help: 'Work units ended, by stream and outcome.', labelNames: ['stream', 'status'], registers });
+  const workUnitDuration = new Histogram({ name: 'propsync_work_unit_duration_seconds', help: 'Duration of work units.', labelNames: ['stream'], buckets: DURATION_BUCKETS, registers });
+  const pages = new Counter({ name: 'propsync_pages_total', help: 'Pages committed.', labelNames: ['stream'], registers });
+  const records = new Counter({ name: 'propsync_records_total', help: 'Source records read.', labelNames: ['stream'], registers });
+  const rows = new Counter({ name: 'propsync_rows_total', help: 'Warehouse rows by what the load did to them.', labelNames: ['stream', 'action'], registers });
+  const quarantined = new Counter({ name: 'propsync_quarantined_total', help: 'Records that failed validation and went to quarantine.', labelNames: ['stream'], registers });
+  const calls = new Counter({ name: 'propsync_source_calls_total', help: 'HTTP calls to the source, by method and HTTP status (or "error" when no reply came).', labelNames: ['method', 'status'], registers });
+  const retries = new Counter({ name: 'propsync_source_retries_total', help: 'Calls that failed and will be tried again.', labelNames: ['method'], registers });
+  const throttled = new Counter({ name: 'propsync_source_throttled_total', help: 'Calls the source answered with 429.', labelNames: ['method'], registers });
+  const callDuration = new Histogram({ name: 'propsync_source_call_duration_seconds', help: 'Duration of HTTP calls to the source.', labelNames: ['method'], buckets: CALL_BUCKETS, registers });
+  const bytes = new Counter({ name: 'propsync_source_bytes_total', help: 'Bytes of the source replies.', labelNames: ['method'], registers });
+  const budgetLeft = new Gauge({ name: 'propsync_call_budget_left', help: "Calls left in today's budget of this process.", registers });
+  const rateLeft = new Gauge({ name: 'propsync_rate_limit_remaining', help: 'Calls left in the tightest rate-limit window, as the source last announced.', labelNames: ['method'], registers });
+
+  const observer: SyncObserver = {
+    onPage(event) {
+      pages.inc({ stream: event.stream });
+      records.inc({ stream: event.stream }, event.records);
+      rows.inc({ stream: event.stream, action: 'inserted' }, event.rowsInserted);
+      rows.inc({ stream: event.stream, action: 'updated' }, event.rowsUpdated);
+      rows.inc({ stream: event.stream, action: 'unchanged' }, event.rowsUnchanged);
+      rows.inc({ stream: event.stream, action: 'deleted' }, event.rowsDeleted);
+      if (event.quarantined > 0) quarantined.inc({ stream: event.stream }, event.quarantined);
+    },
+    onWorkUnitEnd(event) {
+      workUnits.inc({ stream: event.stream, status: event.status });
+      if (event.status !== 'skipped') workUnitDuration.observe({ stream: event.stream }, event.durationMs / 1000);
+    },
+    onRunEnd(summary) {
+      const now = Date.now() / 1000;
+      for (const stream of summary.streams) {
+        runs.inc({ stream, kind: summary.kind, status: summary.status });
+        runDuration.observe({ stream, kind: summary.kind }, summary.durationMs / 1000);
+        if (summary.status === 'succeeded') lastSuccess.set({ stream }, now);
+      }
+    },
+  };
+
+  return {
+    registry,
+    observer,
+    onCall(event) {
+      const labels = { method: event.method };
+      calls.inc({ method: event.method, status: event.status === undefined ? 'error' : String(event.status) });
+      callDuration.observe(labels, event.ms / 1000);
+      if (event.bytes > 0) bytes.inc(labels, event.bytes);
+      if (event.willRetry) retries.inc(labels);
+      if (event.throttled || event.status === 429) throttled.inc(labels);
+      budgetLeft.set(event.budgetLeft);
+      if (event.remaining !== undefined) rateLeft.set(labels, event.remaining);
+    },
+    lockSkipped(stream) {
+      skipped.inc({ stream });
+    },
+    setRunning(stream, isRunning) {
+      running.set({ stream }, isRunning ? 1 : 0);
+    },
+    setLastSuccess(stream, at) {
+      lastSuccess.set({ stream }, at.getTime() / 1000);
+    },
+    render: () => registry.metrics(),
+    contentType: registry.contentType,
+  };
+}

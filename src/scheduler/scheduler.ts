@@ -1,0 +1,159 @@
+import { createTask, type Logger as CronLogger, type ScheduledTask } from 'node-cron';
+import type { Config, StreamName } from '../config/schema.js';
+import type { Logger } from '../log/logger.js';
+import type { SourceClient } from '../source/types.js';
+import type { RunSummary, SyncDeps, SyncObserver, SyncRequest } from '../sync/types.js';
+import type { Db } from '../warehouse/db.js';
+import { describeHolder, withStreamLock } from './lock.js';
+import type { SyncMetrics } from './metrics.js';
+import { combineObservers } from './observers.js';
+
+/** The engine's entry point (`runSync`), passed in so that the scheduler can be tested on its own. */
+export type RunEngine = (request: SyncRequest, deps: SyncDeps) => Promise<RunSummary>;
+
+export interface SchedulerOptions {
+  config: Config;
+  db: Db;
+  client: SourceClient;
+  logger: Logger;
+  metrics: SyncMetrics;
+  run: RunEngine;
+  /** Streams to schedule; default: the enabled ones. */
+  streams?: StreamName[];
+  /** Extra observer of every run (besides the metrics). */
+  observer?: SyncObserver;
+}
+
+/** What `/healthz` says of one scheduled stream. */
+export interface JobState {
+  stream: StreamName;
+  schedule: string;
+  running: boolean;
+  nextRun: string | null;
+  lastRun: { runId: number; status: string; finishedAt: string } | null;
+  lastSkipped: string | null;
+}
+
+/** A started scheduler. */
+export interface Scheduler {
+  jobs(): JobState[];
+  /** True once `stop` was called. */
+  stopping(): boolean;
+  /**
+   * Stops starting runs, aborts the runs in flight (each commits or rolls back its page in
+   * flight and leaves its checkpoints consistent) and waits for them up to `timeoutMs`.
+   * Resolves `true` when every run ended in time.
+   */
+  stop(timeoutMs: number): Promise<boolean>;
+}
+
+/** Streams the scheduler runs: the ones asked for, else the enabled ones. */
+export function scheduledStreams(config: Config, asked?: readonly StreamName[]): StreamName[] {
+  const all = Object.keys(config.streams) as StreamName[];
+  return asked?.length ? [...new Set(asked)] : all.filter((stream) => config.streams[stream].enabled);
+}
+
+/**
+ * Starts one node-cron job per stream on the stream's schedule, in the configured time zone.
+ * A run of a stream never overlaps another run of the same stream: node-cron's `noOverlap`
+ * within this process, the stream's Postgres advisory lock across processes (the loser logs
+ * that it skipped and counts it in `propsync_runs_skipped_total`).
+ */
+export function startScheduler(options: SchedulerOptions): Scheduler {
+  const { config, db, client, metrics, run } = options;
+  const shutdown = new AbortController();
+  const inFlight = new Set<Promise<void>>();
+  const jobs = new Map<StreamName, { state: JobState; task: ScheduledTask }>();
+
+  const runJob = async (stream: StreamName): Promise<void> => {
+    if (shutdown.signal.aborted) return;
+    const state = jobs.get(stream)!.state;
+    const logger = options.logger.child({ stream });
+    state.running = true;
+    metrics.setRunning(stream, true);
+    try {
+      const outcome = await withStreamLock(config.database.url, stream, async (lock) => {
+        logger.info({ event: 'run_starting' }, `scheduled run of ${stream} starting`);
+        return run(
+          { kind: 'sync', streams: [stream] },
+          {
+            db,
+            client,
+            config,
+            logger,
+            signal: AbortSignal.any([shutdown.signal, lock.signal]),
+            observer: combineObservers(metrics.observer, options.observer),
+          },
+        );
+      });
+      if (!outcome.acquired) {
+        state.lastSkipped = new Date().toISOString();
+        metrics.lockSkipped(stream);
+        logger.info({ event: 'run_skipped', reason: 'locked', holder: outcome.holder?.applicationName ?? null }, `skipped this run: ${describeHolder(stream, outcome.holder)}`);
+        return;
+      }
+      const summary = outcome.value;
+      state.lastRun = { runId: summary.runId, status: summary.status, finishedAt: new Date().toISOString() };
+    } catch (error) {
+      logger.error({ event: 'run_error', err: (error as Error).message }, `scheduled run of ${stream} failed: ${(error as Error).message}; the next run tries again`);
+    } finally {
+      state.running = false;
+      metrics.setRunning(stream, false);
+    }
+  };
+
+  for (const stream of scheduledStreams(config, options.streams)) {
+    const schedule = config.streams[stream].schedule;
+    const state: JobState = { stream, schedule, running: false, nextRun: null, lastRun: null, lastSkipped: null };
+    const task = createTask(
+      schedule,
+      () => {
+        const job = runJob(stream);
+        inFlight.add(job);
+        return job.finally(() => inFlight.delete(job));
+      },
+      { name: `propsync-${stream}`, timezone: config.timeZone, noOverlap: true, logger: cronLogger(options.logger.child({ stream, component: 'node-cron' })) },
+    );
+    task.on('execution:overlap', () => {
+      state.lastSkipped = new Date().toISOString();
+      options.logger.child({ stream }).info({ event: 'run_skipped', reason: 'overlap' }, `skipped this run: the previous run of ${stream} in this process is still going`);
+    });
+    jobs.set(stream, { state, task });
+    void task.start();
+    options.logger.info({ event: 'job_scheduled', stream, schedule, timeZone: config.timeZone, nextRun: task.getNextRun()?.toISOString() ?? null }, `scheduled ${stream} at "${schedule}" (${config.timeZone})`);
+  }
+
+  return {
+    jobs: () => [...jobs.values()].map(({ state, task }) => ({ ...state, nextRun: shutdown.signal.aborted ? null : (task.getNextRun()?.toISOString() ?? null) })),
+    stopping: () => shutdown.signal.aborted,
+    async stop(timeoutMs) {
+      if (!shutdown.signal.aborted) {
+        for (const { task } of jobs.values()) await task.destroy();
+        shutdown.abort(new Error('the scheduler is stopping'));
+      }
+      if (inFlight.size === 0) return true;
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = new Promise<false>((resolve) => {
+        timer = setTimeout(() => resolve(false), timeoutMs);
+      });
+      const finished = Promise.allSettled([...inFlight]).then(() => true as const);
+      const result = await Promise.race([finished, deadline]);
+      clearTimeout(timer);
+      return result;
+    },
+  };
+}
+
+/**
+ * node-cron's own messages as pino lines. Its warnings (overlap prevented, execution missed)
+ * go to debug: the scheduler logs overlaps itself, as `run_skipped` events.
+ */
+function cronLogger(logger: Logger): CronLogger {
+  const text = (message: string | Error) => (message instanceof Error ? message.message : message);
+  return {
+    info: (message) => logger.debug(message),
+    warn: (message) => logger.debug(message),
+    error: (message, error) => logger.error({ err: error?.message }, text(message)),
+    debug: (message) => logger.debug(text(message)),
+  };
+}

@@ -1,0 +1,49 @@
+import { sql } from 'kysely';
+import type { Db } from '../warehouse/db.js';
+
+/** Which cursors to forget: every cursor of a stream, or only those covering one property. */
+export interface ResetSelection {
+  stream: string;
+  propertyId?: string;
+}
+
+/** A cursor that a reset forgets (or would forget). */
+export interface ResetCursor {
+  scope: string;
+  cursor: string;
+  value: string | null;
+}
+
+/**
+ * The SQL condition that picks a selection's cursors: the stream's, and with a property, the
+ * scopes that contain it (a lease scope is one property id; an invoice scope is a property
+ * group, comma-joined, so forgetting one property's invoice cursors re-reads its whole group).
+ */
+function selects(selection: ResetSelection) {
+  const stream = sql<boolean>`stream = ${selection.stream}`;
+  if (selection.propertyId === undefined) return stream;
+  return sql<boolean>`${stream} and ${selection.propertyId} = any(string_to_array(scope, ','))`;
+}
+
+/** The cursors a reset would forget, without changing anything (for the confirmation prompt). */
+export async function cursorsToReset(db: Db, selection: ResetSelection): Promise<ResetCursor[]> {
+  const { rows } = await sql<ResetCursor>`
+    select scope, cursor, value::text as value from sync_cursors
+     where ${selects(selection)}
+     order by scope, cursor`.execute(db);
+  return rows;
+}
+
+/**
+ * Forgets the selected cursors in one transaction and returns them. The next sync then plans
+ * those scopes as on a first run. Run history, backfill chunks and warehouse rows are kept.
+ */
+export async function resetCursors(db: Db, selection: ResetSelection): Promise<ResetCursor[]> {
+  return db.transaction().execute(async (trx) => {
+    const { rows } = await sql<ResetCursor>`
+      delete from sync_cursors
+       where ${selects(selection)}
+      returning scope, cursor, value::text as value`.execute(trx);
+    return rows.sort((a, b) => a.scope.localeCompare(b.scope) || a.cursor.localeCompare(b.cursor));
+  });
+}

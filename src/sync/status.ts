@@ -1,0 +1,313 @@
+import { sql } from 'kysely';
+import { STREAM_NAMES, type StreamName } from '../config/schema.js';
+import type { Db } from '../warehouse/db.js';
+import { SOURCE_TABLES } from '../warehouse/tables.js';
+
+/** The time zone of the source's day, the call budget's day included. */
+export const SOURCE_TIME_ZONE = 'America/Denver';
+
+/** One run, as `status` shows it. */
+export interface RunInfo {
+  runId: number;
+  kind: string;
+  status: string;
+  startedAt: string;
+  finishedAt: string | null;
+  durationMs: number | null;
+  workUnits: { total: number; done: number; failed: number };
+  records: number;
+  rowsInserted: number;
+  rowsUpdated: number;
+  quarantined: number;
+  calls: number;
+  error: string | null;
+}
+
+/** One cursor row: a window's position for a stream and scope. */
+export interface CursorInfo {
+  cursor: string;
+  value: string | null;
+  updatedAt: string;
+  lastRunId: number | null;
+}
+
+/** The cursors of one scope (a property for leases, a property group for invoices) and its last work unit. */
+export interface ScopeStatus {
+  /** The cursor scope: a property id, or comma-joined sorted property ids. */
+  scope: string;
+  propertyIds: string[];
+  cursors: CursorInfo[];
+  /** The latest incremental work unit of the scope's properties, with its outcome. */
+  lastWorkUnit: { runId: number; unitKey: string; kind: string; status: string; finishedAt: string | null; error: string | null } | null;
+}
+
+/** What `status` says about one stream. */
+export interface StreamStatus {
+  stream: StreamName;
+  lastRun: RunInfo | null;
+  lastSuccess: RunInfo | null;
+  running: RunInfo[];
+  scopes: ScopeStatus[];
+  callsToday: number;
+  openQuarantine: number;
+}
+
+/** Rows of one source table, and how many of them the source no longer lists. */
+export interface TableCount {
+  table: string;
+  rows: number;
+  deleted: number;
+}
+
+/** An open quarantine entry (its raw record is left out; it stays in the table). */
+export interface QuarantineEntry {
+  quarantineId: number;
+  stream: string;
+  entity: string;
+  recordKey: string | null;
+  propertyId: number | null;
+  window: string | null;
+  page: number | null;
+  reason: string;
+  runId: number | null;
+  createdAt: string;
+}
+
+/** The whole of `propsync status`. */
+export interface StatusReport {
+  generatedAt: string;
+  /** The day of the budget, in America/Denver. */
+  today: string;
+  budget: { dailyCallBudget: number; callsToday: number; left: number };
+  streams: StreamStatus[];
+  tables: TableCount[];
+  quarantine: { open: number; entries: QuarantineEntry[] };
+}
+
+export interface StatusOptions {
+  dailyCallBudget: number;
+  /** Open quarantine entries listed (newest first); default 20. */
+  quarantineLimit?: number;
+}
+
+/** Reads everything `propsync status` shows, from the warehouse alone (no call to the source). */
+export async function readStatus(db: Db, options: StatusOptions): Promise<StatusReport> {
+  const today = await denverToday(db);
+  const callsByStream = await callsToday(db);
+  const quarantineByStream = await openQuarantineByStream(db);
+  const streams: StreamStatus[] = [];
+  for (const stream of STREAM_NAMES) {
+    streams.push({
+      stream,
+      lastRun: await lastRun(db, stream, false),
+      lastSuccess: await lastRun(db, stream, true),
+      running: await runningRuns(db, stream),
+      scopes: await scopes(db, stream),
+      callsToday: callsByStream.get(stream) ?? 0,
+      openQuarantine: quarantineByStream.get(stream) ?? 0,
+    });
+  }
+  const spent = callsByStream.get('*') ?? 0;
+  const entries = await openQuarantine(db, options.quarantineLimit ?? 20);
+  return {
+    generatedAt: new Date().toISOString(),
+    today,
+    budget: { dailyCallBudget: options.dailyCallBudget, callsToday: spent, left: Math.max(options.dailyCallBudget - spent, 0) },
+    streams,
+    tables: await tableCounts(db),
+    quarantine: { open: [...quarantineByStream.values()].reduce((a, b) => a + b, 0), entries },
+  };
+}
+
+/** Today's date in America/Denver, as the database's clock says. */
+export async function denverToday(db: Db): Promise<string> {
+  const { rows } = await sql<{ today: string }>`select ((now() at time zone ${SOURCE_TIME_ZONE})::date)::text as today`.execute(db);
+  return rows[0].today;
+}
+
+/**
+ * Calls spent since midnight in America/Denver, by stream and in total (`*`): the calls of
+ * work units started today, plus each run's calls made outside its work units (property
+ * discovery) for runs started today.
+ */
+export async function callsToday(db: Db): Promise<Map<string, number>> {
+  const { rows } = await sql<{ stream: string; calls: string }>`
+    with day as (
+      select (date_trunc('day', now() at time zone ${SOURCE_TIME_ZONE}) at time zone ${SOURCE_TIME_ZONE}) as start
+    ),
+    units as (
+      select w.stream, sum(w.calls) as calls
+        from sync_work_units w, day
+       where w.started_at >= day.start
+       group by w.stream
+    ),
+    overhead as (
+      select greatest(r.calls - coalesce((select sum(w.calls) from sync_work_units w where w.run_id = r.run_id), 0), 0) as calls
+        from sync_runs r, day
+       where r.started_at >= day.start
+    )
+    select stream, calls::text from units
+    union all
+    select '*', ((select coalesce(sum(calls), 0) from units) + (select coalesce(sum(calls), 0) from overhead))::text`.execute(db);
+  return new Map(rows.map((row) => [row.stream, Number(row.calls)]));
+}
+
+function runInfo(row: {
+  run_id: number;
+  kind: string;
+  status: string;
+  started_at: Date;
+  finished_at: Date | null;
+  work_units_total: number;
+  work_units_done: number;
+  work_units_failed: number;
+  records: number;
+  rows_inserted: number;
+  rows_updated: number;
+  quarantined: number;
+  calls: number;
+  error: string | null;
+}): RunInfo {
+  return {
+    runId: row.run_id,
+    kind: row.kind,
+    status: row.status,
+    startedAt: row.started_at.toISOString(),
+    finishedAt: row.finished_at ? row.finished_at.toISOString() : null,
+    durationMs: row.finished_at ? row.finished_at.getTime() - row.started_at.getTime() : null,
+    workUnits: { total: row.work_units_total, done: row.work_units_done, failed: row.work_units_failed },
+    records: row.records,
+    rowsInserted: row.rows_inserted,
+    rowsUpdated: row.rows_updated,
+    quarantined: row.quarantined,
+    calls: row.calls,
+    error: row.error,
+  };
+}
+
+const RUN_COLUMNS = [
+  'run_id',
+  'kind',
+  'status',
+  'started_at',
+  'finished_at',
+  'work_units_total',
+  'work_units_done',
+  'work_units_failed',
+  'records',
+  'rows_inserted',
+  'rows_updated',
+  'quarantined',
+  'calls',
+  'error',
+] as const;
+
+/** The latest finished run that covered `stream` (only successful ones when `succeeded`). */
+export async function lastRun(db: Db, stream: string, succeeded: boolean): Promise<RunInfo | null> {
+  let query = db
+    .selectFrom('sync_runs')
+    .select(RUN_COLUMNS)
+    .where(sql<boolean>`${stream} = any(streams)`)
+    .where('status', '!=', 'running');
+  if (succeeded) query = query.where('status', '=', 'succeeded');
+  const row = await query.orderBy('run_id', 'desc').limit(1).executeTakeFirst();
+  return row ? runInfo(row) : null;
+}
+
+/** Runs of `stream` still marked running (in progress, or ended by a crash before they could say so). */
+export async function runningRuns(db: Db, stream: string): Promise<RunInfo[]> {
+  const rows = await db
+    .selectFrom('sync_runs')
+    .select(RUN_COLUMNS)
+    .where(sql<boolean>`${stream} = any(streams)`)
+    .where('status', '=', 'running')
+    .orderBy('run_id', 'desc')
+    .limit(10)
+    .execute();
+  return rows.map(runInfo);
+}
+
+/** The cursors of a stream grouped by scope, each scope with the latest work unit that touched its properties. */
+export async function scopes(db: Db, stream: string): Promise<ScopeStatus[]> {
+  const cursors = await db
+    .selectFrom('sync_cursors')
+    .select(['scope', 'cursor', 'value', 'updated_at', 'last_run_id'])
+    .where('stream', '=', stream)
+    .orderBy('scope')
+    .orderBy('cursor')
+    .execute();
+  const byScope = new Map<string, ScopeStatus>();
+  for (const row of cursors) {
+    let scope = byScope.get(row.scope);
+    if (!scope) {
+      scope = { scope: row.scope, propertyIds: scopeProperties(row.scope), cursors: [], lastWorkUnit: null };
+      byScope.set(row.scope, scope);
+    }
+    scope.cursors.push({ cursor: row.cursor, value: row.value, updatedAt: row.updated_at.toISOString(), lastRunId: row.last_run_id });
+  }
+  if (byScope.size === 0) return [];
+  const { rows } = await sql<{ scope: string; run_id: number; unit_key: string; kind: string; status: string; finished_at: Date | null; error: string | null }>`
+    select distinct on (s.scope) s.scope, w.run_id, w.unit_key, w.kind, w.status, w.finished_at, w.error
+      from unnest(${[...byScope.keys()]}::text[]) as s(scope)
+      join sync_work_units w
+        on w.stream = ${stream}
+       and w.kind <> 'backfill'
+       and w.property_ids && string_to_array(s.scope, ',')::bigint[]
+     order by s.scope, w.work_unit_id desc`.execute(db);
+  for (const row of rows) {
+    const scope = byScope.get(row.scope);
+    if (scope) {
+      scope.lastWorkUnit = { runId: row.run_id, unitKey: row.unit_key, kind: row.kind, status: row.status, finishedAt: row.finished_at ? row.finished_at.toISOString() : null, error: row.error };
+    }
+  }
+  return [...byScope.values()];
+}
+
+/** The property ids of a cursor scope: one id for a lease scope, several for an invoice group. */
+export function scopeProperties(scope: string): string[] {
+  return scope.split(',').map((part) => part.trim()).filter((part) => /^\d+$/.test(part));
+}
+
+/** Exact row counts of every source table, with how many rows are marked deleted. */
+export async function tableCounts(db: Db): Promise<TableCount[]> {
+  const counts: TableCount[] = [];
+  for (const table of SOURCE_TABLES) {
+    const { rows } = await sql<{ rows: string; deleted: string }>`
+      select count(*)::text as rows, count(deleted_at)::text as deleted from ${sql.table(table)}`.execute(db);
+    counts.push({ table, rows: Number(rows[0].rows), deleted: Number(rows[0].deleted) });
+  }
+  return counts;
+}
+
+async function openQuarantineByStream(db: Db): Promise<Map<string, number>> {
+  const rows = await db
+    .selectFrom('quarantine')
+    .select(['stream', sql<string>`count(*)::text`.as('open')])
+    .where('resolved_at', 'is', null)
+    .groupBy('stream')
+    .execute();
+  return new Map(rows.map((row) => [row.stream, Number(row.open)]));
+}
+
+/** The newest open quarantine entries, without their raw records. */
+export async function openQuarantine(db: Db, limit: number): Promise<QuarantineEntry[]> {
+  const rows = await db
+    .selectFrom('quarantine')
+    .select(['quarantine_id', 'stream', 'entity', 'record_key', 'property_id', 'window_from', 'window_to', 'page', 'reason', 'run_id', 'created_at'])
+    .where('resolved_at', 'is', null)
+    .orderBy('quarantine_id', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => ({
+    quarantineId: row.quarantine_id,
+    stream: row.stream,
+    entity: row.entity,
+    recordKey: row.record_key,
+    propertyId: row.property_id,
+    window: row.window_from || row.window_to ? `${row.window_from ?? '…'}..${row.window_to ?? '…'}` : null,
+    page: row.page,
+    reason: row.reason,
+    runId: row.run_id,
+    createdAt: row.created_at.toISOString(),
+  }));
+}

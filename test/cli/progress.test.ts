@@ -1,0 +1,57 @@
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/log/logger.js';
+import { createProgress, rateAndEta } from '../../src/cli/progress.js';
+
+function capture() {
+  const stream = new PassThrough();
+  const chunks: string[] = [];
+  stream.on('data', (chunk) => chunks.push(chunk.toString()));
+  return { stream, text: () => chunks.join('') };
+}
+
+function drive(observer: ReturnType<typeof createProgress>['observer']) {
+  observer.onRunStart?.({ runId: 3, kind: 'sync', streams: ['leases', 'invoices'], workUnits: 3, byStream: { leases: 2, invoices: 1 } });
+  observer.onWorkUnitStart?.({ runId: 3, stream: 'leases', unitKey: 'l1', propertyIds: ['1'] });
+  observer.onPage?.({ runId: 3, stream: 'leases', unitKey: 'l1', pageNo: 1, calls: 2, retries: 1, throttled: 0, bytes: 1, records: 40, rowsInserted: 40, rowsUpdated: 0, rowsUnchanged: 0, rowsDeleted: 0, quarantined: 0 });
+  observer.onWorkUnitEnd?.({ runId: 3, stream: 'leases', unitKey: 'l1', status: 'done', durationMs: 10 });
+}
+
+describe('progress', () => {
+  it('computes rate and time left', () => {
+    expect(rateAndEta({ total: 10, done: 0, failed: 0, records: 0, calls: 0, startedAt: 0 }, 5000)).toEqual({ recordsPerSecond: 0, etaSeconds: null });
+    expect(rateAndEta({ total: 10, done: 2, failed: 0, records: 100, calls: 2, startedAt: 0 }, 10_000)).toEqual({ recordsPerSecond: 10, etaSeconds: 40 });
+  });
+
+  it('logs a line per stream periodically when not on a terminal', async () => {
+    const out = capture();
+    const logger = createLogger({ destination: out.stream, level: 'info' });
+    const progress = createProgress({ mode: 'log', logger, intervalMs: 50 });
+    drive(progress.observer);
+    await new Promise((resolve) => setTimeout(resolve, 130));
+    progress.observer.onRunEnd?.({} as never);
+    const lines = out.text().trim().split('\n').map((line) => JSON.parse(line));
+    expect(lines[0]).toMatchObject({ runId: 3, workUnits: 3, msg: 'run 3 planned 3 work units' });
+    const leases = lines.filter((line) => line.stream === 'leases');
+    expect(leases.length).toBeGreaterThanOrEqual(2);
+    expect(leases[0]).toMatchObject({ runId: 3, workUnits: 1, workUnitsTotal: 2, records: 40, calls: 2 });
+    expect(lines.some((line) => line.stream === 'invoices' && line.workUnits === 0)).toBe(true);
+    const count = lines.length;
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    expect(out.text().trim().split('\n')).toHaveLength(count);
+  });
+
+  it('draws a bar per stream and prints log lines above the bars', () => {
+    const out = capture();
+    const logger = createLogger({ destination: out.stream, level: 'info' });
+    const progress = createProgress({ mode: 'bars', logger, output: out.stream, label: '[demo] ' });
+    drive(progress.observer);
+    progress.sink.write('a log line\n');
+    progress.observer.onRunEnd?.({} as never);
+    const text = out.text();
+    expect(text).toContain('[demo] leases');
+    expect(text).toContain('[demo] invoices');
+    expect(text).toMatch(/1\/2 work units \| 40 records \| 2 calls/);
+    expect(text).toContain('a log line');
+  });
+});

@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import { EXIT } from '../../src/cli/exit-codes.js';
+import { exitCodeFor, summaryLines, worstExitCode } from '../../src/cli/run-summary.js';
+import type { RunSummary } from '../../src/sync/types.js';
+
+export function summary(overrides: Partial<RunSummary> = {}): RunSummary {
+  return {
+    runId: 7,
+    kind: 'sync',
+    streams: ['leases'],
+    status: 'succeeded',
+    workUnits: { total: 4, done: 4, failed: 0, skipped: 0 },
+    pages: 5,
+    calls: 6,
+    retries: 1,
+    throttled: 0,
+    bytes: 2_097_152,
+    durationMs: 65_000,
+    records: 100,
+    rowsInserted: 90,
+    rowsUpdated: 5,
+    rowsUnchanged: 5,
+    rowsDeleted: 0,
+    quarantined: 0,
+    errors: [],
+    ...overrides,
+  };
+}
+
+describe('exitCodeFor', () => {
+  it('is 0 for a clean run', () => expect(exitCodeFor(summary())).toBe(EXIT.ok));
+  it('is 3 when records were quarantined and everything else finished', () => expect(exitCodeFor(summary({ quarantined: 2 }))).toBe(EXIT.quarantined));
+  it('is 1 when work units failed, even with quarantined records', () => {
+    expect(exitCodeFor(summary({ status: 'partial', workUnits: { total: 4, done: 3, failed: 1, skipped: 0 }, quarantined: 2 }))).toBe(EXIT.workFailed);
+  });
+  it('is 1 for failed, interrupted and budget-exhausted runs', () => {
+    for (const status of ['failed', 'interrupted', 'budget_exhausted'] as const) expect(exitCodeFor(summary({ status }))).toBe(EXIT.workFailed);
+  });
+  it('is 1 when a work unit failed even if the status claims success', () => {
+    expect(exitCodeFor(summary({ workUnits: { total: 4, done: 3, failed: 1, skipped: 0 } }))).toBe(EXIT.workFailed);
+  });
+});
+
+describe('worstExitCode', () => {
+  it('orders usage > failed > quarantined > ok', () => {
+    expect(worstExitCode([EXIT.ok, EXIT.quarantined])).toBe(EXIT.quarantined);
+    expect(worstExitCode([EXIT.quarantined, EXIT.workFailed])).toBe(EXIT.workFailed);
+    expect(worstExitCode([EXIT.workFailed, EXIT.usage])).toBe(EXIT.usage);
+    expect(worstExitCode([])).toBe(EXIT.ok);
+  });
+});
+
+describe('summaryLines', () => {
+  it('says what happened and lists errors', () => {
+    const lines = summaryLines(summary({ status: 'partial', workUnits: { total: 4, done: 3, failed: 1, skipped: 0 }, errors: ['leases:100001:live (properties 100001): HTTP 500'] }));
+    expect(lines[0]).toContain('run 7 (sync: leases) 1 work unit(s) failed');
+    expect(lines.join('\n')).toContain('calls 6 (retries 1, throttled 0), 2.0 MiB, 1 min 5 s');
+    expect(lines.at(-1)).toBe('  error: leases:100001:live (properties 100001): HTTP 500');
+  });
+  it('caps the error list', () => {
+    const lines = summaryLines(summary({ status: 'partial', errors: Array.from({ length: 25 }, (_, i) => `e${i}`) }));
+    expect(lines.at(-1)).toContain('and 5 more errors');
+  });
+});

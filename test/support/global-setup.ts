@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, existsSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, existsSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -54,6 +54,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
     };
   }
   const folder = mkdtempSync(join(tmpdir(), 'propsync-test-pg-'));
+  // mkdtemp makes the folder 0700; as root the server runs as the `postgres` user, which must enter it.
+  chmodSync(folder, 0o711);
   const server = await startEmbeddedPostgres({ dataDir: join(folder, 'data'), persistent: false });
   project.provide('adminDatabaseUrl', server.url);
   project.provide('databaseOrigin', 'embedded');

@@ -1,11 +1,14 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config/load.js';
 import { scrubSecrets } from '../log/redact.js';
+import { registerConfigCheck } from './commands/config-check.js';
 import { registerMigrate } from './commands/migrate.js';
+import { registerReset } from './commands/reset.js';
+import { registerStatus } from './commands/status.js';
 import { CliError, EXIT, type ExitCode } from './exit-codes.js';
 
 /** Each command registers itself here; a command file only parses and prints. */
-const COMMANDS = [registerMigrate];
+const COMMANDS = [registerMigrate, registerConfigCheck, registerStatus, registerReset];
 
 /** Builds the `propsync` program; `done` receives the exit code the command chose. */
 export function buildProgram(done: (code: ExitCode) => void): Command {

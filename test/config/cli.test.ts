@@ -1,0 +1,183 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { runPropsync, scratchFolder, type CliResult } from '../support/cli.js';
+
+// The real CLI, run as an operator runs it: `node bin/propsync.mjs ...` in a child process.
+
+const PASSWORD = 'Zx9-never-printed-q7';
+
+/** A complete, valid environment for commands that call the source. */
+const VALID_ENV = {
+  DATABASE_URL: 'postgres://propsync@127.0.0.1:5432/warehouse',
+  PROPSYNC_API_URL: 'https://acme.example.com',
+  PROPSYNC_API_USERNAME: 'sync-user',
+  PROPSYNC_API_PASSWORD: PASSWORD,
+};
+
+const folders: { remove(): void }[] = [];
+afterAll(() => {
+  for (const folder of folders) folder.remove();
+});
+
+function folderWith(files: Record<string, string>): string {
+  const folder = scratchFolder(files);
+  folders.push(folder);
+  return folder.dir;
+}
+
+/**
+ * The run ended with exit code 2, printed nothing on stdout, and printed exactly the given
+ * problem lines (each one a line of its own under the heading), without the password.
+ */
+function expectRejected(result: CliResult, problems: (string | RegExp)[], secrets: string[] = [PASSWORD]): void {
+  const output = `${result.stdout}\n${result.stderr}`;
+  for (const secret of secrets) expect(output).not.toContain(secret);
+  expect(result.stdout).toBe('');
+  const lines = result.stderr.trimEnd().split('\n');
+  expect(lines[0]).toBe('propsync: invalid configuration');
+  const printed = lines.slice(1).map((line) => line.replace(/^ {2}/, ''));
+  expect(printed).toHaveLength(problems.length);
+  for (const problem of problems) {
+    if (typeof problem === 'string') expect(printed).toContain(problem);
+    else expect(printed.some((line) => problem.test(line)), `no line matches ${problem}:\n${printed.join('\n')}`).toBe(true);
+  }
+  expect(result.code).toBe(2);
+}
+
+describe.concurrent('bad configuration exits 2 with one line per problem, naming the key', () => {
+  it('missing password', async () => {
+    const { PROPSYNC_API_PASSWORD: _, ...env } = VALID_ENV;
+    expectRejected(await runPropsync(['config', 'check'], { env }), [
+      'source.password: is missing; set PROPSYNC_API_PASSWORD or source.password in config/propsync.yaml',
+    ]);
+  });
+
+  it('bad API URL', async () => {
+    expectRejected(await runPropsync(['config', 'check'], { env: { ...VALID_ENV, PROPSYNC_API_URL: 'acme.example.com/api' } }), [
+      'PROPSYNC_API_URL: "acme.example.com/api" is not an http(s) URL; expected the service base such as https://example.entrata.com',
+    ]);
+  });
+
+  it('bad database URL, for migrate too, with its password hidden', async () => {
+    const env = { ...VALID_ENV, DATABASE_URL: 'mysql://admin:db-pw-4471@127.0.0.1/warehouse' };
+    const expected = 'DATABASE_URL: "mysql://admin:***@127.0.0.1/warehouse" is not a Postgres URL; expected postgres://user@host:5432/database';
+    expectRejected(await runPropsync(['migrate'], { env }), [expected], [PASSWORD, 'db-pw-4471']);
+    expectRejected(await runPropsync(['config', 'check'], { env }), [expected], [PASSWORD, 'db-pw-4471']);
+  });
+
+  it('bad cron expression', async () => {
+    const cwd = folderWith({ 'ops/propsync.yaml': 'streams:\n  invoices:\n    schedule: "at 2am"\n' });
+    expectRejected(await runPropsync(['--config', 'ops/propsync.yaml', 'config', 'check'], { env: VALID_ENV, cwd }), [
+      'ops/propsync.yaml: streams.invoices.schedule: "at 2am" is not a valid cron expression; expected five or six fields such as "0 2 * * *"',
+    ]);
+  });
+
+  it('unknown format', async () => {
+    expectRejected(await runPropsync(['config', 'check'], { env: { ...VALID_ENV, PROPSYNC_FORMAT: 'csv' } }), [
+      'PROPSYNC_FORMAT: "csv" is not a known format; expected json or xml',
+    ]);
+  });
+
+  it('non-numeric property id, from the environment and from the file', async () => {
+    expectRejected(await runPropsync(['config', 'check'], { env: { ...VALID_ENV, PROPSYNC_PROPERTY_IDS: '100001,10O002' } }), [
+      'PROPSYNC_PROPERTY_IDS (item 2): "10O002" is not a numeric property id; expected digits such as 100001',
+    ]);
+    const cwd = folderWith({ 'config/propsync.yaml': 'propertyIds: [100001, 100002, "Maple Court"]\n' });
+    expectRejected(await runPropsync(['config', 'check'], { env: VALID_ENV, cwd }), [
+      'config/propsync.yaml: propertyIds[2]: "Maple Court" is not a numeric property id; expected digits such as 100001',
+    ]);
+  });
+
+  it('unknown key', async () => {
+    const cwd = folderWith({ 'config/propsync.yaml': 'source:\n  formt: xml\nlog_level: debug\n' });
+    expectRejected(await runPropsync(['migrate'], { env: VALID_ENV, cwd }), [
+      'config/propsync.yaml: source.formt: is not a known key; check the spelling against config/propsync.example.yaml',
+      'config/propsync.yaml: log_level: is not a known key; check the spelling against config/propsync.example.yaml',
+    ]);
+  });
+
+  it('bad YAML', async () => {
+    const cwd = folderWith({ 'config/propsync.yaml': `source:\n  password: ${PASSWORD}\n   username: [x\n` });
+    expectRejected(await runPropsync(['migrate'], { env: { DATABASE_URL: VALID_ENV.DATABASE_URL }, cwd }), [
+      /^config\/propsync\.yaml: is not valid YAML \(.*line \d+.*\); fix the file's syntax$/,
+    ]);
+  });
+
+  it('missing --config file', async () => {
+    expectRejected(await runPropsync(['--config', '/nonexistent/propsync.yaml', 'migrate'], { env: VALID_ENV }), [
+      '--config: file /nonexistent/propsync.yaml does not exist; expected the path of a YAML configuration file',
+    ]);
+  });
+
+  it('the password itself is the faulty value', async () => {
+    // A number where a string belongs (YAML reads an all-digit password as a number) …
+    const digits = folderWith({ 'config/propsync.yaml': 'source:\n  password: 8675309123\n' });
+    const { PROPSYNC_API_PASSWORD: _, ...env } = VALID_ENV;
+    expectRejected(
+      await runPropsync(['config', 'check'], { env, cwd: digits }),
+      ['config/propsync.yaml: source.password: (value hidden) is a number; expected a string'],
+      ['8675309123'],
+    );
+    // … a list, or the password pasted under the wrong key.
+    const pasted = folderWith({
+      'config/propsync.yaml': `source:\n  url: "${PASSWORD}"\n  password: ["${PASSWORD}"]\n  passwd: "${PASSWORD}"\n`,
+    });
+    const { PROPSYNC_API_URL: __, ...withoutUrl } = env;
+    expectRejected(await runPropsync(['config', 'check'], { env: withoutUrl, cwd: pasted }), [
+      'config/propsync.yaml: source.url: "***" is not an http(s) URL; expected the service base such as https://example.entrata.com',
+      'config/propsync.yaml: source.password: (value hidden) is a list; expected a string',
+      'config/propsync.yaml: source.passwd: is not a known key; check the spelling against config/propsync.example.yaml',
+    ]);
+  });
+
+  it('several problems at once, one line each', async () => {
+    const cwd = folderWith({ 'config/propsync.yaml': 'source:\n  pageSize: 5000\n  format: XML\nstreams:\n  leases:\n    chunk: 6m\n' });
+    expectRejected(await runPropsync(['config', 'check'], { env: { ...VALID_ENV, PROPSYNC_API_URL: 'ftp://acme.example.com', PROPSYNC_CONCURRENCY: '0' }, cwd }), [
+      'PROPSYNC_API_URL: "ftp://acme.example.com" is not an http(s) URL; expected the service base such as https://example.entrata.com',
+      'config/propsync.yaml: source.format: "XML" is not a known format; expected json or xml',
+      'config/propsync.yaml: source.pageSize: 5000 is too large; expected at most 1000',
+      'PROPSYNC_CONCURRENCY: "0" is too small; expected more than 0',
+      'config/propsync.yaml: streams.leases.chunk: "6m" is invalid; expected 1m, 3m or 1y',
+    ]);
+  });
+});
+
+describe.concurrent('propsync config check', () => {
+  it('prints a valid configuration with defaults filled in and the password masked, and exits 0', async () => {
+    const cwd = folderWith({
+      'config/propsync.yaml': [
+        'database:',
+        '  url: postgres://wh:wh-db-secret@127.0.0.1:5432/warehouse',
+        'source:',
+        '  url: https://acme.example.com',
+        '  username: file-user',
+        `  password: "${PASSWORD}"`,
+        'propertyIds: [100001]',
+      ].join('\n'),
+    });
+    const result = await runPropsync(['config', 'check'], { cwd, env: { PROPSYNC_FORMAT: 'xml' } });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).not.toContain(PASSWORD);
+    expect(result.stdout).not.toContain('wh-db-secret');
+    expect(result.stdout).toContain('# configuration is valid; read from config/propsync.yaml, then environment (PROPSYNC_FORMAT)');
+    expect(result.stdout).toContain('url: postgres://wh:***@127.0.0.1:5432/warehouse');
+    expect(result.stdout).toContain('password: "***"');
+    expect(result.stdout).toContain('format: xml');
+    expect(result.stdout).toContain('timeZone: America/Denver');
+    expect(result.stdout).toMatch(/getLeases: r2/);
+    expect(result.stdout).toMatch(/propertyIds:\n {2}- "100001"/);
+  });
+
+  it('has examples in its help', async () => {
+    const result = await runPropsync(['config', 'check', '--help']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('Usage: propsync config check');
+    expect(result.stdout).toMatch(/Examples:\n {2}\$ propsync config check\n/);
+  });
+
+  it('treats an unknown command as bad usage (exit 2)', async () => {
+    const result = await runPropsync(['confg', 'check']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("unknown command 'confg'");
+  });
+});

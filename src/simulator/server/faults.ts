@@ -18,7 +18,7 @@
  *     COUNT   := the next COUNT matching calls get the fault, then it is spent ("500x2")
  *     OPTION  := "method=" NAME      only calls of that method (getLeases, getInvoices, ...)
  *              | "ms=" INT           slow: delay in milliseconds (default 60000)
- *              | "burst=" INT        429: consecutive calls throttled once it fires (default 3)
+ *              | "burst=" INT        429 with RATE: consecutive calls throttled once it fires (default 3)
  *              | "retry=" INT        429: Retry-After seconds (default 1)
  *              | "kind=" date|id|number|any   badrecord: the damage (default any, fixed per record)
  *              | "ids=" ID("|" ID)*  badrecord: exactly these record ids are bad (no RATE)
@@ -209,7 +209,8 @@ export class FaultInjector {
       }
       if (fires && !chosen) {
         chosen = callFaultOf(rule);
-        if (rule.kind === '429' && burst === 0) this.burstLeft.set(rule, rule.burst - 1);
+        // A rate-drawn 429 starts a burst; in the count form the count is the burst.
+        if (rule.kind === '429' && burst === 0 && rule.count === undefined) this.burstLeft.set(rule, rule.burst - 1);
       }
     }
     return chosen;

@@ -1,0 +1,74 @@
+import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { ENVIRONMENT_KEYS, loadConfig } from '../../src/config/load.js';
+import { scratchFolder } from '../support/cli.js';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const EXAMPLE = 'config/propsync.example.yaml';
+const exampleText = readFileSync(resolve(ROOT, EXAMPLE), 'utf8');
+const readme = readFileSync(resolve(ROOT, 'README.md'), 'utf8');
+
+/** Keys the example fills with an illustration rather than the default (they have none). */
+const REQUIRED = ['database.url', 'source.url', 'source.username', 'source.password'];
+
+/** Every leaf of a configuration tree, by dotted path. */
+function leaves(value: unknown, path: string[] = []): Map<string, unknown> {
+  const out = new Map<string, unknown>();
+  if (value && typeof value === 'object' && !Array.isArray(value)) {
+    for (const [key, child] of Object.entries(value)) for (const [p, v] of leaves(child, [...path, key])) out.set(p, v);
+  } else {
+    out.set(path.join('.'), value);
+  }
+  return out;
+}
+
+/** The example file as propsync loads it (the password comes from the environment, as it should). */
+const example = loadConfig({ cwd: ROOT, configPath: EXAMPLE, env: { PROPSYNC_API_PASSWORD: 'x'.repeat(12) } });
+
+describe(EXAMPLE, () => {
+  it('is a valid configuration once the password is set', () => {
+    expect(example.source.password).toBe('x'.repeat(12));
+    expect(example.database.url).toMatch(/^postgres:/);
+  });
+
+  it('shows every key of the schema, each at its default', () => {
+    const empty = scratchFolder();
+    const minimal = loadConfig({
+      cwd: empty.dir,
+      env: { DATABASE_URL: 'postgres://a@127.0.0.1/b', PROPSYNC_API_URL: 'https://a.example.com', PROPSYNC_API_USERNAME: 'u', PROPSYNC_API_PASSWORD: 'p' },
+    });
+    empty.remove();
+    const schemaKeys = leaves(minimal);
+    const exampleKeys = leaves(parse(exampleText));
+    const missing = [...schemaKeys.keys()].filter((key) => !exampleKeys.has(key) && key !== 'source.password');
+    expect(missing, `keys of the schema that ${EXAMPLE} does not show`).toEqual([]);
+    // The password is shown commented out: it belongs in PROPSYNC_API_PASSWORD.
+    expect(exampleText).toMatch(/^\s+# password: /m);
+    const wrongDefaults = [...schemaKeys]
+      .filter(([key]) => !REQUIRED.includes(key))
+      .filter(([key, value]) => JSON.stringify(leaves(example).get(key)) !== JSON.stringify(value))
+      .map(([key, value]) => `${key}: example ${JSON.stringify(leaves(example).get(key))}, default ${JSON.stringify(value)}`);
+    expect(wrongDefaults, `keys whose value in ${EXAMPLE} is not the default`).toEqual([]);
+  });
+
+  it('names the environment variable of every key that has one', () => {
+    const unnamed = ENVIRONMENT_KEYS.map((key) => key.env).filter((env) => !exampleText.includes(`Env: ${env}`));
+    expect(unnamed).toEqual([]);
+  });
+});
+
+describe('README.md', () => {
+  it('documents every environment variable', () => {
+    const undocumented = ENVIRONMENT_KEYS.map((key) => key.env).filter((env) => !readme.includes(`\`${env}\``));
+    expect(undocumented).toEqual([]);
+  });
+
+  it('starts with the two set-up commands', () => {
+    const top = readme.split('\n').slice(0, 25).join('\n');
+    expect(top).toContain('npm ci && npm run demo');
+    expect(top).toContain('npm ci && npm test');
+  });
+});

@@ -1,0 +1,57 @@
+/**
+ * The daily call budget of a process: at most `limit` calls per day of the source (America/
+ * Denver, on the source's clock), shared by every request of the client. Each HTTP call,
+ * retries included, spends one call; it is checked before the call is made.
+ */
+import { BudgetExhaustedError, type CallSite } from './errors.js';
+import type { SourceClock } from './clock.js';
+
+/** Counts the calls of the current source day against a limit. */
+export class DailyBudget {
+  private day: string;
+  private spent = 0;
+
+  constructor(
+    /** Calls allowed per day (`source.dailyCallBudget`). */
+    readonly limit: number,
+    private readonly clock: SourceClock,
+  ) {
+    this.day = clock.today();
+  }
+
+  private roll(): void {
+    const today = this.clock.today();
+    if (today !== this.day) {
+      this.day = today;
+      this.spent = 0;
+    }
+  }
+
+  /** Calls left today. */
+  left(): number {
+    this.roll();
+    return Math.max(0, this.limit - this.spent);
+  }
+
+  /** Calls spent today. */
+  spentToday(): number {
+    this.roll();
+    return this.spent;
+  }
+
+  /** Spends one call, or throws `BudgetExhaustedError` (naming the budget and its reset) when none is left. */
+  take(site: Partial<CallSite> = {}): void {
+    this.roll();
+    if (this.spent >= this.limit) {
+      throw new BudgetExhaustedError({
+        ...site,
+        budget: this.limit,
+        day: this.day,
+        resetsAt: this.clock.endOfDay(this.day),
+        timeZone: this.clock.timeZone,
+        now: this.clock.nowMs(),
+      });
+    }
+    this.spent += 1;
+  }
+}

@@ -1,0 +1,273 @@
+/**
+ * The source client: pages of a request through envelope, pacing, budget, transport, decoding
+ * and retries, with one log event and one `CallEvent` per HTTP call.
+ */
+import { randomBytes } from 'node:crypto';
+import type { MethodVersion, SourceConfig } from '../config/schema.js';
+import type { Logger } from '../log/logger.js';
+import { scrubSecrets } from '../log/redact.js';
+import { DailyBudget } from './budget.js';
+import { SourceClock, SOURCE_TIME_ZONE } from './clock.js';
+import { CONTENT_TYPES, jsonEnvelope, METHOD_AREAS, xmlEnvelope } from './envelope.js';
+import { SourceError, ThrottledError, type CallSite } from './errors.js';
+import { Pacer } from './pacing.js';
+import { isLastPage, parseLinkHeader, parseTotalCount } from './paging.js';
+import { encodeParams } from './params.js';
+import { asBoolean, asId, asText } from './quirks.js';
+import { parseRateLimitHeaders, parseRetryAfter, tightestRemaining } from './rate-headers.js';
+import { readReply } from './reply.js';
+import { RetrySchedule, sleep } from './retry.js';
+import { Transport, type HttpReply } from './transport.js';
+import type { CallEvent, ClientStats, SourceClient, SourceMethod, SourcePage, SourceProperty, SourceRequest } from './types.js';
+
+/** Options of `createSourceClient`. */
+export interface SourceClientOptions {
+  config: SourceConfig;
+  /** Zone of the source's dates, "today" and the budget's day (default America/Denver). */
+  timeZone?: string;
+  /** One event per call goes here (info; warn for a failed attempt). */
+  logger?: Logger;
+  /** Called after every HTTP call (each attempt), for progress and metrics. */
+  onCall?: (event: CallEvent) => void;
+  /** Ask for the pagination block in the body as well (`X-Send-Pagination-Links: 1`). */
+  sendPaginationLinks?: boolean;
+  /** The local clock in epoch milliseconds (tests); pacing always uses the monotonic clock. */
+  now?: () => number;
+}
+
+/** The version each method is called in: from the configuration; getProperties in r1 (the default). */
+function versionOf(config: SourceConfig, method: SourceMethod): MethodVersion {
+  if (method === 'getLeases') return config.versions.getLeases;
+  if (method === 'getInvoices') return config.versions.getInvoices;
+  return 'r1';
+}
+
+/** Replaces the password (and the Basic token) in an error's message, and its causes'. */
+function scrubError(error: unknown, secrets: readonly string[]): unknown {
+  let current: unknown = error;
+  for (let depth = 0; current instanceof Error && depth < 5; depth++) {
+    const clean = scrubSecrets(current.message, secrets);
+    if (clean !== current.message) current.message = clean;
+    if (current.stack) current.stack = scrubSecrets(current.stack, secrets);
+    current = (current as { cause?: unknown }).cause;
+  }
+  return error;
+}
+
+/**
+ * Makes the client of the source. One per process: its pacing, concurrency limit and daily
+ * budget are shared by every request made through it.
+ */
+export function createSourceClient(options: SourceClientOptions): SourceClient {
+  const { config } = options;
+  const timeZone = options.timeZone ?? SOURCE_TIME_ZONE;
+  const clock = new SourceClock({ timeZone, now: options.now });
+  const budget = new DailyBudget(config.dailyCallBudget, clock);
+  const pacer = new Pacer({ reserve: config.rateLimit.reserve, minIntervalMs: config.rateLimit.minIntervalMs, concurrency: config.concurrency });
+  const transport = new Transport({
+    url: config.url,
+    username: config.username,
+    password: config.password,
+    timeoutMs: config.requestTimeoutMs,
+    connections: config.concurrency,
+    sendPaginationLinks: options.sendPaginationLinks,
+  });
+  const secrets = [config.password, `${config.username}:${config.password}`];
+  const logger = options.logger?.child({ component: 'source' });
+  const idPrefix = randomBytes(3).toString('hex');
+  let requestSeq = 0;
+  let closed = false;
+  const totals = { calls: 0, retries: 0, throttled: 0, bytes: 0 };
+
+  function emit(event: CallEvent): void {
+    if (logger) {
+      const line = { event: 'source.call', ...event };
+      if (event.error) logger.warn(line, `source call failed: ${event.error}`);
+      else logger.info(line, 'source call');
+    }
+    options.onCall?.(event);
+  }
+
+  /** What one attempt got to: whether the call went out, and what came back. */
+  interface Trace {
+    sent: boolean;
+    sentAt: number;
+    /** When the reply (or the failure) ended. */
+    endedAt?: number;
+    status?: number;
+    bytes: number;
+    remaining?: number;
+  }
+
+  /** One HTTP call (one attempt); the reply's headers are taken in whatever its status. */
+  async function attempt(
+    request: SourceRequest,
+    site: CallSite,
+    params: Record<string, string>,
+    version: MethodVersion,
+    trace: Trace,
+    signal: AbortSignal | undefined,
+  ): Promise<{ reply: HttpReply; requestId: string }> {
+    if (closed) throw new SourceError('the source client is closed', site);
+    budget.take(site);
+    const ticket = await pacer.acquire(request.method, signal);
+    const requestId = `${idPrefix}-${++requestSeq}`;
+    const body = config.format === 'xml' ? xmlEnvelope(requestId, request.method, version, params) : jsonEnvelope(requestId, request.method, version, params);
+    trace.sent = true;
+    trace.sentAt = performance.now();
+    totals.calls += 1;
+    try {
+      const reply = await transport.send({
+        area: METHOD_AREAS[request.method],
+        pageNo: site.page!,
+        perPage: config.pageSize,
+        body,
+        contentType: CONTENT_TYPES[config.format],
+        site,
+        signal,
+      });
+      const windows = parseRateLimitHeaders(reply.headers['x-ratelimit-limit'], reply.headers['x-ratelimit-remaining'], reply.headers['x-ratelimit-reset']);
+      pacer.observe(ticket, windows);
+      clock.observe(reply.headers.date);
+      totals.bytes += reply.body.length;
+      trace.status = reply.status;
+      trace.bytes = reply.body.length;
+      trace.remaining = tightestRemaining(windows);
+      if (reply.status === 429) {
+        const wait = parseRetryAfter(reply.headers['retry-after'], clock.nowMs());
+        if (wait !== undefined) pacer.pause(request.method, wait);
+      }
+      return { reply, requestId };
+    } finally {
+      trace.endedAt = performance.now();
+      pacer.release(ticket);
+    }
+  }
+
+  /** One page, with its retries. */
+  async function fetchPage(request: SourceRequest, pageNo: number, params: Record<string, string>, version: MethodVersion, signal?: AbortSignal): Promise<SourcePage> {
+    const property = request.context?.property ?? params.propertyId;
+    const site: CallSite = { method: request.method, property, page: pageNo };
+    const schedule = new RetrySchedule(config.retry);
+    const counts = { calls: 0, retries: 0, throttled: 0 };
+    for (let attemptNo = 1; ; attemptNo++) {
+      const trace: Trace = { sent: false, sentAt: 0, bytes: 0 };
+      try {
+        const { reply, requestId } = await attempt(request, site, params, version, trace, signal);
+        counts.calls += 1;
+        const read = readReply({
+          format: config.format,
+          status: reply.status,
+          text: reply.body.toString('utf8'),
+          requestId,
+          site,
+          retryAfterMs: parseRetryAfter(reply.headers['retry-after'], clock.nowMs()),
+        });
+        const totalCount = parseTotalCount(reply.headers['x-total-count']) ?? read.pagination?.totalCount;
+        const perPage = read.pagination?.perPage ?? config.pageSize;
+        const links = parseLinkHeader(reply.headers.link) ?? read.pagination?.links;
+        const page: SourcePage = {
+          pageNo,
+          perPage,
+          records: read.records,
+          totalCount,
+          isLast: isLastPage({ pageNo, perPage, count: read.records.length, totalCount, links }),
+          bytes: trace.bytes,
+          calls: counts.calls,
+          retries: counts.retries,
+          throttled: counts.throttled,
+          serverDate: clock.serverDate(),
+        };
+        emit(event(request, site, attemptNo, trace, { throttled: false, willRetry: false }));
+        return page;
+      } catch (caught) {
+        const error = scrubError(caught, secrets);
+        if (!(error instanceof SourceError) || !trace.sent) throw error;
+        if (counts.calls < attemptNo) counts.calls += 1;
+        const throttled = error instanceof ThrottledError;
+        if (throttled) {
+          counts.throttled += 1;
+          totals.throttled += 1;
+        }
+        if (trace.status === undefined) trace.status = error.status;
+        const delay = schedule.next(error, attemptNo);
+        emit(event(request, site, attemptNo, trace, { throttled, willRetry: delay !== undefined, error: error.message }));
+        if (delay === undefined) {
+          error.attempts = attemptNo;
+          throw error;
+        }
+        counts.retries += 1;
+        totals.retries += 1;
+        await sleep(delay, signal);
+      }
+    }
+  }
+
+  function event(request: SourceRequest, site: CallSite, attemptNo: number, trace: Trace, fields: Pick<CallEvent, 'throttled' | 'willRetry' | 'error'>): CallEvent {
+    const out: CallEvent = {
+      method: request.method,
+      property: site.property,
+      stream: request.context?.stream,
+      workUnit: request.context?.workUnit,
+      page: site.page!,
+      attempt: attemptNo,
+      ms: Math.round((trace.endedAt ?? performance.now()) - trace.sentAt),
+      bytes: trace.bytes,
+      budgetLeft: budget.left(),
+      throttled: fields.throttled,
+      willRetry: fields.willRetry,
+    };
+    if (trace.status !== undefined) out.status = trace.status;
+    if (trace.remaining !== undefined) out.remaining = trace.remaining;
+    if (fields.error !== undefined) out.error = fields.error;
+    if (out.property === undefined) delete out.property;
+    if (out.stream === undefined) delete out.stream;
+    if (out.workUnit === undefined) delete out.workUnit;
+    return out;
+  }
+
+  async function* pages(request: SourceRequest, pageOptions: { startPage?: number; signal?: AbortSignal } = {}): AsyncGenerator<SourcePage, void, undefined> {
+    const version = versionOf(config, request.method);
+    let params: Record<string, string>;
+    try {
+      params = encodeParams(request.method, version, request.params, timeZone);
+    } catch (error) {
+      throw scrubError(error, secrets);
+    }
+    const startPage = pageOptions.startPage ?? 1;
+    if (!Number.isInteger(startPage) || startPage < 1) throw new SourceError(`startPage ${startPage} is not a page number (from 1)`, { method: request.method });
+    for (let pageNo = startPage; ; pageNo++) {
+      const page = await fetchPage(request, pageNo, params, version, pageOptions.signal);
+      yield page;
+      if (page.isLast) return;
+    }
+  }
+
+  return {
+    pages,
+    async properties(propertyOptions = {}) {
+      const out: SourceProperty[] = [];
+      for await (const page of pages({ method: 'getProperties', params: {} }, { signal: propertyOptions.signal })) {
+        for (const record of page.records) {
+          const property = record as Record<string, unknown>;
+          const id = asId(property.PropertyID, 'PropertyID');
+          if (id === null) continue;
+          out.push({
+            id: String(id),
+            name: asText(property.MarketingName, 'MarketingName') ?? '',
+            disabled: asBoolean(property.IsDisabled, 'IsDisabled') ?? false,
+          });
+        }
+      }
+      return out;
+    },
+    today: () => clock.today(),
+    stats: (): ClientStats => ({ ...totals, budgetLeft: budget.left() }),
+    async close() {
+      if (closed) return;
+      closed = true;
+      pacer.close(new SourceError('the source client is closed'));
+      await transport.close();
+    },
+  };
+}

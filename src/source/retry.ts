@@ -1,0 +1,76 @@
+/**
+ * When to try a failed call again, and after how long: exponential backoff with full jitter,
+ * bounded in attempts and in total wait (`source.retry`), for errors that may pass
+ * (throttling, server trouble, timeouts, resets, damaged replies) and never for the others
+ * (authentication, access, parameters, unknown method, budget). A 429's `Retry-After` is a
+ * floor under the delay.
+ *
+ * The delays come from cockatiel's `ExponentialBackoff` with its `fullJitterGenerator`
+ * (random in [0, base * 2^n), capped at maxDelay). Its `RetryPolicy` is not used: its waits
+ * cannot be aborted, it has no bound on the total wait and no way to let the error (a 429's
+ * Retry-After) set the delay, and the client needs to tell each attempt whether another follows.
+ */
+import { ExponentialBackoff, fullJitterGenerator, type IBackoff } from 'cockatiel';
+import type { SourceConfig } from '../config/schema.js';
+import { SourceError, ThrottledError } from './errors.js';
+
+/** The retry settings (`source.retry`). */
+export type RetrySettings = SourceConfig['retry'];
+
+/** Whether an error may pass when the call is tried again. */
+export function isRetryable(error: unknown): boolean {
+  return error instanceof SourceError && error.retryable;
+}
+
+/** The retry decisions of one logical call (one page): make a new one per page. */
+export class RetrySchedule {
+  private readonly factory: ExponentialBackoff<number>;
+  private backoff: IBackoff<unknown> | undefined;
+  private waitedMs = 0;
+
+  constructor(private readonly settings: RetrySettings) {
+    this.factory = new ExponentialBackoff({
+      generator: fullJitterGenerator,
+      initialDelay: settings.baseDelayMs,
+      maxDelay: settings.maxDelayMs,
+      exponent: 2,
+    });
+  }
+
+  /** Milliseconds waited between attempts so far. */
+  get totalWaitMs(): number {
+    return this.waitedMs;
+  }
+
+  /**
+   * After attempt number `attempt` (from 1) failed with `error`: the delay before the next
+   * attempt, or `undefined` to give up (not retryable, attempts spent, or the wait would
+   * pass `maxTotalWaitMs`).
+   */
+  next(error: unknown, attempt: number): number | undefined {
+    if (!isRetryable(error) || attempt >= this.settings.maxAttempts) return undefined;
+    this.backoff = this.backoff ? this.backoff.next(undefined) : this.factory.next();
+    let delay = this.backoff.duration;
+    if (error instanceof ThrottledError && error.retryAfterMs !== undefined) delay = Math.max(delay, error.retryAfterMs);
+    if (this.waitedMs + delay > this.settings.maxTotalWaitMs) return undefined;
+    this.waitedMs += delay;
+    return delay;
+  }
+}
+
+/** Waits `ms`, or rejects with the signal's reason as soon as it aborts. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  if (signal?.aborted) return Promise.reject(signal.reason);
+  if (ms <= 0) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

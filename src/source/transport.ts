@@ -1,0 +1,140 @@
+/**
+ * One HTTP call to the source: `POST {base}/api/v1/{area}?page_no=&per_page=` on a keep-alive
+ * undici pool, Basic auth, the envelope as a `multipart/form-data` body (parts `requestBody`
+ * and `requestContentType`, built with form-data), and a timeout on the whole exchange
+ * (headers and body). The reply comes back as status, headers and the body's bytes; no reply
+ * at all is a `TransportError`, a body cut short a `MalformedReplyError`.
+ */
+import FormData from 'form-data';
+import { Pool, errors as undiciErrors } from 'undici';
+import { MalformedReplyError, TransportError, type CallSite } from './errors.js';
+
+/** Options of a transport. */
+export interface TransportOptions {
+  /** The service base (`https://host` or `https://host/prefix`). */
+  url: string;
+  username: string;
+  password: string;
+  /** Timeout of one call, headers and body together. */
+  timeoutMs: number;
+  /** Keep-alive connections in the pool. */
+  connections: number;
+  /** Send `X-Send-Pagination-Links: 1` (links in the body as well). */
+  sendPaginationLinks?: boolean;
+}
+
+/** One call's request. */
+export interface HttpCall {
+  area: string;
+  pageNo: number;
+  perPage: number;
+  /** The envelope's text and its content type. */
+  body: string;
+  contentType: string;
+  site: CallSite;
+  signal?: AbortSignal;
+}
+
+/** One call's reply. */
+export interface HttpReply {
+  status: number;
+  headers: Record<string, string | undefined>;
+  body: Buffer;
+}
+
+/** Keep-alive time of an idle connection. */
+export const KEEP_ALIVE_MS = 30_000;
+
+function headerText(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+function isTimeout(error: unknown): boolean {
+  return (
+    error instanceof undiciErrors.HeadersTimeoutError ||
+    error instanceof undiciErrors.BodyTimeoutError ||
+    error instanceof undiciErrors.ConnectTimeoutError ||
+    (error instanceof Error && error.name === 'TimeoutError')
+  );
+}
+
+/** The HTTP side of the client: one keep-alive pool to the source's origin. */
+export class Transport {
+  private readonly pool: Pool;
+  private readonly basePath: string;
+  private readonly authorization: string;
+
+  constructor(private readonly options: TransportOptions) {
+    const base = new URL(options.url);
+    this.basePath = base.pathname.replace(/\/+$/, '');
+    this.authorization = `Basic ${Buffer.from(`${options.username}:${options.password}`).toString('base64')}`;
+    this.pool = new Pool(base.origin, {
+      connections: options.connections,
+      keepAliveTimeout: KEEP_ALIVE_MS,
+      headersTimeout: options.timeoutMs,
+      bodyTimeout: options.timeoutMs,
+      connectTimeout: Math.min(options.timeoutMs, 30_000),
+    });
+  }
+
+  /** The path and query of a call. */
+  pathOf(area: string, pageNo: number, perPage: number): string {
+    return `${this.basePath}/api/v1/${encodeURIComponent(area)}?page_no=${pageNo}&per_page=${perPage}`;
+  }
+
+  /**
+   * Sends one call and reads its whole reply. Throws `TransportError` when no reply came
+   * (timeout, refused, reset before the headers), `MalformedReplyError` when the body was cut
+   * short, and the signal's reason when the caller aborted.
+   */
+  async send(call: HttpCall): Promise<HttpReply> {
+    const form = new FormData();
+    form.append('requestBody', call.body);
+    form.append('requestContentType', call.contentType);
+    const payload = form.getBuffer();
+    const headers: Record<string, string> = {
+      ...(form.getHeaders() as Record<string, string>),
+      authorization: this.authorization,
+      accept: call.contentType.startsWith('application/xml') ? 'application/xml' : 'application/json',
+      'user-agent': 'propsync',
+    };
+    if (this.options.sendPaginationLinks) headers['x-send-pagination-links'] = '1';
+    const timeout = AbortSignal.timeout(this.options.timeoutMs);
+    const signal = call.signal ? AbortSignal.any([call.signal, timeout]) : timeout;
+    let status: number | undefined;
+    try {
+      const response = await this.pool.request({
+        path: this.pathOf(call.area, call.pageNo, call.perPage),
+        method: 'POST',
+        headers,
+        body: payload,
+        signal,
+      });
+      status = response.statusCode;
+      const replyHeaders: Record<string, string | undefined> = {};
+      for (const [name, value] of Object.entries(response.headers)) replyHeaders[name.toLowerCase()] = headerText(value);
+      const body = Buffer.from(await response.body.arrayBuffer());
+      return { status, headers: replyHeaders, body };
+    } catch (error) {
+      if (call.signal?.aborted) throw call.signal.reason;
+      if (timeout.aborted || isTimeout(error)) {
+        throw new TransportError(`no reply within ${this.options.timeoutMs} ms (source.requestTimeoutMs)`, {
+          ...call.site,
+          status,
+          failure: 'timeout',
+          cause: error,
+        });
+      }
+      const reason = error instanceof Error ? `${(error as { code?: string }).code ?? error.name}: ${error.message}` : String(error);
+      if (status !== undefined) {
+        throw new MalformedReplyError(`reply body cut short (${reason})`, { ...call.site, status, cause: error });
+      }
+      throw new TransportError(`no reply (${reason})`, { ...call.site, failure: 'network', cause: error });
+    }
+  }
+
+  /** Closes the pool's connections (waiting for calls in flight). */
+  async close(): Promise<void> {
+    await this.pool.close();
+  }
+}

@@ -2,7 +2,9 @@ import { chmodSync, mkdtempSync, rmSync, existsSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import type { TestProject } from 'vitest/node';
+import { redactUrl } from '../../src/log/redact.js';
 import { startEmbeddedPostgres } from '../../src/warehouse/embedded.js';
 
 declare module 'vitest' {
@@ -33,6 +35,21 @@ async function containerRuntimeAnswers(): Promise<boolean> {
   });
 }
 
+/** Fails the run at once, with one clear line, when the configured server does not answer. */
+async function assertAnswers(url: string, variable: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000 });
+  try {
+    await client.connect();
+    await client.query('select 1');
+  } catch (error) {
+    throw new Error(
+      `${variable}=${redactUrl(url)} does not answer (${(error as Error).message}); start that Postgres, or unset ${variable} to let the tests start their own`,
+    );
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
 /**
  * Finds the Postgres server for the whole test run: TEST_DATABASE_URL (or DATABASE_URL) when set;
  * else a testcontainers PostgreSQL when a container engine answers; else an embedded Postgres.
@@ -40,6 +57,7 @@ async function containerRuntimeAnswers(): Promise<boolean> {
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const fromEnv = process.env.TEST_DATABASE_URL || process.env.DATABASE_URL;
   if (fromEnv) {
+    await assertAnswers(fromEnv, process.env.TEST_DATABASE_URL ? 'TEST_DATABASE_URL' : 'DATABASE_URL');
     project.provide('adminDatabaseUrl', fromEnv);
     project.provide('databaseOrigin', 'env');
     return async () => {};

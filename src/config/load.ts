@@ -221,7 +221,7 @@ function collectSecrets(value: unknown, underSecret: boolean, out: string[]): vo
 }
 
 function urlPasswords(text: string): string[] {
-  const match = /^[a-z][a-z0-9+.-]*:\/\/[^:/@\s]*:([^@/\s]+)@/i.exec(text);
+  const match = /^[a-z][a-z0-9+.-]*:\/\/[^:/@\s]*:([^/?#\s]+)@/i.exec(text);
   if (!match) return [];
   try {
     return [match[1], decodeURIComponent(match[1])];

@@ -11,9 +11,13 @@ export const REDACT_PATHS = [
   'source.password',
 ];
 
-/** Hides the password of a URL (`postgres://user:secret@host` → `postgres://user:***@host`). */
+/**
+ * Hides the password of a URL (`postgres://user:secret@host` → `postgres://user:***@host`).
+ * The user information ends at the last `@` before the path, as URL parsers read it, so a
+ * password holding a raw `@` is hidden whole.
+ */
 export function redactUrl(value: string): string {
-  return value.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@\s]*):[^@/\s]*@/i, '$1:***@');
+  return value.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@\s]*):[^/?#\s]*@/i, '$1:***@');
 }
 
 /**

@@ -273,6 +273,11 @@ describe('the password is never printed', () => {
     ]);
   });
 
+  it('hides the whole password of a database URL, even one with a raw @', () => {
+    const problems = problemsOf(() => loadOfflineConfig({ cwd: inFolder({}), env: { DATABASE_URL: 'mysql://wh:p@ss-w0rd@127.0.0.1:3306/wh' } }));
+    expect(problems).toEqual(['DATABASE_URL: "mysql://wh:***@127.0.0.1:3306/wh" is not a Postgres URL; expected postgres://user@host:5432/database']);
+  });
+
   it('hides a password that broken YAML would quote', () => {
     const cwd = inFolder({ 'config/propsync.yaml': `source:\n  password: ${SECRET}\n   url: [\n` });
     const [problem] = problemsOf(() => load({ cwd, env: FULL_ENV }));

@@ -208,7 +208,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       job_name text,
       job_phase_id bigint,
       job_phase_name text,
-      cost_code_id bigint,
+      cost_code_id text,
       cost_code_name text,
       ${SYNC_COLUMNS}
     )`.execute(db);

@@ -26,19 +26,9 @@ export function dedupeByKey(spec: TableSpec, rows: readonly LoadRow[]): LoadRow[
   return [...byKey.values()];
 }
 
-function columnArray(rows: readonly LoadRow[], column: string): (string | null)[] {
-  return rows.map((row) => {
-    const value = column === 'raw' ? row.raw : row[column];
-    if (value === null || value === undefined) return null;
-    if (column === 'raw' || (typeof value === 'object' && !(value instanceof Date))) return JSON.stringify(value);
-    if (value instanceof Date) return value.toISOString();
-    return String(value);
-  });
-}
-
 /**
- * Set-based upsert of one table's rows: one statement whatever the number of rows, arrays
- * passed as parameters and `unnest`ed, `INSERT ... ON CONFLICT DO UPDATE ... WHERE` the row
+ * Set-based upsert of one table's rows: one statement whatever the number of rows, the rows
+ * passed as one JSON parameter and read with `json_to_recordset`, `INSERT ... ON CONFLICT DO UPDATE ... WHERE` the row
  * differs, so a row whose content did not change is not written at all (no new row version).
  * A row seen again after being marked deleted is revived. `last_synced_at`/`last_run_id` move
  * only on rows actually written.
@@ -46,24 +36,20 @@ function columnArray(rows: readonly LoadRow[], column: string): (string | null)[
 export async function upsertRows(db: Kysely<any>, spec: TableSpec, rows: readonly LoadRow[], runId: number): Promise<UpsertCounts> {
   const unique = dedupeByKey(spec, rows);
   if (unique.length === 0) return { inserted: 0, updated: 0, unchanged: 0 };
-  const columns = Object.keys(spec.columns);
-  const all = [...columns, 'raw'];
-  const arrays = all.map((column) => sql`${columnArray(unique, column)}::text[]`);
-  const aliases = sql.join(all.map((column) => ident(column)));
-  const casts = sql.join(
-    all.map((column) => sql`i.${ident(column)}::${sql.raw(column === 'raw' ? 'jsonb' : spec.columns[column])}`),
-  );
+  const all = [...Object.keys(spec.columns), 'raw'];
+  const definitions = sql.join(all.map((column) => sql`${ident(column)} ${sql.raw(column === 'raw' ? 'jsonb' : spec.columns[column])}`));
+  const names = sql.join(all.map((column) => ident(column)));
   const table = sql.table(spec.name);
   const updatable = all.filter((column) => !spec.key.includes(column));
   const assignments = sql.join(updatable.map((column) => sql`${ident(column)} = excluded.${ident(column)}`));
   const current = sql.join([...updatable, 'deleted_at'].map((column) => sql`${sql.raw(spec.name)}.${ident(column)}`));
   const incoming = sql.join([...updatable, 'deleted_at'].map((column) => sql`excluded.${ident(column)}`));
+  // The batch travels as one JSON document (serialized natively, parsed by Postgres into typed
+  // columns), which is several times cheaper than one array parameter per column.
   const result = await sql<{ inserted: number; updated: number }>`
-    with input as (
-      select * from unnest(${sql.join(arrays)}) as i(${aliases})
-    ), written as (
-      insert into ${table} (${aliases}, last_run_id)
-      select ${casts}, ${runId}::bigint from input i
+    with written as (
+      insert into ${table} (${names}, last_run_id)
+      select ${names}, ${runId}::bigint from json_to_recordset(${JSON.stringify(unique)}::json) as i(${definitions})
       on conflict (${sql.join(spec.key.map(ident))}) do update set
         ${assignments}, deleted_at = null, last_synced_at = now(), last_run_id = excluded.last_run_id
       where (${current}) is distinct from (${incoming})

@@ -223,7 +223,7 @@ export const INVOICE_LINE_ITEMS = spec({
     job_name: 'text',
     job_phase_id: 'bigint',
     job_phase_name: 'text',
-    cost_code_id: 'bigint',
+    cost_code_id: 'text',
     cost_code_name: 'text',
   },
 });

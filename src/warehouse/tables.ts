@@ -184,7 +184,7 @@ export interface InvoiceLineItemsTable extends SyncColumns {
   job_name: string | null;
   job_phase_id: number | null;
   job_phase_name: string | null;
-  cost_code_id: number | null;
+  cost_code_id: string | null;
   cost_code_name: string | null;
 }
 

@@ -89,7 +89,7 @@ function lineItemRow(item: Tree, invoiceId: number): LoadRow {
     job_name: asText(item.jobName, 'lineItem.jobName'),
     job_phase_id: asId(item.jobPhaseId, 'lineItem.jobPhaseId'),
     job_phase_name: asText(item.jobPhaseName, 'lineItem.jobPhaseName'),
-    cost_code_id: asId(item.costCodeId, 'lineItem.costCodeId'),
+    cost_code_id: asText(item.costCodeId, 'lineItem.costCodeId'),
     cost_code_name: asText(item.costCodeName, 'lineItem.costCodeName'),
     raw: item,
   };

@@ -14,6 +14,8 @@
  * Fields whose names start with `_` are the simulator's own bookkeeping, never rendered.
  */
 
+import type { InvoicePlan, LeasePlan, SimWorld } from './world.js';
+
 /** A day as `YYYY-MM-DD`, in America/Denver. */
 export type IsoDay = string;
 
@@ -148,6 +150,8 @@ export interface SimLease {
   _leaseEnd?: IsoDay;
   _applicationId: number;
   _customerIds: number[];
+  /** The simulator's plan (next events, ledger cursor); set on generated leases, never rendered. */
+  _plan?: LeasePlan;
 }
 
 export interface SimInvoicePayment {
@@ -215,6 +219,8 @@ export interface SimInvoice {
   /** Days (IsoDay) on which a payment was applied / voided, for the paidInvoice and voidedPayment windows. */
   _paidDays: IsoDay[];
   _voidedDays: IsoDay[];
+  /** The simulator's plan (payments, void, hold, export); set on generated invoices, never rendered. */
+  _plan?: InvoicePlan;
 }
 
 /** The whole data set: what the server serves and `advance` changes. */
@@ -228,4 +234,6 @@ export interface SimDataset {
   leases: SimLease[];
   /** Sorted by `_id` ascending; new invoices get higher ids. */
   invoices: SimInvoice[];
+  /** Id counters, vendors and per-property settings that `advanceDataset` continues from. */
+  _world?: SimWorld;
 }

@@ -1,0 +1,146 @@
+/**
+ * The working state of one simulation run (generation or advance): the data set, its world,
+ * per-property indexes rebuilt from the records, and the tally of changes. Indexes are never
+ * stored in the data set; `buildContext` derives them, so a run can start from any data set
+ * that `generateDataset` or `advanceDataset` left behind.
+ */
+import { dayFromIso } from './calendar.js';
+import { LEASE_STATUS, type SimDataset, type SimInvoice, type SimLease, type SimProperty, type SimUnit } from './model.js';
+import type { IdCounters, SimWorld, WorldProperty } from './world.js';
+
+/** Kinds of change one run makes, counted. */
+export const CHANGE_KINDS = [
+  'applications',
+  'approvals',
+  'cancellations',
+  'moveIns',
+  'notices',
+  'moveOuts',
+  'renewals',
+  'monthToMonth',
+  'transfers',
+  'modifications',
+  'arTransactions',
+  'arTemporaryRemoved',
+  'payments',
+  'lateFees',
+  'reversals',
+  'concessions',
+  'depositRefunds',
+  'writeOffs',
+  'invoicesCreated',
+  'invoicesBackdated',
+  'customerRefunds',
+  'invoicePayments',
+  'paymentsVoided',
+  'invoicesExported',
+  'holdsReleased',
+] as const;
+/** One kind of change. */
+export type ChangeKind = (typeof CHANGE_KINDS)[number];
+/** Counts of changes by kind. */
+export type ChangeSummary = Record<ChangeKind, number>;
+
+/** A summary with every count at zero. */
+export function emptySummary(): ChangeSummary {
+  const s = {} as ChangeSummary;
+  for (const k of CHANGE_KINDS) s[k] = 0;
+  return s;
+}
+
+/** Per-property indexes of a run. */
+export interface PropertyRuntime {
+  index: number;
+  property: SimProperty;
+  info: WorldProperty;
+  /** Every unit, buildings flattened in order (other-income spaces last). */
+  units: SimUnit[];
+  otherIncome: boolean[];
+  /** Per unit: its leases in status Applicant, Future, Current or Notice. */
+  unitLeases: SimLease[][];
+  /** Leases with something still to happen, in id order. */
+  live: SimLease[];
+  /** Invoices with a payment, void, hold release or export still to happen, in id order. */
+  openInvoices: SimInvoice[];
+  /** Epoch day from which the property is active. */
+  openDay: number;
+}
+
+/** Everything a run works on. */
+export interface SimContext {
+  seed: number;
+  dataset: SimDataset;
+  world: SimWorld;
+  ids: IdCounters;
+  runtimes: PropertyRuntime[];
+  byPropertyId: Map<number, PropertyRuntime>;
+  summary: ChangeSummary;
+}
+
+/** Takes the next id of a kind. */
+export function nextId(ctx: SimContext, kind: keyof IdCounters): number {
+  return ctx.ids[kind]++;
+}
+
+const ACTIVE: ReadonlySet<number> = new Set([LEASE_STATUS.Applicant, LEASE_STATUS.Future, LEASE_STATUS.Current, LEASE_STATUS.Notice]);
+
+/** True when a lease's plan has an event on or after `fromDay`. */
+export function leaseHasPending(lease: SimLease, fromDay: number): boolean {
+  if (ACTIVE.has(lease._status)) return true;
+  const p = lease._plan;
+  if (!p || lease._status === LEASE_STATUS.Cancelled) return false;
+  return p.finalChargesDay >= fromDay || p.refundDay >= fromDay || p.writeOffDay >= fromDay || p.payDay >= fromDay;
+}
+
+/** True when an invoice's plan has an event on or after `fromDay`. */
+export function invoiceHasPending(invoice: SimInvoice, fromDay: number): boolean {
+  const p = invoice._plan;
+  if (!p) return false;
+  return p.payDay >= fromDay || p.secondPayDay >= fromDay || p.voidDay >= fromDay || p.holdUntil >= fromDay || p.exportDay >= fromDay;
+}
+
+/** Builds the run's indexes from a data set that carries its world. */
+export function buildContext(dataset: SimDataset): SimContext {
+  const world = dataset._world;
+  if (!world) throw new Error('this data set has no _world: only data sets made by generateDataset (or advanced from one) can be advanced');
+  const runtimes: PropertyRuntime[] = [];
+  const byPropertyId = new Map<number, PropertyRuntime>();
+  dataset.properties.forEach((property, index) => {
+    const info = world.properties[index];
+    if (!info || info.propertyId !== property.PropertyID) throw new Error(`world and properties disagree at index ${index}`);
+    const units: SimUnit[] = [];
+    const otherIncome: boolean[] = [];
+    for (const b of property._buildings) {
+      for (const u of b.units) {
+        units.push(u);
+        otherIncome.push(b.name === 'Parking' || b.name === 'Storage');
+      }
+    }
+    const rt: PropertyRuntime = {
+      index,
+      property,
+      info,
+      units,
+      otherIncome,
+      unitLeases: units.map(() => []),
+      live: [],
+      openInvoices: [],
+      openDay: info.openDay,
+    };
+    runtimes.push(rt);
+    byPropertyId.set(property.PropertyID, rt);
+  });
+  const fromDay = dayFromIso(dataset.today) + 1;
+  for (const lease of dataset.leases) {
+    const rt = byPropertyId.get(lease._propertyId);
+    if (!rt || !lease._plan) continue;
+    if (ACTIVE.has(lease._status)) rt.unitLeases[lease._plan.unit].push(lease);
+    if (leaseHasPending(lease, fromDay)) rt.live.push(lease);
+  }
+  for (const invoice of dataset.invoices) {
+    if (!invoiceHasPending(invoice, fromDay)) continue;
+    const rt = byPropertyId.get(invoice._propertyIds[0]);
+    if (rt) rt.openInvoices.push(invoice);
+  }
+  return { seed: dataset.seed, dataset, world, ids: world.ids, runtimes, byPropertyId, summary: emptySummary() };
+}

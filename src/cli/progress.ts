@@ -6,16 +6,23 @@ import type { SyncObserver } from '../sync/types.js';
 /** `bars`: a progress bar per stream on a terminal; `log`: a pino line per stream every `intervalMs`. */
 export type ProgressMode = 'bars' | 'log';
 
-export interface ProgressOptions {
-  mode: ProgressMode;
-  logger: Logger;
-  /** Period of the `log` mode's lines; default 10 s. */
-  intervalMs?: number;
-  /** Where bars are drawn; default stderr. */
-  output?: NodeJS.WritableStream;
-  /** Text before each bar, e.g. `[demo] `. */
-  label?: string;
-}
+/** Bars need a terminal to draw on; log lines need the command's logger. */
+export type ProgressOptions =
+  | {
+      mode: 'bars';
+      /** Where bars are drawn; default stderr. */
+      output?: NodeJS.WritableStream;
+      /** Text before each bar, e.g. `[demo] `. */
+      label?: string;
+    }
+  | {
+      mode: 'log';
+      logger: Logger;
+      /** Period of the lines; default 10 s. */
+      intervalMs?: number;
+      /** Where the sink writes; default stderr. */
+      output?: NodeJS.WritableStream;
+    };
 
 /** A run's progress display, driven by the engine's observer events. */
 export interface Progress {
@@ -64,7 +71,7 @@ export function progressModeFor(stream: { isTTY?: boolean } = process.stderr): P
 /** Creates the progress display of a command; one instance can follow several runs in turn. */
 export function createProgress(options: ProgressOptions): Progress {
   const output = options.output ?? process.stderr;
-  const label = options.label ?? '';
+  const label = options.mode === 'bars' ? (options.label ?? '') : '';
   const streams = new Map<string, StreamProgress>();
   let runId: number | undefined;
   let multibar: cliProgress.MultiBar | undefined;
@@ -91,11 +98,11 @@ export function createProgress(options: ProgressOptions): Progress {
     bar.update(progress.done, payload(stream, progress));
   };
 
-  const logLines = () => {
+  const logLines = (logger: Logger) => {
     const now = Date.now();
     for (const [stream, progress] of streams) {
       const { recordsPerSecond, etaSeconds } = rateAndEta(progress, now);
-      options.logger.info(
+      logger.info(
         { runId, stream, workUnits: progress.done, workUnitsTotal: progress.total, failed: progress.failed, records: progress.records, calls: progress.calls, recordsPerSecond: Math.round(recordsPerSecond), etaSeconds },
         `progress ${stream}: ${progress.done}/${progress.total} work units, ${progress.records} records, ${progress.calls} calls`,
       );
@@ -133,8 +140,9 @@ export function createProgress(options: ProgressOptions): Progress {
         );
         for (const [stream, progress] of streams) bars.set(stream, multibar.create(Math.max(progress.total, 1), 0, payload(stream, progress)));
       } else {
-        options.logger.info({ runId, workUnits: event.workUnits, byStream: event.byStream }, `run ${event.runId} planned ${event.workUnits} work units`);
-        timer = setInterval(logLines, options.intervalMs ?? 10_000);
+        const { logger } = options;
+        logger.info({ runId, workUnits: event.workUnits, byStream: event.byStream }, `run ${event.runId} planned ${event.workUnits} work units`);
+        timer = setInterval(() => logLines(logger), options.intervalMs ?? 10_000);
         timer.unref();
       }
     },

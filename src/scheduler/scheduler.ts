@@ -22,6 +22,11 @@ export interface SchedulerOptions {
   streams?: StreamName[];
   /** Extra observer of every run (besides the metrics). */
   observer?: SyncObserver;
+  /**
+   * Asked under the lock before each run: a reason to skip this run (logged), or null to go on.
+   * `propsync schedule` checks there the day's call budget, spent by every process.
+   */
+  beforeRun?: (stream: StreamName) => Promise<string | null>;
 }
 
 /** What `/healthz` says of one scheduled stream. */
@@ -73,6 +78,12 @@ export function startScheduler(options: SchedulerOptions): Scheduler {
     metrics.setRunning(stream, true);
     try {
       const outcome = await withStreamLock(config.database.url, stream, async (lock) => {
+        const reason = await options.beforeRun?.(stream);
+        if (reason) {
+          logger.warn({ event: 'run_skipped', reason }, `skipped this run: ${reason}`);
+          state.lastSkipped = new Date().toISOString();
+          return null;
+        }
         logger.info({ event: 'run_starting' }, `scheduled run of ${stream} starting`);
         return run(
           { kind: 'sync', streams: [stream] },
@@ -93,6 +104,7 @@ export function startScheduler(options: SchedulerOptions): Scheduler {
         return;
       }
       const summary = outcome.value;
+      if (!summary) return;
       state.lastRun = { runId: summary.runId, status: summary.status, finishedAt: new Date().toISOString() };
     } catch (error) {
       logger.error({ event: 'run_error', err: (error as Error).message }, `scheduled run of ${stream} failed: ${(error as Error).message}; the next run tries again`);

@@ -6,7 +6,10 @@ import { SOURCE_TABLES } from '../warehouse/tables.js';
 /** The time zone of the source's day, the call budget's day included. */
 export const SOURCE_TIME_ZONE = 'America/Denver';
 
-/** One run, as `status` shows it. */
+/**
+ * One run, as `status` shows it. Under a stream, the counters are the stream's share of the
+ * run (its work units) when the run covered several streams.
+ */
 export interface RunInfo {
   runId: number;
   kind: string;
@@ -202,16 +205,54 @@ const RUN_COLUMNS = [
   'error',
 ] as const;
 
-/** The latest finished run that covered `stream` (only successful ones when `succeeded`). */
+/**
+ * The latest finished run that covered `stream` (only successful ones when `succeeded`), its
+ * counters narrowed to the stream's own work units when the run covered several streams.
+ */
 export async function lastRun(db: Db, stream: string, succeeded: boolean): Promise<RunInfo | null> {
   let query = db
     .selectFrom('sync_runs')
-    .select(RUN_COLUMNS)
+    .select([...RUN_COLUMNS, 'streams'])
     .where(sql<boolean>`${stream} = any(streams)`)
     .where('status', '!=', 'running');
   if (succeeded) query = query.where('status', '=', 'succeeded');
   const row = await query.orderBy('run_id', 'desc').limit(1).executeTakeFirst();
-  return row ? runInfo(row) : null;
+  if (!row) return null;
+  const info = runInfo(row);
+  return row.streams.length > 1 ? { ...info, ...(await streamShare(db, row.run_id, stream)) } : info;
+}
+
+/** A stream's share of a run's counters, from its work units. */
+async function streamShare(db: Db, runId: number, stream: string): Promise<Pick<RunInfo, 'workUnits' | 'records' | 'rowsInserted' | 'rowsUpdated' | 'quarantined' | 'calls'>> {
+  const { rows } = await sql<{ total: number; done: number; failed: number; records: number; rows_inserted: number; rows_updated: number; quarantined: number; calls: number }>`
+    select count(*)::int as total,
+           count(*) filter (where status in ('done', 'skipped'))::int as done,
+           count(*) filter (where status = 'failed')::int as failed,
+           coalesce(sum(records), 0)::int as records,
+           coalesce(sum(rows_inserted), 0)::int as rows_inserted,
+           coalesce(sum(rows_updated), 0)::int as rows_updated,
+           coalesce(sum(quarantined), 0)::int as quarantined,
+           coalesce(sum(calls), 0)::int as calls
+      from sync_work_units where run_id = ${runId} and stream = ${stream}`.execute(db);
+  const row = rows[0];
+  return {
+    workUnits: { total: row.total, done: row.done, failed: row.failed },
+    records: row.records,
+    rowsInserted: row.rows_inserted,
+    rowsUpdated: row.rows_updated,
+    quarantined: row.quarantined,
+    calls: row.calls,
+  };
+}
+
+/** When the last successful run of each stream ended (for the scheduler's metrics at start). */
+export async function lastSuccessByStream(db: Db): Promise<{ stream: string; at: Date }[]> {
+  const { rows } = await sql<{ stream: string; at: Date }>`
+    select s.stream, max(r.finished_at) as at
+      from sync_runs r cross join unnest(r.streams) as s(stream)
+     where r.status = 'succeeded' and r.finished_at is not null
+     group by s.stream`.execute(db);
+  return rows;
 }
 
 /** Runs of `stream` still marked running (in progress, or ended by a crash before they could say so). */

@@ -43,8 +43,7 @@ describe('progress', () => {
 
   it('draws a bar per stream and prints log lines above the bars', () => {
     const out = capture();
-    const logger = createLogger({ destination: out.stream, level: 'info' });
-    const progress = createProgress({ mode: 'bars', logger, output: out.stream, label: '[demo] ' });
+    const progress = createProgress({ mode: 'bars', output: out.stream, label: '[demo] ' });
     drive(progress.observer);
     progress.sink.write('a log line\n');
     progress.observer.onRunEnd?.({} as never);

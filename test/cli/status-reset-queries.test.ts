@@ -48,6 +48,8 @@ describe('status queries', () => {
     const leases = report.streams.find((stream) => stream.stream === 'leases')!;
     expect(leases.lastRun).toMatchObject({ runId: run.run_id, status: 'partial', workUnits: { total: 2, done: 1, failed: 1 }, quarantined: 1, error: 'boom' });
     expect(leases.lastSuccess?.runId).toBe(old.run_id);
+    // the old run covered both streams: under leases it counts the leases work units only
+    expect(leases.lastSuccess).toMatchObject({ calls: 250, workUnits: { total: 1, done: 1, failed: 0 } });
     expect(leases.callsToday).toBe(10);
     expect(leases.openQuarantine).toBe(1);
     expect(leases.scopes.map((scope) => scope.scope)).toEqual(['100', '200']);
@@ -55,7 +57,7 @@ describe('status queries', () => {
     expect(leases.scopes[0].lastWorkUnit).toMatchObject({ runId: run.run_id, status: 'done' });
     expect(leases.scopes[1].lastWorkUnit).toMatchObject({ status: 'failed', error: 'HTTP 500' });
     const invoices = report.streams.find((stream) => stream.stream === 'invoices')!;
-    expect(invoices.lastRun?.runId).toBe(old.run_id);
+    expect(invoices.lastRun).toMatchObject({ runId: old.run_id, calls: 0, workUnits: { total: 0, done: 0, failed: 0 } });
     expect(invoices.scopes.map((scope) => scope.propertyIds)).toEqual([['100', '200'], ['300']]);
     expect(report.tables.find((table) => table.table === 'leases')).toEqual({ table: 'leases', rows: 2, deleted: 1 });
     expect(report.tables).toHaveLength(11);

@@ -1,0 +1,83 @@
+import { createInterface } from 'node:readline/promises';
+import type { Command } from 'commander';
+import type { StreamName } from '../../config/schema.js';
+import { describeHolder, withStreamLock } from '../../scheduler/lock.js';
+import { cursorsToReset, resetCursors, type ResetCursor } from '../../sync/reset.js';
+import { isTerminal, offlineConfigFor, openWarehouse, requireMigrated } from '../context.js';
+import { CliError, EXIT, type ExitCode } from '../exit-codes.js';
+import { parseProperty, parseStream } from '../options.js';
+import { formatTable } from '../table.js';
+
+interface ResetOptions {
+  stream: StreamName;
+  property?: string;
+  yes?: boolean;
+}
+
+/** `propsync reset --stream S [--property ID] [--yes]`: forgets cursors so that the next sync re-reads. */
+export function registerReset(program: Command, done: (code: ExitCode) => void): void {
+  program
+    .command('reset')
+    .description("forget a stream's cursors (all, or one property's) so that the next sync reads them again from the start")
+    .requiredOption('--stream <name>', 'the stream: leases or invoices', parseStream)
+    .option('--property <id>', "only the cursors covering this property (for invoices: its property group's)", parseProperty)
+    .option('-y, --yes', 'do not ask for confirmation (required when not on a terminal)')
+    .addHelpText(
+      'after',
+      [
+        '',
+        'The next sync plans the forgotten scopes as on a first run: every record is read again and',
+        'upserted (unchanged rows are not rewritten). Rows, run history and backfill chunks are kept.',
+        'Invoice cursors belong to property groups, so --property resets the whole group it is in.',
+        'Waits for nothing: when a run of the stream is in progress, reset refuses (exit 1).',
+        '',
+        'Examples:',
+        '  $ propsync reset --stream leases --property 100001',
+        '  $ propsync reset --stream invoices --yes',
+        '',
+      ].join('\n'),
+    )
+    .action(async (options: ResetOptions, command: Command) => {
+      const config = offlineConfigFor(command);
+      const interactive = isTerminal(process.stdin) && isTerminal(process.stderr);
+      if (!options.yes && !interactive) throw new CliError('reset forgets cursors and asks for confirmation; not on a terminal, pass --yes to confirm', EXIT.usage);
+      const db = await openWarehouse(config.database.url, { maxConnections: 1 });
+      try {
+        await requireMigrated(db);
+        const selection = { stream: options.stream, propertyId: options.property };
+        const what = `${options.stream}${options.property ? ` for property ${options.property}` : ''}`;
+        const planned = await cursorsToReset(db, selection);
+        if (planned.length === 0) {
+          process.stdout.write(`no cursors of ${what}; nothing to reset\n`);
+          return done(EXIT.ok);
+        }
+        if (!options.yes) {
+          process.stderr.write(`${cursorLines(planned).join('\n')}\n`);
+          if (!(await confirm(`Forget these ${planned.length} cursor(s) of ${what}? The next sync re-reads them from the start. [y/N] `))) {
+            process.stdout.write('nothing reset\n');
+            return done(EXIT.ok);
+          }
+        }
+        const outcome = await withStreamLock(config.database.url, options.stream, () => resetCursors(db, selection));
+        if (!outcome.acquired) throw new CliError(`${describeHolder(options.stream, outcome.holder)}; reset it once that run has ended`, EXIT.workFailed);
+        process.stdout.write(`forgot ${outcome.value.length} cursor(s) of ${what}:\n${cursorLines(outcome.value).join('\n')}\n`);
+        process.stdout.write(`the next \`propsync sync --stream ${options.stream}\` reads ${options.property ? 'that scope' : 'every scope'} from the start\n`);
+        done(EXIT.ok);
+      } finally {
+        await db.destroy();
+      }
+    });
+}
+
+function cursorLines(cursors: ResetCursor[]): string[] {
+  return formatTable(['scope', 'cursor', 'value'], cursors.map((cursor) => [cursor.scope, cursor.cursor, cursor.value]), '  ');
+}
+
+async function confirm(question: string): Promise<boolean> {
+  const prompt = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return /^(y|yes)$/i.test((await prompt.question(question)).trim());
+  } finally {
+    prompt.close();
+  }
+}

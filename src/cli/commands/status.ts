@@ -1,0 +1,102 @@
+import { InvalidArgumentError, type Command } from 'commander';
+import { configSchema } from '../../config/schema.js';
+import { redactUrl } from '../../log/redact.js';
+import { readStatus, type RunInfo, type StatusReport, type StreamStatus } from '../../sync/status.js';
+import { offlineConfigFor, openWarehouse, requireMigrated } from '../context.js';
+import { EXIT, type ExitCode } from '../exit-codes.js';
+import { formatDuration } from '../run-summary.js';
+import { formatTable } from '../table.js';
+
+/** `propsync status [--json]`: what the warehouse knows of its syncs, read without calling the source. */
+export function registerStatus(program: Command, done: (code: ExitCode) => void): void {
+  program
+    .command('status')
+    .description('show cursors, last runs, rows per table, calls spent today and open quarantine entries')
+    .option('--json', 'print one JSON document instead of tables (for scripts and monitoring)')
+    .option('--quarantine-limit <n>', 'open quarantine entries listed, newest first', parseCount, 20)
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Reads the warehouse only; makes no call to the source. Calls today are counted from the run',
+        'history since midnight in America/Denver (the source\'s day), against source.dailyCallBudget.',
+        '',
+        'Examples:',
+        '  $ propsync status',
+        '  $ propsync status --json | jq \'.streams[] | {stream, lastRun: .lastRun.status}\'',
+        '  $ propsync status --json | jq .budget',
+        '',
+      ].join('\n'),
+    )
+    .action(async (options: { json?: boolean; quarantineLimit: number }, command: Command) => {
+      const config = offlineConfigFor(command);
+      const dailyCallBudget = config.source?.dailyCallBudget ?? configSchema.shape.source.shape.dailyCallBudget.parse(undefined);
+      const db = await openWarehouse(config.database.url, { maxConnections: 1 });
+      try {
+        await requireMigrated(db);
+        const report = await readStatus(db, { dailyCallBudget, quarantineLimit: options.quarantineLimit });
+        if (options.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+        else process.stdout.write(`${statusText(report, redactUrl(config.database.url)).join('\n')}\n`);
+      } finally {
+        await db.destroy();
+      }
+      done(EXIT.ok);
+    });
+}
+
+function parseCount(value: string): number {
+  if (!/^\d+$/.test(value)) throw new InvalidArgumentError('expected a whole number such as 20');
+  return Number(value);
+}
+
+function runLine(label: string, run: RunInfo | null): string {
+  if (!run) return `  ${label}: none`;
+  const duration = run.durationMs === null ? 'still running or ended by a crash' : formatDuration(run.durationMs);
+  const quarantined = run.quarantined ? `, ${run.quarantined} quarantined` : '';
+  return `  ${label}: #${run.runId} ${run.kind} ${run.status} at ${run.startedAt} (${duration}), ${run.workUnits.done}/${run.workUnits.total} work units, ${run.workUnits.failed} failed, ${run.records} records, ${run.calls} calls${quarantined}`;
+}
+
+function streamText(stream: StreamStatus): string[] {
+  const lines = [`${stream.stream}`, runLine('last run', stream.lastRun)];
+  if (stream.lastRun && stream.lastRun.status !== 'succeeded') lines.push(runLine('last success', stream.lastSuccess));
+  if (stream.lastRun?.error) lines.push(...stream.lastRun.error.split('\n').slice(0, 5).map((line) => `    ${line}`));
+  for (const run of stream.running) lines.push(`  marked running: #${run.runId} ${run.kind} since ${run.startedAt}`);
+  lines.push(`  calls today: ${stream.callsToday}; open quarantine entries: ${stream.openQuarantine}`);
+  if (stream.scopes.length === 0) {
+    lines.push('  no cursors yet: the next sync reads everything, as a first run');
+    return lines;
+  }
+  const cursorNames = [...new Set(stream.scopes.flatMap((scope) => scope.cursors.map((cursor) => cursor.cursor)))].sort();
+  const rows = stream.scopes.map((scope) => {
+    const unit = scope.lastWorkUnit;
+    return [
+      scope.propertyIds.length > 3 ? `${scope.propertyIds.slice(0, 3).join(',')},… (${scope.propertyIds.length})` : scope.scope,
+      ...cursorNames.map((name) => scope.cursors.find((cursor) => cursor.cursor === name)?.value ?? null),
+      unit ? `#${unit.runId} ${unit.status}${unit.error ? `: ${unit.error.split('\n')[0].slice(0, 60)}` : ''}` : null,
+    ];
+  });
+  lines.push(...formatTable([stream.stream === 'leases' ? 'property' : 'properties', ...cursorNames, 'last work unit'], rows, '  '));
+  return lines;
+}
+
+/** The human-readable form of a status report. */
+export function statusText(report: StatusReport, warehouse: string): string[] {
+  const lines = [
+    `warehouse ${warehouse}; today ${report.today} (America/Denver)`,
+    `calls today: ${report.budget.callsToday} of ${report.budget.dailyCallBudget} (${report.budget.left} left)`,
+    '',
+  ];
+  for (const stream of report.streams) lines.push(...streamText(stream), '');
+  lines.push('rows', ...formatTable(['table', { header: 'rows', align: 'right' }, { header: 'deleted', align: 'right' }], report.tables.map((table) => [table.table, table.rows, table.deleted]), '  '), '');
+  lines.push(`open quarantine entries: ${report.quarantine.open}${report.quarantine.open > report.quarantine.entries.length ? ` (newest ${report.quarantine.entries.length} shown)` : ''}`);
+  if (report.quarantine.entries.length) {
+    lines.push(
+      ...formatTable(
+        ['id', 'stream', 'entity', 'record', 'property', 'run', 'reason'],
+        report.quarantine.entries.map((entry) => [entry.quarantineId, entry.stream, entry.entity, entry.recordKey, entry.propertyId, entry.runId, entry.reason]),
+        '  ',
+      ),
+    );
+  }
+  return lines;
+}

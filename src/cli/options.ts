@@ -1,0 +1,41 @@
+import { InvalidArgumentError } from 'commander';
+import { CHUNK_SIZES, STREAM_NAMES, type ChunkSize, type StreamName } from '../config/schema.js';
+
+/** `--stream NAME`, repeatable: collects known stream names, rejecting others (exit 2). */
+export function collectStream(value: string, previous: StreamName[] = []): StreamName[] {
+  if (!(STREAM_NAMES as readonly string[]).includes(value)) throw new InvalidArgumentError(`unknown stream '${value}'; expected ${STREAM_NAMES.join(' or ')}`);
+  return previous.includes(value as StreamName) ? previous : [...previous, value as StreamName];
+}
+
+/** `--stream NAME`, once: a known stream name. */
+export function parseStream(value: string): StreamName {
+  return collectStream(value)[0];
+}
+
+/** `--property ID`, repeatable: numeric property ids, also accepted comma-separated. */
+export function collectProperty(value: string, previous: string[] = []): string[] {
+  const ids = value.split(',').map((part) => part.trim()).filter(Boolean);
+  for (const id of ids) if (!/^\d{1,15}$/.test(id)) throw new InvalidArgumentError(`'${id}' is not a property id; expected digits such as 100001`);
+  return [...new Set([...previous, ...ids])];
+}
+
+/** `--property ID`, once. */
+export function parseProperty(value: string): string {
+  const ids = collectProperty(value);
+  if (ids.length !== 1) throw new InvalidArgumentError('expected one property id');
+  return ids[0];
+}
+
+/** A calendar day `YYYY-MM-DD` that exists (not 2024-02-30). */
+export function parseDay(value: string): string {
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
+  const date = match ? new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3]))) : null;
+  if (!match || !date || date.toISOString().slice(0, 10) !== value) throw new InvalidArgumentError(`'${value}' is not a date; expected YYYY-MM-DD such as 2021-01-31`);
+  return value;
+}
+
+/** `--chunk 1m|3m|1y`. */
+export function parseChunk(value: string): ChunkSize {
+  if (!(CHUNK_SIZES as readonly string[]).includes(value)) throw new InvalidArgumentError(`'${value}' is not a chunk size; expected ${CHUNK_SIZES.join(', ')}`);
+  return value as ChunkSize;
+}

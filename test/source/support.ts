@@ -1,0 +1,143 @@
+/**
+ * Helpers of the source client's integration tests: a simulator over real HTTP, a client
+ * configuration pointing at it, a captured logger, and a tiny proxy that can strip headers.
+ */
+import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
+import { configSchema, type SourceConfig } from '../../src/config/schema.js';
+import { createLogger, type Logger } from '../../src/log/logger.js';
+import { startSimulator, type AdvanceSummary, type Simulator, type SimulatorOptions } from '../../src/simulator/index.js';
+import { createSourceClient, type SourceClientOptions } from '../../src/source/index.js';
+import type { CallEvent, SourceClient, SourcePage, SourceRequest } from '../../src/source/types.js';
+
+export const USER = 'propsync-test';
+/** A password that must never show up in a log line or an error message. */
+export const PASSWORD = 'pw-Sekr1t-9f3a7c';
+/** The simulator's "today" in every test. */
+export const TODAY = '2024-06-15';
+
+/** Starts a small seeded simulator (rate limits off unless asked for). */
+export function startSim(options: Partial<SimulatorOptions> = {}): Promise<Simulator<AdvanceSummary>> {
+  return startSimulator({ port: 0, scale: 'small', seed: 11, today: TODAY, username: USER, password: PASSWORD, rateLimit: 'off', ...options });
+}
+
+/** The `source` configuration of a client of `url`, with fast retries for tests. */
+export function sourceConfig(url: string, overrides: Partial<SourceConfig> = {}): SourceConfig {
+  const base = configSchema.parse({
+    database: { url: 'postgres://test@localhost/test' },
+    source: { url, username: USER, password: PASSWORD, pageSize: 25, requestTimeoutMs: 5_000 },
+  }).source;
+  return {
+    ...base,
+    retry: { maxAttempts: 5, baseDelayMs: 20, maxDelayMs: 200, maxTotalWaitMs: 10_000 },
+    ...overrides,
+  };
+}
+
+/** A pino logger writing into memory; `text()` is everything logged so far. */
+export function captureLogger(): { logger: Logger; lines: () => Record<string, unknown>[]; text: () => string } {
+  const chunks: string[] = [];
+  const destination = new Writable({
+    write(chunk, _encoding, done) {
+      chunks.push(String(chunk));
+      done();
+    },
+  });
+  const logger = createLogger({ level: 'trace', destination, pretty: false });
+  return {
+    logger,
+    text: () => chunks.join(''),
+    lines: () =>
+      chunks
+        .join('')
+        .split('\n')
+        .filter((line) => line.trim() !== '')
+        .map((line) => JSON.parse(line) as Record<string, unknown>),
+  };
+}
+
+/** A client with its call events recorded. */
+export function clientFor(config: SourceConfig, options: Partial<SourceClientOptions> = {}): { client: SourceClient; events: CallEvent[] } {
+  const events: CallEvent[] = [];
+  const client = createSourceClient({
+    config,
+    ...options,
+    onCall: (event) => {
+      events.push(event);
+      options.onCall?.(event);
+    },
+  });
+  return { client, events };
+}
+
+/** Every page of a request. */
+export async function allPages(client: SourceClient, request: SourceRequest, startPage?: number): Promise<SourcePage[]> {
+  const pages: SourcePage[] = [];
+  for await (const page of client.pages(request, { startPage })) pages.push(page);
+  return pages;
+}
+
+/** The error a promise rejects with (fails the test when it resolves). */
+export async function rejection(promise: Promise<unknown>): Promise<Error> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as Error;
+  }
+  throw new Error('expected a rejection');
+}
+
+/** Calls the simulator served, by status, over all methods. */
+export function callsByStatus(sim: Simulator<AdvanceSummary>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const byStatus of Object.values(sim.stats().calls)) {
+    for (const [status, count] of Object.entries(byStatus)) out[status] = (out[status] ?? 0) + count;
+  }
+  return out;
+}
+
+/** A proxy in front of `target` that can rewrite replies; `url` is its base. */
+export interface Proxy {
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts a proxy to `target` that passes requests through and lets `rewrite` change each
+ * reply's headers and body before it goes back.
+ */
+export async function startProxy(
+  target: string,
+  rewrite: (reply: { status: number; headers: IncomingHttpHeaders; body: Buffer }) => { status: number; headers: IncomingHttpHeaders; body: Buffer },
+): Promise<Proxy> {
+  const upstream = new URL(target);
+  const server: Server = createServer((req, res) => {
+    const forward = httpRequest(
+      { host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers },
+      (reply) => {
+        const chunks: Buffer[] = [];
+        reply.on('data', (chunk: Buffer) => chunks.push(chunk));
+        reply.on('end', () => {
+          const out = rewrite({ status: reply.statusCode ?? 500, headers: { ...reply.headers }, body: Buffer.concat(chunks) });
+          const headers = { ...out.headers, 'content-length': String(out.body.length) };
+          delete headers['transfer-encoding'];
+          res.writeHead(out.status, headers);
+          res.end(out.body);
+        });
+      },
+    );
+    forward.on('error', () => res.destroy());
+    req.pipe(forward);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

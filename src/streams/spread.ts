@@ -12,13 +12,14 @@ export function stableHash(text: string): number {
 
 /**
  * The day the next periodic full refresh of a scope is due: a period after the last one. After
- * the first one (the initial load) each scope adds its own offset of 0 to period-1 days, so a
- * portfolio whose properties were all loaded on the same day spreads its refreshes, and the
- * call budget, evenly over the days of the period.
+ * the initial load, each scope's first refresh falls on its own day of the following period
+ * (1 to `periodDays` days later), so a portfolio whose properties were all loaded on the same
+ * day spreads its refreshes, and the call budget, evenly over the days — and no scope ever waits
+ * longer than one period.
  */
 export function nextFullRefresh(scope: string, today: string, periodDays: number, first: boolean): string {
   if (!first || periodDays <= 1) return addDays(today, periodDays);
-  return addDays(today, periodDays + (stableHash(scope) % periodDays));
+  return addDays(today, 1 + (stableHash(scope) % periodDays));
 }
 
 /** True when a scope's periodic full refresh is due (never done, or its day has come). */

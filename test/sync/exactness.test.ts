@@ -1,0 +1,117 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SimLease } from '../../src/simulator/data/model.js';
+import { startSyncHarness, type SyncHarness } from '../support/sync-harness.js';
+import { expectedTotals, warehouseTotals } from '../support/warehouse-truth.js';
+
+const mdyToIso = (value: unknown) => (typeof value === 'string' && value ? `${value.slice(6, 10)}-${value.slice(0, 2)}-${value.slice(3, 5)}` : null);
+
+async function expectWarehouseEqualsSource(h: SyncHarness) {
+  const expected = expectedTotals(h.sim.dataset);
+  expect(await warehouseTotals(h.warehouse.db, expected)).toEqual(expected);
+}
+
+/** Field-by-field comparison of a spread of leases, their AR, and invoices, with the data set. */
+async function spotCheck(h: SyncHarness) {
+  const leases = h.sim.dataset.leases;
+  const picks: SimLease[] = [0, 0.2, 0.4, 0.6, 0.8, 1].map((at) => leases[Math.min(leases.length - 1, Math.floor(at * leases.length))]);
+  for (const lease of picks) {
+    const row = await h.warehouse.db.selectFrom('leases').selectAll().where('lease_id', '=', Number(lease.id)).executeTakeFirstOrThrow();
+    expect(row).toMatchObject({
+      property_id: Number(lease.propertyId),
+      lease_status_type_id: Number(lease.leaseStatusTypeId),
+      move_in_date: mdyToIso(lease.moveInDate),
+      move_out_date: mdyToIso(lease.moveOutDate),
+      unit_number: lease.unitNumber ?? null,
+      is_month_to_month: lease.isMonthToMonth === 1,
+      current_lease_interval_id: lease.leaseIntervalId,
+      move_out_reason: lease.moveOutReason?.name ?? null,
+      is_other_income: lease.isOtherIncomeLease === 't',
+      deleted_at: null,
+    });
+    const ar = await h.warehouse.db
+      .selectFrom('ar_transactions')
+      .select(['ar_transaction_id', 'amount', 'balance_due', 'post_month', 'is_reversed'])
+      .where('lease_id', '=', Number(lease.id))
+      .where('deleted_at', 'is', null)
+      .orderBy('ar_transaction_id')
+      .execute();
+    const source = [...(lease.arTransactions?.arTransaction ?? [])].sort((a, b) => a.id - b.id);
+    expect(ar.map((t) => [t.ar_transaction_id, Number(t.amount), Number(t.balance_due), t.post_month, t.is_reversed])).toEqual(
+      source.map((t) => [t.id, t.amount + 0, t.balanceDue + 0, mdyToIso(t.postMonth), t.isReversed === 1]),
+    );
+  }
+  const invoices = h.sim.dataset.invoices;
+  for (const invoice of [invoices[0], invoices[Math.floor(invoices.length / 2)], invoices[invoices.length - 1]]) {
+    const row = await h.warehouse.db.selectFrom('invoices').selectAll().where('invoice_id', '=', Number(invoice.id)).executeTakeFirstOrThrow();
+    expect(row).toMatchObject({ invoice_number: invoice.invoiceNumber, amount: invoice.amount, amount_due: invoice.amountDue, post_date: mdyToIso(invoice.postDate), vendor_id: Number(invoice.vendor.id) });
+  }
+}
+
+describe('a full sync, then incremental syncs as the source moves', () => {
+  let h: SyncHarness;
+  let fullCalls = 0;
+  beforeAll(async () => {
+    h = await startSyncHarness({ scale: 'small', seed: 21, today: '2026-05-20' });
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it('loads everything the source has, exactly', async () => {
+    const summary = await h.sync();
+    expect(summary.status).toBe('succeeded');
+    expect(summary.quarantined).toBe(0);
+    fullCalls = summary.calls;
+    await expectWarehouseEqualsSource(h);
+    await spotCheck(h);
+  });
+
+  it('changes nothing on a second sync right after, spending only the incremental plan calls', async () => {
+    const summary = await h.sync();
+    expect(summary).toMatchObject({ status: 'succeeded', rowsInserted: 0, rowsUpdated: 0, rowsDeleted: 0, quarantined: 0 });
+    // One getProperties call, then per property the live set and the recent move-outs, and per
+    // property group the three invoice windows: one page each on this data set.
+    const properties = new Set(h.sim.dataset.leases.map((lease) => lease.propertyId)).size;
+    expect(summary.calls).toBe(1 + 2 * properties + 3);
+    const { rows } = await sql<{ n: number }>`select count(*)::int as n from leases where last_run_id = ${summary.runId}`.execute(h.warehouse.db);
+    expect(rows[0].n).toBe(0);
+  });
+
+  it.each([7, 30])('is equal to the source again after %i days of activity', async (days) => {
+    const changes = h.sim.advance(days);
+    const summary = await h.sync();
+    expect(summary.status).toBe('succeeded');
+    expect(summary.rowsInserted + summary.rowsUpdated).toBeGreaterThan(0);
+    await expectWarehouseEqualsSource(h);
+    await spotCheck(h);
+    console.log(`after +${days} days (${JSON.stringify(changes)}): incremental sync ${summary.calls} calls, full sync ${fullCalls} calls`);
+  });
+
+  it('reads the same warehouse from XML as from JSON', async () => {
+    const xml = await startSyncHarness({ scale: 'small', seed: 21, today: '2026-05-20', format: 'xml' });
+    try {
+      await xml.sync();
+      await expectWarehouseEqualsSource(xml);
+      const fingerprint = async (db: SyncHarness['warehouse']['db']) => {
+        const out: Record<string, string> = {};
+        for (const table of ['leases', 'lease_intervals', 'lease_customers', 'lease_unit_spaces', 'lease_scheduled_charges', 'ar_transactions', 'invoices', 'invoice_line_items', 'invoice_payments', 'voided_payments']) {
+          const { rows } = await sql<{ md5: string }>`
+            select md5(string_agg(t.row, '|' order by t.row)) as md5 from (
+              select (to_jsonb(x) - 'first_synced_at' - 'last_synced_at' - 'last_run_id')::text as row from ${sql.table(table)} x) t`.execute(db);
+          out[table] = rows[0].md5;
+        }
+        return out;
+      };
+      const json = await startSyncHarness({ scale: 'small', seed: 21, today: '2026-05-20', format: 'json' });
+      try {
+        await json.sync();
+        expect(await fingerprint(xml.warehouse.db)).toEqual(await fingerprint(json.warehouse.db));
+      } finally {
+        await json.close();
+      }
+    } finally {
+      await xml.close();
+    }
+  });
+});

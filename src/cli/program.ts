@@ -4,11 +4,12 @@ import { scrubSecrets } from '../log/redact.js';
 import { registerConfigCheck } from './commands/config-check.js';
 import { registerMigrate } from './commands/migrate.js';
 import { registerReset } from './commands/reset.js';
+import { registerSimulate } from './commands/simulate.js';
 import { registerStatus } from './commands/status.js';
 import { CliError, EXIT, type ExitCode } from './exit-codes.js';
 
 /** Each command registers itself here; a command file only parses and prints. */
-const COMMANDS = [registerMigrate, registerConfigCheck, registerStatus, registerReset];
+const COMMANDS = [registerMigrate, registerConfigCheck, registerStatus, registerReset, registerSimulate];
 
 /** Builds the `propsync` program; `done` receives the exit code the command chose. */
 export function buildProgram(done: (code: ExitCode) => void): Command {

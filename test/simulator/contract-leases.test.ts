@@ -93,9 +93,9 @@ describe('getLeases filters', () => {
   });
 
   it('scheduledArCodeIds: leases with a scheduled charge of those codes', async () => {
-    const withFee = await leaseIds({ scheduledArCodeIds: '44', leaseStatusTypeIds: ALL });
+    const withFee = await leaseIds({ scheduledArCodeIds: '120', leaseStatusTypeIds: ALL });
     expect(withFee).toEqual([String(LEASE.future), String(LEASE.current)]);
-    expect((await leaseIds({ scheduledArCodeIds: '1,44' })).length).toBeGreaterThan(2);
+    expect((await leaseIds({ scheduledArCodeIds: '101,120' })).length).toBeGreaterThan(2);
   });
 
   it('unitNumber and buildingName', async () => {
@@ -135,11 +135,13 @@ describe('getLeases filters', () => {
     const plain = await oneLease(LEASE.current, { includeArTransactions: '1' });
     const friendly = await oneLease(LEASE.current, { includeArTransactions: '1', residentFriendlyMode: '1' });
     const codes = (lease: any) => asList(lease.scheduledCharges.scheduledCharge).map((c: any) => c.chargeCode);
-    expect(codes(plain)).toContain('Rent');
-    expect(codes(friendly)).not.toContain('Rent');
+    expect(codes(plain)).toEqual(['Rent', 'Application Fee']);
+    expect(codes(friendly)).toEqual(['Monthly Rent', 'Application Fee']);
     expect(codes(friendly)).toHaveLength(codes(plain).length);
     const arNames = (lease: any) => asList(lease.arTransactions.arTransaction).map((t: any) => t.arCodeName);
-    expect(arNames(friendly)).not.toEqual(arNames(plain));
+    expect(arNames(plain)).toContain('Resident Payment');
+    expect(arNames(friendly)).toContain('Payment - Thank You');
+    expect(arNames(friendly)).not.toContain('Rent');
     // Nothing else changes.
     const strip = (lease: any) => ({ ...lease, scheduledCharges: undefined, arTransactions: undefined });
     expect(strip(friendly)).toEqual(strip(plain));

@@ -1,6 +1,6 @@
 import type { SimLease } from '../data/model.js';
 import type { ApiVersion } from './routes.js';
-import { residentChargeName } from './resident-names.js';
+import { residentFriendlyName } from '../data/index.js';
 
 /** What shapes one rendered lease. */
 export interface LeaseRenderOptions {
@@ -19,9 +19,10 @@ function chargesFor(lease: SimLease, options: LeaseRenderOptions): Tree | undefi
   // r2 added application-related charges (those carrying an applicationId); r1 leaves them out.
   if (options.version === 'r1') charges = charges.filter((charge) => charge.applicationId === undefined);
   if (options.residentFriendly) {
-    charges = charges.map((charge) =>
-      typeof charge.chargeCode === 'string' ? { ...charge, chargeCode: residentChargeName(charge.chargeCode) } : charge,
-    );
+    charges = charges.map((charge) => {
+      const name = residentFriendlyName(Number(charge.chargeCodeId));
+      return name === undefined ? charge : { ...charge, chargeCode: name };
+    });
   }
   return { scheduledCharge: charges };
 }
@@ -30,15 +31,20 @@ function arFor(lease: SimLease, options: LeaseRenderOptions): Tree | undefined {
   const container = lease.arTransactions;
   if (!container) return undefined;
   if (!options.residentFriendly) return container as unknown as Tree;
-  return { arTransaction: container.arTransaction.map((ar) => ({ ...ar, arCodeName: residentChargeName(ar.arCodeName) })) };
+  return {
+    arTransaction: container.arTransaction.map((ar) => {
+      const name = residentFriendlyName(ar.arCodeId);
+      return name === undefined ? ar : { ...ar, arCodeName: name };
+    }),
+  };
 }
 
 /**
  * One lease as the given version sends it, before the wire quirks: r2 is the stored shape;
  * r1 has `leaseActivities` instead of `leaseIntervals`, a flat `unitSpaceId`/`unitNumberSpace`
  * (the first space) instead of `unitSpaces`, no `moveOutReason` and no application charges.
- * `leaseHistory` and `arTransactions` only when asked for; charge code names resident-facing
- * in resident-friendly mode. The stored record is not changed.
+ * `leaseHistory` and `arTransactions` only when asked for; in resident-friendly mode, charge
+ * codes (`chargeCode`, `arCodeName`) by the resident-facing name of their AR code id. The stored record is not changed.
  */
 export function renderLease(lease: SimLease, options: LeaseRenderOptions): Tree {
   const out: Tree = {};

@@ -1,0 +1,113 @@
+import { Option, type Command } from 'commander';
+import { FAULT_SPEC_HELP, SIM_SCALES, startSimulator, type SimScale } from '../../simulator/index.js';
+import { CliError, EXIT, type ExitCode } from '../exit-codes.js';
+
+/** Port `propsync simulate` listens on unless told otherwise. */
+export const DEFAULT_SIMULATOR_PORT = 8080;
+/** Credentials the simulator accepts when neither the options nor the environment name one. */
+export const DEFAULT_SIMULATOR_USERNAME = 'propsync';
+export const DEFAULT_SIMULATOR_PASSWORD = 'propsync-simulator';
+
+interface SimulateOptions {
+  port: string;
+  host: string;
+  scale: SimScale;
+  seed: string;
+  today?: string;
+  username?: string;
+  password?: string;
+  rateLimit: string;
+  faults?: string;
+}
+
+function integer(name: string, value: string, min: number, max: number): number {
+  if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
+    throw new CliError(`--${name} must be an integer from ${min} to ${max}, got '${value}'`);
+  }
+  return Number(value);
+}
+
+/**
+ * `propsync simulate`: serves the source API from a seeded data set until SIGINT or SIGTERM.
+ * Prints exactly `listening on http://HOST:PORT` on stdout once it accepts requests.
+ */
+export function registerSimulate(program: Command, done: (code: ExitCode) => void): void {
+  program
+    .command('simulate')
+    .description('serve a simulated property-management API (seeded data set, moving clock, faults on demand)')
+    .option('--port <port>', 'port to listen on; 0 picks a free one', String(DEFAULT_SIMULATOR_PORT))
+    .option('--host <host>', 'interface to listen on', '127.0.0.1')
+    .addOption(new Option('--scale <scale>', 'size of the data set').choices(SIM_SCALES).default('small'))
+    .option('--seed <n>', 'seed of the data set, its quirks and its faults', '1')
+    .option('--today <YYYY-MM-DD>', "the data set's first day (default: today in America/Denver)")
+    .option('--username <name>', `the accepted user name (default: $PROPSYNC_API_USERNAME, else ${DEFAULT_SIMULATOR_USERNAME})`)
+    .option('--password <secret>', 'the accepted password (default: $PROPSYNC_API_PASSWORD, else the built-in simulator password)')
+    .option('--rate-limit <spec>', 'default (150/minute,1000/hour,15000/day), off, or LIMITS such as 20/2s,500/hour', 'default')
+    .option('--faults <spec>', 'faults to inject (grammar below); none by default')
+    .addHelpText(
+      'after',
+      [
+        '',
+        `Serves POST /api/v1/<area> and /api/<area> (leases, vendors, properties, status) with Basic auth,`,
+        'POST /_sim/advance {"days": N} (moves the clock, applies N days of activity) and GET /_sim/stats.',
+        `Credentials default to $PROPSYNC_API_USERNAME / $PROPSYNC_API_PASSWORD, else ${DEFAULT_SIMULATOR_USERNAME} / ${DEFAULT_SIMULATOR_PASSWORD}.`,
+        'Stops on SIGINT or SIGTERM (exit 0).',
+        '',
+        'LIMITS: COUNT/WINDOW items separated by commas; WINDOW an optional number and s, m, h or d',
+        '(second, minute, hour, day), for example 150/minute,1000/hour or 20/2s.',
+        '',
+        FAULT_SPEC_HELP,
+        '',
+        'Examples:',
+        '  $ propsync simulate',
+        '  $ propsync simulate --port 0 --scale medium --seed 7 --today 2024-06-15 --username demo --password demo-pw',
+        '  $ propsync simulate --scale large --rate-limit off',
+        "  $ propsync simulate --rate-limit 20/2s,500/hour --faults '500@0.05,slow@0.02:ms=5000,seed=3'",
+      ].join('\n'),
+    )
+    .action(async (options: SimulateOptions) => {
+      const port = integer('port', options.port, 0, 65535);
+      const seed = integer('seed', options.seed, 0, Number.MAX_SAFE_INTEGER);
+      if (options.today !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(options.today)) {
+        throw new CliError(`--today must be a date YYYY-MM-DD, got '${options.today}'`);
+      }
+      const username = options.username ?? process.env.PROPSYNC_API_USERNAME ?? DEFAULT_SIMULATOR_USERNAME;
+      const password = options.password ?? process.env.PROPSYNC_API_PASSWORD ?? DEFAULT_SIMULATOR_PASSWORD;
+      let sim: Awaited<ReturnType<typeof startSimulator>>;
+      try {
+        sim = await startSimulator({
+          port,
+          host: options.host,
+          scale: options.scale,
+          seed,
+          today: options.today,
+          username,
+          password,
+          rateLimit: options.rateLimit,
+          faults: options.faults,
+        });
+      } catch (error) {
+        const message = (error as Error).message;
+        if (/^invalid (fault|rate limit|today)/.test(message)) throw new CliError(message);
+        throw error;
+      }
+      const stopped = new Promise<void>((resolve) => {
+        const stop = () => {
+          process.off('SIGINT', stop);
+          process.off('SIGTERM', stop);
+          resolve();
+        };
+        process.on('SIGINT', stop);
+        process.on('SIGTERM', stop);
+      });
+      const { dataset } = sim;
+      process.stderr.write(
+        `simulating ${dataset.scale} data set, seed ${dataset.seed}, today ${dataset.today}: ${dataset.properties.length} properties, ` +
+          `${dataset.leases.length} leases, ${dataset.invoices.length} invoices; user ${username}\n`,
+      );
+      process.stdout.write(`listening on ${sim.url}\n`);
+      await stopped;
+      await sim.close();
+      done(EXIT.ok);
+    });
+}

@@ -92,11 +92,11 @@ export function leaseHasPending(lease: SimLease, fromDay: number): boolean {
   return p.finalChargesDay >= fromDay || p.refundDay >= fromDay || p.writeOffDay >= fromDay || p.payDay >= fromDay;
 }
 
-/** True when an invoice's plan has an event on or after `fromDay`. */
-export function invoiceHasPending(invoice: SimInvoice, fromDay: number): boolean {
+/** True when an invoice's plan still has an event to apply (a payment, void, hold release or export). */
+export function invoiceHasPending(invoice: SimInvoice): boolean {
   const p = invoice._plan;
   if (!p) return false;
-  return p.payDay >= fromDay || p.secondPayDay >= fromDay || p.voidDay >= fromDay || p.holdUntil >= fromDay || p.exportDay >= fromDay;
+  return p.payDay !== -1 || p.secondPayDay !== -1 || p.voidDay !== -1 || p.holdUntil !== -1 || p.exportDay !== -1;
 }
 
 /** Builds the run's indexes from a data set that carries its world. */
@@ -138,7 +138,7 @@ export function buildContext(dataset: SimDataset): SimContext {
     if (leaseHasPending(lease, fromDay)) rt.live.push(lease);
   }
   for (const invoice of dataset.invoices) {
-    if (!invoiceHasPending(invoice, fromDay)) continue;
+    if (!invoiceHasPending(invoice)) continue;
     const rt = byPropertyId.get(invoice._propertyIds[0]);
     if (rt) rt.openInvoices.push(invoice);
   }

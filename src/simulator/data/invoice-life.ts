@@ -6,7 +6,7 @@
  * deposit refunds.
  */
 import { firstOfPreviousMonth, weekday, type EpochDay } from './calendar.js';
-import { nextId, type PropertyRuntime, type SimContext } from './context.js';
+import { invoiceHasPending, nextId, type PropertyRuntime, type SimContext } from './context.js';
 import { applyPayment, makeInvoice, markExported, voidPayment, type InvoiceDraft, type LineDraft } from './invoice-records.js';
 import { INVOICE_TYPE, type InvoiceTypeId, type SimInvoice, type SimLease } from './model.js';
 import { roundToDollars, stringToCents } from './money.js';
@@ -297,7 +297,7 @@ function processInvoice(ctx: SimContext, rt: PropertyRuntime, invoice: SimInvoic
     const cents = Math.min(due, plan.payCents);
     if (cents > 0) {
       const payment = applyPayment(ctx, rt, invoice, cents, day);
-      if (plan.voidDay === -1 && rng.chance(0.015)) {
+      if (plan.voidDay === -1 && rng.chance(0.05)) {
         plan.voidDay = day + rng.int(3, 25);
         plan.voidPaymentId = payment.paymentId;
       }
@@ -337,8 +337,7 @@ export function invoiceDay(ctx: SimContext, rt: PropertyRuntime, day: EpochDay, 
   for (let i = 0; i < open.length; i++) {
     const invoice = open[i];
     processInvoice(ctx, rt, invoice, day, rng);
-    const p = invoice._plan!;
-    if (p.payDay !== -1 || p.secondPayDay !== -1 || p.voidDay !== -1 || p.holdUntil !== -1 || p.exportDay !== -1) open[keep++] = invoice;
+    if (invoiceHasPending(invoice)) open[keep++] = invoice;
   }
   open.length = keep;
 }

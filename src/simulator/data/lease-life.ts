@@ -535,7 +535,7 @@ function pay(ctx: SimContext, lease: SimLease, day: EpochDay, rng: Rng, share: n
     left -= part;
     const t = postAr(ctx, lease, AR_CODES.payment, -part, day, { description: PAYMENT_METHODS[rng.weighted(PAYMENT_METHOD_WEIGHTS)] });
     ctx.summary.payments++;
-    if (plan.reverseDay === -1 && rng.chance(0.012)) {
+    if (plan.reverseDay === -1 && rng.chance(0.02)) {
       plan.reverseDay = day + rng.int(2, 6);
       plan.reverseArId = t.id;
     }
@@ -582,7 +582,7 @@ function pastDay(ctx: SimContext, rt: PropertyRuntime, lease: SimLease, day: Epo
     if (!plan.otherIncome && rng.chance(0.7)) {
       postAr(ctx, lease, AR_CODES.cleaning, roundToDollars(rng.int(7500, 25000), 5), day, { description: 'Move-out cleaning' });
     }
-    if (!plan.otherIncome && rng.chance(0.3)) {
+    if (!plan.otherIncome && rng.chance(0.4)) {
       postAr(ctx, lease, AR_CODES.damages, roundToDollars(rng.int(10000, 150000), 5), day, { description: rng.pick(DAMAGE_TEXTS) });
     }
   }

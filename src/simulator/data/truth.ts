@@ -1,0 +1,171 @@
+/**
+ * What a complete sync of a data set must hold, computed from the SimDataset alone, for other
+ * engineers' end-to-end tests: row counts per warehouse table and exact money sums (decimal
+ * strings, summed in integer cents).
+ *
+ * "Complete" means everything the source would list today when asked for all of it:
+ * - leases of every status (1-6), other-income leases included (includeOtherIncomeLeases=1),
+ *   with every interval (the current one plus leaseHistory), customers, unit spaces, scheduled
+ *   charges (application charges included), r1 lease activities, and every AR transaction the
+ *   source lists now (temporary ones included; temporary ones it stopped listing are gone);
+ * - invoices of every type, exported ones and customer refunds (type 20) included, with their
+ *   line items, the payments currently applied (invoicePayments) and the voided payments
+ *   (voidedPayments; a voided payment is no longer in invoicePayments).
+ * The counts are of live rows: a row the source stopped listing (a removed temporary AR
+ * transaction, a payment since voided) must be soft-deleted or absent in the warehouse.
+ */
+import type { SimDataset, SimInvoice, SimLease } from './model.js';
+import { centsToString, numberToCents, stringToCents } from './money.js';
+
+/** Row count and, where the table has money, exact sums as decimal strings. */
+export interface TableTruth {
+  count: number;
+  /** Sum of the amount column (`amount`, `paymentAmount`), two decimals. */
+  sumAmount?: string;
+  /** Invoices only: sum of amountDue. */
+  sumAmountDue?: string;
+}
+
+/** Expected contents of each warehouse table. */
+export interface WarehouseTruth {
+  leases: TableTruth;
+  lease_intervals: TableTruth;
+  lease_activities: TableTruth;
+  lease_customers: TableTruth;
+  lease_unit_spaces: TableTruth;
+  lease_scheduled_charges: TableTruth;
+  ar_transactions: TableTruth;
+  invoices: TableTruth;
+  invoice_line_items: TableTruth;
+  invoice_payments: TableTruth;
+  voided_payments: TableTruth;
+}
+
+/** Warehouse table names that `expectedWarehouse` reports. */
+export const TRUTH_TABLES = [
+  'leases',
+  'lease_intervals',
+  'lease_activities',
+  'lease_customers',
+  'lease_unit_spaces',
+  'lease_scheduled_charges',
+  'ar_transactions',
+  'invoices',
+  'invoice_line_items',
+  'invoice_payments',
+  'voided_payments',
+] as const;
+
+/** Narrows what counts as complete (all of the data set when omitted). */
+export interface TruthOptions {
+  /** Only these properties: leases by their property, invoices having a line for one of them. */
+  propertyIds?: readonly number[];
+}
+
+/** Lease-side expectations of one lease, added into the running totals. */
+function addLease(t: Totals, l: SimLease): void {
+  t.leases++;
+  t.intervals += l.leaseIntervals.leaseInterval.length + (l.leaseHistory?.leaseInterval.length ?? 0);
+  t.activities += l.leaseActivities?.leaseActivity.length ?? 0;
+  t.customers += l.customers.customer.length;
+  t.unitSpaces += l.unitSpaces.unitSpace.length;
+  for (const c of l.scheduledCharges?.scheduledCharge ?? []) {
+    t.charges++;
+    t.chargeCents += stringToCents(String(c.amount));
+  }
+  for (const a of l.arTransactions?.arTransaction ?? []) {
+    t.ar++;
+    t.arCents += numberToCents(a.amount);
+  }
+}
+
+function addInvoice(t: Totals, inv: SimInvoice): void {
+  t.invoices++;
+  t.invoiceCents += stringToCents(inv.amount);
+  t.invoiceDueCents += stringToCents(inv.amountDue);
+  for (const line of inv.lineItems.lineItem) {
+    t.lines++;
+    t.lineCents += stringToCents(String(line.amount));
+  }
+  for (const p of inv.invoicePayments?.invoicePayment ?? []) {
+    t.payments++;
+    t.paymentCents += stringToCents(p.paymentAmount);
+  }
+  for (const v of inv.voidedPayments?.voidedPayment ?? []) {
+    t.voided++;
+    t.voidedCents += stringToCents(v.paymentAmount);
+  }
+}
+
+interface Totals {
+  leases: number;
+  intervals: number;
+  activities: number;
+  customers: number;
+  unitSpaces: number;
+  charges: number;
+  chargeCents: number;
+  ar: number;
+  arCents: number;
+  invoices: number;
+  invoiceCents: number;
+  invoiceDueCents: number;
+  lines: number;
+  lineCents: number;
+  payments: number;
+  paymentCents: number;
+  voided: number;
+  voidedCents: number;
+}
+
+/** What a complete sync of the data set (or of some of its properties) must contain. */
+export function expectedWarehouse(dataset: SimDataset, options: TruthOptions = {}): WarehouseTruth {
+  const only = options.propertyIds ? new Set(options.propertyIds) : undefined;
+  const t: Totals = {
+    leases: 0,
+    intervals: 0,
+    activities: 0,
+    customers: 0,
+    unitSpaces: 0,
+    charges: 0,
+    chargeCents: 0,
+    ar: 0,
+    arCents: 0,
+    invoices: 0,
+    invoiceCents: 0,
+    invoiceDueCents: 0,
+    lines: 0,
+    lineCents: 0,
+    payments: 0,
+    paymentCents: 0,
+    voided: 0,
+    voidedCents: 0,
+  };
+  for (const l of dataset.leases) if (!only || only.has(l._propertyId)) addLease(t, l);
+  for (const inv of dataset.invoices) if (!only || inv._propertyIds.some((p) => only.has(p))) addInvoice(t, inv);
+  return {
+    leases: { count: t.leases },
+    lease_intervals: { count: t.intervals },
+    lease_activities: { count: t.activities },
+    lease_customers: { count: t.customers },
+    lease_unit_spaces: { count: t.unitSpaces },
+    lease_scheduled_charges: { count: t.charges, sumAmount: centsToString(t.chargeCents) },
+    ar_transactions: { count: t.ar, sumAmount: centsToString(t.arCents) },
+    invoices: { count: t.invoices, sumAmount: centsToString(t.invoiceCents), sumAmountDue: centsToString(t.invoiceDueCents) },
+    invoice_line_items: { count: t.lines, sumAmount: centsToString(t.lineCents) },
+    invoice_payments: { count: t.payments, sumAmount: centsToString(t.paymentCents) },
+    voided_payments: { count: t.voided, sumAmount: centsToString(t.voidedCents) },
+  };
+}
+
+/** Lease counts by status id (1-6), for tests that check what a default (Current+Notice) read returns. */
+export function leaseCountsByStatus(dataset: SimDataset, options: TruthOptions & { includeOtherIncome?: boolean } = {}): Record<number, number> {
+  const only = options.propertyIds ? new Set(options.propertyIds) : undefined;
+  const counts: Record<number, number> = { 1: 0, 2: 0, 3: 0, 4: 0, 5: 0, 6: 0 };
+  for (const l of dataset.leases) {
+    if (only && !only.has(l._propertyId)) continue;
+    if (options.includeOtherIncome === false && l.isOtherIncomeLease === 't') continue;
+    counts[l._status]++;
+  }
+  return counts;
+}

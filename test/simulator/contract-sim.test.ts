@@ -57,6 +57,25 @@ describe('startSimulator with the seeded data set', () => {
     expect(new Date(reply.headers.get('date')!).toLocaleDateString('en-CA', { timeZone: 'America/Denver' })).toBe(TODAY);
   });
 
+  it('renders generated leases in both versions and invoices in both versions', async () => {
+    const propertyId = String(a.dataset.properties[0]!.PropertyID);
+    const params = { propertyId, leaseStatusTypeIds: '1,2,3,4,5,6', includeOtherIncomeLeases: '1', includeLeaseHistory: '1', includeArTransactions: '1' };
+    const r1 = leasesOf(await call(a, { method: 'getLeases', version: 'r1', params }));
+    const r2 = leasesOf(await call(a, { method: 'getLeases', version: 'r2', params }));
+    expect(r1.map((lease) => lease.id)).toEqual(r2.map((lease) => lease.id));
+    expect(r1.some((lease) => lease.leaseActivities)).toBe(true);
+    expect(r1.every((lease) => !lease.leaseIntervals && !lease.unitSpaces && !lease.moveOutReason)).toBe(true);
+    expect(r2.some((lease) => lease.moveOutReason)).toBe(true);
+    expect(r2.every((lease) => lease.leaseIntervals && lease.unitSpaces && !lease.leaseActivities)).toBe(true);
+    const invoices = await call(a, { method: 'getInvoices', version: 'r1', params: { includeExported: '1', customerRefunds: '1' }, query: { per_page: 1000 } });
+    expect(invoices.text).toContain('"lineitem"');
+    expect(invoices.text).not.toContain('"lineItem"');
+    expect(invoices.text).toMatch(/"amount":"\$-?\d/);
+    for (const reply of [invoices, await call(a, { method: 'getLeases', version: 'r2', params })]) {
+      expect(reply.text).not.toMatch(/\[\]|\{\}|null|"_[a-zA-Z]/);
+    }
+  });
+
   it('same seed and same today: byte-identical bodies', async () => {
     expect(await bodies(b)).toEqual(await bodies(a));
   });

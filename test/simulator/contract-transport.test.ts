@@ -1,8 +1,9 @@
 /** Contract: transport, envelopes, formats, auth, errors, the Date header (source-api.md sections 1 to 3). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toXml } from '../../src/simulator/server/formats.js';
 import type { Simulator } from '../../src/simulator/server/simulator.js';
 import { FIXTURE_TODAY, PROPERTY_A } from './fixtures/dataset.js';
-import { call, callUrl, envelopeText, leasesOf, PASSWORD, startFixtureSimulator, USER } from './support.js';
+import { call, callUrl, envelopeText, leasesOf, PASSWORD, startFixtureSimulator, USER, xmlParser } from './support.js';
 
 let sim: Simulator;
 beforeAll(async () => {
@@ -231,5 +232,26 @@ describe('getStatus and getProperties', () => {
     expect(one.body.response.result.PhysicalProperty.Property.map((p: any) => p.PropertyID)).toEqual([PROPERTY_A, 100002]);
     const xml = await call(sim, { method: 'getProperties', params: {}, format: 'xml' });
     expect(xml.body.response.result.PhysicalProperty.Property[0].PropertyID).toBe(String(PROPERTY_A));
+  });
+});
+
+describe('XML shaped like the JSON', () => {
+  it('writes @attributes as attributes, lists as repeated elements, and escapes text', () => {
+    const tree = {
+      result: {
+        items: { item: [{ '@attributes': { type: 'a&b', rank: 1 }, id: '1', name: 'Tom & <Jerry>' }, { id: 2, flag: true }] },
+        note: "it's \"quoted\"",
+      },
+    };
+    const xml = toXml('response', tree);
+    expect(xml).toBe(
+      '<?xml version="1.0" encoding="UTF-8"?><response><result><items>' +
+        '<item type="a&amp;b" rank="1"><id>1</id><name>Tom &amp; &lt;Jerry&gt;</name></item>' +
+        '<item><id>2</id><flag>true</flag></item></items><note>it&apos;s &quot;quoted&quot;</note></result></response>',
+    );
+    const parsed = xmlParser.parse(xml).response;
+    expect(parsed.result.items.item[0]['@attributes']).toEqual({ type: 'a&b', rank: '1' });
+    expect(parsed.result.items.item[0].name).toBe('Tom & <Jerry>');
+    expect(parsed.result.note).toBe('it\'s "quoted"');
   });
 });

@@ -33,6 +33,11 @@ export interface SourceClientOptions {
   sendPaginationLinks?: boolean;
   /** The local clock in epoch milliseconds (tests); pacing always uses the monotonic clock. */
   now?: () => number;
+  /**
+   * Pacing: spread a rate-limit window's calls once its reset is this close (default 10
+   * minutes; `Infinity` spreads every window, the day's included, over its whole length).
+   */
+  spreadWithinMs?: number;
 }
 
 /** The version each method is called in: from the configuration; getProperties in r1 (the default). */
@@ -62,8 +67,15 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
   const { config } = options;
   const timeZone = options.timeZone ?? SOURCE_TIME_ZONE;
   const clock = new SourceClock({ timeZone, now: options.now });
-  const budget = new DailyBudget(config.dailyCallBudget, clock);
-  const pacer = new Pacer({ reserve: config.rateLimit.reserve, minIntervalMs: config.rateLimit.minIntervalMs, concurrency: config.concurrency });
+  // The budget counts days on the local clock (in the source's zone): a reply's Date header
+  // must not start a new budget day.
+  const budget = new DailyBudget(config.dailyCallBudget, new SourceClock({ timeZone, now: options.now }));
+  const pacer = new Pacer({
+    reserve: config.rateLimit.reserve,
+    minIntervalMs: config.rateLimit.minIntervalMs,
+    concurrency: config.concurrency,
+    spreadWithinMs: options.spreadWithinMs,
+  });
   const transport = new Transport({
     url: config.url,
     username: config.username,

@@ -11,6 +11,11 @@
  *   started after it. For each window, the calls left above `reserve` are spread evenly over
  *   the time until its reset: the next start is `lastStart + untilReset / available`. The
  *   window that asks for the longest gap (the tightest) decides.
+ * - Spreading applies to a window once its reset is at most `spreadWithinMs` away (default 10
+ *   minutes): short windows (2 s, a minute) are always spread; a day or an hour is a quota
+ *   (counted down to its reserve, never past it) until its last stretch, where what is left
+ *   of it is spread. Spreading a fresh day of 15000 calls over 24 hours would pace every run
+ *   at one call per 5.8 s even when it needs only a few hundred calls.
  * - A window down to its reserve admits no call until its reset has passed; then a single
  *   call goes alone (no other call of the lane in flight) to learn the new counts. When the
  *   counts say nothing is left at all, it waits one second more than the reset announced (the
@@ -30,9 +35,14 @@ export interface PacerOptions {
   minIntervalMs: number;
   /** Calls in flight at once (`concurrency`). */
   concurrency: number;
+  /** Spread a window's calls once its reset is this close (default `SPREAD_WITHIN_MS`). */
+  spreadWithinMs?: number;
   /** A monotonic clock in milliseconds (default `performance.now`). */
   now?: () => number;
 }
+
+/** Default horizon of spreading: windows resetting within 10 minutes are spread. */
+export const SPREAD_WITHIN_MS = 600_000;
 
 /** Wait after an announced reset before the lone call that learns the new counts. */
 export const PROBE_MARGIN_MS = 50;
@@ -189,7 +199,8 @@ export class Pacer {
    * The earliest time the lane's next call may start, or +Infinity when it must wait for a
    * call in flight to end (the lone call after a reset).
    */
-  private earliest(lane: Lane): number {
+  private earliest(lane: Lane, now: number): number {
+    const horizon = this.options.spreadWithinMs ?? SPREAD_WITHIN_MS;
     let at = Math.max(lane.pausedUntil, this.lastStart + this.options.minIntervalMs);
     const snapshot = lane.snapshot;
     if (!snapshot) return at;
@@ -198,6 +209,7 @@ export class Pacer {
       const left = w.remaining - since;
       const available = left - this.options.reserve;
       if (available > 0) {
+        if (w.resetAt - now > horizon) continue;
         const spacing = Math.max(0, w.resetAt - lane.lastStart) / available;
         at = Math.max(at, lane.lastStart + spacing);
       } else {
@@ -228,7 +240,7 @@ export class Pacer {
       let bestAt = Number.POSITIVE_INFINITY;
       for (const lane of this.lanes.values()) {
         if (lane.queue.length === 0) continue;
-        const at = this.earliest(lane);
+        const at = this.earliest(lane, now);
         if (at < bestAt) {
           best = lane;
           bestAt = at;

@@ -81,6 +81,41 @@ describe('Pacer', () => {
     expect(Date.now()).toBeLessThan((150 / 16) * 2_000);
   });
 
+  it('spreads short windows, and treats a far reset as a quota until its last stretch', async () => {
+    const pacer = new Pacer({ reserve: 2, minIntervalMs: 0, concurrency: 1, now: () => Date.now() });
+    const starts: number[] = [];
+    const call = async (limit: string, remaining: string, reset: string) => {
+      const ticket = await pacer.acquire('getLeases');
+      starts.push(Date.now());
+      pacer.observe(ticket, parseRateLimitHeaders(limit, remaining, reset));
+      pacer.release(ticket);
+    };
+    const drive = async (calls: (() => Promise<void>)[]) => {
+      const all = Promise.all(calls.map((c) => c()));
+      for (let i = 0; i < 1_000; i++) await vi.advanceTimersByTimeAsync(100);
+      await all;
+    };
+    // A fresh day and hour: no spreading, the calls go at once.
+    await drive(Array.from({ length: 10 }, (_, i) => () => call('15000/day;1000/hour', `${14999 - i};${999 - i}`, `86400;3600`)));
+    expect(starts.at(-1)! - starts[0]).toBe(0);
+    // The same hour in its last 10 minutes, 102 calls left: 100 spread over 600 s, 6 s apart.
+    starts.length = 0;
+    const base = Date.now();
+    await drive(Array.from({ length: 3 }, () => () => call('1000/hour', '102', String(600 - Math.round((Date.now() - base) / 1000)))));
+    expect(starts[1] - starts[0]).toBeGreaterThanOrEqual(5_900);
+    expect(starts[2] - starts[1]).toBeGreaterThanOrEqual(5_900);
+    // A minute window is always spread: 149 left, 147 over 60 s.
+    const spread = new Pacer({ reserve: 2, minIntervalMs: 0, concurrency: 1, now: () => Date.now(), spreadWithinMs: 600_000 });
+    const first = await spread.acquire('getInvoices');
+    spread.observe(first, parseRateLimitHeaders('150/minute', '149', '60'));
+    spread.release(first);
+    const waited = spread.acquire('getInvoices');
+    await vi.advanceTimersByTimeAsync(400);
+    expect(spread.view('getInvoices').queued).toBe(1);
+    await vi.advanceTimersByTimeAsync(20);
+    expect((await waited).startedAt - first.startedAt).toBe(Math.ceil(60_000 / 147));
+  });
+
   it('keeps a minimum interval between starts, across lanes', async () => {
     const pacer = new Pacer({ reserve: 0, minIntervalMs: 100, concurrency: 8, now: () => Date.now() });
     const starts: number[] = [];

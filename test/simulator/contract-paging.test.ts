@@ -137,6 +137,9 @@ describe('rate limits', () => {
       // Errors carry them too.
       const unauthorised = await call(limited, { ...ALL_CURRENT, auth: null });
       expect(unauthorised.headers.get('x-ratelimit-limit')).toBe('15000/day;1000/hour;150/minute');
+      const unknown = await call(limited, { ...ALL_CURRENT, version: 'r9' });
+      expect(unknown.body.response.error.code).toBe(404);
+      expect(unknown.headers.get('x-ratelimit-remaining')).toBe('14999;999;149');
       const bad = await call(limited, { ...ALL_CURRENT, params: { propertyId: 'x' } });
       expect(bad.headers.get('x-ratelimit-remaining')).toBe('14998;998;148');
     } finally {

@@ -68,7 +68,8 @@ async function apiReply(state: ServerState, req: IncomingMessage, url: URL, area
   let format: WireFormat = 'json';
   let requestId: string | undefined;
   let method = '-';
-  let rateHeaders: Record<string, string> = {};
+  let rateHeaders: Record<string, string> | undefined;
+  let caller = '';
   try {
     if (req.method !== 'POST') {
       req.resume();
@@ -88,11 +89,11 @@ async function apiReply(state: ServerState, req: IncomingMessage, url: URL, area
     // Credentials first: a caller without them learns nothing about its request.
     const username = authenticate(headerValue(req, 'authorization'), state.credential);
     if (username === undefined) {
-      rateHeaders = state.limiter.peek(`\u0000${method}`);
       throw new ApiError(ERROR_CODE.authenticationFailed, 'Authentication failed: missing or wrong Basic credentials', 401, {
         'WWW-Authenticate': 'Basic realm="propsync-simulator"',
       });
     }
+    caller = username;
     if (!envelope) throw parseError;
     const resolved = resolveMethod(area, envelope.methodName, envelope.version);
     const decision = state.limiter.take(`${username}\u0000${resolved.method}`);
@@ -138,7 +139,8 @@ async function apiReply(state: ServerState, req: IncomingMessage, url: URL, area
     const apiError =
       error instanceof ApiError ? error : new ApiError(ERROR_CODE.internal, 'Internal server error', 500);
     if (!(error instanceof ApiError)) process.stderr.write(`simulator: internal error: ${(error as Error).stack ?? String(error)}\n`);
-    return envelopeReply(format, requestId, apiError, method, rateHeaders);
+    // Replies that were not counted as calls (401, 404, unreadable requests) still announce the limits.
+    return envelopeReply(format, requestId, apiError, method, rateHeaders ?? state.limiter.peek(`${caller}\u0000${method}`));
   }
 }
 

@@ -5,7 +5,7 @@ import { writeCursor } from './cursors.js';
 import { quarantineRecords, resolveKeylessForUnit, resolveQuarantined, type QuarantineEntry } from './quarantine.js';
 import type { RowCounts } from './types.js';
 import { crashPoint } from './crash-points.js';
-import { checkpointPage, recordSeen } from './work-units.js';
+import { checkpointPage, forgetSeen, recordSeen } from './work-units.js';
 
 /** One page to load, with where it sits in its unit. */
 export interface PageToLoad {
@@ -23,6 +23,8 @@ export interface PageToLoad {
   nextPage: number;
   /** The unit's listing is complete: run its completion actions and mark it done. */
   complete: boolean;
+  /** The listing changed while it was paged and is read again from page 1: forget what it saw. */
+  restart?: boolean;
 }
 
 /** What loading a page did, plus the quarantine lines for the log. */
@@ -86,7 +88,8 @@ export async function loadPage(db: Kysely<any>, page: PageToLoad): Promise<PageL
     }
     await quarantineRecords(trx, quarantined);
     await resolveQuarantined(trx, { stream: stream.name, keys: parentKeys.map(String), runId: page.runId });
-    if (plan.trackSeen) await recordSeen(trx, page.unitId, stream.entity, seenKeys);
+    if (plan.trackSeen && page.restart) await forgetSeen(trx, page.unitId);
+    else if (plan.trackSeen) await recordSeen(trx, page.unitId, stream.entity, seenKeys);
     if (page.complete) {
       for (const action of plan.onComplete) counts.rowsDeleted += await complete(trx, stream, page, action);
     }

@@ -83,6 +83,7 @@ export async function runWorkUnit(context: UnitContext, plan: WorkUnitPlan): Pro
           bytes: page.bytes,
           nextPage: relist ? 1 : page.pageNo + 1,
           complete: page.isLast && !relist,
+          restart: relist,
         });
         for (const problem of loaded.problems) log.warn({ event: 'record_quarantined', page: page.pageNo }, problem);
         log.debug({ event: 'page_loaded', page: page.pageNo, ...loaded, problems: undefined }, `page ${page.pageNo} loaded`);

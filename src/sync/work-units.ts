@@ -107,3 +107,8 @@ export async function recordSeen(db: Kysely<any>, unitId: number, entity: string
     on conflict do nothing
   `.execute(db);
 }
+
+/** Forgets the keys a unit saw, when its listing is read again from the start. */
+export async function forgetSeen(db: Kysely<any>, unitId: number): Promise<void> {
+  await sql`delete from sync_work_unit_seen where work_unit_id = ${unitId}`.execute(db);
+}

@@ -5,7 +5,7 @@ import { startSimulator, type Simulator, type AdvanceSummary } from '../../src/s
 import { createSourceClient } from '../../src/source/index.js';
 import type { SourceClient } from '../../src/source/types.js';
 import { runSync } from '../../src/sync/index.js';
-import type { RunSummary, SyncRequest } from '../../src/sync/types.js';
+import type { RunSummary, SyncObserver, SyncRequest } from '../../src/sync/types.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 
 export const SIM_USER = 'propsync-test';
@@ -19,7 +19,7 @@ export interface SyncHarness {
   /** Every log line of every run, parsed. */
   logs: Record<string, unknown>[];
   /** Runs the engine once with a new client (as a new process would). */
-  sync(request?: Partial<SyncRequest>, overrides?: { format?: 'json' | 'xml' }): Promise<RunSummary>;
+  sync(request?: Partial<SyncRequest>, overrides?: { format?: 'json' | 'xml'; observer?: SyncObserver; pageSize?: number }): Promise<RunSummary>;
   close(): Promise<void>;
 }
 
@@ -76,10 +76,13 @@ export async function startSyncHarness(options: HarnessOptions = {}): Promise<Sy
     config,
     logs,
     async sync(request = {}, overrides = {}) {
-      const runConfig: Config = { ...config, source: { ...config.source, format: overrides.format ?? config.source.format } };
+      const runConfig: Config = {
+        ...config,
+        source: { ...config.source, format: overrides.format ?? config.source.format, pageSize: overrides.pageSize ?? config.source.pageSize },
+      };
       const client: SourceClient = createSourceClient({ config: runConfig.source, logger });
       try {
-        return await runSync({ kind: 'sync', ...request }, { db: warehouse.db, client, config: runConfig, logger });
+        return await runSync({ kind: 'sync', ...request }, { db: warehouse.db, client, config: runConfig, logger, observer: overrides.observer });
       } finally {
         await client.close();
       }

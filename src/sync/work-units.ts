@@ -26,7 +26,8 @@ export async function startWorkUnit(db: Kysely<any>, runId: number, plan: WorkUn
       .orderBy('work_unit_id', 'desc')
       .limit(1)
       .executeTakeFirst();
-    const skipped = plan.kind === 'backfill' && previous?.status === 'done';
+    // A chunk done once stays done (a later rerun records it as skipped).
+    const skipped = plan.kind === 'backfill' && (previous?.status === 'done' || previous?.status === 'skipped');
     const resume = previous && previous.status !== 'done' && previous.status !== 'skipped' ? previous : undefined;
     const inserted = await trx
       .insertInto('sync_work_units')

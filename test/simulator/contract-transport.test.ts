@@ -254,4 +254,9 @@ describe('XML shaped like the JSON', () => {
     expect(parsed.result.items.item[0].name).toBe('Tom & <Jerry>');
     expect(parsed.result.note).toBe('it\'s "quoted"');
   });
+
+  it('escapes every text, one after another', () => {
+    const xml = toXml('r', { a: ['xy&', '&', '<b', 'c>'] });
+    expect(xml).toBe('<?xml version="1.0" encoding="UTF-8"?><r><a>xy&amp;</a><a>&amp;</a><a>&lt;b</a><a>c&gt;</a></r>');
+  });
 });

@@ -28,38 +28,37 @@ export function sniffFormat(text: string): WireFormat {
 }
 
 const XML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
-const XML_SPECIAL = /[&<>"']/g;
+const XML_SPECIAL_ANY = /[&<>"']/;
+const XML_SPECIAL_ALL = /[&<>"']/g;
 
 function escapeXml(text: string): string {
-  return XML_SPECIAL.test(text) ? text.replace(XML_SPECIAL, (c) => XML_ESCAPES[c]!) : text;
+  return XML_SPECIAL_ANY.test(text) ? text.replace(XML_SPECIAL_ALL, (c) => XML_ESCAPES[c]!) : text;
 }
 
-function writeElement(name: string, value: unknown, out: string[]): void {
-  if (value === undefined || value === null) return;
+function elementText(name: string, value: unknown): string {
+  if (value === undefined || value === null) return '';
   if (Array.isArray(value)) {
     // Repeated elements are the list.
-    for (const item of value) writeElement(name, item, out);
-    return;
+    let out = '';
+    for (const item of value) out += elementText(name, item);
+    return out;
   }
-  if (typeof value === 'object') {
-    const record = value as Record<string, unknown>;
-    let open = `<${name}`;
-    const attributes = record['@attributes'];
-    if (attributes && typeof attributes === 'object') {
-      for (const [key, attr] of Object.entries(attributes as Record<string, unknown>)) {
-        if (attr !== undefined && attr !== null) open += ` ${key}="${escapeXml(String(attr))}"`;
-      }
+  if (typeof value !== 'object') return `<${name}>${escapeXml(String(value))}</${name}>`;
+  const record = value as Record<string, unknown>;
+  let out = `<${name}`;
+  const attributes = record['@attributes'];
+  if (attributes && typeof attributes === 'object') {
+    for (const key in attributes as Record<string, unknown>) {
+      const attr = (attributes as Record<string, unknown>)[key];
+      if (attr !== undefined && attr !== null) out += ` ${key}="${escapeXml(String(attr))}"`;
     }
-    out.push(open, '>');
-    for (const key in record) {
-      if (key === '@attributes') continue;
-      if (key === '#text') out.push(escapeXml(String(record[key])));
-      else writeElement(key, record[key], out);
-    }
-    out.push(`</${name}>`);
-    return;
   }
-  out.push(`<${name}>`, escapeXml(String(value)), `</${name}>`);
+  out += '>';
+  for (const key in record) {
+    if (key === '@attributes') continue;
+    out += key === '#text' ? escapeXml(String(record[key])) : elementText(key, record[key]);
+  }
+  return `${out}</${name}>`;
 }
 
 /**
@@ -67,9 +66,7 @@ function writeElement(name: string, value: unknown, out: string[]): void {
  * elements, `@attributes` as the element's attributes, scalars as text.
  */
 export function toXml(rootName: string, tree: unknown): string {
-  const out: string[] = ['<?xml version="1.0" encoding="UTF-8"?>'];
-  writeElement(rootName, tree, out);
-  return out.join('');
+  return `<?xml version="1.0" encoding="UTF-8"?>${elementText(rootName, tree)}`;
 }
 
 /** Text of a reply envelope (`{"response": {...}}`) in a format. */

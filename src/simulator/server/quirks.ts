@@ -22,6 +22,43 @@ function itemKey(item: unknown, index: number): string {
   return `@${index}`;
 }
 
+function quirkItems(list: unknown[], listPath: string, seed: number): unknown[] {
+  const out = new Array<unknown>(list.length);
+  for (let i = 0; i < list.length; i++) {
+    const item = list[i];
+    out[i] = item !== null && typeof item === 'object' ? quirkObject(item as Record<string, unknown>, `${listPath}#${itemKey(item, i)}`, seed) ?? {} : item;
+  }
+  return out;
+}
+
+/** The object with the quirks applied, or undefined when nothing is left in it. */
+function quirkObject(source: Record<string, unknown>, path: string, seed: number): Record<string, unknown> | undefined {
+  const out: Record<string, unknown> = {};
+  let empty = true;
+  for (const key in source) {
+    if (key.charCodeAt(0) === 95 /* _ */) continue;
+    const child = source[key];
+    if (child === undefined || child === null) continue;
+    if (typeof child !== 'object') {
+      out[key] = child;
+      empty = false;
+    } else if (Array.isArray(child)) {
+      if (child.length === 0) continue;
+      const listPath = `${path}/${key}`;
+      const items = quirkItems(child, listPath, seed);
+      out[key] = items.length === 1 && sendsBare(seed, listPath) ? items[0] : items;
+      empty = false;
+    } else {
+      const rendered = quirkObject(child as Record<string, unknown>, `${path}/${key}`, seed);
+      if (rendered !== undefined) {
+        out[key] = rendered;
+        empty = false;
+      }
+    }
+  }
+  return empty ? undefined : out;
+}
+
 /**
  * A record's tree as it goes on the wire: bookkeeping fields (`_...`) dropped, empty lists
  * and the containers left empty by them left out, and a single-element list sent as a bare
@@ -29,32 +66,9 @@ function itemKey(item: unknown, index: number): string {
  * so that the choice is the same wherever the record appears. Returns a new tree.
  */
 export function applyWireQuirks(value: unknown, path: string, seed: number): unknown {
-  if (Array.isArray(value)) return value.map((item, i) => applyWireQuirks(item, `${path}#${itemKey(item, i)}`, seed));
+  if (Array.isArray(value)) return quirkItems(value, path, seed);
   if (value === null || typeof value !== 'object') return value;
-  const source = value as Record<string, unknown>;
-  const out: Record<string, unknown> = {};
-  for (const key in source) {
-    if (key.charCodeAt(0) === 95 /* _ */) continue;
-    const child = source[key];
-    if (child === undefined || child === null) continue;
-    if (Array.isArray(child)) {
-      if (child.length === 0) continue;
-      const listPath = `${path}/${key}`;
-      const items = child.map((item, i) => applyWireQuirks(item, `${listPath}#${itemKey(item, i)}`, seed));
-      out[key] = items.length === 1 && sendsBare(seed, listPath) ? items[0] : items;
-    } else if (typeof child === 'object') {
-      const rendered = applyWireQuirks(child, `${path}/${key}`, seed) as Record<string, unknown>;
-      let empty = true;
-      for (const _ in rendered) {
-        empty = false;
-        break;
-      }
-      if (!empty) out[key] = rendered;
-    } else {
-      out[key] = child;
-    }
-  }
-  return out;
+  return quirkObject(value as Record<string, unknown>, path, seed) ?? {};
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import { SCALES, type Scale } from '../data/index.js';
 import type { SimDataset } from '../data/model.js';
 import { denverToday } from './clock.js';
 import { DatasetIndex } from './dataset-index.js';
@@ -7,9 +8,10 @@ import { parseRateLimitSpec, RateLimiter } from './rate-limit.js';
 import { createSimServer, type ServerState } from './server.js';
 import { CallStats, type SimStats } from './stats.js';
 
-/** Scales of the generated data set. */
-export const SIM_SCALES = ['small', 'medium', 'large'] as const;
-export type SimScale = (typeof SIM_SCALES)[number];
+/** Scales of the generated data set (the data set's own list). */
+export const SIM_SCALES = SCALES;
+/** One of `SIM_SCALES`. */
+export type SimScale = Scale;
 
 /** Options of `startSimulator`. */
 export interface SimulatorOptions {

@@ -47,14 +47,20 @@ function versionOf(config: SourceConfig, method: SourceMethod): MethodVersion {
   return 'r1';
 }
 
-/** Replaces the password (and the Basic token) in an error's message, and its causes'. */
+/** Replaces the password (and the Basic token) in an error's message and stack, and its causes'. */
 function scrubError(error: unknown, secrets: readonly string[]): unknown {
   let current: unknown = error;
   for (let depth = 0; current instanceof Error && depth < 5; depth++) {
-    const clean = scrubSecrets(current.message, secrets);
-    if (clean !== current.message) current.message = clean;
-    if (current.stack) current.stack = scrubSecrets(current.stack, secrets);
-    current = (current as { cause?: unknown }).cause;
+    const target = current;
+    const message = scrubSecrets(target.message, secrets);
+    const stack = target.stack === undefined ? undefined : scrubSecrets(target.stack, secrets);
+    try {
+      if (message !== target.message) target.message = message;
+      if (stack !== target.stack) target.stack = stack;
+    } catch {
+      // A read-only message (a DOMException abort reason) holds nothing of ours.
+    }
+    current = (target as { cause?: unknown }).cause;
   }
   return error;
 }
@@ -108,6 +114,8 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
     endedAt?: number;
     status?: number;
     bytes: number;
+    /** The reply's `Date`, when sent. */
+    serverDate?: Date;
     remaining?: number;
   }
 
@@ -119,16 +127,17 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
     version: MethodVersion,
     trace: Trace,
     signal: AbortSignal | undefined,
-  ): Promise<{ reply: HttpReply; requestId: string }> {
+  ): Promise<{ status: number; headers: HttpReply['headers']; text: string; requestId: string }> {
     if (closed) throw new SourceError('the source client is closed', site);
-    budget.take(site);
     const ticket = await pacer.acquire(request.method, signal);
-    const requestId = `${idPrefix}-${++requestSeq}`;
-    const body = config.format === 'xml' ? xmlEnvelope(requestId, request.method, version, params) : jsonEnvelope(requestId, request.method, version, params);
-    trace.sent = true;
-    trace.sentAt = performance.now();
-    totals.calls += 1;
     try {
+      // Spent when the call is about to go, not while it waits its turn.
+      budget.take(site);
+      const requestId = `${idPrefix}-${++requestSeq}`;
+      const body = config.format === 'xml' ? xmlEnvelope(requestId, request.method, version, params) : jsonEnvelope(requestId, request.method, version, params);
+      trace.sent = true;
+      trace.sentAt = performance.now();
+      totals.calls += 1;
       const reply = await transport.send({
         area: METHOD_AREAS[request.method],
         pageNo: site.page!,
@@ -140,7 +149,7 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
       });
       const windows = parseRateLimitHeaders(reply.headers['x-ratelimit-limit'], reply.headers['x-ratelimit-remaining'], reply.headers['x-ratelimit-reset']);
       pacer.observe(ticket, windows);
-      clock.observe(reply.headers.date);
+      trace.serverDate = clock.observe(reply.headers.date);
       totals.bytes += reply.body.length;
       trace.status = reply.status;
       trace.bytes = reply.body.length;
@@ -149,9 +158,10 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
         const wait = parseRetryAfter(reply.headers['retry-after'], clock.nowMs());
         if (wait !== undefined) pacer.pause(request.method, wait);
       }
-      return { reply, requestId };
+      // The body's bytes are let go as soon as they are text: one copy of a page in memory.
+      return { status: reply.status, headers: reply.headers, text: reply.body.toString('utf8'), requestId };
     } finally {
-      trace.endedAt = performance.now();
+      if (trace.sent) trace.endedAt = performance.now();
       pacer.release(ticket);
     }
   }
@@ -165,13 +175,13 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
     for (let attemptNo = 1; ; attemptNo++) {
       const trace: Trace = { sent: false, sentAt: 0, bytes: 0 };
       try {
-        const { reply, requestId } = await attempt(request, site, params, version, trace, signal);
+        const reply = await attempt(request, site, params, version, trace, signal);
         counts.calls += 1;
         const read = readReply({
           format: config.format,
           status: reply.status,
-          text: reply.body.toString('utf8'),
-          requestId,
+          text: reply.text,
+          requestId: reply.requestId,
           site,
           retryAfterMs: parseRetryAfter(reply.headers['retry-after'], clock.nowMs()),
         });
@@ -188,7 +198,7 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
           calls: counts.calls,
           retries: counts.retries,
           throttled: counts.throttled,
-          serverDate: clock.serverDate(),
+          serverDate: trace.serverDate,
         };
         emit(event(request, site, attemptNo, trace, { throttled: false, willRetry: false }));
         return page;

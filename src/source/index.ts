@@ -1,19 +1,25 @@
 /**
  * The source client: what the rest of propsync imports from `src/source`.
+ *
+ * - `createSourceClient(options)`: the client (pages, properties, today, stats, close).
+ * - Typed errors (`SourceError` and its subclasses, `BudgetExhaustedError`, `RecordError`).
+ * - Quirk helpers (`asList`, `asBoolean`, `asDate`, `asDateTime`, `asPostMonth`, `asMoney`,
+ *   `asId`, `asInt`, `asText`, `required`): the only place the source's quirks are read.
+ * - The parts, for tests and tools: envelopes, codecs, paging, pacing, retries, budget, clock.
  */
 export * from './types.js';
 export * from './errors.js';
 export * from './quirks.js';
+export { createSourceClient, type SourceClientOptions } from './client.js';
 export type { Tree, TreeObject } from './tree.js';
 export { buildEnvelope, CONTENT_TYPES, METHOD_AREAS, type Envelope, type EnvelopeInput } from './envelope.js';
 export { encodeParams, METHOD_PARAMS, PARAM_KINDS, type ParamKind, type ParamSpec } from './params.js';
 export { decodeJson } from './codec-json.js';
 export { decodeXml } from './codec-xml.js';
 export { decodeBody, readReply, recordsOf, RECORD_PATHS } from './reply.js';
-export { createSourceClient, type SourceClientOptions } from './client.js';
 export { SourceClock, SOURCE_TIME_ZONE } from './clock.js';
 export { DailyBudget } from './budget.js';
-export { Pacer, type PacerOptions, type PacerTicket } from './pacing.js';
+export { Pacer, SPREAD_WITHIN_MS, type PacerOptions, type PacerTicket } from './pacing.js';
 export { parseRateLimitHeaders, parseRetryAfter, windowLengthMs, type RateWindowState } from './rate-headers.js';
-export { isLastPage, parseLinkHeader, type PageFacts } from './paging.js';
+export { isLastPage, parseLinkHeader, parseTotalCount, type PageFacts } from './paging.js';
 export { RetrySchedule, isRetryable } from './retry.js';

@@ -32,8 +32,9 @@ export function asList<T = unknown>(value: unknown): T[] {
   return [value as T];
 }
 
-/** Spellings of true and false that the source uses (compared case-insensitively). */
+/** Spellings of true that the source uses (compared case-insensitively). */
 export const TRUE_TEXTS = ['1', 't', 'true'] as const;
+/** Spellings of false (compared case-insensitively). */
 export const FALSE_TEXTS = ['0', 'f', 'false'] as const;
 
 /**

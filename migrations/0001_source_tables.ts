@@ -42,6 +42,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       lease_interval_status text,
       payment_allowance_type text,
       is_other_income boolean,
+      source_hash text,
       ${SYNC_COLUMNS}
     )`.execute(db);
   await sql`create index leases_property_status_idx on leases (property_id, lease_status_type_id)`.execute(db);
@@ -177,6 +178,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       remittance_name text,
       ap_payment_type text,
       account_number text,
+      source_hash text,
       ${SYNC_COLUMNS}
     )`.execute(db);
   await sql`create index invoices_vendor_post_date_idx on invoices (vendor_id, post_date)`.execute(db);

@@ -1,6 +1,8 @@
+import { createHash } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { CompletionAction, StreamDefinition, WorkUnitPlan } from '../streams/types.js';
 import { markDeletedWhere, markMissingChildren, upsertRows, type LoadRow } from '../warehouse/bulk-load.js';
+import { SOURCE_HASH_COLUMN } from '../warehouse/table-specs.js';
 import { writeCursor } from './cursors.js';
 import { quarantineRecords, resolveKeylessForUnit, resolveQuarantined, type QuarantineEntry } from './quarantine.js';
 import type { RowCounts } from './types.js';
@@ -46,9 +48,21 @@ export async function loadPage(db: Kysely<any>, page: PageToLoad): Promise<PageL
   const quarantined: QuarantineEntry[] = [];
   const problems: string[] = [];
   const seenKeys: number[] = [];
-  for (const record of page.records) {
+  const digests = page.records.map((record) => recordDigest(record, page.version));
+  const stored = await storedDigests(db, stream, page.records);
+  let skipped = 0;
+  for (const [index, record] of page.records.entries()) {
+    const key = stream.recordKey(record);
+    // A record identical to the one last loaded (children included) changes no row: skip it.
+    if (key !== undefined && stored.get(Number(key)) === digests[index]) {
+      seenKeys.push(Number(key));
+      skipped += 1;
+      continue;
+    }
     try {
       const normalized = stream.normalize(record, { version: page.version });
+      const parentRow = normalized.rows[stream.tables[0].name]?.[0];
+      if (parentRow) parentRow[SOURCE_HASH_COLUMN] = digests[index];
       parentKeys.push(normalized.key);
       for (const [table, rows] of Object.entries(normalized.rows)) rowsByTable.get(table)?.push(...(rows ?? []));
     } catch (error) {
@@ -77,7 +91,7 @@ export async function loadPage(db: Kysely<any>, page: PageToLoad): Promise<PageL
   seenKeys.push(...parentKeys);
 
   const loaded = await db.transaction().execute(async (trx) => {
-    const counts: PageLoaded = { records: page.records.length, rowsInserted: 0, rowsUpdated: 0, rowsUnchanged: 0, rowsDeleted: 0, quarantined: quarantined.length, problems };
+    const counts: PageLoaded = { records: page.records.length, rowsInserted: 0, rowsUpdated: 0, rowsUnchanged: skipped, rowsDeleted: 0, quarantined: quarantined.length, problems };
     for (const table of stream.tables) {
       const rows = rowsByTable.get(table.name) ?? [];
       const written = await upsertRows(trx, table, rows, page.runId);
@@ -134,6 +148,26 @@ async function complete(db: Kysely<any>, stream: StreamDefinition, page: PageToL
       return deleted;
     }
   }
+}
+
+/** Bump when normalization changes, so that records loaded by an older propsync are loaded again. */
+const NORMALIZATION_VERSION = '1';
+
+/** Digest of a whole decoded record: JSON and XML decode to the same tree, so to the same digest. */
+function recordDigest(record: unknown, version: string): string {
+  return createHash('sha1').update(NORMALIZATION_VERSION).update(version).update(JSON.stringify(record)).digest('base64');
+}
+
+/** Digests stored with the page's records that are in the warehouse and not marked deleted. */
+async function storedDigests(db: Kysely<any>, stream: StreamDefinition, records: readonly unknown[]): Promise<Map<number, string>> {
+  const keys = records.map((record) => stream.recordKey(record)).filter((key): key is string => key !== undefined).map(Number);
+  if (keys.length === 0) return new Map();
+  const parent = stream.tables[0];
+  const key = parent.key[0];
+  const { rows } = await sql<{ key: number; digest: string | null }>`
+    select ${sql.ref(key)} as key, ${sql.ref(SOURCE_HASH_COLUMN)} as digest from ${sql.table(parent.name)}
+    where ${sql.ref(key)} = any(${keys}::bigint[]) and deleted_at is null`.execute(db);
+  return new Map(rows.filter((row) => row.digest !== null).map((row) => [Number(row.key), row.digest!]));
 }
 
 function propertyOf(record: unknown): string | undefined {

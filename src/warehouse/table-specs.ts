@@ -17,6 +17,9 @@ export interface TableSpec {
   parentColumn?: string;
 }
 
+/** The column of a parent table holding the digest of the whole source record. */
+export const SOURCE_HASH_COLUMN = 'source_hash';
+
 const spec = <T extends TableSpec>(value: T): T => value;
 
 export const LEASES = spec({
@@ -49,6 +52,7 @@ export const LEASES = spec({
     lease_interval_status: 'text',
     payment_allowance_type: 'text',
     is_other_income: 'boolean',
+    source_hash: 'text',
   },
 });
 
@@ -191,6 +195,7 @@ export const INVOICES = spec({
     remittance_name: 'text',
     ap_payment_type: 'text',
     account_number: 'text',
+    source_hash: 'text',
   },
 });
 

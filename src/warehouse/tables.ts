@@ -45,6 +45,8 @@ export interface LeasesTable extends SyncColumns {
   lease_interval_status: string | null;
   payment_allowance_type: string | null;
   is_other_income: boolean | null;
+  /** Digest of the whole source record (children included) as last loaded; unchanged records are skipped. */
+  source_hash: string | null;
 }
 
 export interface LeaseIntervalsTable extends SyncColumns {
@@ -157,6 +159,8 @@ export interface InvoicesTable extends SyncColumns {
   remittance_name: string | null;
   ap_payment_type: string | null;
   account_number: string | null;
+  /** Digest of the whole source record (children included) as last loaded; unchanged records are skipped. */
+  source_hash: string | null;
 }
 
 export interface InvoiceLineItemsTable extends SyncColumns {

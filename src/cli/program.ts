@@ -1,15 +1,19 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config/load.js';
 import { scrubSecrets } from '../log/redact.js';
+import { registerBackfill } from './commands/backfill.js';
 import { registerConfigCheck } from './commands/config-check.js';
+import { registerDemo } from './commands/demo.js';
 import { registerMigrate } from './commands/migrate.js';
 import { registerReset } from './commands/reset.js';
+import { registerSchedule } from './commands/schedule.js';
 import { registerSimulate } from './commands/simulate.js';
 import { registerStatus } from './commands/status.js';
+import { registerSync } from './commands/sync.js';
 import { CliError, EXIT, type ExitCode } from './exit-codes.js';
 
 /** Each command registers itself here; a command file only parses and prints. */
-const COMMANDS = [registerMigrate, registerConfigCheck, registerStatus, registerReset, registerSimulate];
+const COMMANDS = [registerMigrate, registerConfigCheck, registerSync, registerBackfill, registerStatus, registerReset, registerSchedule, registerSimulate, registerDemo];
 
 /** Builds the `propsync` program; `done` receives the exit code the command chose. */
 export function buildProgram(done: (code: ExitCode) => void): Command {

@@ -1,0 +1,76 @@
+import { formatDuration } from '../cli/run-summary.js';
+import { formatTable } from '../cli/table.js';
+import type { AdvanceSummary } from '../simulator/index.js';
+import type { TableCount } from '../sync/status.js';
+import type { RunSummary } from '../sync/types.js';
+import type { AgingRow, OccupancyRow, SpendRow } from './analyst-queries.js';
+
+/** Every line the demo prints starts with this, so that no output of it looks like production. */
+export const DEMO_PREFIX = '[demo] ';
+
+/** A demo run with the label it is shown under. */
+export interface LabelledRun {
+  label: string;
+  summary: RunSummary;
+}
+
+const right = (header: string) => ({ header, align: 'right' as const });
+
+/** One line per run: what it did, the calls it spent and how long it took. */
+export function runsTable(runs: LabelledRun[]): string[] {
+  return formatTable(
+    ['run', 'what', 'status', right('work units'), right('records'), right('inserted'), right('updated'), right('unchanged'), right('deleted'), right('quarantined'), right('calls'), right('duration')],
+    runs.map(({ label, summary }) => [
+      `#${summary.runId}`,
+      label,
+      summary.status,
+      `${summary.workUnits.done}/${summary.workUnits.total}`,
+      summary.records,
+      summary.rowsInserted,
+      summary.rowsUpdated,
+      summary.rowsUnchanged,
+      summary.rowsDeleted,
+      summary.quarantined,
+      summary.calls,
+      formatDuration(summary.durationMs),
+    ]),
+    DEMO_PREFIX,
+  );
+}
+
+/** Rows per warehouse table. */
+export function tablesTable(tables: TableCount[]): string[] {
+  return formatTable(['table', right('rows'), right('marked deleted')], tables.map((table) => [table.table, table.rows, table.deleted]), DEMO_PREFIX);
+}
+
+/** What a simulated week changed, in one sentence. */
+export function changesLine(advance: AdvanceSummary): string {
+  const changes = Object.entries(advance.changes)
+    .filter(([, count]) => count > 0)
+    .sort((a, b) => b[1] - a[1])
+    .map(([kind, count]) => `${count} ${kind.replace(/[A-Z]/g, (letter) => ` ${letter.toLowerCase()}`)}`);
+  return `the simulated business moved from ${advance.from} to ${advance.to}: ${changes.length ? changes.join(', ') : 'no changes'}`;
+}
+
+/** Occupancy by property. */
+export function occupancyTable(rows: OccupancyRow[]): string[] {
+  return formatTable(
+    ['property', 'name', right('units'), right('occupied'), right('occupancy %')],
+    rows.map((row) => [row.propertyId, row.propertyName, row.units, row.occupied, row.occupancyPercent]),
+    DEMO_PREFIX,
+  );
+}
+
+/** AR balance by aging bucket. */
+export function agingTable(rows: AgingRow[]): string[] {
+  return formatTable(['past due', right('open items'), right('balance')], rows.map((row) => [row.bucket, row.transactions, row.balance]), DEMO_PREFIX);
+}
+
+/** Vendor spend by month. */
+export function spendTable(rows: SpendRow[]): string[] {
+  return formatTable(
+    ['month', right('invoices'), right('vendors'), right('spend'), 'largest vendor', right('its spend')],
+    rows.map((row) => [row.month, row.invoices, row.vendors, row.spend, row.topVendor, row.topVendorSpend]),
+    DEMO_PREFIX,
+  );
+}

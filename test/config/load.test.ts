@@ -231,6 +231,13 @@ describe('problems: one line each, naming the key, the fault and what is expecte
     );
   });
 
+  it('labels a list item of the file by its position', () => {
+    const cwd = inFolder({ 'config/propsync.yaml': 'propertyIds: [100001, 100002, "Maple Court"]\n' });
+    expect(problemsOf(() => load({ cwd, env: FULL_ENV }))).toEqual([
+      'config/propsync.yaml: propertyIds[2]: "Maple Court" is not a numeric property id; expected digits such as 100001',
+    ]);
+  });
+
   it('names the file when its YAML is broken or not a mapping', () => {
     const broken = inFolder({ 'config/propsync.yaml': 'source:\n  url: "https://x\n  username: [\n' });
     const [problem] = problemsOf(() => load({ cwd: broken, env: FULL_ENV }));

@@ -30,7 +30,7 @@ export function runPropsync(args: string[], options: RunOptions = {}): Promise<C
     execFile(
       process.execPath,
       [PROPSYNC_BIN, ...args],
-      { cwd: options.cwd ?? scratch!, env, timeout: options.timeoutMs ?? 60_000, encoding: 'utf8' },
+      { cwd: options.cwd ?? scratch!, env, timeout: options.timeoutMs ?? 150_000, encoding: 'utf8' },
       (error, stdout, stderr) => {
         if (scratch) rmSync(scratch, { recursive: true, force: true });
         const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;

@@ -1,11 +1,12 @@
-import { readdirSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MIGRATIONS_FOLDER } from '../../src/warehouse/migrate.js';
 import { runPropsync, scratchFolder } from '../support/cli.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 
 // `propsync migrate` as an operator runs it, against a fresh database of this file's own.
+vi.setConfig({ testTimeout: 180_000 });
 
 const migrationNames = readdirSync(MIGRATIONS_FOLDER)
   .filter((name) => /^\d{4}_.+\.ts$/.test(name))
@@ -45,7 +46,6 @@ describe('propsync migrate', () => {
   it('says so and changes nothing when run again, reading the database from --config', async () => {
     const before = await tableCount();
     const config = `${folder.dir}/propsync.yaml`;
-    const { writeFileSync } = await import('node:fs');
     writeFileSync(config, `database:\n  url: ${database.url}\n`);
     const result = await runPropsync(['--config', config, 'migrate']);
     expect(result.stderr).toBe('');

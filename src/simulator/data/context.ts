@@ -4,9 +4,8 @@
  * stored in the data set; `buildContext` derives them, so a run can start from any data set
  * that `generateDataset` or `advanceDataset` left behind.
  */
-import { dayFromIso } from './calendar.js';
 import { LEASE_STATUS, type SimDataset, type SimInvoice, type SimLease, type SimProperty, type SimUnit } from './model.js';
-import type { IdCounters, SimWorld, WorldProperty } from './world.js';
+import { NEVER, type IdCounters, type LeasePlan, type SimWorld, type WorldProperty } from './world.js';
 
 /** Kinds of change one run makes, counted. */
 export const CHANGE_KINDS = [
@@ -58,8 +57,12 @@ export interface PropertyRuntime {
   otherIncome: boolean[];
   /** Per unit: its leases in status Applicant, Future, Current or Notice. */
   unitLeases: SimLease[][];
+  /** Their plans, index for index (lease records with removed keys are slow to read in hot loops). */
+  unitPlans: LeasePlan[][];
   /** Leases with something still to happen, in id order. */
   live: SimLease[];
+  /** Their plans, index for index. */
+  livePlans: LeasePlan[];
   /** Invoices with a payment, void, hold release or export still to happen, in id order. */
   openInvoices: SimInvoice[];
   /** Epoch day from which the property is active. */
@@ -84,12 +87,9 @@ export function nextId(ctx: SimContext, kind: keyof IdCounters): number {
 
 const ACTIVE: ReadonlySet<number> = new Set([LEASE_STATUS.Applicant, LEASE_STATUS.Future, LEASE_STATUS.Current, LEASE_STATUS.Notice]);
 
-/** True when a lease's plan has an event on or after `fromDay`. */
-export function leaseHasPending(lease: SimLease, fromDay: number): boolean {
-  if (ACTIVE.has(lease._status)) return true;
-  const p = lease._plan;
-  if (!p || lease._status === LEASE_STATUS.Cancelled) return false;
-  return p.finalChargesDay >= fromDay || p.refundDay >= fromDay || p.writeOffDay >= fromDay || p.payDay >= fromDay;
+/** True when something is still to happen to a lease (it stays in the live list). */
+export function leaseHasPending(lease: SimLease): boolean {
+  return lease._plan !== undefined && lease._plan.nextDay !== NEVER;
 }
 
 /** True when an invoice's plan still has an event to apply (a payment, void, hold release or export). */
@@ -97,6 +97,54 @@ export function invoiceHasPending(invoice: SimInvoice): boolean {
   const p = invoice._plan;
   if (!p) return false;
   return p.payDay !== -1 || p.secondPayDay !== -1 || p.voidDay !== -1 || p.holdUntil !== -1 || p.exportDay !== -1;
+}
+
+/** Empty indexes of one property. */
+export function newRuntime(property: SimProperty, info: WorldProperty, index: number): PropertyRuntime {
+  const units: SimUnit[] = [];
+  const otherIncome: boolean[] = [];
+  for (const b of property._buildings) {
+    for (const u of b.units) {
+      units.push(u);
+      otherIncome.push(b.name === 'Parking' || b.name === 'Storage');
+    }
+  }
+  return {
+    index,
+    property,
+    info,
+    units,
+    otherIncome,
+    unitLeases: units.map(() => []),
+    unitPlans: units.map(() => []),
+    live: [],
+    livePlans: [],
+    openInvoices: [],
+    openDay: info.openDay,
+  };
+}
+
+/** Adds a lease to the live list. */
+export function addLive(rt: PropertyRuntime, lease: SimLease): void {
+  rt.live.push(lease);
+  rt.livePlans.push(lease._plan!);
+}
+
+/** Adds a lease to its unit's active leases. */
+export function addToUnit(rt: PropertyRuntime, lease: SimLease): void {
+  const plan = lease._plan!;
+  rt.unitLeases[plan.unit].push(lease);
+  rt.unitPlans[plan.unit].push(plan);
+}
+
+/** Removes a lease from its unit's active leases. */
+export function removeFromUnit(rt: PropertyRuntime, lease: SimLease): void {
+  const plan = lease._plan!;
+  const i = rt.unitPlans[plan.unit].indexOf(plan);
+  if (i >= 0) {
+    rt.unitLeases[plan.unit].splice(i, 1);
+    rt.unitPlans[plan.unit].splice(i, 1);
+  }
 }
 
 /** Builds the run's indexes from a data set that carries its world. */
@@ -108,34 +156,15 @@ export function buildContext(dataset: SimDataset): SimContext {
   dataset.properties.forEach((property, index) => {
     const info = world.properties[index];
     if (!info || info.propertyId !== property.PropertyID) throw new Error(`world and properties disagree at index ${index}`);
-    const units: SimUnit[] = [];
-    const otherIncome: boolean[] = [];
-    for (const b of property._buildings) {
-      for (const u of b.units) {
-        units.push(u);
-        otherIncome.push(b.name === 'Parking' || b.name === 'Storage');
-      }
-    }
-    const rt: PropertyRuntime = {
-      index,
-      property,
-      info,
-      units,
-      otherIncome,
-      unitLeases: units.map(() => []),
-      live: [],
-      openInvoices: [],
-      openDay: info.openDay,
-    };
+    const rt = newRuntime(property, info, index);
     runtimes.push(rt);
     byPropertyId.set(property.PropertyID, rt);
   });
-  const fromDay = dayFromIso(dataset.today) + 1;
   for (const lease of dataset.leases) {
     const rt = byPropertyId.get(lease._propertyId);
     if (!rt || !lease._plan) continue;
-    if (ACTIVE.has(lease._status)) rt.unitLeases[lease._plan.unit].push(lease);
-    if (leaseHasPending(lease, fromDay)) rt.live.push(lease);
+    if (ACTIVE.has(lease._status)) addToUnit(rt, lease);
+    if (leaseHasPending(lease)) addLive(rt, lease);
   }
   for (const invoice of dataset.invoices) {
     if (!invoiceHasPending(invoice)) continue;

@@ -4,7 +4,7 @@
  * (seed, scale, today); no clock, no Math.random.
  */
 import { dayFromIso, isoFromDay } from './calendar.js';
-import { emptySummary, type PropertyRuntime, type SimContext } from './context.js';
+import { emptySummary, newRuntime, type PropertyRuntime, type SimContext } from './context.js';
 import { generateProperties, generateVendors, SCALE_SETTINGS } from './generate-properties.js';
 import type { IsoDay, SimDataset } from './model.js';
 import { runDay } from './simulation.js';
@@ -51,11 +51,7 @@ export function generateDataset(options: GenerateOptions): SimDataset {
   const { properties, world: propertyWorld } = generateProperties(seed, scale, todayDay, vendors);
   const world: SimWorld = { ids: initialIds(), vendors, properties: propertyWorld };
   const dataset: SimDataset = { seed, scale, today: isoFromDay(todayDay), properties, leases: [], invoices: [], _world: world };
-  const runtimes: PropertyRuntime[] = properties.map((property, index) => {
-    const units = property._buildings.flatMap((b) => b.units);
-    const otherIncome = property._buildings.flatMap((b) => b.units.map(() => b.name === 'Parking' || b.name === 'Storage'));
-    return { index, property, info: propertyWorld[index], units, otherIncome, unitLeases: units.map(() => []), live: [], openInvoices: [], openDay: propertyWorld[index].openDay };
-  });
+  const runtimes: PropertyRuntime[] = properties.map((property, index) => newRuntime(property, propertyWorld[index], index));
   const ctx: SimContext = {
     seed,
     dataset,

@@ -22,6 +22,8 @@ export const INVOICE_TYPE_NAMES: Record<InvoiceTypeId, string> = {
   [INVOICE_TYPE.CustomerRefund]: 'Customer Refund',
 };
 
+const QUANTITIES = Array.from({ length: 25 }, (_, i) => String(i));
+
 /** What a line is, for the header totals. */
 export type LineKind = 'item' | 'tax' | 'shipping' | 'discount';
 
@@ -78,12 +80,13 @@ export function makeInvoice(ctx: SimContext, draft: InvoiceDraft): SimInvoice {
     else if (l.kind === 'shipping') shipping += cents;
     else discount += cents;
     if (!propertyIds.includes(l.propertyId)) propertyIds.push(l.propertyId);
-    const amount = centsToString(cents);
+    const rate = centsToString(l.rateCents);
+    const amount = l.quantity === 1 ? rate : centsToString(cents);
     const r: Record<string, unknown> = {
       id: String(nextId(ctx, 'lineItem')),
       description: l.description,
-      quantity: String(l.quantity),
-      rate: centsToString(l.rateCents),
+      quantity: QUANTITIES[l.quantity] ?? String(l.quantity),
+      rate,
       amount,
       amountDue: amount,
       property: l.property,

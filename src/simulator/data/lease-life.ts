@@ -17,7 +17,7 @@ import {
   ymd,
   type EpochDay,
 } from './calendar.js';
-import { nextId, type PropertyRuntime, type SimContext } from './context.js';
+import { addLive, addToUnit, nextId, removeFromUnit, type PropertyRuntime, type SimContext } from './context.js';
 import { createRefundInvoice } from './invoice-life.js';
 import {
   addActivity,
@@ -49,7 +49,7 @@ import {
   type ArCodeKey,
   type MoveOutReasonKey,
 } from './reference.js';
-import type { LeasePlan, RecurringCharge } from './world.js';
+import { NEVER, type LeasePlan, type RecurringCharge } from './world.js';
 
 const TERMS = [12, 6, 9, 13, 15, 18] as const;
 const TERM_WEIGHTS = [70, 4, 5, 8, 8, 5] as const;
@@ -83,6 +83,7 @@ export function rentAt(rt: PropertyRuntime, unitIndex: number, day: EpochDay): n
 function newPlan(unit: number, otherIncome: boolean, rng: Rng): LeasePlan {
   const r = rng.float();
   return {
+    status: LEASE_STATUS.Applicant,
     unit,
     otherIncome,
     payer: r < 0.72 ? 0 : r < 0.92 ? 1 : 2,
@@ -106,6 +107,11 @@ function newPlan(unit: number, otherIncome: boolean, rng: Rng): LeasePlan {
     refundDay: -1,
     writeOffDay: -1,
     transferLeaseId: -1,
+    mtmNoticeDay: -1,
+    skipDay: -1,
+    creditDay: -1,
+    tempAddDay: -1,
+    nextDay: 0,
     recurring: [],
     openFrom: 0,
     balanceCents: 0,
@@ -225,14 +231,14 @@ function createLease(ctx: SimContext, rt: PropertyRuntime, unitIndex: number, da
       };
       addCharge(lease, makeScheduledCharge(ctx, 'petRent', interval.id, 'Lease', true, moveIn, leaseEnd, rng.pick([2500, 3500, 4000, 5000]), `Pet rent - ${dog ? 'dog' : 'cat'}`));
     }
-    if (rng.chance(0.18)) {
+    if (rng.chance(0.06)) {
       addCharge(lease, makeScheduledCharge(ctx, 'trash', interval.id, 'Lease', true, moveIn, leaseEnd, 2500, 'Valet trash service'));
     }
   }
   addActivity(ctx, lease, LEASE_EVENT.application, day, `Application ${appId} submitted for unit ${unit.unitNumber}`);
   ctx.dataset.leases.push(lease);
-  rt.unitLeases[unitIndex].push(lease);
-  rt.live.push(lease);
+  addToUnit(rt, lease);
+  addLive(rt, lease);
   ctx.summary.applications++;
   if (!otherIncome && opts.intervalType === LEASE_INTERVAL_TYPE.Application) {
     const fee = AR_CODES.applicationFee;
@@ -248,7 +254,7 @@ export function startApplication(ctx: SimContext, rt: PropertyRuntime, unitIndex
   let customers: Record<string, unknown>[] | undefined;
   if (rt.otherIncome[unitIndex] && rng.chance(0.85)) {
     // Parking and storage are mostly rented by residents: the same person, on a second lease.
-    const residents = rt.live.filter((l) => l._status === LEASE_STATUS.Current && !l._plan!.otherIncome);
+    const residents = rt.live.filter((l, i) => rt.livePlans[i].status === LEASE_STATUS.Current && !rt.livePlans[i].otherIncome);
     if (residents.length > 0) customers = [rng.pick(residents).customers.customer[0]];
   }
   // Started-but-unfinished applications linger for weeks; many are abandoned.
@@ -258,12 +264,6 @@ export function startApplication(ctx: SimContext, rt: PropertyRuntime, unitIndex
   const lease = createLease(ctx, rt, unitIndex, day, rng, { moveIn: moveInDay, intervalType: LEASE_INTERVAL_TYPE.Application, customers, started });
   lease._plan!.decideDay = decideDay;
   return lease;
-}
-
-function removeFromUnit(rt: PropertyRuntime, lease: SimLease): void {
-  const list = rt.unitLeases[lease._plan!.unit];
-  const i = list.indexOf(lease);
-  if (i >= 0) list.splice(i, 1);
 }
 
 function cancelLease(ctx: SimContext, rt: PropertyRuntime, lease: SimLease, day: EpochDay, rng: Rng, subStatus: string, appStatus: string): void {
@@ -337,7 +337,33 @@ function chargeRange(ctx: SimContext, lease: SimLease, from: EpochDay, to: Epoch
   }
 }
 
-function moveIn(ctx: SimContext, lease: SimLease, day: EpochDay, rng: Rng, leaseUp: boolean): void {
+/**
+ * The same lease as a new object without `leaseSubStatus` (current leases have none), put in
+ * place of the old one in the data set and the unit index. Deleting the key instead would turn
+ * the record into a slow dictionary-mode object for the rest of its life.
+ */
+function withoutSubStatus(ctx: SimContext, rt: PropertyRuntime, old: SimLease): SimLease {
+  const { leaseSubStatus, ...rest } = old;
+  void leaseSubStatus;
+  const lease = rest as SimLease;
+  const list = ctx.dataset.leases;
+  let lo = 0;
+  let hi = list.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (list[mid]._id < old._id) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  if (list[lo] !== old) throw new Error(`lease ${old.id} not found in the data set`);
+  list[lo] = lease;
+  const unit = rt.unitLeases[old._plan!.unit];
+  const k = unit.indexOf(old);
+  if (k >= 0) unit[k] = lease;
+  return lease;
+}
+
+function moveIn(ctx: SimContext, rt: PropertyRuntime, old: SimLease, day: EpochDay, rng: Rng, leaseUp: boolean): SimLease {
+  const lease = withoutSubStatus(ctx, rt, old);
   const plan = lease._plan!;
   setLeaseStatus(lease, LEASE_STATUS.Current, undefined);
   removeTemporary(ctx, lease);
@@ -361,6 +387,7 @@ function moveIn(ctx: SimContext, lease: SimLease, day: EpochDay, rng: Rng, lease
   if (!plan.otherIncome && rng.chance(0.03) && plan.leaseEndDay - day > 150) plan.modifyDay = day + rng.int(45, plan.leaseEndDay - day - 90);
   addActivity(ctx, lease, LEASE_EVENT.moveIn, day, `Moved in to unit ${lease.unitNumber ?? ''}`.trim());
   ctx.summary.moveIns++;
+  return lease;
 }
 
 function giveNotice(ctx: SimContext, lease: SimLease, day: EpochDay, moveOutDay: EpochDay, reason: MoveOutReasonKey, subStatus: string): void {
@@ -374,6 +401,8 @@ function giveNotice(ctx: SimContext, lease: SimLease, day: EpochDay, moveOutDay:
   plan.decideDay = -1;
   plan.changeDay = -1;
   plan.modifyDay = -1;
+  plan.mtmNoticeDay = -1;
+  plan.skipDay = -1;
   endRecurring(lease, moveOutDay);
   addActivity(ctx, lease, LEASE_EVENT.notice, day, `Notice to vacate, move-out ${mdy(moveOutDay)}`);
   ctx.summary.notices++;
@@ -383,7 +412,9 @@ function findVacantUnit(rt: PropertyRuntime, rng: Rng, except: number): number {
   const start = rng.int(0, rt.units.length - 1);
   for (let k = 0; k < rt.units.length; k++) {
     const u = (start + k) % rt.units.length;
-    if (u !== except && !rt.otherIncome[u] && rt.unitLeases[u].length === 0) return u;
+    if (u === except || rt.otherIncome[u]) continue;
+    // Free unless someone lives there or is about to (applicants lose out to the transfer).
+    if (rt.unitPlans[u].every((p) => p.status === LEASE_STATUS.Applicant)) return u;
   }
   return -1;
 }
@@ -411,7 +442,7 @@ function decideRenewal(ctx: SimContext, rt: PropertyRuntime, lease: SimLease, da
   } else if (r < 0.64) {
     plan.outcome = 'monthToMonth';
     plan.changeDay = end + 1;
-  } else if (r < 0.71) {
+  } else if (r < 0.72) {
     const target = findVacantUnit(rt, rng, plan.unit);
     if (target < 0) {
       plan.outcome = 'renew';
@@ -528,7 +559,7 @@ function pay(ctx: SimContext, lease: SimLease, day: EpochDay, rng: Rng, share: n
   if (plan.balanceCents <= 0) return;
   let cents = plan.balanceCents;
   if (share < 1) cents = Math.max(100, roundToDollars(cents * share, 1));
-  const parts = residentCount(lease) >= 2 && rng.chance(0.3) && cents >= 200 ? 2 : 1;
+  const parts = residentCount(lease) >= 2 && rng.chance(0.15) && cents >= 200 ? 2 : 1;
   let left = cents;
   for (let i = 0; i < parts; i++) {
     const part = i === parts - 1 ? left : Math.round(cents / 2);
@@ -569,6 +600,8 @@ function moveOut(ctx: SimContext, rt: PropertyRuntime, lease: SimLease, day: Epo
   plan.payDay = -1;
   plan.secondPayDay = -1;
   plan.reverseDay = -1;
+  plan.creditDay = -1;
+  plan.tempAddDay = -1;
   plan.finalChargesDay = reason.moveOutType === 'Transfer' ? -1 : day + rng.int(2, 7);
   plan.refundDay = day + rng.int(14, 28);
   addActivity(ctx, lease, LEASE_EVENT.moveOut, day, `${sub}: ${reason.name}`);
@@ -638,22 +671,30 @@ function residentDay(ctx: SimContext, rt: PropertyRuntime, lease: SimLease, d: D
   if (plan.modifyDay !== -1 && day >= plan.modifyDay) modify(ctx, lease, day, rng);
   if (dom === 1 && plan.moveInDay < day) {
     if (lease.isMonthToMonth === 1) {
-      const end = monthEnd;
-      currentInterval(lease).endDate = mdy(end);
-      plan.leaseEndDay = end;
-      lease._leaseEnd = isoFromDay(end);
+      currentInterval(lease).endDate = mdy(monthEnd);
+      plan.leaseEndDay = monthEnd;
+      lease._leaseEnd = isoFromDay(monthEnd);
     }
+    // This month's rare events, drawn once: the daily odds of the original hazards over a month.
+    if (lease._status === LEASE_STATUS.Current && lease.isMonthToMonth === 1 && plan.changeDay === -1 && rng.chance(0.25)) plan.mtmNoticeDay = rng.int(day, monthEnd);
+    if (plan.payer === 2 && plan.balanceCents > plan.rentCents && rng.chance(0.045)) plan.skipDay = rng.int(day, monthEnd);
+    if (!plan.otherIncome && rng.chance(0.012)) plan.creditDay = rng.int(day, monthEnd);
+    if (rt.info.utilitiesCents > 0 && !plan.otherIncome && rng.chance(0.04)) plan.tempAddDay = monthStart + 19;
     chargeRange(ctx, lease, day, monthEnd);
     planPayment(plan, day, rng);
   }
   if (lease._status === LEASE_STATUS.Current) {
     if (plan.decideDay !== -1 && day >= plan.decideDay) decideRenewal(ctx, rt, lease, day, rng);
-    else if (lease.isMonthToMonth === 1 && plan.changeDay === -1 && rng.chance(1 / 110)) {
-      giveNotice(ctx, lease, day, lastOfMonth(day + 30), VOLUNTARY_REASONS[rng.weighted(VOLUNTARY_REASON_WEIGHTS)], 'Notice Given');
+    else if (plan.mtmNoticeDay !== -1 && day >= plan.mtmNoticeDay) {
+      plan.mtmNoticeDay = -1;
+      if (lease.isMonthToMonth === 1 && plan.changeDay === -1) {
+        giveNotice(ctx, lease, day, lastOfMonth(day + 30), VOLUNTARY_REASONS[rng.weighted(VOLUNTARY_REASON_WEIGHTS)], 'Notice Given');
+      }
     } else if (plan.payer === 2 && dom === 10 && plan.balanceCents > 2 * plan.rentCents && rng.chance(0.3)) {
       giveNotice(ctx, lease, day, day + rng.int(20, 45), 'nonPayment', 'Eviction Filed');
-    } else if (plan.payer === 2 && plan.balanceCents > plan.rentCents && rng.chance(0.0015)) {
-      giveNotice(ctx, lease, day, day, 'abandoned', 'Skip Suspected');
+    } else if (plan.skipDay !== -1 && day >= plan.skipDay) {
+      plan.skipDay = -1;
+      if (plan.balanceCents > plan.rentCents) giveNotice(ctx, lease, day, day, 'abandoned', 'Skip Suspected');
     }
   }
   if (plan.payDay !== -1 && day >= plan.payDay) {
@@ -678,22 +719,78 @@ function residentDay(ctx: SimContext, rt: PropertyRuntime, lease: SimLease, d: D
       plan.payDay = day + rng.int(2, 7);
     }
   }
-  if (!plan.otherIncome && rng.chance(0.0004)) {
+  if (plan.creditDay !== -1 && day >= plan.creditDay) {
+    plan.creditDay = -1;
     postAr(ctx, lease, AR_CODES.serviceCredit, -roundToDollars(rng.int(2500, 10000), 5), day, { description: 'Courtesy credit - maintenance delay' });
     ctx.summary.concessions++;
   }
-  if (dom === 20 && rt.info.utilitiesCents > 0 && plan.tempRemoveDay === -1 && rng.chance(0.04)) {
-    postAr(ctx, lease, AR_CODES.estimatedUtilities, roundToDollars(rt.info.utilitiesCents * 0.5, 1), day, { description: 'Estimated utilities - pending meter read', temporary: true });
-    plan.tempRemoveDay = monthEnd + 1 + rng.int(0, 4);
+  if (plan.tempAddDay !== -1 && day >= plan.tempAddDay) {
+    plan.tempAddDay = -1;
+    if (plan.tempRemoveDay === -1) {
+      postAr(ctx, lease, AR_CODES.estimatedUtilities, roundToDollars(rt.info.utilitiesCents * 0.5, 1), day, { description: 'Estimated utilities - pending meter read', temporary: true });
+      plan.tempRemoveDay = monthEnd + 1 + rng.int(0, 4);
+    }
   }
   if (lease._status === LEASE_STATUS.Notice && day >= plan.moveOutDay) moveOut(ctx, rt, lease, day, rng);
 }
 
-/** Applies one day to one lease. */
-export function leaseDay(ctx: SimContext, rt: PropertyRuntime, lease: SimLease, d: DayInfo, rng: Rng): void {
+/** The earlier of `next` and event day `x` (-1 = none); a day already passed is caught up tomorrow. */
+function earliest(next: number, x: number, day: EpochDay): number {
+  if (x === -1) return next;
+  const at = x <= day ? day + 1 : x;
+  return at < next ? at : next;
+}
+
+/** The next day anything can happen to the lease after `d.day` (NEVER when nothing will). */
+export function computeNextDay(lease: SimLease, d: DayInfo): number {
+  const p = lease._plan!;
+  const day = d.day;
+  let next = NEVER;
+  switch (lease._status) {
+    case LEASE_STATUS.Applicant:
+      next = earliest(next, p.decideDay, day);
+      break;
+    case LEASE_STATUS.Future:
+      next = earliest(next, p.decideDay, day);
+      next = earliest(next, p.moveInDay, day);
+      next = earliest(next, p.tempRemoveDay, day);
+      break;
+    case LEASE_STATUS.Current:
+    case LEASE_STATUS.Notice: {
+      next = earliest(next, d.monthEnd + 1, day);
+      next = earliest(next, d.dom < 6 ? d.monthStart + 5 : d.monthEnd + 6, day);
+      if (p.payer === 2) next = earliest(next, d.dom < 10 ? d.monthStart + 9 : d.monthEnd + 10, day);
+      next = earliest(next, p.changeDay, day);
+      next = earliest(next, p.modifyDay, day);
+      next = earliest(next, p.payDay, day);
+      next = earliest(next, p.secondPayDay, day);
+      next = earliest(next, p.reverseDay, day);
+      next = earliest(next, p.tempRemoveDay, day);
+      next = earliest(next, p.decideDay, day);
+      next = earliest(next, p.mtmNoticeDay, day);
+      next = earliest(next, p.skipDay, day);
+      next = earliest(next, p.creditDay, day);
+      next = earliest(next, p.tempAddDay, day);
+      if (lease._status === LEASE_STATUS.Notice) next = earliest(next, p.moveOutDay, day);
+      break;
+    }
+    case LEASE_STATUS.Past:
+      next = earliest(next, p.finalChargesDay, day);
+      next = earliest(next, p.refundDay, day);
+      next = earliest(next, p.payDay, day);
+      next = earliest(next, p.writeOffDay, day);
+      break;
+    default:
+      break;
+  }
+  return next;
+}
+
+/** Applies one day to one lease; returns the lease record (a new object after a move-in). */
+export function leaseDay(ctx: SimContext, rt: PropertyRuntime, lease: SimLease, d: DayInfo, rng: Rng): SimLease {
   const plan = lease._plan;
   const day = d.day;
-  if (!plan) return;
+  if (!plan) return lease;
   switch (lease._status) {
     case LEASE_STATUS.Applicant:
       if (day >= plan.decideDay) decideApplication(ctx, rt, lease, day, rng);
@@ -703,7 +800,7 @@ export function leaseDay(ctx: SimContext, rt: PropertyRuntime, lease: SimLease, 
         cancelLease(ctx, rt, lease, day, rng, 'Cancelled Before Move-In', 'Cancelled');
         if (plan.transferLeaseId !== -1) plan.transferLeaseId = -1;
       } else if (day >= plan.moveInDay) {
-        moveIn(ctx, lease, day, rng, day - rt.openDay < 240);
+        return moveIn(ctx, rt, lease, day, rng, day - rt.openDay < 240);
       }
       break;
     case LEASE_STATUS.Current:
@@ -716,19 +813,21 @@ export function leaseDay(ctx: SimContext, rt: PropertyRuntime, lease: SimLease, 
     default:
       break;
   }
+  return lease;
 }
 
 /** New applications for the property's available units (vacant, or on notice without a successor). */
 export function arrivals(ctx: SimContext, rt: PropertyRuntime, day: EpochDay, rng: Rng): void {
   const leaseUp = day - rt.openDay < 240;
   for (let u = 0; u < rt.units.length; u++) {
-    const list = rt.unitLeases[u];
+    const list = rt.unitPlans[u];
     let blocked = false;
     let applicants = 0;
-    let notice: SimLease | undefined;
-    for (const l of list) {
-      if (l._status === LEASE_STATUS.Applicant) applicants++;
-      else if (l._status === LEASE_STATUS.Notice) notice = l;
+    let notice: LeasePlan | undefined;
+    for (let k = 0; k < list.length; k++) {
+      const l = list[k];
+      if (l.status === LEASE_STATUS.Applicant) applicants++;
+      else if (l.status === LEASE_STATUS.Notice) notice = l;
       else blocked = true;
     }
     if (blocked || applicants >= 2) continue;
@@ -736,7 +835,7 @@ export function arrivals(ctx: SimContext, rt: PropertyRuntime, day: EpochDay, rn
     let p: number;
     let available = day;
     if (notice) {
-      available = notice._plan!.moveOutDay + 3;
+      available = notice.moveOutDay + 3;
       if (available - day > 60) continue;
       p = other ? 0.01 : 0.035;
     } else {

@@ -211,9 +211,10 @@ export function currentInterval(lease: SimLease): SimLeaseInterval {
 export function setLeaseStatus(lease: SimLease, status: LeaseStatusTypeId, subStatus: string | undefined): void {
   const name = LEASE_STATUS_NAMES[status];
   lease._status = status;
+  lease._plan!.status = status;
   lease.leaseStatusTypeId = String(status);
-  if (subStatus === undefined) delete lease.leaseSubStatus;
-  else lease.leaseSubStatus = subStatus;
+  // Only a move-in clears the sub-status, and it builds a new record without the key (lease-life.ts).
+  if (subStatus !== undefined) lease.leaseSubStatus = subStatus;
   lease.leaseIntervalStatus = name;
   const interval = currentInterval(lease);
   interval.leaseIntervalStatusTypeId = String(status);

@@ -92,25 +92,32 @@ export function postAr(ctx: SimContext, lease: SimLease, code: ArCode, cents: nu
   const amount = centsToNumber(cents);
   const temporary = opts.temporary === true;
   const isPayment = code.transactionTypeId === '2';
-  const t: SimArTransaction = {
-    id: nextId(ctx, 'arTransaction'),
-    transactionTypeId: code.transactionTypeId,
-    arCodeId: code.id,
-    arCodeName: code.name,
-    leaseIntervalId: opts.intervalId ?? lease.leaseIntervalId,
-    description: opts.description,
-    transactionDate: mdy(day),
-    postDate: mdy(day),
-    postMonth: postMonth(day),
-    dueDate: mdy(opts.dueDay ?? day),
-    amount,
-    amountPaid: 0,
-    balanceDue: amount,
-    isTemporary: temporary ? 1 : 0,
-    isReversed: 0,
-  };
-  if (opts.scheduledChargeId !== undefined) t.scheduledChargeId = opts.scheduledChargeId;
-  if (isPayment || opts.arPaymentId !== undefined) t.arPaymentId = opts.arPaymentId ?? String(nextId(ctx, 'arPayment'));
+  const id = nextId(ctx, 'arTransaction');
+  const intervalId = opts.intervalId ?? lease.leaseIntervalId;
+  const date = mdy(day);
+  const month = postMonth(day);
+  const due = opts.dueDay === undefined ? date : mdy(opts.dueDay);
+  const isTemporary = temporary ? 1 : 0;
+  // One object literal per shape, so optional ids live inside the object (no extra backing store).
+  let t: SimArTransaction;
+  if (opts.scheduledChargeId !== undefined) {
+    t = {
+      id, transactionTypeId: code.transactionTypeId, arCodeId: code.id, arCodeName: code.name, leaseIntervalId: intervalId, description: opts.description,
+      transactionDate: date, postDate: date, postMonth: month, dueDate: due, amount, amountPaid: 0, balanceDue: amount, isTemporary, isReversed: 0,
+      scheduledChargeId: opts.scheduledChargeId,
+    };
+  } else if (isPayment || opts.arPaymentId !== undefined) {
+    t = {
+      id, transactionTypeId: code.transactionTypeId, arCodeId: code.id, arCodeName: code.name, leaseIntervalId: intervalId, description: opts.description,
+      transactionDate: date, postDate: date, postMonth: month, dueDate: due, amount, amountPaid: 0, balanceDue: amount, isTemporary, isReversed: 0,
+      arPaymentId: opts.arPaymentId ?? String(nextId(ctx, 'arPayment')),
+    };
+  } else {
+    t = {
+      id, transactionTypeId: code.transactionTypeId, arCodeId: code.id, arCodeName: code.name, leaseIntervalId: intervalId, description: opts.description,
+      transactionDate: date, postDate: date, postMonth: month, dueDate: due, amount, amountPaid: 0, balanceDue: amount, isTemporary, isReversed: 0,
+    };
+  }
   if (!lease.arTransactions) lease.arTransactions = { arTransaction: [] };
   lease.arTransactions.arTransaction.push(t);
   ctx.summary.arTransactions++;

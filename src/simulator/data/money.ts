@@ -4,8 +4,11 @@
  * JSON numbers (`1470`, `-12.5`), which are the nearest doubles to the exact decimals.
  */
 
+const ZERO = '0.00';
+
 /** Cents as the source's decimal string with two places. */
 export function centsToString(cents: number): string {
+  if (cents === 0) return ZERO;
   if (!Number.isSafeInteger(cents)) throw new Error(`cents must be a safe integer, got ${cents}`);
   const abs = Math.abs(cents);
   const frac = abs % 100;

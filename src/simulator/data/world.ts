@@ -104,8 +104,13 @@ export const LEASE_OUTCOMES = ['undecided', 'renew', 'monthToMonth', 'moveOut', 
 /** A lease outcome. */
 export type LeaseOutcome = (typeof LEASE_OUTCOMES)[number];
 
+/** `nextDay` of a lease that nothing will happen to any more (a JSON-safe "infinity"). */
+export const NEVER = 99_999_999;
+
 /** The simulator's plan for a lease: its next events and running ledger state. -1 = none. */
 export interface LeasePlan {
+  /** Mirror of the lease's `_status` (hot loops read plans, which stay fast V8 objects). */
+  status: number;
   /** Index of the unit in the property's flat unit list. */
   unit: number;
   otherIncome: boolean;
@@ -136,6 +141,13 @@ export interface LeasePlan {
   writeOffDay: number;
   /** The lease this one was transferred to or from, or -1. */
   transferLeaseId: number;
+  /** Scheduled rare events: a month-to-month resident's notice, a skip, a courtesy credit, an estimated utility charge. */
+  mtmNoticeDay: number;
+  skipDay: number;
+  creditDay: number;
+  tempAddDay: number;
+  /** The next day on which anything can happen to the lease (NEVER when nothing will). */
+  nextDay: number;
   recurring: RecurringCharge[];
   /** Index of the first AR transaction that may still be open (allocation cursor). */
   openFrom: number;

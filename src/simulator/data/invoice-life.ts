@@ -50,6 +50,9 @@ function nextWeekday(day: EpochDay, wd: number): EpochDay {
   return d;
 }
 
+/** The plan of every invoice with nothing left to happen (one shared object; never changed). */
+const DONE: InvoicePlan = Object.freeze({ payDay: -1, payCents: 0, secondPayDay: -1, voidDay: -1, voidPaymentId: '', holdUntil: -1, exportDay: -1 }) as InvoicePlan;
+
 function emptyPlan(): InvoicePlan {
   return { payDay: -1, payCents: 0, secondPayDay: -1, voidDay: -1, voidPaymentId: '', holdUntil: -1, exportDay: -1 };
 }
@@ -338,6 +341,7 @@ export function invoiceDay(ctx: SimContext, rt: PropertyRuntime, day: EpochDay, 
     const invoice = open[i];
     processInvoice(ctx, rt, invoice, day, rng);
     if (invoiceHasPending(invoice)) open[keep++] = invoice;
+    else invoice._plan = DONE;
   }
   open.length = keep;
 }

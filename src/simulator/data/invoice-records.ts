@@ -106,6 +106,8 @@ export function makeInvoice(ctx: SimContext, draft: InvoiceDraft): SimInvoice {
     lineItems.push(r);
   }
   const total = sub + tax + shipping + discount;
+  // Equal amounts share one string (a data set holds hundreds of thousands of them).
+  const totalText = total === sub && lineItems.length === 1 ? String(lineItems[0].amount) : centsToString(total);
   const invoice: SimInvoice = {
     id: String(id),
     invoiceNumber: draft.invoiceNumber,
@@ -119,13 +121,13 @@ export function makeInvoice(ctx: SimContext, draft: InvoiceDraft): SimInvoice {
     isPosted: 't',
     isOnHold: draft.onHold ? 1 : 0,
     isExported: false,
-    subTotal: centsToString(sub),
+    subTotal: sub === total ? totalText : centsToString(sub),
     taxAmount: centsToString(tax),
     shippingAmount: centsToString(shipping),
     discountAmount: centsToString(discount),
     retention: centsToString(draft.retentionCents),
-    amount: centsToString(total),
-    amountDue: centsToString(total),
+    amount: totalText,
+    amountDue: totalText,
     vendor: draft.vendor,
     remittance: draft.remittance,
     lineItems: { lineItem: lineItems },
@@ -184,7 +186,7 @@ export function applyPayment(ctx: SimContext, rt: PropertyRuntime, invoice: SimI
     paymentType: typeName,
     paymentStatus: typeId === '1' ? 'Issued' : 'Cleared',
     paymentDate: mdy(day),
-    paymentAmount: centsToString(cents),
+    paymentAmount: cents === stringToCents(invoice.amount) ? invoice.amount : centsToString(cents),
     postMonth: postMonth(day),
     postDate: mdy(day),
     isReversed: '0',
@@ -219,7 +221,9 @@ export function voidPayment(ctx: SimContext, invoice: SimInvoice, paymentId: str
     voidReason: rng.pick(VOID_REASONS),
   });
   const cents = stringToCents(p.paymentAmount);
-  setAmountDue(invoice, stringToCents(invoice.amountDue) + cents);
+  const restored = stringToCents(invoice.amountDue) + cents;
+  setAmountDue(invoice, restored);
+  if (restored === stringToCents(invoice.amount)) invoice.amountDue = invoice.amount;
   const iso = isoFromDay(day);
   if (invoice._voidedDays[invoice._voidedDays.length - 1] !== iso) invoice._voidedDays.push(iso);
   ctx.summary.paymentsVoided++;

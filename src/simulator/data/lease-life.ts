@@ -821,6 +821,8 @@ export function arrivals(ctx: SimContext, rt: PropertyRuntime, day: EpochDay, rn
   const leaseUp = day - rt.openDay < 240;
   for (let u = 0; u < rt.units.length; u++) {
     const list = rt.unitPlans[u];
+    // The common case first: one resident living there and staying.
+    if (list.length === 1 && list[0].status === LEASE_STATUS.Current) continue;
     let blocked = false;
     let applicants = 0;
     let notice: LeasePlan | undefined;

@@ -88,10 +88,19 @@ export function makeCustomer(ctx: SimContext, rng: Rng, role: CustomerRole, move
 
 /** A copy of a customer for another lease (same person, same id), with that lease's status. */
 export function copyCustomer(customer: Record<string, unknown>, moveIn: EpochDay, statusName: string): Record<string, unknown> {
-  const c = structuredClone(customer);
+  // Address, phone and contact records are never changed once made, so they are shared; the
+  // address list is copied because a move-out appends a forwarding address to it.
+  const c: Record<string, unknown> = {};
+  for (const key of Object.keys(customer)) {
+    if (key === 'moveOutDate') continue;
+    const value = customer[key];
+    if (key === 'addresses') {
+      const list = (value as { address: Record<string, string>[] }).address.filter((a) => a.addressType !== 'Forwarding');
+      c.addresses = { address: list };
+    } else c[key] = value;
+  }
   c.leaseCustomerStatus = statusName;
   c.moveInDate = mdy(moveIn);
-  delete c.moveOutDate;
   return c;
 }
 

@@ -29,8 +29,11 @@ export function runDay(ctx: SimContext, day: EpochDay): void {
         plan.nextDay = computeNextDay(live[i], d);
       }
       if (plan.nextDay !== NEVER) {
-        live[keep] = live[i];
-        plans[keep++] = plan;
+        if (keep !== i) {
+          live[keep] = live[i];
+          plans[keep] = plan;
+        }
+        keep++;
       } else {
         // Nothing more will be charged: the recurring mirrors are no longer needed.
         plan.recurring.length = 0;

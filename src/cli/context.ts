@@ -1,14 +1,11 @@
 import type { Writable } from 'node:stream';
 import type { Command } from 'commander';
-import { Migrator, sql } from 'kysely';
 import type { LevelWithSilent } from 'pino';
-import pinoPretty from 'pino-pretty';
 import { loadConfig, loadOfflineConfig } from '../config/load.js';
 import type { Config, OfflineConfig } from '../config/schema.js';
 import { createLogger, type Logger } from '../log/logger.js';
 import { redactUrl } from '../log/redact.js';
-import { connect, type ConnectOptions, type Db } from '../warehouse/db.js';
-import { FolderMigrationProvider } from '../warehouse/migrate.js';
+import type { ConnectOptions, Db } from '../warehouse/db.js';
 import { CliError, EXIT } from './exit-codes.js';
 
 /** Options every command accepts. */
@@ -48,9 +45,10 @@ export function isTerminal(stream: { isTTY?: boolean } = process.stderr): boolea
  * this thread written to `sink` (so they print above the bars); elsewhere pino JSON on stderr.
  * Either way secrets are censored by the logger's redaction paths.
  */
-export function commandLogger(config: { logLevel: string }, options: { base?: Record<string, unknown>; sink?: Writable; terminal?: boolean } = {}): Logger {
+export async function commandLogger(config: { logLevel: string }, options: { base?: Record<string, unknown>; sink?: Writable; terminal?: boolean } = {}): Promise<Logger> {
   const level = config.logLevel as LevelWithSilent;
   if (!(options.terminal ?? isTerminal()) || !options.sink) return createLogger({ level, base: options.base ?? {}, pretty: false });
+  const { default: pinoPretty } = await import('pino-pretty');
   const pretty = pinoPretty({ colorize: true, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname', destination: options.sink, sync: true });
   return createLogger({ level, base: options.base ?? {}, destination: pretty });
 }
@@ -60,6 +58,8 @@ export function commandLogger(config: { logLevel: string }, options: { base?: Re
  * reached is a configuration problem for the operator (exit 2), reported without its password.
  */
 export async function openWarehouse(url: string, options: ConnectOptions = {}): Promise<Db> {
+  // Loaded on first use: kysely and pg are slow to load, and --help needs neither.
+  const [{ sql }, { connect }] = await Promise.all([import('kysely'), import('../warehouse/db.js')]);
   const db = connect(url, { applicationName: 'propsync', ...options });
   try {
     await sql`select 1`.execute(db);
@@ -72,6 +72,7 @@ export async function openWarehouse(url: string, options: ConnectOptions = {}): 
 
 /** The migrations that the warehouse has not applied yet, by name. */
 export async function pendingMigrations(db: Db): Promise<string[]> {
+  const [{ Migrator }, { FolderMigrationProvider }] = await Promise.all([import('kysely'), import('../warehouse/migrate.js')]);
   const migrations = await new Migrator({ db, provider: new FolderMigrationProvider() }).getMigrations();
   return migrations.filter((migration) => !migration.executedAt).map((migration) => migration.name);
 }

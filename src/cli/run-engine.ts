@@ -88,7 +88,7 @@ export async function runCommand(config: Config, request: SyncRequest, what: str
   requestedStreams(config, request);
   const mode = progressModeFor();
   const bars = mode === 'bars' ? createProgress({ mode: 'bars' }) : undefined;
-  const logger = commandLogger(config, { sink: bars?.sink, terminal: mode === 'bars' });
+  const logger = await commandLogger(config, { sink: bars?.sink, terminal: mode === 'bars' });
   const progress = bars ?? createProgress({ mode: 'log', logger });
   const db = await openWarehouse(config.database.url, { maxConnections: config.source.concurrency + 2 });
   let client: SourceClient | undefined;

@@ -154,7 +154,7 @@ async function simulateAndSync(db: Db, warehouse: DemoWarehouse, state: DemoStat
       logLevel: options.logLevel ?? 'warn',
       streams: { leases: { fullRefreshDays: DEMO_FULL_REFRESH_DAYS }, invoices: { fullRefreshDays: DEMO_FULL_REFRESH_DAYS } },
     });
-    const display = demoDisplay(options, config.logLevel);
+    const display = await demoDisplay(options, config.logLevel);
     const client = createSourceClient({ config: config.source, timeZone: config.timeZone, logger: display.engineLogger });
     const runs: LabelledRun[] = [];
     try {
@@ -185,9 +185,9 @@ async function simulateAndSync(db: Db, warehouse: DemoWarehouse, state: DemoStat
 }
 
 /** The demo's progress display and loggers: every log line carries `demo: true` and starts with `[demo]`. */
-function demoDisplay(options: DemoOptions, logLevel: LogLevel): { progress: Progress; engineLogger: Logger } {
+async function demoDisplay(options: DemoOptions, logLevel: LogLevel): Promise<{ progress: Progress; engineLogger: Logger }> {
   const bars = options.terminal ? createProgress({ mode: 'bars', label: '[demo] ' }) : undefined;
-  const base = commandLogger({ logLevel: 'info' }, { sink: bars?.sink, terminal: options.terminal }).child({ demo: true }, { msgPrefix: '[demo] ' });
+  const base = (await commandLogger({ logLevel: 'info' }, { sink: bars?.sink, terminal: options.terminal })).child({ demo: true }, { msgPrefix: '[demo] ' });
   const progress = bars ?? createProgress({ mode: 'log', logger: base });
   return { progress, engineLogger: base.child({}, { level: logLevel }) };
 }

@@ -1,9 +1,7 @@
 import type { Command } from 'commander';
 import type { ChunkSize, StreamName } from '../../config/schema.js';
-import { configFor } from '../context.js';
 import { CliError, EXIT, type ExitCode } from '../exit-codes.js';
 import { collectProperty, parseChunk, parseDay, parseStream } from '../options.js';
-import { runCommand } from '../run-engine.js';
 
 interface BackfillOptions {
   stream: StreamName;
@@ -40,6 +38,8 @@ export function registerBackfill(program: Command, done: (code: ExitCode) => voi
     )
     .action(async (options: BackfillOptions, command: Command) => {
       if (options.from > options.to) throw new CliError(`--from ${options.from} is after --to ${options.to}; expected from <= to`, EXIT.usage);
+      // Loaded here, not at the top: --help and usage errors stay fast.
+      const [{ configFor }, { runCommand }] = await Promise.all([import('../context.js'), import('../run-engine.js')]);
       const config = configFor(command);
       const request = { kind: 'backfill' as const, streams: [options.stream], propertyIds: options.property, backfill: { from: options.from, to: options.to, chunk: options.chunk } };
       done(await runCommand(config, request, 'the backfill'));

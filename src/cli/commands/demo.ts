@@ -1,7 +1,5 @@
 import type { Command } from 'commander';
 import { LOG_LEVELS, type LogLevel } from '../../config/schema.js';
-import { runDemo } from '../../demo/run-demo.js';
-import { abortOnSignals, isTerminal, loggerFor } from '../context.js';
 import { CliError, EXIT, type ExitCode } from '../exit-codes.js';
 
 /** `propsync demo [--keep]`: the whole product on a simulated API and an embedded Postgres, no configuration. */
@@ -36,6 +34,8 @@ export function registerDemo(program: Command, done: (code: ExitCode) => void): 
       if (level !== undefined && level !== '' && !(LOG_LEVELS as readonly string[]).includes(level)) {
         throw new CliError(`PROPSYNC_LOG_LEVEL: "${level}" is not a log level; expected one of ${LOG_LEVELS.join(', ')}`, EXIT.usage);
       }
+      // Loaded here, not at the top: --help and usage errors stay fast.
+      const [{ runDemo }, { abortOnSignals, isTerminal, loggerFor }] = await Promise.all([import('../../demo/run-demo.js'), import('../context.js')]);
       const signals = abortOnSignals(loggerFor({ logLevel: 'info' }, { demo: true }), 'the demo');
       try {
         done(

@@ -1,9 +1,7 @@
 import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
 import type { StreamName } from '../../config/schema.js';
-import { describeHolder, withStreamLock } from '../../scheduler/lock.js';
-import { cursorsToReset, resetCursors, type ResetCursor } from '../../sync/reset.js';
-import { isTerminal, offlineConfigFor, openWarehouse, requireMigrated } from '../context.js';
+import type { ResetCursor } from '../../sync/reset.js';
 import { CliError, EXIT, type ExitCode } from '../exit-codes.js';
 import { parseProperty, parseStream } from '../options.js';
 import { formatTable } from '../table.js';
@@ -38,9 +36,15 @@ export function registerReset(program: Command, done: (code: ExitCode) => void):
       ].join('\n'),
     )
     .action(async (options: ResetOptions, command: Command) => {
-      const config = offlineConfigFor(command);
-      const interactive = isTerminal(process.stdin) && isTerminal(process.stderr);
+      const interactive = process.stdin.isTTY === true && process.stderr.isTTY === true;
       if (!options.yes && !interactive) throw new CliError('reset forgets cursors and asks for confirmation; not on a terminal, pass --yes to confirm', EXIT.usage);
+      // Loaded here, not at the top: --help and usage errors stay fast.
+      const [{ describeHolder, withStreamLock }, { cursorsToReset, resetCursors }, { offlineConfigFor, openWarehouse, requireMigrated }] = await Promise.all([
+        import('../../scheduler/lock.js'),
+        import('../../sync/reset.js'),
+        import('../context.js'),
+      ]);
+      const config = offlineConfigFor(command);
       const db = await openWarehouse(config.database.url, { maxConnections: 1 });
       try {
         await requireMigrated(db);

@@ -1,8 +1,5 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { configSchema } from '../../config/schema.js';
-import { redactUrl } from '../../log/redact.js';
-import { readStatus, type RunInfo, type StatusReport, type StreamStatus } from '../../sync/status.js';
-import { offlineConfigFor, openWarehouse, requireMigrated } from '../context.js';
+import type { RunInfo, StatusReport, StreamStatus } from '../../sync/status.js';
 import { EXIT, type ExitCode } from '../exit-codes.js';
 import { formatDuration } from '../run-summary.js';
 import { formatTable } from '../table.js';
@@ -29,6 +26,13 @@ export function registerStatus(program: Command, done: (code: ExitCode) => void)
       ].join('\n'),
     )
     .action(async (options: { json?: boolean; quarantineLimit: number }, command: Command) => {
+      // Loaded here, not at the top: --help and usage errors stay fast.
+      const [{ configSchema }, { redactUrl }, { readStatus }, { offlineConfigFor, openWarehouse, requireMigrated }] = await Promise.all([
+        import('../../config/schema.js'),
+        import('../../log/redact.js'),
+        import('../../sync/status.js'),
+        import('../context.js'),
+      ]);
       const config = offlineConfigFor(command);
       const dailyCallBudget = config.source?.dailyCallBudget ?? configSchema.shape.source.shape.dailyCallBudget.parse(undefined);
       const db = await openWarehouse(config.database.url, { maxConnections: 1 });

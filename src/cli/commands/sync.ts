@@ -1,9 +1,7 @@
 import type { Command } from 'commander';
 import type { StreamName } from '../../config/schema.js';
-import { configFor } from '../context.js';
 import type { ExitCode } from '../exit-codes.js';
 import { collectProperty, collectStream } from '../options.js';
-import { runCommand } from '../run-engine.js';
 
 interface SyncOptions {
   stream?: StreamName[];
@@ -39,6 +37,8 @@ export function registerSync(program: Command, done: (code: ExitCode) => void): 
       ].join('\n'),
     )
     .action(async (options: SyncOptions, command: Command) => {
+      // Loaded here, not at the top: --help and usage errors stay fast.
+      const [{ configFor }, { runCommand }] = await Promise.all([import('../context.js'), import('../run-engine.js')]);
       const config = configFor(command);
       done(await runCommand(config, { kind: 'sync', streams: options.stream, propertyIds: options.property, full: options.full === true }, 'the sync'));
     });

@@ -1,0 +1,94 @@
+import { sql } from 'kysely';
+import { loggerFor, openWarehouse, requireMigrated } from '../cli/context.js';
+import { EXIT, type ExitCode } from '../cli/exit-codes.js';
+import type { Config, StreamName } from '../config/schema.js';
+import { redactUrl } from '../log/redact.js';
+import { createSourceClient } from '../source/index.js';
+import { runSync } from '../sync/index.js';
+import { callsToday, lastSuccessByStream } from '../sync/status.js';
+import { startHttpServer, type HttpEndpoint } from './http-server.js';
+import { createSyncMetrics } from './metrics.js';
+import { scheduledStreams, startScheduler } from './scheduler.js';
+
+/** Longest wait for runs in flight after SIGINT/SIGTERM, leaving time to close within 30 s. */
+export const STOP_TIMEOUT_MS = 25_000;
+
+/**
+ * The `propsync schedule` process: opens the warehouse, starts the jobs, serves /healthz and
+ * /metrics, and on the first SIGINT/SIGTERM stops starting runs, aborts the runs in flight (their
+ * page in flight commits or rolls back), waits up to 25 s and closes everything. Exit code 0
+ * when every run stopped in time, 1 otherwise; a second signal exits at once with 1.
+ */
+export async function runSchedulerProcess(config: Config, asked?: StreamName[]): Promise<ExitCode> {
+  const logger = loggerFor(config);
+  const streams = scheduledStreams(config, asked);
+  const db = await openWarehouse(config.database.url, { maxConnections: streams.length * (config.source.concurrency + 1) + 2 });
+  try {
+    await requireMigrated(db);
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
+  const metrics = createSyncMetrics();
+  for (const row of await lastSuccessByStream(db)) metrics.setLastSuccess(row.stream, row.at);
+  const client = createSourceClient({ config: config.source, timeZone: config.timeZone, logger, onCall: metrics.onCall });
+  const scheduler = startScheduler({
+    config,
+    db,
+    client,
+    logger,
+    metrics,
+    run: runSync,
+    streams,
+    beforeRun: async () => {
+      const spent = (await callsToday(db)).get('*') ?? 0;
+      return spent >= config.source.dailyCallBudget ? `today's call budget is spent (${spent} of ${config.source.dailyCallBudget} calls since midnight America/Denver)` : null;
+    },
+  });
+  let http: HttpEndpoint | undefined;
+  if (config.metrics.port > 0) {
+    http = await startHttpServer({
+      host: config.metrics.host,
+      port: config.metrics.port,
+      metrics,
+      health: async () => {
+        const database = await sql`select 1`.execute(db).then(
+          () => 'ok',
+          (error: Error) => error.message,
+        );
+        return { ok: database === 'ok' && !scheduler.stopping(), stopping: scheduler.stopping(), database, jobs: scheduler.jobs() };
+      },
+    });
+    logger.info({ event: 'http_listening', url: http.url }, `serving ${http.url}/healthz and ${http.url}/metrics`);
+  }
+  logger.info({ event: 'scheduler_started', streams, warehouse: redactUrl(config.database.url) }, `scheduler started for ${streams.join(', ')}; stop with SIGINT or SIGTERM`);
+
+  const signal = await nextSignal();
+  const stopping = Date.now();
+  const again = () => process.exit(EXIT.workFailed);
+  process.on('SIGINT', again);
+  process.on('SIGTERM', again);
+  logger.info({ event: 'scheduler_stopping', signal }, `${signal}: starting no new runs; waiting up to ${STOP_TIMEOUT_MS / 1000} s for the pages in flight`);
+  const graceful = await scheduler.stop(STOP_TIMEOUT_MS);
+  await http?.close();
+  await client.close();
+  // A run that did not stop holds its connections: the process exit closes them (and rolls back).
+  if (graceful) await db.destroy();
+  const ms = Date.now() - stopping;
+  if (graceful) logger.info({ event: 'scheduler_stopped', ms }, `stopped in ${ms} ms; cursors and checkpoints are consistent`);
+  else logger.error({ event: 'scheduler_stopped', ms }, `a run did not stop within ${STOP_TIMEOUT_MS / 1000} s; exiting anyway: its open transaction rolls back and the next run repeats that page`);
+  return graceful ? EXIT.ok : EXIT.workFailed;
+}
+
+/** Resolves with the first SIGINT or SIGTERM. */
+function nextSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const handler = (signal: NodeJS.Signals) => {
+      process.off('SIGINT', handler);
+      process.off('SIGTERM', handler);
+      resolve(signal);
+    };
+    process.on('SIGINT', handler);
+    process.on('SIGTERM', handler);
+  });
+}

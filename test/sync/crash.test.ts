@@ -66,9 +66,9 @@ describe('a sync killed with SIGKILL at any point, then run again', () => {
       else expect(run.code, run.stderr).toBe(0); // the run finished before reaching the point
     }
     // Random instants (seeded): mid-fetch, mid-page, mid-commit, wherever they fall, until at
-    // least 12 runs in all were killed.
+    // least 10 runs in all were killed.
     const delays = seededDelays(20261120);
-    for (let attempt = 0; attempt < 12 && kills.length < 12; attempt++) {
+    for (let attempt = 0; attempt < 10 && kills.length < 10; attempt++) {
       const ms = delays.next().value as number;
       const run = await runSyncProcess(h, { killAfterMs: ms });
       console.log(`timed kill after ${ms} ms: ${run.signal ?? run.code}`);

@@ -65,8 +65,10 @@ export interface PropertyRuntime {
   livePlans: LeasePlan[];
   /** Invoices with a payment, void, hold release or export still to happen, in id order. */
   openInvoices: SimInvoice[];
-  /** Epoch day from which the property is active. */
+  /** Epoch day from which the property has vendor invoices. */
   openDay: number;
+  /** Epoch day from which the property has leases. */
+  leasingDay: number;
 }
 
 /** Everything a run works on. */
@@ -121,6 +123,7 @@ export function newRuntime(property: SimProperty, info: WorldProperty, index: nu
     livePlans: [],
     openInvoices: [],
     openDay: info.openDay,
+    leasingDay: info.leasingDay,
   };
 }
 

@@ -15,10 +15,13 @@ import type { Scale, WorldJob, WorldProperty, WorldVendor } from './world.js';
 
 /** Size settings of each scale. */
 export const SCALE_SETTINGS: Record<Scale, { properties: number; minUnits: number; maxUnits: number; minHistoryDays: number; maxHistoryDays: number }> = {
-  small: { properties: 3, minUnits: 40, maxUnits: 56, minHistoryDays: 740, maxHistoryDays: 800 },
-  medium: { properties: 20, minUnits: 60, maxUnits: 130, minHistoryDays: 740, maxHistoryDays: 1000 },
-  large: { properties: 200, minUnits: 60, maxUnits: 130, minHistoryDays: 740, maxHistoryDays: 1000 },
+  small: { properties: 4, minUnits: 38, maxUnits: 50, minHistoryDays: 620, maxHistoryDays: 760 },
+  medium: { properties: 20, minUnits: 70, maxUnits: 150, minHistoryDays: 560, maxHistoryDays: 800 },
+  large: { properties: 200, minUnits: 70, maxUnits: 150, minHistoryDays: 560, maxHistoryDays: 800 },
 };
+
+/** Vendor invoices reach back at least this many days (the books open before leasing starts). */
+export const INVOICE_HISTORY_DAYS = 740;
 
 /** First property id; properties are numbered from here. */
 export const PROPERTY_ID_BASE = 100001;
@@ -179,7 +182,9 @@ export function generateProperties(seed: number, scale: Scale, today: EpochDay, 
       Address: { Address: street, City: city.city, State: city.state, PostalCode: postal, Country: 'US' },
       _buildings: buildings,
     });
-    const openDay = today - rng.int(settings.minHistoryDays, settings.maxHistoryDays);
+    const leasingDay = today - rng.int(settings.minHistoryDays, settings.maxHistoryDays);
+    // Construction and set-up bills come in for months before the first move-in.
+    const openDay = Math.min(leasingDay - rng.int(90, 240), today - INVOICE_HISTORY_DAYS - rng.int(0, 60));
     const lookupCode = `${name.replace(/[^A-Za-z ]/g, '').split(' ').filter(Boolean).map((w) => w[0].toUpperCase()).join('').slice(0, 4)}${String(p + 1).padStart(3, '0')}`;
     const jobs: WorldJob[] = [];
     const jobCount = rng.int(2, 4);
@@ -199,19 +204,20 @@ export function generateProperties(seed: number, scale: Scale, today: EpochDay, 
     world.push({
       propertyId,
       openDay,
+      leasingDay,
       lookupCode,
       lateFeeCents: rng.pick([5000, 7500, 10000]),
       applicationFeeCents: rng.pick([3500, 5000, 7500]),
       adminFeeCents: rng.pick([15000, 20000, 25000, 30000]),
       utilitiesCents: rng.chance(0.35) ? rng.int(45, 95) * 100 : 0,
-      exportsInvoices: rng.chance(0.55),
+      exportsInvoices: p % 3 !== 1,
       exportWeekday: 1,
       sendsOtherIncomeFlag: p % 2 === 0,
       vendorIds: pickVendors(rng, vendors),
       jobs,
       bankAccountId: String(8800 + p),
       bankAccountName: `${name} Operating`,
-      invoicesPerDay: Math.round(unitCount * 0.0048 * 1000) / 1000,
+      invoicesPerDay: Math.round(unitCount * 0.0037 * 1000) / 1000,
       rentBaseDay: today,
       lineProperty: { id: String(propertyId), name, lookupCode },
     });

@@ -341,7 +341,14 @@ export function invoiceDay(ctx: SimContext, rt: PropertyRuntime, day: EpochDay, 
     const invoice = open[i];
     processInvoice(ctx, rt, invoice, day, rng);
     if (invoiceHasPending(invoice)) open[keep++] = invoice;
-    else invoice._plan = DONE;
+    else {
+      // Nothing more will happen: share the done plan and copy lists to exact size.
+      invoice._plan = DONE;
+      if (invoice.invoicePayments) invoice.invoicePayments.invoicePayment = invoice.invoicePayments.invoicePayment.slice();
+      if (invoice.voidedPayments) invoice.voidedPayments.voidedPayment = invoice.voidedPayments.voidedPayment.slice();
+      invoice._paidDays = invoice._paidDays.slice();
+      invoice._voidedDays = invoice._voidedDays.slice();
+    }
   }
   open.length = keep;
 }

@@ -258,8 +258,8 @@ export function startApplication(ctx: SimContext, rt: PropertyRuntime, unitIndex
     if (residents.length > 0) customers = [rng.pick(residents).customers.customer[0]];
   }
   // Started-but-unfinished applications linger for weeks; many are abandoned.
-  const started = rng.chance(0.25);
-  const decideDay = started ? day + rng.int(7, 40) : day + rng.int(2, Math.max(2, Math.min(21, moveIn - day - 1)));
+  const started = rng.chance(0.3);
+  const decideDay = started ? day + rng.int(10, 50) : day + rng.int(2, Math.max(2, Math.min(10, moveIn - day - 1)));
   const moveInDay = started ? Math.max(moveIn, decideDay + rng.int(3, 14)) : moveIn;
   const lease = createLease(ctx, rt, unitIndex, day, rng, { moveIn: moveInDay, intervalType: LEASE_INTERVAL_TYPE.Application, customers, started });
   lease._plan!.decideDay = decideDay;
@@ -800,7 +800,7 @@ export function leaseDay(ctx: SimContext, rt: PropertyRuntime, lease: SimLease, 
         cancelLease(ctx, rt, lease, day, rng, 'Cancelled Before Move-In', 'Cancelled');
         if (plan.transferLeaseId !== -1) plan.transferLeaseId = -1;
       } else if (day >= plan.moveInDay) {
-        return moveIn(ctx, rt, lease, day, rng, day - rt.openDay < 240);
+        return moveIn(ctx, rt, lease, day, rng, day - rt.leasingDay < 240);
       }
       break;
     case LEASE_STATUS.Current:
@@ -818,7 +818,7 @@ export function leaseDay(ctx: SimContext, rt: PropertyRuntime, lease: SimLease, 
 
 /** New applications for the property's available units (vacant, or on notice without a successor). */
 export function arrivals(ctx: SimContext, rt: PropertyRuntime, day: EpochDay, rng: Rng): void {
-  const leaseUp = day - rt.openDay < 240;
+  const leaseUp = day - rt.leasingDay < 240;
   for (let u = 0; u < rt.units.length; u++) {
     const list = rt.unitPlans[u];
     // The common case first: one resident living there and staying.
@@ -845,7 +845,7 @@ export function arrivals(ctx: SimContext, rt: PropertyRuntime, day: EpochDay, rn
     }
     if (applicants === 1) p *= 0.08;
     if (!rng.chance(p)) continue;
-    const moveInDay = notice ? Math.max(available, day + 7) + rng.int(0, 10) : day + rng.int(3, 30);
+    const moveInDay = notice ? Math.max(available, day + 7) + rng.int(0, 10) : day + rng.int(7, 42);
     startApplication(ctx, rt, u, day, rng, moveInDay);
   }
 }

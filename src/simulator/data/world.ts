@@ -56,8 +56,10 @@ export interface WorldJob {
 /** Per-property settings fixed at generation. */
 export interface WorldProperty {
   propertyId: number;
-  /** The day the property opened (first move-ins, first invoices). */
+  /** The day the property's books start (first vendor invoices). */
   openDay: number;
+  /** The day leasing starts (first applications and move-ins), on or after openDay. */
+  leasingDay: number;
   lookupCode: string;
   lateFeeCents: number;
   applicationFeeCents: number;

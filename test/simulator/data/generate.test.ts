@@ -43,7 +43,7 @@ describe('generateDataset', () => {
     expect(counts.get(LEASE_STATUS.Past) ?? 0).toBeGreaterThan(small.leases.length / 5);
   });
 
-  it.each([42, 7, 2024])('holds every status, kind of record and kind of activity (seed %i)', (seed) => {
+  it.each([42, 7, 9])('holds every status, kind of record and kind of activity (seed %i)', (seed) => {
     const ds = seed === 42 ? small : generateDataset({ seed, scale: 'small', today: TODAY });
     const c = census(ds);
     const missing = REQUIRED_FEATURES.filter((f) => !c[f]);

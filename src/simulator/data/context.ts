@@ -63,6 +63,8 @@ export interface PropertyRuntime {
   live: SimLease[];
   /** Their plans, index for index. */
   livePlans: LeasePlan[];
+  /** Their plans' `nextDay`, index for index: one contiguous list the daily loop scans. */
+  liveNext: number[];
   /** Invoices with a payment, void, hold release or export still to happen, in id order. */
   openInvoices: SimInvoice[];
   /** Epoch day from which the property has vendor invoices. */
@@ -121,6 +123,7 @@ export function newRuntime(property: SimProperty, info: WorldProperty, index: nu
     unitPlans: units.map(() => []),
     live: [],
     livePlans: [],
+    liveNext: [],
     openInvoices: [],
     openDay: info.openDay,
     leasingDay: info.leasingDay,
@@ -131,6 +134,7 @@ export function newRuntime(property: SimProperty, info: WorldProperty, index: nu
 export function addLive(rt: PropertyRuntime, lease: SimLease): void {
   rt.live.push(lease);
   rt.livePlans.push(lease._plan!);
+  rt.liveNext.push(lease._plan!.nextDay);
 }
 
 /** Adds a lease to its unit's active leases. */

@@ -43,18 +43,21 @@ function leaseDayAll(ctx: SimContext, rt: PropertyRuntime, d: DayInfo): void {
   // nothing left to happen drop out of the live list.
   const live = rt.live;
   const plans = rt.livePlans;
+  const next = rt.liveNext;
   let keep = 0;
-  for (let i = 0; i < plans.length; i++) {
-    const plan = plans[i];
-    if (plan.nextDay <= day) {
+  for (let i = 0; i < next.length; i++) {
+    let nextDay = next[i];
+    if (nextDay <= day) {
       live[i] = leaseDay(ctx, rt, live[i], d, leaseRng);
-      plan.nextDay = computeNextDay(live[i], d);
+      nextDay = computeNextDay(live[i], d);
+      plans[i].nextDay = nextDay;
     }
-    if (plan.nextDay !== NEVER) {
+    if (nextDay !== NEVER) {
       if (keep !== i) {
         live[keep] = live[i];
-        plans[keep] = plan;
-      }
+        plans[keep] = plans[i];
+        next[keep] = nextDay;
+      } else if (nextDay !== next[i]) next[i] = nextDay;
       keep++;
     } else {
       compactLease(live[i]);
@@ -62,5 +65,6 @@ function leaseDayAll(ctx: SimContext, rt: PropertyRuntime, d: DayInfo): void {
   }
   plans.length = keep;
   live.length = keep;
+  next.length = keep;
   arrivals(ctx, rt, day, new Rng(ctx.seed, day, pid, STREAM.arrivals));
 }

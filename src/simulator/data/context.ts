@@ -59,6 +59,11 @@ export interface PropertyRuntime {
   unitLeases: SimLease[][];
   /** Their plans, index for index (lease records with removed keys are slow to read in hot loops). */
   unitPlans: LeasePlan[][];
+  /** Per unit: 1 while a Future or Current (not on notice) lease holds it, so no application can come. */
+  unitBlocked: number[];
+  /** The property's utility vendors and its other vendors (derived from the world, once). */
+  utilityVendorIds: number[];
+  otherVendorIds: number[];
   /** Leases with something still to happen, in id order. */
   live: SimLease[];
   /** Their plans, index for index. */
@@ -121,6 +126,9 @@ export function newRuntime(property: SimProperty, info: WorldProperty, index: nu
     otherIncome,
     unitLeases: units.map(() => []),
     unitPlans: units.map(() => []),
+    unitBlocked: units.map(() => 0),
+    utilityVendorIds: [],
+    otherVendorIds: [],
     live: [],
     livePlans: [],
     liveNext: [],
@@ -137,11 +145,19 @@ export function addLive(rt: PropertyRuntime, lease: SimLease): void {
   rt.liveNext.push(lease._plan!.nextDay);
 }
 
+/** Recomputes whether a unit is blocked; call after its leases or their statuses change. */
+export function refreshUnit(rt: PropertyRuntime, unit: number): void {
+  let blocked = 0;
+  for (const p of rt.unitPlans[unit]) if (p.status === LEASE_STATUS.Future || p.status === LEASE_STATUS.Current) blocked = 1;
+  rt.unitBlocked[unit] = blocked;
+}
+
 /** Adds a lease to its unit's active leases. */
 export function addToUnit(rt: PropertyRuntime, lease: SimLease): void {
   const plan = lease._plan!;
   rt.unitLeases[plan.unit].push(lease);
   rt.unitPlans[plan.unit].push(plan);
+  refreshUnit(rt, plan.unit);
 }
 
 /** Removes a lease from its unit's active leases. */
@@ -152,6 +168,7 @@ export function removeFromUnit(rt: PropertyRuntime, lease: SimLease): void {
     rt.unitLeases[plan.unit].splice(i, 1);
     rt.unitPlans[plan.unit].splice(i, 1);
   }
+  refreshUnit(rt, plan.unit);
 }
 
 /** Builds the run's indexes from a data set that carries its world. */

@@ -328,11 +328,13 @@ function processInvoice(ctx: SimContext, rt: PropertyRuntime, invoice: SimInvoic
 
 /** Applies one day of payables to a property. */
 export function invoiceDay(ctx: SimContext, rt: PropertyRuntime, day: EpochDay, dom: number, rng: Rng): void {
-  for (const vid of rt.info.vendorIds) {
-    const vendor = vendorOf(ctx, vid);
-    if (vendor.category === 'utility' && dom === 3 + (vendor.id % 22)) vendorInvoice(ctx, rt, vendor, day, rng, true);
+  if (rt.utilityVendorIds.length + rt.otherVendorIds.length !== rt.info.vendorIds.length) {
+    for (const vid of rt.info.vendorIds) (vendorOf(ctx, vid).category === 'utility' ? rt.utilityVendorIds : rt.otherVendorIds).push(vid);
   }
-  const others = rt.info.vendorIds.filter((v) => vendorOf(ctx, v).category !== 'utility');
+  for (const vid of rt.utilityVendorIds) {
+    if (dom === 3 + (vid % 22)) vendorInvoice(ctx, rt, vendorOf(ctx, vid), day, rng, true);
+  }
+  const others = rt.otherVendorIds;
   const n = rng.poisson(rt.info.invoicesPerDay);
   for (let i = 0; i < n && others.length > 0; i++) vendorInvoice(ctx, rt, vendorOf(ctx, rng.pick(others)), day, rng, false);
   const open = rt.openInvoices;

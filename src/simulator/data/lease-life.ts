@@ -17,7 +17,7 @@ import {
   ymd,
   type EpochDay,
 } from './calendar.js';
-import { addLive, addToUnit, nextId, removeFromUnit, type PropertyRuntime, type SimContext } from './context.js';
+import { addLive, addToUnit, nextId, refreshUnit, removeFromUnit, type PropertyRuntime, type SimContext } from './context.js';
 import { createRefundInvoice } from './invoice-life.js';
 import {
   addActivity,
@@ -279,9 +279,10 @@ function cancelLease(ctx: SimContext, rt: PropertyRuntime, lease: SimLease, day:
   ctx.summary.cancellations++;
 }
 
-function approve(ctx: SimContext, lease: SimLease, day: EpochDay, rng: Rng): void {
+function approve(ctx: SimContext, rt: PropertyRuntime, lease: SimLease, day: EpochDay, rng: Rng): void {
   const plan = lease._plan!;
   setLeaseStatus(lease, LEASE_STATUS.Future, 'Lease Approved');
+  refreshUnit(rt, plan.unit);
   setApplicationStatus(currentInterval(lease), 'Approved', day, rng);
   const moveIn = plan.moveInDay;
   const adminFee = lease.scheduledCharges?.scheduledCharge.find((c) => c.chargeCodeId === AR_CODES.adminFee.id);
@@ -309,7 +310,7 @@ function decideApplication(ctx: SimContext, rt: PropertyRuntime, lease: SimLease
     const denied = rng.chance(0.4);
     cancelLease(ctx, rt, lease, day, rng, denied ? 'Application Denied' : 'Application Cancelled', denied ? 'Denied' : 'Cancelled');
   } else {
-    approve(ctx, lease, day, rng);
+    approve(ctx, rt, lease, day, rng);
   }
 }
 
@@ -390,9 +391,10 @@ function moveIn(ctx: SimContext, rt: PropertyRuntime, old: SimLease, day: EpochD
   return lease;
 }
 
-function giveNotice(ctx: SimContext, lease: SimLease, day: EpochDay, moveOutDay: EpochDay, reason: MoveOutReasonKey, subStatus: string): void {
+function giveNotice(ctx: SimContext, rt: PropertyRuntime, lease: SimLease, day: EpochDay, moveOutDay: EpochDay, reason: MoveOutReasonKey, subStatus: string): void {
   const plan = lease._plan!;
   setLeaseStatus(lease, LEASE_STATUS.Notice, subStatus);
+  refreshUnit(rt, plan.unit);
   setMoveOut(lease, moveOutDay);
   lease.moveOutReason = MOVE_OUT_REASONS[reason];
   plan.moveOutDay = moveOutDay;
@@ -424,7 +426,7 @@ function decideRenewal(ctx: SimContext, rt: PropertyRuntime, lease: SimLease, da
   plan.decideDay = -1;
   const end = plan.leaseEndDay;
   if (plan.otherIncome) {
-    if (rng.chance(0.35)) giveNotice(ctx, lease, day, end, rng.pick(VOLUNTARY_REASONS), 'Notice Given');
+    if (rng.chance(0.35)) giveNotice(ctx, rt, lease, day, end, rng.pick(VOLUNTARY_REASONS), 'Notice Given');
     else {
       plan.outcome = 'monthToMonth';
       plan.changeDay = end + 1;
@@ -432,7 +434,7 @@ function decideRenewal(ctx: SimContext, rt: PropertyRuntime, lease: SimLease, da
     return;
   }
   if (plan.payer === 2 && plan.balanceCents > plan.rentCents && rng.chance(0.6)) {
-    giveNotice(ctx, lease, day, end, 'leaseViolation', 'Non-Renewal');
+    giveNotice(ctx, rt, lease, day, end, 'leaseViolation', 'Non-Renewal');
     return;
   }
   const r = rng.float();
@@ -458,20 +460,20 @@ function decideRenewal(ctx: SimContext, rt: PropertyRuntime, lease: SimLease, da
       payer: plan.payer,
     });
     ctx.summary.applications--; // a transfer is not a new application
-    approve(ctx, next, day, rng);
+    approve(ctx, rt, next, day, rng);
     ctx.summary.approvals--;
     next._plan!.decideDay = -1;
     next._plan!.transferLeaseId = lease._id;
     next.transferDate = mdy(moveInDay);
     plan.transferLeaseId = next._id;
     lease.transferDate = mdy(end);
-    giveNotice(ctx, lease, day, end, 'transfer', 'Transfer Pending');
+    giveNotice(ctx, rt, lease, day, end, 'transfer', 'Transfer Pending');
     addActivity(ctx, lease, LEASE_EVENT.transfer, day, `Transfer to unit ${rt.units[target].unitNumber} on ${mdy(moveInDay)}`);
     addActivity(ctx, next, LEASE_EVENT.transfer, day, `Transfer from unit ${lease.unitNumber ?? ''} on ${mdy(moveInDay)}`);
     ctx.summary.transfers++;
   } else {
     const early = rng.chance(0.1) ? rng.int(1, 20) : 0;
-    giveNotice(ctx, lease, day, Math.max(day + 14, end - early), VOLUNTARY_REASONS[rng.weighted(VOLUNTARY_REASON_WEIGHTS)], 'Notice Given');
+    giveNotice(ctx, rt, lease, day, Math.max(day + 14, end - early), VOLUNTARY_REASONS[rng.weighted(VOLUNTARY_REASON_WEIGHTS)], 'Notice Given');
   }
 }
 
@@ -688,13 +690,13 @@ function residentDay(ctx: SimContext, rt: PropertyRuntime, lease: SimLease, d: D
     else if (plan.mtmNoticeDay !== -1 && day >= plan.mtmNoticeDay) {
       plan.mtmNoticeDay = -1;
       if (lease.isMonthToMonth === 1 && plan.changeDay === -1) {
-        giveNotice(ctx, lease, day, lastOfMonth(day + 30), VOLUNTARY_REASONS[rng.weighted(VOLUNTARY_REASON_WEIGHTS)], 'Notice Given');
+        giveNotice(ctx, rt, lease, day, lastOfMonth(day + 30), VOLUNTARY_REASONS[rng.weighted(VOLUNTARY_REASON_WEIGHTS)], 'Notice Given');
       }
     } else if (plan.payer === 2 && dom === 10 && plan.balanceCents > 2 * plan.rentCents && rng.chance(0.3)) {
-      giveNotice(ctx, lease, day, day + rng.int(20, 45), 'nonPayment', 'Eviction Filed');
+      giveNotice(ctx, rt, lease, day, day + rng.int(20, 45), 'nonPayment', 'Eviction Filed');
     } else if (plan.skipDay !== -1 && day >= plan.skipDay) {
       plan.skipDay = -1;
-      if (plan.balanceCents > plan.rentCents) giveNotice(ctx, lease, day, day, 'abandoned', 'Skip Suspected');
+      if (plan.balanceCents > plan.rentCents) giveNotice(ctx, rt, lease, day, day, 'abandoned', 'Skip Suspected');
     }
   }
   if (plan.payDay !== -1 && day >= plan.payDay) {
@@ -819,10 +821,11 @@ export function leaseDay(ctx: SimContext, rt: PropertyRuntime, lease: SimLease, 
 /** New applications for the property's available units (vacant, or on notice without a successor). */
 export function arrivals(ctx: SimContext, rt: PropertyRuntime, day: EpochDay, rng: Rng): void {
   const leaseUp = day - rt.leasingDay < 240;
-  for (let u = 0; u < rt.units.length; u++) {
+  const blockedUnits = rt.unitBlocked;
+  for (let u = 0; u < blockedUnits.length; u++) {
+    // Most units are lived in: one contiguous list says so without touching the leases.
+    if (blockedUnits[u] === 1) continue;
     const list = rt.unitPlans[u];
-    // The common case first: one resident living there and staying.
-    if (list.length === 1 && list[0].status === LEASE_STATUS.Current) continue;
     let blocked = false;
     let applicants = 0;
     let notice: LeasePlan | undefined;

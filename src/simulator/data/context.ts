@@ -72,6 +72,8 @@ export interface PropertyRuntime {
   liveNext: number[];
   /** Invoices with a payment, void, hold release or export still to happen, in id order. */
   openInvoices: SimInvoice[];
+  /** The next day something happens to each of them, index for index. */
+  openNext: number[];
   /** Epoch day from which the property has vendor invoices. */
   openDay: number;
   /** Epoch day from which the property has leases. */
@@ -133,6 +135,7 @@ export function newRuntime(property: SimProperty, info: WorldProperty, index: nu
     livePlans: [],
     liveNext: [],
     openInvoices: [],
+    openNext: [],
     openDay: info.openDay,
     leasingDay: info.leasingDay,
   };
@@ -171,6 +174,12 @@ export function removeFromUnit(rt: PropertyRuntime, lease: SimLease): void {
   refreshUnit(rt, plan.unit);
 }
 
+/** Adds an invoice to the property's open invoices, to be looked at on `nextDay`. */
+export function addOpenInvoice(rt: PropertyRuntime, invoice: SimInvoice, nextDay: number): void {
+  rt.openInvoices.push(invoice);
+  rt.openNext.push(nextDay);
+}
+
 /** Builds the run's indexes from a data set that carries its world. */
 export function buildContext(dataset: SimDataset): SimContext {
   const world = dataset._world;
@@ -193,7 +202,7 @@ export function buildContext(dataset: SimDataset): SimContext {
   for (const invoice of dataset.invoices) {
     if (!invoiceHasPending(invoice)) continue;
     const rt = byPropertyId.get(invoice._propertyIds[0]);
-    if (rt) rt.openInvoices.push(invoice);
+    if (rt) addOpenInvoice(rt, invoice, 0);
   }
   return { seed: dataset.seed, dataset, world, ids: world.ids, runtimes, byPropertyId, summary: emptySummary() };
 }

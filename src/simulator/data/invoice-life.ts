@@ -6,7 +6,7 @@
  * deposit refunds.
  */
 import { firstOfPreviousMonth, weekday, type EpochDay } from './calendar.js';
-import { invoiceHasPending, nextId, type PropertyRuntime, type SimContext } from './context.js';
+import { addOpenInvoice, nextId, type PropertyRuntime, type SimContext } from './context.js';
 import { applyPayment, makeInvoice, markExported, voidPayment, type InvoiceDraft, type LineDraft } from './invoice-records.js';
 import { INVOICE_TYPE, type InvoiceTypeId, type SimInvoice, type SimLease } from './model.js';
 import { roundToDollars, stringToCents } from './money.js';
@@ -143,7 +143,7 @@ function addInvoice(ctx: SimContext, rt: PropertyRuntime, draft: InvoiceDraft, d
   const invoice = makeInvoice(ctx, draft);
   planInvoice(ctx, rt, invoice, draft, day, rng);
   ctx.dataset.invoices.push(invoice);
-  rt.openInvoices.push(invoice);
+  addOpenInvoice(rt, invoice, 0);
   ctx.summary.invoicesCreated++;
   if (draft.postDay < day) ctx.summary.invoicesBackdated++;
   return invoice;
@@ -338,12 +338,19 @@ export function invoiceDay(ctx: SimContext, rt: PropertyRuntime, day: EpochDay, 
   const n = rng.poisson(rt.info.invoicesPerDay);
   for (let i = 0; i < n && others.length > 0; i++) vendorInvoice(ctx, rt, vendorOf(ctx, rng.pick(others)), day, rng, false);
   const open = rt.openInvoices;
+  const next = rt.openNext;
   let keep = 0;
   for (let i = 0; i < open.length; i++) {
+    let nextDay = next[i];
     const invoice = open[i];
-    processInvoice(ctx, rt, invoice, day, rng);
-    if (invoiceHasPending(invoice)) open[keep++] = invoice;
-    else {
+    if (nextDay <= day) {
+      processInvoice(ctx, rt, invoice, day, rng);
+      nextDay = invoiceNextDay(invoice._plan!, day);
+    }
+    if (nextDay !== -1) {
+      open[keep] = invoice;
+      next[keep++] = nextDay;
+    } else {
       // Nothing more will happen: share the done plan and copy lists to exact size.
       invoice._plan = DONE;
       if (invoice.invoicePayments) invoice.invoicePayments.invoicePayment = invoice.invoicePayments.invoicePayment.slice();
@@ -353,4 +360,16 @@ export function invoiceDay(ctx: SimContext, rt: PropertyRuntime, day: EpochDay, 
     }
   }
   open.length = keep;
+  next.length = keep;
+}
+
+/** The next day after `day` on which the plan has something to do, or -1 when it has nothing. */
+function invoiceNextDay(p: InvoicePlan, day: EpochDay): number {
+  let next = -1;
+  for (const x of [p.payDay, p.secondPayDay, p.voidDay, p.holdUntil, p.exportDay]) {
+    if (x === -1) continue;
+    const at = x <= day ? day + 1 : x;
+    if (next === -1 || at < next) next = at;
+  }
+  return next;
 }

@@ -11,7 +11,24 @@
  * lists are absent. The server applies, at render time: r1 differences, single-item lists as
  * bare objects (seeded share), optional containers, formats and faults.
  *
- * Fields whose names start with `_` are the simulator's own bookkeeping, never rendered.
+ * Fields whose names start with `_` are the simulator's own bookkeeping, never rendered. They
+ * appear only at the top level of a lease, an invoice or the data set, never inside nested
+ * records, so a renderer can drop them with one check per top-level key.
+ *
+ * Encodings (one per field, fixed): lease/customer/unit-space/AR-code/AR-transaction/interval
+ * ids and `leaseIntervalId`, `chargeCodeId` integers, every other id a digit string;
+ * `isMonthToMonth`, `isTemporary`, `isReversed` (AR) and `isOnHold` integer 0/1;
+ * `isOtherIncomeLease` and `isPosted` `"t"`/`"f"`; `isExported` JSON true/false; line `is1099`
+ * `"true"`/`"false"`; line `billback` and payment `isReversed` `"0"`/`"1"`; pet
+ * `isServiceAnimal` `"true"`/`"false"`. Money: decimal strings with two places, AR amounts JSON
+ * numbers. `isOtherIncomeLease` is sent on every other-income lease and, per property, either
+ * on all conventional leases (`"f"`) or on none (left out).
+ *
+ * Records are shared where the source would repeat identical data (unit spaces with their
+ * unit, `moveOutReason`, invoice line `property` and `glAccount`, a vendor's `vendor` and
+ * `remittance`, an invoice `_plan` once it is done): treat records as read-only outside
+ * `advanceDataset`. A move-in replaces the lease object (the record loses `leaseSubStatus`),
+ * so rebuild any index of lease objects after an advance.
  */
 
 import type { InvoicePlan, LeasePlan, SimWorld } from './world.js';
@@ -21,6 +38,7 @@ export type IsoDay = string;
 
 /** Lease status type ids of the source. */
 export const LEASE_STATUS = { Applicant: 1, Cancelled: 2, Future: 3, Current: 4, Notice: 5, Past: 6 } as const;
+/** A lease status type id (1-6). */
 export type LeaseStatusTypeId = (typeof LEASE_STATUS)[keyof typeof LEASE_STATUS];
 
 /** Invoice type ids of the source. */
@@ -32,11 +50,13 @@ export const INVOICE_TYPE = {
   CatalogJobCost: 18,
   CustomerRefund: 20,
 } as const;
+/** An invoice type id. */
 export type InvoiceTypeId = (typeof INVOICE_TYPE)[keyof typeof INVOICE_TYPE];
 
 /** Lease interval type ids: 1 Application, 2 Lease Modification, 3 Renewal, 4 Month To Month, 5 Transfer. */
 export const LEASE_INTERVAL_TYPE = { Application: 1, LeaseModification: 2, Renewal: 3, MonthToMonth: 4, Transfer: 5 } as const;
 
+/** A postal address (vendor addresses use this shape). */
 export interface SimAddress {
   street: string;
   city: string;
@@ -45,6 +65,7 @@ export interface SimAddress {
   country: string;
 }
 
+/** A property as getProperties sends it, with its buildings and units. */
 export interface SimProperty {
   /** PascalCase record as getProperties sends it. */
   PropertyID: number;
@@ -56,6 +77,7 @@ export interface SimProperty {
   _buildings: { name: string; units: SimUnit[] }[];
 }
 
+/** A unit (or a parking/storage space of an other-income building). */
 export interface SimUnit {
   unitId: string;
   unitNumber: string;
@@ -82,6 +104,7 @@ export interface SimLeaseInterval {
   applications?: { application: Record<string, unknown>[] };
 }
 
+/** An AR transaction of a lease, r2 shape. */
 export interface SimArTransaction {
   id: number;
   transactionTypeId: string;
@@ -154,6 +177,7 @@ export interface SimLease {
   _plan?: LeasePlan;
 }
 
+/** A payment applied to an invoice. */
 export interface SimInvoicePayment {
   paymentId: string;
   paymentNumber: string;
@@ -169,6 +193,7 @@ export interface SimInvoicePayment {
   bankAccountName?: string;
 }
 
+/** A payment that was voided (it is no longer in invoicePayments). */
 export interface SimVoidedPayment {
   paymentId: string;
   paymentNumber: string;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { generateDataset } from '../../../src/simulator/data/index.js';
+import { generateDataset, SCALE_SETTINGS } from '../../../src/simulator/data/index.js';
 import { LEASE_STATUS } from '../../../src/simulator/data/model.js';
 import { datetimeProblems, mirrorProblems, moneyProblems } from './checks.js';
 import { census, REQUIRED_FEATURES } from './features.js';
@@ -33,6 +33,17 @@ describe('generateDataset', () => {
     expect(ds.leases.length).toBeLessThanOrEqual(500);
     expect(ds.invoices.length).toBeGreaterThan(400);
     expect(ms).toBeLessThan(3000);
+  });
+
+  it('makes a medium portfolio of about 20 properties and 5,000 leases (the demo)', () => {
+    const ds = generateDataset({ seed: 1, scale: 'medium', today: TODAY });
+    expect(ds.properties.length).toBe(20);
+    expect(ds.leases.length).toBeGreaterThan(4000);
+    expect(ds.leases.length).toBeLessThan(6000);
+    const ar = ds.leases.reduce((s, l) => s + (l.arTransactions?.arTransaction.length ?? 0), 0);
+    expect(ar).toBeGreaterThan(100_000);
+    expect(ds.invoices.length).toBeGreaterThan(5_000);
+    expect(SCALE_SETTINGS.large.properties).toBe(200);
   });
 
   it('has Current as the largest status and many Past leases', () => {

@@ -1,0 +1,93 @@
+import type { StreamName } from '../config/schema.js';
+import { STREAMS } from '../streams/index.js';
+import type { Lane, PlanContext, StreamDefinition } from '../streams/types.js';
+import { readCursor } from './cursors.js';
+import { isBudgetError } from './run-unit.js';
+import type { SyncDeps, SyncRequest } from './types.js';
+
+/** A lane of one stream, ready to run. */
+export interface PlannedLane {
+  stream: StreamDefinition;
+  lane: Lane;
+}
+
+/** What a run will do: the source's today, its properties, and its lanes. */
+export interface RunPlan {
+  today: string;
+  propertyIds: string[];
+  lanes: PlannedLane[];
+  /** Work units known before running (dynamic steps add more). */
+  workUnits: number;
+  byStream: Partial<Record<StreamName, number>>;
+}
+
+/** The streams of a request: the ones asked for, else the enabled ones. */
+export function streamsOf(request: SyncRequest, deps: Pick<SyncDeps, 'config'>): StreamName[] {
+  if (request.streams?.length) return request.streams;
+  return (Object.keys(deps.config.streams) as StreamName[]).filter((name) => deps.config.streams[name].enabled);
+}
+
+/** Finds today and the properties, then asks each stream for its lanes (backfill or incremental). */
+export async function planRun(request: SyncRequest, streams: StreamName[], deps: SyncDeps): Promise<RunPlan> {
+  const { db, config } = deps;
+  const { today, propertyIds } = await discover(request, deps);
+  const lanes: PlannedLane[] = [];
+  for (const name of streams) {
+    const stream = STREAMS[name];
+    const context: PlanContext = {
+      db,
+      config,
+      today,
+      propertyIds,
+      full: request.full === true,
+      cursor: (scope, cursor) => readCursor(db, stream.name, scope, cursor),
+    };
+    const planned = request.backfill
+      ? stream.planBackfill(context, { ...request.backfill, chunk: request.backfill.chunk ?? config.streams[name].chunk })
+      : await stream.plan(context);
+    lanes.push(...planned.map((lane) => ({ stream, lane })));
+  }
+  const byStream: Partial<Record<StreamName, number>> = {};
+  let workUnits = 0;
+  for (const { stream, lane } of lanes) {
+    const units = lane.steps.filter((step) => typeof step !== 'function').length;
+    byStream[stream.name] = (byStream[stream.name] ?? 0) + units;
+    workUnits += units;
+  }
+  return { today, propertyIds, lanes: interleave(lanes), workUnits, byStream };
+}
+
+/**
+ * The source's today and the properties of the run, from one getProperties call (its `Date`
+ * header gives today). Asked-for properties that the source does not list stop the run.
+ */
+async function discover(request: SyncRequest, deps: SyncDeps): Promise<{ today: string; propertyIds: string[] }> {
+  const { client, config, logger } = deps;
+  const wanted = request.propertyIds?.length ? request.propertyIds : config.propertyIds;
+  let listed: string[] | undefined;
+  try {
+    const properties = await client.properties({ signal: deps.signal });
+    listed = properties.filter((property) => !property.disabled).map((property) => property.id);
+  } catch (error) {
+    if (!wanted.length || isBudgetError(error)) throw error;
+    const message = (error as Error).message;
+    logger.warn({ event: 'discovery_failed', err: message }, `getProperties failed (${message}); going on with the configured properties`);
+  }
+  const today = client.today();
+  if (!wanted.length) return { today, propertyIds: listed ?? [] };
+  const unknown = listed ? wanted.filter((id) => !listed.includes(id)) : [];
+  if (unknown.length) {
+    throw new Error(`properties ${unknown.join(', ')} are not visible to this API user (or are disabled); check PROPSYNC_PROPERTY_IDS / --property`);
+  }
+  return { today, propertyIds: [...new Set(wanted)] };
+}
+
+/** Alternates lanes of different streams so that both streams progress under a shared budget. */
+function interleave(lanes: PlannedLane[]): PlannedLane[] {
+  const byStream = new Map<string, PlannedLane[]>();
+  for (const lane of lanes) byStream.set(lane.stream.name, [...(byStream.get(lane.stream.name) ?? []), lane]);
+  const queues = [...byStream.values()];
+  const out: PlannedLane[] = [];
+  while (queues.some((queue) => queue.length)) for (const queue of queues) if (queue.length) out.push(queue.shift()!);
+  return out;
+}

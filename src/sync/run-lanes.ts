@@ -1,0 +1,62 @@
+import type { WorkUnitPlan } from '../streams/types.js';
+import type { PlannedLane } from './plan-run.js';
+import { isBudgetError, runWorkUnit, type UnitContext } from './run-unit.js';
+import type { SyncDeps } from './types.js';
+
+/** What running the lanes came to. */
+export interface LanesOutcome {
+  /** One line per failed work unit: unit, properties, window, and why. */
+  errors: string[];
+  budgetSpent: boolean;
+  /** Work units that dynamic steps added to the plan. */
+  addedUnits: number;
+  /** Work units done (or already done, for backfill chunks). */
+  done: number;
+}
+
+/**
+ * Runs lanes on `source.concurrency` workers. Inside a lane, steps run in order and a failed
+ * unit ends its lane (later steps build on earlier ones, e.g. disappearances on the live set);
+ * other lanes go on. A spent budget or an aborted signal stops every worker before its next unit.
+ */
+export async function runLanes(lanes: readonly PlannedLane[], runId: number, deps: SyncDeps & { logger: UnitContext['logger'] }): Promise<LanesOutcome> {
+  const { db, client, config, signal, observer, logger } = deps;
+  const outcome: LanesOutcome = { errors: [], budgetSpent: false, addedUnits: 0, done: 0 };
+  const stopped = () => signal?.aborted === true || outcome.budgetSpent;
+  const queue = [...lanes];
+
+  async function runLane({ stream, lane }: PlannedLane): Promise<void> {
+    const context: UnitContext = { db, client, stream, version: config.source.versions[stream.method as 'getLeases' | 'getInvoices'] ?? 'r2', runId, logger, signal, observer };
+    const doneUnits = new Map<string, number[]>();
+    for (const step of lane.steps) {
+      if (stopped()) return;
+      let plans: WorkUnitPlan[] = [];
+      if (typeof step === 'function') {
+        plans = await step({ db, runId, doneUnits });
+        outcome.addedUnits += plans.length;
+      } else plans = [step];
+      for (const plan of plans) {
+        if (stopped()) return;
+        const result = await runWorkUnit(context, plan);
+        if (result.status === 'done' || result.status === 'skipped') {
+          outcome.done += 1;
+          doneUnits.set(plan.kind, [...(doneUnits.get(plan.kind) ?? []), result.unitId]);
+          continue;
+        }
+        const error = 'error' in result ? result.error : undefined;
+        if (isBudgetError(error)) outcome.budgetSpent = true;
+        if (result.status === 'failed') {
+          const window = plan.window ? `, window ${plan.window.from ?? '…'}..${plan.window.to ?? '…'}` : '';
+          outcome.errors.push(`${plan.unitKey} (properties ${plan.propertyIds.join(',')}${window}): ${error instanceof Error ? error.message : String(error)}`);
+        }
+        return;
+      }
+    }
+  }
+
+  const worker = async () => {
+    for (let next = queue.shift(); next && !stopped(); next = queue.shift()) await runLane(next);
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(config.source.concurrency, lanes.length)) }, worker));
+  return outcome;
+}

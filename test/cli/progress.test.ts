@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log/logger.js';
-import { createProgress, rateAndEta } from '../../src/cli/progress.js';
+import { createProgress, formatSeconds, rateAndEta } from '../../src/cli/progress.js';
 
 function capture() {
   const stream = new PassThrough();
@@ -21,6 +21,7 @@ describe('progress', () => {
   it('computes rate and time left', () => {
     expect(rateAndEta({ total: 10, done: 0, failed: 0, records: 0, calls: 0, startedAt: 0 }, 5000)).toEqual({ recordsPerSecond: 0, etaSeconds: null });
     expect(rateAndEta({ total: 10, done: 2, failed: 0, records: 100, calls: 2, startedAt: 0 }, 10_000)).toEqual({ recordsPerSecond: 10, etaSeconds: 40 });
+    expect([null, 42, 185, 3720].map(formatSeconds)).toEqual(['?', '42s', '3m05s', '1h02m']);
   });
 
   it('logs a line per stream periodically when not on a terminal', async () => {

@@ -49,6 +49,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       params jsonb not null default '{}'::jsonb,
       status text not null default 'pending',
       next_page integer not null default 1,
+      per_page integer,
       pages integer not null default 0,
       records integer not null default 0,
       rows_inserted integer not null default 0,

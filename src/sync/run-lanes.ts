@@ -26,7 +26,7 @@ export async function runLanes(lanes: readonly PlannedLane[], runId: number, dep
   const queue = [...lanes];
 
   async function runLane({ stream, lane }: PlannedLane): Promise<void> {
-    const context: UnitContext = { db, client, stream, version: config.source.versions[stream.method as 'getLeases' | 'getInvoices'] ?? 'r2', runId, logger, signal, observer };
+    const context: UnitContext = { db, client, stream, version: config.source.versions[stream.method as 'getLeases' | 'getInvoices'] ?? 'r2', runId, logger, signal, observer, perPage: config.source.pageSize };
     const doneUnits = new Map<string, number[]>();
     for (const step of lane.steps) {
       if (stopped()) return;

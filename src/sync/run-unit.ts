@@ -22,6 +22,8 @@ export interface UnitContext {
   logger: Logger;
   signal?: AbortSignal;
   observer?: SyncObserver;
+  /** The client's page size (`per_page`), which checkpoints count in. */
+  perPage: number;
 }
 
 /** Restarts of a listing whose total changed while it was paged, before trusting it as it is. */
@@ -43,7 +45,7 @@ class Interrupted extends Error {
 export async function runWorkUnit(context: UnitContext, plan: WorkUnitPlan): Promise<UnitOutcome> {
   const { db, client, stream, runId, observer } = context;
   const started = Date.now();
-  const unit = await startWorkUnit(db, runId, plan);
+  const unit = await startWorkUnit(db, runId, plan, context.perPage);
   const log = context.logger.child({ workUnit: plan.unitKey, workUnitId: unit.id });
   if (unit.skipped) {
     log.info({ event: 'work_unit_skipped' }, `${plan.unitKey} already done by an earlier run; skipped`);

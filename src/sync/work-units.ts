@@ -13,14 +13,15 @@ export interface StartedUnit {
 
 /**
  * Records a work unit of a run. An unfinished earlier attempt with the same unit key is resumed
- * from its checkpoint (its next page, and the keys it had seen); a finished backfill chunk is
- * recorded as skipped.
+ * from its checkpoint (its next page, and the keys it had seen) when it paged with the same page
+ * size (a page number means nothing under another size, so the unit then starts over); a
+ * finished backfill chunk is recorded as skipped.
  */
-export async function startWorkUnit(db: Kysely<any>, runId: number, plan: WorkUnitPlan): Promise<StartedUnit> {
+export async function startWorkUnit(db: Kysely<any>, runId: number, plan: WorkUnitPlan, perPage: number): Promise<StartedUnit> {
   return db.transaction().execute(async (trx) => {
     const previous = await trx
       .selectFrom('sync_work_units')
-      .select(['work_unit_id', 'status', 'next_page'])
+      .select(['work_unit_id', 'status', 'next_page', 'per_page'])
       .where('unit_key', '=', plan.unitKey)
       .where('run_id', '<>', runId)
       .orderBy('work_unit_id', 'desc')
@@ -28,7 +29,8 @@ export async function startWorkUnit(db: Kysely<any>, runId: number, plan: WorkUn
       .executeTakeFirst();
     // A chunk done once stays done (a later rerun records it as skipped).
     const skipped = plan.kind === 'backfill' && (previous?.status === 'done' || previous?.status === 'skipped');
-    const resume = previous && previous.status !== 'done' && previous.status !== 'skipped' ? previous : undefined;
+    const unfinished = previous && previous.status !== 'done' && previous.status !== 'skipped';
+    const resume = unfinished && previous.per_page === perPage ? previous : undefined;
     const inserted = await trx
       .insertInto('sync_work_units')
       .values({
@@ -42,6 +44,7 @@ export async function startWorkUnit(db: Kysely<any>, runId: number, plan: WorkUn
         params: JSON.stringify(plan.request.params),
         status: skipped ? 'skipped' : 'running',
         next_page: resume?.next_page ?? 1,
+        per_page: perPage,
         started_at: new Date(),
         finished_at: skipped ? new Date() : null,
       })

@@ -262,6 +262,8 @@ export interface SyncWorkUnitsTable extends SyncCounters {
   params: Generated<Json>;
   status: Generated<string>;
   next_page: Generated<number>;
+  /** Page size the checkpoint counts in; a resume with another page size starts over. */
+  per_page: number | null;
   started_at: Timestamp | null;
   finished_at: Timestamp | null;
   error: string | null;

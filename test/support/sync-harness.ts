@@ -19,7 +19,7 @@ export interface SyncHarness {
   /** Every log line of every run, parsed. */
   logs: Record<string, unknown>[];
   /** Runs the engine once with a new client (as a new process would). */
-  sync(request?: Partial<SyncRequest>, overrides?: { format?: 'json' | 'xml'; observer?: SyncObserver; pageSize?: number }): Promise<RunSummary>;
+  sync(request?: Partial<SyncRequest>, overrides?: { format?: 'json' | 'xml'; observer?: SyncObserver; pageSize?: number; signal?: AbortSignal }): Promise<RunSummary>;
   close(): Promise<void>;
 }
 
@@ -82,7 +82,7 @@ export async function startSyncHarness(options: HarnessOptions = {}): Promise<Sy
       };
       const client: SourceClient = createSourceClient({ config: runConfig.source, logger });
       try {
-        return await runSync({ kind: 'sync', ...request }, { db: warehouse.db, client, config: runConfig, logger, observer: overrides.observer });
+        return await runSync({ kind: 'sync', ...request }, { db: warehouse.db, client, config: runConfig, logger, observer: overrides.observer, signal: overrides.signal });
       } finally {
         await client.close();
       }

@@ -3,6 +3,7 @@ import { sql, type Kysely } from 'kysely';
 import type { CompletionAction, StreamDefinition, WorkUnitPlan } from '../streams/types.js';
 import { markDeletedWhere, markMissingChildren, upsertRows, type LoadRow } from '../warehouse/bulk-load.js';
 import { SOURCE_HASH_COLUMN } from '../warehouse/table-specs.js';
+import { inTransaction } from '../warehouse/transaction.js';
 import { writeCursor } from './cursors.js';
 import { quarantineRecords, resolveKeylessForUnit, resolveQuarantined, type QuarantineEntry } from './quarantine.js';
 import type { RowCounts } from './types.js';
@@ -90,7 +91,7 @@ export async function loadPage(db: Kysely<any>, page: PageToLoad): Promise<PageL
   }
   seenKeys.push(...parentKeys);
 
-  const loaded = await db.transaction().execute(async (trx) => {
+  const loaded = await inTransaction(db, async (trx) => {
     const counts: PageLoaded = { records: page.records.length, rowsInserted: 0, rowsUpdated: 0, rowsUnchanged: skipped, rowsDeleted: 0, quarantined: quarantined.length, problems };
     for (const table of stream.tables) {
       const rows = rowsByTable.get(table.name) ?? [];

@@ -13,17 +13,22 @@ export interface UpsertCounts {
 
 const ident = (name: string) => sql.ref(name);
 
-/** Keeps the last row of each key, so one statement never touches a row twice. */
+/**
+ * Keeps the last row of each key, so one statement never touches a row twice, in key order, so
+ * that concurrent transactions lock shared rows in the same order.
+ */
 export function dedupeByKey(spec: TableSpec, rows: readonly LoadRow[]): LoadRow[] {
-  if (spec.key.length === 1) {
-    const [k] = spec.key;
-    const byKey = new Map<unknown, LoadRow>();
-    for (const row of rows) byKey.set(row[k], row);
-    return [...byKey.values()];
-  }
   const byKey = new Map<string, LoadRow>();
   for (const row of rows) byKey.set(spec.key.map((k) => String(row[k])).join('\u0000'), row);
-  return [...byKey.values()];
+  const compare = (a: LoadRow, b: LoadRow) => {
+    for (const k of spec.key) {
+      const x = a[k] as number | string;
+      const y = b[k] as number | string;
+      if (x !== y) return x < y ? -1 : 1;
+    }
+    return 0;
+  };
+  return [...byKey.values()].sort(compare);
 }
 
 /**

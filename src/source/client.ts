@@ -228,6 +228,7 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
   function event(request: SourceRequest, site: CallSite, attemptNo: number, trace: Trace, fields: Pick<CallEvent, 'throttled' | 'willRetry' | 'error'>): CallEvent {
     const out: CallEvent = {
       method: request.method,
+      ...(request.context?.runId !== undefined ? { runId: request.context.runId } : {}),
       property: site.property,
       stream: request.context?.stream,
       workUnit: request.context?.workUnit,

@@ -19,7 +19,7 @@ export interface SourceRequest {
   method: SourceMethod;
   params: Record<string, ParamValue | undefined>;
   /** What the call is for, carried into log lines and errors (never sent). */
-  context?: { stream?: string; property?: string; workUnit?: string };
+  context?: { runId?: number; stream?: string; property?: string; workUnit?: string };
 }
 
 /** One page of a request, decoded. */
@@ -51,6 +51,8 @@ export interface SourcePage {
 /** One HTTP call, for logs, metrics and progress. */
 export interface CallEvent {
   method: SourceMethod;
+  /** The sync run the call belongs to, when the caller said. */
+  runId?: number;
   property?: string;
   stream?: string;
   workUnit?: string;

@@ -56,6 +56,8 @@ export async function runWorkUnit(context: UnitContext, plan: WorkUnitPlan): Pro
   crashPoint('unit-started');
   if (unit.startPage > 1) log.info({ event: 'work_unit_resumed', page: unit.startPage }, `${plan.unitKey} resumes at page ${unit.startPage}`);
 
+  // The run id travels with the request so that the client's call log lines carry it.
+  const request = { ...plan.request, context: { ...plan.request.context, runId } };
   let startPage = unit.startPage;
   let relists = 0;
   try {
@@ -65,7 +67,7 @@ export async function runWorkUnit(context: UnitContext, plan: WorkUnitPlan): Pro
       let relist = false;
       let sawPage = false;
       if (context.signal?.aborted) throw new Interrupted();
-      for await (const page of client.pages(plan.request, { startPage, signal: context.signal })) {
+      for await (const page of client.pages(request, { startPage, signal: context.signal })) {
         sawPage = true;
         if (page.totalCount !== undefined) {
           firstTotal ??= page.totalCount;

@@ -86,6 +86,10 @@ describe('a full sync, then incremental syncs as the source moves', () => {
     // property group the three invoice windows: one page each on this data set.
     const properties = new Set(h.sim.dataset.leases.map((lease) => lease.propertyId)).size;
     expect(summary.calls).toBe(1 + 2 * properties + 3);
+    // Each call of the run's work units is logged with the run's id (the discovery call before the plan is not).
+    const logged = h.logs.filter((line) => line.event === 'source.call' && line.runId === summary.runId);
+    expect(logged).toHaveLength(summary.calls - 1);
+    expect(logged.every((line) => typeof line.workUnit === 'string' && typeof line.status === 'number')).toBe(true);
     const { rows } = await sql<{ n: number }>`select count(*)::int as n from leases where last_run_id = ${summary.runId}`.execute(h.warehouse.db);
     expect(rows[0].n).toBe(0);
   });

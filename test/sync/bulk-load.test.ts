@@ -91,3 +91,11 @@ describe('set-based upsert', () => {
     expect(revived).toEqual({ deleted_at: null, last_run_id: 3 });
   });
 });
+
+describe('column types', () => {
+  it('reads bigint and bigint[] as numbers, numeric as exact strings, dates as days', async () => {
+    const { rows } = await sql<{ id: number; ids: number[]; money: string; day: string }>`
+      select 9007199254740991::bigint as id, array[1, 2, null]::bigint[] as ids, 1234.50::numeric(14,2) as money, '2026-03-08'::date as day`.execute(t.db);
+    expect(rows[0]).toEqual({ id: 9007199254740991, ids: [1, 2, null], money: '1234.50', day: '2026-03-08' });
+  });
+});

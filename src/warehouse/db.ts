@@ -8,7 +8,7 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 pg.types.setTypeParser(pg.types.builtins.DATE, (value) => value);
 pg.types.setTypeParser(pg.types.builtins.NUMERIC, (value) => value);
 /** OID of `bigint[]`, which pg's builtins do not name. */
-const INT8_ARRAY = 1016;
+const INT8_ARRAY = 1016 as Parameters<typeof pg.types.getTypeParser>[0];
 const parseInt8Array = pg.types.getTypeParser(INT8_ARRAY) as (value: string) => (string | null)[];
 pg.types.setTypeParser(INT8_ARRAY, (value: string) => parseInt8Array(value).map((item) => (item === null ? null : Number(item))));
 

@@ -1,6 +1,4 @@
 import type { Command } from 'commander';
-import { connect } from '../../warehouse/db.js';
-import { migrateToLatest } from '../../warehouse/migrate.js';
 import { offlineConfigFor } from '../context.js';
 import { EXIT, type ExitCode } from '../exit-codes.js';
 
@@ -12,6 +10,7 @@ export function registerMigrate(program: Command, done: (code: ExitCode) => void
     .addHelpText('after', '\nExamples:\n  $ propsync migrate\n  $ DATABASE_URL=postgres://postgres@127.0.0.1/warehouse propsync migrate')
     .action(async (_options, command: Command) => {
       const config = offlineConfigFor(command);
+      const [{ connect }, { migrateToLatest }] = await Promise.all([import('../../warehouse/db.js'), import('../../warehouse/migrate.js')]);
       const db = connect(config.database.url, { maxConnections: 1 });
       try {
         const { applied } = await migrateToLatest(db);

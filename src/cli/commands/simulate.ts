@@ -1,5 +1,6 @@
 import { Option, type Command } from 'commander';
-import { FAULT_SPEC_HELP, SIM_SCALES, startSimulator, type SimScale } from '../../simulator/index.js';
+import { SCALES as SIM_SCALES, type Scale as SimScale } from '../../simulator/data/world.js';
+import { FAULT_SPEC_HELP } from '../../simulator/server/faults.js';
 import { CliError, EXIT, type ExitCode } from '../exit-codes.js';
 
 /** Port `propsync simulate` listens on unless told otherwise. */
@@ -73,6 +74,8 @@ export function registerSimulate(program: Command, done: (code: ExitCode) => voi
       }
       const username = options.username ?? process.env.PROPSYNC_API_USERNAME ?? DEFAULT_SIMULATOR_USERNAME;
       const password = options.password ?? process.env.PROPSYNC_API_PASSWORD ?? DEFAULT_SIMULATOR_PASSWORD;
+      // Loaded here, not at the top: the data generator is heavy and other commands never need it.
+      const { startSimulator } = await import('../../simulator/index.js');
       let sim: Awaited<ReturnType<typeof startSimulator>>;
       try {
         sim = await startSimulator({

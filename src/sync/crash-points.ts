@@ -10,6 +10,8 @@ export const CRASH_POINTS = [
   'after-commit',
   /** After a work unit was recorded, before its first call. */
   'unit-started',
+  /** Mid-page: a page fetched and decoded, not yet loaded. */
+  'page-fetched',
 ] as const;
 export type CrashPoint = (typeof CRASH_POINTS)[number];
 

@@ -69,6 +69,7 @@ export async function runWorkUnit(context: UnitContext, plan: WorkUnitPlan): Pro
       if (context.signal?.aborted) throw new Interrupted();
       for await (const page of client.pages(request, { startPage, signal: context.signal })) {
         sawPage = true;
+        crashPoint('page-fetched');
         if (page.totalCount !== undefined) {
           firstTotal ??= page.totalCount;
           if (page.totalCount !== firstTotal) drifted = true;

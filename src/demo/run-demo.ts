@@ -25,9 +25,9 @@ export const DEMO_SEED = 1;
 export const DEMO_ADVANCE_DAYS = 7;
 /**
  * The demo's period of the per-scope full refresh (default 7 days). The demo jumps a week in one
- * step, which would make every scope's weekly refresh due at once and turn the "incremental" sync
- * into a full one; over 28 days, spread from the first load, about a quarter of the scopes come
- * due after one week, as some would on any night in production.
+ * step, which would make every scope's weekly refresh due at once; over 28 days, spread from the
+ * first load, about a quarter of the scopes come due after one week, as some would on any night
+ * in production. (Properties whose leases fit in one page are read whole on every run anyway.)
  */
 export const DEMO_FULL_REFRESH_DAYS = 28;
 

@@ -1,25 +1,15 @@
 import { addDays } from '../sync/days.js';
 
-/** A stable small number from a text (FNV-1a), to spread periodic work over days. */
-export function stableHash(text: string): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    hash ^= text.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193) >>> 0;
-  }
-  return hash;
-}
-
 /**
  * The day the next periodic full refresh of a scope is due: a period after the last one. After
- * the initial load, each scope's first refresh falls on its own day of the following period
- * (1 to `periodDays` days later), so a portfolio whose properties were all loaded on the same
- * day spreads its refreshes, and the call budget, evenly over the days — and no scope ever waits
- * longer than one period.
+ * the initial load, the scopes' first refreshes are spread evenly over the following period by
+ * their position (`slot`) among the run's `scopes`, so a portfolio whose properties were all
+ * loaded on the same day spreads its refreshes, and the call budget, evenly over the days, and
+ * no scope waits longer than a period.
  */
-export function nextFullRefresh(scope: string, today: string, periodDays: number, first: boolean): string {
+export function nextFullRefresh(today: string, periodDays: number, first: boolean, slot: number, scopes: number): string {
   if (!first || periodDays <= 1) return addDays(today, periodDays);
-  return addDays(today, 1 + (stableHash(scope) % periodDays));
+  return addDays(today, Math.max(1, Math.floor(((slot + 1) * periodDays) / Math.max(1, scopes))));
 }
 
 /** True when a scope's periodic full refresh is due (never done, or its day has come). */

@@ -10,7 +10,8 @@ const LOOKBACK = 60;
 let h: SyncHarness;
 
 beforeAll(async () => {
-  h = await startSyncHarness({ scale: 'small', seed: 5, today: TODAY, streams: { leases: { lookbackDays: LOOKBACK, fullRefreshDays: 7 } } });
+  // Pages of 30, so that no property is small enough to be read whole on every run.
+  h = await startSyncHarness({ scale: 'small', seed: 5, today: TODAY, source: { pageSize: 30 }, streams: { leases: { lookbackDays: LOOKBACK, fullRefreshDays: 7 } } });
 });
 afterAll(async () => {
   await h?.close();

@@ -52,12 +52,13 @@ export async function planInvoices(context: PlanContext): Promise<Lane[]> {
   const settings = context.config.streams.invoices;
   const today = context.today;
   const lanes: Lane[] = [];
-  for (const group of propertyGroups(context.propertyIds, settings.propertyGroupSize)) {
+  const groups = propertyGroups(context.propertyIds, settings.propertyGroupSize);
+  for (const [slot, group] of groups.entries()) {
     const scope = group.join(',');
     const full = await context.cursor(scope, 'full_refresh');
     const cursors = await Promise.all(INVOICE_WINDOWS.map((window) => context.cursor(scope, window.cursor)));
     if (context.full || !full || cursors.some((cursor) => !cursor?.value) || fullRefreshDue(full.state, today)) {
-      const nextDue = nextFullRefresh(scope, today, settings.fullRefreshDays, !full);
+      const nextDue = nextFullRefresh(today, settings.fullRefreshDays, !full, slot, groups.length);
       lanes.push({
         key: `invoices:${scope}`,
         propertyIds: group,

@@ -32,10 +32,15 @@ function unit(args: Omit<WorkUnitPlan, 'stream' | 'request'> & { params: SourceR
   return { stream: 'leases', ...rest, request: leasesRequest(args.propertyIds[0], params, args.unitKey) };
 }
 
+/** A property is read whole when its leases fill at most this share of one page. */
+export const ONE_PAGE_SHARE = 0.8;
+
 /**
  * The incremental plan of one property:
- * - when its periodic full refresh is due (or it was never loaded, or `--full`): every lease
- *   of every status; leases (and their children) the source no longer lists are marked deleted;
+ * - when its periodic full refresh is due (or it was never loaded, or `--full`), or when all its
+ *   leases fit in one page (then one call reads everything, where the incremental plan would
+ *   spend two): every lease of every status; leases (and their children) the source no longer
+ *   lists are marked deleted;
  * - otherwise the live set (statuses 1, 3, 4, 5), then recent move-outs (move-out on or after
  *   the cursor minus `lookbackDays`, since AR activity goes on after move-out), then the
  *   disappearances: leases live in the warehouse that the live set no longer lists, fetched by
@@ -43,13 +48,16 @@ function unit(args: Omit<WorkUnitPlan, 'stream' | 'request'> & { params: SourceR
  */
 export async function planLeases(context: PlanContext): Promise<Lane[]> {
   const settings = context.config.streams.leases;
+  const sizes = await leasesPerProperty(context);
+  const onePage = context.config.source.pageSize * ONE_PAGE_SHARE;
   const lanes: Lane[] = [];
-  for (const propertyId of context.propertyIds) {
+  for (const [slot, propertyId] of context.propertyIds.entries()) {
     const full = await context.cursor(propertyId, 'full_refresh');
     const moveOut = await context.cursor(propertyId, 'move_out');
     const today = context.today;
-    if (context.full || !full || !moveOut?.value || fullRefreshDue(full.state, today)) {
-      const nextDue = nextFullRefresh(propertyId, today, settings.fullRefreshDays, !full);
+    const fitsOnePage = (sizes.get(propertyId) ?? Infinity) <= onePage;
+    if (context.full || !full || !moveOut?.value || fullRefreshDue(full.state, today) || fitsOnePage) {
+      const nextDue = nextFullRefresh(today, settings.fullRefreshDays, !full, slot, context.propertyIds.length);
       lanes.push({
         key: `leases:${propertyId}`,
         propertyIds: [propertyId],
@@ -97,6 +105,15 @@ export async function planLeases(context: PlanContext): Promise<Lane[]> {
     });
   }
   return lanes;
+}
+
+/** How many leases (of any status) the warehouse holds per property. */
+async function leasesPerProperty(context: PlanContext): Promise<Map<string, number>> {
+  const { rows } = await sql<{ property_id: number; leases: number }>`
+    select property_id, count(*)::int as leases from leases
+    where property_id = any(${context.propertyIds.map(Number)}::bigint[]) and deleted_at is null
+    group by property_id`.execute(context.db);
+  return new Map(rows.map((row) => [String(row.property_id), row.leases]));
 }
 
 /** Leases the warehouse holds as live that the live listing did not return: fetched by id, every status. */

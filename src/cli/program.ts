@@ -38,14 +38,18 @@ export async function runCli(argv: string[]): Promise<ExitCode> {
     await program.parseAsync(argv);
     return exitCode;
   } catch (error) {
-    return reportError(error);
+    return reportError(error, argv.slice(2));
   }
 }
 
-function reportError(error: unknown): ExitCode {
+/** Words that ask for help; help shown without them (a command missing) is bad usage. */
+const HELP_WORDS = new Set(['help', '--help', '-h']);
+
+function reportError(error: unknown, args: readonly string[]): ExitCode {
   const secrets = [process.env.PROPSYNC_API_PASSWORD];
   if (error instanceof CommanderError) {
-    if (error.code === 'commander.helpDisplayed' || error.code === 'commander.help' || error.code === 'commander.version') return EXIT.ok;
+    if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return EXIT.ok;
+    if (error.code === 'commander.help') return args.some((arg) => HELP_WORDS.has(arg)) ? EXIT.ok : EXIT.usage;
     return EXIT.usage;
   }
   if (error instanceof ConfigError) {

@@ -161,6 +161,15 @@ describe('propsync config check', () => {
     expect(result.stdout).toMatch(/Examples:\n {2}\$ propsync config check\n/);
   });
 
+  it('treats a missing command as bad usage (exit 2, with the help), and help asked for as success', async () => {
+    for (const args of [[], ['config']]) {
+      const result = await runPropsync(args);
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stdout + result.stderr).toMatch(/Usage: propsync/);
+    }
+    for (const args of [['help'], ['--help'], ['config', '--help'], ['help', 'sync']]) expect((await runPropsync(args)).code, args.join(' ')).toBe(0);
+  });
+
   it('treats an unknown command as bad usage (exit 2)', async () => {
     const result = await runPropsync(['confg', 'check']);
     expect(result.code).toBe(2);

@@ -1,5 +1,6 @@
 import { InvalidArgumentError } from 'commander';
 import { CHUNK_SIZES, STREAM_NAMES, type ChunkSize, type StreamName } from '../config/schema.js';
+import { isDay } from '../sync/days.js';
 
 /** `--stream NAME`, repeatable: collects known stream names, rejecting others (exit 2). */
 export function collectStream(value: string, previous: StreamName[] = []): StreamName[] {
@@ -28,9 +29,7 @@ export function parseProperty(value: string): string {
 
 /** A calendar day `YYYY-MM-DD` that exists (not 2024-02-30). */
 export function parseDay(value: string): string {
-  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
-  const date = match ? new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3]))) : null;
-  if (!match || !date || date.toISOString().slice(0, 10) !== value) throw new InvalidArgumentError(`'${value}' is not a date; expected YYYY-MM-DD such as 2021-01-31`);
+  if (!isDay(value)) throw new InvalidArgumentError(`'${value}' is not a date; expected YYYY-MM-DD such as 2021-01-31`);
   return value;
 }
 

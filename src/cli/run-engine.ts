@@ -5,6 +5,7 @@ import { combineObservers } from '../scheduler/observers.js';
 import { createSourceClient } from '../source/index.js';
 import type { CallEvent, SourceClient } from '../source/types.js';
 import { runSync } from '../sync/index.js';
+import { streamsOf } from '../sync/plan-run.js';
 import { callsToday } from '../sync/status.js';
 import type { RunSummary, SyncObserver, SyncRequest } from '../sync/types.js';
 import type { Db } from '../warehouse/db.js';
@@ -15,8 +16,7 @@ import { exitCodeFor, summaryLines } from './run-summary.js';
 
 /** The streams a request covers: the ones asked for, else the enabled ones (the engine's rule). */
 export function requestedStreams(config: Config, request: SyncRequest): StreamName[] {
-  if (request.streams?.length) return request.streams;
-  const enabled = (Object.keys(config.streams) as StreamName[]).filter((stream) => config.streams[stream].enabled);
+  const enabled = streamsOf(request, { config });
   if (enabled.length === 0) throw new CliError('no stream is enabled in the configuration (streams.<name>.enabled); name one with --stream', EXIT.usage);
   return enabled;
 }

@@ -52,8 +52,3 @@ export function chunkRange(from: string, to: string, size: ChunkSize | { days: n
   }
   return chunks;
 }
-
-/** The calendar day of an instant in a time zone (the source's "today" from its `Date` header). */
-export function dayInZone(instant: Date, zone: string): string {
-  return DateTime.fromJSDate(instant, { zone }).toISODate()!;
-}

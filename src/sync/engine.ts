@@ -18,13 +18,14 @@ export async function runSync(request: SyncRequest, deps: SyncDeps): Promise<Run
   const runId = await createRun(db, { kind, streams, propertyIds: request.propertyIds, requested: request });
   const logger = deps.logger.child({ runId });
   const before = client.stats();
+  // Calls made before the work units (discovery); units count their own.
+  let discoveryCalls = 0;
   const finish = async (status: RunStatus, errors: string[], workUnits: number): Promise<RunSummary> => {
     const after = client.stats();
     const counts = await finishRun(db, {
       runId,
       status,
       error: errors.length ? errors.join('\n') : undefined,
-      // Calls outside work units (discovery); units count their own.
       extraCalls: discoveryCalls,
       throttled: after.throttled - before.throttled,
       workUnitsTotal: workUnits,
@@ -35,7 +36,6 @@ export async function runSync(request: SyncRequest, deps: SyncDeps): Promise<Run
     return summary;
   };
 
-  let discoveryCalls = 0;
   let plan;
   try {
     plan = await planRun(request, streams, { ...deps, logger });

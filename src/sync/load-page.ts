@@ -49,11 +49,12 @@ export async function loadPage(db: Kysely<any>, page: PageToLoad): Promise<PageL
   const quarantined: QuarantineEntry[] = [];
   const problems: string[] = [];
   const seenKeys: number[] = [];
+  const keys = page.records.map((record) => stream.recordKey(record));
   const digests = page.records.map((record) => recordDigest(record, page.version));
-  const stored = await storedDigests(db, stream, page.records);
+  const stored = await storedDigests(db, stream, keys);
   let skipped = 0;
   for (const [index, record] of page.records.entries()) {
-    const key = stream.recordKey(record);
+    const key = keys[index];
     // A record identical to the one last loaded (children included) changes no row: skip it.
     if (key !== undefined && stored.get(Number(key)) === digests[index]) {
       seenKeys.push(Number(key));
@@ -67,7 +68,7 @@ export async function loadPage(db: Kysely<any>, page: PageToLoad): Promise<PageL
       parentKeys.push(normalized.key);
       for (const [table, rows] of Object.entries(normalized.rows)) rowsByTable.get(table)?.push(...(rows ?? []));
     } catch (error) {
-      const recordKey = stream.recordKey(record);
+      const recordKey = key;
       const reason = error instanceof Error ? error.message : String(error);
       const property = plan.propertyIds.length === 1 ? plan.propertyIds[0] : propertyOf(record);
       quarantined.push({
@@ -159,9 +160,9 @@ function recordDigest(record: unknown, version: string): string {
   return createHash('sha1').update(NORMALIZATION_VERSION).update(version).update(JSON.stringify(record)).digest('base64');
 }
 
-/** Digests stored with the page's records that are in the warehouse and not marked deleted. */
-async function storedDigests(db: Kysely<any>, stream: StreamDefinition, records: readonly unknown[]): Promise<Map<number, string>> {
-  const keys = records.map((record) => stream.recordKey(record)).filter((key): key is string => key !== undefined).map(Number);
+/** Digests stored with the page's records (by key) that are in the warehouse and not marked deleted. */
+async function storedDigests(db: Kysely<any>, stream: StreamDefinition, recordKeys: readonly (string | undefined)[]): Promise<Map<number, string>> {
+  const keys = recordKeys.filter((key): key is string => key !== undefined).map(Number);
   if (keys.length === 0) return new Map();
   const parent = stream.tables[0];
   const key = parent.key[0];

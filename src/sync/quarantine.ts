@@ -38,11 +38,7 @@ export async function quarantineRecords(db: Kysely<any>, entries: readonly Quara
     .execute();
 }
 
-/**
- * Marks resolved the open quarantine entries of records that have now loaded (by key), and,
- * when a work unit with the same identity finished without quarantining anything, the open
- * entries without a key that an earlier attempt of that unit left.
- */
+/** Marks resolved the open quarantine entries of records that have now loaded (by key). */
 export async function resolveQuarantined(db: Kysely<any>, args: { stream: string; keys: readonly string[]; runId: number }): Promise<number> {
   if (args.keys.length === 0) return 0;
   const result = await sql`

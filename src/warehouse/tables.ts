@@ -1,4 +1,4 @@
-import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 
 /** A `date` column: `'YYYY-MM-DD'` both ways. */
 export type DateString = string;
@@ -338,9 +338,3 @@ export const SOURCE_TABLES = [
   'voided_payments',
 ] as const satisfies readonly (keyof Warehouse)[];
 export type SourceTable = (typeof SOURCE_TABLES)[number];
-
-/** Every table the migrations create. */
-export const ALL_TABLES = [...SOURCE_TABLES, 'sync_runs', 'sync_work_units', 'sync_work_unit_seen', 'sync_cursors', 'quarantine'] as const;
-
-export type LeaseRow = Selectable<LeasesTable>;
-export type NewRow<T extends keyof Warehouse> = Insertable<Warehouse[T]>;

@@ -9,6 +9,11 @@ import type { Db } from '../../src/warehouse/db.js';
  */
 export type TableTotals = Record<string, { rows: number; cents?: Record<string, string> }>;
 
+/** A source date `MM/DD/YYYY` as the warehouse's `YYYY-MM-DD` (null when absent), read by hand, not by the client. */
+export function mdyToIso(value: unknown): string | null {
+  return typeof value === 'string' && value ? `${value.slice(6, 10)}-${value.slice(0, 2)}-${value.slice(3, 5)}` : null;
+}
+
 /** Cents of a decimal string or number, exactly (no float arithmetic on strings). */
 export function cents(value: unknown): bigint {
   if (typeof value === 'number') return BigInt(Math.round(value * 100));

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startSyncHarness, type SyncHarness } from '../support/sync-harness.js';
+import { mdyToIso } from '../support/warehouse-truth.js';
 
 let h: SyncHarness;
 beforeAll(async () => {
@@ -9,7 +10,6 @@ afterAll(async () => {
   await h?.close();
 });
 
-const iso = (mdy: string) => `${mdy.slice(6, 10)}-${mdy.slice(0, 2)}-${mdy.slice(3, 5)}`;
 
 it('backfills invoices by post date and leases by move-in date, chunk by chunk, and a rerun resumes instead of repeating', async () => {
   const from = '2025-01-01';
@@ -24,7 +24,7 @@ it('backfills invoices by post date and leases by move-in date, chunk by chunk, 
   const expectedInvoices = h.sim.dataset.invoices.filter((invoice) => invoice._postDay >= from && invoice._postDay <= to).map((invoice) => invoice._id).sort((a, b) => a - b);
   expect(invoices.map((row) => row.invoice_id)).toEqual(expectedInvoices);
   const leases = await h.warehouse.db.selectFrom('leases').select('lease_id').orderBy('lease_id').execute();
-  const expectedLeases = h.sim.dataset.leases.filter((lease) => iso(lease.moveInDate) >= from && iso(lease.moveInDate) <= to).map((lease) => lease._id).sort((a, b) => a - b);
+  const expectedLeases = h.sim.dataset.leases.filter((lease) => mdyToIso(lease.moveInDate)! >= from && mdyToIso(lease.moveInDate)! <= to).map((lease) => lease._id).sort((a, b) => a - b);
   expect(leases.map((row) => row.lease_id)).toEqual(expectedLeases);
 
   // The same backfill again: every chunk is already done, so only the discovery call is spent.

@@ -2,9 +2,8 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SimLease } from '../../src/simulator/data/model.js';
 import { startSyncHarness, type SyncHarness } from '../support/sync-harness.js';
-import { expectedTotals, warehouseTotals } from '../support/warehouse-truth.js';
+import { expectedTotals, mdyToIso, warehouseTotals } from '../support/warehouse-truth.js';
 
-const mdyToIso = (value: unknown) => (typeof value === 'string' && value ? `${value.slice(6, 10)}-${value.slice(0, 2)}-${value.slice(3, 5)}` : null);
 
 async function expectWarehouseEqualsSource(h: SyncHarness) {
   const expected = expectedTotals(h.sim.dataset);

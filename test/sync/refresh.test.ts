@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { SimArTransaction } from '../../src/simulator/data/model.js';
-import { addDays } from '../../src/sync/days.js';
+import { addDays, daysBetween } from '../../src/sync/days.js';
 import { startSyncHarness, type SyncHarness } from '../support/sync-harness.js';
 import { cents, expectedTotals, warehouseTotals } from '../support/warehouse-truth.js';
 
@@ -77,7 +77,7 @@ it('misses a write-off on a long-gone lease until the property’s periodic full
   }
 
   // On the property's refresh day the write-off arrives, and the warehouse equals the source.
-  h.sim.advance(Math.max(0, daysUntil(h.sim.dataset.today, nextDue)));
+  h.sim.advance(Math.max(0, daysBetween(h.sim.dataset.today, nextDue)));
   const refresh = await h.sync();
   expect(refresh.status).toBe('succeeded');
   const found = await h.warehouse.db.selectFrom('ar_transactions').select(['amount', 'lease_id']).where('ar_transaction_id', '=', writeOff.id).executeTakeFirst();
@@ -85,7 +85,3 @@ it('misses a write-off on a long-gone lease until the property’s periodic full
   const full = expectedTotals(h.sim.dataset);
   expect(await warehouseTotals(h.warehouse.db, full)).toEqual(full);
 });
-
-function daysUntil(from: string, to: string): number {
-  return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000);
-}

@@ -1,6 +1,7 @@
 import { Option, type Command } from 'commander';
 import { SCALES as SIM_SCALES, type Scale as SimScale } from '../../simulator/data/world.js';
 import { FAULT_SPEC_HELP } from '../../simulator/server/faults.js';
+import { isDay } from '../../sync/days.js';
 import { CliError, EXIT, type ExitCode } from '../exit-codes.js';
 
 /** Port `propsync simulate` listens on unless told otherwise. */
@@ -69,7 +70,7 @@ export function registerSimulate(program: Command, done: (code: ExitCode) => voi
     .action(async (options: SimulateOptions) => {
       const port = integer('port', options.port, 0, 65535);
       const seed = integer('seed', options.seed, 0, Number.MAX_SAFE_INTEGER);
-      if (options.today !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(options.today)) {
+      if (options.today !== undefined && !isDay(options.today)) {
         throw new CliError(`--today must be a date YYYY-MM-DD, got '${options.today}'`);
       }
       const username = options.username ?? process.env.PROPSYNC_API_USERNAME ?? DEFAULT_SIMULATOR_USERNAME;

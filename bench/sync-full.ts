@@ -12,9 +12,8 @@ import { createLogger } from '../src/log/logger.js';
 import { startSimulator } from '../src/simulator/index.js';
 import { createSourceClient } from '../src/source/index.js';
 import { runSync } from '../src/sync/index.js';
-import { connect } from '../src/warehouse/db.js';
+import { connect, migrateToLatest } from '../src/warehouse-schema.js';
 import { dropDatabase, ensureDatabase, withDatabase } from '../src/warehouse/databases.js';
-import { migrateToLatest } from '../src/warehouse/migrate.js';
 
 const scale = (process.argv[2] ?? 'medium') as 'small' | 'medium' | 'large';
 const format = (process.argv[3] ?? 'json') as 'json' | 'xml';

@@ -5,7 +5,8 @@ import { loadConfig, loadOfflineConfig } from '../config/load.js';
 import type { Config, OfflineConfig } from '../config/schema.js';
 import { createLogger, type Logger } from '../log/logger.js';
 import { redactUrl } from '../log/redact.js';
-import type { ConnectOptions, Db } from '../warehouse/db.js';
+import type { Db } from '../warehouse-schema.js';
+import type { ConnectOptions } from '../warehouse/db.js';
 import { CliError, EXIT } from './exit-codes.js';
 
 /** Options every command accepts. */
@@ -59,7 +60,7 @@ export async function commandLogger(config: { logLevel: string }, options: { bas
  */
 export async function openWarehouse(url: string, options: ConnectOptions = {}): Promise<Db> {
   // Loaded on first use: kysely and pg are slow to load, and --help needs neither.
-  const [{ sql }, { connect }] = await Promise.all([import('kysely'), import('../warehouse/db.js')]);
+  const [{ sql }, { connect }] = await Promise.all([import('kysely'), import('../warehouse-schema.js')]);
   const db = connect(url, { applicationName: 'propsync', ...options });
   try {
     await sql`select 1`.execute(db);
@@ -72,9 +73,8 @@ export async function openWarehouse(url: string, options: ConnectOptions = {}): 
 
 /** The migrations that the warehouse has not applied yet, by name. */
 export async function pendingMigrations(db: Db): Promise<string[]> {
-  const [{ Migrator }, { FolderMigrationProvider }] = await Promise.all([import('kysely'), import('../warehouse/migrate.js')]);
-  const migrations = await new Migrator({ db, provider: new FolderMigrationProvider() }).getMigrations();
-  return migrations.filter((migration) => !migration.executedAt).map((migration) => migration.name);
+  const { pendingMigrations: pending } = await import('../warehouse/migrate.js');
+  return pending(db);
 }
 
 /** Fails with exit 2 and "run propsync migrate" unless every migration has been applied. */

@@ -8,7 +8,7 @@ import { runSync } from '../sync/index.js';
 import { streamsOf } from '../sync/plan-run.js';
 import { callsToday } from '../sync/status.js';
 import type { RunSummary, SyncObserver, SyncRequest } from '../sync/types.js';
-import type { Db } from '../warehouse/db.js';
+import type { Db } from '../warehouse-schema.js';
 import { abortOnSignals, commandLogger, openWarehouse, requireMigrated } from './context.js';
 import { CliError, EXIT, type ExitCode } from './exit-codes.js';
 import { createProgress, progressModeFor } from './progress.js';

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Db } from '../warehouse/db.js';
+import type { Db } from '../warehouse-schema.js';
 
 /** Lease status type ids that occupy a unit: Current and Notice. */
 const OCCUPYING_STATUSES = [4, 5];

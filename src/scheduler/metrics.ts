@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { CallEvent } from '../source/types.js';
+import { RUN_COUNTERS, type CounterKey, type RunCounter } from '../sync/counters.js';
 import type { SyncObserver } from '../sync/types.js';
 
 /** Prometheus metrics of a propsync process, fed by the engine's observer and the client's calls. */
@@ -18,6 +19,26 @@ export interface SyncMetrics {
   /** The text exposition for `/metrics`. */
   render(): Promise<string>;
   contentType: string;
+}
+
+type MeteredCounter = Extract<RunCounter, { metric: object }>;
+
+/**
+ * The Prometheus counters fed by each committed page, one per metric name of the run counters
+ * (`propsync_rows_total` carries an `action` label per row counter).
+ */
+function pageMetrics(registers: Registry[]): { counter: MeteredCounter; metric: Counter }[] {
+  const metered = RUN_COUNTERS.filter((counter): counter is MeteredCounter => 'metric' in counter);
+  const byName = new Map<string, Counter>();
+  return metered.map((counter) => {
+    const { name, help } = counter.metric;
+    let metric = byName.get(name);
+    if (!metric) {
+      metric = new Counter({ name, help, labelNames: 'action' in counter.metric ? ['stream', 'action'] : ['stream'], registers });
+      byName.set(name, metric);
+    }
+    return { counter, metric };
+  });
 }
 
 const DURATION_BUCKETS = [1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600, 7200];
@@ -39,10 +60,7 @@ export function createSyncMetrics(options: { defaultMetrics?: boolean } = {}): S
   const skipped = new Counter({ name: 'propsync_runs_skipped_total', help: 'Scheduled runs skipped because another process held the stream lock.', labelNames: ['stream'], registers });
   const workUnits = new Counter({ name: 'propsync_work_units_total', help: 'Work units ended, by stream and outcome.', labelNames: ['stream', 'status'], registers });
   const workUnitDuration = new Histogram({ name: 'propsync_work_unit_duration_seconds', help: 'Duration of work units.', labelNames: ['stream'], buckets: DURATION_BUCKETS, registers });
-  const pages = new Counter({ name: 'propsync_pages_total', help: 'Pages committed.', labelNames: ['stream'], registers });
-  const records = new Counter({ name: 'propsync_records_total', help: 'Source records read.', labelNames: ['stream'], registers });
-  const rows = new Counter({ name: 'propsync_rows_total', help: 'Warehouse rows by what the load did to them.', labelNames: ['stream', 'action'], registers });
-  const quarantined = new Counter({ name: 'propsync_quarantined_total', help: 'Records that failed validation and went to quarantine.', labelNames: ['stream'], registers });
+  const pageCounters = pageMetrics(registers);
   const calls = new Counter({ name: 'propsync_source_calls_total', help: 'HTTP calls to the source, by method and HTTP status (or "error" when no reply came).', labelNames: ['method', 'status'], registers });
   const retries = new Counter({ name: 'propsync_source_retries_total', help: 'Calls that failed and will be tried again.', labelNames: ['method'], registers });
   const throttled = new Counter({ name: 'propsync_source_throttled_total', help: 'Calls the source answered with 429.', labelNames: ['method'], registers });
@@ -53,13 +71,10 @@ export function createSyncMetrics(options: { defaultMetrics?: boolean } = {}): S
 
   const observer: SyncObserver = {
     onPage(event) {
-      pages.inc({ stream: event.stream });
-      records.inc({ stream: event.stream }, event.records);
-      rows.inc({ stream: event.stream, action: 'inserted' }, event.rowsInserted);
-      rows.inc({ stream: event.stream, action: 'updated' }, event.rowsUpdated);
-      rows.inc({ stream: event.stream, action: 'unchanged' }, event.rowsUnchanged);
-      rows.inc({ stream: event.stream, action: 'deleted' }, event.rowsDeleted);
-      if (event.quarantined > 0) quarantined.inc({ stream: event.stream }, event.quarantined);
+      for (const { counter, metric } of pageCounters) {
+        const value = 'eachPage' in counter ? 1 : event[counter.key as Exclude<CounterKey, 'pages'>];
+        metric.inc('action' in counter.metric ? { stream: event.stream, action: counter.metric.action } : { stream: event.stream }, value);
+      }
     },
     onWorkUnitEnd(event) {
       workUnits.inc({ stream: event.stream, status: event.status });

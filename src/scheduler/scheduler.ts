@@ -3,7 +3,7 @@ import type { Config, StreamName } from '../config/schema.js';
 import type { Logger } from '../log/logger.js';
 import type { SourceClient } from '../source/types.js';
 import type { RunSummary, SyncDeps, SyncObserver, SyncRequest } from '../sync/types.js';
-import type { Db } from '../warehouse/db.js';
+import type { Db } from '../warehouse-schema.js';
 import { describeHolder, withStreamLock } from './lock.js';
 import type { SyncMetrics } from './metrics.js';
 import { combineObservers } from './observers.js';

@@ -1,8 +1,8 @@
-import type { Kysely } from 'kysely';
 import type { Config, StreamName } from '../config/schema.js';
 import type { SourceMethod, SourceRequest } from '../source/types.js';
+import type { Db } from '../warehouse-schema.js';
 import type { LoadRow } from '../warehouse/bulk-load.js';
-import type { TableSpec } from '../warehouse/table-specs.js';
+import type { SourceTable } from '../warehouse/schema.js';
 
 /**
  * A stream, declared: which method it calls, how its cursors and the source's today become
@@ -15,7 +15,7 @@ export interface StreamDefinition {
   /** Name of one record in logs and quarantine (`lease`, `invoice`). */
   entity: string;
   /** The parent table first, then its children (each with `parentColumn`). */
-  tables: readonly TableSpec[];
+  tables: readonly SourceTable[];
   /** The incremental (or `full`) plan: one lane per property or property group. */
   plan(context: PlanContext): Promise<Lane[]>;
   /** A backfill of an operator's range, cut into chunks. */
@@ -31,7 +31,7 @@ export interface StreamDefinition {
 
 /** What planning may look at. */
 export interface PlanContext {
-  db: Kysely<any>;
+  db: Db;
   config: Config;
   /** The source's today, `YYYY-MM-DD` in America/Denver. */
   today: string;
@@ -45,10 +45,13 @@ export interface NormalizeContext {
   version: 'r1' | 'r2';
 }
 
-/** The rows of one record, by table name, and the parent's key. */
-export interface NormalizedRecord {
+/**
+ * The rows of one record, by table name, and the parent's key. A stream's normalize returns
+ * `NormalizedRecord<StreamRows>` with rows typed from its table declarations.
+ */
+export interface NormalizedRecord<Rows extends { [table: string]: LoadRow[] | undefined } = Partial<Record<string, LoadRow[]>>> {
   key: number;
-  rows: Partial<Record<string, LoadRow[]>>;
+  rows: Rows;
 }
 
 /**
@@ -64,7 +67,7 @@ export interface Lane {
 
 /** What a dynamic step may look at: the warehouse and the work units already done in its lane. */
 export interface StepContext {
-  db: Kysely<any>;
+  db: Db;
   runId: number;
   /** Work unit ids of the lane's earlier steps in this run, by unit kind. */
   doneUnits: Map<string, number[]>;

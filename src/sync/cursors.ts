@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import type { Db } from '../warehouse-schema.js';
 
 /** A cursor's value (the last day fully read) and its free-form state. */
 export interface CursorValue {
@@ -7,7 +7,7 @@ export interface CursorValue {
 }
 
 /** Reads one cursor of a stream and scope (a property id, or a property group's ids). */
-export async function readCursor(db: Kysely<any>, stream: string, scope: string, cursor: string): Promise<CursorValue | undefined> {
+export async function readCursor(db: Db, stream: string, scope: string, cursor: string): Promise<CursorValue | undefined> {
   const row = await db
     .selectFrom('sync_cursors')
     .select(['value', 'state'])
@@ -19,14 +19,17 @@ export async function readCursor(db: Kysely<any>, stream: string, scope: string,
 }
 
 /** Sets a cursor; called in the transaction of the page that completes its window. */
-export async function writeCursor(
-  db: Kysely<any>,
-  args: { stream: string; scope: string; cursor: string; value: string; state?: Record<string, unknown>; runId: number },
-): Promise<void> {
-  await sql`
-    insert into sync_cursors (stream, scope, cursor, value, state, updated_at, last_run_id)
-    values (${args.stream}, ${args.scope}, ${args.cursor}, ${args.value}::date, ${JSON.stringify(args.state ?? {})}::jsonb, now(), ${args.runId})
-    on conflict (stream, scope, cursor) do update set value = excluded.value, state = excluded.state,
-      updated_at = excluded.updated_at, last_run_id = excluded.last_run_id
-  `.execute(db);
+export async function writeCursor(db: Db, args: { stream: string; scope: string; cursor: string; value: string; state?: Record<string, unknown>; runId: number }): Promise<void> {
+  await db
+    .insertInto('sync_cursors')
+    .values({ stream: args.stream, scope: args.scope, cursor: args.cursor, value: args.value, state: JSON.stringify(args.state ?? {}), updated_at: new Date(), last_run_id: args.runId })
+    .onConflict((oc) =>
+      oc.columns(['stream', 'scope', 'cursor']).doUpdateSet((eb) => ({
+        value: eb.ref('excluded.value'),
+        state: eb.ref('excluded.state'),
+        updated_at: eb.ref('excluded.updated_at'),
+        last_run_id: eb.ref('excluded.last_run_id'),
+      })),
+    )
+    .execute();
 }

@@ -1,3 +1,4 @@
+import { pickCounts, RUN_COUNTERS } from './counters.js';
 import { planRun, streamsOf } from './plan-run.js';
 import { runLanes } from './run-lanes.js';
 import { isBudgetError } from './run-unit.js';
@@ -70,9 +71,9 @@ export async function runSync(request: SyncRequest, deps: SyncDeps): Promise<Run
 }
 
 function logFinished(logger: SyncDeps['logger'], summary: RunSummary): void {
-  const { runId, status, workUnits, records, rowsInserted, rowsUpdated, rowsUnchanged, rowsDeleted, quarantined, calls, retries, durationMs } = summary;
+  const { runId, status, workUnits, records, rowsInserted, rowsUpdated, rowsDeleted, quarantined, calls, durationMs } = summary;
   logger.info(
-    { event: 'run_finished', status, workUnits, records, rowsInserted, rowsUpdated, rowsUnchanged, rowsDeleted, quarantined, calls, retries, durationMs },
+    { event: 'run_finished', status, workUnits, ...pickCounts(RUN_COUNTERS, summary), durationMs },
     `run ${runId} ${status}: ${workUnits.done}/${workUnits.total} work units, ${records} records, ` +
       `${rowsInserted} inserted, ${rowsUpdated} updated, ${rowsDeleted} deleted, ${quarantined} quarantined, ${calls} calls`,
   );

@@ -1,14 +1,15 @@
 import { createHash } from 'node:crypto';
-import { sql, type Kysely } from 'kysely';
 import type { CompletionAction, StreamDefinition, WorkUnitPlan } from '../streams/types.js';
-import { markDeletedWhere, markMissingChildren, upsertRows, type LoadRow } from '../warehouse/bulk-load.js';
-import { SOURCE_HASH_COLUMN } from '../warehouse/table-specs.js';
+import type { Db } from '../warehouse-schema.js';
+import { markMissingChildren, markUnseenDeleted, storedDigests, upsertRows, type LoadRow } from '../warehouse/bulk-load.js';
+import { SOURCE_HASH_COLUMN } from '../warehouse/schema.js';
 import { inTransaction } from '../warehouse/transaction.js';
+import { ROW_COUNTERS, zeroCounts } from './counters.js';
 import { writeCursor } from './cursors.js';
 import { quarantineRecords, resolveKeylessForUnit, resolveQuarantined, type QuarantineEntry } from './quarantine.js';
 import type { RowCounts } from './types.js';
 import { crashPoint } from './crash-points.js';
-import { checkpointPage, forgetSeen, recordSeen } from './work-units.js';
+import { checkpointPage, forgetSeen, isUnitClean, recordSeen, seenBy } from './work-units.js';
 
 /** One page to load, with where it sits in its unit. */
 export interface PageToLoad {
@@ -42,7 +43,7 @@ export interface PageLoaded extends RowCounts {
  * with the unit's completion actions (cursors, deletions) when this page completes it. A crash
  * at any instant therefore repeats at most this page and loses nothing.
  */
-export async function loadPage(db: Kysely<any>, page: PageToLoad): Promise<PageLoaded> {
+export async function loadPage(db: Db, page: PageToLoad): Promise<PageLoaded> {
   const { stream, plan } = page;
   const rowsByTable = new Map<string, LoadRow[]>(stream.tables.map((table) => [table.name, []]));
   const parentKeys: number[] = [];
@@ -51,7 +52,7 @@ export async function loadPage(db: Kysely<any>, page: PageToLoad): Promise<PageL
   const seenKeys: number[] = [];
   const keys = page.records.map((record) => stream.recordKey(record));
   const digests = page.records.map((record) => recordDigest(record, page.version));
-  const stored = await storedDigests(db, stream, keys);
+  const stored = await storedDigests(db, stream.tables[0], keys.filter((key): key is string => key !== undefined).map(Number));
   let skipped = 0;
   for (const [index, record] of page.records.entries()) {
     const key = keys[index];
@@ -93,7 +94,7 @@ export async function loadPage(db: Kysely<any>, page: PageToLoad): Promise<PageL
   seenKeys.push(...parentKeys);
 
   const loaded = await inTransaction(db, async (trx) => {
-    const counts: PageLoaded = { records: page.records.length, rowsInserted: 0, rowsUpdated: 0, rowsUnchanged: skipped, rowsDeleted: 0, quarantined: quarantined.length, problems };
+    const counts: PageLoaded = { ...zeroCounts(ROW_COUNTERS), records: page.records.length, rowsUnchanged: skipped, quarantined: quarantined.length, problems };
     for (const table of stream.tables) {
       const rows = rowsByTable.get(table.name) ?? [];
       const written = await upsertRows(trx, table, rows, page.runId);
@@ -113,14 +114,9 @@ export async function loadPage(db: Kysely<any>, page: PageToLoad): Promise<PageL
       unitId: page.unitId,
       nextPage: page.nextPage,
       done: page.complete,
-      progress: { ...counts, calls: page.calls, retries: page.retries, bytes: page.bytes },
+      progress: { ...counts, pages: 1, calls: page.calls, retries: page.retries, bytes: page.bytes },
     });
-    if (page.complete) {
-      const { rows } = await sql<{ clean: boolean }>`
-        select quarantined = 0 as clean from sync_work_units where work_unit_id = ${page.unitId}
-      `.execute(trx);
-      if (rows[0]?.clean) await resolveKeylessForUnit(trx, { unitKey: plan.unitKey, runId: page.runId });
-    }
+    if (page.complete && (await isUnitClean(trx, page.unitId))) await resolveKeylessForUnit(trx, { unitKey: plan.unitKey, runId: page.runId });
     crashPoint('mid-commit');
     return counts;
   });
@@ -128,27 +124,13 @@ export async function loadPage(db: Kysely<any>, page: PageToLoad): Promise<PageL
   return loaded;
 }
 
-async function complete(db: Kysely<any>, stream: StreamDefinition, page: PageToLoad, action: CompletionAction): Promise<number> {
+async function complete(db: Db, stream: StreamDefinition, page: PageToLoad, action: CompletionAction): Promise<number> {
   switch (action.type) {
     case 'cursor':
       await writeCursor(db, { stream: stream.name, scope: action.scope, cursor: action.cursor, value: action.value, state: action.state, runId: page.runId });
       return 0;
-    case 'mark-unseen-deleted': {
-      const [parent, ...children] = stream.tables;
-      const key = parent.key[0];
-      const { rows } = await sql<{ key: number }>`
-        update ${sql.table(parent.name)} p set deleted_at = now(), last_synced_at = now(), last_run_id = ${page.runId}
-        where ${sql.ref(action.scope.column)} = any(${action.scope.values}::bigint[]) and p.deleted_at is null
-          and not exists (
-            select 1 from sync_work_unit_seen s
-            where s.work_unit_id = ${page.unitId} and s.entity = ${stream.entity} and s.key = p.${sql.ref(key)})
-        returning p.${sql.ref(key)} as key
-      `.execute(db);
-      const gone = rows.map((row) => Number(row.key));
-      let deleted = gone.length;
-      for (const child of children) deleted += await markDeletedWhere(db, child, child.parentColumn!, gone, page.runId);
-      return deleted;
-    }
+    case 'mark-unseen-deleted':
+      return markUnseenDeleted(db, stream.tables, action.scope, (key) => seenBy(page.unitId, stream.entity, key), page.runId);
   }
 }
 
@@ -158,18 +140,6 @@ const NORMALIZATION_VERSION = '1';
 /** Digest of a whole decoded record: JSON and XML decode to the same tree, so to the same digest. */
 function recordDigest(record: unknown, version: string): string {
   return createHash('sha1').update(NORMALIZATION_VERSION).update(version).update(JSON.stringify(record)).digest('base64');
-}
-
-/** Digests stored with the page's records (by key) that are in the warehouse and not marked deleted. */
-async function storedDigests(db: Kysely<any>, stream: StreamDefinition, recordKeys: readonly (string | undefined)[]): Promise<Map<number, string>> {
-  const keys = recordKeys.filter((key): key is string => key !== undefined).map(Number);
-  if (keys.length === 0) return new Map();
-  const parent = stream.tables[0];
-  const key = parent.key[0];
-  const { rows } = await sql<{ key: number; digest: string | null }>`
-    select ${sql.ref(key)} as key, ${sql.ref(SOURCE_HASH_COLUMN)} as digest from ${sql.table(parent.name)}
-    where ${sql.ref(key)} = any(${keys}::bigint[]) and deleted_at is null`.execute(db);
-  return new Map(rows.filter((row) => row.digest !== null).map((row) => [Number(row.key), row.digest!]));
 }
 
 function propertyOf(record: unknown): string | undefined {

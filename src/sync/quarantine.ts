@@ -1,4 +1,5 @@
-import { sql, type Kysely } from 'kysely';
+import { sql } from 'kysely';
+import type { Db } from '../warehouse-schema.js';
 
 /** A record that failed validation, with where it came from. */
 export interface QuarantineEntry {
@@ -16,7 +17,7 @@ export interface QuarantineEntry {
 }
 
 /** Keeps bad records, raw, in `quarantine` (one statement for the page's entries). */
-export async function quarantineRecords(db: Kysely<any>, entries: readonly QuarantineEntry[]): Promise<void> {
+export async function quarantineRecords(db: Db, entries: readonly QuarantineEntry[]): Promise<void> {
   if (entries.length === 0) return;
   await db
     .insertInto('quarantine')
@@ -39,24 +40,30 @@ export async function quarantineRecords(db: Kysely<any>, entries: readonly Quara
 }
 
 /** Marks resolved the open quarantine entries of records that have now loaded (by key). */
-export async function resolveQuarantined(db: Kysely<any>, args: { stream: string; keys: readonly string[]; runId: number }): Promise<number> {
+export async function resolveQuarantined(db: Db, args: { stream: string; keys: readonly string[]; runId: number }): Promise<number> {
   if (args.keys.length === 0) return 0;
-  const result = await sql`
-    update quarantine set resolved_at = now(), resolved_run_id = ${args.runId}
-    where stream = ${args.stream} and resolved_at is null and record_key = any(${args.keys as string[]}::text[])
-  `.execute(db);
-  return Number(result.numAffectedRows ?? 0);
+  const result = await db
+    .updateTable('quarantine')
+    .set({ resolved_at: sql<Date>`now()`, resolved_run_id: args.runId })
+    .where('stream', '=', args.stream)
+    .where('resolved_at', 'is', null)
+    .where('record_key', '=', sql<string>`any(${args.keys as string[]}::text[])`)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
 }
 
 /**
  * Resolves the keyless entries (records without a usable id) left by earlier units of the same
  * family (the unit key before its `@day` suffix) once a unit of that family loads clean.
  */
-export async function resolveKeylessForUnit(db: Kysely<any>, args: { unitKey: string; runId: number }): Promise<void> {
-  await sql`
-    update quarantine q set resolved_at = now(), resolved_run_id = ${args.runId}
-    from sync_work_units u
-    where q.work_unit_id = u.work_unit_id and q.record_key is null and q.resolved_at is null
-      and split_part(u.unit_key, '@', 1) = split_part(${args.unitKey}, '@', 1)
-  `.execute(db);
+export async function resolveKeylessForUnit(db: Db, args: { unitKey: string; runId: number }): Promise<void> {
+  await db
+    .updateTable('quarantine as q')
+    .from('sync_work_units as u')
+    .set({ resolved_at: sql<Date>`now()`, resolved_run_id: args.runId })
+    .whereRef('q.work_unit_id', '=', 'u.work_unit_id')
+    .where('q.record_key', 'is', null)
+    .where('q.resolved_at', 'is', null)
+    .where(sql<string>`split_part(u.unit_key, '@', 1)`, '=', sql<string>`split_part(${args.unitKey}, '@', 1)`)
+    .execute();
 }

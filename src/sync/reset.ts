@@ -1,5 +1,5 @@
-import { sql } from 'kysely';
-import type { Db } from '../warehouse/db.js';
+import { sql, type ExpressionBuilder } from 'kysely';
+import type { Db, Warehouse } from '../warehouse-schema.js';
 
 /** Which cursors to forget: every cursor of a stream, or only those covering one property. */
 export interface ResetSelection {
@@ -15,23 +15,21 @@ export interface ResetCursor {
 }
 
 /**
- * The SQL condition that picks a selection's cursors: the stream's, and with a property, the
+ * The condition that picks a selection's cursors: the stream's, and with a property, the
  * scopes that contain it (a lease scope is one property id; an invoice scope is a property
  * group, comma-joined, so forgetting one property's invoice cursors re-reads its whole group).
  */
 function selects(selection: ResetSelection) {
-  const stream = sql<boolean>`stream = ${selection.stream}`;
-  if (selection.propertyId === undefined) return stream;
-  return sql<boolean>`${stream} and ${selection.propertyId} = any(string_to_array(scope, ','))`;
+  return (eb: ExpressionBuilder<Warehouse, 'sync_cursors'>) => {
+    const stream = eb('stream', '=', selection.stream);
+    if (selection.propertyId === undefined) return stream;
+    return eb.and([stream, sql<boolean>`${selection.propertyId} = any(string_to_array(scope, ','))`]);
+  };
 }
 
 /** The cursors a reset would forget, without changing anything (for the confirmation prompt). */
 export async function cursorsToReset(db: Db, selection: ResetSelection): Promise<ResetCursor[]> {
-  const { rows } = await sql<ResetCursor>`
-    select scope, cursor, value::text as value from sync_cursors
-     where ${selects(selection)}
-     order by scope, cursor`.execute(db);
-  return rows;
+  return db.selectFrom('sync_cursors').select(['scope', 'cursor', 'value']).where(selects(selection)).orderBy('scope').orderBy('cursor').execute();
 }
 
 /**
@@ -40,10 +38,7 @@ export async function cursorsToReset(db: Db, selection: ResetSelection): Promise
  */
 export async function resetCursors(db: Db, selection: ResetSelection): Promise<ResetCursor[]> {
   return db.transaction().execute(async (trx) => {
-    const { rows } = await sql<ResetCursor>`
-      delete from sync_cursors
-       where ${selects(selection)}
-      returning scope, cursor, value::text as value`.execute(trx);
+    const rows = await trx.deleteFrom('sync_cursors').where(selects(selection)).returning(['scope', 'cursor', 'value']).execute();
     return rows.sort((a, b) => a.scope.localeCompare(b.scope) || a.cursor.localeCompare(b.cursor));
   });
 }

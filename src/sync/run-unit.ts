@@ -1,7 +1,8 @@
-import type { Kysely } from 'kysely';
 import type { Logger } from '../log/logger.js';
 import type { SourceClient } from '../source/types.js';
 import type { StreamDefinition, WorkUnitPlan } from '../streams/types.js';
+import type { Db } from '../warehouse-schema.js';
+import { pickCounts, ROW_COUNTERS } from './counters.js';
 import { crashPoint } from './crash-points.js';
 import { loadPage } from './load-page.js';
 import type { SyncObserver } from './types.js';
@@ -14,7 +15,7 @@ export type UnitOutcome =
 
 /** Everything a unit needs to run. */
 export interface UnitContext {
-  db: Kysely<any>;
+  db: Db;
   client: SourceClient;
   stream: StreamDefinition;
   version: 'r1' | 'r2';
@@ -97,12 +98,7 @@ export async function runWorkUnit(context: UnitContext, plan: WorkUnitPlan): Pro
           stream: stream.name,
           unitKey: plan.unitKey,
           pageNo: page.pageNo,
-          records: loaded.records,
-          rowsInserted: loaded.rowsInserted,
-          rowsUpdated: loaded.rowsUpdated,
-          rowsUnchanged: loaded.rowsUnchanged,
-          rowsDeleted: loaded.rowsDeleted,
-          quarantined: loaded.quarantined,
+          ...pickCounts(ROW_COUNTERS, loaded),
           calls: page.calls,
           retries: page.retries,
           throttled: page.throttled,

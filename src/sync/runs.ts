@@ -1,13 +1,12 @@
 import { hostname } from 'node:os';
-import { sql, type Kysely } from 'kysely';
+import { sql } from 'kysely';
 import type { StreamName } from '../config/schema.js';
+import type { Db } from '../warehouse-schema.js';
+import { pickCounts, RUN_COUNTERS, UNIT_COUNTERS, type Counts, type UnitCounter } from './counters.js';
 import type { RunStatus, RunSummary, SyncRequest } from './types.js';
 
 /** Opens a run in `sync_runs` and returns its id. */
-export async function createRun(
-  db: Kysely<any>,
-  args: { kind: string; streams: StreamName[]; propertyIds: string[] | undefined; requested: SyncRequest },
-): Promise<number> {
+export async function createRun(db: Db, args: { kind: string; streams: StreamName[]; propertyIds: string[] | undefined; requested: SyncRequest }): Promise<number> {
   const row = await db
     .insertInto('sync_runs')
     .values({
@@ -24,12 +23,33 @@ export async function createRun(
 }
 
 /** Notes the source's today and the number of planned work units once planning is done. */
-export async function notePlan(db: Kysely<any>, runId: number, args: { sourceToday: string; workUnits: number }): Promise<void> {
-  await db
-    .updateTable('sync_runs')
-    .set({ source_today: args.sourceToday, work_units_total: args.workUnits })
-    .where('run_id', '=', runId)
-    .execute();
+export async function notePlan(db: Db, runId: number, args: { sourceToday: string; workUnits: number }): Promise<void> {
+  await db.updateTable('sync_runs').set({ source_today: args.sourceToday, work_units_total: args.workUnits }).where('run_id', '=', runId).execute();
+}
+
+/** Work units counted by outcome, and the sums of their counters. */
+export type UnitSums = Counts<UnitCounter> & { units: number; done: number; doneOrSkipped: number; failed: number; failedOrInterrupted: number; skipped: number };
+
+/** Sums of the work unit counters of the units `where` selects, with the units counted by outcome. */
+export async function sumUnits(
+  db: Db,
+  where: { runId: number; stream?: string },
+): Promise<UnitSums> {
+  let query = db
+    .selectFrom('sync_work_units')
+    .select([
+      sql<number>`count(*)::int`.as('units'),
+      sql<number>`count(*) filter (where status = 'done')::int`.as('done'),
+      sql<number>`count(*) filter (where status in ('done', 'skipped'))::int`.as('doneOrSkipped'),
+      sql<number>`count(*) filter (where status = 'failed')::int`.as('failed'),
+      sql<number>`count(*) filter (where status in ('failed', 'interrupted'))::int`.as('failedOrInterrupted'),
+      sql<number>`count(*) filter (where status = 'skipped')::int`.as('skipped'),
+      // bigint sums come back as numbers (see warehouse/db.ts).
+      ...UNIT_COUNTERS.map((counter) => sql<number>`coalesce(sum(${sql.ref(counter.column)}), 0)::bigint`.as(counter.key)),
+    ])
+    .where('run_id', '=', where.runId);
+  if (where.stream !== undefined) query = query.where('stream', '=', where.stream);
+  return (await query.executeTakeFirstOrThrow()) as UnitSums;
 }
 
 /**
@@ -37,62 +57,24 @@ export async function notePlan(db: Kysely<any>, runId: number, args: { sourceTod
  * units resumed after a crash), plus calls made outside units (discovery).
  */
 export async function finishRun(
-  db: Kysely<any>,
+  db: Db,
   args: { runId: number; status: RunStatus; error?: string; extraCalls: number; throttled: number; workUnitsTotal: number },
 ): Promise<Omit<RunSummary, 'kind' | 'streams' | 'durationMs' | 'errors'>> {
-  const { rows } = await sql<{
-    done: number; failed: number; skipped: number; pages: number; records: number; rows_inserted: number; rows_updated: number;
-    rows_unchanged: number; rows_deleted: number; quarantined: number; calls: number; retries: number; bytes: number;
-  }>`
-    select count(*) filter (where status = 'done')::int as done,
-           count(*) filter (where status in ('failed', 'interrupted'))::int as failed,
-           count(*) filter (where status = 'skipped')::int as skipped,
-           coalesce(sum(pages), 0)::int as pages, coalesce(sum(records), 0)::int as records,
-           coalesce(sum(rows_inserted), 0)::int as rows_inserted, coalesce(sum(rows_updated), 0)::int as rows_updated,
-           coalesce(sum(rows_unchanged), 0)::int as rows_unchanged, coalesce(sum(rows_deleted), 0)::int as rows_deleted,
-           coalesce(sum(quarantined), 0)::int as quarantined, coalesce(sum(calls), 0)::int as calls,
-           coalesce(sum(retries), 0)::int as retries, coalesce(sum(bytes), 0)::bigint as bytes
-    from sync_work_units where run_id = ${args.runId}
-  `.execute(db);
-  const t = rows[0];
-  const calls = t.calls + args.extraCalls;
+  const sums = await sumUnits(db, { runId: args.runId });
+  const counts: Counts = { ...pickCounts(UNIT_COUNTERS, sums), calls: sums.calls + args.extraCalls, throttled: args.throttled };
+  const workUnits = { total: Math.max(args.workUnitsTotal, sums.done + sums.failedOrInterrupted + sums.skipped), done: sums.done, failed: sums.failedOrInterrupted, skipped: sums.skipped };
   await db
     .updateTable('sync_runs')
     .set({
+      ...Object.fromEntries(RUN_COUNTERS.map((counter) => [counter.column, counts[counter.key]])),
       status: args.status,
       finished_at: new Date(),
-      work_units_total: Math.max(args.workUnitsTotal, t.done + t.failed + t.skipped),
-      work_units_done: t.done,
-      work_units_failed: t.failed,
-      pages: t.pages,
-      records: t.records,
-      rows_inserted: t.rows_inserted,
-      rows_updated: t.rows_updated,
-      rows_unchanged: t.rows_unchanged,
-      rows_deleted: t.rows_deleted,
-      quarantined: t.quarantined,
-      calls,
-      retries: t.retries,
-      bytes: Number(t.bytes),
-      throttled: args.throttled,
+      work_units_total: workUnits.total,
+      work_units_done: workUnits.done,
+      work_units_failed: workUnits.failed,
       error: args.error ?? null,
     })
     .where('run_id', '=', args.runId)
     .execute();
-  return {
-    runId: args.runId,
-    status: args.status,
-    workUnits: { total: Math.max(args.workUnitsTotal, t.done + t.failed + t.skipped), done: t.done, failed: t.failed, skipped: t.skipped },
-    pages: t.pages,
-    records: t.records,
-    rowsInserted: t.rows_inserted,
-    rowsUpdated: t.rows_updated,
-    rowsUnchanged: t.rows_unchanged,
-    rowsDeleted: t.rows_deleted,
-    quarantined: t.quarantined,
-    calls,
-    retries: t.retries,
-    throttled: args.throttled,
-    bytes: Number(t.bytes),
-  };
+  return { runId: args.runId, status: args.status, workUnits, ...counts };
 }

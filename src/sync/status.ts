@@ -1,16 +1,22 @@
-import { sql } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import { STREAM_NAMES, type StreamName } from '../config/schema.js';
-import type { Db } from '../warehouse/db.js';
-import { SOURCE_TABLES } from '../warehouse/tables.js';
+import { SOURCE_TABLE_NAMES, type Db, type Warehouse } from '../warehouse-schema.js';
+import { pickCounts, RUN_COUNTERS, type Counts, type RunCounter } from './counters.js';
+import { sumUnits } from './runs.js';
 
 /** The time zone of the source's day, the call budget's day included. */
 export const SOURCE_TIME_ZONE = 'America/Denver';
+
+/** The run counters `status` shows. */
+const STATUS_COUNTER_KEYS = ['records', 'rowsInserted', 'rowsUpdated', 'quarantined', 'calls'] as const;
+type StatusCounter = Extract<RunCounter, { key: (typeof STATUS_COUNTER_KEYS)[number] }>;
+const STATUS_COUNTERS = RUN_COUNTERS.filter((counter): counter is StatusCounter => (STATUS_COUNTER_KEYS as readonly string[]).includes(counter.key));
 
 /**
  * One run, as `status` shows it. Under a stream, the counters are the stream's share of the
  * run (its work units) when the run covered several streams.
  */
-export interface RunInfo {
+export interface RunInfo extends Counts<StatusCounter> {
   runId: number;
   kind: string;
   status: string;
@@ -18,11 +24,6 @@ export interface RunInfo {
   finishedAt: string | null;
   durationMs: number | null;
   workUnits: { total: number; done: number; failed: number };
-  records: number;
-  rowsInserted: number;
-  rowsUpdated: number;
-  quarantined: number;
-  calls: number;
   error: string | null;
 }
 
@@ -155,39 +156,6 @@ export async function callsToday(db: Db): Promise<Map<string, number>> {
   return new Map(rows.map((row) => [row.stream, Number(row.calls)]));
 }
 
-function runInfo(row: {
-  run_id: number;
-  kind: string;
-  status: string;
-  started_at: Date;
-  finished_at: Date | null;
-  work_units_total: number;
-  work_units_done: number;
-  work_units_failed: number;
-  records: number;
-  rows_inserted: number;
-  rows_updated: number;
-  quarantined: number;
-  calls: number;
-  error: string | null;
-}): RunInfo {
-  return {
-    runId: row.run_id,
-    kind: row.kind,
-    status: row.status,
-    startedAt: row.started_at.toISOString(),
-    finishedAt: row.finished_at ? row.finished_at.toISOString() : null,
-    durationMs: row.finished_at ? row.finished_at.getTime() - row.started_at.getTime() : null,
-    workUnits: { total: row.work_units_total, done: row.work_units_done, failed: row.work_units_failed },
-    records: row.records,
-    rowsInserted: row.rows_inserted,
-    rowsUpdated: row.rows_updated,
-    quarantined: row.quarantined,
-    calls: row.calls,
-    error: row.error,
-  };
-}
-
 const RUN_COLUMNS = [
   'run_id',
   'kind',
@@ -197,13 +165,23 @@ const RUN_COLUMNS = [
   'work_units_total',
   'work_units_done',
   'work_units_failed',
-  'records',
-  'rows_inserted',
-  'rows_updated',
-  'quarantined',
-  'calls',
   'error',
+  ...STATUS_COUNTERS.map((counter) => counter.column),
 ] as const;
+
+function runInfo(row: Pick<Selectable<Warehouse['sync_runs']>, (typeof RUN_COLUMNS)[number]>): RunInfo {
+  return {
+    runId: row.run_id,
+    kind: row.kind,
+    status: row.status,
+    startedAt: row.started_at.toISOString(),
+    finishedAt: row.finished_at ? row.finished_at.toISOString() : null,
+    durationMs: row.finished_at ? row.finished_at.getTime() - row.started_at.getTime() : null,
+    workUnits: { total: row.work_units_total, done: row.work_units_done, failed: row.work_units_failed },
+    ...(Object.fromEntries(STATUS_COUNTERS.map((counter) => [counter.key, row[counter.column]])) as Counts<StatusCounter>),
+    error: row.error,
+  };
+}
 
 /**
  * The latest finished run that covered `stream` (only successful ones when `succeeded`), its
@@ -223,26 +201,9 @@ export async function lastRun(db: Db, stream: string, succeeded: boolean): Promi
 }
 
 /** A stream's share of a run's counters, from its work units. */
-async function streamShare(db: Db, runId: number, stream: string): Promise<Pick<RunInfo, 'workUnits' | 'records' | 'rowsInserted' | 'rowsUpdated' | 'quarantined' | 'calls'>> {
-  const { rows } = await sql<{ total: number; done: number; failed: number; records: number; rows_inserted: number; rows_updated: number; quarantined: number; calls: number }>`
-    select count(*)::int as total,
-           count(*) filter (where status in ('done', 'skipped'))::int as done,
-           count(*) filter (where status = 'failed')::int as failed,
-           coalesce(sum(records), 0)::int as records,
-           coalesce(sum(rows_inserted), 0)::int as rows_inserted,
-           coalesce(sum(rows_updated), 0)::int as rows_updated,
-           coalesce(sum(quarantined), 0)::int as quarantined,
-           coalesce(sum(calls), 0)::int as calls
-      from sync_work_units where run_id = ${runId} and stream = ${stream}`.execute(db);
-  const row = rows[0];
-  return {
-    workUnits: { total: row.total, done: row.done, failed: row.failed },
-    records: row.records,
-    rowsInserted: row.rows_inserted,
-    rowsUpdated: row.rows_updated,
-    quarantined: row.quarantined,
-    calls: row.calls,
-  };
+async function streamShare(db: Db, runId: number, stream: string): Promise<Pick<RunInfo, 'workUnits' | StatusCounter['key']>> {
+  const sums = await sumUnits(db, { runId, stream });
+  return { workUnits: { total: sums.units, done: sums.doneOrSkipped, failed: sums.failed }, ...pickCounts(STATUS_COUNTERS, sums) };
 }
 
 /** When the last successful run of each stream ended (for the scheduler's metrics at start). */
@@ -312,7 +273,7 @@ export function scopeProperties(scope: string): string[] {
 /** Exact row counts of every source table, with how many rows are marked deleted. */
 export async function tableCounts(db: Db): Promise<TableCount[]> {
   const counts: TableCount[] = [];
-  for (const table of SOURCE_TABLES) {
+  for (const table of SOURCE_TABLE_NAMES) {
     const { rows } = await sql<{ rows: string; deleted: string }>`
       select count(*)::text as rows, count(deleted_at)::text as deleted from ${sql.table(table)}`.execute(db);
     counts.push({ table, rows: Number(rows[0].rows), deleted: Number(rows[0].deleted) });

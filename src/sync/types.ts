@@ -1,7 +1,8 @@
 import type { ChunkSize, Config, StreamName } from '../config/schema.js';
 import type { Logger } from '../log/logger.js';
 import type { SourceClient } from '../source/types.js';
-import type { Db } from '../warehouse/db.js';
+import type { Db } from '../warehouse-schema.js';
+import type { Counts, RowCounter, RunCounter } from './counters.js';
 
 /** What an operator or the scheduler asks the engine to do. */
 export interface SyncRequest {
@@ -31,28 +32,16 @@ export interface SyncDeps {
 /** Outcome of a run. */
 export type RunStatus = 'succeeded' | 'partial' | 'failed' | 'interrupted' | 'budget_exhausted';
 
-/** Row counters of a page, a work unit or a run. */
-export interface RowCounts {
-  records: number;
-  rowsInserted: number;
-  rowsUpdated: number;
-  rowsUnchanged: number;
-  rowsDeleted: number;
-  quarantined: number;
-}
+/** Row counters of a page, a work unit or a run (see counters.ts). */
+export type RowCounts = Counts<RowCounter>;
 
-/** What a run did, as recorded in `sync_runs`. */
-export interface RunSummary extends RowCounts {
+/** What a run did, as recorded in `sync_runs`: every run counter, and how its work units ended. */
+export interface RunSummary extends Counts {
   runId: number;
   kind: SyncRequest['kind'];
   streams: StreamName[];
   status: RunStatus;
   workUnits: { total: number; done: number; failed: number; skipped: number };
-  pages: number;
-  calls: number;
-  retries: number;
-  throttled: number;
-  bytes: number;
   durationMs: number;
   /** One line per failed work unit: which stream, property, window, and why. */
   errors: string[];
@@ -62,7 +51,8 @@ export interface RunSummary extends RowCounts {
 export interface SyncObserver {
   onRunStart?(event: { runId: number; kind: SyncRequest['kind']; streams: StreamName[]; workUnits: number; byStream: Partial<Record<StreamName, number>> }): void;
   onWorkUnitStart?(event: { runId: number; stream: StreamName; unitKey: string; propertyIds: string[] }): void;
-  onPage?(event: RowCounts & { runId: number; stream: StreamName; unitKey: string; pageNo: number; calls: number; retries: number; throttled: number; bytes: number }): void;
+  /** A page committed: its counters (`pages` is implied: one). */
+  onPage?(event: Counts<Exclude<RunCounter, { key: 'pages' }>> & { runId: number; stream: StreamName; unitKey: string; pageNo: number }): void;
   onWorkUnitEnd?(event: { runId: number; stream: StreamName; unitKey: string; status: 'done' | 'failed' | 'skipped'; error?: string; durationMs: number }): void;
   onRunEnd?(summary: RunSummary): void;
 }

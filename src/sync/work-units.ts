@@ -1,6 +1,7 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { WorkUnitPlan } from '../streams/types.js';
-import type { RowCounts } from './types.js';
+import type { Db } from '../warehouse-schema.js';
+import { UNIT_COUNTERS, type Counts, type UnitCounter } from './counters.js';
 
 /** A work unit row as the runner needs it. */
 export interface StartedUnit {
@@ -17,7 +18,7 @@ export interface StartedUnit {
  * size (a page number means nothing under another size, so the unit then starts over); a
  * finished backfill chunk is recorded as skipped.
  */
-export async function startWorkUnit(db: Kysely<any>, runId: number, plan: WorkUnitPlan, perPage: number): Promise<StartedUnit> {
+export async function startWorkUnit(db: Db, runId: number, plan: WorkUnitPlan, perPage: number): Promise<StartedUnit> {
   return db.transaction().execute(async (trx) => {
     const previous = await trx
       .selectFrom('sync_work_units')
@@ -52,58 +53,57 @@ export async function startWorkUnit(db: Kysely<any>, runId: number, plan: WorkUn
       .executeTakeFirstOrThrow();
     const id = inserted.work_unit_id;
     if (resume && plan.trackSeen) {
-      await sql`
-        insert into sync_work_unit_seen (work_unit_id, entity, key)
-        select ${id}, entity, key from sync_work_unit_seen where work_unit_id = ${resume.work_unit_id}
-        on conflict do nothing
-      `.execute(trx);
+      await trx
+        .insertInto('sync_work_unit_seen')
+        .columns(['work_unit_id', 'entity', 'key'])
+        .expression((eb) => eb.selectFrom('sync_work_unit_seen').select([eb.val(id).as('work_unit_id'), 'entity', 'key']).where('work_unit_id', '=', resume.work_unit_id))
+        .onConflict((oc) => oc.doNothing())
+        .execute();
     }
     return { id, startPage: resume?.next_page ?? 1, skipped };
   });
 }
 
-/** Per-page increments of a unit's counters. */
-export interface PageProgress extends RowCounts {
-  calls: number;
-  retries: number;
-  bytes: number;
-}
+/** Per-page increments of a unit's counters (`pages` is 1). */
+export type PageProgress = Counts<UnitCounter>;
 
-/** Writes a page's checkpoint and counters; called inside the page's transaction. */
-export async function checkpointPage(
-  db: Kysely<any>,
-  args: { unitId: number; nextPage: number; progress: PageProgress; done: boolean },
-): Promise<void> {
-  const p = args.progress;
-  await sql`
-    update sync_work_units set
-      next_page = ${args.nextPage}, pages = pages + 1, records = records + ${p.records},
-      rows_inserted = rows_inserted + ${p.rowsInserted}, rows_updated = rows_updated + ${p.rowsUpdated},
-      rows_unchanged = rows_unchanged + ${p.rowsUnchanged}, rows_deleted = rows_deleted + ${p.rowsDeleted},
-      quarantined = quarantined + ${p.quarantined}, calls = calls + ${p.calls}, retries = retries + ${p.retries},
-      bytes = bytes + ${p.bytes},
-      status = ${args.done ? 'done' : 'running'}, finished_at = ${args.done ? sql`now()` : sql`null`}
-    where work_unit_id = ${args.unitId}
-  `.execute(db);
+/** Writes a page's checkpoint and adds its counters to the unit's; called inside the page's transaction. */
+export async function checkpointPage(db: Db, args: { unitId: number; nextPage: number; progress: PageProgress; done: boolean }): Promise<void> {
+  await db
+    .updateTable('sync_work_units')
+    .set((eb) => ({
+      ...Object.fromEntries(UNIT_COUNTERS.map((counter) => [counter.column, eb(counter.column, '+', args.progress[counter.key])])),
+      next_page: args.nextPage,
+      status: args.done ? 'done' : 'running',
+      finished_at: args.done ? sql<Date>`now()` : null,
+    }))
+    .where('work_unit_id', '=', args.unitId)
+    .execute();
 }
 
 /** Adds calls spent by attempts that produced no page (a failure) to a unit. */
-export async function addUnitCalls(db: Kysely<any>, unitId: number, calls: number, retries: number): Promise<void> {
+export async function addUnitCalls(db: Db, unitId: number, calls: number, retries: number): Promise<void> {
   if (calls === 0 && retries === 0) return;
-  await sql`update sync_work_units set calls = calls + ${calls}, retries = retries + ${retries} where work_unit_id = ${unitId}`.execute(db);
-}
-
-/** Ends a unit that did not complete: `failed` (with the error) or `interrupted` (shutdown, budget). */
-export async function endWorkUnit(db: Kysely<any>, unitId: number, status: 'failed' | 'interrupted', error: string): Promise<void> {
   await db
     .updateTable('sync_work_units')
-    .set({ status, error, finished_at: new Date() })
+    .set((eb) => ({ calls: eb('calls', '+', calls), retries: eb('retries', '+', retries) }))
     .where('work_unit_id', '=', unitId)
     .execute();
 }
 
+/** Ends a unit that did not complete: `failed` (with the error) or `interrupted` (shutdown, budget). */
+export async function endWorkUnit(db: Db, unitId: number, status: 'failed' | 'interrupted', error: string): Promise<void> {
+  await db.updateTable('sync_work_units').set({ status, error, finished_at: new Date() }).where('work_unit_id', '=', unitId).execute();
+}
+
+/** Whether a unit has quarantined nothing so far. */
+export async function isUnitClean(db: Db, unitId: number): Promise<boolean> {
+  const row = await db.selectFrom('sync_work_units').select('quarantined').where('work_unit_id', '=', unitId).executeTakeFirst();
+  return row?.quarantined === 0;
+}
+
 /** Records the keys a unit saw on one page (for deletion detection); inside the page's transaction. */
-export async function recordSeen(db: Kysely<any>, unitId: number, entity: string, keys: readonly number[]): Promise<void> {
+export async function recordSeen(db: Db, unitId: number, entity: string, keys: readonly number[]): Promise<void> {
   if (keys.length === 0) return;
   await sql`
     insert into sync_work_unit_seen (work_unit_id, entity, key)
@@ -113,6 +113,12 @@ export async function recordSeen(db: Kysely<any>, unitId: number, entity: string
 }
 
 /** Forgets the keys a unit saw, when its listing is read again from the start. */
-export async function forgetSeen(db: Kysely<any>, unitId: number): Promise<void> {
-  await sql`delete from sync_work_unit_seen where work_unit_id = ${unitId}`.execute(db);
+export async function forgetSeen(db: Db, unitId: number): Promise<void> {
+  await db.deleteFrom('sync_work_unit_seen').where('work_unit_id', '=', unitId).execute();
+}
+
+/** The condition "unit `unitId` saw the record of `entity` whose key is `key`", for a statement over a stream's table. */
+export function seenBy(unitId: number, entity: string, key: RawBuilder<unknown>): RawBuilder<boolean> {
+  return sql<boolean>`exists (
+    select 1 from sync_work_unit_seen s where s.work_unit_id = ${unitId} and s.entity = ${entity} and s.key = ${key})`;
 }

@@ -1,7 +1,15 @@
-import { sql, type Kysely } from 'kysely';
-import type { TableSpec } from './table-specs.js';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { loadColumns, SOURCE_HASH_COLUMN, type SourceTable } from './schema.js';
 
-/** A typed row for a source table: its columns plus the source record as `raw`. */
+/**
+ * Loading of a stream's tables, whichever the stream: the table is chosen at run time, so the
+ * statements are built from its declaration (`schema.ts`) and run on any typed database.
+ */
+
+/** Any typed database: the table is chosen at run time, so statements here are built from its declaration. */
+type AnyDatabase = Kysely<any>;
+
+/** A row of a source table as normalization produced it: its columns plus the source record as `raw`. */
 export type LoadRow = Record<string, unknown> & { raw: unknown };
 
 /** What an upsert did. */
@@ -17,7 +25,7 @@ const ident = (name: string) => sql.ref(name);
  * Keeps the last row of each key, so one statement never touches a row twice, in key order, so
  * that concurrent transactions lock shared rows in the same order.
  */
-export function dedupeByKey(spec: TableSpec, rows: readonly LoadRow[]): LoadRow[] {
+export function dedupeByKey(spec: SourceTable, rows: readonly LoadRow[]): LoadRow[] {
   const byKey = new Map<string, LoadRow>();
   for (const row of rows) byKey.set(spec.key.map((k) => String(row[k])).join('\u0000'), row);
   const compare = (a: LoadRow, b: LoadRow) => {
@@ -38,11 +46,12 @@ export function dedupeByKey(spec: TableSpec, rows: readonly LoadRow[]): LoadRow[
  * A row seen again after being marked deleted is revived. `last_synced_at`/`last_run_id` move
  * only on rows actually written.
  */
-export async function upsertRows(db: Kysely<any>, spec: TableSpec, rows: readonly LoadRow[], runId: number): Promise<UpsertCounts> {
+export async function upsertRows(db: AnyDatabase, spec: SourceTable, rows: readonly LoadRow[], runId: number): Promise<UpsertCounts> {
   const unique = dedupeByKey(spec, rows);
   if (unique.length === 0) return { inserted: 0, updated: 0, unchanged: 0 };
-  const all = [...Object.keys(spec.columns), 'raw'];
-  const definitions = sql.join(all.map((column) => sql`${ident(column)} ${sql.raw(column === 'raw' ? 'jsonb' : spec.columns[column])}`));
+  const columns = loadColumns(spec);
+  const all = columns.map(([column]) => column);
+  const definitions = sql.join(columns.map(([column, type]) => sql`${ident(column)} ${sql.raw(type)}`));
   const names = sql.join(all.map((column) => ident(column)));
   const table = sql.table(spec.name);
   const updatable = all.filter((column) => !spec.key.includes(column));
@@ -71,8 +80,8 @@ export async function upsertRows(db: Kysely<any>, spec: TableSpec, rows: readonl
  * longer lists (not among `keptRows`). Rows are never removed. Returns how many were marked.
  */
 export async function markMissingChildren(
-  db: Kysely<any>,
-  spec: TableSpec,
+  db: AnyDatabase,
+  spec: SourceTable,
   parentIds: readonly number[],
   keptRows: readonly LoadRow[],
   runId: number,
@@ -97,11 +106,46 @@ export async function markMissingChildren(
 }
 
 /** Marks deleted the not-yet-deleted rows of `spec` whose `column` is among `values`. */
-export async function markDeletedWhere(db: Kysely<any>, spec: TableSpec, column: string, values: readonly number[], runId: number): Promise<number> {
+export async function markDeletedWhere(db: AnyDatabase, spec: SourceTable, column: string, values: readonly number[], runId: number): Promise<number> {
   if (values.length === 0) return 0;
   const result = await sql`
     update ${sql.table(spec.name)} set deleted_at = now(), last_synced_at = now(), last_run_id = ${runId}
     where ${ident(column)} = any(${values as number[]}::bigint[]) and deleted_at is null
   `.execute(db);
   return Number(result.numAffectedRows ?? 0);
+}
+
+/**
+ * Marks deleted the parent rows in scope (`column` among `values`) whose key is not among the
+ * keys `seen` (a subquery over the sync's record of keys), and their children. Returns how many
+ * rows were marked.
+ */
+export async function markUnseenDeleted(
+  db: AnyDatabase,
+  tables: readonly SourceTable[],
+  scope: { column: string; values: readonly number[] },
+  seen: (key: RawBuilder<unknown>) => RawBuilder<boolean>,
+  runId: number,
+): Promise<number> {
+  const [parent, ...children] = tables;
+  const key = sql.ref(`p.${parent.key[0]}`);
+  const { rows } = await sql<{ key: number }>`
+    update ${sql.table(parent.name)} p set deleted_at = now(), last_synced_at = now(), last_run_id = ${runId}
+    where p.${ident(scope.column)} = any(${scope.values as number[]}::bigint[]) and p.deleted_at is null and not (${seen(key)})
+    returning ${key} as key
+  `.execute(db);
+  const gone = rows.map((row) => Number(row.key));
+  let deleted = gone.length;
+  for (const child of children) deleted += await markDeletedWhere(db, child, child.parentColumn!, gone, runId);
+  return deleted;
+}
+
+/** The digests stored with the given parent keys, for rows not marked deleted. */
+export async function storedDigests(db: AnyDatabase, parent: SourceTable, keys: readonly number[]): Promise<Map<number, string>> {
+  if (keys.length === 0) return new Map();
+  const key = ident(parent.key[0]);
+  const { rows } = await sql<{ key: number; digest: string | null }>`
+    select ${key} as key, ${ident(SOURCE_HASH_COLUMN)} as digest from ${sql.table(parent.name)}
+    where ${key} = any(${keys as number[]}::bigint[]) and deleted_at is null`.execute(db);
+  return new Map(rows.filter((row) => row.digest !== null).map((row) => [Number(row.key), row.digest!]));
 }

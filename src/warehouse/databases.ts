@@ -1,4 +1,4 @@
-import pg from 'pg';
+import pg, { escapeIdentifier } from 'pg';
 
 /** Returns the URL of database `name` on the same server as `url`. */
 export function withDatabase(url: string, name: string): string {
@@ -13,7 +13,7 @@ export async function ensureDatabase(adminUrl: string, name: string): Promise<vo
   await client.connect();
   try {
     const { rowCount } = await client.query('select 1 from pg_database where datname = $1', [name]);
-    if (!rowCount) await client.query(`create database "${name.replace(/"/g, '""')}"`);
+    if (!rowCount) await client.query(`create database ${escapeIdentifier(name)}`);
   } finally {
     await client.end();
   }
@@ -24,7 +24,7 @@ export async function dropDatabase(adminUrl: string, name: string): Promise<void
   const client = new pg.Client({ connectionString: adminUrl });
   await client.connect();
   try {
-    await client.query(`drop database if exists "${name.replace(/"/g, '""')}" with (force)`);
+    await client.query(`drop database if exists ${escapeIdentifier(name)} with (force)`);
   } finally {
     await client.end();
   }

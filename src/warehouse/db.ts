@@ -1,6 +1,5 @@
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
-import type { Warehouse } from './tables.js';
 
 // Column types as the warehouse wants them in TypeScript: bigint ids as numbers (every id of the
 // source fits in 2^53), numeric money as exact strings, dates as 'YYYY-MM-DD' strings.
@@ -12,16 +11,14 @@ const INT8_ARRAY = 1016 as Parameters<typeof pg.types.getTypeParser>[0];
 const parseInt8Array = pg.types.getTypeParser(INT8_ARRAY) as (value: string) => (string | null)[];
 pg.types.setTypeParser(INT8_ARRAY, (value: string) => parseInt8Array(value).map((item) => (item === null ? null : Number(item))));
 
-export type Db = Kysely<Warehouse>;
-
 export interface ConnectOptions {
   /** Connections in the pool; the sync uses one per concurrent work unit plus one. */
   maxConnections?: number;
   applicationName?: string;
 }
 
-/** Opens a pooled connection to the warehouse. Close it with `db.destroy()`. */
-export function connect(url: string, options: ConnectOptions = {}): Db {
+/** Opens a pooled connection to a database typed `DB`. Close it with `db.destroy()`. */
+export function connect<DB>(url: string, options: ConnectOptions = {}): Kysely<DB> {
   const pool = new pg.Pool({
     connectionString: url,
     max: options.maxConnections ?? 10,
@@ -29,5 +26,5 @@ export function connect(url: string, options: ConnectOptions = {}): Db {
   });
   // An idle client that loses its server must not crash the process; the next query reports it.
   pool.on('error', () => {});
-  return new Kysely<Warehouse>({ dialect: new PostgresDialect({ pool }) });
+  return new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
 }

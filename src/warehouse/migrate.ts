@@ -1,34 +1,19 @@
-import { readdir } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import {
-  DEFAULT_MIGRATION_LOCK_TABLE,
-  DEFAULT_MIGRATION_TABLE,
-  Migrator,
-  NO_MIGRATIONS,
-  sql,
-  type Kysely,
-  type Migration,
-  type MigrationProvider,
-  type MigrationResult,
-} from 'kysely';
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DEFAULT_MIGRATION_LOCK_TABLE, DEFAULT_MIGRATION_TABLE, FileMigrationProvider, Migrator, NO_MIGRATIONS, sql, type Kysely, type MigrationResult } from 'kysely';
+import { applyComments } from './comments.js';
+import type { Table } from './schema.js';
 
-/** The project's migrations folder (`migrations/` at the top of the checkout or package). */
-export const MIGRATIONS_FOLDER = resolve(dirname(fileURLToPath(import.meta.url)), '../../migrations');
+/**
+ * The project's migrations folder, `migrations/` at the top of the checkout or package: two
+ * levels up from this module both in `src/warehouse/` and in a compiled `dist/src/warehouse/`.
+ */
+export const MIGRATIONS_FOLDER = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../migrations');
 
-/** Reads numbered migration files (`0001_name.ts`) from a folder, in name order. */
-export class FolderMigrationProvider implements MigrationProvider {
-  constructor(private readonly folder: string = MIGRATIONS_FOLDER) {}
-
-  async getMigrations(): Promise<Record<string, Migration>> {
-    const files = (await readdir(this.folder)).filter((name) => /^\d{4}_.+\.(ts|js|mjs)$/.test(name) && !name.endsWith('.d.ts')).sort();
-    const migrations: Record<string, Migration> = {};
-    for (const file of files) {
-      const module = (await import(pathToFileURL(join(this.folder, file)).href)) as Migration;
-      migrations[file.replace(/\.(ts|js|mjs)$/, '')] = { up: module.up, down: module.down };
-    }
-    return migrations;
-  }
+/** Kysely's provider of the numbered migration files (`.ts` or `.js`; `.d.ts` and `.map` ignored). */
+export function migrationProvider(folder: string = MIGRATIONS_FOLDER): FileMigrationProvider {
+  return new FileMigrationProvider({ fs, path, migrationFolder: folder });
 }
 
 /** What a migration command did: the migrations applied or reverted, in order. */
@@ -36,8 +21,8 @@ export interface MigrationOutcome {
   applied: string[];
 }
 
-function migrator(db: Kysely<any>): Migrator {
-  return new Migrator({ db, provider: new FolderMigrationProvider() });
+function migrator<DB>(db: Kysely<DB>): Migrator {
+  return new Migrator({ db, provider: migrationProvider() });
 }
 
 function outcome(results: MigrationResult[] | undefined, error: unknown): MigrationOutcome {
@@ -49,17 +34,28 @@ function outcome(results: MigrationResult[] | undefined, error: unknown): Migrat
   return { applied: (results ?? []).filter((result) => result.status === 'Success').map((result) => result.migrationName) };
 }
 
-/** Applies every pending migration; an up-to-date database is left untouched. */
-export async function migrateToLatest(db: Kysely<any>): Promise<MigrationOutcome> {
+/**
+ * Applies every pending migration; an up-to-date database is left untouched. Then, when given
+ * the declared tables, (re)writes their comments from the declarations (idempotent).
+ */
+export async function migrateToLatest<DB>(db: Kysely<DB>, tables: readonly Table[] = []): Promise<MigrationOutcome> {
   const { results, error } = await migrator(db).migrateToLatest();
-  return outcome(results, error);
+  const migrated = outcome(results, error);
+  if (tables.length) await applyComments(db, tables);
+  return migrated;
+}
+
+/** The migrations that the database has not applied yet, by name. */
+export async function pendingMigrations<DB>(db: Kysely<DB>): Promise<string[]> {
+  const migrations = await migrator(db).getMigrations();
+  return migrations.filter((migration) => !migration.executedAt).map((migration) => migration.name);
 }
 
 /**
  * Reverts every migration, leaving the database as empty as before the first one: the
  * migrator's own bookkeeping tables (`kysely_migration`, `kysely_migration_lock`) go too.
  */
-export async function migrateDownAll(db: Kysely<any>): Promise<MigrationOutcome> {
+export async function migrateDownAll<DB>(db: Kysely<DB>): Promise<MigrationOutcome> {
   const { results, error } = await migrator(db).migrateTo(NO_MIGRATIONS);
   const reverted = outcome(results, error);
   await sql`drop table if exists ${sql.table(DEFAULT_MIGRATION_TABLE)}, ${sql.table(DEFAULT_MIGRATION_LOCK_TABLE)}`.execute(db);

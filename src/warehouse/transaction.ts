@@ -17,7 +17,7 @@ export function isRetryableTransactionError(error: unknown): boolean {
  * Postgres aborts it for a deadlock or a serialization failure with a concurrent transaction:
  * e.g. two property groups' pages updating the same multi-property invoice.
  */
-export async function inTransaction<T>(db: Kysely<any>, work: (trx: Transaction<any>) => Promise<T>, attempts = 5): Promise<T> {
+export async function inTransaction<DB, T>(db: Kysely<DB>, work: (trx: Transaction<DB>) => Promise<T>, attempts = 5): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await db.transaction().execute(work);

@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
-import { connect, type Db } from '../../src/warehouse/db.js';
+import { connect, migrateToLatest, type Db } from '../../src/warehouse-schema.js';
 import { dropDatabase, ensureDatabase, withDatabase } from '../../src/warehouse/databases.js';
-import { migrateToLatest } from '../../src/warehouse/migrate.js';
 
 /** A database of one test file's own, on the run's Postgres server. */
 export interface TestDatabase {

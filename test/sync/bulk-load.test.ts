@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { markMissingChildren, upsertRows, type LoadRow } from '../../src/warehouse/bulk-load.js';
-import { AR_TRANSACTIONS, LEASES } from '../../src/warehouse/table-specs.js';
+import { AR_TRANSACTIONS, LEASES } from '../../src/streams/leases/tables.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 
 let t: TestDatabase;

@@ -10,7 +10,7 @@ export function registerMigrate(program: Command, done: (code: ExitCode) => void
     .addHelpText('after', '\nExamples:\n  $ propsync migrate\n  $ DATABASE_URL=postgres://postgres@127.0.0.1/warehouse propsync migrate')
     .action(async (_options, command: Command) => {
       const config = offlineConfigFor(command);
-      const [{ connect }, { migrateToLatest }] = await Promise.all([import('../../warehouse/db.js'), import('../../warehouse/migrate.js')]);
+      const { connect, migrateToLatest } = await import('../../warehouse-schema.js');
       const db = connect(config.database.url, { maxConnections: 1 });
       try {
         const { applied } = await migrateToLatest(db);

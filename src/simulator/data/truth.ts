@@ -14,7 +14,7 @@
  * The counts are of live rows: a row the source stopped listing (a removed temporary AR
  * transaction, a payment since voided) must be soft-deleted or absent in the warehouse.
  */
-import { SOURCE_TABLES } from '../../warehouse/tables.js';
+import { SOURCE_TABLE_NAMES } from '../../warehouse-schema.js';
 import type { SimDataset, SimInvoice, SimLease } from './model.js';
 import { centsToString, numberToCents, stringToCents } from './money.js';
 
@@ -43,7 +43,7 @@ export interface WarehouseTruth {
 }
 
 /** Warehouse table names that `expectedWarehouse` reports: every source table of the warehouse. */
-export const TRUTH_TABLES = SOURCE_TABLES;
+export const TRUTH_TABLES = SOURCE_TABLE_NAMES;
 
 /** Narrows what counts as complete (all of the data set when omitted). */
 export interface TruthOptions {

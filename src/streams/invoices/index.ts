@@ -1,15 +1,15 @@
-import { INVOICES, INVOICE_LINE_ITEMS, INVOICE_PAYMENTS, VOIDED_PAYMENTS } from '../../warehouse/table-specs.js';
 import { idOf } from '../record.js';
 import type { StreamDefinition } from '../types.js';
 import { normalizeInvoice } from './normalize.js';
 import { planInvoices, planInvoicesBackfill } from './plan.js';
+import { INVOICE_TABLES } from './tables.js';
 
 /** Vendor invoices with line items, payments and voided payments, per property group. */
 export const invoicesStream: StreamDefinition = {
   name: 'invoices',
   method: 'getInvoices',
   entity: 'invoice',
-  tables: [INVOICES, INVOICE_LINE_ITEMS, INVOICE_PAYMENTS, VOIDED_PAYMENTS],
+  tables: INVOICE_TABLES,
   plan: planInvoices,
   planBackfill: planInvoicesBackfill,
   normalize: (record) => normalizeInvoice(record),

@@ -1,19 +1,20 @@
 import { asBoolean, asDate, asId, asInt, asMoney, asPostMonth, asText, required } from '../../source/quirks.js';
-import type { LoadRow } from '../../warehouse/bulk-load.js';
+import type { LoadRowOf } from '../../warehouse/schema.js';
 import { asTree, listOf, nested, without, type Tree } from '../record.js';
 import type { NormalizedRecord } from '../types.js';
+import { INVOICES, INVOICE_LINE_ITEMS, INVOICE_PAYMENTS, VOIDED_PAYMENTS, type InvoiceRows } from './tables.js';
 
 /** Containers of an invoice that have tables of their own (kept out of `invoices.raw`). */
 const CHILD_CONTAINERS = ['lineItems', 'lineitems', 'lineitem', 'invoicePayments', 'voidedPayments'] as const;
 
 /** One getInvoices record → rows of invoices, line items, payments and voided payments (r1 or r2). */
-export function normalizeInvoice(value: unknown): NormalizedRecord {
+export function normalizeInvoice(value: unknown): NormalizedRecord<InvoiceRows> {
   const invoice = asTree(value, 'invoice');
   const invoiceId = required(asId(invoice.id, 'id'), 'id');
   const vendor = nested(invoice, 'vendor');
   const remittance = nested(invoice, 'remittance');
   const account = nested(invoice, 'account');
-  const invoiceRow: LoadRow = {
+  const invoiceRow: LoadRowOf<typeof INVOICES> = {
     invoice_id: invoiceId,
     invoice_number: asText(invoice.invoiceNumber, 'invoiceNumber'),
     invoice_type_id: asInt(invoice.invoiceTypeId, 'invoiceTypeId'),
@@ -61,7 +62,7 @@ function lineItems(invoice: Tree): Tree[] {
   return [];
 }
 
-function lineItemRow(item: Tree, invoiceId: number): LoadRow {
+function lineItemRow(item: Tree, invoiceId: number): LoadRowOf<typeof INVOICE_LINE_ITEMS> {
   const property = nested(item, 'property');
   const gl = nested(item, 'glAccount');
   return {
@@ -95,7 +96,7 @@ function lineItemRow(item: Tree, invoiceId: number): LoadRow {
   };
 }
 
-function paymentRow(item: Tree, invoiceId: number): LoadRow {
+function paymentRow(item: Tree, invoiceId: number): LoadRowOf<typeof INVOICE_PAYMENTS> {
   return {
     invoice_id: invoiceId,
     payment_id: required(asId(item.paymentId, 'invoicePayment.paymentId'), 'invoicePayment.paymentId'),
@@ -112,7 +113,7 @@ function paymentRow(item: Tree, invoiceId: number): LoadRow {
   };
 }
 
-function voidedRow(item: Tree, invoiceId: number): LoadRow {
+function voidedRow(item: Tree, invoiceId: number): LoadRowOf<typeof VOIDED_PAYMENTS> {
   return {
     invoice_id: invoiceId,
     payment_id: required(asId(item.paymentId, 'voidedPayment.paymentId'), 'voidedPayment.paymentId'),

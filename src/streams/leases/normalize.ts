@@ -1,7 +1,8 @@
 import { asBoolean, asDate, asDateTime, asId, asInt, asMoney, asPostMonth, asText, required } from '../../source/quirks.js';
-import type { LoadRow } from '../../warehouse/bulk-load.js';
+import type { LoadRowOf } from '../../warehouse/schema.js';
 import { asTree, listOf, nested, without, type Tree } from '../record.js';
 import type { NormalizeContext, NormalizedRecord } from '../types.js';
+import { AR_TRANSACTIONS, LEASES, LEASE_ACTIVITIES, LEASE_CUSTOMERS, LEASE_INTERVALS, LEASE_SCHEDULED_CHARGES, LEASE_UNIT_SPACES, type LeaseRows } from './tables.js';
 
 /** Lease status type ids of the source and their names. */
 export const LEASE_STATUSES = { 1: 'Applicant', 2: 'Cancelled', 3: 'Future', 4: 'Current', 5: 'Notice', 6: 'Past' } as const;
@@ -10,7 +11,7 @@ export const LEASE_STATUSES = { 1: 'Applicant', 2: 'Cancelled', 3: 'Future', 4: 
 const CHILD_CONTAINERS = ['customers', 'unitSpaces', 'scheduledCharges', 'leaseIntervals', 'leaseHistory', 'leaseActivities', 'arTransactions'] as const;
 
 /** One getLeases record → rows of leases and its children (r1 or r2). */
-export function normalizeLease(value: unknown, context: NormalizeContext): NormalizedRecord {
+export function normalizeLease(value: unknown, context: NormalizeContext): NormalizedRecord<LeaseRows> {
   const lease = asTree(value, 'lease');
   const leaseId = required(asId(lease.id, 'id'), 'id');
   const propertyId = required(asId(lease.propertyId, 'propertyId'), 'propertyId');
@@ -18,7 +19,7 @@ export function normalizeLease(value: unknown, context: NormalizeContext): Norma
   const reason = nested(lease, 'moveOutReason');
   const spaces = unitSpaces(lease, leaseId, context);
 
-  const leaseRow: LoadRow = {
+  const leaseRow: LoadRowOf<typeof LEASES> = {
     lease_id: leaseId,
     property_id: propertyId,
     property_name: asText(lease.propertyName, 'propertyName'),
@@ -48,14 +49,14 @@ export function normalizeLease(value: unknown, context: NormalizeContext): Norma
     raw: without(lease, CHILD_CONTAINERS),
   };
 
-  const intervals = new Map<number, LoadRow>();
+  const intervals = new Map<number, LoadRowOf<typeof LEASE_INTERVALS>>();
   for (const item of listOf(lease, 'leaseHistory', 'leaseInterval')) {
     const row = intervalRow(item, leaseId, false);
-    intervals.set(row.lease_interval_id as number, row);
+    intervals.set(row.lease_interval_id, row);
   }
   for (const item of listOf(lease, 'leaseIntervals', 'leaseInterval')) {
     const row = intervalRow(item, leaseId, true);
-    intervals.set(row.lease_interval_id as number, row);
+    intervals.set(row.lease_interval_id, row);
   }
 
   return {
@@ -72,7 +73,7 @@ export function normalizeLease(value: unknown, context: NormalizeContext): Norma
   };
 }
 
-function unitSpaces(lease: Tree, leaseId: number, context: NormalizeContext): LoadRow[] {
+function unitSpaces(lease: Tree, leaseId: number, context: NormalizeContext): LoadRowOf<typeof LEASE_UNIT_SPACES>[] {
   const listed = listOf(lease, 'unitSpaces', 'unitSpace').map((item) => ({
     lease_id: leaseId,
     unit_space_id: required(asId(item.unitSpaceId, 'unitSpaces.unitSpaceId'), 'unitSpaces.unitSpaceId'),
@@ -85,7 +86,7 @@ function unitSpaces(lease: Tree, leaseId: number, context: NormalizeContext): Lo
   return id === null ? [] : [{ lease_id: leaseId, unit_space_id: id, unit_space: asText(lease.unitNumberSpace, 'unitNumberSpace'), raw: { unitSpaceId: lease.unitSpaceId, unitNumberSpace: lease.unitNumberSpace } }];
 }
 
-function intervalRow(item: Tree, leaseId: number, isCurrent: boolean): LoadRow {
+function intervalRow(item: Tree, leaseId: number, isCurrent: boolean): LoadRowOf<typeof LEASE_INTERVALS> {
   return {
     lease_interval_id: required(asId(item.id, 'leaseInterval.id'), 'leaseInterval.id'),
     lease_id: leaseId,
@@ -103,7 +104,7 @@ function intervalRow(item: Tree, leaseId: number, isCurrent: boolean): LoadRow {
   };
 }
 
-function activityRow(item: Tree, leaseId: number): LoadRow {
+function activityRow(item: Tree, leaseId: number): LoadRowOf<typeof LEASE_ACTIVITIES> {
   return {
     lease_activity_id: required(asId(item.id, 'leaseActivity.id'), 'leaseActivity.id'),
     lease_id: leaseId,
@@ -115,7 +116,7 @@ function activityRow(item: Tree, leaseId: number): LoadRow {
   };
 }
 
-function customerRow(item: Tree, leaseId: number): LoadRow {
+function customerRow(item: Tree, leaseId: number): LoadRowOf<typeof LEASE_CUSTOMERS> {
   return {
     lease_id: leaseId,
     customer_id: required(asId(item.id, 'customer.id'), 'customer.id'),
@@ -133,7 +134,7 @@ function customerRow(item: Tree, leaseId: number): LoadRow {
   };
 }
 
-function chargeRow(item: Tree, leaseId: number): LoadRow {
+function chargeRow(item: Tree, leaseId: number): LoadRowOf<typeof LEASE_SCHEDULED_CHARGES> {
   return {
     scheduled_charge_id: required(asId(item.id, 'scheduledCharge.id'), 'scheduledCharge.id'),
     lease_id: leaseId,
@@ -152,7 +153,7 @@ function chargeRow(item: Tree, leaseId: number): LoadRow {
   };
 }
 
-function arRow(item: Tree, leaseId: number, propertyId: number): LoadRow {
+function arRow(item: Tree, leaseId: number, propertyId: number): LoadRowOf<typeof AR_TRANSACTIONS> {
   return {
     ar_transaction_id: required(asId(item.id, 'arTransaction.id'), 'arTransaction.id'),
     lease_id: leaseId,

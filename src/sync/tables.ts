@@ -1,0 +1,127 @@
+import {
+  bigint,
+  bigintArray,
+  date,
+  defineTable,
+  integer,
+  jsonb,
+  text,
+  textArray,
+  timestamptz,
+  type Column,
+  type ColumnBuilder,
+} from '../warehouse/schema.js';
+import { RUN_COUNTERS, UNIT_COUNTERS, type RunCounter } from './counters.js';
+
+/** The sync's own tables: runs, work units (with their checkpoints and the keys each saw), cursors, quarantine. */
+
+type CounterColumns<C extends RunCounter> = { [K in C as K['column']]: Column<K['type'], false, true> };
+
+/** The counter columns of a list of counters: not null, default 0. */
+function counterColumns<C extends RunCounter>(counters: readonly C[]): CounterColumns<C> {
+  const column = (counter: RunCounter): ColumnBuilder<'integer' | 'bigint', false, true> =>
+    (counter.type === 'bigint' ? bigint(counter.meaning) : integer(counter.meaning)).notNull().defaulted();
+  return Object.fromEntries(counters.map((counter) => [counter.column, column(counter)])) as unknown as CounterColumns<C>;
+}
+
+export const SYNC_RUNS = defineTable({
+  name: 'sync_runs',
+  meaning: 'One row per run: a sync, a backfill, a scheduled run.',
+  key: ['run_id'],
+  indexes: [['started_at']],
+  columns: {
+    run_id: bigint("The run's id, referenced by last_run_id of the rows it changed.").notNull().defaulted(),
+    kind: text('Kind of run: sync, full or backfill.').notNull(),
+    streams: textArray('Streams the run covered.').notNull(),
+    property_ids: bigintArray('Properties asked for (null: the configured ones, or all).'),
+    requested: jsonb('The full request, as the operator or scheduler made it.').notNull().defaulted(),
+    status: text('running, then how it ended (succeeded, partial, failed, interrupted, budget_exhausted).').notNull().defaulted(),
+    started_at: timestamptz('When the run started.').notNull().defaulted(),
+    finished_at: timestamptz('When the run ended.'),
+    source_today: date('The source\'s "today" (in its time zone) the run planned with.'),
+    work_units_total: integer('Work units planned.').notNull().defaulted(),
+    work_units_done: integer('Work units done.').notNull().defaulted(),
+    work_units_failed: integer('Work units failed or interrupted.').notNull().defaulted(),
+    ...counterColumns(RUN_COUNTERS),
+    error: text('Why the run failed, if it did (one line per failed work unit).'),
+    host: text('Host the run ran on.'),
+    pid: integer('Process id of the run.'),
+  },
+});
+
+export const SYNC_WORK_UNITS = defineTable({
+  name: 'sync_work_units',
+  meaning: 'One row per unit of work of a run: a stream, properties, a date window, paged to its end.',
+  key: ['work_unit_id'],
+  indexes: [['run_id'], ['unit_key', 'status']],
+  columns: {
+    work_unit_id: bigint("The unit's id.").notNull().defaulted(),
+    run_id: bigint('Its run.').notNull(),
+    stream: text('The stream it reads.').notNull(),
+    kind: text('Kind of unit (live, move_outs, missing, full, post_date, backfill ...).').notNull(),
+    unit_key: text('Identifies the same work across runs: a unit planned again resumes.').notNull(),
+    property_ids: bigintArray('Properties it reads.').notNull().defaulted(),
+    window_from: date('First day of its date window.'),
+    window_to: date('Last day of its date window.'),
+    params: jsonb('Request parameters.').notNull().defaulted(),
+    status: text('pending, running, done, skipped, failed or interrupted.').notNull().defaulted(),
+    next_page: integer('Checkpoint: the next page to read.').notNull().defaulted(),
+    per_page: integer('Page size the checkpoint counts in; a resume with another page size starts over.'),
+    ...counterColumns(UNIT_COUNTERS),
+    started_at: timestamptz('When the unit started.'),
+    finished_at: timestamptz('When the unit ended.'),
+    error: text('Why it failed, if it did.'),
+  },
+});
+
+export const SYNC_WORK_UNIT_SEEN = defineTable({
+  name: 'sync_work_unit_seen',
+  meaning: 'The record keys a work unit has loaded so far, so that a resumed unit still knows which rows the source stopped listing.',
+  key: ['work_unit_id', 'entity', 'key'],
+  columns: {
+    work_unit_id: bigint('The work unit.').notNull(),
+    entity: text('Kind of record (lease, invoice).').notNull(),
+    key: bigint("The record's key.").notNull(),
+  },
+});
+
+export const SYNC_CURSORS = defineTable({
+  name: 'sync_cursors',
+  meaning: 'How far each stream has read, per scope (a property or a property group) and cursor name.',
+  key: ['stream', 'scope', 'cursor'],
+  columns: {
+    stream: text('The stream.').notNull(),
+    scope: text('A property id, or comma-joined sorted property ids of a group.').notNull(),
+    cursor: text('Name of the cursor.').notNull(),
+    value: date('The last day fully read.'),
+    state: jsonb('Free-form state of the cursor.').notNull().defaulted(),
+    updated_at: timestamptz('When the cursor last moved.').notNull().defaulted(),
+    last_run_id: bigint('The run that last moved it.'),
+  },
+});
+
+export const QUARANTINE = defineTable({
+  name: 'quarantine',
+  meaning: 'Records that failed validation, kept raw so nothing is lost; resolved when a later run loads them.',
+  key: ['quarantine_id'],
+  columns: {
+    quarantine_id: bigint("The entry's id.").notNull().defaulted(),
+    run_id: bigint('The run that read the record.'),
+    work_unit_id: bigint('The work unit that read it.'),
+    stream: text('Its stream.').notNull(),
+    entity: text('Kind of record (lease, invoice).').notNull(),
+    record_key: text("The record's key, when it has a usable one."),
+    property_id: bigint('Its property, when known.'),
+    window_from: date("First day of the unit's date window."),
+    window_to: date("Last day of the unit's date window."),
+    page: integer('Page it came on.'),
+    reason: text('Why it failed validation.').notNull(),
+    raw: jsonb('The record as the source sent it.').notNull(),
+    created_at: timestamptz('When it was quarantined.').notNull().defaulted(),
+    resolved_at: timestamptz('When a later run loaded the record.'),
+    resolved_run_id: bigint('That run.'),
+  },
+});
+
+/** The sync's bookkeeping tables. */
+export const SYNC_TABLES = [SYNC_RUNS, SYNC_WORK_UNITS, SYNC_WORK_UNIT_SEEN, SYNC_CURSORS, QUARANTINE] as const;

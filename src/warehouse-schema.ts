@@ -7,11 +7,16 @@ import { migrateToLatest as migrateWithComments, type MigrationOutcome } from '.
 import type { DatabaseOf } from './warehouse/schema.js';
 
 /**
- * The warehouse's tables, assembled from their declarations: each stream's (in its folder)
- * and the sync's bookkeeping. A new stream adds its table list here.
+ * The warehouse's tables, assembled from their declarations: each stream's (in its folder,
+ * parent table first) and the sync's bookkeeping. A new stream adds its table list here.
  */
-export const SOURCE_TABLES = [...LEASE_TABLES, ...INVOICE_TABLES] as const;
-export const WAREHOUSE_TABLES = [...SOURCE_TABLES, ...SYNC_TABLES] as const;
+export const STREAM_TABLES = {
+  leases: LEASE_TABLES,
+  invoices: INVOICE_TABLES,
+} as const;
+
+export const SOURCE_TABLES = Object.values(STREAM_TABLES).flat() as (typeof STREAM_TABLES)[keyof typeof STREAM_TABLES][number][];
+export const WAREHOUSE_TABLES = [...SOURCE_TABLES, ...SYNC_TABLES];
 
 /** Names of the tables that hold source data (as opposed to the sync's bookkeeping). */
 export const SOURCE_TABLE_NAMES = SOURCE_TABLES.map((table) => table.name);

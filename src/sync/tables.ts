@@ -104,6 +104,7 @@ export const QUARANTINE = defineTable({
   name: 'quarantine',
   meaning: 'Records that failed validation, kept raw so nothing is lost; resolved when a later run loads them.',
   key: ['quarantine_id'],
+  indexes: [['stream', 'record_key']],
   columns: {
     quarantine_id: bigint("The entry's id.").notNull().defaulted(),
     run_id: bigint('The run that read the record.'),

@@ -31,7 +31,11 @@ export function commentStatements(tables: readonly Table[]): string[] {
 
 /** Writes the comments (idempotent: a comment is replaced), in one transaction and one round trip. */
 export async function applyComments<DB>(db: Kysely<DB>, tables: readonly Table[]): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    await sql.raw(commentStatements(tables).join(';\n')).execute(trx);
-  });
+  try {
+    await db.transaction().execute(async (trx) => {
+      await sql.raw(commentStatements(tables).join(';\n')).execute(trx);
+    });
+  } catch (error) {
+    throw new Error(`the table declarations do not match the migrated schema (${(error as Error).message}); a declaration names a table or column that no migration creates`);
+  }
 }

@@ -1,0 +1,72 @@
+import { SYNC_COLUMNS, type Column, type SourceTable, type Table } from './schema.js';
+
+/** The tables of one stream, its parent table first. */
+export interface StreamTables {
+  stream: string;
+  tables: readonly SourceTable[];
+}
+
+const code = (name: string) => `\`${name}\``;
+const list = (columns: readonly string[]) => (columns.length === 1 ? code(columns[0]) : `(${columns.map(code).join(', ')})`);
+const cell = (text: string) => text.replace(/\|/g, '\\|');
+
+function typeOf(column: Column): string {
+  return column.nullable ? column.type : `${column.type} not null`;
+}
+
+function columnTable(columns: [string, Column][]): string[] {
+  return ['| column | type | meaning |', '|---|---|---|', ...columns.map(([name, column]) => `| ${code(name)} | ${typeOf(column)} | ${cell(column.meaning)} |`)];
+}
+
+function keyLine(table: Table): string {
+  const parts = [`Primary key ${list(table.key)}.`];
+  if (table.indexes?.length) parts.push(`${table.indexes.length === 1 ? 'Index' : 'Indexes'}: ${table.indexes.map(list).join(', ')}.`);
+  return parts.join(' ');
+}
+
+/**
+ * The column reference of the warehouse, as Markdown, from the declarations: conventions, the
+ * columns every source table has, each stream's tables, then the bookkeeping tables. `level`
+ * is the heading level of its sections (`###` under the README's `## Tables`).
+ */
+export function renderTableReference(streams: readonly StreamTables[], bookkeeping: readonly Table[], level = 3): string {
+  const h = (extra: number, title: string) => `${'#'.repeat(level + extra)} ${title}`;
+  const lines: string[] = [
+    `${code('propsync migrate')} creates these tables. Their names and columns are a contract with the dashboards built on them:`,
+    'columns and tables get added, never renamed. Each table and column also carries its meaning as a Postgres comment',
+    `(${code('\\d+ leases')} in psql shows it).`,
+    '',
+    'Conventions: ids are `bigint` (the source\'s ids), money is `numeric(14,2)` (exact, never a float), dates without time',
+    'are `date`, source datetimes are `timestamptz` (converted from the source\'s time zone). Unless noted, a column holds',
+    'the source field of the same name (`lease_status` ← `leaseStatus`).',
+    '',
+    h(0, 'Columns of every source table'),
+    '',
+    ...columnTable(Object.entries(SYNC_COLUMNS)),
+  ];
+  for (const { stream, tables } of streams) {
+    const [parent] = tables;
+    for (const table of tables) {
+      const role = table === parent ? `The parent table of stream ${code(stream)}` : `A child of ${code(parent.name)} by ${code(table.parentColumn ?? '?')}`;
+      const own = Object.entries(table.columns).filter(([name]) => !(name in SYNC_COLUMNS));
+      lines.push('', h(0, code(table.name)), '', `${table.meaning} ${role}. ${keyLine(table)}`, '', ...columnTable(own));
+    }
+  }
+  lines.push('', h(0, 'Bookkeeping tables'));
+  for (const table of bookkeeping) {
+    lines.push('', h(1, code(table.name)), '', `${table.meaning} ${keyLine(table)}`, '', ...columnTable(Object.entries(table.columns)));
+  }
+  lines.push('', `The migrator keeps its own bookkeeping in ${code('kysely_migration')} and ${code('kysely_migration_lock')}.`);
+  return lines.join('\n');
+}
+
+export const SECTION_START = '<!-- tables:start -->';
+export const SECTION_END = '<!-- tables:end -->';
+
+/** `text` with what lies between the section markers replaced by `body` (the markers must be there). */
+export function replaceSection(text: string, body: string): string {
+  const start = text.indexOf(SECTION_START);
+  const end = text.indexOf(SECTION_END);
+  if (start < 0 || end < start) throw new Error(`the markers ${SECTION_START} and ${SECTION_END} are missing`);
+  return `${text.slice(0, start + SECTION_START.length)}\n${body}\n${text.slice(end)}`;
+}

@@ -20,7 +20,6 @@ export const WAREHOUSE_TABLES = [...SOURCE_TABLES, ...SYNC_TABLES];
 
 /** Names of the tables that hold source data (as opposed to the sync's bookkeeping). */
 export const SOURCE_TABLE_NAMES = SOURCE_TABLES.map((table) => table.name);
-export type SourceTableName = (typeof SOURCE_TABLES)[number]['name'];
 
 /** The warehouse as Kysely sees it, derived from the declarations. */
 export type Warehouse = DatabaseOf<typeof WAREHOUSE_TABLES>;

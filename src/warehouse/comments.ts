@@ -18,7 +18,7 @@ const MIGRATOR_COMMENTS: Record<string, { meaning: string; columns: Record<strin
  * `COMMENT ON TABLE/COLUMN` statements giving every declared table and column its meaning, so
  * an analyst browsing the warehouse (psql `\d+`, a BI tool) reads what the docs say.
  */
-export function commentStatements(tables: readonly Table[]): string[] {
+function commentStatements(tables: readonly Table[]): string[] {
   const described = [
     ...tables.map((table) => ({ name: table.name, meaning: table.meaning, columns: Object.entries(table.columns).map(([name, column]) => [name, column.meaning] as const) })),
     ...Object.entries(MIGRATOR_COMMENTS).map(([name, table]) => ({ name, meaning: table.meaning, columns: Object.entries(table.columns) })),

@@ -60,8 +60,8 @@ export function renderTableReference(streams: readonly StreamTables[], bookkeepi
   return lines.join('\n');
 }
 
-export const SECTION_START = '<!-- tables:start -->';
-export const SECTION_END = '<!-- tables:end -->';
+const SECTION_START = '<!-- tables:start -->';
+const SECTION_END = '<!-- tables:end -->';
 
 /** `text` with what lies between the section markers replaced by `body` (the markers must be there). */
 export function replaceSection(text: string, body: string): string {

@@ -134,10 +134,7 @@ export function defineSourceTable<const Name extends string, const C extends Col
   return { ...table, sourceHash: table.sourceHash === true, columns } as unknown as SourceTable<Name, C & (H extends true ? SourceHash : {}) & SyncColumns>;
 }
 
-/** A `timestamptz` column: read as Date, written as Date or ISO string. */
-export type Timestamp = ColumnType<Date, Date | string, Date | string>;
-
-/** The TypeScript value of a Postgres type, read and written (see db.ts for the parsers). */
+/** The TypeScript value of a Postgres type as read (see db.ts for the parsers); `timestamptz` is written as Date or ISO text. */
 type SelectValue<T extends PgType> = T extends 'bigint' | 'smallint' | 'integer'
   ? number
   : T extends 'text' | 'date' | 'numeric' | `numeric(${string})`
@@ -182,13 +179,8 @@ export type LoadRowOf<T extends Table> = {
 export type RowsOf<Ts extends readonly Table[]> = { [T in Ts[number] as T['name']]?: LoadRowOf<T>[] };
 
 /** The Postgres type without precision (`numeric(14,2)` → `numeric`): what bulk loading casts to. */
-export function baseType(type: PgType): string {
+function baseType(type: PgType): string {
   return type.replace(/\(.*\)$/, '');
-}
-
-/** Whether a column's type is one of the array types. */
-export function isArrayType(type: PgType): boolean {
-  return type.endsWith('[]');
 }
 
 /** The columns a bulk load writes for a source table (all but the sync's own), with the type it casts to. */

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
+import type { MethodVersion } from '../config/schema.js';
 import type { CompletionAction, StreamDefinition, WorkUnitPlan } from '../streams/types.js';
 import { markDeletedWhere, markMissingChildren, upsertRows, type LoadRow } from '../warehouse/bulk-load.js';
 import { SOURCE_HASH_COLUMN } from '../warehouse/table-specs.js';
@@ -18,7 +19,7 @@ export interface PageToLoad {
   unitId: number;
   pageNo: number;
   records: readonly unknown[];
-  version: 'r1' | 'r2';
+  version: MethodVersion;
   calls: number;
   retries: number;
   bytes: number;

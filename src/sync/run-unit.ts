@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import type { MethodVersion } from '../config/schema.js';
 import type { Logger } from '../log/logger.js';
 import type { SourceClient } from '../source/types.js';
 import type { StreamDefinition, WorkUnitPlan } from '../streams/types.js';
@@ -17,7 +18,8 @@ export interface UnitContext {
   db: Kysely<any>;
   client: SourceClient;
   stream: StreamDefinition;
-  version: 'r1' | 'r2';
+  /** The version the stream's method is called in. */
+  version: MethodVersion;
   runId: number;
   logger: Logger;
   signal?: AbortSignal;

@@ -1,13 +1,14 @@
 import { INVOICES, INVOICE_LINE_ITEMS, INVOICE_PAYMENTS, VOIDED_PAYMENTS } from '../../warehouse/table-specs.js';
 import { idOf } from '../record.js';
 import type { StreamDefinition } from '../types.js';
+import { invoices } from './manifest.js';
 import { normalizeInvoice } from './normalize.js';
 import { planInvoices, planInvoicesBackfill } from './plan.js';
 
 /** Vendor invoices with line items, payments and voided payments, per property group. */
 export const invoicesStream: StreamDefinition = {
-  name: 'invoices',
-  method: 'getInvoices',
+  name: invoices.name,
+  method: invoices.method,
   entity: 'invoice',
   tables: [INVOICES, INVOICE_LINE_ITEMS, INVOICE_PAYMENTS, VOIDED_PAYMENTS],
   plan: planInvoices,

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { addDays, chunkRange } from '../../sync/days.js';
 import type { ChunkSize } from '../../config/schema.js';
 import type { SourceRequest } from '../../source/types.js';
+import { GET_LEASES } from './method.js';
 import { fullRefreshDue, nextFullRefresh } from '../spread.js';
 import type { Lane, PlanContext, StepContext, WorkUnitPlan } from '../types.js';
 
@@ -15,7 +16,7 @@ export const MISSING_BATCH = 100;
 /** Parameters of every getLeases call: children, history and other-income leases included. */
 function leasesRequest(propertyId: string, params: SourceRequest['params'], workUnit: string): SourceRequest {
   return {
-    method: 'getLeases',
+    method: GET_LEASES,
     params: {
       propertyId,
       includeArTransactions: true,

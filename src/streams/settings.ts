@@ -1,0 +1,38 @@
+/**
+ * What every stream's settings (`streams.<name>` of the configuration) are made of. A stream
+ * declares its own settings from these parts in its folder; the configuration gathers them.
+ */
+import { validate as isValidCron } from 'node-cron';
+import { z } from 'zod';
+
+/** Backfill chunk sizes: one month, three months, one year. */
+export const CHUNK_SIZES = ['1m', '3m', '1y'] as const;
+export type ChunkSize = (typeof CHUNK_SIZES)[number];
+
+/** A cron expression of five or six fields. */
+export const cronSchema = z
+  .string()
+  .refine((value) => isValidCron(value), { message: 'is not a valid cron expression; expected five or six fields such as "0 2 * * *"' });
+
+export const positiveInt = z.coerce.number().int().positive();
+export const nonNegativeInt = z.coerce.number().int().nonnegative();
+
+/** The settings every stream has: whether it runs, when the scheduler runs it, its backfill chunk. */
+export function streamSettings<Extra extends z.ZodRawShape>(defaults: { schedule: string; chunk: ChunkSize }, extra: Extra) {
+  return z
+    .object({
+      enabled: z.boolean().default(true),
+      schedule: cronSchema.default(defaults.schedule),
+      /** Chunk size of a backfill. */
+      chunk: z.enum(CHUNK_SIZES, { message: 'expected 1m, 3m or 1y' }).default(defaults.chunk),
+      ...extra,
+    })
+    .strict();
+}
+
+/** The settings the engine reads of any stream. */
+export interface CommonStreamSettings {
+  enabled: boolean;
+  schedule: string;
+  chunk: ChunkSize;
+}

@@ -121,7 +121,7 @@ export const configSchema = z
     propertyIds: z.array(propertyId).default([]),
     timeZone: z
       .string()
-      .refine((zone) => IANAZone.isValidZone(zone), { message: `is not an IANA time zone; expected a name such as ${DEFAULT_TIME_ZONE}` })
+      .refine((zone) => IANAZone.isValidZone(zone), { message: `is not an IANA time zone; expected ${DEFAULT_TIME_ZONE}` })
       .default(DEFAULT_TIME_ZONE),
     logLevel: z.enum(LOG_LEVELS, { message: `expected one of ${LOG_LEVELS.join(', ')}` }).default('info'),
     streams: streamsSchema.prefault({}),

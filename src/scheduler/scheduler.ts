@@ -4,9 +4,9 @@ import type { Logger } from '../log/logger.js';
 import type { SourceClient } from '../source/types.js';
 import type { RunSummary, SyncDeps, SyncObserver, SyncRequest } from '../sync/types.js';
 import type { Db } from '../warehouse/db.js';
-import { describeHolder, withStreamLock } from './lock.js';
+import { describeHolder, withStreamLock } from '../sync/lock.js';
+import { combineObservers } from '../sync/observers.js';
 import type { SyncMetrics } from './metrics.js';
-import { combineObservers } from './observers.js';
 
 /** The engine's entry point (`runSync`), passed in so that the scheduler can be tested on its own. */
 export type RunEngine = (request: SyncRequest, deps: SyncDeps) => Promise<RunSummary>;

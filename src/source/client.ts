@@ -10,7 +10,7 @@ import { scrubSecrets } from '../log/redact.js';
 import { DailyBudget } from './budget.js';
 import { SourceClock } from './clock.js';
 import { CONTENT_TYPES, jsonEnvelope, xmlEnvelope } from './envelope.js';
-import { BadParameterError, SourceError, ThrottledError, type CallSite } from './errors.js';
+import { SourceError, ThrottledError, type CallSite } from './errors.js';
 import { Pacer } from './pacing.js';
 import { isLastPage, parseLinkHeader, parseTotalCount } from './paging.js';
 import { encodeParams } from './params.js';
@@ -42,11 +42,7 @@ export interface SourceClientOptions {
 
 /** The version a method is called in: the configured one (`source.versions.<name>`), else the method's default. */
 function versionOf(config: SourceConfig, method: SourceMethod): MethodVersion {
-  const version = (config.versions as Partial<Record<string, MethodVersion>>)[method.name] ?? method.defaultVersion;
-  if (!method.versions.includes(version)) {
-    throw new BadParameterError(`${method.name} is not spoken in version ${version} (only ${method.versions.join(', ')}); check source.versions`, { method: method.name });
-  }
-  return version;
+  return (config.versions as Partial<Record<string, MethodVersion>>)[method.name] ?? method.defaultVersion;
 }
 
 /** Replaces the password (and the Basic token) in an error's message and stack, and its causes'. */

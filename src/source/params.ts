@@ -6,6 +6,7 @@
  */
 import { DateTime } from 'luxon';
 import type { MethodVersion } from '../config/schema.js';
+import { isValidDate } from '../dates/days.js';
 import { BadParameterError } from './errors.js';
 import type { ParamKind, ParamValue, RequestParams, SourceMethod } from './types.js';
 
@@ -36,16 +37,18 @@ function encodeIdList(value: ParamValue): string | { problem: string } {
 
 /** `Date`, `YYYY-MM-DD` or `MM/DD/YYYY` → `MM/DD/YYYY` (a Date read in the time zone). */
 function encodeDate(value: ParamValue, timeZone: string): string | { problem: string } {
-  let day: DateTime | undefined;
+  let day: { year: number; month: number; day: number } | undefined;
   if (value instanceof Date) {
     if (Number.isNaN(value.getTime())) return { problem: 'is an invalid Date' };
     day = DateTime.fromJSDate(value, { zone: timeZone });
   } else if (typeof value === 'string') {
     const text = value.trim();
-    if (/^\d{4}-\d{2}-\d{2}$/.test(text)) day = DateTime.fromFormat(text, 'yyyy-MM-dd', { zone: timeZone });
-    else if (/^\d{2}\/\d{2}\/\d{4}$/.test(text)) day = DateTime.fromFormat(text, 'MM/dd/yyyy', { zone: timeZone });
+    let m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
+    if (m) day = { year: Number(m[1]), month: Number(m[2]), day: Number(m[3]) };
+    m = /^(\d{2})\/(\d{2})\/(\d{4})$/.exec(text);
+    if (m) day = { year: Number(m[3]), month: Number(m[1]), day: Number(m[2]) };
   }
-  if (!day || !day.isValid) return { problem: `${JSON.stringify(value)} is not a date (YYYY-MM-DD or a Date)` };
+  if (!day || !isValidDate(day.year, day.month, day.day)) return { problem: `${JSON.stringify(value)} is not a date (YYYY-MM-DD or a Date)` };
   return `${pad2(day.month)}/${pad2(day.day)}/${String(day.year).padStart(4, '0')}`;
 }
 

@@ -13,6 +13,8 @@ export interface StreamManifest {
   name: string;
   /** The source method it reads. */
   method: SourceMethod;
+  /** What a backfill's range is read by (`move-in date`), for the CLI's help. */
+  backfillBy: string;
   /** Its settings under `streams.<name>` (see `streamSettings`). */
   settings: ZodType;
   /** Loads the whole stream: plan, normalize, tables. */

@@ -3,9 +3,6 @@ import { STREAM_NAMES, type StreamName } from '../config/schema.js';
 import type { Db } from '../warehouse/db.js';
 import { SOURCE_TABLES } from '../warehouse/tables.js';
 
-/** The time zone of the source's day, the call budget's day included. */
-export const SOURCE_TIME_ZONE = 'America/Denver';
-
 /**
  * One run, as `status` shows it. Under a stream, the counters are the stream's share of the
  * run (its work units) when the run covered several streams.
@@ -34,7 +31,7 @@ export interface CursorInfo {
   lastRunId: number | null;
 }
 
-/** The cursors of one scope (a property for leases, a property group for invoices) and its last work unit. */
+/** The cursors of one scope (a property, or a property group) and its last work unit. */
 export interface ScopeStatus {
   /** The cursor scope: a property id, or comma-joined sorted property ids. */
   scope: string;
@@ -79,8 +76,10 @@ export interface QuarantineEntry {
 /** The whole of `propsync status`. */
 export interface StatusReport {
   generatedAt: string;
-  /** The day of the budget, in America/Denver. */
+  /** The day of the budget, in the configured time zone. */
   today: string;
+  /** The configured time zone. */
+  timeZone: string;
   budget: { dailyCallBudget: number; callsToday: number; left: number };
   streams: StreamStatus[];
   tables: TableCount[];
@@ -89,14 +88,16 @@ export interface StatusReport {
 
 export interface StatusOptions {
   dailyCallBudget: number;
+  /** The configured time zone: the day of the budget. */
+  timeZone: string;
   /** Open quarantine entries listed (newest first); default 20. */
   quarantineLimit?: number;
 }
 
 /** Reads everything `propsync status` shows, from the warehouse alone (no call to the source). */
 export async function readStatus(db: Db, options: StatusOptions): Promise<StatusReport> {
-  const today = await denverToday(db);
-  const callsByStream = await callsToday(db);
+  const today = await todayIn(db, options.timeZone);
+  const callsByStream = await callsToday(db, options.timeZone);
   const quarantineByStream = await openQuarantineByStream(db);
   const streams: StreamStatus[] = [];
   for (const stream of STREAM_NAMES) {
@@ -115,6 +116,7 @@ export async function readStatus(db: Db, options: StatusOptions): Promise<Status
   return {
     generatedAt: new Date().toISOString(),
     today,
+    timeZone: options.timeZone,
     budget: { dailyCallBudget: options.dailyCallBudget, callsToday: spent, left: Math.max(options.dailyCallBudget - spent, 0) },
     streams,
     tables: await tableCounts(db),
@@ -122,21 +124,21 @@ export async function readStatus(db: Db, options: StatusOptions): Promise<Status
   };
 }
 
-/** Today's date in America/Denver, as the database's clock says. */
-export async function denverToday(db: Db): Promise<string> {
-  const { rows } = await sql<{ today: string }>`select ((now() at time zone ${SOURCE_TIME_ZONE})::date)::text as today`.execute(db);
+/** Today's date in a time zone, as the database's clock says. */
+export async function todayIn(db: Db, timeZone: string): Promise<string> {
+  const { rows } = await sql<{ today: string }>`select ((now() at time zone ${timeZone})::date)::text as today`.execute(db);
   return rows[0].today;
 }
 
 /**
- * Calls spent since midnight in America/Denver, by stream and in total (`*`): the calls of
+ * Calls spent since midnight in the time zone, by stream and in total (`*`): the calls of
  * work units started today, plus each run's calls made outside its work units (property
  * discovery) for runs started today.
  */
-export async function callsToday(db: Db): Promise<Map<string, number>> {
+export async function callsToday(db: Db, timeZone: string): Promise<Map<string, number>> {
   const { rows } = await sql<{ stream: string; calls: string }>`
     with day as (
-      select (date_trunc('day', now() at time zone ${SOURCE_TIME_ZONE}) at time zone ${SOURCE_TIME_ZONE}) as start
+      select (date_trunc('day', now() at time zone ${timeZone}) at time zone ${timeZone}) as start
     ),
     units as (
       select w.stream, sum(w.calls) as calls
@@ -304,7 +306,7 @@ export async function scopes(db: Db, stream: string): Promise<ScopeStatus[]> {
   return [...byScope.values()];
 }
 
-/** The property ids of a cursor scope: one id for a lease scope, several for an invoice group. */
+/** The property ids of a cursor scope: one id, or several for a property group. */
 export function scopeProperties(scope: string): string[] {
   return scope.split(',').map((part) => part.trim()).filter((part) => /^\d+$/.test(part));
 }

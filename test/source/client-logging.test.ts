@@ -42,7 +42,7 @@ describe('logging', () => {
       expect(line).toMatchObject({
         level: 30,
         component: 'source',
-        method: GET_LEASES,
+        method: 'getLeases',
         property: String(sim.dataset.properties[0].PropertyID),
         stream: 'leases',
         workUnit: 'leases:100001',

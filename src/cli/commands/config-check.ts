@@ -5,7 +5,7 @@ import { DEFAULT_CONFIG_PATH, ENVIRONMENT_KEYS } from '../../config/load.js';
 import type { Config } from '../../config/schema.js';
 import { redactUrl } from '../../log/redact.js';
 import { configFor, globalOptions } from '../context.js';
-import { EXIT, type ExitCode } from '../exit-codes.js';
+import { EXIT, type ExitCode } from '../../app/exit-codes.js';
 
 /** The configuration as `config check` prints it: secrets masked, URL passwords hidden. */
 export function maskedConfig(config: Config): Config {

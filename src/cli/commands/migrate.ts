@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { offlineConfigFor } from '../context.js';
-import { EXIT, type ExitCode } from '../exit-codes.js';
+import { EXIT, type ExitCode } from '../../app/exit-codes.js';
 
 /** `propsync migrate`: applies pending warehouse migrations; a second run does nothing and says so. */
 export function registerMigrate(program: Command, done: (code: ExitCode) => void): void {

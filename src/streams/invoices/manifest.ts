@@ -6,6 +6,7 @@ import { GET_INVOICES } from './method.js';
 export const invoices = {
   name: 'invoices',
   method: GET_INVOICES,
+  backfillBy: 'post date',
   settings: streamSettings(
     { schedule: '45 2 * * *', chunk: '3m' },
     {

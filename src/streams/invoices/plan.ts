@@ -1,7 +1,7 @@
 import type { ChunkSize } from '../../config/schema.js';
 import type { SourceRequest } from '../../source/types.js';
 import { GET_INVOICES } from './method.js';
-import { addDays, chunkRange, firstDayOfPreviousMonth, minDay } from '../../sync/days.js';
+import { addDays, chunkRange, firstDayOfPreviousMonth, minDay } from '../../dates/days.js';
 import { fullRefreshDue, nextFullRefresh } from '../spread.js';
 import type { CompletionAction, Lane, PlanContext, WorkUnitPlan } from '../types.js';
 

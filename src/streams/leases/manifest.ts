@@ -6,6 +6,7 @@ import { GET_LEASES } from './method.js';
 export const leases = {
   name: 'leases',
   method: GET_LEASES,
+  backfillBy: 'move-in date',
   settings: streamSettings(
     { schedule: '15 2 * * *', chunk: '1y' },
     {

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { addDays, chunkRange } from '../../sync/days.js';
+import { addDays, chunkRange } from '../../dates/days.js';
 import type { ChunkSize } from '../../config/schema.js';
 import type { SourceRequest } from '../../source/types.js';
 import { GET_LEASES } from './method.js';

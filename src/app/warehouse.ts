@@ -1,0 +1,46 @@
+import { Migrator, sql } from 'kysely';
+import { redactUrl } from '../log/redact.js';
+import { connect, type ConnectOptions, type Db } from '../warehouse/db.js';
+import { FolderMigrationProvider } from '../warehouse/migrate.js';
+import { EXIT, ExitError } from './exit-codes.js';
+
+/**
+ * Opens the warehouse and checks that it answers. A warehouse that cannot be reached is a
+ * configuration problem for the operator (exit 2), reported without its password.
+ */
+export async function openWarehouse(url: string, options: ConnectOptions = {}): Promise<Db> {
+  const db = connect(url, { applicationName: 'propsync', ...options });
+  try {
+    await sql`select 1`.execute(db);
+    return db;
+  } catch (error) {
+    await db.destroy().catch(() => {});
+    throw new ExitError(`cannot reach the warehouse at ${redactUrl(url)}: ${(error as Error).message}; check DATABASE_URL (or database.url) and that Postgres is running`, EXIT.usage);
+  }
+}
+
+/** The migrations that the warehouse has not applied yet, by name. */
+export async function pendingMigrations(db: Db): Promise<string[]> {
+  const migrations = await new Migrator({ db, provider: new FolderMigrationProvider() }).getMigrations();
+  return migrations.filter((migration) => !migration.executedAt).map((migration) => migration.name);
+}
+
+/** Fails with exit 2 and "run propsync migrate" unless every migration has been applied. */
+export async function requireMigrated(db: Db): Promise<void> {
+  const pending = await pendingMigrations(db);
+  if (pending.length) {
+    throw new ExitError(`the warehouse is not migrated (pending: ${pending.join(', ')}); run \`propsync migrate\` first`, EXIT.usage);
+  }
+}
+
+/** Opens the warehouse, checks that it is migrated, and closes it again if not. */
+export async function openMigratedWarehouse(url: string, options: ConnectOptions = {}): Promise<Db> {
+  const db = await openWarehouse(url, options);
+  try {
+    await requireMigrated(db);
+    return db;
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
+}

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { STREAM_MANIFESTS } from '../streams/registry.js';
 import { nonNegativeInt, positiveInt } from '../streams/settings.js';
 
-export { CHUNK_SIZES, type ChunkSize } from '../streams/settings.js';
+export { CHUNK_SIZES, type ChunkSize } from '../dates/days.js';
 
 /** Response formats the source speaks. */
 export const FORMATS = ['json', 'xml'] as const;

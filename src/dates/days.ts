@@ -1,5 +1,4 @@
 import { DateTime } from 'luxon';
-import type { ChunkSize } from '../streams/settings.js';
 
 /**
  * Calendar days: the one check of whether a date exists, and day arithmetic on `YYYY-MM-DD`
@@ -7,6 +6,10 @@ import type { ChunkSize } from '../streams/settings.js';
  * and "today" is taken from the source (see the client's `today()`), so nothing here looks at
  * a clock. Streams, the engine, the source's quirk readers and the CLI all check dates here.
  */
+
+/** Chunk sizes of a date range: one month, three months, one year. */
+export const CHUNK_SIZES = ['1m', '3m', '1y'] as const;
+export type ChunkSize = (typeof CHUNK_SIZES)[number];
 
 /** True when year, month (1-12) and day of month make a date of the Gregorian calendar (year 1 on). */
 export function isValidDate(year: number, month: number, day: number): boolean {

@@ -4,10 +4,7 @@
  */
 import { validate as isValidCron } from 'node-cron';
 import { z } from 'zod';
-
-/** Backfill chunk sizes: one month, three months, one year. */
-export const CHUNK_SIZES = ['1m', '3m', '1y'] as const;
-export type ChunkSize = (typeof CHUNK_SIZES)[number];
+import { CHUNK_SIZES, type ChunkSize } from '../dates/days.js';
 
 /** A cron expression of five or six fields. */
 export const cronSchema = z

@@ -96,7 +96,7 @@ function anySignal(...signals: (AbortSignal | undefined)[]): AbortSignal | undef
 }
 
 /** What `runLocked` needs. */
-export interface LockedRunOptions {
+interface LockedRunOptions {
   db: Db;
   client: SourceClient;
   config: Config;
@@ -112,7 +112,7 @@ export interface LockedRunOptions {
  * never goes alongside `propsync schedule` (or another command) on the same stream. When a
  * lock is held elsewhere, nothing runs and the error (exit 1) names the holder.
  */
-export async function runLocked(options: LockedRunOptions): Promise<RunSummary> {
+async function runLocked(options: LockedRunOptions): Promise<RunSummary> {
   const { config, request } = options;
   const streams = requestedStreams(config, request);
   const outcome = await withStreamLocks(config.database.url, streams, (lock) =>

@@ -8,7 +8,7 @@ import { EXIT, ExitError } from './exit-codes.js';
  * Opens the warehouse and checks that it answers. A warehouse that cannot be reached is a
  * configuration problem for the operator (exit 2), reported without its password.
  */
-export async function openWarehouse(url: string, options: ConnectOptions = {}): Promise<Db> {
+async function openWarehouse(url: string, options: ConnectOptions = {}): Promise<Db> {
   const db = connect(url, { applicationName: 'propsync', ...options });
   try {
     await sql`select 1`.execute(db);
@@ -20,13 +20,13 @@ export async function openWarehouse(url: string, options: ConnectOptions = {}): 
 }
 
 /** The migrations that the warehouse has not applied yet, by name. */
-export async function pendingMigrations(db: Db): Promise<string[]> {
+async function pendingMigrations(db: Db): Promise<string[]> {
   const migrations = await new Migrator({ db, provider: new FolderMigrationProvider() }).getMigrations();
   return migrations.filter((migration) => !migration.executedAt).map((migration) => migration.name);
 }
 
 /** Fails with exit 2 and "run propsync migrate" unless every migration has been applied. */
-export async function requireMigrated(db: Db): Promise<void> {
+async function requireMigrated(db: Db): Promise<void> {
   const pending = await pendingMigrations(db);
   if (pending.length) {
     throw new ExitError(`the warehouse is not migrated (pending: ${pending.join(', ')}); run \`propsync migrate\` first`, EXIT.usage);

@@ -24,7 +24,7 @@ export type StreamName = Manifest['name'];
 export const STREAM_NAMES: readonly StreamName[] = STREAM_MANIFESTS.map((manifest) => manifest.name);
 
 /** The default of `timeZone`: the zone of the source's dates, "today" and the call budget's day. */
-export const DEFAULT_TIME_ZONE = 'America/Denver';
+const DEFAULT_TIME_ZONE = 'America/Denver';
 
 const postgresUrl = z.string().refine(
   (value) => {

@@ -74,7 +74,7 @@ function shorten(text: string, max = 200): string {
  * The typed error of an error code (from the envelope) or, without one, of the HTTP status;
  * `undefined` when neither says error.
  */
-export function errorFor(code: number | undefined, status: number, message: string, input: Pick<ReplyInput, 'site' | 'retryAfterMs'>): SourceError | undefined {
+function errorFor(code: number | undefined, status: number, message: string, input: Pick<ReplyInput, 'site' | 'retryAfterMs'>): SourceError | undefined {
   const details = { ...input.site, code, status };
   const key = code ?? status;
   if (key === 301 || key === 401) return new AuthenticationError(`authentication failed: ${message}; check source.username and source.password`, details);

@@ -13,7 +13,7 @@ import type { MethodVersion } from '../config/schema.js';
 export type ParamValue = string | number | boolean | Date | readonly (string | number)[];
 
 /** Kinds of parameter values, each with its encoding (see `encodeParams`). */
-export const PARAM_KINDS = ['id', 'idList', 'text', 'date', 'boolean', 'postMonth'] as const;
+const PARAM_KINDS = ['id', 'idList', 'text', 'date', 'boolean', 'postMonth'] as const;
 export type ParamKind = (typeof PARAM_KINDS)[number];
 
 /** One parameter of a method. */

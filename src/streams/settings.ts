@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { CHUNK_SIZES, type ChunkSize } from '../dates/days.js';
 
 /** A cron expression of five or six fields. */
-export const cronSchema = z
+const cronSchema = z
   .string()
   .refine((value) => isValidCron(value), { message: 'is not a valid cron expression; expected five or six fields such as "0 2 * * *"' });
 
@@ -25,11 +25,4 @@ export function streamSettings<Extra extends z.ZodRawShape>(defaults: { schedule
       ...extra,
     })
     .strict();
-}
-
-/** The settings the engine reads of any stream. */
-export interface CommonStreamSettings {
-  enabled: boolean;
-  schedule: string;
-  chunk: ChunkSize;
 }

@@ -6,7 +6,7 @@ import { fullRefreshDue, nextFullRefresh } from '../spread.js';
 import type { CompletionAction, Lane, PlanContext, WorkUnitPlan } from '../types.js';
 
 /** The three date windows of getInvoices, each with its own cursor, and their parameters. */
-export const INVOICE_WINDOWS = [
+const INVOICE_WINDOWS = [
   { cursor: 'post_date', from: 'fromDate', to: 'toDate' },
   { cursor: 'paid', from: 'paidInvoiceFromDate', to: 'paidInvoiceToDate' },
   { cursor: 'voided', from: 'voidedPaymentFromDate', to: 'voidedPaymentToDate' },

@@ -8,7 +8,6 @@ export default defineConfig({
     hookTimeout: 120_000,
     pool: 'forks',
     maxWorkers: 2,
-    reporters: process.env.CI ? ['default'] : ['default'],
     // Kysely's FileMigrationProvider imports the migrations itself: inlined, its import() goes
     // through Vitest's transform and so loads the .ts migrations as the CLI (tsx) does.
     server: { deps: { inline: ['kysely'] } },

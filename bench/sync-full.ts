@@ -35,7 +35,7 @@ const config = configSchema.parse({
 const logger = createLogger({ level: 'warn' });
 
 async function run(label: string) {
-  const client = createSourceClient({ config: config.source });
+  const client = createSourceClient({ config: config.source, timeZone: config.timeZone });
   const started = Date.now();
   const s = await runSync({ kind: 'sync' }, { db, client, config, logger });
   const seconds = (Date.now() - started) / 1000;

@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from 'commander';
 import { CHUNK_SIZES, STREAM_NAMES, type ChunkSize, type StreamName } from '../config/schema.js';
-import { isDay } from '../sync/days.js';
+import { isDay } from '../dates/days.js';
 
 /** `--stream NAME`, repeatable: collects known stream names, rejecting others (exit 2). */
 export function collectStream(value: string, previous: StreamName[] = []): StreamName[] {

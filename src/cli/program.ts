@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config/load.js';
+import { STREAM_NAMES } from '../config/schema.js';
 import { scrubSecrets } from '../log/redact.js';
 import { registerBackfill } from './commands/backfill.js';
 import { registerConfigCheck } from './commands/config-check.js';
@@ -10,7 +11,7 @@ import { registerSchedule } from './commands/schedule.js';
 import { registerSimulate } from './commands/simulate.js';
 import { registerStatus } from './commands/status.js';
 import { registerSync } from './commands/sync.js';
-import { CliError, EXIT, type ExitCode } from './exit-codes.js';
+import { ExitError, EXIT, type ExitCode } from '../app/exit-codes.js';
 
 /** Each command registers itself here; a command file only parses and prints. */
 const COMMANDS = [registerMigrate, registerConfigCheck, registerSync, registerBackfill, registerStatus, registerReset, registerSchedule, registerSimulate, registerDemo];
@@ -18,7 +19,7 @@ const COMMANDS = [registerMigrate, registerConfigCheck, registerSync, registerBa
 /** Builds the `propsync` program; `done` receives the exit code the command chose. */
 export function buildProgram(done: (code: ExitCode) => void): Command {
   const program = new Command('propsync')
-    .description('Keeps a Postgres warehouse in step with the property-management API (leases, AR, invoices).')
+    .description(`Keeps a Postgres warehouse in step with the property-management API (streams: ${STREAM_NAMES.join(', ')}).`)
     .option('-c, --config <path>', 'configuration file (default: config/propsync.yaml when present)')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
@@ -56,7 +57,7 @@ function reportError(error: unknown, args: readonly string[]): ExitCode {
     process.stderr.write(scrubSecrets(`propsync: invalid configuration\n${error.problems.map((p) => `  ${p}\n`).join('')}`, secrets));
     return EXIT.usage;
   }
-  if (error instanceof CliError) {
+  if (error instanceof ExitError) {
     process.stderr.write(scrubSecrets(`propsync: ${error.message}\n`, secrets));
     return error.exitCode;
   }

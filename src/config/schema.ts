@@ -1,6 +1,9 @@
-import { validate as isValidCron } from 'node-cron';
 import { IANAZone } from 'luxon';
 import { z } from 'zod';
+import { STREAM_MANIFESTS } from '../streams/registry.js';
+import { nonNegativeInt, positiveInt } from '../streams/settings.js';
+
+export { CHUNK_SIZES, type ChunkSize } from '../dates/days.js';
 
 /** Response formats the source speaks. */
 export const FORMATS = ['json', 'xml'] as const;
@@ -14,17 +17,14 @@ export type MethodVersion = (typeof METHOD_VERSIONS)[number];
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
-/** The streams propsync knows. */
-export const STREAM_NAMES = ['leases', 'invoices'] as const;
-export type StreamName = (typeof STREAM_NAMES)[number];
+type Manifest = (typeof STREAM_MANIFESTS)[number];
 
-/** Backfill chunk sizes: one month, three months, one year. */
-export const CHUNK_SIZES = ['1m', '3m', '1y'] as const;
-export type ChunkSize = (typeof CHUNK_SIZES)[number];
+/** The streams propsync knows, from the stream registry. */
+export type StreamName = Manifest['name'];
+export const STREAM_NAMES: readonly StreamName[] = STREAM_MANIFESTS.map((manifest) => manifest.name);
 
-const cron = z
-  .string()
-  .refine((value) => isValidCron(value), { message: 'is not a valid cron expression; expected five or six fields such as "0 2 * * *"' });
+/** The default of `timeZone`: the zone of the source's dates, "today" and the call budget's day. */
+const DEFAULT_TIME_ZONE = 'America/Denver';
 
 const postgresUrl = z.string().refine(
   (value) => {
@@ -54,8 +54,6 @@ const propertyId = z.coerce
   .string()
   .regex(/^\d{1,15}$/, { message: 'is not a numeric property id; expected digits such as 100001' });
 
-const positiveInt = z.coerce.number().int().positive();
-const nonNegativeInt = z.coerce.number().int().nonnegative();
 
 const retrySchema = z
   .object({
@@ -81,60 +79,38 @@ const rateLimitSchema = z
   .strict()
   .default({ reserve: 2, minIntervalMs: 0 });
 
+/** `source.versions.<method>`: the version each stream's method is called in. */
+const versionsShape = Object.fromEntries(
+  STREAM_MANIFESTS.map(({ method }) => [method.name, z.enum(method.versions as [MethodVersion, ...MethodVersion[]], { message: `expected ${method.versions.join(' or ')}` }).default(method.defaultVersion)]),
+) as { [M in Manifest as M['method']['name']]: z.ZodDefault<z.ZodEnum<{ [V in MethodVersion]: V }>> };
+const versionsSchema = z.object(versionsShape).strict().prefault({});
+
 const sourceSchema = z
   .object({
     url: httpUrl,
     username: z.string().min(1, { message: 'is empty; expected the API user name' }),
     password: z.string().min(1, { message: 'is missing; expected the API password (set PROPSYNC_API_PASSWORD)' }),
     format: z.enum(FORMATS, { message: 'is not a known format; expected json or xml' }).default('json'),
-    versions: z
-      .object({
-        getLeases: z.enum(METHOD_VERSIONS, { message: 'expected r1 or r2' }).default('r2'),
-        getInvoices: z.enum(METHOD_VERSIONS, { message: 'expected r1 or r2' }).default('r2'),
-      })
-      .strict()
-      .default({ getLeases: 'r2', getInvoices: 'r2' }),
+    /** The version of each stream's method, by method name. */
+    versions: versionsSchema,
     /** Records per page (`per_page`), 5 to 1000. */
     pageSize: positiveInt.min(5).max(1000).default(500),
     requestTimeoutMs: positiveInt.default(60_000),
     retry: retrySchema,
     rateLimit: rateLimitSchema,
-    /** Calls this process may spend per day (America/Denver day); new work stops when spent. */
+    /** Calls this process may spend per day (a day in timeZone); new work stops when spent. */
     dailyCallBudget: positiveInt.default(10_000),
     /** Work units run at once. */
     concurrency: positiveInt.max(32).default(4),
   })
   .strict();
 
-const leasesStreamSchema = z
-  .object({
-    enabled: z.boolean().default(true),
-    schedule: cron.default('15 2 * * *'),
-    /** Move-outs looked at again this many days back, since AR activity goes on after move-out. */
-    lookbackDays: nonNegativeInt.default(60),
-    /** Days between two full refreshes of one property (spread over the days). */
-    fullRefreshDays: positiveInt.default(7),
-    /** Chunk size of a backfill, by move-in date. */
-    chunk: z.enum(CHUNK_SIZES, { message: 'expected 1m, 3m or 1y' }).default('1y'),
-  })
-  .strict();
-
-const invoicesStreamSchema = z
-  .object({
-    enabled: z.boolean().default(true),
-    schedule: cron.default('45 2 * * *'),
-    /** Overlap re-read behind each cursor (the post-date window also reaches the previous month's first day). */
-    lookbackDays: nonNegativeInt.default(7),
-    /** Longest date window of one work unit. */
-    windowDays: positiveInt.default(92),
-    /** Days between two full re-reads of a property group's invoices (catches changes no date window shows, such as an old invoice marked exported). */
-    fullRefreshDays: positiveInt.default(7),
-    /** Properties batched into one `propertyIds` call. */
-    propertyGroupSize: positiveInt.max(500).default(50),
-    /** Chunk size of a backfill, by post date. */
-    chunk: z.enum(CHUNK_SIZES, { message: 'expected 1m, 3m or 1y' }).default('3m'),
-  })
-  .strict();
+/** `streams.<name>`: each stream's own settings, declared in its folder. */
+const withDefaults = (settings: z.ZodType) => settings.default(settings.parse({}));
+const streamsShape = Object.fromEntries(STREAM_MANIFESTS.map((manifest) => [manifest.name, withDefaults(manifest.settings)])) as unknown as {
+  [M in Manifest as M['name']]: z.ZodDefault<M['settings']>;
+};
+const streamsSchema = z.object(streamsShape).strict();
 
 /** The whole configuration; every key documented in config/propsync.example.yaml. */
 export const configSchema = z
@@ -145,16 +121,10 @@ export const configSchema = z
     propertyIds: z.array(propertyId).default([]),
     timeZone: z
       .string()
-      .refine((zone) => IANAZone.isValidZone(zone), { message: 'is not an IANA time zone; expected America/Denver' })
-      .default('America/Denver'),
+      .refine((zone) => IANAZone.isValidZone(zone), { message: `is not an IANA time zone; expected ${DEFAULT_TIME_ZONE}` })
+      .default(DEFAULT_TIME_ZONE),
     logLevel: z.enum(LOG_LEVELS, { message: `expected one of ${LOG_LEVELS.join(', ')}` }).default('info'),
-    streams: z
-      .object({
-        leases: leasesStreamSchema.default(leasesStreamSchema.parse({})),
-        invoices: invoicesStreamSchema.default(invoicesStreamSchema.parse({})),
-      })
-      .strict()
-      .default({ leases: leasesStreamSchema.parse({}), invoices: invoicesStreamSchema.parse({}) }),
+    streams: streamsSchema.prefault({}),
     metrics: z
       .object({
         /** Port of /healthz and /metrics while `propsync schedule` runs; 0 turns them off. */
@@ -169,8 +139,6 @@ export const configSchema = z
 /** The configuration after validation and defaults. */
 export type Config = z.infer<typeof configSchema>;
 export type SourceConfig = Config['source'];
-export type LeasesStreamConfig = Config['streams']['leases'];
-export type InvoicesStreamConfig = Config['streams']['invoices'];
 
 /**
  * The configuration of commands that never call the source (migrate, status, reset): the

@@ -122,12 +122,12 @@ export async function vendorSpendByMonth(db: Db, months = 6): Promise<SpendRow[]
 
 /**
  * The day the answers are as of: the source's today of the latest run that recorded one,
- * else the database's date in America/Denver.
+ * else the database's date in the configured time zone.
  */
-export async function asOfDay(db: Db): Promise<string> {
+export async function asOfDay(db: Db, timeZone: string): Promise<string> {
   const { rows } = await sql<{ day: string }>`
     select coalesce(
       (select source_today::text from sync_runs where source_today is not null order by run_id desc limit 1),
-      ((now() at time zone 'America/Denver')::date)::text) as day`.execute(db);
+      ((now() at time zone ${timeZone})::date)::text) as day`.execute(db);
   return rows[0].day;
 }

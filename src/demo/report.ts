@@ -1,9 +1,10 @@
-import { formatDuration } from '../cli/run-summary.js';
-import { formatTable } from '../cli/table.js';
+import { formatDuration } from '../app/run-summary.js';
+import { formatTable } from '../app/table.js';
 import type { AdvanceSummary } from '../simulator/index.js';
 import type { TableCount } from '../sync/status.js';
 import type { RunSummary } from '../sync/types.js';
-import type { AgingRow, OccupancyRow, SpendRow } from './analyst-queries.js';
+import type { Db } from '../warehouse-schema.js';
+import { arAging, occupancyByProperty, vendorSpendByMonth, type AgingRow, type OccupancyRow, type SpendRow } from './analyst-queries.js';
 
 /** Every line the demo prints starts with this, so that no output of it looks like production. */
 export const DEMO_PREFIX = '[demo] ';
@@ -73,4 +74,16 @@ export function spendTable(rows: SpendRow[]): string[] {
     rows.map((row) => [row.month, row.invoices, row.vendors, row.spend, row.topVendor, row.topVendorSpend]),
     DEMO_PREFIX,
   );
+}
+
+/** A query to try in psql once the demo is done. */
+export const EXAMPLE_QUERY = 'select lease_status, count(*) from leases group by 1;';
+
+/** The demo's three analyst questions, each with its answer as a table, as of a day. */
+export async function analystAnswers(db: Db, asOf: string): Promise<{ title: string; lines: string[] }[]> {
+  return [
+    { title: `Occupancy by property (units with a Current or Notice lease, as of ${asOf})`, lines: occupancyTable(await occupancyByProperty(db)) },
+    { title: `AR balance by aging bucket (open balance by days past due, as of ${asOf})`, lines: agingTable(await arAging(db, asOf)) },
+    { title: 'Vendor spend by month (invoice amounts by post month, refunds to residents left out)', lines: spendTable(await vendorSpendByMonth(db, 6)) },
+  ];
 }

@@ -1,21 +1,21 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { sql } from 'kysely';
-import { commandLogger } from '../cli/context.js';
-import { CliError, EXIT, type ExitCode } from '../cli/exit-codes.js';
-import { createProgress, type Progress } from '../cli/progress.js';
-import { runLocked } from '../cli/run-engine.js';
-import { exitCodeFor, formatDuration, worstExitCode } from '../cli/run-summary.js';
-import { configSchema, type LogLevel } from '../config/schema.js';
+import { ExitError, EXIT, type ExitCode } from '../app/exit-codes.js';
+import { displayLogger } from '../app/logger.js';
+import { createProgress, type Progress } from '../app/progress.js';
+import { openPropsync } from '../app/propsync.js';
+import { exitCodeFor, formatDuration, worstExitCode } from '../app/run-summary.js';
+import { configSchema, STREAM_NAMES, type Config, type LogLevel } from '../config/schema.js';
 import type { Logger } from '../log/logger.js';
-import { startSimulator } from '../simulator/index.js';
-import { createSourceClient } from '../source/index.js';
+import { datasetSummary, startSimulator } from '../simulator/index.js';
+import { STREAM_MANIFESTS } from '../streams/registry.js';
 import { tableCounts } from '../sync/status.js';
 import type { SyncRequest } from '../sync/types.js';
 import { connect, migrateToLatest, type Db } from '../warehouse-schema.js';
-import { arAging, asOfDay, occupancyByProperty, vendorSpendByMonth } from './analyst-queries.js';
-import { agingTable, changesLine, occupancyTable, runsTable, spendTable, tablesTable, type LabelledRun } from './report.js';
-import { denverDay, readDemoState, writeDemoState, type DemoState } from './state.js';
+import { asOfDay } from './analyst-queries.js';
+import { analystAnswers, changesLine, EXAMPLE_QUERY, runsTable, tablesTable, type LabelledRun } from './report.js';
+import { dayIn, readDemoState, writeDemoState, type DemoState } from './state.js';
 import { openDemoWarehouse, type DemoWarehouse } from './warehouse.js';
 
 /** The simulated world of every demo: the `medium` data set of seed 1. */
@@ -23,10 +23,10 @@ export const DEMO_SEED = 1;
 /** Days the simulator moves between the demo's two syncs. */
 export const DEMO_ADVANCE_DAYS = 7;
 /**
- * The demo's period of the per-scope full refresh (default 7 days). The demo jumps a week in one
+ * The demo's period of the per-scope full refresh, for streams that have one. The demo jumps a week in one
  * step, which would make every scope's weekly refresh due at once; over 28 days, spread from the
  * first load, about a quarter of the scopes come due after one week, as some would on any night
- * in production. (Properties whose leases fit in one page are read whole on every run anyway.)
+ * in production.
  */
 export const DEMO_FULL_REFRESH_DAYS = 28;
 
@@ -55,13 +55,15 @@ export async function runDemo(options: DemoOptions): Promise<ExitCode> {
   say('propsync demo: a simulated property-management API synced into a demo warehouse; nothing here is production data.');
 
   const previous = readDemoState(options.stateDir);
+  // The demo reads no configuration file: every setting is the default, the time zone included.
+  const timeZone = configSchema.shape.timeZone.parse(undefined);
   const warehouse = await openDemoWarehouse({ dataDir: join(options.stateDir, 'pgdata'), databaseUrl: options.databaseUrl });
   say(warehouse.embedded ? `embedded Postgres is up (data kept in ${join(options.stateDir, 'pgdata')}): ${warehouse.shown}` : `using DATABASE_URL: ${warehouse.shown}`);
   let db = connect(warehouse.url, { maxConnections: 8, applicationName: 'propsync-demo' });
   try {
     ({ db } = await prepareWarehouse(db, warehouse, previous, say));
     const continuing = previous !== null && previous.warehouse === warehouse.fingerprint && (await hasHistory(db));
-    const state: DemoState = continuing ? previous : { version: 1, seed: DEMO_SEED, scale: 'medium', startDay: denverDay(), weeks: 0, warehouse: warehouse.fingerprint };
+    const state: DemoState = continuing ? previous : { version: 1, seed: DEMO_SEED, scale: 'medium', startDay: dayIn(timeZone), weeks: 0, warehouse: warehouse.fingerprint };
     writeDemoState(options.stateDir, state);
 
     const runs = await simulateAndSync(db, warehouse, state, continuing, options, say);
@@ -73,23 +75,19 @@ export async function runDemo(options: DemoOptions): Promise<ExitCode> {
     say();
     say('rows per table');
     lines(tablesTable(await tableCounts(db)));
-    const asOf = await asOfDay(db);
-    say();
-    say(`Occupancy by property (units with a Current or Notice lease, as of ${asOf})`);
-    lines(occupancyTable(await occupancyByProperty(db)));
-    say();
-    say(`AR balance by aging bucket (open balance by days past due, as of ${asOf})`);
-    lines(agingTable(await arAging(db, asOf)));
-    say();
-    say('Vendor spend by month (invoice amounts by post month, refunds to residents left out)');
-    lines(spendTable(await vendorSpendByMonth(db, 6)));
+    const asOf = await asOfDay(db, timeZone);
+    for (const answer of await analystAnswers(db, asOf)) {
+      say();
+      say(answer.title);
+      lines(answer.lines);
+    }
     say();
     say(`finished in ${formatDuration(Date.now() - started)}; the simulated world is now ${state.weeks} week(s) past ${state.startDay}`);
 
     if (options.keep && !options.signal.aborted) {
       say('the warehouse stays up; query it from another terminal:');
       say(`  ${warehouse.psql}${warehouse.embedded ? '   (a local demo-only password)' : ''}`);
-      say('  e.g. select lease_status, count(*) from leases group by 1;');
+      say(`  e.g. ${EXAMPLE_QUERY}`);
       say('press Ctrl-C to stop');
       await new Promise<void>((resolve) => (options.signal.aborted ? resolve() : options.signal.addEventListener('abort', () => resolve())));
     }
@@ -114,7 +112,7 @@ async function prepareWarehouse(db: Db, warehouse: DemoWarehouse, previous: Demo
   const history = await hasHistory(db);
   if (history && previous?.warehouse !== warehouse.fingerprint) {
     if (!warehouse.embedded) {
-      throw new CliError(`DATABASE_URL (${warehouse.shown}) holds sync history that no demo wrote; the demo loads simulated data, so point DATABASE_URL at an empty database or unset it to use the embedded one`, EXIT.usage);
+      throw new ExitError(`DATABASE_URL (${warehouse.shown}) holds sync history that no demo wrote; the demo loads simulated data, so point DATABASE_URL at an empty database or unset it to use the embedded one`, EXIT.usage);
     }
     say('the embedded warehouse holds data this demo has no record of; recreating it');
     await db.destroy();
@@ -144,22 +142,17 @@ async function simulateAndSync(db: Db, warehouse: DemoWarehouse, state: DemoStat
     for (let week = 0; week < state.weeks; week++) sim.advance(DEMO_ADVANCE_DAYS);
     const { dataset } = sim;
     say(
-      `simulator up at ${sim.url} in ${formatDuration(Date.now() - generating)}: ${dataset.properties.length} properties, ${dataset.leases.length} leases, ${dataset.invoices.length} invoices; ` +
+      `simulator up at ${sim.url} in ${formatDuration(Date.now() - generating)}: ${datasetSummary(dataset)}; ` +
         `its today is ${dataset.today}${state.weeks ? ` (replayed ${state.weeks} week(s), where the last demo left the warehouse)` : ''}; rate limits as the real API (150/minute)`,
     );
-    const config = configSchema.parse({
-      database: { url: warehouse.url },
-      source: { url: sim.url, username: 'demo', password },
-      logLevel: options.logLevel ?? 'warn',
-      streams: { leases: { fullRefreshDays: DEMO_FULL_REFRESH_DAYS }, invoices: { fullRefreshDays: DEMO_FULL_REFRESH_DAYS } },
-    });
+    const config = demoConfig(warehouse.url, sim.url, password, options);
     const display = await demoDisplay(options, config.logLevel);
-    const client = createSourceClient({ config: config.source, timeZone: config.timeZone, logger: display.engineLogger });
+    const propsync = await openPropsync(config, { logger: display.engineLogger, maxConnections: 8, budget: 'whole' });
     const runs: LabelledRun[] = [];
     try {
       const run = async (label: string, request: SyncRequest) => {
         say(`${label} ...`);
-        const summary = await runLocked({ db, client, config, logger: display.engineLogger, request, signal: options.signal, observers: [display.progress.observer] });
+        const summary = await propsync.run(request, { signal: options.signal, observers: [display.progress.observer] });
         display.progress.stop();
         say(`${label}: ${summary.status}, ${summary.records} records read, ${summary.rowsInserted} rows inserted, ${summary.rowsUpdated} updated, ${summary.calls} calls, ${formatDuration(summary.durationMs)}`);
         for (const error of summary.errors.slice(0, 5)) say(`  error: ${error}`);
@@ -175,7 +168,7 @@ async function simulateAndSync(db: Db, warehouse: DemoWarehouse, state: DemoStat
       }
     } finally {
       display.progress.stop();
-      await client.close();
+      await propsync.close();
     }
     return runs;
   } finally {
@@ -183,10 +176,25 @@ async function simulateAndSync(db: Db, warehouse: DemoWarehouse, state: DemoStat
   }
 }
 
+/**
+ * The demo's configuration: its warehouse and simulator, the engine's log level, and a full
+ * refresh every `DEMO_FULL_REFRESH_DAYS` for the streams that have one. Everything else is the
+ * default, the time zone included.
+ */
+function demoConfig(databaseUrl: string, sourceUrl: string, password: string, options: Pick<DemoOptions, 'logLevel'>): Config {
+  const refreshed = STREAM_MANIFESTS.filter((manifest) => 'fullRefreshDays' in manifest.settings.shape).map((manifest) => manifest.name);
+  return configSchema.parse({
+    database: { url: databaseUrl },
+    source: { url: sourceUrl, username: 'demo', password },
+    logLevel: options.logLevel ?? 'warn',
+    streams: Object.fromEntries(STREAM_NAMES.filter((name) => refreshed.includes(name)).map((name) => [name, { fullRefreshDays: DEMO_FULL_REFRESH_DAYS }])),
+  });
+}
+
 /** The demo's progress display and loggers: every log line carries `demo: true` and starts with `[demo]`. */
 async function demoDisplay(options: DemoOptions, logLevel: LogLevel): Promise<{ progress: Progress; engineLogger: Logger }> {
   const bars = options.terminal ? createProgress({ mode: 'bars', label: '[demo] ' }) : undefined;
-  const base = (await commandLogger({ logLevel: 'info' }, { sink: bars?.sink, terminal: options.terminal })).child({ demo: true }, { msgPrefix: '[demo] ' });
+  const base = (await displayLogger({ logLevel: 'info' }, { sink: bars?.sink, terminal: options.terminal })).child({ demo: true }, { msgPrefix: '[demo] ' });
   const progress = bars ?? createProgress({ mode: 'log', logger: base });
   return { progress, engineLogger: base.child({}, { level: logLevel }) };
 }

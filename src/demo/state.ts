@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { isDay } from '../dates/days.js';
 
 /**
  * What the demo remembers between runs, in `.propsync/demo.json`: the simulator is rebuilt
@@ -10,7 +11,7 @@ export interface DemoState {
   version: 1;
   seed: number;
   scale: 'medium';
-  /** The simulator's first "today" (America/Denver), fixed at the first demo. */
+  /** The simulator's first "today" (in the configured time zone), fixed at the first demo. */
   startDay: string;
   /** Weeks the simulator has been advanced since `startDay`, over all demos. */
   weeks: number;
@@ -26,7 +27,7 @@ export function readDemoState(dir: string): DemoState | null {
   if (!existsSync(path)) return null;
   try {
     const state = JSON.parse(readFileSync(path, 'utf8')) as DemoState;
-    const valid = state.version === 1 && typeof state.seed === 'number' && /^\d{4}-\d{2}-\d{2}$/.test(state.startDay) && Number.isInteger(state.weeks) && state.weeks >= 0 && typeof state.warehouse === 'string';
+    const valid = state.version === 1 && typeof state.seed === 'number' && isDay(state.startDay) && Number.isInteger(state.weeks) && state.weeks >= 0 && typeof state.warehouse === 'string';
     return valid ? state : null;
   } catch {
     return null;
@@ -41,7 +42,7 @@ export function writeDemoState(dir: string, state: DemoState): void {
   renameSync(`${path}.tmp`, path);
 }
 
-/** Today's date in America/Denver, `YYYY-MM-DD`. */
-export function denverDay(at: Date = new Date()): string {
-  return new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Denver', year: 'numeric', month: '2-digit', day: '2-digit' }).format(at);
+/** Today's date in a time zone, `YYYY-MM-DD`. */
+export function dayIn(timeZone: string, at: Date = new Date()): string {
+  return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(at);
 }

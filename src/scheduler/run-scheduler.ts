@@ -1,11 +1,13 @@
 import { sql } from 'kysely';
-import { loggerFor, openWarehouse, requireMigrated } from '../cli/context.js';
-import { EXIT, type ExitCode } from '../cli/exit-codes.js';
+import { budgetToday } from '../app/budget.js';
+import { EXIT, type ExitCode } from '../app/exit-codes.js';
+import { loggerFor } from '../app/logger.js';
+import { openPropsync } from '../app/propsync.js';
+import { nextSignal } from '../app/signals.js';
 import type { Config, StreamName } from '../config/schema.js';
 import { redactUrl } from '../log/redact.js';
-import { createSourceClient } from '../source/index.js';
 import { runSync } from '../sync/index.js';
-import { callsToday, lastSuccessByStream } from '../sync/status.js';
+import { lastSuccessByStream } from '../sync/status.js';
 import { startHttpServer, type HttpEndpoint } from './http-server.js';
 import { createSyncMetrics } from './metrics.js';
 import { scheduledStreams, startScheduler } from './scheduler.js';
@@ -22,16 +24,15 @@ export const STOP_TIMEOUT_MS = 25_000;
 export async function runSchedulerProcess(config: Config, asked?: StreamName[]): Promise<ExitCode> {
   const logger = loggerFor(config);
   const streams = scheduledStreams(config, asked);
-  const db = await openWarehouse(config.database.url, { maxConnections: streams.length * (config.source.concurrency + 1) + 2 });
-  try {
-    await requireMigrated(db);
-  } catch (error) {
-    await db.destroy();
-    throw error;
-  }
   const metrics = createSyncMetrics();
+  // The whole budget: each run checks the run history first (beforeRun).
+  const { db, client } = await openPropsync(config, {
+    logger,
+    maxConnections: streams.length * (config.source.concurrency + 1) + 2,
+    onCall: metrics.onCall,
+    budget: 'whole',
+  });
   for (const row of await lastSuccessByStream(db)) metrics.setLastSuccess(row.stream, row.at);
-  const client = createSourceClient({ config: config.source, timeZone: config.timeZone, logger, onCall: metrics.onCall });
   const scheduler = startScheduler({
     config,
     db,
@@ -40,10 +41,7 @@ export async function runSchedulerProcess(config: Config, asked?: StreamName[]):
     metrics,
     run: runSync,
     streams,
-    beforeRun: async () => {
-      const spent = (await callsToday(db)).get('*') ?? 0;
-      return spent >= config.source.dailyCallBudget ? `today's call budget is spent (${spent} of ${config.source.dailyCallBudget} calls since midnight America/Denver)` : null;
-    },
+    beforeRun: async () => (await budgetToday(db, config)).spentReason,
   });
   let http: HttpEndpoint | undefined;
   if (config.metrics.port > 0) {
@@ -78,17 +76,4 @@ export async function runSchedulerProcess(config: Config, asked?: StreamName[]):
   if (graceful) logger.info({ event: 'scheduler_stopped', ms }, `stopped in ${ms} ms; cursors and checkpoints are consistent`);
   else logger.error({ event: 'scheduler_stopped', ms }, `a run did not stop within ${STOP_TIMEOUT_MS / 1000} s; exiting anyway: its open transaction rolls back and the next run repeats that page`);
   return graceful ? EXIT.ok : EXIT.workFailed;
-}
-
-/** Resolves with the first SIGINT or SIGTERM. */
-function nextSignal(): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    const handler = (signal: NodeJS.Signals) => {
-      process.off('SIGINT', handler);
-      process.off('SIGTERM', handler);
-      resolve(signal);
-    };
-    process.on('SIGINT', handler);
-    process.on('SIGTERM', handler);
-  });
 }

@@ -4,9 +4,10 @@ import type { Logger } from '../log/logger.js';
 import type { SourceClient } from '../source/types.js';
 import type { RunSummary, SyncDeps, SyncObserver, SyncRequest } from '../sync/types.js';
 import type { Db } from '../warehouse-schema.js';
-import { describeHolder, withStreamLock } from './lock.js';
+import { describeHolder, withStreamLock } from '../sync/lock.js';
+import { combineObservers } from '../sync/observers.js';
+import { streamsOf } from '../sync/plan-run.js';
 import type { SyncMetrics } from './metrics.js';
-import { combineObservers } from './observers.js';
 
 /** The engine's entry point (`runSync`), passed in so that the scheduler can be tested on its own. */
 export type RunEngine = (request: SyncRequest, deps: SyncDeps) => Promise<RunSummary>;
@@ -54,8 +55,7 @@ export interface Scheduler {
 
 /** Streams the scheduler runs: the ones asked for, else the enabled ones. */
 export function scheduledStreams(config: Config, asked?: readonly StreamName[]): StreamName[] {
-  const all = Object.keys(config.streams) as StreamName[];
-  return asked?.length ? [...new Set(asked)] : all.filter((stream) => config.streams[stream].enabled);
+  return streamsOf({ kind: 'sync', streams: asked ? [...new Set(asked)] : undefined }, { config });
 }
 
 /**

@@ -8,6 +8,8 @@
 import { advanceDataset, generateDataset } from './data/index.js';
 import { startSimulatorWith, type Simulator, type SimulatorOptions } from './server/simulator.js';
 
+import type { SimDataset } from './data/model.js';
+
 export type { SimDataset } from './data/model.js';
 export type { SimStats } from './server/stats.js';
 export { FAULT_SPEC_HELP, parseFaultSpec } from './server/faults.js';
@@ -16,6 +18,14 @@ export { SIM_SCALES, startSimulatorWith, type DatasetEngine, type SimScale, type
 
 /** What `advance(days)` returns: the days covered and the changes by kind. */
 export type AdvanceSummary = ReturnType<typeof advanceDataset>;
+
+/** One line on a data set: scale, seed, today and how many records of each kind it holds. */
+export function datasetSummary(dataset: SimDataset): string {
+  return (
+    `${dataset.scale} data set, seed ${dataset.seed}, today ${dataset.today}: ${dataset.properties.length} properties, ` +
+    `${dataset.leases.length} leases, ${dataset.invoices.length} invoices`
+  );
+}
 
 /**
  * Starts a simulator on the seeded data set (`generateDataset({ seed, scale, today })`, or

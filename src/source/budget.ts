@@ -1,6 +1,6 @@
 /**
  * The daily call budget of a process: at most `limit` calls per day in the source's zone
- * (America/Denver), shared by every request of the client. Each HTTP call, retries included,
+ * (the configured time zone), shared by every request of the client. Each HTTP call, retries included,
  * spends one call; it is checked before the call is made. The client gives it a clock that
  * reads the local time (not the replies' `Date`), so that learning the source's time never
  * starts a new budget day.

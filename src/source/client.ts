@@ -3,28 +3,28 @@
  * and retries, with one log event and one `CallEvent` per HTTP call.
  */
 import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { MethodVersion, SourceConfig } from '../config/schema.js';
 import type { Logger } from '../log/logger.js';
 import { scrubSecrets } from '../log/redact.js';
 import { DailyBudget } from './budget.js';
-import { SourceClock, SOURCE_TIME_ZONE } from './clock.js';
-import { CONTENT_TYPES, jsonEnvelope, METHOD_AREAS, xmlEnvelope } from './envelope.js';
+import { SourceClock } from './clock.js';
+import { CONTENT_TYPES, jsonEnvelope, xmlEnvelope } from './envelope.js';
 import { SourceError, ThrottledError, type CallSite } from './errors.js';
 import { Pacer } from './pacing.js';
 import { isLastPage, parseLinkHeader, parseTotalCount } from './paging.js';
 import { encodeParams } from './params.js';
-import { asBoolean, asId, asText } from './quirks.js';
 import { parseRateLimitHeaders, parseRetryAfter, tightestRemaining } from './rate-headers.js';
 import { readReply } from './reply.js';
-import { RetrySchedule, sleep } from './retry.js';
+import { RetrySchedule } from './retry.js';
 import { Transport, type HttpReply } from './transport.js';
-import type { CallEvent, ClientStats, SourceClient, SourceMethod, SourcePage, SourceProperty, SourceRequest } from './types.js';
+import type { CallEvent, ClientStats, SourceClient, SourceMethod, SourcePage, SourceRequest } from './types.js';
 
 /** Options of `createSourceClient`. */
 export interface SourceClientOptions {
   config: SourceConfig;
-  /** Zone of the source's dates, "today" and the budget's day (default America/Denver). */
-  timeZone?: string;
+  /** Zone of the source's dates, "today" and the budget's day (the configured `timeZone`). */
+  timeZone: string;
   /** One event per call goes here (info; warn for a failed attempt). */
   logger?: Logger;
   /** Called after every HTTP call (each attempt), for progress and metrics. */
@@ -40,11 +40,9 @@ export interface SourceClientOptions {
   spreadWithinMs?: number;
 }
 
-/** The version each method is called in: from the configuration; getProperties in r1 (the default). */
+/** The version a method is called in: the configured one (`source.versions.<name>`), else the method's default. */
 function versionOf(config: SourceConfig, method: SourceMethod): MethodVersion {
-  if (method === 'getLeases') return config.versions.getLeases;
-  if (method === 'getInvoices') return config.versions.getInvoices;
-  return 'r1';
+  return (config.versions as Partial<Record<string, MethodVersion>>)[method.name] ?? method.defaultVersion;
 }
 
 /** Replaces the password (and the Basic token) in an error's message and stack, and its causes'. */
@@ -71,7 +69,7 @@ function scrubError(error: unknown, secrets: readonly string[]): unknown {
  */
 export function createSourceClient(options: SourceClientOptions): SourceClient {
   const { config } = options;
-  const timeZone = options.timeZone ?? SOURCE_TIME_ZONE;
+  const { timeZone } = options;
   const clock = new SourceClock({ timeZone, now: options.now });
   // The budget counts days on the local clock (in the source's zone): a reply's Date header
   // must not start a new budget day.
@@ -129,17 +127,18 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
     signal: AbortSignal | undefined,
   ): Promise<{ status: number; headers: HttpReply['headers']; text: string; requestId: string }> {
     if (closed) throw new SourceError('the source client is closed', site);
-    const ticket = await pacer.acquire(request.method, signal);
+    const method = request.method;
+    const ticket = await pacer.acquire(method.name, signal);
     try {
       // Spent when the call is about to go, not while it waits its turn.
       budget.take(site);
       const requestId = `${idPrefix}-${++requestSeq}`;
-      const body = config.format === 'xml' ? xmlEnvelope(requestId, request.method, version, params) : jsonEnvelope(requestId, request.method, version, params);
+      const body = config.format === 'xml' ? xmlEnvelope(requestId, method.name, version, params) : jsonEnvelope(requestId, method.name, version, params);
       trace.sent = true;
       trace.sentAt = performance.now();
       totals.calls += 1;
       const reply = await transport.send({
-        area: METHOD_AREAS[request.method],
+        area: method.area,
         pageNo: site.page!,
         perPage: config.pageSize,
         body,
@@ -156,7 +155,7 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
       trace.remaining = tightestRemaining(windows);
       if (reply.status === 429) {
         const wait = parseRetryAfter(reply.headers['retry-after'], clock.nowMs());
-        if (wait !== undefined) pacer.pause(request.method, wait);
+        if (wait !== undefined) pacer.pause(method.name, wait);
       }
       // The body's bytes are let go as soon as they are text: one copy of a page in memory.
       return { status: reply.status, headers: reply.headers, text: reply.body.toString('utf8'), requestId };
@@ -169,7 +168,7 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
   /** One page, with its retries. */
   async function fetchPage(request: SourceRequest, pageNo: number, params: Record<string, string>, version: MethodVersion, signal?: AbortSignal): Promise<SourcePage> {
     const property = request.context?.property ?? params.propertyId;
-    const site: CallSite = { method: request.method, property, page: pageNo };
+    const site: CallSite = { method: request.method.name, property, page: pageNo };
     const schedule = new RetrySchedule(config.retry);
     const counts = { calls: 0, retries: 0, throttled: 0 };
     for (let attemptNo = 1; ; attemptNo++) {
@@ -181,6 +180,7 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
           format: config.format,
           status: reply.status,
           text: reply.text,
+          records: request.method.records,
           requestId: reply.requestId,
           site,
           retryAfterMs: parseRetryAfter(reply.headers['retry-after'], clock.nowMs()),
@@ -220,14 +220,16 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
         }
         counts.retries += 1;
         totals.retries += 1;
-        await sleep(delay, signal);
+        await sleep(delay, undefined, { signal }).catch((aborted: unknown) => {
+          throw signal?.reason ?? aborted;
+        });
       }
     }
   }
 
   function event(request: SourceRequest, site: CallSite, attemptNo: number, trace: Trace, fields: Pick<CallEvent, 'throttled' | 'willRetry' | 'error'>): CallEvent {
     const out: CallEvent = {
-      method: request.method,
+      method: request.method.name,
       ...(request.context?.runId !== undefined ? { runId: request.context.runId } : {}),
       property: site.property,
       stream: request.context?.stream,
@@ -250,15 +252,16 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
   }
 
   async function* pages(request: SourceRequest, pageOptions: { startPage?: number; signal?: AbortSignal } = {}): AsyncGenerator<SourcePage, void, undefined> {
-    const version = versionOf(config, request.method);
+    let version: MethodVersion;
     let params: Record<string, string>;
     try {
+      version = versionOf(config, request.method);
       params = encodeParams(request.method, version, request.params, timeZone);
     } catch (error) {
       throw scrubError(error, secrets);
     }
     const startPage = pageOptions.startPage ?? 1;
-    if (!Number.isInteger(startPage) || startPage < 1) throw new SourceError(`startPage ${startPage} is not a page number (from 1)`, { method: request.method });
+    if (!Number.isInteger(startPage) || startPage < 1) throw new SourceError(`startPage ${startPage} is not a page number (from 1)`, { method: request.method.name });
     for (let pageNo = startPage; ; pageNo++) {
       const page = await fetchPage(request, pageNo, params, version, pageOptions.signal);
       yield page;
@@ -268,23 +271,8 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
 
   return {
     pages,
-    async properties(propertyOptions = {}) {
-      const out: SourceProperty[] = [];
-      for await (const page of pages({ method: 'getProperties', params: {} }, { signal: propertyOptions.signal })) {
-        for (const record of page.records) {
-          const property = record as Record<string, unknown>;
-          const id = asId(property.PropertyID, 'PropertyID');
-          if (id === null) continue;
-          out.push({
-            id: String(id),
-            name: asText(property.MarketingName, 'MarketingName') ?? '',
-            disabled: asBoolean(property.IsDisabled, 'IsDisabled') ?? false,
-          });
-        }
-      }
-      return out;
-    },
     today: () => clock.today(),
+    versionOf: (method) => versionOf(config, method),
     stats: (): ClientStats => ({ ...totals, budgetLeft: budget.left() }),
     async close() {
       if (closed) return;

@@ -1,16 +1,14 @@
 /**
  * The source's clock: its "now" as learned from the HTTP `Date` header of the latest reply
  * (the offset to the local clock is kept, so time goes on between replies), else the local
- * clock. Days are read in the source's time zone (America/Denver), never in UTC.
+ * clock. Days are read in the configured time zone (the source's), never in UTC.
  */
 import { DateTime } from 'luxon';
 
-/** The default zone of the source's dates and of "today". */
-export const SOURCE_TIME_ZONE = 'America/Denver';
-
 /** Options of a source clock. */
 export interface SourceClockOptions {
-  timeZone?: string;
+  /** The configured time zone: the zone of the source's dates and of "today". */
+  timeZone: string;
   /** The local clock in epoch milliseconds (default `Date.now`; tests pass their own). */
   now?: () => number;
 }
@@ -22,8 +20,8 @@ export class SourceClock {
   private offsetMs = 0;
   private latest?: Date;
 
-  constructor(options: SourceClockOptions = {}) {
-    this.timeZone = options.timeZone ?? SOURCE_TIME_ZONE;
+  constructor(options: SourceClockOptions) {
+    this.timeZone = options.timeZone;
     this.localNow = options.now ?? Date.now;
   }
 

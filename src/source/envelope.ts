@@ -4,7 +4,7 @@
  */
 import type { Format, MethodVersion } from '../config/schema.js';
 import { encodeParams } from './params.js';
-import type { ParamValue, SourceMethod } from './types.js';
+import type { RequestParams, SourceMethod } from './types.js';
 
 /** The `requestContentType` part (and raw-body Content-Type) of each format. */
 export const CONTENT_TYPES = {
@@ -12,21 +12,14 @@ export const CONTENT_TYPES = {
   xml: 'application/xml; CHARSET=UTF-8',
 } as const satisfies Record<Format, string>;
 
-/** The URL area of each method (`/api/v1/<area>`). */
-export const METHOD_AREAS = {
-  getLeases: 'leases',
-  getInvoices: 'vendors',
-  getProperties: 'properties',
-} as const satisfies Record<SourceMethod, string>;
-
 /** What an envelope is made of. */
 export interface EnvelopeInput {
   method: SourceMethod;
   version: MethodVersion;
   requestId: string;
-  params: Readonly<Record<string, ParamValue | undefined>>;
-  /** Zone of date parameters given as `Date` (default America/Denver). */
-  timeZone?: string;
+  params: Readonly<RequestParams>;
+  /** Zone of date parameters given as `Date` (the configured time zone). */
+  timeZone: string;
 }
 
 /** A built envelope: its text, and the encoded parameters (for logs and tests). */
@@ -44,12 +37,12 @@ export function escapeXml(text: string): string {
 const XML_ESCAPES = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' } as const;
 
 /** The envelope in JSON: `{"auth":{"type":"basic"},"requestId":..,"method":{"name","version","params"}}`. */
-export function jsonEnvelope(requestId: string, method: SourceMethod, version: MethodVersion, params: Record<string, string>): string {
+export function jsonEnvelope(requestId: string, method: string, version: MethodVersion, params: Record<string, string>): string {
   return JSON.stringify({ auth: { type: 'basic' }, requestId, method: { name: method, version, params } });
 }
 
 /** The envelope in XML: `<request>` with `<auth>`, `<requestId>` and `<method>` (one element per parameter). */
-export function xmlEnvelope(requestId: string, method: SourceMethod, version: MethodVersion, params: Record<string, string>): string {
+export function xmlEnvelope(requestId: string, method: string, version: MethodVersion, params: Record<string, string>): string {
   const children = Object.entries(params)
     .map(([name, value]) => `<${name}>${escapeXml(value)}</${name}>`)
     .join('');
@@ -65,9 +58,9 @@ export function xmlEnvelope(requestId: string, method: SourceMethod, version: Me
  * unknown or malformed parameter, before anything is sent.
  */
 export function buildEnvelope(format: Format, input: EnvelopeInput): Envelope {
-  const params = encodeParams(input.method, input.version, input.params, input.timeZone ?? 'America/Denver');
+  const params = encodeParams(input.method, input.version, input.params, input.timeZone);
   const text = format === 'xml'
-    ? xmlEnvelope(input.requestId, input.method, input.version, params)
-    : jsonEnvelope(input.requestId, input.method, input.version, params);
+    ? xmlEnvelope(input.requestId, input.method.name, input.version, params)
+    : jsonEnvelope(input.requestId, input.method.name, input.version, params);
   return { format, text, contentType: CONTENT_TYPES[format], params };
 }

@@ -6,11 +6,10 @@
  * Messages name the method, property and page so that an operator can act; they never hold
  * the password or the Basic header (the client scrubs every message it builds or wraps).
  */
-import type { SourceMethod } from './types.js';
-
 /** Where a failed call was going: what an operator needs to find it again. */
 export interface CallSite {
-  method: SourceMethod;
+  /** The method's wire name. */
+  method: string;
   /** The property the request was for, when it names one. */
   property?: string;
   /** `page_no` of the call; absent when the request was rejected before any call. */
@@ -43,7 +42,7 @@ function describeSite(details: SourceErrorDetails): string {
 export class SourceError extends Error {
   override name = 'SourceError';
   /** The method called, when known. */
-  readonly method?: SourceMethod;
+  readonly method?: string;
   readonly property?: string;
   readonly page?: number;
   readonly code?: number;

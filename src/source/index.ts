@@ -1,7 +1,8 @@
 /**
  * The source client: what the rest of propsync imports from `src/source`.
  *
- * - `createSourceClient(options)`: the client (pages, properties, today, stats, close).
+ * - `createSourceClient(options)`: the client (pages, today, stats, close), generic over the
+ *   methods its callers describe (`SourceMethod`).
  * - Typed errors (`SourceError` and its subclasses, `BudgetExhaustedError`, `RecordError`).
  * - Quirk helpers (`asList`, `asBoolean`, `asDate`, `asDateTime`, `asPostMonth`, `asMoney`,
  *   `asId`, `asInt`, `asText`, `required`): the only place the source's quirks are read.
@@ -12,12 +13,12 @@ export * from './errors.js';
 export * from './quirks.js';
 export { createSourceClient, type SourceClientOptions } from './client.js';
 export type { Tree, TreeObject } from './tree.js';
-export { buildEnvelope, CONTENT_TYPES, METHOD_AREAS, type Envelope, type EnvelopeInput } from './envelope.js';
-export { encodeParams, METHOD_PARAMS, PARAM_KINDS, type ParamKind, type ParamSpec } from './params.js';
+export { buildEnvelope, CONTENT_TYPES, type Envelope, type EnvelopeInput } from './envelope.js';
+export { encodeParams } from './params.js';
 export { decodeJson } from './codec-json.js';
 export { decodeXml } from './codec-xml.js';
-export { decodeBody, readReply, recordsOf, RECORD_PATHS } from './reply.js';
-export { SourceClock, SOURCE_TIME_ZONE } from './clock.js';
+export { decodeBody, readReply, recordsOf } from './reply.js';
+export { SourceClock } from './clock.js';
 export { DailyBudget } from './budget.js';
 export { Pacer, SPREAD_WITHIN_MS, type PacerOptions, type PacerTicket } from './pacing.js';
 export { parseRateLimitHeaders, parseRetryAfter, windowLengthMs, type RateWindowState } from './rate-headers.js';

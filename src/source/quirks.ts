@@ -4,6 +4,7 @@
  * field is absent or empty) and throws `RecordError` (field and offending value) when the value
  * is not of the field's kind, so that one bad record can be quarantined without stopping a run.
  */
+import { isValidDate } from '../dates/days.js';
 import { RecordError } from './errors.js';
 
 export { RecordError } from './errors.js';
@@ -55,12 +56,6 @@ export function asBoolean(value: unknown, field: string): boolean | null {
   throw new RecordError(field, value, 'a boolean (0/1, t/f, true/false)');
 }
 
-function isValidDay(year: number, month: number, day: number): boolean {
-  if (month < 1 || month > 12 || day < 1 || year < 1) return false;
-  const days = [31, year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-  return day <= days[month - 1];
-}
-
 const pad2 = (n: number): string => String(n).padStart(2, '0');
 const pad4 = (n: number): string => String(n).padStart(4, '0');
 
@@ -72,12 +67,12 @@ function parseDay(text: string): { year: number; month: number; day: number } | 
   let m = US_DATE.exec(text);
   if (m) {
     const parts = { year: Number(m[3]), month: Number(m[1]), day: Number(m[2]) };
-    return isValidDay(parts.year, parts.month, parts.day) ? parts : undefined;
+    return isValidDate(parts.year, parts.month, parts.day) ? parts : undefined;
   }
   m = ISO_DATE.exec(text);
   if (m) {
     const parts = { year: Number(m[1]), month: Number(m[2]), day: Number(m[3]) };
-    return isValidDay(parts.year, parts.month, parts.day) ? parts : undefined;
+    return isValidDate(parts.year, parts.month, parts.day) ? parts : undefined;
   }
   return undefined;
 }
@@ -106,7 +101,7 @@ export function asDateTime(value: unknown, field: string): string | null {
   const m = typeof value === 'string' ? DATETIME.exec(value.trim()) : null;
   if (!m) throw new RecordError(field, value, 'a datetime MM/DD/YYYY HH:MM:SS MDT|MST');
   const [year, month, day, hour, minute, second] = [m[3], m[1], m[2], m[4], m[5], m[6] ?? '0'].map(Number);
-  if (!isValidDay(year, month, day) || hour > 23 || minute > 59 || second > 59) {
+  if (!isValidDate(year, month, day) || hour > 23 || minute > 59 || second > 59) {
     throw new RecordError(field, value, 'a valid datetime MM/DD/YYYY HH:MM:SS MDT|MST');
   }
   const fraction = m[7] ? `.${m[7]}` : '';

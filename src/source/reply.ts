@@ -21,13 +21,6 @@ import { asList } from './quirks.js';
 import type { Tree, TreeObject } from './tree.js';
 import type { SourceMethod } from './types.js';
 
-/** Where each method's records sit under `response.result`. */
-export const RECORD_PATHS = {
-  getLeases: ['leases', 'lease'],
-  getInvoices: ['invoices', 'invoice'],
-  getProperties: ['PhysicalProperty', 'Property'],
-} as const satisfies Record<SourceMethod, readonly [string, string]>;
-
 /** Decodes a body in the given format into the plain tree (throws on unreadable text). */
 export function decodeBody(format: Format, text: string): Tree {
   return format === 'xml' ? decodeXml(text) : decodeJson(text);
@@ -54,6 +47,8 @@ export interface ReplyInput {
   status: number;
   /** The body as text. */
   text: string;
+  /** Where the method's records sit under `response.result`. */
+  records: SourceMethod['records'];
   /** The requestId sent. */
   requestId: string;
   site: CallSite;
@@ -79,7 +74,7 @@ function shorten(text: string, max = 200): string {
  * The typed error of an error code (from the envelope) or, without one, of the HTTP status;
  * `undefined` when neither says error.
  */
-export function errorFor(code: number | undefined, status: number, message: string, input: Pick<ReplyInput, 'site' | 'retryAfterMs'>): SourceError | undefined {
+function errorFor(code: number | undefined, status: number, message: string, input: Pick<ReplyInput, 'site' | 'retryAfterMs'>): SourceError | undefined {
   const details = { ...input.site, code, status };
   const key = code ?? status;
   if (key === 301 || key === 401) return new AuthenticationError(`authentication failed: ${message}; check source.username and source.password`, details);
@@ -136,13 +131,13 @@ export function readReply(input: ReplyInput): ReadReply {
     throw new MalformedReplyError(`reply does not echo requestId ${JSON.stringify(input.requestId)}`, { ...site, status });
   }
   if (!('result' in response)) throw new MalformedReplyError('reply has neither result nor error', { ...site, status });
-  return { records: recordsOf(site.method, response.result), pagination: paginationOf(response.result) };
+  return { records: recordsOf(input.records, response.result), pagination: paginationOf(response.result) };
 }
 
-/** The records of a method in a decoded `result`: `[]` for "No records found" or an absent container. */
-export function recordsOf(method: SourceMethod, result: Tree | undefined): unknown[] {
+/** The records under a method's path in a decoded `result`: `[]` for "No records found" or an absent container. */
+export function recordsOf(path: SourceMethod['records'], result: Tree | undefined): unknown[] {
   if (!isObject(result)) return asList(result).filter((item) => typeof item !== 'string');
-  const [container, item] = RECORD_PATHS[method];
+  const [container, item] = path;
   const holder = result[container];
   return isObject(holder) ? asList(holder[item]) : asList(holder).filter((entry) => typeof entry !== 'string');
 }

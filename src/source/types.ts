@@ -1,23 +1,60 @@
 /**
  * The source client's public contract: what the sync engine and the CLI use. The client
  * (envelope, codecs, transport, paging, pacing, retries, errors) implements it in this folder.
+ * A method is described by the stream that reads it (`SourceMethod`), never coded here.
  */
-
-/** Read methods of the source that propsync calls. */
-export const SOURCE_METHODS = ['getLeases', 'getInvoices', 'getProperties'] as const;
-export type SourceMethod = (typeof SOURCE_METHODS)[number];
+import type { MethodVersion } from '../config/schema.js';
 
 /**
  * A parameter value before encoding: strings pass as they are, numbers become digit strings,
  * booleans `"0"`/`"1"`, `Date` or `YYYY-MM-DD` strings of date parameters `MM/DD/YYYY` in
- * America/Denver, arrays of ids one comma-separated string.
+ * the configured time zone, arrays of ids one comma-separated string.
  */
 export type ParamValue = string | number | boolean | Date | readonly (string | number)[];
+
+/** Kinds of parameter values, each with its encoding (see `encodeParams`). */
+const PARAM_KINDS = ['id', 'idList', 'text', 'date', 'boolean', 'postMonth'] as const;
+export type ParamKind = (typeof PARAM_KINDS)[number];
+
+/** One parameter of a method. */
+export interface ParamSpec {
+  kind: ParamKind;
+  required?: boolean;
+  /** Versions that take it; every version when absent. */
+  versions?: readonly MethodVersion[];
+}
+
+/** Parameters of a request before encoding, by wire name. */
+export type RequestParams = Record<string, ParamValue | undefined>;
+
+/**
+ * A read method of the source, as the stream that calls it describes it: everything the
+ * client needs to build its envelope, page it and find its records.
+ */
+export interface SourceMethod {
+  /** The method's name on the wire (`method.name` of the envelope). */
+  name: string;
+  /** The URL area it is served under (`/api/v1/<area>`). */
+  area: string;
+  /** Versions the method is spoken in; the configuration (`source.versions.<name>`) may pick one. */
+  versions: readonly MethodVersion[];
+  /** The version used when the configuration names none. */
+  defaultVersion: MethodVersion;
+  /** Where its records sit under `response.result`: a container and its item key. */
+  records: readonly [container: string, item: string];
+  /** Its parameters, by wire name. */
+  params: Readonly<Record<string, ParamSpec>>;
+  /**
+   * Rewrites the parameters for a version before they are checked (a filter renamed between
+   * versions); may throw `BadParameterError`.
+   */
+  adapt?(params: RequestParams, version: MethodVersion): RequestParams;
+}
 
 /** One logical request: a method with its parameters, paged by the client. */
 export interface SourceRequest {
   method: SourceMethod;
-  params: Record<string, ParamValue | undefined>;
+  params: RequestParams;
   /** What the call is for, carried into log lines and errors (never sent). */
   context?: { runId?: number; stream?: string; property?: string; workUnit?: string };
 }
@@ -28,9 +65,8 @@ export interface SourcePage {
   pageNo: number;
   perPage: number;
   /**
-   * The records of the page (`result.leases.lease`, `result.invoices.invoice`,
-   * `result.PhysicalProperty.Property`), always an array (empty for "No records found"),
-   * each a plain tree identical for JSON and XML: every scalar leaf a string.
+   * The records of the page (under the method's `records` path), always an array (empty for
+   * "No records found"), each a plain tree identical for JSON and XML: every scalar leaf a string.
    */
   records: unknown[];
   /** `X-Total-Count` or the body's pagination total, when the source sent one. */
@@ -50,7 +86,8 @@ export interface SourcePage {
 
 /** One HTTP call, for logs, metrics and progress. */
 export interface CallEvent {
-  method: SourceMethod;
+  /** The method's wire name. */
+  method: string;
   /** The sync run the call belongs to, when the caller said. */
   runId?: number;
   property?: string;
@@ -73,13 +110,6 @@ export interface CallEvent {
   willRetry: boolean;
 }
 
-/** A property as getProperties describes it. */
-export interface SourceProperty {
-  id: string;
-  name: string;
-  disabled: boolean;
-}
-
 /** Counters of one client since it was made. */
 export interface ClientStats {
   calls: number;
@@ -96,13 +126,13 @@ export interface SourceClient {
    * page in memory), starting at `startPage` (default 1), ending after the last page.
    */
   pages(request: SourceRequest, options?: { startPage?: number; signal?: AbortSignal }): AsyncGenerator<SourcePage, void, undefined>;
-  /** Every property the credential sees (all pages of getProperties). */
-  properties(options?: { signal?: AbortSignal }): Promise<SourceProperty[]>;
   /**
-   * The source's "today" as `YYYY-MM-DD`: the date in America/Denver of the latest reply's
-   * HTTP `Date` header, or of the local clock when no reply has come yet.
+   * The source's "today" as `YYYY-MM-DD`: the date in the configured time zone of the latest
+   * reply's HTTP `Date` header, or of the local clock when no reply has come yet.
    */
   today(): string;
+  /** The version a method is called in: `source.versions.<name>` when set, else the method's default. */
+  versionOf(method: SourceMethod): MethodVersion;
   stats(): ClientStats;
   /** Closes the keep-alive pool. */
   close(): Promise<void>;

@@ -1,12 +1,13 @@
 import type { StreamName } from '../config/schema.js';
-import { invoicesStream } from './invoices/index.js';
-import { leasesStream } from './leases/index.js';
+import { STREAM_MANIFESTS } from './registry.js';
 import type { StreamDefinition } from './types.js';
 
-/** Every stream, by name. A new stream is one folder here plus a migration. */
-export const STREAMS: Record<StreamName, StreamDefinition> = {
-  leases: leasesStream,
-  invoices: invoicesStream,
-};
+/** Loads a stream (its plan, normalize and tables) by name. */
+export async function loadStream(name: StreamName): Promise<StreamDefinition> {
+  const manifest = STREAM_MANIFESTS.find((candidate) => candidate.name === name);
+  if (!manifest) throw new Error(`unknown stream '${name}'`);
+  return manifest.load();
+}
 
-export type { StreamDefinition } from './types.js';
+export { DISCOVERY, STREAM_MANIFESTS } from './registry.js';
+export type { Discovery, DiscoveredProperty, StreamDefinition, StreamManifest } from './types.js';

@@ -1,4 +1,4 @@
-import { addDays } from '../sync/days.js';
+import { addDays } from '../dates/days.js';
 
 /**
  * The day the next periodic full refresh of a scope is due: a period after the last one. After

@@ -1,18 +1,49 @@
-import type { Config, StreamName } from '../config/schema.js';
+import type { ZodType } from 'zod';
+import type { Config, MethodVersion, StreamName } from '../config/schema.js';
 import type { SourceMethod, SourceRequest } from '../source/types.js';
 import type { Db } from '../warehouse-schema.js';
 import type { LoadRow } from '../warehouse/bulk-load.js';
 import type { SourceTable } from '../warehouse/schema.js';
 
 /**
+ * What a stream says of itself before it is loaded: enough for the configuration (its
+ * settings, its method's versions) and the CLI (its name). `load` brings the rest.
+ */
+export interface StreamManifest {
+  name: string;
+  /** The source method it reads. */
+  method: SourceMethod;
+  /** What a backfill's range is read by (`move-in date`), for the CLI's help. */
+  backfillBy: string;
+  /** Its settings under `streams.<name>` (see `streamSettings`). */
+  settings: ZodType;
+  /** Loads the whole stream: plan, normalize, tables. */
+  load(): Promise<StreamDefinition>;
+}
+
+/** A property as discovery lists it. */
+export interface DiscoveredProperty {
+  id: string;
+  name: string;
+  disabled: boolean;
+}
+
+/** How a run finds the properties the source lists: a method read whole, and one record read as a property. */
+export interface Discovery {
+  method: SourceMethod;
+  /** The property of one record, or null for a record without an id. */
+  property(record: unknown): DiscoveredProperty | null;
+}
+
+/**
  * A stream, declared: which method it calls, how its cursors and the source's today become
  * work units, and how one source record becomes typed rows. The engine (src/sync/) runs the
- * work units and knows nothing about leases or invoices.
+ * work units and knows no stream by name.
  */
 export interface StreamDefinition {
   name: StreamName;
   method: SourceMethod;
-  /** Name of one record in logs and quarantine (`lease`, `invoice`). */
+  /** Name of one record in logs and quarantine. */
   entity: string;
   /** The parent table first, then its children (each with `parentColumn`). */
   tables: readonly SourceTable[];
@@ -33,7 +64,7 @@ export interface StreamDefinition {
 export interface PlanContext {
   db: Db;
   config: Config;
-  /** The source's today, `YYYY-MM-DD` in America/Denver. */
+  /** The source's today, `YYYY-MM-DD` in the configured time zone. */
   today: string;
   propertyIds: string[];
   full: boolean;
@@ -42,7 +73,8 @@ export interface PlanContext {
 }
 
 export interface NormalizeContext {
-  version: 'r1' | 'r2';
+  /** The version the method was called in. */
+  version: MethodVersion;
 }
 
 /**
@@ -55,8 +87,8 @@ export interface NormalizedRecord<Rows extends { [table: string]: LoadRow[] | un
 }
 
 /**
- * A sequence of steps that must run in order (e.g. one property's live set, then its
- * disappearances); lanes run in parallel. A step is a work unit, or a function that decides
+ * A sequence of steps that must run in order (e.g. one scope's listing, then what it no
+ * longer lists); lanes run in parallel. A step is a work unit, or a function that decides
  * the next work units from what earlier steps of the lane loaded.
  */
 export interface Lane {
@@ -76,7 +108,7 @@ export interface StepContext {
 /** One work unit: a request paged to its end, loaded page by page with its checkpoint. */
 export interface WorkUnitPlan {
   stream: StreamName;
-  /** Kind of unit (`live`, `move_outs`, `missing`, `full`, `post_date`, `backfill`, ...). */
+  /** Kind of unit (`full`, `backfill`, or a stream's own kinds). */
   kind: string;
   /** Stable identity: the same work planned again (after a crash, or a rerun backfill) resumes. */
   unitKey: string;

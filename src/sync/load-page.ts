@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { MethodVersion } from '../config/schema.js';
 import type { CompletionAction, StreamDefinition, WorkUnitPlan } from '../streams/types.js';
 import type { Db } from '../warehouse-schema.js';
 import { markMissingChildren, markUnseenDeleted, storedDigests, upsertRows, type LoadRow } from '../warehouse/bulk-load.js';
@@ -19,7 +20,7 @@ export interface PageToLoad {
   unitId: number;
   pageNo: number;
   records: readonly unknown[];
-  version: 'r1' | 'r2';
+  version: MethodVersion;
   calls: number;
   retries: number;
   bytes: number;

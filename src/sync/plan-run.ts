@@ -1,6 +1,6 @@
 import type { StreamName } from '../config/schema.js';
-import { STREAMS } from '../streams/index.js';
-import type { Lane, PlanContext, StreamDefinition } from '../streams/types.js';
+import { DISCOVERY, loadStream } from '../streams/index.js';
+import type { DiscoveredProperty, Lane, PlanContext, StreamDefinition } from '../streams/types.js';
 import { readCursor } from './cursors.js';
 import { isBudgetError } from './run-unit.js';
 import type { SyncDeps, SyncRequest } from './types.js';
@@ -33,7 +33,7 @@ export async function planRun(request: SyncRequest, streams: StreamName[], deps:
   const { today, propertyIds } = await discover(request, deps);
   const lanes: PlannedLane[] = [];
   for (const name of streams) {
-    const stream = STREAMS[name];
+    const stream = await loadStream(name);
     const context: PlanContext = {
       db,
       config,
@@ -54,11 +54,23 @@ export async function planRun(request: SyncRequest, streams: StreamName[], deps:
     byStream[stream.name] = (byStream[stream.name] ?? 0) + units;
     workUnits += units;
   }
-  return { today, propertyIds, lanes: interleave(lanes), workUnits, byStream };
+  return { today, propertyIds, lanes: interleave(lanes, (planned) => planned.stream.name), workUnits, byStream };
+}
+
+/** Every property the source lists (all pages of the discovery method). */
+async function discoverProperties(deps: SyncDeps): Promise<DiscoveredProperty[]> {
+  const out: DiscoveredProperty[] = [];
+  for await (const page of deps.client.pages({ method: DISCOVERY.method, params: {} }, { signal: deps.signal })) {
+    for (const record of page.records) {
+      const property = DISCOVERY.property(record);
+      if (property) out.push(property);
+    }
+  }
+  return out;
 }
 
 /**
- * The source's today and the properties of the run, from one getProperties call (its `Date`
+ * The source's today and the properties of the run, from the discovery listing (its `Date`
  * header gives today). Asked-for properties that the source does not list stop the run.
  */
 async function discover(request: SyncRequest, deps: SyncDeps): Promise<{ today: string; propertyIds: string[] }> {
@@ -66,12 +78,12 @@ async function discover(request: SyncRequest, deps: SyncDeps): Promise<{ today: 
   const wanted = request.propertyIds?.length ? request.propertyIds : config.propertyIds;
   let listed: string[] | undefined;
   try {
-    const properties = await client.properties({ signal: deps.signal });
+    const properties = await discoverProperties(deps);
     listed = properties.filter((property) => !property.disabled).map((property) => property.id);
   } catch (error) {
     if (!wanted.length || isBudgetError(error)) throw error;
     const message = (error as Error).message;
-    logger.warn({ event: 'discovery_failed', err: message }, `getProperties failed (${message}); going on with the configured properties`);
+    logger.warn({ event: 'discovery_failed', err: message }, `${DISCOVERY.method.name} failed (${message}); going on with the configured properties`);
   }
   const today = client.today();
   if (!wanted.length) return { today, propertyIds: listed ?? [] };
@@ -82,12 +94,15 @@ async function discover(request: SyncRequest, deps: SyncDeps): Promise<{ today: 
   return { today, propertyIds: [...new Set(wanted)] };
 }
 
-/** Alternates lanes of different streams so that both streams progress under a shared budget. */
-function interleave(lanes: PlannedLane[]): PlannedLane[] {
-  const byStream = new Map<string, PlannedLane[]>();
-  for (const lane of lanes) byStream.set(lane.stream.name, [...(byStream.get(lane.stream.name) ?? []), lane]);
-  const queues = [...byStream.values()];
-  const out: PlannedLane[] = [];
+/**
+ * Alternates items of different groups (lanes of different streams), keeping each group's
+ * order, so that every stream progresses under a shared budget.
+ */
+export function interleave<T>(items: readonly T[], groupOf: (item: T) => string): T[] {
+  const groups = new Map<string, T[]>();
+  for (const item of items) groups.set(groupOf(item), [...(groups.get(groupOf(item)) ?? []), item]);
+  const queues = [...groups.values()];
+  const out: T[] = [];
   while (queues.some((queue) => queue.length)) for (const queue of queues) if (queue.length) out.push(queue.shift()!);
   return out;
 }

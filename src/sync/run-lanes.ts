@@ -16,7 +16,7 @@ export interface LanesOutcome {
 
 /**
  * Runs lanes on `source.concurrency` workers. Inside a lane, steps run in order and a failed
- * unit ends its lane (later steps build on earlier ones, e.g. disappearances on the live set);
+ * unit ends its lane (later steps build on what earlier ones loaded);
  * other lanes go on. A spent budget or an aborted signal stops every worker before its next unit.
  */
 export async function runLanes(lanes: readonly PlannedLane[], runId: number, deps: SyncDeps & { logger: UnitContext['logger'] }): Promise<LanesOutcome> {
@@ -26,7 +26,7 @@ export async function runLanes(lanes: readonly PlannedLane[], runId: number, dep
   const queue = [...lanes];
 
   async function runLane({ stream, lane }: PlannedLane): Promise<void> {
-    const context: UnitContext = { db, client, stream, version: config.source.versions[stream.method as 'getLeases' | 'getInvoices'] ?? 'r2', runId, logger, signal, observer, perPage: config.source.pageSize };
+    const context: UnitContext = { db, client, stream, version: client.versionOf(stream.method), runId, logger, signal, observer, perPage: config.source.pageSize };
     const doneUnits = new Map<string, number[]>();
     for (const step of lane.steps) {
       if (stopped()) return;

@@ -1,3 +1,4 @@
+import type { MethodVersion } from '../config/schema.js';
 import type { Logger } from '../log/logger.js';
 import type { SourceClient } from '../source/types.js';
 import type { StreamDefinition, WorkUnitPlan } from '../streams/types.js';
@@ -18,7 +19,8 @@ export interface UnitContext {
   db: Db;
   client: SourceClient;
   stream: StreamDefinition;
-  version: 'r1' | 'r2';
+  /** The version the stream's method is called in. */
+  version: MethodVersion;
   runId: number;
   logger: Logger;
   signal?: AbortSignal;

@@ -4,9 +4,6 @@ import { SOURCE_TABLE_NAMES, type Db, type Warehouse } from '../warehouse-schema
 import { pickCounts, RUN_COUNTERS, type Counts, type RunCounter } from './counters.js';
 import { sumUnits } from './runs.js';
 
-/** The time zone of the source's day, the call budget's day included. */
-export const SOURCE_TIME_ZONE = 'America/Denver';
-
 /** The run counters `status` shows. */
 const STATUS_COUNTER_KEYS = ['records', 'rowsInserted', 'rowsUpdated', 'quarantined', 'calls'] as const;
 type StatusCounter = Extract<RunCounter, { key: (typeof STATUS_COUNTER_KEYS)[number] }>;
@@ -35,7 +32,7 @@ export interface CursorInfo {
   lastRunId: number | null;
 }
 
-/** The cursors of one scope (a property for leases, a property group for invoices) and its last work unit. */
+/** The cursors of one scope (a property, or a property group) and its last work unit. */
 export interface ScopeStatus {
   /** The cursor scope: a property id, or comma-joined sorted property ids. */
   scope: string;
@@ -80,8 +77,10 @@ export interface QuarantineEntry {
 /** The whole of `propsync status`. */
 export interface StatusReport {
   generatedAt: string;
-  /** The day of the budget, in America/Denver. */
+  /** The day of the budget, in the configured time zone. */
   today: string;
+  /** The configured time zone. */
+  timeZone: string;
   budget: { dailyCallBudget: number; callsToday: number; left: number };
   streams: StreamStatus[];
   tables: TableCount[];
@@ -90,14 +89,16 @@ export interface StatusReport {
 
 export interface StatusOptions {
   dailyCallBudget: number;
+  /** The configured time zone: the day of the budget. */
+  timeZone: string;
   /** Open quarantine entries listed (newest first); default 20. */
   quarantineLimit?: number;
 }
 
 /** Reads everything `propsync status` shows, from the warehouse alone (no call to the source). */
 export async function readStatus(db: Db, options: StatusOptions): Promise<StatusReport> {
-  const today = await denverToday(db);
-  const callsByStream = await callsToday(db);
+  const today = await todayIn(db, options.timeZone);
+  const callsByStream = await callsToday(db, options.timeZone);
   const quarantineByStream = await openQuarantineByStream(db);
   const streams: StreamStatus[] = [];
   for (const stream of STREAM_NAMES) {
@@ -116,6 +117,7 @@ export async function readStatus(db: Db, options: StatusOptions): Promise<Status
   return {
     generatedAt: new Date().toISOString(),
     today,
+    timeZone: options.timeZone,
     budget: { dailyCallBudget: options.dailyCallBudget, callsToday: spent, left: Math.max(options.dailyCallBudget - spent, 0) },
     streams,
     tables: await tableCounts(db),
@@ -123,21 +125,21 @@ export async function readStatus(db: Db, options: StatusOptions): Promise<Status
   };
 }
 
-/** Today's date in America/Denver, as the database's clock says. */
-export async function denverToday(db: Db): Promise<string> {
-  const { rows } = await sql<{ today: string }>`select ((now() at time zone ${SOURCE_TIME_ZONE})::date)::text as today`.execute(db);
+/** Today's date in a time zone, as the database's clock says. */
+export async function todayIn(db: Db, timeZone: string): Promise<string> {
+  const { rows } = await sql<{ today: string }>`select ((now() at time zone ${timeZone})::date)::text as today`.execute(db);
   return rows[0].today;
 }
 
 /**
- * Calls spent since midnight in America/Denver, by stream and in total (`*`): the calls of
+ * Calls spent since midnight in the time zone, by stream and in total (`*`): the calls of
  * work units started today, plus each run's calls made outside its work units (property
  * discovery) for runs started today.
  */
-export async function callsToday(db: Db): Promise<Map<string, number>> {
+export async function callsToday(db: Db, timeZone: string): Promise<Map<string, number>> {
   const { rows } = await sql<{ stream: string; calls: string }>`
     with day as (
-      select (date_trunc('day', now() at time zone ${SOURCE_TIME_ZONE}) at time zone ${SOURCE_TIME_ZONE}) as start
+      select (date_trunc('day', now() at time zone ${timeZone}) at time zone ${timeZone}) as start
     ),
     units as (
       select w.stream, sum(w.calls) as calls
@@ -265,7 +267,7 @@ export async function scopes(db: Db, stream: string): Promise<ScopeStatus[]> {
   return [...byScope.values()];
 }
 
-/** The property ids of a cursor scope: one id for a lease scope, several for an invoice group. */
+/** The property ids of a cursor scope: one id, or several for a property group. */
 export function scopeProperties(scope: string): string[] {
   return scope.split(',').map((part) => part.trim()).filter((part) => /^\d+$/.test(part));
 }

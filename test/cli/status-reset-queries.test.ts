@@ -41,7 +41,7 @@ describe('status queries', () => {
       { run_id: run.run_id, stream: 'leases', entity: 'lease', record_key: '78', property_id: 100, reason: 'fixed', raw: {}, resolved_at: new Date() },
     ]).execute();
 
-    const report = await readStatus(db, { dailyCallBudget: 1000 });
+    const report = await readStatus(db, { dailyCallBudget: 1000, timeZone: 'America/Denver' });
     expect(report.today).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     // 4 + 6 calls in today's work units, 2 made by the run outside them; the run of three days ago does not count
     expect(report.budget).toEqual({ dailyCallBudget: 1000, callsToday: 12, left: 988 });

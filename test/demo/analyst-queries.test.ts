@@ -24,7 +24,7 @@ describe('analyst queries', () => {
       ['over 90 days', 0, '0.00'],
     ]);
     expect(await vendorSpendByMonth(database.db)).toEqual([]);
-    expect(await asOfDay(database.db)).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    expect(await asOfDay(database.db, 'America/Denver')).toMatch(/^\d{4}-\d{2}-\d{2}$/);
   });
 
   it('compute occupancy, aging and spend from rows', async () => {
@@ -81,6 +81,6 @@ describe('analyst queries', () => {
     ]);
 
     await db.insertInto('sync_runs').values({ kind: 'sync', streams: ['leases'], source_today: '2024-06-15' }).execute();
-    expect(await asOfDay(db)).toBe('2024-06-15');
+    expect(await asOfDay(db, 'America/Denver')).toBe('2024-06-15');
   });
 });

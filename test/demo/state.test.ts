@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync, existsSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { denverDay, readDemoState, writeDemoState, type DemoState } from '../../src/demo/state.js';
+import { dayIn, readDemoState, writeDemoState, type DemoState } from '../../src/demo/state.js';
 import { clearStaleServerLock, fingerprintOf } from '../../src/demo/warehouse.js';
 
 const dirs: string[] = [];
@@ -31,8 +31,8 @@ describe('demo state', () => {
   });
 
   it('takes the day in America/Denver, not UTC', () => {
-    expect(denverDay(new Date('2026-11-21T05:30:00Z'))).toBe('2026-11-20');
-    expect(denverDay(new Date('2026-11-21T07:30:00Z'))).toBe('2026-11-21');
+    expect(dayIn('America/Denver', new Date('2026-11-21T05:30:00Z'))).toBe('2026-11-20');
+    expect(dayIn('America/Denver', new Date('2026-11-21T07:30:00Z'))).toBe('2026-11-21');
   });
 
   it('identifies a warehouse without its credentials', () => {

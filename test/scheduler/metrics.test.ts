@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createSyncMetrics } from '../../src/scheduler/metrics.js';
 import { startHttpServer } from '../../src/scheduler/http-server.js';
-import { combineObservers } from '../../src/scheduler/observers.js';
+import { combineObservers } from '../../src/sync/observers.js';
 
 function feed(metrics: ReturnType<typeof createSyncMetrics>) {
   metrics.observer.onRunStart?.({ runId: 1, kind: 'sync', streams: ['leases'], workUnits: 2, byStream: { leases: 2 } });

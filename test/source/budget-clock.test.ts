@@ -3,15 +3,18 @@ import { DailyBudget } from '../../src/source/budget.js';
 import { SourceClock } from '../../src/source/clock.js';
 import { BudgetExhaustedError } from '../../src/source/errors.js';
 
+/** The zone these tests read days in (the configuration's default). */
+const ZONE = 'America/Denver';
+
 describe('SourceClock', () => {
   it("reads today in America/Denver, not UTC", () => {
     // 03:00 UTC on 16 June is 21:00 MDT on 15 June.
-    const clock = new SourceClock({ now: () => Date.parse('2024-06-16T03:00:00Z') });
+    const clock = new SourceClock({ timeZone: ZONE, now: () => Date.parse('2024-06-16T03:00:00Z') });
     expect(clock.today()).toBe('2024-06-15');
   });
   it("takes the source's today from the Date header, and lets time go on from it", () => {
     let local = Date.parse('2024-06-16T03:00:00Z');
-    const clock = new SourceClock({ now: () => local });
+    const clock = new SourceClock({ timeZone: ZONE, now: () => local });
     clock.observe('Fri, 01 Mar 2024 06:59:00 GMT');
     expect(clock.today()).toBe('2024-02-29');
     local += 60_000;
@@ -21,7 +24,7 @@ describe('SourceClock', () => {
     expect(clock.today()).toBe('2024-03-01');
   });
   it('ends a day at midnight in its zone', () => {
-    const clock = new SourceClock();
+    const clock = new SourceClock({ timeZone: ZONE });
     expect(clock.endOfDay('2024-06-15').toISOString()).toBe('2024-06-16T06:00:00.000Z');
     expect(clock.endOfDay('2024-01-15').toISOString()).toBe('2024-01-16T07:00:00.000Z');
   });
@@ -30,7 +33,7 @@ describe('SourceClock', () => {
 describe('DailyBudget', () => {
   it('stops at the limit with a clear message, and starts again on the next Denver day', () => {
     let now = Date.parse('2024-06-15T20:00:00Z');
-    const budget = new DailyBudget(3, new SourceClock({ now: () => now }));
+    const budget = new DailyBudget(3, new SourceClock({ timeZone: ZONE, now: () => now }));
     budget.take();
     budget.take();
     expect(budget.left()).toBe(1);

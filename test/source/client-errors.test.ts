@@ -15,6 +15,7 @@ import {
 } from '../../src/source/errors.js';
 import type { SourceRequest } from '../../src/source/types.js';
 import { allPages, clientFor, PASSWORD, rejection, sourceConfig, startProxy, startSim } from './support.js';
+import { GET_LEASES } from '../../src/streams/leases/method.js';
 
 let sim: Awaited<ReturnType<typeof startSim>>;
 let propertyId: string;
@@ -23,7 +24,7 @@ let leases: SourceRequest;
 beforeAll(async () => {
   sim = await startSim();
   propertyId = String(sim.dataset.properties[0].PropertyID);
-  leases = { method: 'getLeases', params: { propertyId } };
+  leases = { method: GET_LEASES, params: { propertyId } };
 });
 beforeEach(() => {
   sim.setFaults(undefined);
@@ -66,7 +67,7 @@ describe('typed errors', () => {
   });
 
   it('access: code 302 for a property the credential cannot see', async () => {
-    const { error, served } = await failure(sourceConfig(sim.url), { method: 'getLeases', params: { propertyId: '999999' } });
+    const { error, served } = await failure(sourceConfig(sim.url), { method: GET_LEASES, params: { propertyId: '999999' } });
     expect(error).toBeInstanceOf(AccessError);
     expect((error as SourceError).code).toBe(302);
     expect((error as SourceError).property).toBe('999999');
@@ -85,7 +86,7 @@ describe('typed errors', () => {
 
   it('bad parameter caught before any call', async () => {
     for (const params of [{ propertyId: 'abc' }, { propertyId, moveInDateFrom: '2024-02-30' }, { propertyId, leaseStatus: '4' }, {}]) {
-      const { error, events, served } = await failure(sourceConfig(sim.url), { method: 'getLeases', params });
+      const { error, events, served } = await failure(sourceConfig(sim.url), { method: GET_LEASES, params });
       expect(error).toBeInstanceOf(BadParameterError);
       expect((error as BadParameterError).parameter).toBeDefined();
       expect(served).toBe(0);
@@ -175,7 +176,7 @@ describe('typed errors', () => {
     const before = sim.stats().total;
     // The local clock says 18:00 UTC on 15 June: noon in Denver.
     const { client, events } = clientFor(sourceConfig(sim.url, { pageSize: 5, dailyCallBudget: 7 }), { now: () => Date.parse('2024-06-15T18:00:00Z') });
-    const results = await Promise.allSettled([allPages(client, leases), allPages(client, { method: 'getLeases', params: { propertyId: String(sim.dataset.properties[1].PropertyID) } })]);
+    const results = await Promise.allSettled([allPages(client, leases), allPages(client, { method: GET_LEASES, params: { propertyId: String(sim.dataset.properties[1].PropertyID) } })]);
     expect(sim.stats().total - before).toBe(7);
     expect(events).toHaveLength(7);
     expect(client.stats().budgetLeft).toBe(0);

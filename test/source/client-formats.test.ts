@@ -2,6 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MethodVersion } from '../../src/config/schema.js';
 import type { SourceRequest } from '../../src/source/types.js';
 import { allPages, clientFor, sourceConfig, startSim } from './support.js';
+import { GET_PROPERTIES } from '../../src/streams/properties/method.js';
+import { GET_INVOICES } from '../../src/streams/invoices/method.js';
+import { GET_LEASES } from '../../src/streams/leases/method.js';
 
 let sim: Awaited<ReturnType<typeof startSim>>;
 let propertyIds: string[];
@@ -25,15 +28,15 @@ async function recordsIn(format: 'json' | 'xml', version: MethodVersion, request
 }
 
 const everyLease = (propertyId: string): SourceRequest => ({
-  method: 'getLeases',
+  method: GET_LEASES,
   params: { propertyId, leaseStatusTypeIds: [1, 2, 3, 4, 5, 6], includeOtherIncomeLeases: true, includeLeaseHistory: true, includeArTransactions: true },
 });
-const everyInvoice: SourceRequest = { method: 'getInvoices', params: { includeExported: true, customerRefunds: true, includeVoidedPayments: true } };
+const everyInvoice: SourceRequest = { method: GET_INVOICES, params: { includeExported: true, customerRefunds: true, includeVoidedPayments: true } };
 
 describe('JSON and XML decode to the same tree', () => {
   for (const version of ['r1', 'r2'] as const) {
     it(`getLeases ${version}: with history and AR transactions, and by default`, async () => {
-      for (const request of [everyLease(propertyIds[0]), { method: 'getLeases' as const, params: { propertyId: propertyIds[1] } }]) {
+      for (const request of [everyLease(propertyIds[0]), { method: GET_LEASES, params: { propertyId: propertyIds[1] } }]) {
         const json = await recordsIn('json', version, request);
         const xml = await recordsIn('xml', version, request);
         expect(json.length).toBeGreaterThan(0);
@@ -48,9 +51,9 @@ describe('JSON and XML decode to the same tree', () => {
     });
   }
   it('getProperties', async () => {
-    const json = await recordsIn('json', 'r1', { method: 'getProperties', params: {} });
+    const json = await recordsIn('json', 'r1', { method: GET_PROPERTIES, params: {} });
     expect(json).toHaveLength(propertyIds.length);
-    expect(await recordsIn('xml', 'r1', { method: 'getProperties', params: {} })).toEqual(json);
+    expect(await recordsIn('xml', 'r1', { method: GET_PROPERTIES, params: {} })).toEqual(json);
   });
   it('every scalar leaf is a string', async () => {
     const records = await recordsIn('json', 'r2', everyLease(propertyIds[0]));

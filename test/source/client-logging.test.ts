@@ -3,6 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SourceError } from '../../src/source/errors.js';
 import { allPages, captureLogger, clientFor, PASSWORD, rejection, sourceConfig, startSim, TODAY, USER } from './support.js';
+import { GET_PROPERTIES } from '../../src/streams/properties/method.js';
+import { GET_LEASES } from '../../src/streams/leases/method.js';
 
 let sim: Awaited<ReturnType<typeof startSim>>;
 beforeAll(async () => {
@@ -31,7 +33,7 @@ describe('logging', () => {
   it('logs one event per call with what an operator needs', async () => {
     const capture = captureLogger();
     const { client } = clientFor(sourceConfig(sim.url, { pageSize: 50 }), { logger: capture.logger });
-    const request = { method: 'getLeases' as const, params: { propertyId: sim.dataset.properties[0].PropertyID }, context: { stream: 'leases', workUnit: 'leases:100001' } };
+    const request = { method: GET_LEASES, params: { propertyId: sim.dataset.properties[0].PropertyID }, context: { stream: 'leases', workUnit: 'leases:100001' } };
     const pages = await allPages(client, request);
     await client.close();
     const lines = capture.lines().filter((line) => line.event === 'source.call');
@@ -64,7 +66,7 @@ describe('logging', () => {
       for (let e: unknown = error; e instanceof Error; e = (e as { cause?: unknown }).cause) messages.push(e.message, e.stack ?? '');
     };
     const retry = { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 1, maxTotalWaitMs: 100 };
-    const request = { method: 'getLeases' as const, params: { propertyId: sim.dataset.properties[0].PropertyID } };
+    const request = { method: GET_LEASES, params: { propertyId: sim.dataset.properties[0].PropertyID } };
 
     // Successes, injected faults of every kind, bad credentials, a bad parameter.
     for (const faults of [undefined, '500', 'malformed', 'truncate', 'reset', 'slow:ms=2000', '429:retry=0']) {
@@ -109,10 +111,10 @@ describe("the source's today", () => {
     const local = Date.parse('2030-01-02T03:00:00Z');
     const { client } = clientFor(sourceConfig(sim.url), { now: () => local });
     expect(client.today()).toBe('2030-01-01');
-    await allPages(client, { method: 'getProperties', params: {} });
+    await allPages(client, { method: GET_PROPERTIES, params: {} });
     expect(client.today()).toBe(TODAY);
     sim.advance(1);
-    await allPages(client, { method: 'getProperties', params: {} });
+    await allPages(client, { method: GET_PROPERTIES, params: {} });
     expect(client.today()).toBe('2024-06-16');
     await client.close();
   });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allPages, callsByStatus, clientFor, sourceConfig, startSim } from './support.js';
+import { GET_LEASES } from '../../src/streams/leases/method.js';
 
 let sim: Awaited<ReturnType<typeof startSim>>;
 beforeAll(async () => {
@@ -20,7 +21,7 @@ describe('pacing against tight limits', () => {
       while (started < target) {
         started += 1;
         // One call: the first page of a request, then the pager is left.
-        for await (const page of client.pages({ method: 'getLeases', params: { propertyId: properties[(started + index) % properties.length] } })) {
+        for await (const page of client.pages({ method: GET_LEASES, params: { propertyId: properties[(started + index) % properties.length] } })) {
           expect(page.records.length).toBeGreaterThan(0);
           break;
         }
@@ -48,7 +49,7 @@ describe('pacing against tight limits', () => {
     sim.setFaults('429x3:retry=1');
     const { client, events } = clientFor(sourceConfig(sim.url, { pageSize: 50, retry: { maxAttempts: 6, baseDelayMs: 10, maxDelayMs: 50, maxTotalWaitMs: 10_000 } }));
     const startedAt = Date.now();
-    const pages = await allPages(client, { method: 'getLeases', params: { propertyId: sim.dataset.properties[0].PropertyID } });
+    const pages = await allPages(client, { method: GET_LEASES, params: { propertyId: sim.dataset.properties[0].PropertyID } });
     await client.close();
     sim.setFaults(undefined);
     expect(pages.length).toBeGreaterThan(0);

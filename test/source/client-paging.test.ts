@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SourceRequest } from '../../src/source/types.js';
 import { allPages, clientFor, sourceConfig, startProxy, startSim, type Proxy } from './support.js';
+import { GET_LEASES } from '../../src/streams/leases/method.js';
 
 let sim: Awaited<ReturnType<typeof startSim>>;
 /** The simulator without `X-Total-Count` and `Link`. */
@@ -16,7 +17,7 @@ beforeAll(async () => {
     delete headers.link;
     return { ...reply, headers };
   });
-  request = { method: 'getLeases', params: { propertyId: sim.dataset.properties[0].PropertyID, leaseStatusTypeIds: [1, 2, 3, 4, 5, 6] } };
+  request = { method: GET_LEASES, params: { propertyId: sim.dataset.properties[0].PropertyID, leaseStatusTypeIds: [1, 2, 3, 4, 5, 6] } };
   const { client } = clientFor(sourceConfig(sim.url, { pageSize: 1000 }));
   expected = (await allPages(client, request)).flatMap((page) => page.records);
   await client.close();

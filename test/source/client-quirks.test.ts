@@ -7,6 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { asBoolean, asDate, asDateTime, asId, asList, asMoney, asPostMonth, asText } from '../../src/source/quirks.js';
 import type { SourceRequest } from '../../src/source/types.js';
 import { allPages, clientFor, sourceConfig, startProxy, startSim } from './support.js';
+import { GET_PROPERTIES } from '../../src/streams/properties/method.js';
+import { GET_INVOICES } from '../../src/streams/invoices/method.js';
+import { GET_LEASES } from '../../src/streams/leases/method.js';
 
 let sim: Awaited<ReturnType<typeof startSim>>;
 beforeAll(async () => {
@@ -130,7 +133,7 @@ async function readAll(version: 'r1' | 'r2', format: 'json' | 'xml', request: So
   try {
     for (const page of await allPages(client, request)) {
       for (const record of page.records) {
-        expect(read(record as Record_, shape, seen, request.method)).toBeGreaterThan(3);
+        expect(read(record as Record_, shape, seen, request.method.name)).toBeGreaterThan(3);
         records += 1;
       }
     }
@@ -148,15 +151,15 @@ describe('every quirk, read through the helpers', () => {
       const leases = await readAll(
         version,
         'json',
-        { method: 'getLeases', params: { propertyId, leaseStatusTypeIds: [1, 2, 3, 4, 5, 6], includeOtherIncomeLeases: true, includeLeaseHistory: true, includeArTransactions: true } },
+        { method: GET_LEASES, params: { propertyId, leaseStatusTypeIds: [1, 2, 3, 4, 5, 6], includeOtherIncomeLeases: true, includeLeaseHistory: true, includeArTransactions: true } },
         leaseShape,
         seen,
       );
-      const invoices = await readAll(version, 'json', { method: 'getInvoices', params: { includeExported: true, customerRefunds: true, includeVoidedPayments: true } }, invoiceShape, seen);
+      const invoices = await readAll(version, 'json', { method: GET_INVOICES, params: { includeExported: true, customerRefunds: true, includeVoidedPayments: true } }, invoiceShape, seen);
       expect(leases).toBeGreaterThan(50);
       expect(invoices).toBeGreaterThan(50);
     }
-    expect(await readAll('r1', 'xml', { method: 'getProperties', params: {} }, propertyShape, seen)).toBe(sim.dataset.properties.length);
+    expect(await readAll('r1', 'xml', { method: GET_PROPERTIES, params: {} }, propertyShape, seen)).toBe(sim.dataset.properties.length);
   });
 
   it('met each quirk on the way', () => {
@@ -179,7 +182,7 @@ describe('every quirk, read through the helpers', () => {
   it('reads "No records found" as an empty last page, in both formats', async () => {
     for (const format of ['json', 'xml'] as const) {
       const { client } = clientFor(sourceConfig(sim.url, { format }));
-      const pages = await allPages(client, { method: 'getLeases', params: { propertyId: sim.dataset.properties[0].PropertyID, leaseIds: [1] } });
+      const pages = await allPages(client, { method: GET_LEASES, params: { propertyId: sim.dataset.properties[0].PropertyID, leaseIds: [1] } });
       await client.close();
       expect(pages).toHaveLength(1);
       expect(pages[0].records).toEqual([]);
@@ -199,7 +202,7 @@ describe('every quirk, read through the helpers', () => {
     const ids = sim.dataset.leases.filter((lease) => lease._propertyId === propertyId && lease._status === 4).slice(0, 12).map((lease) => lease.id);
     try {
       for (const id of ids) {
-        const pages = await allPages(client, { method: 'getLeases', params: { propertyId, leaseIds: [id] } });
+        const pages = await allPages(client, { method: GET_LEASES, params: { propertyId, leaseIds: [id] } });
         expect(pages.map((page) => page.records.length)).toEqual([1]);
         expect((pages[0].records[0] as Record_).id).toBe(id);
       }

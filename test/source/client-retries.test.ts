@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { SourceRequest } from '../../src/source/types.js';
 import { allPages, callsByStatus, clientFor, sourceConfig, startSim } from './support.js';
+import { GET_LEASES } from '../../src/streams/leases/method.js';
 
 let sim: Awaited<ReturnType<typeof startSim>>;
 let request: SourceRequest;
@@ -8,7 +9,7 @@ let clean: { json: unknown[]; xml: unknown[] };
 
 beforeAll(async () => {
   sim = await startSim();
-  request = { method: 'getLeases', params: { propertyId: sim.dataset.properties[0].PropertyID, leaseStatusTypeIds: [4, 5, 6] } };
+  request = { method: GET_LEASES, params: { propertyId: sim.dataset.properties[0].PropertyID, leaseStatusTypeIds: [4, 5, 6] } };
   clean = { json: [], xml: [] };
   for (const format of ['json', 'xml'] as const) {
     const { client } = clientFor(sourceConfig(sim.url, { format, pageSize: 20 }));

@@ -10,7 +10,7 @@ import {
   TransportError,
   UnknownMethodError,
 } from '../../src/source/errors.js';
-import { RetrySchedule, sleep } from '../../src/source/retry.js';
+import { RetrySchedule } from '../../src/source/retry.js';
 
 const settings = { maxAttempts: 6, baseDelayMs: 100, maxDelayMs: 1_000, maxTotalWaitMs: 60_000 };
 const site = { method: 'getLeases' as const, property: '1', page: 1 };
@@ -60,16 +60,5 @@ describe('RetrySchedule', () => {
   it("honours Retry-After as the least delay", () => {
     const schedule = new RetrySchedule(settings);
     expect(schedule.next(new ThrottledError('x', { ...site, retryAfterMs: 5_000 }), 1)).toBe(5_000);
-  });
-});
-
-describe('sleep', () => {
-  it('stops when aborted', async () => {
-    const controller = new AbortController();
-    const started = Date.now();
-    const waiting = sleep(10_000, controller.signal);
-    controller.abort(new Error('stop'));
-    await expect(waiting).rejects.toThrow('stop');
-    expect(Date.now() - started).toBeLessThan(1000);
   });
 });

@@ -14,6 +14,8 @@ import type { CallEvent, SourceClient, SourcePage, SourceRequest } from '../../s
 export const USER = 'propsync-test';
 /** A password that must never show up in a log line or an error message. */
 export const PASSWORD = 'pw-Sekr1t-9f3a7c';
+/** The zone the tests' clients read days in (the configuration's default, the simulator's zone). */
+export const ZONE = 'America/Denver';
 /** The simulator's "today" in every test. */
 export const TODAY = '2024-06-15';
 
@@ -62,6 +64,7 @@ export function clientFor(config: SourceConfig, options: Partial<SourceClientOpt
   const events: CallEvent[] = [];
   const client = createSourceClient({
     config,
+    timeZone: ZONE,
     ...options,
     onCall: (event) => {
       events.push(event);

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { SimArTransaction } from '../../src/simulator/data/model.js';
-import { addDays, daysBetween } from '../../src/sync/days.js';
+import { addDays, daysBetween } from '../../src/dates/days.js';
 import { startSyncHarness, type SyncHarness } from '../support/sync-harness.js';
 import { cents, expectedTotals, warehouseTotals } from '../support/warehouse-truth.js';
 

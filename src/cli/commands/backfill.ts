@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
-import type { ChunkSize, StreamName } from '../../config/schema.js';
-import { CliError, EXIT, type ExitCode } from '../exit-codes.js';
+import { STREAM_NAMES, type ChunkSize, type StreamName } from '../../config/schema.js';
+import { STREAM_MANIFESTS } from '../../streams/registry.js';
+import { ExitError, EXIT, type ExitCode } from '../../app/exit-codes.js';
 import { collectProperty, parseChunk, parseDay, parseStream } from '../options.js';
 
 interface BackfillOptions {
@@ -16,7 +17,7 @@ export function registerBackfill(program: Command, done: (code: ExitCode) => voi
   program
     .command('backfill')
     .description('load a historical date range of one stream, in chunks; rerunning the same command resumes')
-    .requiredOption('--stream <name>', 'the stream: leases (by move-in date) or invoices (by post date)', parseStream)
+    .requiredOption('--stream <name>', `the stream: ${STREAM_MANIFESTS.map((manifest) => `${manifest.name} (by ${manifest.backfillBy})`).join(' or ')}`, parseStream)
     .requiredOption('--from <date>', 'first day of the range, YYYY-MM-DD (inclusive)', parseDay)
     .requiredOption('--to <date>', 'last day of the range, YYYY-MM-DD (inclusive)', parseDay)
     .option('--property <id>', 'a property to backfill (repeatable, or comma-separated; default: the configured ones, else all)', collectProperty)
@@ -28,18 +29,18 @@ export function registerBackfill(program: Command, done: (code: ExitCode) => voi
         'Each chunk (stream, property or property group, date range) is a work unit recorded in',
         'sync_work_units; a chunk already done is skipped, so running the same command again after',
         'a failure, Ctrl-C or a spent daily budget continues where it stopped. Dates are days in',
-        'America/Denver. A chunk costs one call per page: mind source.dailyCallBudget (propsync status).',
+        'the configured time zone. A chunk costs one call per page: mind source.dailyCallBudget (propsync status).',
         '',
         'Examples:',
-        '  $ propsync backfill --stream invoices --from 2019-01-01 --to 2024-12-31 --chunk 3m',
-        '  $ propsync backfill --stream leases --from 2015-01-01 --to 2024-12-31 --property 100001',
+        `  $ propsync backfill --stream ${STREAM_NAMES[STREAM_NAMES.length - 1]} --from 2019-01-01 --to 2024-12-31 --chunk 3m`,
+        `  $ propsync backfill --stream ${STREAM_NAMES[0]} --from 2015-01-01 --to 2024-12-31 --property 100001`,
         '',
       ].join('\n'),
     )
     .action(async (options: BackfillOptions, command: Command) => {
-      if (options.from > options.to) throw new CliError(`--from ${options.from} is after --to ${options.to}; expected from <= to`, EXIT.usage);
+      if (options.from > options.to) throw new ExitError(`--from ${options.from} is after --to ${options.to}; expected from <= to`, EXIT.usage);
       // Loaded here, not at the top: --help and usage errors stay fast.
-      const [{ configFor }, { runCommand }] = await Promise.all([import('../context.js'), import('../run-engine.js')]);
+      const [{ configFor }, { runCommand }] = await Promise.all([import('../context.js'), import('../run-command.js')]);
       const config = configFor(command);
       const request = { kind: 'backfill' as const, streams: [options.stream], propertyIds: options.property, backfill: { from: options.from, to: options.to, chunk: options.chunk } };
       done(await runCommand(config, request, 'the backfill'));

@@ -1,20 +1,6 @@
 import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
-import { stringify } from 'yaml';
-import { DEFAULT_CONFIG_PATH, ENVIRONMENT_KEYS } from '../../config/load.js';
-import type { Config } from '../../config/schema.js';
-import { redactUrl } from '../../log/redact.js';
-import { configFor, globalOptions } from '../context.js';
-import { EXIT, type ExitCode } from '../exit-codes.js';
-
-/** The configuration as `config check` prints it: secrets masked, URL passwords hidden. */
-export function maskedConfig(config: Config): Config {
-  return {
-    ...config,
-    database: { ...config.database, url: redactUrl(config.database.url) },
-    source: { ...config.source, url: redactUrl(config.source.url), password: '***' },
-  };
-}
+import { EXIT, type ExitCode } from '../../app/exit-codes.js';
 
 /**
  * `propsync config check`: validates the whole configuration (file, then environment) as a sync
@@ -37,13 +23,26 @@ export function registerConfigCheck(program: Command, done: (code: ExitCode) => 
         '  $ PROPSYNC_FORMAT=xml PROPSYNC_PROPERTY_IDS=100001,100002 propsync config check',
       ].join('\n'),
     )
-    .action((_options, command: Command) => {
+    .action(async (_options, command: Command) => {
+      // Loaded here, not at the top: --help and usage errors stay fast.
+      const [{ stringify }, { DEFAULT_CONFIG_PATH, ENVIRONMENT_KEYS }, { redactUrl }, { configFor, globalOptions }] = await Promise.all([
+        import('yaml'),
+        import('../../config/load.js'),
+        import('../../log/redact.js'),
+        import('../context.js'),
+      ]);
       const loaded = configFor(command);
       const file = globalOptions(command).config ?? DEFAULT_CONFIG_PATH;
       const variables = ENVIRONMENT_KEYS.filter((key) => process.env[key.env]).map((key) => key.env);
       const sources = [existsSync(file) ? file : null, variables.length ? `environment (${variables.join(', ')})` : null].filter(Boolean);
       process.stdout.write(`# configuration is valid; read from ${sources.length ? sources.join(', then ') : 'defaults only'}\n`);
-      process.stdout.write(stringify(maskedConfig(loaded)));
+      // Secrets masked, URL passwords hidden.
+      const masked = {
+        ...loaded,
+        database: { ...loaded.database, url: redactUrl(loaded.database.url) },
+        source: { ...loaded.source, url: redactUrl(loaded.source.url), password: '***' },
+      };
+      process.stdout.write(stringify(masked));
       done(EXIT.ok);
     });
 }

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { LOG_LEVELS, type LogLevel } from '../../config/schema.js';
-import { CliError, EXIT, type ExitCode } from '../exit-codes.js';
+import { ExitError, EXIT, type ExitCode } from '../../app/exit-codes.js';
 
 /** `propsync demo [--keep]`: the whole product on a simulated API and an embedded Postgres, no configuration. */
 export function registerDemo(program: Command, done: (code: ExitCode) => void): void {
@@ -32,10 +32,14 @@ export function registerDemo(program: Command, done: (code: ExitCode) => void): 
     .action(async (options: { keep?: boolean }) => {
       const level = process.env.PROPSYNC_LOG_LEVEL;
       if (level !== undefined && level !== '' && !(LOG_LEVELS as readonly string[]).includes(level)) {
-        throw new CliError(`PROPSYNC_LOG_LEVEL: "${level}" is not a log level; expected one of ${LOG_LEVELS.join(', ')}`, EXIT.usage);
+        throw new ExitError(`PROPSYNC_LOG_LEVEL: "${level}" is not a log level; expected one of ${LOG_LEVELS.join(', ')}`, EXIT.usage);
       }
       // Loaded here, not at the top: --help and usage errors stay fast.
-      const [{ runDemo }, { abortOnSignals, isTerminal, loggerFor }] = await Promise.all([import('../../demo/run-demo.js'), import('../context.js')]);
+      const [{ runDemo }, { isTerminal, loggerFor }, { abortOnSignals }] = await Promise.all([
+        import('../../demo/run-demo.js'),
+        import('../../app/logger.js'),
+        import('../../app/signals.js'),
+      ]);
       const signals = abortOnSignals(loggerFor({ logLevel: 'info' }, { demo: true }), 'the demo');
       try {
         done(

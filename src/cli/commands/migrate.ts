@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
-import { offlineConfigFor } from '../context.js';
-import { EXIT, type ExitCode } from '../exit-codes.js';
+import { EXIT, type ExitCode } from '../../app/exit-codes.js';
 
 /** `propsync migrate`: applies pending warehouse migrations; a second run does nothing and says so. */
 export function registerMigrate(program: Command, done: (code: ExitCode) => void): void {
@@ -9,8 +8,9 @@ export function registerMigrate(program: Command, done: (code: ExitCode) => void
     .description('create or upgrade the warehouse tables (idempotent)')
     .addHelpText('after', '\nExamples:\n  $ propsync migrate\n  $ DATABASE_URL=postgres://postgres@127.0.0.1/warehouse propsync migrate')
     .action(async (_options, command: Command) => {
+      // Loaded here, not at the top: --help and usage errors stay fast.
+      const [{ offlineConfigFor }, { connect, migrateToLatest }] = await Promise.all([import('../context.js'), import('../../warehouse-schema.js')]);
       const config = offlineConfigFor(command);
-      const { connect, migrateToLatest } = await import('../../warehouse-schema.js');
       const db = connect(config.database.url, { maxConnections: 1 });
       try {
         const { applied } = await migrateToLatest(db);

@@ -1,10 +1,10 @@
 import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
-import type { StreamName } from '../../config/schema.js';
+import { STREAM_NAMES, type StreamName } from '../../config/schema.js';
 import type { ResetCursor } from '../../sync/reset.js';
-import { CliError, EXIT, type ExitCode } from '../exit-codes.js';
+import { ExitError, EXIT, type ExitCode } from '../../app/exit-codes.js';
 import { parseProperty, parseStream } from '../options.js';
-import { formatTable } from '../table.js';
+import { formatTable } from '../../app/table.js';
 
 interface ResetOptions {
   stream: StreamName;
@@ -17,8 +17,8 @@ export function registerReset(program: Command, done: (code: ExitCode) => void):
   program
     .command('reset')
     .description("forget a stream's cursors (all, or one property's) so that the next sync reads them again from the start")
-    .requiredOption('--stream <name>', 'the stream: leases or invoices', parseStream)
-    .option('--property <id>', "only the cursors covering this property (for invoices: its property group's)", parseProperty)
+    .requiredOption('--stream <name>', `the stream: ${STREAM_NAMES.join(' or ')}`, parseStream)
+    .option('--property <id>', "only the cursors covering this property (for a stream that groups properties: its group's)", parseProperty)
     .option('-y, --yes', 'do not ask for confirmation (required when not on a terminal)')
     .addHelpText(
       'after',
@@ -26,28 +26,28 @@ export function registerReset(program: Command, done: (code: ExitCode) => void):
         '',
         'The next sync plans the forgotten scopes as on a first run: every record is read again and',
         'upserted (unchanged rows are not rewritten). Rows, run history and backfill chunks are kept.',
-        'Invoice cursors belong to property groups, so --property resets the whole group it is in.',
+        'Cursors of a property group cover the whole group, so --property resets the group it is in.',
         'Waits for nothing: when a run of the stream is in progress, reset refuses (exit 1).',
         '',
         'Examples:',
-        '  $ propsync reset --stream leases --property 100001',
-        '  $ propsync reset --stream invoices --yes',
+        `  $ propsync reset --stream ${STREAM_NAMES[0]} --property 100001`,
+        `  $ propsync reset --stream ${STREAM_NAMES[STREAM_NAMES.length - 1]} --yes`,
         '',
       ].join('\n'),
     )
     .action(async (options: ResetOptions, command: Command) => {
       const interactive = process.stdin.isTTY === true && process.stderr.isTTY === true;
-      if (!options.yes && !interactive) throw new CliError('reset forgets cursors and asks for confirmation; not on a terminal, pass --yes to confirm', EXIT.usage);
+      if (!options.yes && !interactive) throw new ExitError('reset forgets cursors and asks for confirmation; not on a terminal, pass --yes to confirm', EXIT.usage);
       // Loaded here, not at the top: --help and usage errors stay fast.
-      const [{ describeHolder, withStreamLock }, { cursorsToReset, resetCursors }, { offlineConfigFor, openWarehouse, requireMigrated }] = await Promise.all([
-        import('../../scheduler/lock.js'),
+      const [{ describeHolder, withStreamLock }, { cursorsToReset, resetCursors }, { offlineConfigFor }, { openMigratedWarehouse }] = await Promise.all([
+        import('../../sync/lock.js'),
         import('../../sync/reset.js'),
         import('../context.js'),
+        import('../../app/warehouse.js'),
       ]);
       const config = offlineConfigFor(command);
-      const db = await openWarehouse(config.database.url, { maxConnections: 1 });
+      const db = await openMigratedWarehouse(config.database.url, { maxConnections: 1 });
       try {
-        await requireMigrated(db);
         const selection = { stream: options.stream, propertyId: options.property };
         const what = `${options.stream}${options.property ? ` for property ${options.property}` : ''}`;
         const planned = await cursorsToReset(db, selection);
@@ -63,7 +63,7 @@ export function registerReset(program: Command, done: (code: ExitCode) => void):
           }
         }
         const outcome = await withStreamLock(config.database.url, options.stream, () => resetCursors(db, selection));
-        if (!outcome.acquired) throw new CliError(`${describeHolder(options.stream, outcome.holder)}; reset it once that run has ended`, EXIT.workFailed);
+        if (!outcome.acquired) throw new ExitError(`${describeHolder(options.stream, outcome.holder)}; reset it once that run has ended`, EXIT.workFailed);
         process.stdout.write(`forgot ${outcome.value.length} cursor(s) of ${what}:\n${cursorLines(outcome.value).join('\n')}\n`);
         process.stdout.write(`the next \`propsync sync --stream ${options.stream}\` reads ${options.property ? 'that scope' : 'every scope'} from the start\n`);
         done(EXIT.ok);

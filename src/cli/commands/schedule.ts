@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import type { StreamName } from '../../config/schema.js';
-import type { ExitCode } from '../exit-codes.js';
+import { STREAM_NAMES, type StreamName } from '../../config/schema.js';
+import type { ExitCode } from '../../app/exit-codes.js';
 import { collectStream } from '../options.js';
 
 /** `propsync schedule [--stream S]...`: the long-running scheduler with /healthz and /metrics. */
@@ -14,7 +14,7 @@ export function registerSchedule(program: Command, done: (code: ExitCode) => voi
       [
         '',
         'Schedules come from streams.<name>.schedule (cron, five fields or six with seconds) in',
-        'timeZone. A run never overlaps another run of the same stream, in this process or in any',
+        'the configured time zone (timeZone). A run never overlaps another run of the same stream, in this process or in any',
         'other propsync on the same warehouse (a Postgres advisory lock; the loser logs run_skipped).',
         'Runs are also skipped once the day\'s call budget is spent by all processes together.',
         'SIGINT/SIGTERM: no new work; runs in flight stop after their page in flight; exits within',
@@ -23,7 +23,7 @@ export function registerSchedule(program: Command, done: (code: ExitCode) => voi
         '',
         'Examples:',
         '  $ propsync schedule',
-        '  $ PROPSYNC_METRICS_PORT=9464 propsync schedule --stream invoices',
+        `  $ PROPSYNC_METRICS_PORT=9464 propsync schedule --stream ${STREAM_NAMES[STREAM_NAMES.length - 1]}`,
         '  $ curl -s localhost:9464/metrics | grep propsync_last_success',
         '',
       ].join('\n'),

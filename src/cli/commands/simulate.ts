@@ -1,8 +1,9 @@
 import { Option, type Command } from 'commander';
 import { SCALES as SIM_SCALES, type Scale as SimScale } from '../../simulator/data/world.js';
 import { FAULT_SPEC_HELP } from '../../simulator/server/faults.js';
-import { isDay } from '../../sync/days.js';
-import { CliError, EXIT, type ExitCode } from '../exit-codes.js';
+import { AREA_METHODS } from '../../simulator/server/routes.js';
+import { isDay } from '../../dates/days.js';
+import { ExitError, EXIT, type ExitCode } from '../../app/exit-codes.js';
 
 /** Port `propsync simulate` listens on unless told otherwise. */
 export const DEFAULT_SIMULATOR_PORT = 8080;
@@ -24,7 +25,7 @@ interface SimulateOptions {
 
 function integer(name: string, value: string, min: number, max: number): number {
   if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
-    throw new CliError(`--${name} must be an integer from ${min} to ${max}, got '${value}'`);
+    throw new ExitError(`--${name} must be an integer from ${min} to ${max}, got '${value}'`);
   }
   return Number(value);
 }
@@ -41,7 +42,7 @@ export function registerSimulate(program: Command, done: (code: ExitCode) => voi
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
     .addOption(new Option('--scale <scale>', 'size of the data set').choices(SIM_SCALES).default('small'))
     .option('--seed <n>', 'seed of the data set, its quirks and its faults', '1')
-    .option('--today <YYYY-MM-DD>', "the data set's first day (default: today in America/Denver)")
+    .option('--today <YYYY-MM-DD>', "the data set's first day (default: today in the source's time zone)")
     .option('--username <name>', `the accepted user name (default: $PROPSYNC_API_USERNAME, else ${DEFAULT_SIMULATOR_USERNAME})`)
     .option('--password <secret>', 'the accepted password (default: $PROPSYNC_API_PASSWORD, else the built-in simulator password)')
     .option('--rate-limit <spec>', 'default (150/minute,1000/hour,15000/day), off, or LIMITS such as 20/2s,500/hour', 'default')
@@ -50,7 +51,7 @@ export function registerSimulate(program: Command, done: (code: ExitCode) => voi
       'after',
       [
         '',
-        `Serves POST /api/v1/<area> and /api/<area> (leases, vendors, properties, status) with Basic auth,`,
+        `Serves POST /api/v1/<area> and /api/<area> (${Object.keys(AREA_METHODS).join(', ')}) with Basic auth,`,
         'POST /_sim/advance {"days": N} (moves the clock, applies N days of activity) and GET /_sim/stats.',
         `Credentials default to $PROPSYNC_API_USERNAME / $PROPSYNC_API_PASSWORD, else ${DEFAULT_SIMULATOR_USERNAME} / ${DEFAULT_SIMULATOR_PASSWORD}.`,
         'Stops on SIGINT or SIGTERM (exit 0).',
@@ -71,12 +72,12 @@ export function registerSimulate(program: Command, done: (code: ExitCode) => voi
       const port = integer('port', options.port, 0, 65535);
       const seed = integer('seed', options.seed, 0, Number.MAX_SAFE_INTEGER);
       if (options.today !== undefined && !isDay(options.today)) {
-        throw new CliError(`--today must be a date YYYY-MM-DD, got '${options.today}'`);
+        throw new ExitError(`--today must be a date YYYY-MM-DD, got '${options.today}'`);
       }
       const username = options.username ?? process.env.PROPSYNC_API_USERNAME ?? DEFAULT_SIMULATOR_USERNAME;
       const password = options.password ?? process.env.PROPSYNC_API_PASSWORD ?? DEFAULT_SIMULATOR_PASSWORD;
       // Loaded here, not at the top: the data generator is heavy and other commands never need it.
-      const { startSimulator } = await import('../../simulator/index.js');
+      const { datasetSummary, startSimulator } = await import('../../simulator/index.js');
       let sim: Awaited<ReturnType<typeof startSimulator>>;
       try {
         sim = await startSimulator({
@@ -92,7 +93,7 @@ export function registerSimulate(program: Command, done: (code: ExitCode) => voi
         });
       } catch (error) {
         const message = (error as Error).message;
-        if (/^invalid (fault|rate limit|today)/.test(message)) throw new CliError(message);
+        if (/^invalid (fault|rate limit|today)/.test(message)) throw new ExitError(message);
         throw error;
       }
       const stopped = new Promise<void>((resolve) => {
@@ -105,10 +106,7 @@ export function registerSimulate(program: Command, done: (code: ExitCode) => voi
         process.on('SIGTERM', stop);
       });
       const { dataset } = sim;
-      process.stderr.write(
-        `simulating ${dataset.scale} data set, seed ${dataset.seed}, today ${dataset.today}: ${dataset.properties.length} properties, ` +
-          `${dataset.leases.length} leases, ${dataset.invoices.length} invoices; user ${username}\n`,
-      );
+      process.stderr.write(`simulating ${datasetSummary(dataset)}; user ${username}\n`);
       process.stdout.write(`listening on ${sim.url}\n`);
       await stopped;
       await sim.close();

@@ -1,8 +1,8 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import type { RunInfo, StatusReport, StreamStatus } from '../../sync/status.js';
-import { EXIT, type ExitCode } from '../exit-codes.js';
-import { formatDuration } from '../run-summary.js';
-import { formatTable } from '../table.js';
+import { EXIT, type ExitCode } from '../../app/exit-codes.js';
+import { formatDuration } from '../../app/run-summary.js';
+import { formatTable } from '../../app/table.js';
 
 /** `propsync status [--json]`: what the warehouse knows of its syncs, read without calling the source. */
 export function registerStatus(program: Command, done: (code: ExitCode) => void): void {
@@ -16,7 +16,7 @@ export function registerStatus(program: Command, done: (code: ExitCode) => void)
       [
         '',
         'Reads the warehouse only; makes no call to the source. Calls today are counted from the run',
-        'history since midnight in America/Denver (the source\'s day), against source.dailyCallBudget.',
+        'history since midnight in the configured time zone (timeZone), against source.dailyCallBudget.',
         '',
         'Examples:',
         '  $ propsync status',
@@ -27,18 +27,18 @@ export function registerStatus(program: Command, done: (code: ExitCode) => void)
     )
     .action(async (options: { json?: boolean; quarantineLimit: number }, command: Command) => {
       // Loaded here, not at the top: --help and usage errors stay fast.
-      const [{ configSchema }, { redactUrl }, { readStatus }, { offlineConfigFor, openWarehouse, requireMigrated }] = await Promise.all([
+      const [{ configSchema }, { redactUrl }, { readStatus }, { offlineConfigFor }, { openMigratedWarehouse }] = await Promise.all([
         import('../../config/schema.js'),
         import('../../log/redact.js'),
         import('../../sync/status.js'),
         import('../context.js'),
+        import('../../app/warehouse.js'),
       ]);
       const config = offlineConfigFor(command);
       const dailyCallBudget = config.source?.dailyCallBudget ?? configSchema.shape.source.shape.dailyCallBudget.parse(undefined);
-      const db = await openWarehouse(config.database.url, { maxConnections: 1 });
+      const db = await openMigratedWarehouse(config.database.url, { maxConnections: 1 });
       try {
-        await requireMigrated(db);
-        const report = await readStatus(db, { dailyCallBudget, quarantineLimit: options.quarantineLimit });
+        const report = await readStatus(db, { dailyCallBudget, timeZone: config.timeZone, quarantineLimit: options.quarantineLimit });
         if (options.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
         else process.stdout.write(`${statusText(report, redactUrl(config.database.url)).join('\n')}\n`);
       } finally {
@@ -79,14 +79,15 @@ function streamText(stream: StreamStatus): string[] {
       unit ? `#${unit.runId} ${unit.status}${unit.error ? `: ${unit.error.split('\n')[0].slice(0, 60)}` : ''}` : null,
     ];
   });
-  lines.push(...formatTable([stream.stream === 'leases' ? 'property' : 'properties', ...cursorNames, 'last work unit'], rows, '  '));
+  const grouped = stream.scopes.some((scope) => scope.propertyIds.length > 1);
+  lines.push(...formatTable([grouped ? 'properties' : 'property', ...cursorNames, 'last work unit'], rows, '  '));
   return lines;
 }
 
 /** The human-readable form of a status report. */
 export function statusText(report: StatusReport, warehouse: string): string[] {
   const lines = [
-    `warehouse ${warehouse}; today ${report.today} (America/Denver)`,
+    `warehouse ${warehouse}; today ${report.today} (${report.timeZone})`,
     `calls today: ${report.budget.callsToday} of ${report.budget.dailyCallBudget} (${report.budget.left} left)`,
     '',
   ];

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import type { StreamName } from '../../config/schema.js';
-import type { ExitCode } from '../exit-codes.js';
+import { STREAM_NAMES, type StreamName } from '../../config/schema.js';
+import type { ExitCode } from '../../app/exit-codes.js';
 import { collectProperty, collectStream } from '../options.js';
 
 interface SyncOptions {
@@ -14,7 +14,7 @@ export function registerSync(program: Command, done: (code: ExitCode) => void): 
   program
     .command('sync')
     .description('run one incremental sync now (or a full refresh with --full)')
-    .option('--stream <name>', 'a stream to sync: leases or invoices (repeatable; default: the enabled ones)', collectStream)
+    .option('--stream <name>', `a stream to sync: ${STREAM_NAMES.join(' or ')} (repeatable; default: the enabled ones)`, collectStream)
     .option('--property <id>', 'a property to sync (repeatable, or comma-separated; default: the configured ones, else all)', collectProperty)
     .option('--full', 'read the whole selection again instead of the incremental plan (uses many more calls)')
     .addHelpText(
@@ -31,14 +31,14 @@ export function registerSync(program: Command, done: (code: ExitCode) => void): 
         '',
         'Examples:',
         '  $ propsync sync',
-        '  $ propsync sync --stream leases --property 100001 --property 100002',
-        '  $ propsync sync --stream invoices --full',
+        `  $ propsync sync --stream ${STREAM_NAMES[0]} --property 100001 --property 100002`,
+        `  $ propsync sync --stream ${STREAM_NAMES[STREAM_NAMES.length - 1]} --full`,
         '',
       ].join('\n'),
     )
     .action(async (options: SyncOptions, command: Command) => {
       // Loaded here, not at the top: --help and usage errors stay fast.
-      const [{ configFor }, { runCommand }] = await Promise.all([import('../context.js'), import('../run-engine.js')]);
+      const [{ configFor }, { runCommand }] = await Promise.all([import('../context.js'), import('../run-command.js')]);
       const config = configFor(command);
       done(await runCommand(config, { kind: 'sync', streams: options.stream, propertyIds: options.property, full: options.full === true }, 'the sync'));
     });

@@ -1,13 +1,14 @@
 import { idOf } from '../record.js';
 import type { StreamDefinition } from '../types.js';
+import { invoices } from './manifest.js';
 import { normalizeInvoice } from './normalize.js';
 import { planInvoices, planInvoicesBackfill } from './plan.js';
 import { INVOICE_TABLES } from './tables.js';
 
 /** Vendor invoices with line items, payments and voided payments, per property group. */
 export const invoicesStream: StreamDefinition = {
-  name: 'invoices',
-  method: 'getInvoices',
+  name: invoices.name,
+  method: invoices.method,
   entity: 'invoice',
   tables: INVOICE_TABLES,
   plan: planInvoices,

@@ -1,11 +1,12 @@
 import type { ChunkSize } from '../../config/schema.js';
 import type { SourceRequest } from '../../source/types.js';
-import { addDays, chunkRange, firstDayOfPreviousMonth, minDay } from '../../sync/days.js';
+import { GET_INVOICES } from './method.js';
+import { addDays, chunkRange, firstDayOfPreviousMonth, minDay } from '../../dates/days.js';
 import { fullRefreshDue, nextFullRefresh } from '../spread.js';
 import type { CompletionAction, Lane, PlanContext, WorkUnitPlan } from '../types.js';
 
 /** The three date windows of getInvoices, each with its own cursor, and their parameters. */
-export const INVOICE_WINDOWS = [
+const INVOICE_WINDOWS = [
   { cursor: 'post_date', from: 'fromDate', to: 'toDate' },
   { cursor: 'paid', from: 'paidInvoiceFromDate', to: 'paidInvoiceToDate' },
   { cursor: 'voided', from: 'voidedPaymentFromDate', to: 'voidedPaymentToDate' },
@@ -22,7 +23,7 @@ export function propertyGroups(propertyIds: readonly string[], size: number): st
 /** Parameters of every getInvoices call: exported invoices, refunds and voided payments included. */
 function invoicesRequest(group: string[], params: SourceRequest['params'], workUnit: string): SourceRequest {
   return {
-    method: 'getInvoices',
+    method: GET_INVOICES,
     params: { propertyIds: group, includeExported: true, customerRefunds: true, includeVoidedPayments: true, ...params },
     context: { stream: 'invoices', property: group.length === 1 ? group[0] : `${group[0]}..(${group.length})`, workUnit },
   };

@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
-import { addDays, chunkRange } from '../../sync/days.js';
+import { addDays, chunkRange } from '../../dates/days.js';
 import type { ChunkSize } from '../../config/schema.js';
 import type { SourceRequest } from '../../source/types.js';
+import { GET_LEASES } from './method.js';
 import { fullRefreshDue, nextFullRefresh } from '../spread.js';
 import type { Lane, PlanContext, StepContext, WorkUnitPlan } from '../types.js';
 
@@ -10,12 +11,12 @@ export const LIVE_STATUSES = [1, 3, 4, 5] as const;
 /** Every status, so that nothing is hidden by the source's default (Current and Notice only). */
 export const ALL_STATUSES = [1, 2, 3, 4, 5, 6] as const;
 /** Leases asked for by id in one call when looking for disappearances. */
-export const MISSING_BATCH = 100;
+const MISSING_BATCH = 100;
 
 /** Parameters of every getLeases call: children, history and other-income leases included. */
 function leasesRequest(propertyId: string, params: SourceRequest['params'], workUnit: string): SourceRequest {
   return {
-    method: 'getLeases',
+    method: GET_LEASES,
     params: {
       propertyId,
       includeArTransactions: true,
@@ -33,7 +34,7 @@ function unit(args: Omit<WorkUnitPlan, 'stream' | 'request'> & { params: SourceR
 }
 
 /** A property is read whole when its leases fill at most this share of one page. */
-export const ONE_PAGE_SHARE = 0.8;
+const ONE_PAGE_SHARE = 0.8;
 
 /**
  * The incremental plan of one property:

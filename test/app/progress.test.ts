@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log/logger.js';
-import { createProgress, formatSeconds, rateAndEta } from '../../src/cli/progress.js';
+import { createProgress, formatSeconds, rateAndEta } from '../../src/app/progress.js';
 
 function capture() {
   const stream = new PassThrough();

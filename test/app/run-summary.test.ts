@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { EXIT } from '../../src/cli/exit-codes.js';
-import { exitCodeFor, summaryLines, worstExitCode } from '../../src/cli/run-summary.js';
+import { EXIT } from '../../src/app/exit-codes.js';
+import { exitCodeFor, summaryLines, worstExitCode } from '../../src/app/run-summary.js';
 import type { RunSummary } from '../../src/sync/types.js';
 
 export function summary(overrides: Partial<RunSummary> = {}): RunSummary {

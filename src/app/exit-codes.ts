@@ -12,9 +12,9 @@ export const EXIT = {
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
 /** An error that ends a command with a given exit code and a message for the operator. */
-export class CliError extends Error {
+export class ExitError extends Error {
   constructor(message: string, readonly exitCode: ExitCode = EXIT.usage) {
     super(message);
-    this.name = 'CliError';
+    this.name = 'ExitError';
   }
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
-import { describeHolder, streamLockKey, withStreamLock, withStreamLocks } from '../../src/scheduler/lock.js';
+import { describeHolder, streamLockKey, withStreamLock, withStreamLocks } from '../../src/sync/lock.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 
 let database: TestDatabase;

@@ -1,0 +1,133 @@
+/**
+ * A running propsync built from a configuration, the same for the CLI, the scheduler and the
+ * demo: the warehouse pool (checked and migrated), the source client with the day's remaining
+ * budget, the stream locks around every run, and SIGINT/SIGTERM handling.
+ */
+import type { Config, StreamName } from '../config/schema.js';
+import type { Logger } from '../log/logger.js';
+import { createSourceClient } from '../source/client.js';
+import type { CallEvent, SourceClient } from '../source/types.js';
+import { runSync } from '../sync/engine.js';
+import { describeHolder, withStreamLocks } from '../sync/lock.js';
+import { combineObservers } from '../sync/observers.js';
+import { streamsOf } from '../sync/plan-run.js';
+import type { RunSummary, SyncObserver, SyncRequest } from '../sync/types.js';
+import type { Db } from '../warehouse-schema.js';
+import { budgetToday } from './budget.js';
+import { EXIT, ExitError } from './exit-codes.js';
+import { abortOnSignals, type SignalStop } from './signals.js';
+import { openMigratedWarehouse } from './warehouse.js';
+
+/** How to build a running propsync. */
+export interface OpenOptions {
+  logger: Logger;
+  /** Connections of the warehouse pool (default: the source's concurrency plus two). */
+  maxConnections?: number;
+  /** Called after every HTTP call to the source (metrics). */
+  onCall?: (event: CallEvent) => void;
+  /**
+   * `left` (one-shot commands): the client may spend what the run history leaves of today's
+   * budget, and opening fails with exit 1 when nothing is left; `whole`: the configured budget
+   * (a long-running process checks the history before each run).
+   */
+  budget?: 'left' | 'whole';
+  /** Stop on SIGINT/SIGTERM after the page in flight, naming what stops (`the sync`); absent: the caller handles signals. */
+  stopOnSignals?: string;
+}
+
+/** A running propsync. */
+export interface Propsync {
+  config: Config;
+  logger: Logger;
+  db: Db;
+  client: SourceClient;
+  /** Aborted by SIGINT/SIGTERM when `stopOnSignals` was asked for. */
+  signal?: AbortSignal;
+  /** Runs the engine under the locks of the request's streams (see `runLocked`). */
+  run(request: SyncRequest, options?: { observers?: (SyncObserver | undefined)[]; signal?: AbortSignal }): Promise<RunSummary>;
+  /** Closes the client and the pool and removes the signal handlers. */
+  close(): Promise<void>;
+}
+
+/** The streams a request covers: the ones asked for, else the enabled ones (exit 2 when none is). */
+export function requestedStreams(config: Config, request: SyncRequest): StreamName[] {
+  const streams = streamsOf(request, { config });
+  if (streams.length === 0) throw new ExitError('no stream is enabled in the configuration (streams.<name>.enabled); name one with --stream', EXIT.usage);
+  return streams;
+}
+
+/** Builds a running propsync: warehouse (reachable and migrated), budget, client, signals. */
+export async function openPropsync(config: Config, options: OpenOptions): Promise<Propsync> {
+  const { logger } = options;
+  const db = await openMigratedWarehouse(config.database.url, { maxConnections: options.maxConnections ?? config.source.concurrency + 2 });
+  let dailyCallBudget = config.source.dailyCallBudget;
+  if (options.budget !== 'whole') {
+    const today = await budgetToday(db, config).catch(async (error: unknown) => {
+      await db.destroy();
+      throw error;
+    });
+    if (today.spentReason) {
+      await db.destroy();
+      throw new ExitError(`${today.spentReason}; run again after midnight or raise source.dailyCallBudget`, EXIT.workFailed);
+    }
+    dailyCallBudget = today.left;
+  }
+  const client = createSourceClient({ config: { ...config.source, dailyCallBudget }, timeZone: config.timeZone, logger, onCall: options.onCall });
+  const signals: SignalStop | undefined = options.stopOnSignals ? abortOnSignals(logger, options.stopOnSignals) : undefined;
+  return {
+    config,
+    logger,
+    db,
+    client,
+    signal: signals?.signal,
+    run: (request, runOptions = {}) =>
+      runLocked({ db, client, config, logger, request, observers: runOptions.observers, signal: anySignal(signals?.signal, runOptions.signal) }),
+    async close() {
+      signals?.dispose();
+      await client.close();
+      await db.destroy();
+    },
+  };
+}
+
+function anySignal(...signals: (AbortSignal | undefined)[]): AbortSignal | undefined {
+  const present = signals.filter((signal): signal is AbortSignal => signal !== undefined);
+  return present.length > 1 ? AbortSignal.any(present) : present[0];
+}
+
+/** What `runLocked` needs. */
+interface LockedRunOptions {
+  db: Db;
+  client: SourceClient;
+  config: Config;
+  logger: Logger;
+  request: SyncRequest;
+  /** Aborted by SIGINT/SIGTERM: no new page or work unit; the page in flight commits or rolls back. */
+  signal?: AbortSignal;
+  observers?: (SyncObserver | undefined)[];
+}
+
+/**
+ * Runs the engine while holding the advisory locks of the request's streams, so that a run
+ * never goes alongside `propsync schedule` (or another command) on the same stream. When a
+ * lock is held elsewhere, nothing runs and the error (exit 1) names the holder.
+ */
+async function runLocked(options: LockedRunOptions): Promise<RunSummary> {
+  const { config, request } = options;
+  const streams = requestedStreams(config, request);
+  const outcome = await withStreamLocks(config.database.url, streams, (lock) =>
+    runSync(
+      { ...request, streams },
+      {
+        db: options.db,
+        client: options.client,
+        config,
+        logger: options.logger,
+        signal: anySignal(options.signal, lock.signal),
+        observer: combineObservers(...(options.observers ?? [])),
+      },
+    ),
+  );
+  if (!outcome.acquired) throw new ExitError(`${describeHolder(outcome.stream, outcome.holder)}; nothing was run, try again when that run has ended`, EXIT.workFailed);
+  return outcome.value;
+}

@@ -1,0 +1,33 @@
+import { displayLogger } from '../app/logger.js';
+import { openPropsync, requestedStreams } from '../app/propsync.js';
+import { createProgress, progressModeFor } from '../app/progress.js';
+import { exitCodeFor, summaryLines } from '../app/run-summary.js';
+import type { ExitCode } from '../app/exit-codes.js';
+import type { Config } from '../config/schema.js';
+import type { SyncRequest } from '../sync/types.js';
+
+/**
+ * What `propsync sync` and `propsync backfill` do once their options are checked: show progress
+ * (bars on a terminal, log lines elsewhere), run the engine in a running propsync (which stops
+ * cleanly on SIGINT/SIGTERM), print the summary on stdout and return the run's exit code.
+ */
+export async function runCommand(config: Config, request: SyncRequest, what: string): Promise<ExitCode> {
+  requestedStreams(config, request);
+  const mode = progressModeFor();
+  const bars = mode === 'bars' ? createProgress({ mode: 'bars' }) : undefined;
+  const logger = await displayLogger(config, { sink: bars?.sink, terminal: mode === 'bars' });
+  const progress = bars ?? createProgress({ mode: 'log', logger });
+  try {
+    const propsync = await openPropsync(config, { logger, stopOnSignals: what });
+    try {
+      const summary = await propsync.run(request, { observers: [progress.observer] });
+      progress.stop();
+      process.stdout.write(`${summaryLines(summary).join('\n')}\n`);
+      return exitCodeFor(summary);
+    } finally {
+      await propsync.close();
+    }
+  } finally {
+    progress.stop();
+  }
+}

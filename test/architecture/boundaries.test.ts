@@ -1,0 +1,155 @@
+/**
+ * The shape of the code, checked: generic folders name no stream, and imports go the ways
+ * docs/architecture.md draws. The forbidden names come from the stream registry itself (names,
+ * source methods, tables and their key columns), so a new stream is covered without editing
+ * this test.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { DISCOVERY, STREAM_MANIFESTS } from '../../src/streams/registry.js';
+
+const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '../../src');
+
+/** Folders that run any stream and so must name none. */
+const GENERIC = ['sync', 'source', 'cli', 'scheduler', 'demo', 'app'];
+/**
+ * Files of those folders that are about the data itself: the demo's analyst questions are SQL
+ * over named tables by nature (the BI layer's business, not the engine's).
+ */
+const ABOUT_THE_DATA = ['demo/analyst-queries.ts', 'demo/report.ts'];
+/**
+ * Words every stream's scope is made of: propsync syncs per property, so the engine speaks of
+ * properties whichever streams exist.
+ */
+const ENGINE_WORDS = new Set(['property', 'properties', 'property_id', 'property_ids']);
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? filesUnder(path) : path.endsWith('.ts') ? [path] : [];
+  });
+}
+
+/** The text of a TypeScript file without its comments (strings kept: a message can leak a name too). */
+export function withoutComments(text: string): string {
+  let out = '';
+  let quote: string | null = null;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (quote) {
+      out += c;
+      if (c === '\\') out += text[++i] ?? '';
+      else if (c === quote) quote = null;
+    } else if (c === '/' && text[i + 1] === '/') {
+      while (i < text.length && text[i] !== '\n') i++;
+      out += '\n';
+    } else if (c === '/' && text[i + 1] === '*') {
+      const end = text.indexOf('*/', i + 2);
+      i = end < 0 ? text.length : end + 1;
+    } else {
+      if (c === "'" || c === '"' || c === '`') quote = c;
+      out += c;
+    }
+  }
+  return out;
+}
+
+/** Every name a generic folder must not write, with what it is. */
+async function forbiddenNames(): Promise<Map<string, string>> {
+  const names = new Map<string, string>();
+  const add = (name: string, what: string) => {
+    if (!ENGINE_WORDS.has(name) && !names.has(name)) names.set(name, what);
+  };
+  add(DISCOVERY.method.name, 'the discovery method');
+  for (const manifest of STREAM_MANIFESTS) {
+    const stream = await manifest.load();
+    add(stream.name, 'a stream');
+    add(stream.method.name, `the method of ${stream.name}`);
+    add(stream.entity, `the record of ${stream.name}`);
+    for (const table of stream.tables) {
+      add(table.name, `a table of ${stream.name}`);
+      for (const column of [...table.key, ...(table.parentColumn ? [table.parentColumn] : [])]) add(column, `a key of ${table.name}`);
+    }
+  }
+  return names;
+}
+
+/** `leases` → also `Leases` and `LEASES`, as identifiers write it (`planLeases`, `LEASES`). */
+function patternsOf(name: string): RegExp[] {
+  const pascal = name.replace(/(^|_)([a-z])/g, (_, __, letter: string) => letter.toUpperCase());
+  return [new RegExp(`\\b${name}\\b`), new RegExp(`(?:\\b|[a-z])${pascal}\\b`), new RegExp(`\\b${name.toUpperCase()}\\b`)];
+}
+
+/** Where each forbidden name appears in the given files: `file:line: name (what)`. */
+export function leaks(files: readonly string[], names: Map<string, string>): string[] {
+  const found: string[] = [];
+  for (const file of files) {
+    const lines = withoutComments(readFileSync(file, 'utf8')).split('\n');
+    lines.forEach((line, index) => {
+      for (const [name, what] of names) {
+        if (patternsOf(name).some((pattern) => pattern.test(line))) found.push(`${relative(SRC, file)}:${index + 1}: ${name} (${what})`);
+      }
+    });
+  }
+  return found;
+}
+
+/** The top folder under src/ of each module a file imports (static or dynamic), relative imports only. */
+function importedFolders(file: string): string[] {
+  const text = withoutComments(readFileSync(file, 'utf8'));
+  const specifiers = [...text.matchAll(/(?:\bfrom\s+|\bimport\s*\(\s*|^\s*import\s+)['"](\.[^'"]+)['"]/gm)].map((match) => match[1]);
+  return specifiers.map((specifier) => relative(SRC, resolve(dirname(file), specifier)).split(sep)[0]);
+}
+
+function folderOf(file: string): string {
+  return relative(SRC, file).split(sep)[0];
+}
+
+/** Which folders may not import which: each rule of docs/architecture.md. */
+const IMPORT_RULES: { from: (folder: string) => boolean; to: string[]; rule: string }[] = [
+  { from: (folder) => folder !== 'cli', to: ['cli'], rule: 'nothing imports cli/' },
+  { from: (folder) => folder === 'streams', to: ['sync', 'app'], rule: 'streams/ never imports sync/ (nor app/)' },
+  { from: (folder) => folder === 'source', to: ['sync', 'streams', 'app'], rule: 'source/ imports neither sync/ nor streams/' },
+  { from: (folder) => folder === 'warehouse', to: ['sync', 'streams', 'app'], rule: 'warehouse/ imports neither sync/ nor streams/' },
+  { from: (folder) => folder === 'sync', to: ['cli', 'scheduler', 'app', 'demo'], rule: 'the engine imports neither cli/ nor scheduler/' },
+];
+
+/** Imports that break a rule: `file -> folder (rule)`. */
+export function brokenImports(files: readonly string[]): string[] {
+  const broken: string[] = [];
+  for (const file of files) {
+    const from = folderOf(file);
+    for (const to of importedFolders(file)) {
+      if (from === 'simulator' && to !== 'simulator') broken.push(`${relative(SRC, file)} -> ${to} (the simulator imports nothing from the product)`);
+      for (const rule of IMPORT_RULES) if (rule.from(from) && rule.to.includes(to) && from !== to) broken.push(`${relative(SRC, file)} -> ${to} (${rule.rule})`);
+    }
+  }
+  return broken;
+}
+
+describe('architecture', () => {
+  const all = filesUnder(SRC);
+
+  it('generic folders name no stream, source method, table or key of a stream', async () => {
+    const names = await forbiddenNames();
+    expect(names.size).toBeGreaterThan(STREAM_MANIFESTS.length * 3);
+    const generic = all.filter((file) => GENERIC.includes(folderOf(file)) && !ABOUT_THE_DATA.includes(relative(SRC, file).split(sep).join('/')));
+    expect(leaks(generic, names)).toEqual([]);
+  });
+
+  it('the check finds a name that leaks', async () => {
+    const names = await forbiddenNames();
+    const streamFiles = all.filter((file) => folderOf(file) === 'streams' && !file.endsWith('registry.ts'));
+    expect(leaks(streamFiles, names).length).toBeGreaterThan(0);
+  });
+
+  it('imports go the documented ways', () => {
+    expect(brokenImports(all)).toEqual([]);
+  });
+
+  it('comments are ignored, strings are not', () => {
+    expect(withoutComments("a // leases\nb /* leases */ 'x // y' \"leases\"")).toBe("a \nb  'x // y' \"leases\"");
+  });
+});

@@ -72,7 +72,8 @@ function scrubError(error: unknown, secrets: readonly string[]): unknown {
 export function createSourceClient(options: SourceClientOptions): SourceClient {
   const { config } = options;
   const timeZone = options.timeZone ?? SOURCE_TIME_ZONE;
-  const clock = new SourceClock({ timeZone, now: options.now });
+  const logger = options.logger?.child({ component: 'source' });
+  const clock = new SourceClock({ timeZone, now: options.now, maxSkewMs: config.maxClockSkewHours * 3_600_000, logger });
   // The budget counts days on the local clock (in the source's zone): a reply's Date header
   // must not start a new budget day.
   const budget = new DailyBudget(config.dailyCallBudget, new SourceClock({ timeZone, now: options.now }));
@@ -81,6 +82,8 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
     minIntervalMs: config.rateLimit.minIntervalMs,
     concurrency: config.concurrency,
     spreadWithinMs: options.spreadWithinMs,
+    maxWaitMs: config.rateLimit.maxWaitMs,
+    logger,
   });
   const transport = new Transport({
     url: config.url,
@@ -89,9 +92,9 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
     timeoutMs: config.requestTimeoutMs,
     connections: config.concurrency,
     sendPaginationLinks: options.sendPaginationLinks,
+    maxReplyBytes: config.maxReplyBytes,
   });
   const secrets = [config.password, `${config.username}:${config.password}`];
-  const logger = options.logger?.child({ component: 'source' });
   const idPrefix = randomBytes(3).toString('hex');
   let requestSeq = 0;
   let closed = false;
@@ -170,7 +173,7 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
   async function fetchPage(request: SourceRequest, pageNo: number, params: Record<string, string>, version: MethodVersion, signal?: AbortSignal): Promise<SourcePage> {
     const property = request.context?.property ?? params.propertyId;
     const site: CallSite = { method: request.method, property, page: pageNo };
-    const schedule = new RetrySchedule(config.retry);
+    const schedule = new RetrySchedule(config.retry, config.rateLimit.maxWaitMs);
     const counts = { calls: 0, retries: 0, throttled: 0 };
     for (let attemptNo = 1; ; attemptNo++) {
       const trace: Trace = { sent: false, sentAt: 0, bytes: 0 };

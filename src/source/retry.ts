@@ -17,6 +17,15 @@ import { SourceError, ThrottledError } from './errors.js';
 /** The retry settings (`source.retry`). */
 export type RetrySettings = SourceConfig['retry'];
 
+/** The longest delay a Node timer holds: 2^31 - 1 ms (about 24.8 days); a longer one fires at once. */
+export const MAX_TIMER_DELAY_MS = 2 ** 31 - 1;
+
+/** A delay made safe for `setTimeout`: whole, at least 0, and below 2^31 ms. */
+export function timerDelay(ms: number): number {
+  if (!(ms > 0)) return 0;
+  return Math.min(Math.ceil(ms), MAX_TIMER_DELAY_MS);
+}
+
 /** Whether an error may pass when the call is tried again. */
 export function isRetryable(error: unknown): boolean {
   return error instanceof SourceError && error.retryable;
@@ -28,7 +37,14 @@ export class RetrySchedule {
   private backoff: IBackoff<unknown> | undefined;
   private waitedMs = 0;
 
-  constructor(private readonly settings: RetrySettings) {
+  /**
+   * `maxServerWaitMs`: the longest wait a `Retry-After` may impose (`source.rateLimit.maxWaitMs`);
+   * the pacer warns when it cuts one.
+   */
+  constructor(
+    private readonly settings: RetrySettings,
+    private readonly maxServerWaitMs: number = Number.POSITIVE_INFINITY,
+  ) {
     this.factory = new ExponentialBackoff({
       generator: fullJitterGenerator,
       initialDelay: settings.baseDelayMs,
@@ -51,14 +67,14 @@ export class RetrySchedule {
     if (!isRetryable(error) || attempt >= this.settings.maxAttempts) return undefined;
     this.backoff = this.backoff ? this.backoff.next(undefined) : this.factory.next();
     let delay = this.backoff.duration;
-    if (error instanceof ThrottledError && error.retryAfterMs !== undefined) delay = Math.max(delay, error.retryAfterMs);
+    if (error instanceof ThrottledError && error.retryAfterMs !== undefined) delay = Math.max(delay, Math.min(error.retryAfterMs, this.maxServerWaitMs));
     if (this.waitedMs + delay > this.settings.maxTotalWaitMs) return undefined;
     this.waitedMs += delay;
     return delay;
   }
 }
 
-/** Waits `ms`, or rejects with the signal's reason as soon as it aborts. */
+/** Waits `ms` (at most `MAX_TIMER_DELAY_MS`), or rejects with the signal's reason as soon as it aborts. */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   if (signal?.aborted) return Promise.reject(signal.reason);
   if (ms <= 0) return Promise.resolve();
@@ -70,7 +86,7 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     const timer = setTimeout(() => {
       signal?.removeEventListener('abort', onAbort);
       resolve();
-    }, ms);
+    }, timerDelay(ms));
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }

@@ -55,8 +55,8 @@ const propertyId = z.coerce
   .regex(/^\d{1,15}$/, { message: 'is not a numeric property id; expected digits such as 100001' });
 
 const positiveInt = z.coerce.number().int().positive();
-/** The longest delay a timer can hold (2^31 - 1 ms, about 24.8 days). */
-const MAX_TIMER_MS = 2 ** 31 - 1;
+/** The longest delay a Node timer holds: 2^31 - 1 ms (about 24.8 days); a longer one fires at once. */
+export const MAX_TIMER_DELAY_MS = 2 ** 31 - 1;
 /** The largest reply size that may be configured: 1 GiB (a Buffer and its text must fit in memory). */
 const MAX_REPLY_BYTES_LIMIT = 1024 ** 3;
 const nonNegativeInt = z.coerce.number().int().nonnegative();
@@ -82,7 +82,7 @@ const rateLimitSchema = z
     /** Smallest gap between two calls of this process, whatever the headers say. */
     minIntervalMs: nonNegativeInt.default(0),
     /** Longest wait a `Retry-After` or a rate-limit reset may impose; longer ones are cut to it, with a warning. */
-    maxWaitMs: positiveInt.max(MAX_TIMER_MS).default(900_000),
+    maxWaitMs: positiveInt.max(MAX_TIMER_DELAY_MS).default(900_000),
   })
   .strict()
   .default({ reserve: 2, minIntervalMs: 0, maxWaitMs: 900_000 });

@@ -11,14 +11,13 @@
  * Retry-After) set the delay, and the client needs to tell each attempt whether another follows.
  */
 import { ExponentialBackoff, fullJitterGenerator, type IBackoff } from 'cockatiel';
-import type { SourceConfig } from '../config/schema.js';
+import { MAX_TIMER_DELAY_MS, type SourceConfig } from '../config/schema.js';
 import { SourceError, ThrottledError } from './errors.js';
 
 /** The retry settings (`source.retry`). */
 export type RetrySettings = SourceConfig['retry'];
 
-/** The longest delay a Node timer holds: 2^31 - 1 ms (about 24.8 days); a longer one fires at once. */
-export const MAX_TIMER_DELAY_MS = 2 ** 31 - 1;
+export { MAX_TIMER_DELAY_MS };
 
 /** A delay made safe for `setTimeout`: whole, at least 0, and below 2^31 ms. */
 export function timerDelay(ms: number): number {

@@ -29,7 +29,7 @@ const db = connect(url, { maxConnections: 8 });
 await migrateToLatest(db);
 const config = configSchema.parse({
   database: { url },
-  source: { url: sim.url, username: 'bench', password: 'bench-password', format, pageSize: 500, concurrency: 4 },
+  source: { url: sim.url, username: 'bench', password: 'bench-password', format, pageSize: 500, concurrency: 4, maxClockSkewHours: 0 },
   logLevel: 'warn',
 });
 const logger = createLogger({ level: 'warn' });

@@ -1,4 +1,5 @@
 import type { RunSummary } from '../sync/types.js';
+import { escapeControls } from '../log/redact.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
 
 /**
@@ -54,7 +55,7 @@ export function summaryLines(summary: RunSummary): string[] {
     `  pages ${summary.pages}, calls ${summary.calls} (retries ${summary.retries}, throttled ${summary.throttled}), ${(summary.bytes / 1_048_576).toFixed(1)} MiB, ${formatDuration(summary.durationMs)}`,
   ];
   const shown = summary.errors.slice(0, 20);
-  for (const error of shown) lines.push(`  error: ${error}`);
+  for (const error of shown) lines.push(`  error: ${escapeControls(error)}`);
   if (summary.errors.length > shown.length) lines.push(`  ... and ${summary.errors.length - shown.length} more errors (see sync_work_units.error)`);
   return lines;
 }

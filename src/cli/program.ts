@@ -1,7 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config/load.js';
 import { STREAM_NAMES } from '../config/schema.js';
-import { scrubSecrets } from '../log/redact.js';
+import { scrubSecrets, urlPasswords } from '../log/redact.js';
 import { registerBackfill } from './commands/backfill.js';
 import { registerConfigCheck } from './commands/config-check.js';
 import { registerDemo } from './commands/demo.js';
@@ -47,7 +47,7 @@ export async function runCli(argv: string[]): Promise<ExitCode> {
 const HELP_WORDS = new Set(['help', '--help', '-h']);
 
 function reportError(error: unknown, args: readonly string[]): ExitCode {
-  const secrets = [process.env.PROPSYNC_API_PASSWORD];
+  const secrets = [process.env.PROPSYNC_API_PASSWORD, ...urlPasswords(process.env.DATABASE_URL)];
   if (error instanceof CommanderError) {
     if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return EXIT.ok;
     if (error.code === 'commander.help') return args.some((arg) => HELP_WORDS.has(arg)) ? EXIT.ok : EXIT.usage;

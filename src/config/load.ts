@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
 import { configSchema, offlineConfigSchema, type Config, type OfflineConfig } from './schema.js';
-import { redactUrl, scrubSecrets } from '../log/redact.js';
+import { redactUrl, scrubSecrets, urlPasswords } from '../log/redact.js';
 
 /** The configuration file read when no `--config` is given. */
 export const DEFAULT_CONFIG_PATH = 'config/propsync.yaml';
@@ -19,6 +19,8 @@ export const ENVIRONMENT_KEYS = [
   { env: 'PROPSYNC_CONCURRENCY', path: ['source', 'concurrency'] },
   { env: 'PROPSYNC_DAILY_CALL_BUDGET', path: ['source', 'dailyCallBudget'] },
   { env: 'PROPSYNC_REQUEST_TIMEOUT_MS', path: ['source', 'requestTimeoutMs'] },
+  { env: 'PROPSYNC_MAX_REPLY_BYTES', path: ['source', 'maxReplyBytes'] },
+  { env: 'PROPSYNC_MAX_CLOCK_SKEW_HOURS', path: ['source', 'maxClockSkewHours'] },
   { env: 'PROPSYNC_PROPERTY_IDS', path: ['propertyIds'], list: true },
   { env: 'PROPSYNC_TIME_ZONE', path: ['timeZone'] },
   { env: 'PROPSYNC_LOG_LEVEL', path: ['logLevel'] },
@@ -220,15 +222,6 @@ function collectSecrets(value: unknown, underSecret: boolean, out: string[]): vo
   if (typeof value === 'string') out.push(...urlPasswords(text));
 }
 
-function urlPasswords(text: string): string[] {
-  const match = /^[a-z][a-z0-9+.-]*:\/\/[^:/@\s]*:([^/?#\s]+)@/i.exec(text);
-  if (!match) return [];
-  try {
-    return [match[1], decodeURIComponent(match[1])];
-  } catch {
-    return [match[1]];
-  }
-}
 function getPath(root: unknown, path: string[]): unknown {
   let node = root;
   for (const part of path) {

@@ -54,6 +54,10 @@ const propertyId = z.coerce
   .string()
   .regex(/^\d{1,15}$/, { message: 'is not a numeric property id; expected digits such as 100001' });
 
+/** The longest delay a Node timer holds: 2^31 - 1 ms (about 24.8 days); a longer one fires at once. */
+export const MAX_TIMER_DELAY_MS = 2 ** 31 - 1;
+/** The largest reply size that may be configured: 1 GiB (a Buffer and its text must fit in memory). */
+const MAX_REPLY_BYTES_LIMIT = 1024 ** 3;
 
 const retrySchema = z
   .object({
@@ -75,9 +79,11 @@ const rateLimitSchema = z
     reserve: nonNegativeInt.default(2),
     /** Smallest gap between two calls of this process, whatever the headers say. */
     minIntervalMs: nonNegativeInt.default(0),
+    /** Longest wait a `Retry-After` or a rate-limit reset may impose; longer ones are cut to it, with a warning. */
+    maxWaitMs: positiveInt.max(MAX_TIMER_DELAY_MS).default(900_000),
   })
   .strict()
-  .default({ reserve: 2, minIntervalMs: 0 });
+  .default({ reserve: 2, minIntervalMs: 0, maxWaitMs: 900_000 });
 
 /** `source.versions.<method>`: the version each stream's method is called in. */
 const versionsShape = Object.fromEntries(
@@ -95,7 +101,12 @@ const sourceSchema = z
     versions: versionsSchema,
     /** Records per page (`per_page`), 5 to 1000. */
     pageSize: positiveInt.min(5).max(1000).default(500),
-    requestTimeoutMs: positiveInt.default(60_000),
+    /** Timeout of one call, headers and body together: at most 10 minutes. */
+    requestTimeoutMs: positiveInt.max(600_000).default(60_000),
+    /** Largest reply body accepted (bytes, default 64 MiB); a larger one is refused while it is read. */
+    maxReplyBytes: positiveInt.max(MAX_REPLY_BYTES_LIMIT).default(64 * 1024 * 1024),
+    /** Largest distance (hours) between the source's `Date` and the local clock before it is ignored; 0 trusts any. */
+    maxClockSkewHours: nonNegativeInt.default(36),
     retry: retrySchema,
     rateLimit: rateLimitSchema,
     /** Calls this process may spend per day (a day in timeZone); new work stops when spent. */

@@ -185,7 +185,8 @@ function demoConfig(databaseUrl: string, sourceUrl: string, password: string, op
   const refreshed = STREAM_MANIFESTS.filter((manifest) => 'fullRefreshDays' in manifest.settings.shape).map((manifest) => manifest.name);
   return configSchema.parse({
     database: { url: databaseUrl },
-    source: { url: sourceUrl, username: 'demo', password },
+    // The simulated day is not this machine's: take the simulator's Date whatever it says.
+    source: { url: sourceUrl, username: 'demo', password, maxClockSkewHours: 0 },
     logLevel: options.logLevel ?? 'warn',
     streams: Object.fromEntries(STREAM_NAMES.filter((name) => refreshed.includes(name)).map((name) => [name, { fullRefreshDays: DEMO_FULL_REFRESH_DAYS }])),
   });

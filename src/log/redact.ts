@@ -7,17 +7,68 @@ export const REDACT_PATHS = [
   '*.authorization',
   '*.headers.authorization',
   'headers.authorization',
+  'sslpassword',
+  '*.sslpassword',
   'config.source.password',
   'source.password',
 ];
 
+/** The password in a URL's user information: `scheme://user:PASSWORD@`. */
+const USERINFO_PASSWORD = /^([a-z][a-z0-9+.-]*:\/\/[^:/@\s]*):([^/?#\s]*)@/i;
 /**
- * Hides the password of a URL (`postgres://user:secret@host` → `postgres://user:***@host`).
- * The user information ends at the last `@` before the path, as URL parsers read it, so a
- * password holding a raw `@` is hidden whole.
+ * A password in a URL's query (`?password=`, `&sslpassword=`, any case), as libpq and pg read
+ * them: the parameter's name kept, its value to the next `&`, `#` or blank.
+ */
+const QUERY_PASSWORD = /([?&](?:ssl)?password=)([^&#\s]*)/gi;
+
+/**
+ * Hides the passwords of a URL: the user information's (`postgres://user:secret@host` →
+ * `postgres://user:***@host`) and the query's (`?password=secret`, `sslpassword=`, any case
+ * → `?password=***`). The user information ends at the last `@` before the path, as URL
+ * parsers read it, so a password holding a raw `@` is hidden whole.
  */
 export function redactUrl(value: string): string {
-  return value.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@\s]*):[^/?#\s]*@/i, '$1:***@');
+  return value.replace(USERINFO_PASSWORD, '$1:***@').replace(QUERY_PASSWORD, '$1***');
+}
+
+/**
+ * The passwords a URL holds (user information and query), as written and percent-decoded,
+ * for `scrubSecrets`: a message that quotes one of them anywhere is cleaned too.
+ */
+export function urlPasswords(url: string | undefined): string[] {
+  if (!url) return [];
+  const found: string[] = [];
+  const userinfo = USERINFO_PASSWORD.exec(url);
+  if (userinfo?.[2]) found.push(userinfo[2]);
+  for (const match of url.matchAll(QUERY_PASSWORD)) if (match[2]) found.push(match[2]);
+  const out = new Set<string>();
+  for (const secret of found) {
+    out.add(secret);
+    try {
+      out.add(decodeURIComponent(secret.replace(/\+/g, ' ')));
+      out.add(decodeURIComponent(secret));
+    } catch {
+      // Not valid percent-encoding: the text as written is what may be quoted.
+    }
+  }
+  return [...out];
+}
+
+/** Characters that move a terminal's cursor or change what it shows: C0 and C1 controls, DEL, bidirectional overrides. */
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * Text that came from the source, made safe to print on a terminal: every control character
+ * written as its escape (`\n`, `\t`, `\r`, `\u0000`, `\u001b`, `\u202e`), so that a record's
+ * NUL or escape sequence shows as text instead of acting on the terminal.
+ */
+export function escapeControls(text: string): string {
+  return text.replace(CONTROL_CHARACTERS, (c) => {
+    if (c === '\n') return '\\n';
+    if (c === '\t') return '\\t';
+    if (c === '\r') return '\\r';
+    return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+  });
 }
 
 /**

@@ -16,7 +16,7 @@ import { isLastPage, parseLinkHeader, parseTotalCount } from './paging.js';
 import { encodeParams } from './params.js';
 import { parseRateLimitHeaders, parseRetryAfter, tightestRemaining } from './rate-headers.js';
 import { readReply } from './reply.js';
-import { RetrySchedule } from './retry.js';
+import { RetrySchedule, timerDelay } from './retry.js';
 import { Transport, type HttpReply } from './transport.js';
 import type { CallEvent, ClientStats, SourceClient, SourceMethod, SourcePage, SourceRequest } from './types.js';
 
@@ -70,7 +70,8 @@ function scrubError(error: unknown, secrets: readonly string[]): unknown {
 export function createSourceClient(options: SourceClientOptions): SourceClient {
   const { config } = options;
   const { timeZone } = options;
-  const clock = new SourceClock({ timeZone, now: options.now });
+  const logger = options.logger?.child({ component: 'source' });
+  const clock = new SourceClock({ timeZone, now: options.now, maxSkewMs: config.maxClockSkewHours * 3_600_000, logger });
   // The budget counts days on the local clock (in the source's zone): a reply's Date header
   // must not start a new budget day.
   const budget = new DailyBudget(config.dailyCallBudget, new SourceClock({ timeZone, now: options.now }));
@@ -79,6 +80,8 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
     minIntervalMs: config.rateLimit.minIntervalMs,
     concurrency: config.concurrency,
     spreadWithinMs: options.spreadWithinMs,
+    maxWaitMs: config.rateLimit.maxWaitMs,
+    logger,
   });
   const transport = new Transport({
     url: config.url,
@@ -87,9 +90,9 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
     timeoutMs: config.requestTimeoutMs,
     connections: config.concurrency,
     sendPaginationLinks: options.sendPaginationLinks,
+    maxReplyBytes: config.maxReplyBytes,
   });
   const secrets = [config.password, `${config.username}:${config.password}`];
-  const logger = options.logger?.child({ component: 'source' });
   const idPrefix = randomBytes(3).toString('hex');
   let requestSeq = 0;
   let closed = false;
@@ -169,7 +172,7 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
   async function fetchPage(request: SourceRequest, pageNo: number, params: Record<string, string>, version: MethodVersion, signal?: AbortSignal): Promise<SourcePage> {
     const property = request.context?.property ?? params.propertyId;
     const site: CallSite = { method: request.method.name, property, page: pageNo };
-    const schedule = new RetrySchedule(config.retry);
+    const schedule = new RetrySchedule(config.retry, config.rateLimit.maxWaitMs);
     const counts = { calls: 0, retries: 0, throttled: 0 };
     for (let attemptNo = 1; ; attemptNo++) {
       const trace: Trace = { sent: false, sentAt: 0, bytes: 0 };
@@ -220,7 +223,7 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
         }
         counts.retries += 1;
         totals.retries += 1;
-        await sleep(delay, undefined, { signal }).catch((aborted: unknown) => {
+        await sleep(timerDelay(delay), undefined, { signal }).catch((aborted: unknown) => {
           throw signal?.reason ?? aborted;
         });
       }

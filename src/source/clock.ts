@@ -1,9 +1,18 @@
 /**
  * The source's clock: its "now" as learned from the HTTP `Date` header of the latest reply
  * (the offset to the local clock is kept, so time goes on between replies), else the local
- * clock. Days are read in the configured time zone (the source's), never in UTC.
+ * clock. Days are read in the source's time zone (the configured time zone), never in UTC.
+ *
+ * The source's clock is bounded: a `Date` more than `maxSkewMs` (default 36 hours,
+ * `source.maxClockSkewHours`) from the local clock is ignored with a warning, and the local
+ * clock (or the last `Date` within the bound) goes on being used, so that a source whose clock says 2100 cannot move a cursor or a
+ * next-refresh day years ahead.
  */
 import { DateTime } from 'luxon';
+import type { Logger } from '../log/logger.js';
+
+/** Default bound on the distance between the source's `Date` and the local clock: 36 hours. */
+export const MAX_CLOCK_SKEW_MS = 36 * 3_600_000;
 
 /** Options of a source clock. */
 export interface SourceClockOptions {
@@ -11,28 +20,56 @@ export interface SourceClockOptions {
   timeZone: string;
   /** The local clock in epoch milliseconds (default `Date.now`; tests pass their own). */
   now?: () => number;
+  /**
+   * A `Date` farther than this from the local clock is ignored (default `MAX_CLOCK_SKEW_MS`);
+   * 0 or Infinity trusts any date (a simulated source whose day is set on purpose).
+   */
+  maxSkewMs?: number;
+  /** Where the warning about an ignored `Date` goes. */
+  logger?: Pick<Logger, 'warn'>;
 }
 
 /** The source's time, learned from replies. */
 export class SourceClock {
   readonly timeZone: string;
   private readonly localNow: () => number;
+  private readonly maxSkewMs: number;
+  private readonly logger?: Pick<Logger, 'warn'>;
   private offsetMs = 0;
   private latest?: Date;
+  /** Whether the latest `Date` was ignored (one warning per run of ignored dates). */
+  private ignoring = false;
 
   constructor(options: SourceClockOptions) {
     this.timeZone = options.timeZone;
     this.localNow = options.now ?? Date.now;
+    const bound = options.maxSkewMs ?? MAX_CLOCK_SKEW_MS;
+    this.maxSkewMs = bound > 0 ? bound : Number.POSITIVE_INFINITY;
+    this.logger = options.logger;
   }
 
   /**
-   * Takes in a reply's `Date` header (ignored when absent or unreadable), received at
-   * `receivedAt` on the local clock. Returns the date read, if any.
+   * Takes in a reply's `Date` header (ignored when absent, unreadable, or farther from the
+   * local clock than the bound), received at `receivedAt` on the local clock. Returns the date
+   * taken, if any.
    */
   observe(dateHeader: string | undefined, receivedAt: number = this.localNow()): Date | undefined {
     if (!dateHeader) return undefined;
     const at = Date.parse(dateHeader);
     if (Number.isNaN(at)) return undefined;
+    if (Math.abs(at - receivedAt) > this.maxSkewMs) {
+      if (!this.ignoring) {
+        const hours = Math.round((at - receivedAt) / 3_600_000);
+        this.logger?.warn(
+          { event: 'source.clock_ignored', date: dateHeader, local: new Date(receivedAt).toISOString(), skewHours: hours },
+          `the source's clock (Date: ${dateHeader}) is ${Math.abs(hours)} hours ${hours > 0 ? 'ahead of' : 'behind'} the local clock, ` +
+            `more than source.maxClockSkewHours allows; it is ignored and the local day is used`,
+        );
+      }
+      this.ignoring = true;
+      return undefined;
+    }
+    this.ignoring = false;
     this.offsetMs = at - receivedAt;
     this.latest = new Date(at);
     return this.latest;

@@ -3,6 +3,12 @@
  * the JSON form says: no value parsing (text stays text, leading zeros kept), attributes
  * grouped under `@attributes` (as the source's JSON has them), text kept untrimmed, repeated
  * elements as arrays, and a simple element as its text (`#text` only beside attributes).
+ *
+ * Character references decode to the characters they name, as JSON's `\u00e9` does: XML's
+ * five named entities, and numeric references (`&#233;`, `&#x2019;`), which fast-xml-parser
+ * decodes only with `htmlEntities` on (it then also knows a few HTML names such as `&nbsp;`
+ * and `&copy;`, which no well-formed XML reply uses). References to characters XML forbids
+ * (`&#0;`, C0 controls) are dropped by the parser; a raw control character goes through.
  */
 import { XMLParser } from 'fast-xml-parser';
 import type { Tree } from './tree.js';
@@ -19,7 +25,7 @@ export const XML_PARSER_OPTIONS = {
   ignoreDeclaration: true,
   ignorePiTags: true,
   processEntities: true,
-  htmlEntities: false,
+  htmlEntities: true,
   removeNSPrefix: false,
   alwaysCreateTextNode: false,
 } as const;

@@ -126,6 +126,21 @@ export class MalformedReplyError extends SourceError {
   override readonly retryable = true;
 }
 
+/**
+ * A reply larger than `source.maxReplyBytes`: refused while it was read (or at once, when its
+ * Content-Length said so). Not retryable: the same call would bring the same reply.
+ */
+export class ReplyTooLargeError extends SourceError {
+  override name = 'ReplyTooLargeError';
+  /** The configured limit in bytes. */
+  readonly limit: number;
+  constructor(limit: number, details: SourceErrorDetails & { received: number; announced?: number }) {
+    const size = details.announced !== undefined ? `announced ${details.announced} bytes` : `more than ${details.received} bytes read`;
+    super(`reply too large: ${size}, over the limit of ${limit} bytes (source.maxReplyBytes); refused without retrying — lower source.pageSize or raise source.maxReplyBytes`, details);
+    this.limit = limit;
+  }
+}
+
 /** Why no reply came. */
 export const TRANSPORT_FAILURES = ['timeout', 'network'] as const;
 export type TransportFailure = (typeof TRANSPORT_FAILURES)[number];

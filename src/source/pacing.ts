@@ -21,11 +21,16 @@
  *   counts say nothing is left at all, it waits one second more than the reset announced (the
  *   header has whole seconds).
  * - After a 429 the lane pauses for the `Retry-After` the source asked for.
+ * - No wait the source imposes is longer than `maxWaitMs` (default 15 minutes,
+ *   `source.rateLimit.maxWaitMs`): a longer `Retry-After`, or a longer wait for the reset of a
+ *   spent window, is cut to it with a warning; then a call goes and learns the counts anew.
  *
  * A long run thus approaches the reserve of its tightest window at that window's reset and
  * never goes past it: no 429 in steady state.
  */
+import type { Logger } from '../log/logger.js';
 import type { RateWindowState } from './rate-headers.js';
+import { timerDelay } from './retry.js';
 
 /** Options of a pacer. */
 export interface PacerOptions {
@@ -37,9 +42,16 @@ export interface PacerOptions {
   concurrency: number;
   /** Spread a window's calls once its reset is this close (default `SPREAD_WITHIN_MS`). */
   spreadWithinMs?: number;
+  /** Longest wait a `Retry-After` or a reset may impose (default `MAX_SERVER_WAIT_MS`). */
+  maxWaitMs?: number;
+  /** Where the warning about a cut wait goes. */
+  logger?: Pick<Logger, 'warn'>;
   /** A monotonic clock in milliseconds (default `performance.now`). */
   now?: () => number;
 }
+
+/** Default bound on a wait the source imposes: 15 minutes. */
+export const MAX_SERVER_WAIT_MS = 900_000;
 
 /** Default horizon of spreading: windows resetting within 10 minutes are spread. */
 export const SPREAD_WITHIN_MS = 600_000;
@@ -63,7 +75,7 @@ export interface PacerTicket {
 interface Snapshot {
   /** `seq` of the call whose reply announced it. */
   seq: number;
-  windows: { name: string; remaining: number; resetAt: number }[];
+  windows: { name: string; remaining: number; resetAt: number; receivedAt: number; warned?: boolean }[];
 }
 
 interface Waiter {
@@ -150,18 +162,35 @@ export class Pacer {
           // best. A window that has reset shows more calls left, or its old reset has passed.
           const before = previous?.windows.find((p) => p.name === w.name);
           if (before && before.resetAt > receivedAt && w.remaining <= before.remaining) resetAt = Math.min(resetAt, before.resetAt);
-          return { name: w.name, remaining: w.remaining, resetAt };
+          return { name: w.name, remaining: w.remaining, resetAt, receivedAt };
         }),
       };
     }
     this.pump();
   }
 
-  /** Holds every call of the lane for `ms` from now, as a 429's `Retry-After` asks. */
-  pause(laneName: string, ms: number): void {
+  /**
+   * Holds every call of the lane for `ms` from now, as a 429's `Retry-After` asks, but never
+   * longer than `maxWaitMs` (a longer wait is cut, with a warning). Returns the wait applied.
+   */
+  pause(laneName: string, ms: number): number {
     const lane = this.lane(laneName);
-    lane.pausedUntil = Math.max(lane.pausedUntil, this.now() + ms);
+    const wait = Math.min(ms, this.maxWaitMs);
+    if (wait < ms) this.warnCut(laneName, 'Retry-After', ms);
+    lane.pausedUntil = Math.max(lane.pausedUntil, this.now() + wait);
     this.pump();
+    return wait;
+  }
+
+  private get maxWaitMs(): number {
+    return this.options.maxWaitMs ?? MAX_SERVER_WAIT_MS;
+  }
+
+  private warnCut(lane: string, what: string, askedMs: number): void {
+    this.options.logger?.warn(
+      { event: 'source.wait_capped', method: lane, what, askedMs: Math.round(askedMs), waitMs: this.maxWaitMs },
+      `the source asked ${lane} calls to wait ${Math.round(askedMs / 1000)} s (${what}); waiting ${Math.round(this.maxWaitMs / 1000)} s instead (source.rateLimit.maxWaitMs)`,
+    );
   }
 
   /** Gives back a ticket when its call has ended, however it ended. */
@@ -214,7 +243,13 @@ export class Pacer {
         at = Math.max(at, lane.lastStart + spacing);
       } else {
         if (lane.inFlight > 0) return Number.POSITIVE_INFINITY;
-        at = Math.max(at, w.resetAt + (left > 0 ? PROBE_MARGIN_MS : RESET_UNCERTAINTY_MS));
+        let resetAt = w.resetAt;
+        if (resetAt - w.receivedAt > this.maxWaitMs) {
+          resetAt = w.receivedAt + this.maxWaitMs;
+          if (!w.warned) this.warnCut(lane.name, `reset of the ${w.name} window`, w.resetAt - w.receivedAt);
+          w.warned = true;
+        }
+        at = Math.max(at, resetAt + (left > 0 ? PROBE_MARGIN_MS : RESET_UNCERTAINTY_MS));
       }
     }
     return at;
@@ -262,7 +297,7 @@ export class Pacer {
         this.timer = undefined;
         this.timerAt = Number.POSITIVE_INFINITY;
         this.pump();
-      }, Math.max(1, Math.ceil(wakeAt - now)));
+      }, Math.max(1, timerDelay(wakeAt - now)));
     }
   }
 }

@@ -11,11 +11,19 @@
  * Retry-After) set the delay, and the client needs to tell each attempt whether another follows.
  */
 import { ExponentialBackoff, fullJitterGenerator, type IBackoff } from 'cockatiel';
-import type { SourceConfig } from '../config/schema.js';
+import { MAX_TIMER_DELAY_MS, type SourceConfig } from '../config/schema.js';
 import { SourceError, ThrottledError } from './errors.js';
 
 /** The retry settings (`source.retry`). */
 export type RetrySettings = SourceConfig['retry'];
+
+export { MAX_TIMER_DELAY_MS };
+
+/** A delay made safe for `setTimeout`: whole, at least 0, and below 2^31 ms. */
+export function timerDelay(ms: number): number {
+  if (!(ms > 0)) return 0;
+  return Math.min(Math.ceil(ms), MAX_TIMER_DELAY_MS);
+}
 
 /** Whether an error may pass when the call is tried again. */
 export function isRetryable(error: unknown): boolean {
@@ -28,7 +36,14 @@ export class RetrySchedule {
   private backoff: IBackoff<unknown> | undefined;
   private waitedMs = 0;
 
-  constructor(private readonly settings: RetrySettings) {
+  /**
+   * `maxServerWaitMs`: the longest wait a `Retry-After` may impose (`source.rateLimit.maxWaitMs`);
+   * the pacer warns when it cuts one.
+   */
+  constructor(
+    private readonly settings: RetrySettings,
+    private readonly maxServerWaitMs: number = Number.POSITIVE_INFINITY,
+  ) {
     this.factory = new ExponentialBackoff({
       generator: fullJitterGenerator,
       initialDelay: settings.baseDelayMs,
@@ -51,7 +66,7 @@ export class RetrySchedule {
     if (!isRetryable(error) || attempt >= this.settings.maxAttempts) return undefined;
     this.backoff = this.backoff ? this.backoff.next(undefined) : this.factory.next();
     let delay = this.backoff.duration;
-    if (error instanceof ThrottledError && error.retryAfterMs !== undefined) delay = Math.max(delay, error.retryAfterMs);
+    if (error instanceof ThrottledError && error.retryAfterMs !== undefined) delay = Math.max(delay, Math.min(error.retryAfterMs, this.maxServerWaitMs));
     if (this.waitedMs + delay > this.settings.maxTotalWaitMs) return undefined;
     this.waitedMs += delay;
     return delay;

@@ -4,10 +4,14 @@
  * and `requestContentType`, built with form-data), and a timeout on the whole exchange
  * (headers and body). The reply comes back as status, headers and the body's bytes; no reply
  * at all is a `TransportError`, a body cut short a `MalformedReplyError`.
+ *
+ * The body is read as a stream and counted as it comes: past `maxReplyBytes` (or with a
+ * `Content-Length` over it) the reply is refused and its connection dropped at once, so a
+ * huge or endless body never sits in memory (`ReplyTooLargeError`, not retried).
  */
 import FormData from 'form-data';
-import { Pool, errors as undiciErrors } from 'undici';
-import { MalformedReplyError, TransportError, type CallSite } from './errors.js';
+import { Pool, errors as undiciErrors, type Dispatcher } from 'undici';
+import { MalformedReplyError, ReplyTooLargeError, TransportError, type CallSite } from './errors.js';
 
 /** Options of a transport. */
 export interface TransportOptions {
@@ -21,7 +25,12 @@ export interface TransportOptions {
   connections: number;
   /** Send `X-Send-Pagination-Links: 1` (links in the body as well). */
   sendPaginationLinks?: boolean;
+  /** Largest body accepted, in bytes (default `MAX_REPLY_BYTES`). */
+  maxReplyBytes?: number;
 }
+
+/** Default largest reply body: 64 MiB. */
+export const MAX_REPLY_BYTES = 64 * 1024 * 1024;
 
 /** One call's request. */
 export interface HttpCall {
@@ -113,9 +122,10 @@ export class Transport {
       status = response.statusCode;
       const replyHeaders: Record<string, string | undefined> = {};
       for (const [name, value] of Object.entries(response.headers)) replyHeaders[name.toLowerCase()] = headerText(value);
-      const body = Buffer.from(await response.body.arrayBuffer());
+      const body = await this.readBody(response.body, replyHeaders['content-length'], { ...call.site, status });
       return { status, headers: replyHeaders, body };
     } catch (error) {
+      if (error instanceof ReplyTooLargeError) throw error;
       if (call.signal?.aborted) throw call.signal.reason;
       if (timeout.aborted || isTimeout(error)) {
         throw new TransportError(`no reply within ${this.options.timeoutMs} ms (source.requestTimeoutMs)`, {
@@ -131,6 +141,31 @@ export class Transport {
       }
       throw new TransportError(`no reply (${reason})`, { ...call.site, failure: 'network', cause: error });
     }
+  }
+
+  /**
+   * Reads a body whole, counting its bytes as they come; past the limit the stream is
+   * destroyed (the connection goes with it) and the reply refused.
+   */
+  private async readBody(body: Dispatcher.ResponseData['body'], contentLength: string | undefined, site: CallSite & { status: number }): Promise<Buffer> {
+    const limit = this.options.maxReplyBytes ?? MAX_REPLY_BYTES;
+    const announced = contentLength !== undefined && /^\d+$/.test(contentLength.trim()) ? Number(contentLength) : undefined;
+    if (announced !== undefined && announced > limit) {
+      body.destroy();
+      throw new ReplyTooLargeError(limit, { ...site, received: 0, announced });
+    }
+    const chunks: Buffer[] = [];
+    let received = 0;
+    for await (const chunk of body) {
+      received += (chunk as Buffer).length;
+      if (received > limit) {
+        chunks.length = 0;
+        body.destroy();
+        throw new ReplyTooLargeError(limit, { ...site, received: limit });
+      }
+      chunks.push(chunk as Buffer);
+    }
+    return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, received);
   }
 
   /** Closes the pool's connections (waiting for calls in flight). */

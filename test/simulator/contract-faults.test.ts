@@ -1,10 +1,10 @@
 /** Faults on demand: each kind, the count and rate forms, seeding, bad records per record. */
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BAD_DATE, BAD_NUMBER, parseFaultSpec } from '../../src/simulator/server/faults.js';
+import { BAD_DATE, BAD_MONEY, BAD_NUMBER, BAD_RECORD_KINDS, BIG_ID, BIG_INT, parseFaultSpec, YEAR_ZERO_DATE } from '../../src/simulator/server/faults.js';
 import type { Simulator } from '../../src/simulator/server/simulator.js';
 import { INVOICE, LEASE, PROPERTY_A } from './fixtures/dataset.js';
-import { buildRequest, call, invoicesOf, leasesOf, startFixtureSimulator, type CallOptions } from './support.js';
+import { asList, buildRequest, call, invoicesOf, leasesOf, startFixtureSimulator, type CallOptions } from './support.js';
 
 let sim: Simulator;
 beforeAll(async () => {
@@ -197,9 +197,82 @@ describe('bad records', () => {
 
   it('badrecord with method= leaves the other method clean', async () => {
     const cleanInvoices = (await call(sim, INVOICES)).text;
+    const cleanLeases = leasesOf(await call(sim, LEASES));
     sim.setFaults('badrecord@1:method=getLeases');
     expect((await call(sim, INVOICES)).text).toBe(cleanInvoices);
-    expect(leasesOf(await call(sim, LEASES)).every((lease) => lease.id === undefined || lease.moveInDate === BAD_DATE || lease.leaseIntervalId === BAD_NUMBER)).toBe(true);
+    const leases = leasesOf(await call(sim, LEASES));
+    expect(leases.every((lease, i) => JSON.stringify(lease) !== JSON.stringify(cleanLeases[i]))).toBe(true);
+    sim.setFaults(undefined);
+  });
+
+  /** Where each damage kind goes, and what a damaged value looks like, in a lease and an invoice. */
+  const DAMAGE: Record<string, { lease: (record: any) => unknown; invoice: (record: any) => unknown; check: (value: unknown, clean: unknown) => void }> = {
+    date: { lease: (r) => r.moveInDate, invoice: (r) => r.postDate, check: (value) => expect(value).toBe(BAD_DATE) },
+    id: { lease: (r) => r.id, invoice: (r) => r.id, check: (value) => expect(value).toBeUndefined() },
+    number: { lease: (r) => r.leaseIntervalId, invoice: (r) => r.amount, check: (value) => expect(value).toBe(BAD_NUMBER) },
+    nul: {
+      lease: (r) => r.propertyName,
+      invoice: (r) => r.invoiceNumber,
+      check: (value, clean) => {
+        expect(value).toContain('\u0000');
+        expect(String(value).replace('\u0000', '')).toBe(clean);
+      },
+    },
+    int: { lease: (r) => r.occupancyTypeId, invoice: (r) => r.invoiceTypeId, check: (value) => expect(String(value)).toBe(String(BIG_INT)) },
+    money: {
+      lease: (r) => asList(r.scheduledCharges.scheduledCharge)[0].amount,
+      invoice: (r) => r.amount,
+      check: (value) => expect(BAD_MONEY).toContain(value),
+    },
+    year0: { lease: (r) => r.moveInDate, invoice: (r) => r.postDate, check: (value) => expect(value).toBe(YEAR_ZERO_DATE) },
+    bigid: { lease: (r) => r.floorPlanId, invoice: (r) => r.vendor.id, check: (value) => expect(value).toBe(BIG_ID) },
+  };
+
+  it('every damage kind, in JSON and XML: the chosen record damaged where specified, the others clean', async () => {
+    expect(Object.keys(DAMAGE).sort()).toEqual([...BAD_RECORD_KINDS].sort());
+    for (const format of ['json', 'xml'] as const) {
+      const cleanLeases = leasesOf(await call(sim, { ...LEASES, format }));
+      const cleanInvoices = invoicesOf(await call(sim, { ...INVOICES, format }));
+      const cleanLease = cleanLeases.find((lease) => lease.id === String(LEASE.current));
+      const cleanInvoice = cleanInvoices.find((invoice) => invoice.id === String(INVOICE.standard));
+      const changed = (records: any[], clean: any[]) => records.filter((record, i) => JSON.stringify(record) !== JSON.stringify(clean[i])).length;
+      for (const kind of BAD_RECORD_KINDS) {
+        const where = DAMAGE[kind]!;
+        sim.setFaults(`badrecord:ids=${LEASE.current}|${INVOICE.standard}:kind=${kind}`);
+        const leases = leasesOf(await call(sim, { ...LEASES, format }));
+        const lease = kind === 'id' ? leases.find((l) => l.propertyName === cleanLease.propertyName && l.id === undefined) : leases.find((l) => l.id === String(LEASE.current));
+        where.check(where.lease(lease), where.lease(cleanLease));
+        const invoices = invoicesOf(await call(sim, { ...INVOICES, format }));
+        const invoice = kind === 'id' ? invoices.find((i) => i.invoiceNumber === cleanInvoice.invoiceNumber) : invoices.find((i) => i.id === String(INVOICE.standard));
+        where.check(where.invoice(invoice), where.invoice(cleanInvoice));
+        // The other records of the page are as clean.
+        expect([changed(leases, cleanLeases), changed(invoices, cleanInvoices)]).toEqual([1, 1]);
+      }
+      sim.setFaults(undefined);
+      // The stored records are untouched: clean again once the fault is off.
+      expect(leasesOf(await call(sim, { ...LEASES, format })).find((lease) => lease.id === String(LEASE.current))).toEqual(cleanLease);
+      expect(invoicesOf(await call(sim, { ...INVOICES, format })).find((invoice) => invoice.id === String(INVOICE.standard))).toEqual(cleanInvoice);
+    }
+  });
+
+  it('money damage is past numeric(14,2) both ways, and the choice is fixed per record', async () => {
+    expect(BAD_MONEY.some((amount) => amount.split('.')[0]!.length > 12)).toBe(true);
+    expect(BAD_MONEY.some((amount) => (amount.split('.')[1] ?? '').length > 2)).toBe(true);
+    sim.setFaults('badrecord@1:kind=money:method=getInvoices');
+    const first = invoicesOf(await call(sim, INVOICES)).map((invoice) => invoice.amount);
+    expect(new Set(first)).toEqual(new Set(BAD_MONEY));
+    expect(invoicesOf(await call(sim, INVOICES)).map((invoice) => invoice.amount)).toEqual(first);
+    sim.setFaults(undefined);
+  });
+
+  it('kind= takes a list; any (the default) spreads every kind over the records', async () => {
+    expect(parseFaultSpec('badrecord@0.1:kind=nul|int').rules[0]!.badKinds).toEqual(['nul', 'int']);
+    expect(parseFaultSpec('badrecord@0.1').rules[0]!.badKinds).toEqual(BAD_RECORD_KINDS);
+    expect(parseFaultSpec('badrecord@0.1:kind=any').rules[0]!.badKinds).toEqual(BAD_RECORD_KINDS);
+    sim.setFaults('badrecord@1:kind=nul|year0:method=getLeases');
+    const leases = leasesOf(await call(sim, LEASES));
+    const kinds = leases.map((lease) => (String(lease.propertyName).includes('\u0000') ? 'nul' : lease.moveInDate === YEAR_ZERO_DATE ? 'year0' : 'clean'));
+    expect(new Set(kinds)).toEqual(new Set(['nul', 'year0']));
     sim.setFaults(undefined);
   });
 });
@@ -213,12 +286,12 @@ describe('fault SPEC', () => {
     expect(spec.rules[1]).toMatchObject({ count: 2 });
     expect(spec.rules[2]).toMatchObject({ rate: 0.05, burst: 2, retryAfter: 4 });
     expect(spec.rules[3]).toMatchObject({ ms: 5000, method: 'getLeases' });
-    expect(spec.rules[7]).toMatchObject({ rate: 0.02, badKind: 'date' });
+    expect(spec.rules[7]).toMatchObject({ rate: 0.02, badKinds: ['date'] });
     expect(parseFaultSpec('503').rules[0]).toMatchObject({ rate: 1 });
   });
 
   it('rejects what it cannot read, naming the item', () => {
-    for (const bad of ['404@0.1', '500@2', '500@x', 'slow:ms=soon', 'badrecordx2', 'badrecord@0.1:ids=1', '500:ids=1', 'badrecord:kind=color', '500:colour=red']) {
+    for (const bad of ['404@0.1', '500@2', '500@x', 'slow:ms=soon', 'badrecordx2', 'badrecord@0.1:ids=1', '500:ids=1', 'badrecord:kind=color', 'badrecord:kind=nul|color', '500:colour=red']) {
       expect(() => parseFaultSpec(bad)).toThrow(/invalid fault/);
     }
   });

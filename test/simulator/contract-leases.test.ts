@@ -257,3 +257,24 @@ describe('getLeases wire quirks', () => {
     expect(other.isOtherIncomeLease).toBe('t');
   });
 });
+
+describe('text past ASCII', () => {
+  it('XML writes it as numeric character references (decimal up to U+00FF, hex above); JSON as the characters', async () => {
+    const { fixtureDataset } = await import('./fixtures/dataset.js');
+    const dataset = fixtureDataset();
+    const lease = dataset.leases.find((record) => record.id === String(LEASE.current))!;
+    const customer = asList<any>(lease.customers!.customer)[0];
+    Object.assign(customer, { firstName: 'José', lastName: 'O’Brien', nameFull: 'José O’Brien' });
+    const named = await startFixtureSimulator({ dataset });
+    try {
+      const request = { method: 'getLeases', version: 'r2', params: { propertyId: String(PROPERTY_A), leaseIds: String(LEASE.current) } };
+      const xml = await call(named, { ...request, format: 'xml' });
+      expect(xml.text).toContain('<nameFull>Jos&#233; O&#x2019;Brien</nameFull>');
+      expect(xml.text).not.toMatch(/[^\x00-\x7f]/);
+      const json = await call(named, request);
+      expect(json.text).toContain('"nameFull":"José O’Brien"');
+    } finally {
+      await named.close();
+    }
+  });
+});

@@ -121,12 +121,12 @@ describe('paging', () => {
 });
 
 describe('rate limits', () => {
-  it('announces the default limits on every reply', async () => {
+  it('announces the default limits on every reply, in the documented form', async () => {
     const limited = await startFixtureSimulator({ rateLimit: 'default' });
     try {
       const reply = await call(limited, ALL_CURRENT);
       expect(reply.headers.get('x-ratelimit-limit')).toBe('15000/day;1000/hour;150/minute');
-      expect(reply.headers.get('x-ratelimit-remaining')).toBe('14999;999;149');
+      expect(reply.headers.get('x-ratelimit-remaining')).toBe('14999/day;999/hour;149/minute');
       const reset = reply.headers.get('x-ratelimit-reset')!.split(';').map(Number);
       expect(reset).toHaveLength(3);
       expect(reset[0]).toBeGreaterThan(86_000);
@@ -139,9 +139,9 @@ describe('rate limits', () => {
       expect(unauthorised.headers.get('x-ratelimit-limit')).toBe('15000/day;1000/hour;150/minute');
       const unknown = await call(limited, { ...ALL_CURRENT, version: 'r9' });
       expect(unknown.body.response.error.code).toBe(404);
-      expect(unknown.headers.get('x-ratelimit-remaining')).toBe('14999;999;149');
+      expect(unknown.headers.get('x-ratelimit-remaining')).toBe('14999/day;999/hour;149/minute');
       const bad = await call(limited, { ...ALL_CURRENT, params: { propertyId: 'x' } });
-      expect(bad.headers.get('x-ratelimit-remaining')).toBe('14998;998;148');
+      expect(bad.headers.get('x-ratelimit-remaining')).toBe('14998/day;998/hour;148/minute');
     } finally {
       await limited.close();
     }
@@ -157,18 +157,18 @@ describe('rate limits', () => {
         remaining.push(reply.headers.get('x-ratelimit-remaining')!);
         expect(reply.headers.get('x-ratelimit-limit')).toBe('100/hour;3/2s');
       }
-      expect(remaining).toEqual(['99;2', '98;1', '97;0']);
+      expect(remaining).toEqual(['99/hour;2/2s', '98/hour;1/2s', '97/hour;0/2s']);
       const throttled = await call(limited, ALL_CURRENT);
       expect(throttled.status).toBe(429);
       expect(throttled.body.response).toMatchObject({ requestId: '15', error: { code: 429 } });
       const retryAfter = Number(throttled.headers.get('retry-after'));
       expect(retryAfter).toBeGreaterThanOrEqual(1);
       expect(retryAfter).toBeLessThanOrEqual(2);
-      expect(throttled.headers.get('x-ratelimit-remaining')).toBe('97;0');
+      expect(throttled.headers.get('x-ratelimit-remaining')).toBe('97/hour;0/2s');
       // Another method has its own budget.
       const other = await call(limited, { method: 'getInvoices', version: 'r2', params: {} });
       expect(other.status).toBe(200);
-      expect(other.headers.get('x-ratelimit-remaining')).toBe('99;2');
+      expect(other.headers.get('x-ratelimit-remaining')).toBe('99/hour;2/2s');
       // XML callers get the envelope in XML.
       const xml = await call(limited, { ...ALL_CURRENT, format: 'xml' });
       expect(xml.status).toBe(429);
@@ -176,7 +176,7 @@ describe('rate limits', () => {
       await new Promise((resolve) => setTimeout(resolve, retryAfter * 1000 + 100));
       const again = await call(limited, ALL_CURRENT);
       expect(again.status).toBe(200);
-      expect(again.headers.get('x-ratelimit-remaining')).toBe('96;2');
+      expect(again.headers.get('x-ratelimit-remaining')).toBe('96/hour;2/2s');
       expect(limited.stats().calls.getLeases).toMatchObject({ '200': 4, '429': 2 });
     } finally {
       await limited.close();

@@ -13,7 +13,8 @@ describe('SourceClock', () => {
     expect(clock.today()).toBe('2024-06-15');
   });
   it("takes the source's today from the Date header, and lets time go on from it", () => {
-    let local = Date.parse('2024-06-16T03:00:00Z');
+    // Local: 13:00 MST on 29 February; the source is eleven hours ahead (within the 36-hour bound).
+    let local = Date.parse('2024-02-29T20:00:00Z');
     const clock = new SourceClock({ timeZone: ZONE, now: () => local });
     clock.observe('Fri, 01 Mar 2024 06:59:00 GMT');
     expect(clock.today()).toBe('2024-02-29');

@@ -37,6 +37,12 @@ describe('decodeXml', () => {
     const xml = '<response><requestId>1</requestId><code>200</code><result><leases><lease v="2"><id>1</id><isMonthToMonth>0</isMonthToMonth><customers><customer><id>5</id></customer></customers></lease><lease><id>2</id><amount>-12.5</amount><flag>true</flag></lease></leases></result></response>';
     expect(decodeXml(xml)).toEqual(decodeJson(json));
   });
+  it('decodes numeric character references to the characters they name, as JSON reads them', () => {
+    const xml = '<response><a>Jos&#233; O&#x2019;Brien &amp; Pi&#xF1;on &#x1F3E0;</a><b k="&#233;">t</b><c>raw\u0000nul</c></response>';
+    const json = '{"response":{"a":"Jos\\u00e9 O\u2019Brien & Pi\u00f1on \ud83c\udfe0","b":{"#text":"t","@attributes":{"k":"\u00e9"}},"c":"raw\\u0000nul"}}';
+    expect(decodeXml(xml)).toEqual(decodeJson(json));
+    expect(decodeXml(xml)).toEqual({ response: { a: 'José O’Brien & Piñon 🏠', b: { '#text': 't', '@attributes': { k: 'é' } }, c: 'raw\u0000nul' } });
+  });
   it('rejects truncated documents', () => {
     expect(() => decodeXml('<response><result><leases><lease><id>1</id></lease><lease><id>2</i')).toThrow();
     expect(() => decodeXml('<response><result><leases><lease><id>1</id></lease>')).toThrow(/truncated/);

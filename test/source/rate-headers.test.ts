@@ -11,6 +11,15 @@ describe('parseRateLimitHeaders', () => {
     ]);
     expect(tightestRemaining(windows)).toBe(149);
   });
+  it('reads the remaining calls named like the limit, as the source documents them', () => {
+    const windows = parseRateLimitHeaders('15000/day;1000/hour;150/minute', '14996/day;999/hour;149/minute', '36686;686;26');
+    expect(windows.map((w) => [w.name, w.limit, w.remaining, w.resetMs])).toEqual([
+      ['day', 15000, 14996, 36_686_000],
+      ['hour', 1000, 999, 686_000],
+      ['minute', 150, 149, 26_000],
+    ]);
+    expect(tightestRemaining(windows)).toBe(149);
+  });
   it('matches named values by name, in any order', () => {
     const windows = parseRateLimitHeaders('20/2s, 500/hour', '499/hour, 3/2s', '1/2s;100/hour');
     expect(windows.map((w) => [w.name, w.limit, w.lengthMs, w.remaining, w.resetMs])).toEqual([

@@ -28,7 +28,8 @@ export function startSim(options: Partial<SimulatorOptions> = {}): Promise<Simul
 export function sourceConfig(url: string, overrides: Partial<SourceConfig> = {}): SourceConfig {
   const base = configSchema.parse({
     database: { url: 'postgres://test@localhost/test' },
-    source: { url, username: USER, password: PASSWORD, pageSize: 25, requestTimeoutMs: 5_000 },
+    // The simulated today is not this machine's: take the simulator's Date whatever it says.
+    source: { url, username: USER, password: PASSWORD, pageSize: 25, requestTimeoutMs: 5_000, maxClockSkewHours: 0 },
   }).source;
   return {
     ...base,

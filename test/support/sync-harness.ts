@@ -54,6 +54,8 @@ export async function startSyncHarness(options: HarnessOptions = {}): Promise<Sy
       username: SIM_USER,
       password: SIM_PASSWORD,
       format: options.format ?? 'json',
+      // The simulated today is not this machine's: take the simulator's Date whatever it says.
+      maxClockSkewHours: 0,
       pageSize: 200,
       concurrency: 3,
       retry: { maxAttempts: 4, baseDelayMs: 20, maxDelayMs: 200, maxTotalWaitMs: 5_000 },

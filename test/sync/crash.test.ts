@@ -17,6 +17,7 @@ function runSyncProcess(h: SyncHarness, options: { crashAt?: string; killAfterMs
         PROPSYNC_API_URL: h.sim.url,
         PROPSYNC_API_USERNAME: SIM_USER,
         PROPSYNC_API_PASSWORD: SIM_PASSWORD,
+        PROPSYNC_MAX_CLOCK_SKEW_HOURS: '0',
         // Small pages: many transactions, so the kills land at many different places.
         PROPSYNC_PAGE_SIZE: '25',
         PROPSYNC_CONCURRENCY: '2',

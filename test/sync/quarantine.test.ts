@@ -4,7 +4,7 @@ import { expectedTotals, warehouseTotals } from '../support/warehouse-truth.js';
 
 let h: SyncHarness;
 beforeAll(async () => {
-  h = await startSyncHarness({ scale: 'small', seed: 8, today: '2026-02-02', faults: 'badrecord@0.04' });
+  h = await startSyncHarness({ scale: 'small', seed: 8, today: '2026-02-02', faults: 'badrecord@0.04:kind=date|id|number' });
 });
 afterAll(async () => {
   await h?.close();

@@ -27,7 +27,7 @@ export function registerStatus(program: Command, done: (code: ExitCode) => void)
     )
     .action(async (options: { json?: boolean; quarantineLimit: number }, command: Command) => {
       // Loaded here, not at the top: --help and usage errors stay fast.
-      const [{ configSchema }, { redactUrl }, { readStatus }, { offlineConfigFor }, { openMigratedWarehouse }] = await Promise.all([
+      const [{ configSchema }, { escapeControls, redactUrl }, { readStatus }, { offlineConfigFor }, { openMigratedWarehouse }] = await Promise.all([
         import('../../config/schema.js'),
         import('../../log/redact.js'),
         import('../../sync/status.js'),
@@ -40,7 +40,7 @@ export function registerStatus(program: Command, done: (code: ExitCode) => void)
       try {
         const report = await readStatus(db, { dailyCallBudget, timeZone: config.timeZone, quarantineLimit: options.quarantineLimit });
         if (options.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-        else process.stdout.write(`${statusText(report, redactUrl(config.database.url)).join('\n')}\n`);
+        else process.stdout.write(`${statusText(report, redactUrl(config.database.url)).map(escapeControls).join('\n')}\n`);
       } finally {
         await db.destroy();
       }

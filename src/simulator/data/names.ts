@@ -11,20 +11,20 @@ export const FIRST_NAMES = [
   'Daniel', 'Lisa', 'Matthew', 'Nancy', 'Anthony', 'Betty', 'Mark', 'Sandra', 'Donald', 'Ashley',
   'Steven', 'Kimberly', 'Andrew', 'Emily', 'Paul', 'Donna', 'Joshua', 'Michelle', 'Kenneth', 'Carol',
   'Kevin', 'Amanda', 'Brian', 'Melissa', 'Timothy', 'Deborah', 'Ronald', 'Stephanie', 'Jason', 'Rebecca',
-  'Luis', 'Sofia', 'Mateo', 'Camila', 'Diego', 'Valentina', 'Wei', 'Mei', 'Arjun', 'Priya',
-  'Tyler', 'Hannah', 'Brandon', 'Madison', 'Ethan', 'Olivia', 'Noah', 'Ava', 'Liam', 'Chloe',
-  'Samuel', 'Grace', 'Isaac', 'Zoe', 'Gabriel', 'Lily', 'Elijah', 'Nora', 'Owen', 'Riley',
+  'Luis', 'Sofía', 'Mateo', 'Camila', 'Diego', 'Valentina', 'Wei', 'Mei', 'Arjun', 'Priya',
+  'Tyler', 'Hannah', 'Brandon', 'Madison', 'Ethan', 'Olivia', 'Noah', 'Ava', 'Liam', 'Chloé',
+  'Samuel', 'Grace', 'Isaac', 'Zoë', 'Gabriel', 'Lily', 'Elijah', 'Nora', 'Owen', 'Riley',
 ] as const;
 
 /** Family names. */
 export const LAST_NAMES = [
   'Smith', 'Johnson', 'Williams', 'Brown', 'Jones', 'Garcia', 'Miller', 'Davis', 'Rodriguez', 'Martinez',
   'Hernandez', 'Lopez', 'Gonzalez', 'Wilson', 'Anderson', 'Thomas', 'Taylor', 'Moore', 'Jackson', 'Martin',
-  'Lee', 'Perez', 'Thompson', 'White', 'Harris', 'Sanchez', 'Clark', 'Ramirez', 'Lewis', 'Robinson',
+  'Lee', 'Perez', 'Thompson', 'White', 'Harris', 'Sanchez', 'Clark', 'Ramírez', 'Lewis', 'Robinson',
   'Walker', 'Young', 'Allen', 'King', 'Wright', 'Scott', 'Torres', 'Nguyen', 'Hill', 'Flores',
   'Green', 'Adams', 'Nelson', 'Baker', 'Hall', 'Rivera', 'Campbell', 'Mitchell', 'Carter', 'Roberts',
   'Chen', 'Patel', 'Kim', 'Nakamura', 'Okafor', 'Schmidt', 'Olsen', 'Yazzie', 'Begay', 'Romero',
-  "O'Brien", 'McAllister', 'Van Dyke', 'De la Cruz', 'Whitehorse', 'Sandoval', 'Archuleta', 'Trujillo',
+  'O’Brien', 'McAllister', 'Van Dyke', 'De la Cruz', 'Whitehorse', 'Sandoval', 'Archuleta', 'Trujillo',
 ] as const;
 
 /** Middle initials or names (about a third of people have one). */
@@ -32,7 +32,7 @@ export const MIDDLE_NAMES = ['A', 'J', 'M', 'Lee', 'Marie', 'Ann', 'R', 'E', 'Ly
 
 /** Street names. */
 export const STREETS = [
-  'Aspen', 'Cedar', 'Juniper', 'Pinon', 'Spruce', 'Cottonwood', 'Sage', 'Canyon', 'Mesa', 'Ridge',
+  'Aspen', 'Cedar', 'Juniper', 'Piñon', 'Spruce', 'Cottonwood', 'Sage', 'Canyon', 'Mesa', 'Ridge',
   'Elk', 'Bighorn', 'Columbine', 'Larkspur', 'Willow', 'Summit', 'Timberline', 'Boulder', 'Foothills', 'Prairie',
   'Colfax', 'Broadway', 'Lincoln', 'Federal', 'Wadsworth', 'Arapahoe', 'Quebec', 'Sheridan', 'Union', 'Kipling',
 ] as const;
@@ -108,7 +108,7 @@ export function areaCodeFor(state: string): string {
 
 /** An e-mail address on a reserved example domain. */
 export function emailAddress(first: string, last: string, n: number): string {
-  const clean = (s: string): string => s.toLowerCase().replace(/[^a-z]/g, '');
+  const clean = (s: string): string => s.normalize('NFD').toLowerCase().replace(/[^a-z]/g, '');
   const domains = ['example.com', 'example.net', 'example.org'] as const;
   return `${clean(first)}.${clean(last)}${n % 100}@${domains[n % 3]}`;
 }

@@ -20,19 +20,30 @@
  *              | "ms=" INT           slow: delay in milliseconds (default 60000)
  *              | "burst=" INT        429 with RATE: consecutive calls throttled once it fires (default 3)
  *              | "retry=" INT        429: Retry-After seconds (default 1)
- *              | "kind=" date|id|number|any   badrecord: the damage (default any, fixed per record)
+ *              | "kind=" KIND ("|" KIND)*      badrecord: the damage, one of the listed kinds
+ *                                    (fixed per record); KIND in BAD_RECORD_KINDS or `any` (default: every kind)
  *              | "ids=" ID("|" ID)*  badrecord: exactly these record ids are bad (no RATE)
  *
  * Examples: `500@0.1`, `500x2`, `429x1:retry=2`, `slow@0.05:ms=5000:method=getLeases`,
- * `reset@0.02,truncate@0.02,seed=7`, `badrecord@0.01:kind=date`, `badrecord:ids=1001|1002`.
+ * `reset@0.02,truncate@0.02,seed=7`, `badrecord@0.01:kind=date`, `badrecord@0.05:kind=nul|int`,
+ * `badrecord:ids=1001|1002`.
  *
  * Call faults are tried in spec order and the first that fires decides the call; rate draws
  * come from one random stream seeded by `seed=` (else derived from the simulator's seed), one
  * draw per rate fault per matching call, so the same calls in the same order fail the same way.
  * Bad records are chosen per record, by hash(seed, record id) < RATE: the same records are bad
- * on every call while the fault is on, and render clean once it is off. The damage: `date` an
- * unparseable date (`moveInDate`, `postDate`), `id` the record's `id` left out, `number` text
- * where a number belongs (`leaseIntervalId`, `amount`).
+ * on every call while the fault is on, and render clean once it is off. The damage (lease field,
+ * invoice field):
+ *
+ * - `date`   an unparseable date (`moveInDate`, `postDate`)
+ * - `id`     the record's `id` left out
+ * - `number` text where a number belongs (`leaseIntervalId`, `amount`)
+ * - `nul`    a NUL character inside text (`propertyName`, `invoiceNumber`); XML carries it raw
+ * - `int`    an integer past its smallint column: 987654 (`occupancyTypeId`, `invoiceTypeId`)
+ * - `money`  an amount past numeric(14,2): 16 whole digits or 3 decimals, by record
+ *            (the first scheduled charge's `amount`, the invoice's `amount`)
+ * - `year0`  a date in year 0, `01/15/0000` (`moveInDate`, `postDate`)
+ * - `bigid`  a 25-digit id where a bigint belongs (`floorPlanId`, `vendor.id`)
  */
 import { hash32, hashUnit, seededRandom } from './hash.js';
 import type { WireFormat } from './formats.js';
@@ -50,8 +61,10 @@ export const FAULT_SPEC_HELP = [
   '         malformed        HTTP 200 with a JSON/XML body that does not parse',
   '         badrecord        RATE of records damaged (same records on every call while on)',
   '  OPTION method=NAME | ms=N (slow) | burst=N, retry=SECONDS (429)',
-  '         | kind=date|id|number|any, ids=ID|ID|... (badrecord)',
-  '  e.g. 500@0.05,slow@0.02:ms=5000,seed=7    500x2    429x1:retry=3    badrecord@0.01:kind=date',
+  '         | kind=KIND|KIND|... (badrecord damage, default any: every kind), ids=ID|ID|... (badrecord)',
+  '  DAMAGE date (unparseable) | id (left out) | number (text) | nul (NUL in text) | int (987654 in a smallint)',
+  '         | money (past numeric(14,2)) | year0 (01/15/0000) | bigid (25 digits)',
+  '  e.g. 500@0.05,slow@0.02:ms=5000,seed=7    500x2    429x1:retry=3    badrecord@0.01:kind=date|nul',
 ].join('\n');
 
 /** Kinds of fault the simulator injects. */
@@ -59,7 +72,7 @@ export const FAULT_KINDS = ['500', '502', '503', '429', 'slow', 'reset', 'trunca
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 /** Damage done to a bad record. */
-export const BAD_RECORD_KINDS = ['date', 'id', 'number'] as const;
+export const BAD_RECORD_KINDS = ['date', 'id', 'number', 'nul', 'int', 'money', 'year0', 'bigid'] as const;
 export type BadRecordKind = (typeof BAD_RECORD_KINDS)[number];
 
 /** One parsed fault of a spec. */
@@ -73,7 +86,8 @@ export interface FaultRule {
   ms: number;
   burst: number;
   retryAfter: number;
-  badKind: BadRecordKind | 'any';
+  /** The damage kinds a bad record is given one of. */
+  badKinds: readonly BadRecordKind[];
   ids?: Set<string>;
 }
 
@@ -120,7 +134,7 @@ export function parseFaultSpec(text: string): FaultSpec {
     if (!match || !(FAULT_KINDS as readonly string[]).includes(match[1]!)) {
       fail(item, `expected KIND[@RATE|xCOUNT] with KIND one of ${FAULT_KINDS.join(', ')}`);
     }
-    const rule: FaultRule = { kind: match[1] as FaultKind, ms: DEFAULT_SLOW_MS, burst: 3, retryAfter: 1, badKind: 'any' };
+    const rule: FaultRule = { kind: match[1] as FaultKind, ms: DEFAULT_SLOW_MS, burst: 3, retryAfter: 1, badKinds: BAD_RECORD_KINDS };
     if (match[2] !== undefined) rule.rate = parseRate(item, match[2]);
     if (match[3] !== undefined) rule.count = parseInteger(item, 'count', match[3], 1);
     for (const option of options) {
@@ -139,9 +153,13 @@ export function parseFaultSpec(text: string): FaultSpec {
           rule.retryAfter = parseInteger(item, 'retry', value.trim(), 0);
           break;
         case 'kind': {
-          const kind = value.trim();
-          if (kind !== 'any' && !(BAD_RECORD_KINDS as readonly string[]).includes(kind)) fail(item, `kind '${kind}' is not date, id, number or any`);
-          rule.badKind = kind as BadRecordKind | 'any';
+          const kinds = new Set<BadRecordKind>();
+          for (const kind of value.split('|').map((part) => part.trim())) {
+            if (kind === 'any') BAD_RECORD_KINDS.forEach((each) => kinds.add(each));
+            else if ((BAD_RECORD_KINDS as readonly string[]).includes(kind)) kinds.add(kind as BadRecordKind);
+            else fail(item, `kind '${kind}' is not one of ${BAD_RECORD_KINDS.join(', ')} or any`);
+          }
+          rule.badKinds = BAD_RECORD_KINDS.filter((kind) => kinds.has(kind));
           break;
         }
         case 'ids':
@@ -244,7 +262,7 @@ export class FaultInjector {
       if (rule.kind !== 'badrecord' || (rule.method !== undefined && rule.method !== method)) continue;
       const bad = rule.ids ? rule.ids.has(recordId) : hashUnit(this.seed, `badrecord:${method}:${recordId}`) < (rule.rate ?? 0);
       if (!bad) continue;
-      return rule.badKind === 'any' ? BAD_RECORD_KINDS[hash32(this.seed, `badkind:${recordId}`) % BAD_RECORD_KINDS.length] : rule.badKind;
+      return rule.badKinds.length === 1 ? rule.badKinds[0] : rule.badKinds[hash32(this.seed, `badkind:${recordId}`) % rule.badKinds.length];
     }
     return undefined;
   }
@@ -254,23 +272,93 @@ export class FaultInjector {
 export const BAD_DATE = '13/45/20X4';
 /** Text where a number belongs. */
 export const BAD_NUMBER = 'N/A';
+/** A date in year 0 (no such year; Postgres's dates start at 4713 BC but the source's at year 1). */
+export const YEAR_ZERO_DATE = '01/15/0000';
+/** An integer past a smallint column (at most 32767). */
+export const BIG_INT = 987654;
+/** Amounts past numeric(14,2): 16 whole digits, or 3 decimals. */
+export const BAD_MONEY = ['1234567890123456.00', '1470.125'] as const;
+/** An id of 25 digits, past what bigint holds. */
+export const BIG_ID = '1234567890123456789012345';
 
-/** Fields damaged in each kind of record: its date and its number. */
-const DAMAGE_FIELDS: Record<string, { date: string; number: string }> = {
-  getLeases: { date: 'moveInDate', number: 'leaseIntervalId' },
-  getInvoices: { date: 'postDate', number: 'amount' },
+/** Where each kind of damage goes in a record of each method: a field path (dots; a list's first element). */
+const DAMAGE_FIELDS: Record<string, Record<Exclude<BadRecordKind, 'id'>, string>> = {
+  getLeases: {
+    date: 'moveInDate',
+    number: 'leaseIntervalId',
+    nul: 'propertyName',
+    int: 'occupancyTypeId',
+    money: 'scheduledCharges.scheduledCharge.amount',
+    year0: 'moveInDate',
+    bigid: 'floorPlanId',
+  },
+  getInvoices: {
+    date: 'postDate',
+    number: 'amount',
+    nul: 'invoiceNumber',
+    int: 'invoiceTypeId',
+    money: 'amount',
+    year0: 'postDate',
+    bigid: 'vendor.id',
+  },
 };
 
 /** Methods whose records the badrecord fault damages. */
 export const RECORD_METHODS = Object.keys(DAMAGE_FIELDS);
 
+/** The damaged value of a field (its clean value given) for a kind of damage. */
+function damagedValue(kind: Exclude<BadRecordKind, 'id'>, clean: unknown, recordId: string): unknown {
+  switch (kind) {
+    case 'date':
+      return BAD_DATE;
+    case 'number':
+      return BAD_NUMBER;
+    case 'nul': {
+      const text = String(clean);
+      const middle = Math.floor(text.length / 2);
+      return `${text.slice(0, middle)}\u0000${text.slice(middle)}`;
+    }
+    case 'int':
+      return typeof clean === 'number' ? BIG_INT : String(BIG_INT);
+    case 'money':
+      return BAD_MONEY[hash32(0, `money:${recordId}`) % BAD_MONEY.length];
+    case 'year0':
+      return YEAR_ZERO_DATE;
+    case 'bigid':
+      return BIG_ID;
+  }
+}
+
 /** Damages a rendered lease or invoice (a fresh copy, never the stored one) in place. */
-export function damageRecord(method: string, record: Record<string, unknown>, kind: BadRecordKind): void {
+export function damageRecord(method: string, record: Record<string, unknown>, kind: BadRecordKind, recordId: string = String(record.id)): void {
   const fields = DAMAGE_FIELDS[method];
   if (!fields) return;
-  if (kind === 'id') delete record.id;
-  else if (kind === 'date') record[fields.date] = BAD_DATE;
-  else record[fields.number] = BAD_NUMBER;
+  if (kind === 'id') {
+    delete record.id;
+    return;
+  }
+  const target = ownedHolder(record, fields[kind]);
+  if (target) target.holder[target.key] = damagedValue(kind, target.holder[target.key], recordId);
+}
+
+/**
+ * The object holding a path's last field and that field's name, or undefined when the path is
+ * not in the record (a list stands for its first element). Every object on the way is replaced
+ * by a shallow copy, since a render shares nested containers with the stored record.
+ */
+function ownedHolder(record: Record<string, unknown>, path: string): { holder: Record<string, unknown>; key: string } | undefined {
+  const steps = path.split('.');
+  let node = record;
+  for (const step of steps.slice(0, -1)) {
+    const child = node[step];
+    const first: unknown = Array.isArray(child) ? child[0] : child;
+    if (first === null || typeof first !== 'object') return undefined;
+    const copy = { ...(first as Record<string, unknown>) };
+    node[step] = Array.isArray(child) ? [copy, ...child.slice(1)] : copy;
+    node = copy;
+  }
+  const key = steps[steps.length - 1]!;
+  return key in node ? { holder: node, key } : undefined;
 }
 
 /** A body that does not parse: JSON with an unquoted first key, XML whose root is never closed. */

@@ -28,11 +28,22 @@ export function sniffFormat(text: string): WireFormat {
 }
 
 const XML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
-const XML_SPECIAL_ANY = /[&<>"']/;
-const XML_SPECIAL_ALL = /[&<>"']/g;
+const XML_SPECIAL_ANY = /[&<>"'\u0080-\uffff]/;
+const XML_SPECIAL_ALL = /[&<>"']|[^\u0000-\u007f]/gu;
 
-function escapeXml(text: string): string {
-  return XML_SPECIAL_ANY.test(text) ? text.replace(XML_SPECIAL_ALL, (c) => XML_ESCAPES[c]!) : text;
+/**
+ * Escapes XML's five special characters, and writes every character past ASCII as a numeric
+ * character reference, as the real service does: decimal up to U+00FF (`&#233;`), hexadecimal
+ * above (`&#x2019;`). Control characters (a NUL in the data) go through raw.
+ */
+export function escapeXml(text: string): string {
+  if (!XML_SPECIAL_ANY.test(text)) return text;
+  return text.replace(XML_SPECIAL_ALL, (c) => {
+    const named = XML_ESCAPES[c];
+    if (named) return named;
+    const code = c.codePointAt(0)!;
+    return code <= 0xff ? `&#${code};` : `&#x${code.toString(16).toUpperCase()};`;
+  });
 }
 
 function elementText(name: string, value: unknown): string {

@@ -53,7 +53,11 @@ export function windowLabel(seconds: number): string {
 /** The outcome of one call for the rate limiter. */
 export interface RateDecision {
   allowed: boolean;
-  /** `X-RateLimit-Limit`, `-Remaining` and `-Reset` (empty when limits are off). */
+  /**
+   * `X-RateLimit-Limit` and `-Remaining` in the documented form (`15000/day;1000/hour;150/minute`,
+   * `14996/day;999/hour;149/minute`), `-Reset` in seconds per window (`36686;686;26`); empty
+   * when limits are off.
+   */
   headers: Record<string, string>;
   /** Seconds until the exceeded windows reset, when not allowed. */
   retryAfter?: number;
@@ -97,7 +101,7 @@ export class RateLimiter {
     const windows = this.windows!;
     return {
       'X-RateLimit-Limit': windows.map((w) => `${w.limit}/${windowLabel(w.seconds)}`).join(';'),
-      'X-RateLimit-Remaining': windows.map((w, i) => Math.max(0, w.limit - states[i]!.count)).join(';'),
+      'X-RateLimit-Remaining': windows.map((w, i) => `${Math.max(0, w.limit - states[i]!.count)}/${windowLabel(w.seconds)}`).join(';'),
       'X-RateLimit-Reset': windows
         .map((w, i) => (states[i]!.count === 0 ? w.seconds : Math.max(0, Math.ceil((states[i]!.start + w.seconds * 1000 - at) / 1000))))
         .join(';'),

@@ -44,7 +44,7 @@ export interface RunningCli {
   exited: Promise<{ code: number | null; at: number }>;
 }
 
-/** Starts `node bin/propsync.mjs ...args` without waiting for it (clean env plus `env`). */
+/** Starts `propsync ...args` (from the sources) without waiting for it (clean env plus `env`). */
 export function startPropsync(args: string[], options: { env: Record<string, string>; cwd: string }): RunningCli {
   const child = spawn(process.execPath, [PROPSYNC_BIN, ...args], {
     cwd: options.cwd,

@@ -29,7 +29,10 @@ export async function runSchedulerProcess(config: Config, asked?: StreamName[]):
     await db.destroy();
     throw error;
   }
-  const metrics = createSyncMetrics();
+  const metrics = createSyncMetrics({
+    dailyCallBudget: config.source.dailyCallBudget,
+    openQuarantine: async () => Number((await sql<{ open: string }>`select count(*) as open from quarantine where resolved_at is null`.execute(db)).rows[0].open),
+  });
   for (const row of await lastSuccessByStream(db)) metrics.setLastSuccess(row.stream, row.at);
   const client = createSourceClient({ config: config.source, timeZone: config.timeZone, logger, onCall: metrics.onCall });
   const scheduler = startScheduler({

@@ -116,9 +116,9 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     if (recent.length > 20) recent.shift();
     options.onLog?.(line);
   };
+  const EmbeddedPostgresServer = await loadEmbeddedPostgres();
   mkdirSync(dirname(dataDir), { recursive: true });
   if (asRoot) assertTraversableByOthers(dirname(dataDir));
-  const EmbeddedPostgresServer = await loadEmbeddedPostgres();
   const server = new EmbeddedPostgresServer({
     databaseDir: dataDir,
     port,

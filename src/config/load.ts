@@ -25,6 +25,7 @@ export const ENVIRONMENT_KEYS = [
   { env: 'PROPSYNC_TIME_ZONE', path: ['timeZone'] },
   { env: 'PROPSYNC_LOG_LEVEL', path: ['logLevel'] },
   { env: 'PROPSYNC_METRICS_PORT', path: ['metrics', 'port'] },
+  { env: 'PROPSYNC_METRICS_HOST', path: ['metrics', 'host'] },
 ] as const satisfies readonly { env: string; path: readonly string[]; list?: boolean }[];
 
 /** Keys whose values are never printed, whatever is wrong with them (matched anywhere in the tree). */

@@ -48,7 +48,9 @@ const CALL_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
  * Creates the metrics on a registry of their own (tests make several in one process), with
  * Node's default process metrics unless `defaultMetrics: false`.
  */
-export function createSyncMetrics(options: { defaultMetrics?: boolean } = {}): SyncMetrics {
+export function createSyncMetrics(
+  options: { defaultMetrics?: boolean; dailyCallBudget?: number; openQuarantine?: () => Promise<number> } = {},
+): SyncMetrics {
   const registry = new Registry();
   if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry, prefix: 'propsync_' });
   const registers = [registry];
@@ -67,6 +69,20 @@ export function createSyncMetrics(options: { defaultMetrics?: boolean } = {}): S
   const callDuration = new Histogram({ name: 'propsync_source_call_duration_seconds', help: 'Duration of HTTP calls to the source.', labelNames: ['method'], buckets: CALL_BUCKETS, registers });
   const bytes = new Counter({ name: 'propsync_source_bytes_total', help: 'Bytes of the source replies.', labelNames: ['method'], registers });
   const budgetLeft = new Gauge({ name: 'propsync_call_budget_left', help: "Calls left in today's budget of this process.", registers });
+  const budgetDaily = new Gauge({ name: 'propsync_call_budget_daily', help: 'Calls this process may spend per day (source.dailyCallBudget).', registers });
+  if (options.dailyCallBudget !== undefined) {
+    budgetDaily.set(options.dailyCallBudget);
+    budgetLeft.set(options.dailyCallBudget);
+  }
+  const openQuarantine = options.openQuarantine;
+  new Gauge({
+    name: 'propsync_quarantine_open',
+    help: 'Quarantine entries not yet resolved, read from the warehouse at each scrape.',
+    registers,
+    async collect() {
+      if (openQuarantine) this.set(await openQuarantine());
+    },
+  });
   const rateLeft = new Gauge({ name: 'propsync_rate_limit_remaining', help: 'Calls left in the tightest rate-limit window, as the source last announced.', labelNames: ['method'], registers });
 
   const observer: SyncObserver = {

@@ -7,6 +7,7 @@ import { nextSignal } from '../app/signals.js';
 import type { Config, StreamName } from '../config/schema.js';
 import { redactUrl } from '../log/redact.js';
 import { runSync } from '../sync/index.js';
+import { countOpenQuarantine } from '../sync/quarantine.js';
 import { lastSuccessByStream } from '../sync/status.js';
 import { startHttpServer, type HttpEndpoint } from './http-server.js';
 import { createSyncMetrics } from './metrics.js';
@@ -24,7 +25,8 @@ export const STOP_TIMEOUT_MS = 25_000;
 export async function runSchedulerProcess(config: Config, asked?: StreamName[]): Promise<ExitCode> {
   const logger = loggerFor(config);
   const streams = scheduledStreams(config, asked);
-  const metrics = createSyncMetrics();
+  let openQuarantine = async (): Promise<number> => 0;
+  const metrics = createSyncMetrics({ dailyCallBudget: config.source.dailyCallBudget, openQuarantine: () => openQuarantine() });
   // The whole budget: each run checks the run history first (beforeRun).
   const { db, client } = await openPropsync(config, {
     logger,
@@ -32,6 +34,7 @@ export async function runSchedulerProcess(config: Config, asked?: StreamName[]):
     onCall: metrics.onCall,
     budget: 'whole',
   });
+  openQuarantine = () => countOpenQuarantine(db);
   for (const row of await lastSuccessByStream(db)) metrics.setLastSuccess(row.stream, row.at);
   const scheduler = startScheduler({
     config,

@@ -67,3 +67,9 @@ export async function resolveKeylessForUnit(db: Db, args: { unitKey: string; run
     .where(sql<string>`split_part(u.unit_key, '@', 1)`, '=', sql<string>`split_part(${args.unitKey}, '@', 1)`)
     .execute();
 }
+
+/** Quarantine entries no later run has resolved yet. */
+export async function countOpenQuarantine(db: Db): Promise<number> {
+  const row = await db.selectFrom('quarantine').select((eb) => eb.fn.countAll<string>().as('open')).where('resolved_at', 'is', null).executeTakeFirstOrThrow();
+  return Number(row.open);
+}

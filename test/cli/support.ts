@@ -46,9 +46,9 @@ export interface RunningCli {
   exited: Promise<{ code: number | null; at: number }>;
 }
 
-/** Starts `node bin/propsync.mjs ...args` without waiting for it (clean env plus `env`). */
-export function startPropsync(args: string[], options: { env: Record<string, string>; cwd: string }): RunningCli {
-  const child = spawn(process.execPath, [PROPSYNC_BIN, ...args], {
+/** Starts `propsync ...args` (from the sources, or `bin`) without waiting for it (clean env plus `env`). */
+export function startPropsync(args: string[], options: { env: Record<string, string>; cwd: string; bin?: string }): RunningCli {
+  const child = spawn(process.execPath, [options.bin ?? PROPSYNC_BIN, ...args], {
     cwd: options.cwd,
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -143,7 +143,7 @@ describe('startSimulator with the seeded data set', () => {
 
 describe('propsync simulate', () => {
   function runCli(args: string[]): { child: ChildProcess; stdout: () => string; stderr: () => string; exited: Promise<number | null> } {
-    const child = spawn(process.execPath, ['bin/propsync.mjs', 'simulate', ...args], { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['bin/propsync-dev.mjs', 'simulate', ...args], { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));

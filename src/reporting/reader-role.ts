@@ -6,7 +6,7 @@ import { REPORTING_SCHEMA } from './views.js';
 /** Name of the environment variable that holds the password of a reader role made with --login. */
 export const READER_PASSWORD_ENV = 'PROPSYNC_READER_PASSWORD';
 
-/** The connecting user lacks a privilege the grant needs (create roles, grant on the schema). */
+/** The grant cannot be made as asked: the connecting user lacks a privilege it needs, or the warehouse is not migrated. */
 export class ReaderRoleError extends Error {
   constructor(message: string) {
     super(message);
@@ -76,7 +76,7 @@ export async function grantReader(db: Kysely<any>, options: GrantReaderOptions):
            (select rolsuper or rolcreaterole from pg_roles where rolname = current_user) as may_create,
            (select pg_get_userbyid(nspowner) from pg_namespace where nspname = ${REPORTING_SCHEMA}) as owner`.execute(db);
   const { exists, user, may_create: mayCreate, owner } = facts[0];
-  if (!owner) throw new Error(`schema ${REPORTING_SCHEMA} does not exist; run \`propsync migrate\` first`);
+  if (!owner) throw new ReaderRoleError(`schema ${REPORTING_SCHEMA} does not exist; run \`propsync migrate\` first`);
   if (!exists && !mayCreate) {
     throw new ReaderRoleError(
       `the connecting user "${user}" may not create roles (it needs CREATEROLE); connect as a user that has it, or have an administrator run \`create role ${options.role} nologin;\` and run this again`,

@@ -37,7 +37,7 @@ export function registerGrantReader(program: Command, done: (code: ExitCode) => 
     )
     .action(async (roleName: string, options: GrantReaderCliOptions, command: Command) => {
       // Loaded here, not at the top: --help and usage errors stay fast.
-      const [{ offlineConfigFor, openWarehouse, requireMigrated }, { scrubSecrets }, reader] = await Promise.all([
+      const [{ offlineConfigFor, openWarehouse }, { scrubSecrets }, reader] = await Promise.all([
         import('../context.js'),
         import('../../log/redact.js'),
         import('../../reporting/reader-role.js'),
@@ -50,7 +50,8 @@ export function registerGrantReader(program: Command, done: (code: ExitCode) => 
       const db = await openWarehouse(config.database.url, { maxConnections: 1 });
       let outcome;
       try {
-        await requireMigrated(db);
+        // No migration check here: the reader-to-be may not read the migrator's table; the grant
+        // itself says "run propsync migrate" when schema reporting is missing.
         outcome = await reader.grantReader(db, { role: roleName, login: options.login, password, baseTables: options.baseTables });
       } catch (error) {
         if (error instanceof reader.ReaderRoleError) throw new CliError(scrubSecrets(error.message, [password]), EXIT.usage);

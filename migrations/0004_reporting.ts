@@ -51,15 +51,21 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     create table reporting.settings (
       singleton boolean primary key default true check (singleton),
       time_zone text not null default 'America/Denver',
+      source_day_offset integer not null default 0,
       updated_at timestamptz not null default now()
     )`.execute(db);
   await sql`insert into reporting.settings default values`.execute(db);
 
+  // Today: the session's reporting.now when set (a timestamptz), else the server's clock moved by
+  // the source's day offset (0 unless the source's clock runs ahead, as a simulator's does), in
+  // the configured time zone.
   await sql`
     create function reporting.today() returns date
     language sql stable parallel safe as $$
-      select (coalesce(nullif(current_setting('reporting.now', true), '')::timestamptz, now())
-              at time zone coalesce((select time_zone from reporting.settings), 'America/Denver'))::date
+      select coalesce((nullif(current_setting('reporting.now', true), '')::timestamptz at time zone s.time_zone)::date,
+                      (now() at time zone s.time_zone)::date + s.source_day_offset)
+        from (select coalesce(max(time_zone), 'America/Denver') as time_zone, coalesce(max(source_day_offset), 0) as source_day_offset
+                from reporting.settings) s
     $$`.execute(db);
 
   // Indexes the views answer from: open AR items by lease, open invoices, reversal links, and

@@ -55,11 +55,24 @@ function refreshOrder<T extends { name: string; reads: string[] }>(views: T[]): 
   return order;
 }
 
-/** Stores the time zone the views take "today" in; writes only when it changed. */
+/**
+ * Stores the time zone the views take "today" in, and how many days the source's today runs
+ * ahead of the server's in that zone: the latest run's source_today against the day it started
+ * on. That is 0 against the real source; a simulator's clock may run ahead. Writes only on change.
+ */
 export async function setReportingTimeZone(db: Kysely<any>, timeZone: string): Promise<void> {
   await sql`
-    update reporting.settings set time_zone = ${timeZone}, updated_at = now()
-     where time_zone is distinct from ${timeZone}`.execute(db);
+    with latest as (
+      select coalesce((select r.source_today - (r.started_at at time zone ${timeZone})::date
+                         from public.sync_runs r
+                        where r.source_today is not null
+                        order by r.run_id desc
+                        limit 1), 0) as offset_days
+    )
+    update reporting.settings
+       set time_zone = ${timeZone}, source_day_offset = latest.offset_days, updated_at = now()
+      from latest
+     where (time_zone, source_day_offset) is distinct from (${timeZone}, latest.offset_days)`.execute(db);
 }
 
 /**

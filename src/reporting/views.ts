@@ -336,8 +336,9 @@ export const REPORTING_SETTINGS = {
   columns: [
     { name: 'singleton', meaning: 'Always true: the table holds one row.' },
     { name: 'time_zone', meaning: 'IANA time zone of "today" (the configuration\'s timeZone, written at the end of each sync).' },
+    { name: 'source_day_offset', meaning: 'Days the source\'s today runs ahead of the server\'s (0 against the real source; a simulator may run ahead), written at the end of each sync.' },
     { name: 'updated_at', meaning: 'When the row was last written.' },
   ] as readonly ReportingColumn[],
   todayFunction:
-    'Today in the time zone of reporting.settings; set reporting.now (a timestamptz) for the session to take another moment as now.',
+    'Today in the time zone of reporting.settings (plus its source_day_offset); set reporting.now (a timestamptz) for the session to take another moment as now.',
 } as const;

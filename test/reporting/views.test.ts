@@ -169,4 +169,20 @@ describe('reporting views on a hand-computed fixture', () => {
       { property_id: 200, property_name: 'Oak Plaza' },
     ]);
   });
+
+  it("follows the source's today when its clock runs ahead of the server's (a simulator's does)", async () => {
+    // A run that started at noon on June 30 (Denver) while the source said July 7: a week ahead.
+    await sql`insert into sync_runs (kind, streams, started_at, source_today) values ('sync', '{leases}', '2024-06-30T18:00:00Z', '2024-07-07')`.execute(db);
+    try {
+      await refreshReporting(database.db, { timeZone: 'America/Denver' });
+      const { rows: ahead } = await sql<{ days: number; offset: number }>`
+        select reporting.today() - (now() at time zone 'America/Denver')::date as days, (select source_day_offset from reporting.settings) as offset`.execute(database.db);
+      expect(ahead).toEqual([{ days: 7, offset: 7 }]);
+      // A session clock (reporting.now) is taken as it is.
+      expect(await rows('select reporting.today()::text as today')).toEqual([{ today: '2024-06-30' }]);
+    } finally {
+      await sql`delete from sync_runs`.execute(db);
+      await refreshReporting(db, { timeZone: 'America/Denver' });
+    }
+  });
 });

@@ -63,7 +63,7 @@ export function occupancyTable(rows: OccupancyRow[]): string[] {
 
 /** AR balance by aging bucket. */
 export function agingTable(rows: AgingRow[]): string[] {
-  return formatTable(['past due', right('open items'), right('balance')], rows.map((row) => [row.bucket, row.transactions, row.balance]), DEMO_PREFIX);
+  return formatTable(['past due', right('leases'), right('balance')], rows.map((row) => [row.bucket, row.leases, row.balance]), DEMO_PREFIX);
 }
 
 /** Vendor spend by month. */
@@ -73,4 +73,19 @@ export function spendTable(rows: SpendRow[]): string[] {
     rows.map((row) => [row.month, row.invoices, row.vendors, row.spend, row.topVendor, row.topVendorSpend]),
     DEMO_PREFIX,
   );
+}
+
+/**
+ * How to point a BI tool (Metabase, Superset, Power BI, Tableau) at the demo warehouse: host,
+ * port, database, the reader role and its password, schema `reporting`, and where the views are
+ * described.
+ */
+export function biToolLines(warehouseUrl: string, reader: { role: string; password: string }): string[] {
+  const url = new URL(warehouseUrl);
+  return [
+    'point a BI tool (Metabase, Superset, Power BI, Tableau) at the demo warehouse:',
+    `  host ${url.hostname}, port ${url.port || '5432'}, database ${decodeURIComponent(url.pathname.slice(1))}`,
+    `  user ${reader.role}, password ${reader.password} (a read-only role made by \`propsync grant-reader --login\`; local demo only)`,
+    '  schema reporting: rent_roll, occupancy_monthly, ar_aging, vendor_spend_monthly ... (described in docs/reporting.md and in the database)',
+  ].map((line) => `${DEMO_PREFIX}${line}`);
 }

@@ -21,15 +21,20 @@ import { applyReportingComments } from '../src/reporting/comments.js';
 const RESIDENTIAL = sql.raw(`l.deleted_at is null and l.is_other_income is not true`);
 /** The open part of the ledger: what the partial index `ar_transactions_open_idx` holds. */
 const OPEN_AR = sql.raw(`t.deleted_at is null and t.balance_due <> 0 and t.is_temporary is not true and t.is_reversed is not true`);
-/** An invoice's property when all its (live) lines are charged to one property, and how many properties its lines name. */
+/**
+ * An invoice's property (as ip) when all its live lines are charged to one property, with its
+ * name and how many properties the lines name. The name is looked up per invoice (by the unique
+ * index of reporting.properties): a join left to the planner rebuilt a hash of all properties per invoice.
+ */
 const INVOICE_PROPERTY = sql.raw(`
   left join lateral (
-    select case when count(distinct li.property_id) = 1 then min(li.property_id) end as property_id,
-           count(distinct li.property_id)::int as property_count
-      from public.invoice_line_items li
-     where li.invoice_id = i.invoice_id and li.deleted_at is null
-  ) ip on true
-  left join reporting.properties p on p.property_id = ip.property_id`);
+    select x.property_id, x.property_count,
+           (select p.property_name from reporting.properties p where p.property_id = x.property_id) as property_name
+      from (select case when count(distinct li.property_id) = 1 then min(li.property_id) end as property_id,
+                   count(distinct li.property_id)::int as property_count
+              from public.invoice_line_items li
+             where li.invoice_id = i.invoice_id and li.deleted_at is null) x
+  ) ip on true`);
 /** Which of a lease's customers is the primary one: customer type Primary first, then relationship Primary, then the lowest id. */
 const PRIMARY_FIRST = sql.raw(`(c.customer_type = 'Primary') desc nulls last, (c.relationship_name = 'Primary') desc nulls last, c.customer_id`);
 /** A customer's full name, from its parts when the source sends no full name. */
@@ -228,19 +233,18 @@ export async function up(db: Kysely<unknown>): Promise<void> {
            p.property_name,
            date_trunc('month', ci.end_date)::date as month,
            count(*)::int as expiring_leases,
-           count(*) filter (where renewal.found)::int as renewed,
+           count(*) filter (where ren.latest_start > ci.start_date)::int as renewed,
            count(*) filter (where l.lease_status_type_id = 5)::int as on_notice,
            count(*) filter (where l.is_month_to_month)::int as month_to_month
       from public.leases l
       join public.lease_intervals ci on ci.lease_interval_id = l.current_lease_interval_id and ci.deleted_at is null
       left join reporting.properties p on p.property_id = l.property_id
-     cross join lateral (
-        select exists (
-          select 1 from public.lease_intervals ri
-           where ri.lease_id = l.lease_id and ri.deleted_at is null and ri.lease_interval_type_id = 3
-             and ri.lease_interval_id <> ci.lease_interval_id and ri.start_date > ci.start_date
-        ) as found
-      ) renewal
+      left join (
+        select ri.lease_id, max(ri.start_date) as latest_start
+          from public.lease_intervals ri
+         where ri.deleted_at is null and ri.lease_interval_type_id = 3
+         group by ri.lease_id
+      ) ren on ren.lease_id = l.lease_id
      where ${RESIDENTIAL} and l.lease_status_type_id in (4, 5) and ci.end_date is not null
      group by l.property_id, p.property_name, date_trunc('month', ci.end_date)`.execute(db);
 
@@ -248,9 +252,18 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     create view reporting.ar_aging as
     with d as (select reporting.today() as today),
     open as (
-      select t.lease_id, t.property_id, t.balance_due, d.today - t.due_date as days_past_due
+      select t.lease_id,
+             t.property_id,
+             count(*)::int as open_items,
+             sum(t.balance_due) as balance,
+             sum(t.balance_due) filter (where t.due_date is null or t.due_date >= d.today) as not_yet_due,
+             sum(t.balance_due) filter (where d.today - t.due_date between 1 and 30) as days_1_30,
+             sum(t.balance_due) filter (where d.today - t.due_date between 31 and 60) as days_31_60,
+             sum(t.balance_due) filter (where d.today - t.due_date between 61 and 90) as days_61_90,
+             sum(t.balance_due) filter (where d.today - t.due_date > 90) as over_90
         from public.ar_transactions t cross join d
        where ${OPEN_AR}
+       group by t.lease_id, t.property_id
     )
     select o.property_id,
            p.property_name,
@@ -258,19 +271,19 @@ export async function up(db: Kysely<unknown>): Promise<void> {
            l.unit_number,
            r.name as primary_resident,
            l.lease_status,
-           (select today from d) as as_of_date,
-           count(*)::int as open_items,
-           sum(o.balance_due)::numeric(14,2) as balance,
-           coalesce(sum(o.balance_due) filter (where o.days_past_due is null or o.days_past_due <= 0), 0)::numeric(14,2) as not_yet_due,
-           coalesce(sum(o.balance_due) filter (where o.days_past_due between 1 and 30), 0)::numeric(14,2) as days_1_30,
-           coalesce(sum(o.balance_due) filter (where o.days_past_due between 31 and 60), 0)::numeric(14,2) as days_31_60,
-           coalesce(sum(o.balance_due) filter (where o.days_past_due between 61 and 90), 0)::numeric(14,2) as days_61_90,
-           coalesce(sum(o.balance_due) filter (where o.days_past_due > 90), 0)::numeric(14,2) as over_90
+           d.today as as_of_date,
+           o.open_items,
+           o.balance::numeric(14,2) as balance,
+           coalesce(o.not_yet_due, 0)::numeric(14,2) as not_yet_due,
+           coalesce(o.days_1_30, 0)::numeric(14,2) as days_1_30,
+           coalesce(o.days_31_60, 0)::numeric(14,2) as days_31_60,
+           coalesce(o.days_61_90, 0)::numeric(14,2) as days_61_90,
+           coalesce(o.over_90, 0)::numeric(14,2) as over_90
       from open o
+     cross join d
       join public.leases l on l.lease_id = o.lease_id and l.deleted_at is null
       left join reporting.properties p on p.property_id = o.property_id
-      ${PRIMARY_RESIDENT}
-     group by o.property_id, p.property_name, o.lease_id, l.unit_number, r.name, l.lease_status`.execute(db);
+      ${PRIMARY_RESIDENT}`.execute(db);
 
   await sql`
     create view reporting.ar_aging_by_property as
@@ -347,7 +360,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
            i.vendor_id,
            i.vendor_name,
            ip.property_id,
-           p.property_name,
+           ip.property_name,
            ip.property_count,
            i.invoice_date,
            i.post_date,
@@ -372,7 +385,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
            i.vendor_id,
            i.vendor_name,
            ip.property_id,
-           p.property_name,
+           ip.property_name,
            v.payment_id,
            v.payment_number,
            v.amount,

@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import { materializedNote, REPORTING_SCHEMA, REPORTING_SETTINGS, REPORTING_VIEWS, type ReportingView } from './views.js';
 
 /** The comment of a view: its purpose, then the rules behind its rows. */
-export function viewComment(view: ReportingView): string {
+function viewComment(view: ReportingView): string {
   return `${view.purpose} ${view.notes}${view.materialized ? ` ${materializedNote(view)}` : ''}`;
 }
 

@@ -60,7 +60,7 @@ function refreshOrder<T extends { name: string; reads: string[] }>(views: T[]): 
  * ahead of the server's in that zone: the latest run's source_today against the day it started
  * on. That is 0 against the real source; a simulator's clock may run ahead. Writes only on change.
  */
-export async function setReportingTimeZone(db: Kysely<any>, timeZone: string): Promise<void> {
+async function setReportingTimeZone(db: Kysely<any>, timeZone: string): Promise<void> {
   await sql`
     with latest as (
       select coalesce((select r.source_today - (r.started_at at time zone ${timeZone})::date

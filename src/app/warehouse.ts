@@ -9,7 +9,7 @@ import { EXIT, ExitError } from './exit-codes.js';
  * Opens the warehouse and checks that it answers. A warehouse that cannot be reached is a
  * configuration problem for the operator (exit 2), reported without its password.
  */
-async function openWarehouse(url: string, options: ConnectOptions = {}): Promise<Db> {
+export async function openWarehouse(url: string, options: ConnectOptions = {}): Promise<Db> {
   const db = connect(url, { applicationName: 'propsync', ...options });
   try {
     await sql`select 1`.execute(db);

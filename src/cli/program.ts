@@ -5,6 +5,7 @@ import { scrubSecrets, urlPasswords } from '../log/redact.js';
 import { registerBackfill } from './commands/backfill.js';
 import { registerConfigCheck } from './commands/config-check.js';
 import { registerDemo } from './commands/demo.js';
+import { registerGrantReader } from './commands/grant-reader.js';
 import { registerMigrate } from './commands/migrate.js';
 import { registerReset } from './commands/reset.js';
 import { registerSchedule } from './commands/schedule.js';
@@ -14,7 +15,7 @@ import { registerSync } from './commands/sync.js';
 import { ExitError, EXIT, type ExitCode } from '../app/exit-codes.js';
 
 /** Each command registers itself here; a command file only parses and prints. */
-const COMMANDS = [registerMigrate, registerConfigCheck, registerSync, registerBackfill, registerStatus, registerReset, registerSchedule, registerSimulate, registerDemo];
+const COMMANDS = [registerMigrate, registerConfigCheck, registerSync, registerBackfill, registerStatus, registerReset, registerSchedule, registerSimulate, registerDemo, registerGrantReader];
 
 /** Builds the `propsync` program; `done` receives the exit code the command chose. */
 export function buildProgram(done: (code: ExitCode) => void): Command {

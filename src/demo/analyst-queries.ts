@@ -1,10 +1,11 @@
 import { sql } from 'kysely';
+import { grantReader } from '../reporting/reader-role.js';
 import type { Db } from '../warehouse-schema.js';
 
-/** Lease status type ids that occupy a unit: Current and Notice. */
-const OCCUPYING_STATUSES = [4, 5];
-/** Invoice type id of refunds to residents: money out, but not vendor spend. */
-const CUSTOMER_REFUND_TYPE = 20;
+/**
+ * The demo's three analyst questions, answered from the reporting views (schema `reporting`,
+ * docs/reporting.md) as a BI dashboard would ask them: no source conventions in this file.
+ */
 
 /** One property's occupancy. */
 export interface OccupancyRow {
@@ -12,122 +13,115 @@ export interface OccupancyRow {
   propertyName: string | null;
   /** Units that any lease of the property has ever named (the warehouse has no unit list of its own). */
   units: number;
-  /** Units with a Current or Notice lease. */
+  /** Units with a resident today (the view's current month). */
   occupied: number;
   /** occupied / units, in percent with one decimal, as a string. */
   occupancyPercent: string;
 }
 
-/**
- * Occupancy by property: units with a Current or Notice lease over the units that any lease
- * has named, leaving out other-income leases (parking, storage) and leases the source no
- * longer lists.
- */
+/** Occupancy by property: the current month of `reporting.occupancy_monthly`. */
 export async function occupancyByProperty(db: Db): Promise<OccupancyRow[]> {
-  const { rows } = await sql<{ property_id: number; property_name: string | null; units: number; occupied: number; occupancy_percent: string }>`
-    select property_id,
-           max(property_name) as property_name,
-           count(distinct unit_id)::int as units,
-           count(distinct unit_id) filter (where lease_status_type_id = any(${OCCUPYING_STATUSES}::int[]))::int as occupied,
-           round(100.0 * count(distinct unit_id) filter (where lease_status_type_id = any(${OCCUPYING_STATUSES}::int[]))
-                 / nullif(count(distinct unit_id), 0), 1)::text as occupancy_percent
-      from leases
-     where deleted_at is null and unit_id is not null and coalesce(is_other_income, false) = false
-     group by property_id
-     order by property_id`.execute(db);
-  return rows.map((row) => ({ propertyId: row.property_id, propertyName: row.property_name, units: row.units, occupied: row.occupied, occupancyPercent: row.occupancy_percent ?? '0.0' }));
+  const { rows } = await sql<{ property_id: number; property_name: string | null; units_known: number; units_occupied: number; occupancy_percent: string | null }>`
+    select distinct on (property_id) property_id, property_name, units_known, units_occupied, occupancy_percent::text
+      from reporting.occupancy_monthly
+     order by property_id, month desc`.execute(db);
+  return rows.map((row) => ({ propertyId: row.property_id, propertyName: row.property_name, units: row.units_known, occupied: row.units_occupied, occupancyPercent: row.occupancy_percent ?? '0.0' }));
 }
 
-/** Aging buckets, in the order they are shown. */
-export const AGING_BUCKETS = ['not yet due', '1-30 days', '31-60 days', '61-90 days', 'over 90 days'] as const;
-export type AgingBucket = (typeof AGING_BUCKETS)[number];
+/** Aging buckets, in the order they are shown, with the `reporting.ar_aging` column of each. */
+const BUCKET_COLUMNS = [
+  ['not yet due', 'not_yet_due'],
+  ['1-30 days', 'days_1_30'],
+  ['31-60 days', 'days_31_60'],
+  ['61-90 days', 'days_61_90'],
+  ['over 90 days', 'over_90'],
+] as const;
+export const AGING_BUCKETS = BUCKET_COLUMNS.map(([bucket]) => bucket);
+export type AgingBucket = (typeof BUCKET_COLUMNS)[number][0];
 
 /** Open AR in one aging bucket. */
 export interface AgingRow {
   bucket: AgingBucket;
-  transactions: number;
-  /** Sum of `balance_due`, exact, as a string. */
+  /** Leases with an open balance in the bucket. */
+  leases: number;
+  /** Open balance in the bucket, exact, as a string. */
   balance: string;
 }
 
 /**
- * AR balance by aging bucket: the open balance (`balance_due`) of AR transactions by days past
- * their due date, as of `asOf` (the source's today). Temporary and deleted transactions are
- * left out; every bucket is listed, empty ones with zero.
+ * AR balance by aging bucket, summed over `reporting.ar_aging` as of `asOf` (noon that day in the
+ * views' time zone, set as the session's reporting.now); every bucket is listed, empty ones with zero.
  */
 export async function arAging(db: Db, asOf: string): Promise<AgingRow[]> {
-  const { rows } = await sql<{ bucket: AgingBucket; transactions: number; balance: string }>`
-    with open as (
-      select balance_due,
-             case
-               when due_date is null or due_date >= ${asOf}::date then 'not yet due'
-               when ${asOf}::date - due_date <= 30 then '1-30 days'
-               when ${asOf}::date - due_date <= 60 then '31-60 days'
-               when ${asOf}::date - due_date <= 90 then '61-90 days'
-               else 'over 90 days'
-             end as bucket
-        from ar_transactions
-       where deleted_at is null and coalesce(is_temporary, false) = false and balance_due <> 0
-    )
-    select b.bucket, count(o.balance_due)::int as transactions, coalesce(sum(o.balance_due), 0)::numeric(14,2)::text as balance
-      from unnest(${[...AGING_BUCKETS]}::text[]) with ordinality as b(bucket, position)
-      left join open o on o.bucket = b.bucket
-     group by b.bucket, b.position
-     order by b.position`.execute(db);
-  return rows;
+  return db.connection().execute(async (session) => {
+    await sql`select set_config('reporting.now', ((${asOf}::date + time '12:00') at time zone (select time_zone from reporting.settings))::text, false)`.execute(session);
+    try {
+      const sums = BUCKET_COLUMNS.map(
+        ([, column], index) => sql`count(*) filter (where ${sql.ref(column)} <> 0)::int as ${sql.ref(`leases_${index}`)}, coalesce(sum(${sql.ref(column)}), 0)::numeric(14,2)::text as ${sql.ref(`balance_${index}`)}`,
+      );
+      const { rows } = await sql<Record<string, number | string>>`select ${sql.join(sums)} from reporting.ar_aging`.execute(session);
+      return BUCKET_COLUMNS.map(([bucket], index) => ({ bucket, leases: Number(rows[0][`leases_${index}`]), balance: String(rows[0][`balance_${index}`]) }));
+    } finally {
+      await sql`select set_config('reporting.now', '', false)`.execute(session);
+    }
+  });
 }
 
 /** Vendor spend of one post month. */
 export interface SpendRow {
   /** `YYYY-MM`. */
   month: string;
+  /** Invoices and credit memos (an invoice charged to several properties counts once for each). */
   invoices: number;
   vendors: number;
-  /** Sum of invoice amounts (credit memos reduce it), exact, as a string. */
+  /** Net spend (credit memos reduce it), exact, as a string. */
   spend: string;
   topVendor: string | null;
   topVendorSpend: string | null;
 }
 
 /**
- * Vendor spend by month: invoice amounts by post month for the latest `months` months that
- * have invoices, with the month's largest vendor. Refunds to residents are not vendor spend
- * and are left out, as are invoices the source no longer lists.
+ * Vendor spend by month from `reporting.vendor_spend_monthly` (refunds to residents and reversed
+ * invoices left out, credit memos netted): the latest `months` post months, with each month's
+ * largest vendor.
  */
 export async function vendorSpendByMonth(db: Db, months = 6): Promise<SpendRow[]> {
   const { rows } = await sql<{ month: string; invoices: number; vendors: number; spend: string; top_vendor: string | null; top_vendor_spend: string | null }>`
-    with spend as (
-      select post_month, vendor_id, max(vendor_name) as vendor_name, count(*)::int as invoices, sum(amount) as amount
-        from invoices
-       where deleted_at is null and post_month is not null and invoice_type_id is distinct from ${CUSTOMER_REFUND_TYPE}
+    with by_vendor as (
+      select post_month, vendor_id, max(vendor_name) as vendor_name, sum(invoices + credit_memos)::int as invoices, sum(amount) as amount
+        from reporting.vendor_spend_monthly
+       where post_month in (select distinct post_month from reporting.vendor_spend_monthly order by post_month desc limit ${months})
        group by post_month, vendor_id
     ),
     ranked as (
-      select *, row_number() over (partition by post_month order by amount desc nulls last, vendor_id) as rank from spend
-    ),
-    latest as (
-      select distinct post_month from spend order by post_month desc limit ${months}
+      select *, row_number() over (partition by post_month order by amount desc nulls last, vendor_id) as rank from by_vendor
     )
-    select to_char(r.post_month, 'YYYY-MM') as month,
-           sum(r.invoices)::int as invoices,
-           count(distinct r.vendor_id)::int as vendors,
-           coalesce(sum(r.amount), 0)::numeric(14,2)::text as spend,
-           max(r.vendor_name) filter (where r.rank = 1) as top_vendor,
-           (max(r.amount) filter (where r.rank = 1))::numeric(14,2)::text as top_vendor_spend
-      from ranked r join latest l on l.post_month = r.post_month
-     group by r.post_month
-     order by r.post_month desc`.execute(db);
+    select to_char(post_month, 'YYYY-MM') as month,
+           sum(invoices)::int as invoices,
+           count(distinct vendor_id)::int as vendors,
+           coalesce(sum(amount), 0)::numeric(14,2)::text as spend,
+           max(vendor_name) filter (where rank = 1) as top_vendor,
+           (max(amount) filter (where rank = 1))::numeric(14,2)::text as top_vendor_spend
+      from ranked
+     group by post_month
+     order by post_month desc`.execute(db);
   return rows.map((row) => ({ month: row.month, invoices: row.invoices, vendors: row.vendors, spend: row.spend, topVendor: row.top_vendor, topVendorSpend: row.top_vendor_spend }));
 }
 
-/**
- * The day the answers are as of: the source's today of the latest run that recorded one,
- * else the database's date in the configured time zone.
- */
-export async function asOfDay(db: Db, timeZone: string): Promise<string> {
-  const { rows } = await sql<{ day: string }>`
-    select coalesce(
-      (select source_today::text from sync_runs where source_today is not null order by run_id desc limit 1),
-      ((now() at time zone ${timeZone})::date)::text) as day`.execute(db);
+/** The day the views answer as of: `reporting.today()` (the source's today in the configured time zone). */
+export async function asOfDay(db: Db): Promise<string> {
+  const { rows } = await sql<{ day: string }>`select reporting.today()::text as day`.execute(db);
   return rows[0].day;
+}
+
+/** The read-only role the demo makes for BI tools, and its local demo-only password. */
+export const DEMO_READER = { role: 'propsync_demo_reader', password: 'demo-reader' } as const;
+
+/**
+ * Makes the demo's BI reader role (a login, select on the reporting views) as
+ * `propsync grant-reader --login` would; returns its name.
+ */
+export async function ensureDemoReader(db: Db): Promise<string> {
+  await grantReader(db, { role: DEMO_READER.role, login: true, password: DEMO_READER.password });
+  return DEMO_READER.role;
 }

@@ -64,7 +64,7 @@ export function occupancyTable(rows: OccupancyRow[]): string[] {
 
 /** AR balance by aging bucket. */
 export function agingTable(rows: AgingRow[]): string[] {
-  return formatTable(['past due', right('open items'), right('balance')], rows.map((row) => [row.bucket, row.transactions, row.balance]), DEMO_PREFIX);
+  return formatTable(['past due', right('leases'), right('balance')], rows.map((row) => [row.bucket, row.leases, row.balance]), DEMO_PREFIX);
 }
 
 /** Vendor spend by month. */
@@ -77,7 +77,7 @@ export function spendTable(rows: SpendRow[]): string[] {
 }
 
 /** A query to try in psql once the demo is done. */
-export const EXAMPLE_QUERY = 'select lease_status, count(*) from leases group by 1;';
+export const EXAMPLE_QUERY = 'select * from reporting.rent_roll limit 20;';
 
 /** The demo's three analyst questions, each with its answer as a table, as of a day. */
 export async function analystAnswers(db: Db, asOf: string): Promise<{ title: string; lines: string[] }[]> {
@@ -86,4 +86,19 @@ export async function analystAnswers(db: Db, asOf: string): Promise<{ title: str
     { title: `AR balance by aging bucket (open balance by days past due, as of ${asOf})`, lines: agingTable(await arAging(db, asOf)) },
     { title: 'Vendor spend by month (invoice amounts by post month, refunds to residents left out)', lines: spendTable(await vendorSpendByMonth(db, 6)) },
   ];
+}
+
+/**
+ * How to point a BI tool (Metabase, Superset, Power BI, Tableau) at the demo warehouse: host,
+ * port, database, the reader role and its password, schema `reporting`, and where the views are
+ * described.
+ */
+export function biToolLines(warehouseUrl: string, reader: { role: string; password: string }): string[] {
+  const url = new URL(warehouseUrl);
+  return [
+    'point a BI tool (Metabase, Superset, Power BI, Tableau) at the demo warehouse:',
+    `  host ${url.hostname}, port ${url.port || '5432'}, database ${decodeURIComponent(url.pathname.slice(1))}`,
+    `  user ${reader.role}, password ${reader.password} (a read-only role made by \`propsync grant-reader --login\`; local demo only)`,
+    '  schema reporting: rent_roll, occupancy_monthly, ar_aging, vendor_spend_monthly ... (described in docs/reporting.md and in the database)',
+  ].map((line) => `${DEMO_PREFIX}${line}`);
 }

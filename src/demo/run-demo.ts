@@ -13,8 +13,8 @@ import { STREAM_MANIFESTS } from '../streams/registry.js';
 import { tableCounts } from '../sync/status.js';
 import type { SyncRequest } from '../sync/types.js';
 import { connect, migrateToLatest, type Db } from '../warehouse-schema.js';
-import { asOfDay } from './analyst-queries.js';
-import { analystAnswers, changesLine, EXAMPLE_QUERY, runsTable, tablesTable, type LabelledRun } from './report.js';
+import { asOfDay, DEMO_READER, ensureDemoReader } from './analyst-queries.js';
+import { analystAnswers, biToolLines, changesLine, EXAMPLE_QUERY, runsTable, tablesTable, type LabelledRun } from './report.js';
 import { dayIn, readDemoState, writeDemoState, type DemoState } from './state.js';
 import { openDemoWarehouse, type DemoWarehouse } from './warehouse.js';
 
@@ -75,11 +75,17 @@ export async function runDemo(options: DemoOptions): Promise<ExitCode> {
     say();
     say('rows per table');
     lines(tablesTable(await tableCounts(db)));
-    const asOf = await asOfDay(db, timeZone);
+    const asOf = await asOfDay(db);
     for (const answer of await analystAnswers(db, asOf)) {
       say();
       say(answer.title);
       lines(answer.lines);
+    }
+    say();
+    try {
+      lines(biToolLines(warehouse.url, { role: await ensureDemoReader(db), password: DEMO_READER.password }));
+    } catch (error) {
+      say(`no BI reader role made (${(error as Error).message}); run \`propsync grant-reader ROLE --login\` as a user that may create roles`);
     }
     say();
     say(`finished in ${formatDuration(Date.now() - started)}; the simulated world is now ${state.weeks} week(s) past ${state.startDay}`);

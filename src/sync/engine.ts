@@ -1,3 +1,4 @@
+import { refreshAfterSync } from '../reporting/refresh.js';
 import { pickCounts, RUN_COUNTERS } from './counters.js';
 import { planRun, streamsOf } from './plan-run.js';
 import { runLanes } from './run-lanes.js';
@@ -31,6 +32,7 @@ export async function runSync(request: SyncRequest, deps: SyncDeps): Promise<Run
       throttled: after.throttled - before.throttled,
       workUnitsTotal: workUnits,
     });
+    await refreshAfterSync(db, config.timeZone, logger);
     const summary: RunSummary = { ...counts, kind: request.kind, streams, durationMs: Date.now() - started, errors };
     logFinished(logger, summary);
     observer?.onRunEnd?.(summary);

@@ -1,0 +1,110 @@
+/**
+ * Benchmark (not a test): the reporting views on the `large` simulator data set after a full
+ * load. Loads the data set into its own database (kept between runs: pass --reload to load it
+ * again), migrates it, refreshes the reporting layer as a sync does, then times each view's
+ * typical dashboard query a few times and prints the best and the median.
+ *
+ *   node bin/run-ts.mjs bench/reporting-views.ts [--reload] [--load-only]
+ *
+ * Uses BENCH_DATABASE_URL (a server where it may create a database), else the local
+ * postgres://postgres@127.0.0.1:5432/postgres; the data goes into database
+ * propsync_bench_reporting on that server.
+ */
+import { cpus, loadavg } from 'node:os';
+import { sql } from 'kysely';
+import { configSchema } from '../src/config/schema.js';
+import { createLogger } from '../src/log/logger.js';
+import { startSimulator } from '../src/simulator/index.js';
+import { createSourceClient } from '../src/source/index.js';
+import { runSync } from '../src/sync/index.js';
+import { connect, migrateToLatest, type Db } from '../src/warehouse-schema.js';
+import { dropDatabase, ensureDatabase, withDatabase } from '../src/warehouse/databases.js';
+import { refreshReporting } from '../src/reporting/refresh.js';
+import { REPORTING_VIEWS } from '../src/reporting/views.js';
+
+const args = new Set(process.argv.slice(2));
+const adminUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const name = 'propsync_bench_reporting';
+const url = withDatabase(adminUrl, name);
+/** Times each query is run. */
+const RUNS = 5;
+
+/** Whether the bench database holds a finished full load already. */
+async function loaded(): Promise<boolean> {
+  await ensureDatabase(adminUrl, name);
+  const db = connect(url, { maxConnections: 1 });
+  try {
+    const { rows } = await sql<{ done: boolean }>`
+      select to_regclass('public.sync_runs') is not null
+             and exists (select 1 from sync_runs where status = 'succeeded') as done`.execute(db);
+    return rows[0].done;
+  } catch {
+    return false;
+  } finally {
+    await db.destroy();
+  }
+}
+
+/** Loads the `large` data set (seed 1) into a fresh bench database with one full sync. */
+async function load(): Promise<void> {
+  await dropDatabase(adminUrl, name);
+  await ensureDatabase(adminUrl, name);
+  const started = Date.now();
+  const sim = await startSimulator({ port: 0, scale: 'large', seed: 1, today: '2026-06-15', username: 'bench', password: 'bench-password', rateLimit: 'off' });
+  console.log(`simulator large: ${sim.dataset.leases.length} leases, ${sim.dataset.invoices.length} invoices`);
+  const db = connect(url, { maxConnections: 8 });
+  try {
+    await migrateToLatest(db);
+    const config = configSchema.parse({
+      database: { url },
+      source: { url: sim.url, username: 'bench', password: 'bench-password', maxClockSkewHours: 0, pageSize: 500, concurrency: 4, dailyCallBudget: 1_000_000 },
+      logLevel: 'warn',
+    });
+    const client = createSourceClient({ config: config.source, timeZone: config.timeZone });
+    const summary = await runSync({ kind: 'sync' }, { db, client, config, logger: createLogger({ level: 'warn' }) });
+    await client.close();
+    console.log(`full load: ${summary.status}, ${summary.records} records, ${summary.rowsInserted} rows, ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  } finally {
+    await db.destroy();
+    await sim.close();
+  }
+}
+
+/** Runs `query` `runs` times on one connection; returns the times in ms, sorted. */
+async function time(db: Db, query: string, runs: number): Promise<number[]> {
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const started = performance.now();
+    await sql.raw(query).execute(db);
+    times.push(performance.now() - started);
+  }
+  return times.sort((a, b) => a - b);
+}
+
+const ms = (value: number) => `${value.toFixed(0).padStart(6)} ms`;
+
+if (args.has('--reload') || !(await loaded())) await load();
+else console.log(`reusing the loaded data set in ${name} (--reload loads it again)`);
+if (!args.has('--load-only')) {
+  const db: Db = connect(url, { maxConnections: 1 });
+  try {
+    await migrateToLatest(db);
+    const refreshStarted = performance.now();
+    const refreshed = await refreshReporting(db, { timeZone: 'America/Denver' });
+    console.log(`refresh at the end of a sync (${refreshed.join(', ')}): ${ms(performance.now() - refreshStarted)}`);
+    const { rows } = await sql<{ rows: string }>`select (select count(*) from ar_transactions) || ' AR transactions, ' || (select count(*) from leases) || ' leases, ' || (select count(*) from invoice_line_items) || ' invoice lines' as rows`.execute(db);
+    console.log(`${rows[0].rows}; load average ${loadavg().map((value) => value.toFixed(1)).join(' ')} on ${cpus().length} cores`);
+    console.log(`${'view'.padEnd(24)} ${'kind'.padEnd(12)} ${'rows'.padStart(7)}  select * (best, median of ${RUNS})   dashboard query (best, median)`);
+    for (const view of REPORTING_VIEWS) {
+      const count = await sql<{ n: number }>`select count(*)::int as n from ${sql.id('reporting', view.name)}`.execute(db);
+      const all = await time(db, `select * from reporting.${view.name}`, RUNS);
+      const example = await time(db, view.example, RUNS);
+      const median = (times: number[]) => times[Math.floor(times.length / 2)];
+      console.log(
+        `${view.name.padEnd(24)} ${(view.materialized ? 'materialized' : 'view').padEnd(12)} ${String(count.rows[0].n).padStart(7)}  ${ms(all[0])} ${ms(median(all))}                 ${ms(example[0])} ${ms(median(example))}`,
+      );
+    }
+  } finally {
+    await db.destroy();
+  }
+}

@@ -1,0 +1,74 @@
+import type { Command } from 'commander';
+import { ExitError, EXIT, type ExitCode } from '../../app/exit-codes.js';
+
+interface GrantReaderCliOptions {
+  login?: boolean;
+  baseTables?: boolean;
+}
+
+/**
+ * `propsync grant-reader ROLE [--login] [--base-tables]`: makes ROLE a read-only reader of the
+ * reporting views for BI tools (creating it when missing); idempotent.
+ */
+export function registerGrantReader(program: Command, done: (code: ExitCode) => void): void {
+  program
+    .command('grant-reader')
+    .description('create or update a read-only role for BI tools: select on the reporting views (idempotent)')
+    .argument('<role>', 'the role to create when missing, then grant')
+    .option('--login', 'the role may log in, with the password in $PROPSYNC_READER_PASSWORD (default: NOLOGIN)')
+    .option('--base-tables', 'also grant select on the synced source tables in schema public')
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Grants usage on schema reporting and select on its views, and sets default privileges so that',
+        'views added by later migrations are readable too. Needs a connecting user that may create roles',
+        '(CREATEROLE) when the role is missing, and that owns schema reporting (the user that ran migrate).',
+        '',
+        'To give a person a login in the role (run in psql as a user with CREATEROLE):',
+        "  create role alice login password 'a-strong-password';",
+        '  grant bi_reader to alice;',
+        '',
+        'Examples:',
+        '  $ propsync grant-reader bi_reader',
+        '  $ PROPSYNC_READER_PASSWORD=... propsync grant-reader metabase --login',
+        '  $ propsync grant-reader analysts --base-tables',
+      ].join('\n'),
+    )
+    .action(async (roleName: string, options: GrantReaderCliOptions, command: Command) => {
+      // Loaded here, not at the top: --help and usage errors stay fast.
+      const [{ offlineConfigFor }, { openWarehouse }, { scrubSecrets }, reader] = await Promise.all([
+        import('../context.js'),
+        import('../../app/warehouse.js'),
+        import('../../log/redact.js'),
+        import('../../reporting/reader-role.js'),
+      ]);
+      const problem = reader.readerRoleProblem(roleName);
+      if (problem) throw new ExitError(problem, EXIT.usage);
+      const password = options.login ? process.env[reader.READER_PASSWORD_ENV] : undefined;
+      if (options.login && !password) throw new ExitError(`--login needs the role's password in $${reader.READER_PASSWORD_ENV}`, EXIT.usage);
+      const config = offlineConfigFor(command);
+      const db = await openWarehouse(config.database.url, { maxConnections: 1 });
+      let outcome;
+      try {
+        // No migration check here: the reader-to-be may not read the migrator's table; the grant
+        // itself says "run propsync migrate" when schema reporting is missing.
+        outcome = await reader.grantReader(db, { role: roleName, login: options.login, password, baseTables: options.baseTables });
+      } catch (error) {
+        if (error instanceof reader.ReaderRoleError) throw new ExitError(scrubSecrets(error.message, [password]), EXIT.usage);
+        if (error instanceof ExitError) throw error;
+        throw new Error(scrubSecrets((error as Error).message, [password]));
+      } finally {
+        await db.destroy();
+      }
+      const out = (line: string) => process.stdout.write(`${line}\n`);
+      out(outcome.created ? `created role ${roleName} (${outcome.loginSet ? 'login; password from $' + reader.READER_PASSWORD_ENV : 'nologin'})` : `role ${roleName} exists${outcome.loginSet ? '; login allowed, password set from $' + reader.READER_PASSWORD_ENV : ''}`);
+      out(`${roleName} may read schema reporting: ${outcome.views} views, and views created later by ${outcome.defaultPrivilegesFor}`);
+      if (outcome.baseTables) out(`${roleName} may read the ${outcome.baseTables} source tables of schema public`);
+      if (!outcome.loginSet) {
+        out('to give a person a login in this role:');
+        for (const line of reader.personLoginSql(roleName)) out(`  ${line}`);
+      }
+      done(EXIT.ok);
+    });
+}

@@ -1,0 +1,70 @@
+import { personLoginSql } from './reader-role.js';
+import { materializedNote, REPORTING_SETTINGS, REPORTING_VIEWS } from './views.js';
+
+/** The path of the generated document, from the top of the checkout. */
+export const REPORTING_DOCS_PATH = 'docs/reporting.md';
+
+/** docs/reporting.md, generated from the views' declarations (src/reporting/views.ts). */
+export function renderReportingDocs(): string {
+  const lines: string[] = [
+    '# Reporting views',
+    '',
+    '<!-- Generated from src/reporting/views.ts by `node bin/run-ts.mjs src/reporting/write-docs.ts`; do not edit by hand. -->',
+    '',
+    'Schema `reporting` holds views that a BI tool (Metabase, Superset, Power BI, Tableau) can use without',
+    "knowing the source's conventions: soft-deleted rows are left out, money is `numeric`, statuses,",
+    'refunds, reversals, primary customers and current intervals are resolved. Every view and column',
+    'carries the description below as a database comment, so the BI tool shows it too.',
+    '',
+    '## Connecting a BI tool',
+    '',
+    'Create a read-only role once (as a user that may create roles and owns schema `reporting`):',
+    '',
+    '    propsync grant-reader bi_reader                                   # NOLOGIN role for people',
+    '    PROPSYNC_READER_PASSWORD=... propsync grant-reader metabase --login   # a login for the BI tool itself',
+    '',
+    'The role gets usage on `reporting`, select on its views, and default privileges so that views added',
+    'by later migrations are readable too; `--base-tables` also grants select on the synced tables of',
+    '`public`. Running it again is safe (with `--login` it sets the password again). To give a',
+    'person a login in the role:',
+    '',
+    '```sql',
+    ...personLoginSql('bi_reader'),
+    '```',
+    '',
+    'Then point the BI tool at the warehouse: host and port of the Postgres server, the warehouse',
+    'database, that user, schema `reporting`.',
+    '',
+    '## Today and the time zone',
+    '',
+    `"Today" in the views is \`reporting.today()\`: ${REPORTING_SETTINGS.todayFunction.charAt(0).toLowerCase()}${REPORTING_SETTINGS.todayFunction.slice(1)}`,
+    'Views cannot read the configuration file, so the time zone lives in the one-row table',
+    '`reporting.settings` (column `time_zone`, America/Denver until the first sync), written from the',
+    "configuration's `timeZone` at the end of every sync. A transaction posted at 23:30 local time on",
+    "the last day of a month belongs to that month, and on that evening the views' today is still that",
+    'last day, whatever the server\'s own time zone. The sync also stores `source_day_offset`, the days the',
+    "source's today runs ahead of the server's: 0 against the real service, non-zero only when a",
+    "simulator's clock has been moved on (as in the demo), so that the views agree with the data.",
+    '',
+    '## Materialized views',
+    '',
+    'Where a plain view could not answer within a second on the `large` simulator data set, the view is',
+    'materialized and refreshed at the end of every sync (`propsync sync`, the scheduler, the demo):',
+    `${REPORTING_VIEWS.filter((view) => view.materialized).map((view) => `\`${view.name}\``).join(', ')}.`,
+    'Their answers are those of the last sync (the `as_of_date` of `occupancy_monthly` says which day its',
+    'current month was counted on).',
+    '',
+    '## Views',
+    '',
+    ...REPORTING_VIEWS.map((view) => `- [\`reporting.${view.name}\`](#reporting${view.name}): ${view.purpose}`),
+    '',
+  ];
+  for (const view of REPORTING_VIEWS) {
+    lines.push(`### \`reporting.${view.name}\``, '', view.purpose, '', view.notes, '');
+    if (view.materialized) lines.push(materializedNote(view), '');
+    lines.push('| column | meaning |', '|---|---|');
+    for (const column of view.columns) lines.push(`| \`${column.name}\` | ${column.meaning.replace(/\|/g, '\\|')} |`);
+    lines.push('', 'Example:', '', '```sql', view.example, '```', '');
+  }
+  return `${lines.join('\n').trimEnd()}\n`;
+}

@@ -1,0 +1,91 @@
+import { sql, type Kysely } from 'kysely';
+import type { Logger } from '../log/logger.js';
+import { REPORTING_SCHEMA } from './views.js';
+
+/** Memory each sort or hash of a refresh may use. */
+const REFRESH_WORK_MEM = '128MB';
+
+/**
+ * Brings the reporting layer up to date after a sync: stores the configured time zone where the
+ * views read "today" from (`reporting.settings`), then refreshes the materialized views of
+ * `reporting`, each after the ones it reads (`properties` first), concurrently (readers keep
+ * the old rows meanwhile) when it has a unique index. Returns the views refreshed, in order.
+ */
+export async function refreshReporting(db: Kysely<any>, options: { timeZone: string }): Promise<string[]> {
+  await setReportingTimeZone(db, options.timeZone);
+  const { rows } = await sql<{ name: string; unique: boolean; reads: string[] }>`
+    select m.relname as name,
+           exists (select 1 from pg_index x where x.indrelid = m.oid and x.indisunique) as unique,
+           coalesce((select array_agg(distinct u.relname::text)
+                       from pg_rewrite r
+                       join pg_depend d on d.classid = 'pg_rewrite'::regclass and d.objid = r.oid
+                       join pg_class u on u.oid = d.refobjid and u.relkind = 'm' and u.oid <> m.oid
+                      where r.ev_class = m.oid), '{}'::text[]) as reads
+      from pg_class m
+     where m.relnamespace = ${REPORTING_SCHEMA}::regnamespace and m.relkind = 'm'
+     order by m.relname`.execute(db);
+  const order = refreshOrder(rows);
+  for (const view of order) {
+    const target = sql.id(REPORTING_SCHEMA, view.name);
+    await db.transaction().execute(async (trx) => {
+      // The aggregates sort a whole ledger: in memory, not in temporary files of 4 MB sorts.
+      await sql`set local work_mem = ${sql.lit(REFRESH_WORK_MEM)}`.execute(trx);
+      await (view.unique ? sql`refresh materialized view concurrently ${target}` : sql`refresh materialized view ${target}`).execute(trx);
+    });
+    await sql`analyze ${target}`.execute(db);
+  }
+  return order.map((view) => view.name);
+}
+
+/** Orders materialized views so that each comes after those it reads. */
+function refreshOrder<T extends { name: string; reads: string[] }>(views: T[]): T[] {
+  const byName = new Map(views.map((view) => [view.name, view]));
+  const done = new Set<string>();
+  const order: T[] = [];
+  const visit = (view: T) => {
+    if (done.has(view.name)) return;
+    done.add(view.name);
+    for (const name of view.reads) {
+      const read = byName.get(name);
+      if (read) visit(read);
+    }
+    order.push(view);
+  };
+  views.forEach(visit);
+  return order;
+}
+
+/**
+ * Stores the time zone the views take "today" in, and how many days the source's today runs
+ * ahead of the server's in that zone: the latest run's source_today against the day it started
+ * on. That is 0 against the real source; a simulator's clock may run ahead. Writes only on change.
+ */
+async function setReportingTimeZone(db: Kysely<any>, timeZone: string): Promise<void> {
+  await sql`
+    with latest as (
+      select coalesce((select r.source_today - (r.started_at at time zone ${timeZone})::date
+                         from public.sync_runs r
+                        where r.source_today is not null
+                        order by r.run_id desc
+                        limit 1), 0) as offset_days
+    )
+    update reporting.settings
+       set time_zone = ${timeZone}, source_day_offset = latest.offset_days, updated_at = now()
+      from latest
+     where (time_zone, source_day_offset) is distinct from (${timeZone}, latest.offset_days)`.execute(db);
+}
+
+/**
+ * refreshReporting at the end of a sync run, timed and logged; a failure is logged, not thrown:
+ * the run's data is committed whatever happens to the reporting layer, and the next run retries.
+ */
+export async function refreshAfterSync(db: Kysely<any>, timeZone: string, logger: Pick<Logger, 'info' | 'warn'>): Promise<void> {
+  const started = Date.now();
+  try {
+    const views = await refreshReporting(db, { timeZone });
+    logger.info({ event: 'reporting_refreshed', views, durationMs: Date.now() - started }, `refreshed ${views.length} materialized reporting views in ${Date.now() - started} ms`);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    logger.warn({ event: 'reporting_refresh_failed', err: message }, `could not refresh the reporting views: ${message}; the next sync tries again`);
+  }
+}

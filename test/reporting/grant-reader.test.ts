@@ -1,0 +1,128 @@
+import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { scramVerifier } from '../../src/reporting/reader-role.js';
+import { REPORTING_VIEWS } from '../../src/reporting/views.js';
+import { SOURCE_TABLE_NAMES as SOURCE_TABLES } from '../../src/warehouse-schema.js';
+import { runPropsync } from '../support/cli.js';
+import { createTestDatabase, type TestDatabase } from '../support/database.js';
+
+const suffix = randomBytes(4).toString('hex');
+const reader = `propsync_test_reader_${suffix}`;
+const analyst = `propsync_test_analyst_${suffix}`;
+const refused = `propsync_test_refused_${suffix}`;
+const password = `pw-${randomBytes(8).toString('hex')}`;
+
+let database: TestDatabase;
+beforeAll(async () => {
+  database = await createTestDatabase();
+});
+afterAll(async () => {
+  await database?.drop();
+  // Roles belong to the server, not the database: drop them once the database (and its grants) is gone.
+  const admin = new pg.Client({ connectionString: inject('adminDatabaseUrl') });
+  await admin.connect();
+  try {
+    for (const role of [reader, analyst, refused]) await admin.query(`drop role if exists ${role}`);
+  } finally {
+    await admin.end();
+  }
+});
+
+/** A connection to the test database as `user` (with the reader's password). */
+async function connectAs(user: string): Promise<pg.Client> {
+  const url = new URL(database.url);
+  url.username = user;
+  url.password = password;
+  const client = new pg.Client({ connectionString: url.toString() });
+  await client.connect();
+  return client;
+}
+
+/** The SQLSTATE of a statement's failure, or 'ok'. */
+async function outcome(client: pg.Client, statement: string): Promise<string> {
+  try {
+    await client.query(statement);
+    return 'ok';
+  } catch (error) {
+    return (error as { code?: string }).code ?? String(error);
+  }
+}
+
+const grantReader = (args: string[], env: Record<string, string> = {}) => runPropsync(['grant-reader', ...args], { env: { DATABASE_URL: database.url, ...env } });
+
+describe('propsync grant-reader', () => {
+  it('creates a login role from PROPSYNC_READER_PASSWORD without printing it, and is idempotent', async () => {
+    const first = await grantReader([reader, '--login'], { PROPSYNC_READER_PASSWORD: password });
+    expect(first.stderr).toBe('');
+    expect(first.code).toBe(0);
+    expect(first.stdout).toContain(`created role ${reader} (login`);
+    expect(first.stdout).toMatch(/may read schema reporting: 11 views/);
+
+    const again = await grantReader([reader, '--login'], { PROPSYNC_READER_PASSWORD: password });
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain(`role ${reader} exists`);
+    for (const output of [first.stdout, first.stderr, again.stdout, again.stderr]) expect(output).not.toContain(password);
+
+    // The server holds a SCRAM verifier of that password, never the password itself.
+    const { rows } = await sql<{ rolcanlogin: boolean; rolpassword: string }>`select rolcanlogin, rolpassword from pg_authid where rolname = ${reader}`.execute(database.db);
+    expect(rows[0].rolcanlogin).toBe(true);
+    const [, iterations, salt] = /^SCRAM-SHA-256\$(\d+):([^$]+)\$/.exec(rows[0].rolpassword)!;
+    expect(rows[0].rolpassword).toBe(scramVerifier(password, Buffer.from(salt, 'base64'), Number(iterations)));
+  });
+
+  it('the role reads every reporting view and nothing it was not granted', async () => {
+    const client = await connectAs(reader);
+    try {
+      for (const view of REPORTING_VIEWS) expect([view.name, await outcome(client, `select * from reporting.${view.name} limit 1`)]).toEqual([view.name, 'ok']);
+      expect(await outcome(client, 'select reporting.today()')).toBe('ok');
+      for (const table of [...SOURCE_TABLES, 'sync_runs', 'quarantine', 'kysely_migration']) {
+        expect([table, await outcome(client, `select * from public.${table} limit 1`)]).toEqual([table, '42501']);
+      }
+      expect(await outcome(client, `update reporting.settings set time_zone = 'UTC'`)).toBe('42501');
+      expect(await outcome(client, 'create view reporting.mine as select 1 as one')).toBe('42501');
+
+      // A view that a later migration adds (as the schema's owner) is readable at once.
+      await sql`create view reporting.added_later as select 1 as one`.execute(database.db);
+      expect(await outcome(client, 'select * from reporting.added_later')).toBe('ok');
+      await sql`drop view reporting.added_later`.execute(database.db);
+    } finally {
+      await client.end();
+    }
+  });
+
+  it('--base-tables also grants the source tables of public, not the bookkeeping', async () => {
+    const result = await grantReader([analyst, '--base-tables']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(`created role ${analyst} (nologin)`);
+    expect(result.stdout).toContain(`may read the ${SOURCE_TABLES.length} source tables`);
+    expect(result.stdout).toContain(`grant ${analyst} to alice;`);
+    const admin = await connectAs('postgres');
+    try {
+      await admin.query(`set role ${analyst}`);
+      expect(await outcome(admin, 'select * from public.leases limit 1')).toBe('ok');
+      expect(await outcome(admin, 'select * from reporting.rent_roll limit 1')).toBe('ok');
+      expect(await outcome(admin, 'select * from public.sync_runs limit 1')).toBe('42501');
+    } finally {
+      await admin.end();
+    }
+  });
+
+  it('a connecting user that may not create roles gets a clear error and exit 2', async () => {
+    const url = new URL(database.url);
+    url.username = reader;
+    url.password = password;
+    const result = await runPropsync(['grant-reader', refused], { env: { DATABASE_URL: url.toString() } });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`the connecting user "${reader}" may not create roles`);
+    expect(result.stderr).not.toContain(password);
+  });
+
+  it('refuses a bad role name and --login without a password, with exit 2', async () => {
+    expect((await grantReader(['pg_reader'])).code).toBe(2);
+    const noPassword = await grantReader([refused, '--login']);
+    expect(noPassword.code).toBe(2);
+    expect(noPassword.stderr).toContain('PROPSYNC_READER_PASSWORD');
+  });
+});

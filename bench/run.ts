@@ -262,7 +262,8 @@ async function timeCopy(db: pg.Client, dir: string): Promise<{ rows: number; ms:
   return { rows, ms };
 }
 
-async function benchOne(scale: Scale, format: Format, adminUrl: string, dir: string): Promise<Row[]> {
+/** Benchmarks one scale in one format, adding each run's row to `rows` as soon as it is measured. */
+async function benchOne(scale: Scale, format: Format, adminUrl: string, dir: string, rows: Row[]): Promise<void> {
   const password = randomBytes(12).toString('hex');
   const name = `propsync_bench_${process.pid}_${scale}_${format}`;
   const url = withDatabase(adminUrl, name);
@@ -282,7 +283,6 @@ async function benchOne(scale: Scale, format: Format, adminUrl: string, dir: str
     // The bench measures throughput, not the budget: three runs of `large` in one day exceed the default.
     PROPSYNC_DAILY_CALL_BUDGET: '1000000',
   };
-  const rows: Row[] = [];
   try {
     const migrated = await runCli(['migrate'], env, join(dir, `${name}.migrate.log`));
     if (migrated.code !== 0) throw new Error(`propsync migrate exited ${migrated.code}:\n${migrated.output}`);
@@ -313,7 +313,6 @@ async function benchOne(scale: Scale, format: Format, adminUrl: string, dir: str
     await stopSimulator(sim.child);
     await adminQuery(adminUrl, `drop database if exists "${name}" with (force)`);
   }
-  return rows;
 }
 
 const mb = (bytes: number) => `${Math.round(bytes / 1_048_576)} MB`;
@@ -353,11 +352,12 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'propsync-bench-'));
   const rows: Row[] = [];
   try {
-    for (const scale of scales) for (const format of formats) rows.push(...(await benchOne(scale, format, adminUrl, dir)));
+    for (const scale of scales) for (const format of formats) await benchOne(scale, format, adminUrl, dir, rows);
   } catch (error) {
     note(`the children's output is kept in ${dir}`);
     throw error;
   } finally {
+    // What was measured is printed even when a later run failed.
     if (rows.length) {
       process.stdout.write(`${table(rows)}\n`);
       process.stdout.write(

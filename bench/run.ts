@@ -1,0 +1,375 @@
+/**
+ * The benchmark of issue "Performance": for each scale and format, a simulator in its own
+ * process (rate limits off), a fresh database, then `propsync sync` as a child process three
+ * times: the full load (first run), a rerun with no change, and the next day's incremental
+ * (after `POST /_sim/advance {"days": 1}`). Right after the full load it times Postgres
+ * `COPY ... FROM STDIN` of the very same rows into `LIKE ... INCLUDING ALL` copies of the loaded
+ * tables, and prints one table.
+ *
+ *   npm run bench -- [--scale small|medium|large[,...]] [--format json|xml|both]
+ *
+ * The database server is DATABASE_URL's (any database on it; the bench creates and drops its
+ * own), else postgres://postgres@127.0.0.1:5432/postgres. Exits non-zero only on an error (a
+ * child that fails, a server that does not answer), never because of a number.
+ *
+ * It imports nothing from src/: it drives the CLI the way an operator does, so it measures the
+ * shipped command (start-up and all) and survives reshapes of the code.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createReadStream, createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
+
+const SCALES = ['small', 'medium', 'large'] as const;
+const FORMATS = ['json', 'xml'] as const;
+type Scale = (typeof SCALES)[number];
+type Format = (typeof FORMATS)[number];
+type RunName = 'full' | 'rerun' | 'incremental';
+
+/** The simulator's first day: fixed, so that every bench run sees the same data set. */
+const TODAY = '2026-06-15';
+/** Lease statuses of the live set (Applicant, Future, Current, Notice), as the leases stream reads them. */
+const LIVE_STATUSES = [1, 3, 4, 5];
+/** Invoice work-unit kinds that read a date window (the rest, `full`, re-reads a group whole). */
+const INVOICE_WINDOW_KINDS = ['post_date', 'paid', 'voided'];
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const cli = join(root, 'bin', 'propsync.mjs');
+const GNU_TIME = '/usr/bin/time';
+
+interface Row {
+  scale: Scale;
+  format: Format;
+  run: RunName;
+  wallMs: number;
+  rows: number;
+  copyRowsPerSecond?: number;
+  peakRssBytes: number;
+  calls: number;
+  floor?: number;
+  load: number;
+  status: string;
+}
+
+function usage(message: string): never {
+  process.stderr.write(`${message}\nusage: npm run bench -- [--scale small|medium|large[,...]] [--format json|xml|both]\n`);
+  process.exit(2);
+}
+
+function options(): { scales: Scale[]; formats: Format[] } {
+  let values;
+  try {
+    ({ values } = parseArgs({ options: { scale: { type: 'string', default: 'medium' }, format: { type: 'string', default: 'json' } } }));
+  } catch (error) {
+    usage((error as Error).message);
+  }
+  const scales = values.scale.split(',').map((s) => s.trim());
+  for (const scale of scales) if (!SCALES.includes(scale as Scale)) usage(`--scale: unknown scale '${scale}'`);
+  const formats = values.format === 'both' ? [...FORMATS] : [values.format];
+  for (const format of formats) if (!FORMATS.includes(format as Format)) usage(`--format: unknown format '${format}'`);
+  return { scales: scales as Scale[], formats: formats as Format[] };
+}
+
+const note = (line: string) => process.stderr.write(`[bench] ${line}\n`);
+
+/** Starts `propsync simulate` and resolves with its URL once it prints `listening on URL`. */
+async function startSimulator(scale: Scale, password: string): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(
+    process.execPath,
+    [cli, 'simulate', '--port', '0', '--scale', scale, '--seed', '1', '--today', TODAY, '--username', 'bench', '--password', password, '--rate-limit', 'off'],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const url = await new Promise<string>((resolveUrl, reject) => {
+    let stdout = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      const match = /listening on (\S+)/.exec(stdout);
+      if (match) resolveUrl(match[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`the simulator exited (${code}) before listening:\n${stderr}`)));
+    child.once('error', reject);
+  });
+  return { url, child };
+}
+
+async function stopSimulator(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((done) => child.once('exit', done));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+/** Moves the simulator's clock one day, applying a day of activity. */
+async function advanceOneDay(url: string): Promise<void> {
+  const reply = await fetch(new URL('/_sim/advance', url), { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"days": 1}' });
+  if (!reply.ok) throw new Error(`POST /_sim/advance answered ${reply.status}: ${await reply.text()}`);
+}
+
+interface ChildRun {
+  code: number;
+  wallMs: number;
+  peakRssBytes: number;
+  output: string;
+}
+
+/**
+ * Runs `node bin/propsync.mjs ARGS` and measures its wall time and peak RSS. The peak is the
+ * child's own maximum resident set (getrusage, as GNU time reports it), so the simulator and
+ * this process are not in it; without GNU time it is the last VmHWM read from /proc.
+ */
+async function runCli(args: string[], env: NodeJS.ProcessEnv, outputFile: string): Promise<ChildRun> {
+  const timeFile = `${outputFile}.rss`;
+  const useTime = existsSync(GNU_TIME);
+  const [command, argv] = useTime
+    ? [GNU_TIME, ['-f', '%M', '-o', timeFile, process.execPath, cli, ...args]]
+    : [process.execPath, [cli, ...args]];
+  const out = createWriteStream(outputFile);
+  const started = performance.now();
+  const child = spawn(command, argv, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout!.pipe(out, { end: false });
+  child.stderr!.pipe(out, { end: false });
+  let polledKb = 0;
+  const poll = useTime
+    ? undefined
+    : setInterval(() => {
+        try {
+          const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
+          if (match) polledKb = Math.max(polledKb, Number(match[1]));
+        } catch {
+          // The process has just ended.
+        }
+      }, 50);
+  const code = await new Promise<number>((done, reject) => {
+    child.once('error', reject);
+    child.once('close', (exitCode) => done(exitCode ?? 1));
+  });
+  const wallMs = performance.now() - started;
+  if (poll) clearInterval(poll);
+  await new Promise((done) => out.end(done));
+  const peakKb = useTime && existsSync(timeFile) ? Number(readFileSync(timeFile, 'utf8').trim().split('\n').pop()) : polledKb;
+  return { code, wallMs, peakRssBytes: peakKb * 1024, output: readFileSync(outputFile, 'utf8') };
+}
+
+function withDatabase(url: string, name: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${name}`;
+  return parsed.toString();
+}
+
+async function adminQuery(adminUrl: string, text: string): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    await client.query(text);
+  } finally {
+    await client.end();
+  }
+}
+
+/** The run history's counters of the runs after `afterRunId`. */
+async function runsAfter(db: pg.Client, afterRunId: number): Promise<{ lastRunId: number; rows: number; calls: number; status: string }> {
+  const { rows } = await db.query<{ run_id: string; status: string; rows: number; calls: number }>(
+    `select run_id, status, (rows_inserted + rows_updated + rows_unchanged)::int as rows, calls
+     from sync_runs where run_id > $1 order by run_id`,
+    [afterRunId],
+  );
+  if (rows.length === 0) throw new Error('the sync left no run in sync_runs');
+  return {
+    lastRunId: Number(rows[rows.length - 1].run_id),
+    rows: rows.reduce((sum, row) => sum + row.rows, 0),
+    calls: rows.reduce((sum, row) => sum + row.calls, 0),
+    status: [...new Set(rows.map((row) => row.status))].join('+'),
+  };
+}
+
+/**
+ * The fewest calls the next day's incremental could spend and still see every change of the day:
+ *
+ *   1                                              getProperties (today and the properties)
+ * + Σ properties   max(1, ⌈live leases / per_page⌉)   one page per page-full of each property's
+ *                                                  live set (statuses 1, 3, 4, 5), counted in the
+ *                                                  warehouse after the run (= the source's live set)
+ * + Σ invoice windows  max(1, ⌈records / per_page⌉)   each date window the plan read (post date,
+ *                                                  paid, voided, per property group and chunk), by
+ *                                                  the records it returned; a group whose periodic
+ *                                                  full re-read fell on that day counts 1 page for
+ *                                                  each of its three windows (a lower bound)
+ *
+ * Move-out windows, the by-id look-ups of disappeared leases and full refreshes are what the
+ * plan spends above this floor.
+ */
+async function incrementalFloor(db: pg.Client, runId: number): Promise<number> {
+  const { rows: leases } = await db.query<{ pages: number }>(
+    `with props as (
+       select distinct property_ids[1] as property_id, per_page from sync_work_units
+       where run_id = $1 and stream = 'leases')
+     select greatest(1, ceil(count(l.lease_id)::numeric / p.per_page))::int as pages
+     from props p
+     left join leases l on l.property_id = p.property_id and l.deleted_at is null and l.lease_status_type_id = any($2::smallint[])
+     group by p.property_id, p.per_page`,
+    [runId, LIVE_STATUSES],
+  );
+  const { rows: invoices } = await db.query<{ kind: string; records: number; per_page: number }>(
+    `select kind, records, per_page from sync_work_units where run_id = $1 and stream = 'invoices'`,
+    [runId],
+  );
+  const invoicePages = invoices.reduce(
+    (sum, unit) => sum + (INVOICE_WINDOW_KINDS.includes(unit.kind) ? Math.max(1, Math.ceil(unit.records / unit.per_page)) : INVOICE_WINDOW_KINDS.length),
+    0,
+  );
+  return 1 + leases.reduce((sum, row) => sum + row.pages, 0) + invoicePages;
+}
+
+/** The source tables the sync loaded: every table with the sync's bookkeeping columns. */
+async function sourceTables(db: pg.Client): Promise<string[]> {
+  const { rows } = await db.query<{ table_name: string }>(
+    `select table_name from information_schema.columns
+     where table_schema = 'public' and column_name in ('raw', 'last_run_id')
+     group by table_name having count(*) = 2 order by table_name`,
+  );
+  return rows.map((row) => row.table_name);
+}
+
+/**
+ * Copies every row of the loaded tables out (untimed, to a file), then times `COPY ... FROM
+ * STDIN` of those rows into `LIKE ... INCLUDING ALL` copies (same columns, defaults, keys and
+ * indexes), one table after the other on one connection. The copies are dropped afterwards.
+ */
+async function timeCopy(db: pg.Client, dir: string): Promise<{ rows: number; ms: number }> {
+  let rows = 0;
+  let ms = 0;
+  for (const table of await sourceTables(db)) {
+    const copy = `bench_copy_${table}`;
+    const file = join(dir, `${table}.copy`);
+    await pipeline(db.query(copyTo(`copy ${table} to stdout`)), createWriteStream(file));
+    await db.query(`create table ${copy} (like ${table} including all)`);
+    const started = performance.now();
+    const into = db.query(copyFrom(`copy ${copy} from stdin`));
+    await pipeline(createReadStream(file), into);
+    ms += performance.now() - started;
+    rows += into.rowCount;
+    await db.query(`drop table ${copy}`);
+    rmSync(file);
+  }
+  return { rows, ms };
+}
+
+/** Benchmarks one scale in one format, adding each run's row to `rows` as soon as it is measured. */
+async function benchOne(scale: Scale, format: Format, adminUrl: string, dir: string, rows: Row[]): Promise<void> {
+  const password = randomBytes(12).toString('hex');
+  const name = `propsync_bench_${process.pid}_${scale}_${format}`;
+  const url = withDatabase(adminUrl, name);
+  const started = performance.now();
+  const sim = await startSimulator(scale, password);
+  note(`${scale} ${format}: simulator ready in ${((performance.now() - started) / 1000).toFixed(1)} s at ${sim.url}`);
+  await adminQuery(adminUrl, `drop database if exists "${name}" with (force)`);
+  await adminQuery(adminUrl, `create database "${name}"`);
+  const db = new pg.Client({ connectionString: url });
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATABASE_URL: url,
+    PROPSYNC_API_URL: sim.url,
+    PROPSYNC_API_USERNAME: 'bench',
+    PROPSYNC_API_PASSWORD: password,
+    PROPSYNC_FORMAT: format,
+    // The bench measures throughput, not the budget: three runs of `large` in one day exceed the default.
+    PROPSYNC_DAILY_CALL_BUDGET: '1000000',
+  };
+  try {
+    const migrated = await runCli(['migrate'], env, join(dir, `${name}.migrate.log`));
+    if (migrated.code !== 0) throw new Error(`propsync migrate exited ${migrated.code}:\n${migrated.output}`);
+    await db.connect();
+    let lastRunId = 0;
+    for (const run of ['full', 'rerun', 'incremental'] as const) {
+      if (run === 'incremental') await advanceOneDay(sim.url);
+      const load = loadavg()[0];
+      const log = join(dir, `${name}.${run}.log`);
+      const child = await runCli(['sync'], env, log);
+      // 3: done, with records quarantined; the rows are still counted and the run still measured.
+      if (child.code !== 0 && child.code !== 3) throw new Error(`propsync sync (${scale} ${format} ${run}) exited ${child.code}:\n${child.output.slice(-4000)}`);
+      if (child.code === 3) note(`${scale} ${format} ${run}: records were quarantined (exit 3)`);
+      const runs = await runsAfter(db, lastRunId);
+      lastRunId = runs.lastRunId;
+      const row: Row = { scale, format, run, wallMs: child.wallMs, rows: runs.rows, peakRssBytes: child.peakRssBytes, calls: runs.calls, load, status: runs.status };
+      if (run === 'full') {
+        const copy = await timeCopy(db, dir);
+        row.copyRowsPerSecond = copy.rows / (copy.ms / 1000);
+        if (copy.rows !== runs.rows) note(`${scale} ${format}: COPY moved ${copy.rows} rows, the full load wrote ${runs.rows}`);
+      }
+      if (run === 'incremental') row.floor = await incrementalFloor(db, lastRunId);
+      note(`${scale} ${format} ${run}: ${(row.wallMs / 1000).toFixed(1)} s, ${row.rows} rows, ${row.calls} calls, ${mb(row.peakRssBytes)}`);
+      rows.push(row);
+    }
+  } finally {
+    await db.end().catch(() => undefined);
+    await stopSimulator(sim.child);
+    await adminQuery(adminUrl, `drop database if exists "${name}" with (force)`);
+  }
+}
+
+const mb = (bytes: number) => `${Math.round(bytes / 1_048_576)} MB`;
+const rate = (perSecond: number) => (perSecond >= 1000 ? `${(perSecond / 1000).toFixed(1)}k` : perSecond.toFixed(0));
+
+/**
+ * One markdown table. COPY rows/s and the ratio (sync rows/s over COPY rows/s) are shown on the
+ * full load only: the rerun and the incremental mostly confirm unchanged rows without writing
+ * them, which COPY has no counterpart for. `floor` is the incremental's floor (see above).
+ */
+function table(rows: Row[]): string {
+  const header = ['scale', 'format', 'run', 'wall', 'rows', 'rows/s', 'COPY rows/s', 'ratio', 'peak RSS', 'calls', 'floor', 'load'];
+  const lines = rows.map((row) => {
+    const perSecond = row.rows / (row.wallMs / 1000);
+    return [
+      row.scale,
+      row.format,
+      row.status === 'succeeded' ? row.run : `${row.run} (${row.status})`,
+      `${(row.wallMs / 1000).toFixed(1)} s`,
+      String(row.rows),
+      rate(perSecond),
+      row.copyRowsPerSecond ? rate(row.copyRowsPerSecond) : '',
+      row.copyRowsPerSecond ? (perSecond / row.copyRowsPerSecond).toFixed(2) : '',
+      mb(row.peakRssBytes),
+      String(row.calls),
+      row.floor === undefined ? '' : String(row.floor),
+      row.load.toFixed(2),
+    ];
+  });
+  const format = (cells: string[]) => `| ${cells.join(' | ')} |`;
+  return [format(header), format(header.map(() => '---')), ...lines.map(format)].join('\n');
+}
+
+async function main(): Promise<void> {
+  const { scales, formats } = options();
+  const adminUrl = withDatabase(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres', 'postgres');
+  const dir = mkdtempSync(join(tmpdir(), 'propsync-bench-'));
+  const rows: Row[] = [];
+  try {
+    for (const scale of scales) for (const format of formats) await benchOne(scale, format, adminUrl, dir, rows);
+  } catch (error) {
+    note(`the children's output is kept in ${dir}`);
+    throw error;
+  } finally {
+    // What was measured is printed even when a later run failed.
+    if (rows.length) {
+      process.stdout.write(`${table(rows)}\n`);
+      process.stdout.write(
+        `${new Date().toISOString().slice(0, 10)}, ${cpus().length} cores, node ${process.version}; ` +
+          'load = 1-minute load average when the run started; wall and peak RSS are of the `propsync sync` process alone\n',
+      );
+    }
+  }
+  rmSync(dir, { recursive: true, force: true });
+}
+
+main().catch((error: Error) => {
+  process.stderr.write(`bench failed: ${error.stack ?? error.message}\n`);
+  process.exit(1);
+});

@@ -57,7 +57,7 @@ describe('withStreamLock', () => {
     const outcome = await withStreamLock(database.url, 'leases', async (lock) => {
       const admin = new pg.Client({ connectionString: database.url });
       await admin.connect();
-      await admin.query(`select pg_terminate_backend(pid) from pg_stat_activity where application_name like 'propsync lock leases%'`);
+      await admin.query(`select pg_terminate_backend(pid) from pg_stat_activity where application_name like 'propsync lock leases%' and datname = current_database()`);
       await admin.end();
       await new Promise<void>((resolve) => {
         if (lock.signal.aborted) resolve();

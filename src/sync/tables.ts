@@ -80,7 +80,7 @@ export const SYNC_WORK_UNIT_SEEN = defineTable({
   key: ['work_unit_id', 'entity', 'key'],
   columns: {
     work_unit_id: bigint('The work unit.').notNull(),
-    entity: text('Kind of record (lease, invoice).').notNull(),
+    entity: text("Kind of record: the stream's entity.").notNull(),
     key: bigint("The record's key.").notNull(),
   },
 });
@@ -110,7 +110,7 @@ export const QUARANTINE = defineTable({
     run_id: bigint('The run that read the record.'),
     work_unit_id: bigint('The work unit that read it.'),
     stream: text('Its stream.').notNull(),
-    entity: text('Kind of record (lease, invoice).').notNull(),
+    entity: text("Kind of record: the stream's entity.").notNull(),
     record_key: text("The record's key, when it has a usable one."),
     property_id: bigint('Its property, when known.'),
     window_from: date("First day of the unit's date window."),

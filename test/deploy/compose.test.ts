@@ -35,7 +35,10 @@ const METRICS_PORT = '9464';
 /** Environment variables that propsync reads: the configuration's, and those a command reads itself. */
 function knownVariables(): Set<string> {
   const known = new Set<string>(ENVIRONMENT_KEYS.map((key) => key.env));
-  for (const file of listSources(resolve(ROOT, 'src'))) for (const match of readFileSync(file, 'utf8').matchAll(/process\.env\.([A-Z][A-Z0-9_]*)/g)) known.add(match[1]);
+  for (const file of listSources(resolve(ROOT, 'src'))) {
+    // process.env.NAME, and names a module keeps in a constant (`..._ENV = 'NAME'`) to read process.env[...] by.
+    for (const match of readFileSync(file, 'utf8').matchAll(/process\.env\.([A-Z][A-Z0-9_]*)|_ENV = '([A-Z][A-Z0-9_]*)'/g)) known.add(match[1] ?? match[2]);
+  }
   return known;
 }
 

@@ -111,7 +111,7 @@ describe('replies are bounded', () => {
       const error = await rejection(allPages(client, { method: GET_PROPERTIES, params: {} }));
       const grown = process.memoryUsage().rss - before;
       expect(error).toBeInstanceOf(ReplyTooLargeError);
-      expect(error.message).toMatch(/^getLeases, property 100001, page 1: reply too large/);
+      expect(error.message).toMatch(/^getProperties, page 1: reply too large/);
       expect(error.message).toContain('source.maxReplyBytes');
       expect((error as ReplyTooLargeError).retryable).toBe(false);
       // One call: a reply too large is not tried again.

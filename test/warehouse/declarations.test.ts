@@ -82,6 +82,8 @@ async function secondaryIndexes(): Promise<Map<string, string[]>> {
       cross join lateral unnest(x.indkey) with ordinality as k(attnum, ord)
       join pg_attribute a on a.attrelid = t.oid and a.attnum = k.attnum
      where not x.indisprimary
+       -- An index is declared by its key columns (INCLUDE columns and a partial index's WHERE are the migration's detail).
+       and k.ord <= x.indnkeyatts
      group by t.relname, i.relname`.execute(t.db);
   const byTable = new Map<string, string[]>();
   for (const row of rows) byTable.set(row.table, [...(byTable.get(row.table) ?? []), row.columns.join(',')].sort());

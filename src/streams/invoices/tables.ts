@@ -7,7 +7,7 @@ export const INVOICES = defineSourceTable({
   meaning: 'Vendor invoices (accounts payable).',
   key: ['invoice_id'],
   sourceHash: true,
-  indexes: [['vendor_id', 'post_date'], ['post_date']],
+  indexes: [['vendor_id', 'post_date'], ['post_date'], ['post_month'], ['due_date'], ['reversal_invoice_id']],
   columns: {
     invoice_id: bigint("The invoice's id.").notNull(),
     invoice_number: text("The vendor's invoice number."),
@@ -99,6 +99,7 @@ export const VOIDED_PAYMENTS = defineSourceTable({
   meaning: 'Payments voided on an invoice.',
   key: ['invoice_id', 'payment_id'],
   parentColumn: 'invoice_id',
+  indexes: [['voided_on']],
   columns: {
     invoice_id: bigint('The invoice.').notNull(),
     payment_id: bigint('The payment.').notNull(),

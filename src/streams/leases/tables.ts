@@ -117,7 +117,7 @@ export const LEASE_SCHEDULED_CHARGES = defineSourceTable({
   meaning: 'Recurring and one-time charges scheduled on a lease.',
   key: ['scheduled_charge_id'],
   parentColumn: 'lease_id',
-  indexes: [['lease_id']],
+  indexes: [['lease_id'], ['lease_interval_id']],
   columns: {
     scheduled_charge_id: bigint("The charge's id.").notNull(),
     lease_id: bigint('The lease.').notNull(),
@@ -143,6 +143,7 @@ export const AR_TRANSACTIONS = defineSourceTable({
   indexes: [
     ['lease_id', 'post_month'],
     ['property_id', 'post_month'],
+    ['lease_id', 'due_date'],
   ],
   columns: {
     ar_transaction_id: bigint("The transaction's id.").notNull(),

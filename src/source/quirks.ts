@@ -9,6 +9,34 @@ import { RecordError } from './errors.js';
 
 export { RecordError } from './errors.js';
 
+/**
+ * While `tracingFields` runs, the field each helper below read a value from, by the value it
+ * returned: a check made later on the typed rows (a column's domain) can then name the source
+ * field its offending value came from. Normalization is synchronous, so one trace at a time.
+ */
+let fieldTrace: Map<unknown, string> | undefined;
+
+/** A field helper that notes, while tracing, which field its result came from. */
+function noted<T>(read: (value: unknown, field: string) => T | null): (value: unknown, field: string) => T | null {
+  return (value, field) => {
+    const result = read(value, field);
+    if (fieldTrace && result !== null && !fieldTrace.has(result)) fieldTrace.set(result, field);
+    return result;
+  };
+}
+
+/** Runs `work` (a normalization) and returns its result with the source field each typed value was read from. */
+export function tracingFields<T>(work: () => T): { result: T; fieldOf(value: unknown): string | undefined } {
+  const trace = new Map<unknown, string>();
+  const outer = fieldTrace;
+  fieldTrace = trace;
+  try {
+    return { result: work(), fieldOf: (value) => trace.get(value) };
+  } finally {
+    fieldTrace = outer;
+  }
+}
+
 /** Texts the source sends instead of an empty list (matched case-insensitively at the start). */
 export const NO_RECORDS_TEXTS = ['No records found'] as const;
 
@@ -42,7 +70,7 @@ export const FALSE_TEXTS = ['0', 'f', 'false'] as const;
  * A boolean from 0/1, `"0"`/`"1"`, `"t"`/`"f"`, `"true"`/`"false"` or true/false; `null`
  * when absent or empty.
  */
-export function asBoolean(value: unknown, field: string): boolean | null {
+export const asBoolean = noted(function asBoolean(value: unknown, field: string): boolean | null {
   if (isAbsent(value)) return null;
   if (typeof value === 'boolean') return value;
   if (typeof value === 'number') {
@@ -54,7 +82,7 @@ export function asBoolean(value: unknown, field: string): boolean | null {
     if ((FALSE_TEXTS as readonly string[]).includes(text)) return false;
   }
   throw new RecordError(field, value, 'a boolean (0/1, t/f, true/false)');
-}
+});
 
 const pad2 = (n: number): string => String(n).padStart(2, '0');
 const pad4 = (n: number): string => String(n).padStart(4, '0');
@@ -78,12 +106,12 @@ function parseDay(text: string): { year: number; month: number; day: number } | 
 }
 
 /** A date `MM/DD/YYYY` → `YYYY-MM-DD` (the calendar checked); `null` when absent or empty. */
-export function asDate(value: unknown, field: string): string | null {
+export const asDate = noted(function asDate(value: unknown, field: string): string | null {
   if (isAbsent(value)) return null;
   const parts = typeof value === 'string' ? parseDay(value.trim()) : undefined;
   if (!parts) throw new RecordError(field, value, 'a date MM/DD/YYYY');
   return `${pad4(parts.year)}-${pad2(parts.month)}-${pad2(parts.day)}`;
-}
+});
 
 /** UTC offsets of the Mountain Time abbreviations the source writes after datetimes. */
 export const MOUNTAIN_OFFSETS = { MDT: '-06:00', MST: '-07:00' } as const;
@@ -96,7 +124,7 @@ const DATETIME = /^(\d{1,2})\/(\d{1,2})\/(\d{4})[ T](\d{1,2}):(\d{2})(?::(\d{2})
  * repeated hour of the autumn change. Without an abbreviation the wall time is read in
  * America/Denver. `null` when absent or empty.
  */
-export function asDateTime(value: unknown, field: string): string | null {
+export const asDateTime = noted(function asDateTime(value: unknown, field: string): string | null {
   if (isAbsent(value)) return null;
   const m = typeof value === 'string' ? DATETIME.exec(value.trim()) : null;
   if (!m) throw new RecordError(field, value, 'a datetime MM/DD/YYYY HH:MM:SS MDT|MST');
@@ -108,7 +136,7 @@ export function asDateTime(value: unknown, field: string): string | null {
   const wall = `${pad4(year)}-${pad2(month)}-${pad2(day)}T${pad2(hour)}:${pad2(minute)}:${pad2(second)}${fraction}`;
   const zone = m[8]?.toUpperCase() as keyof typeof MOUNTAIN_OFFSETS | undefined;
   return `${wall}${zone ? MOUNTAIN_OFFSETS[zone] : denverOffset(year, month, day, hour)}`;
-}
+});
 
 /**
  * The UTC offset of a wall time in America/Denver (US rules since 2007: daylight time from the
@@ -130,7 +158,7 @@ function denverOffset(year: number, month: number, day: number, hour: number): s
 const POST_MONTH = /^(\d{1,2})\/(?:(\d{1,2})\/)?(\d{4})$/;
 
 /** A post month `MM/01/YYYY` or `MM/YYYY` → `YYYY-MM-01`; `null` when absent or empty. */
-export function asPostMonth(value: unknown, field: string): string | null {
+export const asPostMonth = noted(function asPostMonth(value: unknown, field: string): string | null {
   if (isAbsent(value)) return null;
   const m = typeof value === 'string' ? POST_MONTH.exec(value.trim()) : null;
   const month = m ? Number(m[1]) : 0;
@@ -138,7 +166,7 @@ export function asPostMonth(value: unknown, field: string): string | null {
     throw new RecordError(field, value, 'a post month MM/01/YYYY or MM/YYYY');
   }
   return `${m[3]}-${pad2(month)}-01`;
-}
+});
 
 const MONEY = /^([+-]?)\s*(\$?)\s*([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/;
 
@@ -148,7 +176,7 @@ const MONEY = /^([+-]?)\s*(\$?)\s*([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/;
  * → `"1470.00"`, `"-12.5"`, `"-2500.00"`. Digits are kept as sent (no float arithmetic, no
  * rounding); `null` when absent or empty.
  */
-export function asMoney(value: unknown, field: string): string | null {
+export const asMoney = noted(function asMoney(value: unknown, field: string): string | null {
   if (isAbsent(value)) return null;
   let text: string;
   if (typeof value === 'string') text = value.trim().replace(/,(?=\d{3}(?:\D|$))/g, '');
@@ -181,22 +209,26 @@ export function asMoney(value: unknown, field: string): string | null {
   const magnitude = fraction ? `${whole}.${fraction}` : whole;
   const zero = /^[0.]*$/.test(magnitude);
   return negative && !zero ? `-${magnitude}` : magnitude;
-}
+});
 
-/** An id: a string of digits or a non-negative integer → number; `null` when absent or empty. */
-export function asId(value: unknown, field: string): number | null {
+/**
+ * An id: a string of digits or a non-negative integer → number; `null` when absent or empty.
+ * Ids are held as JS numbers, exact up to 2^53−1: a longer id (a 25-digit one, or one past
+ * what `bigint` holds) is an error naming the field, never a rounded number.
+ */
+export const asId = noted(function asId(value: unknown, field: string): number | null {
   if (isAbsent(value)) return null;
-  if (typeof value === 'number') {
-    if (Number.isSafeInteger(value) && value >= 0) return value;
-  } else if (typeof value === 'string' && /^\d{1,16}$/.test(value.trim())) {
-    const id = Number(value.trim());
-    if (Number.isSafeInteger(id)) return id;
-  }
-  throw new RecordError(field, value, 'an id (digits)');
-}
+  const range = `an id within range (at most ${Number.MAX_SAFE_INTEGER})`;
+  if (typeof value === 'number' && Number.isInteger(value) && value > Number.MAX_SAFE_INTEGER) throw new RecordError(field, value, range);
+  const digits = typeof value === 'string' ? value.trim() : typeof value === 'number' && Number.isInteger(value) && value >= 0 ? String(value) : undefined;
+  if (digits === undefined || !/^\d+$/.test(digits)) throw new RecordError(field, value, 'an id (digits)');
+  const id = Number(digits);
+  if (!Number.isSafeInteger(id)) throw new RecordError(field, value, range);
+  return id;
+});
 
 /** An integer (optional sign) as a string or a number → number; `null` when absent or empty. */
-export function asInt(value: unknown, field: string): number | null {
+export const asInt = noted(function asInt(value: unknown, field: string): number | null {
   if (isAbsent(value)) return null;
   if (typeof value === 'number') {
     if (Number.isSafeInteger(value)) return value;
@@ -205,18 +237,18 @@ export function asInt(value: unknown, field: string): number | null {
     if (Number.isSafeInteger(n)) return n;
   }
   throw new RecordError(field, value, 'an integer');
-}
+});
 
 /**
  * Text as sent (not trimmed); numbers and booleans as their text; `null` when absent or
  * empty. Objects and lists are not text.
  */
-export function asText(value: unknown, field: string): string | null {
+export const asText = noted(function asText(value: unknown, field: string): string | null {
   if (isAbsent(value)) return null;
   if (typeof value === 'string') return value;
   if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
   throw new RecordError(field, value, 'text');
-}
+});
 
 /** The value of a field that must be present: throws `RecordError` when it is `null`. */
 export function required<T>(value: T | null, field: string): T {

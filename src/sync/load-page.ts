@@ -1,8 +1,11 @@
 import { createHash } from 'node:crypto';
+import { sql } from 'kysely';
 import type { MethodVersion } from '../config/schema.js';
 import type { CompletionAction, StreamDefinition, WorkUnitPlan } from '../streams/types.js';
 import type { Db } from '../warehouse-schema.js';
-import { markMissingChildren, markUnseenDeleted, storedDigests, upsertRows, type LoadRow } from '../warehouse/bulk-load.js';
+import { RecordError, tracingFields } from '../source/quirks.js';
+import { markMissingChildren, markUnseenDeleted, storedDigests, upsertRows, type LoadRow, type UpsertCounts } from '../warehouse/bulk-load.js';
+import { checkRow } from '../warehouse/check-row.js';
 import { SOURCE_HASH_COLUMN } from '../warehouse/schema.js';
 import { inTransaction } from '../warehouse/transaction.js';
 import { ROW_COUNTERS, zeroCounts } from './counters.js';
@@ -46,66 +49,44 @@ export interface PageLoaded extends RowCounts {
  */
 export async function loadPage(db: Db, page: PageToLoad): Promise<PageLoaded> {
   const { stream, plan } = page;
-  const rowsByTable = new Map<string, LoadRow[]>(stream.tables.map((table) => [table.name, []]));
-  const parentKeys: number[] = [];
-  const quarantined: QuarantineEntry[] = [];
-  const problems: string[] = [];
+  const quarantined: Quarantined[] = [];
   const seenKeys: number[] = [];
-  const keys = page.records.map((record) => stream.recordKey(record));
-  const digests = page.records.map((record) => recordDigest(record, page.version));
-  const stored = await storedDigests(db, stream.tables[0], keys.filter((key): key is string => key !== undefined).map(Number));
+  const ready: ReadyRecord[] = [];
+  const keys = page.records.map((record) => parsedKey(stream, record));
+  const stored = await storedDigests(db, stream.tables[0], keys.flatMap((key) => (key.id === undefined ? [] : [key.id])));
   let skipped = 0;
   for (const [index, record] of page.records.entries()) {
     const key = keys[index];
-    // A record identical to the one last loaded (children included) changes no row: skip it.
-    if (key !== undefined && stored.get(Number(key)) === digests[index]) {
-      seenKeys.push(Number(key));
-      skipped += 1;
-      continue;
-    }
+    if (key.id !== undefined) seenKeys.push(key.id);
     try {
-      const normalized = stream.normalize(record, { version: page.version });
-      const parentRow = normalized.rows[stream.tables[0].name]?.[0];
-      if (parentRow) parentRow[SOURCE_HASH_COLUMN] = digests[index];
-      parentKeys.push(normalized.key);
-      for (const [table, rows] of Object.entries(normalized.rows)) rowsByTable.get(table)?.push(...(rows ?? []));
+      if (key.error) throw key.error;
+      const digest = recordDigest(record, page.version);
+      // A record identical to the one last loaded (children included) changes no row: skip it.
+      if (key.id !== undefined && stored.get(key.id) === digest) {
+        skipped += 1;
+        continue;
+      }
+      ready.push({ index, ...checkedRecord(stream, record, page.version, digest) });
     } catch (error) {
-      const recordKey = key;
-      const reason = error instanceof Error ? error.message : String(error);
-      const property = plan.propertyIds.length === 1 ? plan.propertyIds[0] : propertyOf(record);
-      quarantined.push({
-        runId: page.runId,
-        workUnitId: page.unitId,
-        stream: stream.name,
-        entity: stream.entity,
-        recordKey,
-        propertyId: property ? Number(property) : undefined,
-        windowFrom: plan.window?.from,
-        windowTo: plan.window?.to,
-        page: page.pageNo,
-        reason,
-        raw: record,
-      });
-      if (recordKey && /^\d+$/.test(recordKey)) seenKeys.push(Number(recordKey));
-      problems.push(
-        `${stream.entity} ${recordKey ?? '(no id)'} of property ${property ?? plan.propertyIds.join(',')} on page ${page.pageNo} of ${plan.unitKey} quarantined: ${reason}`,
-      );
+      quarantined.push(quarantineOf(page, keys[index], index, error instanceof Error ? error.message : String(error)));
     }
   }
-  seenKeys.push(...parentKeys);
 
   const loaded = await inTransaction(db, async (trx) => {
-    const counts: PageLoaded = { ...zeroCounts(ROW_COUNTERS), records: page.records.length, rowsUnchanged: skipped, quarantined: quarantined.length, problems };
-    for (const table of stream.tables) {
-      const rows = rowsByTable.get(table.name) ?? [];
-      const written = await upsertRows(trx, table, rows, page.runId);
-      counts.rowsInserted += written.inserted;
-      counts.rowsUpdated += written.updated;
-      counts.rowsUnchanged += written.unchanged;
-      if (table.parentColumn) counts.rowsDeleted += await markMissingChildren(trx, table, parentKeys, rows, page.runId);
-    }
-    await quarantineRecords(trx, quarantined);
-    await resolveQuarantined(trx, { stream: stream.name, keys: parentKeys.map(String), runId: page.runId });
+    const written = await writeRecords(trx, stream, ready, page.runId);
+    const entries = [...quarantined, ...written.refused.map(({ record, message }) => quarantineOf(page, keys[record.index], record.index, `Postgres refused the record: ${message}`))];
+    const counts: PageLoaded = {
+      ...zeroCounts(ROW_COUNTERS),
+      records: page.records.length,
+      rowsInserted: written.inserted,
+      rowsUpdated: written.updated,
+      rowsUnchanged: skipped + written.unchanged,
+      rowsDeleted: written.deleted,
+      quarantined: entries.length,
+      problems: entries.map((entry) => entry.line),
+    };
+    await quarantineRecords(trx, entries.map((entry) => entry.entry));
+    await resolveQuarantined(trx, { stream: stream.name, keys: written.loaded.map((record) => String(record.key)), runId: page.runId });
     if (plan.trackSeen && page.restart) await forgetSeen(trx, page.unitId);
     else if (plan.trackSeen) await recordSeen(trx, page.unitId, stream.entity, seenKeys);
     if (page.complete) {
@@ -123,6 +104,165 @@ export async function loadPage(db: Db, page: PageToLoad): Promise<PageLoaded> {
   });
   crashPoint('after-commit');
   return loaded;
+}
+
+/** A record's key as the source sent it (text, for the quarantine) and as a bigint id when it is one; a key that cannot be read is the record's error. */
+interface RecordKey {
+  text?: string;
+  id?: number;
+  error?: unknown;
+}
+
+function parsedKey(stream: StreamDefinition, record: unknown): RecordKey {
+  try {
+    const text = stream.recordKey(record);
+    return { text, id: safeId(text) };
+  } catch (error) {
+    return { error };
+  }
+}
+
+/** An id that a bigint column holds and a JS number carries exactly, or undefined. */
+function safeId(text: string | undefined): number | undefined {
+  if (text === undefined || !/^\d{1,16}$/.test(text)) return undefined;
+  const id = Number(text);
+  return Number.isSafeInteger(id) ? id : undefined;
+}
+
+/** A record normalized and checked against its tables' declarations, ready to write. */
+interface ReadyRecord {
+  /** Its place in the page. */
+  index: number;
+  key: number;
+  rows: Map<string, LoadRow[]>;
+}
+
+/**
+ * Normalizes a record and checks every row against its table's declared column domains, so
+ * that a value a column cannot hold is this record's error (naming the source field it came
+ * from, and the column) rather than the page's.
+ */
+function checkedRecord(stream: StreamDefinition, record: unknown, version: MethodVersion, digest: string): Omit<ReadyRecord, 'index'> {
+  const { result: normalized, fieldOf } = tracingFields(() => stream.normalize(record, { version }));
+  const rows = new Map<string, LoadRow[]>();
+  for (const [position, table] of stream.tables.entries()) {
+    const tableRows = normalized.rows[table.name] ?? [];
+    for (const row of tableRows) {
+      const problem = checkRow(table, row);
+      if (!problem) continue;
+      const where = problem.path === undefined ? fieldOf(problem.value) : position === 0 ? problem.path : `${table.name}.${problem.column}.${problem.path}`;
+      throw new RecordError(where ?? `${table.name}.${problem.column}`, problem.value, `${problem.expected} for column ${table.name}.${problem.column}`);
+    }
+    rows.set(table.name, tableRows);
+  }
+  const parentRow = rows.get(stream.tables[0].name)?.[0];
+  if (parentRow) parentRow[SOURCE_HASH_COLUMN] = digest;
+  return { key: normalized.key, rows };
+}
+
+/** What writing a page's records did, and the records Postgres refused. */
+interface Written extends UpsertCounts {
+  deleted: number;
+  loaded: ReadyRecord[];
+  refused: { record: ReadyRecord; message: string }[];
+}
+
+/**
+ * Writes the records' rows set-based. Should Postgres still refuse a value (a data error,
+ * SQLSTATE class 22 or 23, that the checks above did not foresee), the page's rows are rolled
+ * back to a savepoint and written again record by record, each under its own savepoint, so that
+ * only the records Postgres refuses are left out, with its message.
+ */
+async function writeRecords(trx: Db, stream: StreamDefinition, records: readonly ReadyRecord[], runId: number): Promise<Written> {
+  const attempt = async (name: string, batch: readonly ReadyRecord[]): Promise<UpsertCounts & { deleted: number }> => {
+    await sql`savepoint ${sql.id(name)}`.execute(trx);
+    try {
+      const counts = await writeRows(trx, stream, batch, runId);
+      await sql`release savepoint ${sql.id(name)}`.execute(trx);
+      return counts;
+    } catch (error) {
+      if (!isDataError(error)) throw error;
+      await sql`rollback to savepoint ${sql.id(name)}`.execute(trx);
+      throw new RefusedRows(error);
+    }
+  };
+  try {
+    return { ...(await attempt('page_rows', records)), loaded: [...records], refused: [] };
+  } catch (error) {
+    if (!(error instanceof RefusedRows)) throw error;
+  }
+  const written: Written = { inserted: 0, updated: 0, unchanged: 0, deleted: 0, loaded: [], refused: [] };
+  for (const record of records) {
+    try {
+      const counts = await attempt('record_rows', [record]);
+      written.inserted += counts.inserted;
+      written.updated += counts.updated;
+      written.unchanged += counts.unchanged;
+      written.deleted += counts.deleted;
+      written.loaded.push(record);
+    } catch (error) {
+      if (!(error instanceof RefusedRows)) throw error;
+      written.refused.push({ record, message: error.message });
+    }
+  }
+  return written;
+}
+
+/** Upserts every table's rows of the records, and marks deleted the children their parents no longer list. */
+async function writeRows(trx: Db, stream: StreamDefinition, records: readonly ReadyRecord[], runId: number): Promise<UpsertCounts & { deleted: number }> {
+  const counts = { inserted: 0, updated: 0, unchanged: 0, deleted: 0 };
+  const parentKeys = records.map((record) => record.key);
+  for (const table of stream.tables) {
+    const rows = records.flatMap((record) => record.rows.get(table.name) ?? []);
+    const written = await upsertRows(trx, table, rows, runId);
+    counts.inserted += written.inserted;
+    counts.updated += written.updated;
+    counts.unchanged += written.unchanged;
+    if (table.parentColumn) counts.deleted += await markMissingChildren(trx, table, parentKeys, rows, runId);
+  }
+  return counts;
+}
+
+/** A data error of Postgres (SQLSTATE class 22, data exception, or 23, integrity constraint violation). */
+function isDataError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^2[23]/.test(code);
+}
+
+/** Postgres refused a value of the rows being written: its message, with the detail it gave. */
+class RefusedRows extends Error {
+  constructor(cause: unknown) {
+    const { message, detail, column } = cause as { message: string; detail?: string; column?: string };
+    super([message, column ? `column ${column}` : '', detail ?? ''].filter(Boolean).join('; '));
+  }
+}
+
+/** A quarantine entry, and its line for the log naming the record, its property, the page and the reason. */
+interface Quarantined {
+  entry: QuarantineEntry;
+  line: string;
+}
+
+function quarantineOf(page: PageToLoad, key: RecordKey, index: number, reason: string): Quarantined {
+  const { stream, plan } = page;
+  const record = page.records[index];
+  const property = plan.propertyIds.length === 1 ? plan.propertyIds[0] : propertyOf(record);
+  return {
+    entry: {
+      runId: page.runId,
+      workUnitId: page.unitId,
+      stream: stream.name,
+      entity: stream.entity,
+      recordKey: key.text,
+      propertyId: safeId(property),
+      windowFrom: plan.window?.from,
+      windowTo: plan.window?.to,
+      page: page.pageNo,
+      reason,
+      raw: record,
+    },
+    line: `${stream.entity} ${key.text ?? '(no id)'} of property ${property ?? plan.propertyIds.join(',')} on page ${page.pageNo} of ${plan.unitKey} quarantined: ${reason}`,
+  };
 }
 
 async function complete(db: Db, stream: StreamDefinition, page: PageToLoad, action: CompletionAction): Promise<number> {

@@ -62,8 +62,14 @@ async function discoverProperties(deps: SyncDeps): Promise<DiscoveredProperty[]>
   const out: DiscoveredProperty[] = [];
   for await (const page of deps.client.pages({ method: DISCOVERY.method, params: {} }, { signal: deps.signal })) {
     for (const record of page.records) {
-      const property = DISCOVERY.property(record);
-      if (property) out.push(property);
+      try {
+        const property = DISCOVERY.property(record);
+        if (property) out.push(property);
+      } catch (error) {
+        // One bad record costs that property only: the run goes on with the others.
+        const reason = error instanceof Error ? error.message : String(error);
+        deps.logger.warn({ event: 'discovery_record_skipped', page: page.pageNo, err: reason }, `${DISCOVERY.method.name} record on page ${page.pageNo} skipped: ${reason}`);
+      }
     }
   }
   return out;

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../warehouse-schema.js';
+import { storableJson } from '../warehouse/check-row.js';
 
 /** A record that failed validation, with where it came from. */
 export interface QuarantineEntry {
@@ -16,25 +17,33 @@ export interface QuarantineEntry {
   raw: unknown;
 }
 
-/** Keeps bad records, raw, in `quarantine` (one statement for the page's entries). */
+/**
+ * Keeps bad records, raw, in `quarantine` (one statement for the page's entries). A record that
+ * `jsonb` cannot hold as is (NUL, lone surrogates) is kept sanitized in `raw` and whole in `raw_text`.
+ */
 export async function quarantineRecords(db: Db, entries: readonly QuarantineEntry[]): Promise<void> {
   if (entries.length === 0) return;
   await db
     .insertInto('quarantine')
     .values(
-      entries.map((entry) => ({
-        run_id: entry.runId,
-        work_unit_id: entry.workUnitId,
-        stream: entry.stream,
-        entity: entry.entity,
-        record_key: entry.recordKey ?? null,
-        property_id: entry.propertyId ?? null,
-        window_from: entry.windowFrom ?? null,
-        window_to: entry.windowTo ?? null,
-        page: entry.page,
-        reason: entry.reason,
-        raw: JSON.stringify(entry.raw ?? null),
-      })),
+      entries.map((entry) => {
+        const raw = storableJson(entry.raw ?? null);
+        return {
+          run_id: entry.runId,
+          work_unit_id: entry.workUnitId,
+          stream: entry.stream,
+          entity: entry.entity,
+          record_key: entry.recordKey ?? null,
+          property_id: entry.propertyId ?? null,
+          window_from: entry.windowFrom ?? null,
+          window_to: entry.windowTo ?? null,
+          page: entry.page,
+          reason: entry.reason,
+          raw: JSON.stringify(raw.value),
+          // JSON text escapes NUL and lone surrogates (\u0000, \ud800): text holds them all.
+          raw_text: raw.changed ? JSON.stringify(entry.raw) : null,
+        };
+      }),
     )
     .execute();
 }

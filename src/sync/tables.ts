@@ -117,10 +117,11 @@ export const QUARANTINE = defineTable({
     window_to: date("Last day of the unit's date window."),
     page: integer('Page it came on.'),
     reason: text('Why it failed validation.').notNull(),
-    raw: jsonb('The record as the source sent it.').notNull(),
+    raw: jsonb('The record as the source sent it; NUL characters and lone surrogates, which jsonb cannot hold, replaced by U+FFFD (the record in full is then in raw_text).').notNull(),
     created_at: timestamptz('When it was quarantined.').notNull().defaulted(),
     resolved_at: timestamptz('When a later run loaded the record.'),
     resolved_run_id: bigint('That run.'),
+    raw_text: text('The record as the source sent it, as JSON text, when raw could not hold it as is (NUL characters or lone surrogates, kept here as \\u escapes); null otherwise.'),
   },
 });
 

@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { EXIT } from '../../src/app/exit-codes.js';
+import { exitCodeFor } from '../../src/app/run-summary.js';
 import { startSyncHarness, type SyncHarness } from '../support/sync-harness.js';
 import { expectedTotals, warehouseTotals } from '../support/warehouse-truth.js';
 
 let h: SyncHarness;
 beforeAll(async () => {
-  h = await startSyncHarness({ scale: 'small', seed: 8, today: '2026-02-02', faults: 'badrecord@0.04:kind=date|id|number' });
+  h = await startSyncHarness({ scale: 'small', seed: 8, today: '2026-02-02', faults: 'badrecord@0.04:kind=date|id|number|nul|int|money|year0|bigid' });
 });
 afterAll(async () => {
   await h?.close();
@@ -14,6 +16,7 @@ it('quarantines malformed records with their reasons while every other record lo
   const first = await h.sync();
   expect(first.status).toBe('succeeded');
   expect(first.quarantined).toBeGreaterThan(0);
+  expect(exitCodeFor(first)).toBe(EXIT.quarantined);
 
   const entries = await h.warehouse.db.selectFrom('quarantine').selectAll().orderBy('quarantine_id').execute();
   expect(entries).toHaveLength(first.quarantined);
@@ -24,6 +27,29 @@ it('quarantines malformed records with their reasons while every other record lo
     expect(entry.page).toBeGreaterThanOrEqual(1);
     expect(entry.raw).toBeTypeOf('object');
   }
+  // Every kind of damage was met and named by its field: text with NUL, an integer past
+  // smallint, an amount past numeric(14,2), a date in year 0, a 25-digit id, a bad date, a
+  // number that is not one, a missing id. A NUL can only be kept escaped, in raw_text.
+  const fields = new Set(entries.map((entry) => `${entry.stream} ${/^field (\S+):/.exec(entry.reason)?.[1]}`));
+  expect([...fields].sort()).toEqual([
+    'invoices amount',
+    'invoices id',
+    'invoices invoiceNumber',
+    'invoices invoiceTypeId',
+    'invoices postDate',
+    'invoices vendor.id',
+    'leases floorPlanId',
+    'leases id',
+    'leases leaseIntervalId',
+    'leases moveInDate',
+    'leases occupancyTypeId',
+    'leases propertyName',
+    'leases scheduledCharge.amount',
+  ]);
+  const reasons = entries.map((entry) => entry.reason).join('\n');
+  for (const damage of ['NUL', 'is not a smallint', 'is not a numeric(14,2)', '"01/15/0000" is not a date', 'an id within range']) expect(reasons).toContain(damage);
+  for (const entry of entries.filter((e) => e.reason.includes('NUL'))) expect(entry.raw_text).toContain('\\u0000');
+  expect(entries.filter((e) => e.raw_text !== null).every((e) => e.reason.includes('NUL'))).toBe(true);
   // A lease entry names its property; every entry with an id is absent from the warehouse.
   for (const entry of entries.filter((e) => e.stream === 'leases')) expect(entry.property_id).not.toBeNull();
   const badLeaseIds = entries.filter((e) => e.stream === 'leases' && e.record_key).map((e) => Number(e.record_key));

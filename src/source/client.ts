@@ -12,7 +12,7 @@ import { SourceClock } from './clock.js';
 import { CONTENT_TYPES, jsonEnvelope, xmlEnvelope } from './envelope.js';
 import { SourceError, ThrottledError, type CallSite } from './errors.js';
 import { Pacer } from './pacing.js';
-import { isLastPage, parseLinkHeader, parseTotalCount } from './paging.js';
+import { effectivePageSize, isLastPage, pageCap, parseLinkHeader, parseTotalCount, totalAgrees } from './paging.js';
 import { encodeParams } from './params.js';
 import { parseRateLimitHeaders, parseRetryAfter, tightestRemaining } from './rate-headers.js';
 import { readReply } from './reply.js';
@@ -189,7 +189,7 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
           retryAfterMs: parseRetryAfter(reply.headers['retry-after'], clock.nowMs()),
         });
         const totalCount = parseTotalCount(reply.headers['x-total-count']) ?? read.pagination?.totalCount;
-        const perPage = read.pagination?.perPage ?? config.pageSize;
+        const perPage = effectivePageSize(config.pageSize, read.pagination?.perPage);
         const links = parseLinkHeader(reply.headers.link) ?? read.pagination?.links;
         const page: SourcePage = {
           pageNo,
@@ -265,10 +265,23 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
     }
     const startPage = pageOptions.startPage ?? 1;
     if (!Number.isInteger(startPage) || startPage < 1) throw new SourceError(`startPage ${startPage} is not a page number (from 1)`, { method: request.method.name });
+    // The total of the first page whose total agreed with its records sets how far the listing may go.
+    let cap = config.maxPages;
+    let capped = false;
     for (let pageNo = startPage; ; pageNo++) {
       const page = await fetchPage(request, pageNo, params, version, pageOptions.signal);
+      if (!capped && totalAgrees({ pageNo, perPage: page.perPage, count: page.records.length, totalCount: page.totalCount })) {
+        cap = pageCap(config.maxPages, page.perPage, page.totalCount);
+        capped = true;
+      }
       yield page;
       if (page.isLast) return;
+      if (pageNo >= cap) {
+        throw new SourceError(
+          `the listing of ${request.method.name} did not end after ${pageNo} pages of ${page.perPage} (the most it may take${capped ? ` for its announced ${page.totalCount} records` : ''}: ${cap}); it is not trusted`,
+          { method: request.method.name, property: request.context?.property ?? params.propertyId, page: pageNo },
+        );
+      }
     }
   }
 

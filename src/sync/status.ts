@@ -93,6 +93,8 @@ export interface StatusOptions {
   timeZone: string;
   /** Open quarantine entries listed (newest first); default 20. */
   quarantineLimit?: number;
+  /** Minutes without a heartbeat after which a run still marked running is shown as abandoned; default 10. */
+  abandonedAfterMinutes?: number;
 }
 
 /** Reads everything `propsync status` shows, from the warehouse alone (no call to the source). */
@@ -106,7 +108,7 @@ export async function readStatus(db: Db, options: StatusOptions): Promise<Status
       stream,
       lastRun: await lastRun(db, stream, false),
       lastSuccess: await lastRun(db, stream, true),
-      running: await runningRuns(db, stream),
+      running: await runningRuns(db, stream, options.abandonedAfterMinutes ?? 10),
       scopes: await scopes(db, stream),
       callsToday: callsByStream.get(stream) ?? 0,
       openQuarantine: quarantineByStream.get(stream) ?? 0,
@@ -218,17 +220,20 @@ export async function lastSuccessByStream(db: Db): Promise<{ stream: string; at:
   return rows;
 }
 
-/** Runs of `stream` still marked running (in progress, or ended by a crash before they could say so). */
-export async function runningRuns(db: Db, stream: string): Promise<RunInfo[]> {
+/**
+ * Runs of `stream` still marked running: in progress, or — with no heartbeat for longer than
+ * `abandonedAfterMinutes` — `abandoned`, their process having died before it could say how they ended.
+ */
+export async function runningRuns(db: Db, stream: string, abandonedAfterMinutes: number): Promise<RunInfo[]> {
   const rows = await db
     .selectFrom('sync_runs')
-    .select(RUN_COLUMNS)
+    .select([...RUN_COLUMNS, sql<boolean>`coalesce(heartbeat_at, started_at) < now() - make_interval(mins => ${abandonedAfterMinutes})`.as('abandoned')])
     .where(sql<boolean>`${stream} = any(streams)`)
     .where('status', '=', 'running')
     .orderBy('run_id', 'desc')
     .limit(10)
     .execute();
-  return rows.map(runInfo);
+  return rows.map((row) => ({ ...runInfo(row), ...(row.abandoned ? { status: 'abandoned' } : {}) }));
 }
 
 /** The cursors of a stream grouped by scope, each scope with the latest work unit that touched its properties. */

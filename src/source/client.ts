@@ -38,6 +38,13 @@ export interface SourceClientOptions {
    * minutes; `Infinity` spreads every window, the day's included, over its whole length).
    */
   spreadWithinMs?: number;
+  /**
+   * The budget is shared with other processes: `spentElsewhere` reads the calls they spent
+   * today (from the warehouse). It is asked when the client is opened (`initial`) and again
+   * before a call when the last answer is older than `refreshMs` (default 1 s), so that a run
+   * stops before its next call once the day's budget is spent, by whichever process.
+   */
+  sharedBudget?: { spentElsewhere: () => Promise<number>; initial?: number; refreshMs?: number };
 }
 
 /** The version a method is called in: the configured one (`source.versions.<name>`), else the method's default. */
@@ -75,6 +82,19 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
   // The budget counts days on the local clock (in the source's zone): a reply's Date header
   // must not start a new budget day.
   const budget = new DailyBudget(config.dailyCallBudget, new SourceClock({ timeZone, now: options.now }));
+  const shared = options.sharedBudget;
+  if (shared?.initial !== undefined) budget.spentElsewhere(shared.initial);
+  let sharedAt = shared?.initial !== undefined ? performance.now() : -Infinity;
+  /** Reads again what other processes spent, when the last reading is old; a failed reading keeps the last one. */
+  async function refreshShared(): Promise<void> {
+    if (!shared || performance.now() - sharedAt < (shared.refreshMs ?? 1_000)) return;
+    sharedAt = performance.now();
+    try {
+      budget.spentElsewhere(await shared.spentElsewhere());
+    } catch (error) {
+      logger?.warn({ event: 'budget_refresh_failed', err: (error as Error).message }, `could not read the calls other processes spent today: ${(error as Error).message}`);
+    }
+  }
   const pacer = new Pacer({
     reserve: config.rateLimit.reserve,
     minIntervalMs: config.rateLimit.minIntervalMs,
@@ -131,6 +151,7 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
   ): Promise<{ status: number; headers: HttpReply['headers']; text: string; requestId: string }> {
     if (closed) throw new SourceError('the source client is closed', site);
     const method = request.method;
+    await refreshShared();
     const ticket = await pacer.acquire(method.name, signal);
     try {
       // Spent when the call is about to go, not while it waits its turn.

@@ -136,28 +136,39 @@ export async function todayIn(db: Db, timeZone: string): Promise<string> {
 /**
  * Calls spent since midnight in the time zone, by stream and in total (`*`): the calls of
  * work units started today, plus each run's calls made outside its work units (property
- * discovery) for runs started today.
+ * discovery) for runs started today; without the runs of the process `except` names, when given.
  */
-export async function callsToday(db: Db, timeZone: string): Promise<Map<string, number>> {
+export async function callsToday(db: Db, timeZone: string, options: { except?: RunsOf } = {}): Promise<Map<string, number>> {
+  const except = options.except;
+  const counted = except
+    ? sql<boolean>`not (r.host is not distinct from ${except.host} and r.pid is not distinct from ${except.pid} and r.started_at >= ${except.since})`
+    : sql<boolean>`true`;
   const { rows } = await sql<{ stream: string; calls: string }>`
     with day as (
       select (date_trunc('day', now() at time zone ${timeZone}) at time zone ${timeZone}) as start
     ),
     units as (
       select w.stream, sum(w.calls) as calls
-        from sync_work_units w, day
-       where w.started_at >= day.start
+        from sync_work_units w join sync_runs r on r.run_id = w.run_id, day
+       where w.started_at >= day.start and ${counted}
        group by w.stream
     ),
     overhead as (
       select greatest(r.calls - coalesce((select sum(w.calls) from sync_work_units w where w.run_id = r.run_id), 0), 0) as calls
         from sync_runs r, day
-       where r.started_at >= day.start
+       where r.started_at >= day.start and ${counted}
     )
     select stream, calls::text from units
     union all
     select '*', ((select coalesce(sum(calls), 0) from units) + (select coalesce(sum(calls), 0) from overhead))::text`.execute(db);
   return new Map(rows.map((row) => [row.stream, Number(row.calls)]));
+}
+
+/** The runs of one process: its host and pid, since it started (a later process may reuse the pid). */
+export interface RunsOf {
+  host: string;
+  pid: number;
+  since: Date;
 }
 
 const RUN_COLUMNS = [

@@ -51,15 +51,15 @@ export function totalAgrees(facts: Pick<PageFacts, 'pageNo' | 'perPage' | 'count
 }
 
 /**
- * Whether no page follows: an empty page, a page shorter than `perPage`, a page that reaches
- * the announced total (when that total agrees with the records received), or announced links
- * without `next`.
+ * Whether no page follows: an empty page, a page shorter than `perPage`, announced links
+ * without `next`, or (without links) a page that reaches the announced total when that total
+ * agrees with the records received.
  */
 export function isLastPage(facts: PageFacts): boolean {
   if (facts.count === 0 || facts.count < facts.perPage) return true;
-  if (totalAgrees(facts) && facts.pageNo * facts.perPage >= facts.totalCount!) return true;
-  if (facts.links !== undefined && Object.keys(facts.links).length > 0 && facts.links.next === undefined) return true;
-  return false;
+  // Announced links decide over a total: a total that lies short must not end a listing they go on with.
+  if (facts.links !== undefined && Object.keys(facts.links).length > 0) return facts.links.next === undefined;
+  return totalAgrees(facts) && facts.pageNo * facts.perPage >= facts.totalCount!;
 }
 
 /** `X-Total-Count` as a number, when it is one. */

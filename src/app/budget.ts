@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import type { Config } from '../config/schema.js';
 import { callsToday } from '../sync/status.js';
 import type { Db } from '../warehouse-schema.js';
@@ -20,4 +21,15 @@ export async function budgetToday(db: Db, config: Pick<Config, 'timeZone'> & { s
     left,
     spentReason: left > 0 ? null : `today's call budget is spent (${spent} of ${budget} calls since midnight ${config.timeZone})`,
   };
+}
+
+/** This process, as its runs are recorded (host, pid, since it started). */
+const THIS_PROCESS = { host: hostname(), pid: process.pid, since: new Date(Date.now() - Math.ceil(process.uptime() * 1000) - 1000) };
+
+/**
+ * Calls spent today by every other process (any run not of this process), from the warehouse:
+ * what the source client adds to its own count to share the day's budget for real.
+ */
+export async function spentByOthersToday(db: Db, config: Pick<Config, 'timeZone'>): Promise<number> {
+  return (await callsToday(db, config.timeZone, { except: THIS_PROCESS })).get('*') ?? 0;
 }

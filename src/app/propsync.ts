@@ -13,7 +13,7 @@ import { combineObservers } from '../sync/observers.js';
 import { streamsOf } from '../sync/plan-run.js';
 import type { RunSummary, SyncObserver, SyncRequest } from '../sync/types.js';
 import type { Db } from '../warehouse-schema.js';
-import { budgetToday } from './budget.js';
+import { budgetToday, spentByOthersToday } from './budget.js';
 import { EXIT, ExitError } from './exit-codes.js';
 import { abortOnSignals, type SignalStop } from './signals.js';
 import { openMigratedWarehouse } from './warehouse.js';
@@ -26,9 +26,9 @@ export interface OpenOptions {
   /** Called after every HTTP call to the source (metrics). */
   onCall?: (event: CallEvent) => void;
   /**
-   * `left` (one-shot commands): the client may spend what the run history leaves of today's
-   * budget, and opening fails with exit 1 when nothing is left; `whole`: the configured budget
-   * (a long-running process checks the history before each run).
+   * The client always spends from what the run history leaves of today's budget (read again
+   * as it goes). `left` (one-shot commands): opening fails with exit 1 when nothing is left;
+   * `whole`: a long-running process opens anyway (it checks the history before each run).
    */
   budget?: 'left' | 'whole';
   /** Stop on SIGINT/SIGTERM after the page in flight, naming what stops (`the sync`); absent: the caller handles signals. */
@@ -60,19 +60,24 @@ export function requestedStreams(config: Config, request: SyncRequest): StreamNa
 export async function openPropsync(config: Config, options: OpenOptions): Promise<Propsync> {
   const { logger } = options;
   const db = await openMigratedWarehouse(config.database.url, { maxConnections: options.maxConnections ?? config.source.concurrency + 2 });
-  let dailyCallBudget = config.source.dailyCallBudget;
-  if (options.budget !== 'whole') {
-    const today = await budgetToday(db, config).catch(async (error: unknown) => {
-      await db.destroy();
-      throw error;
-    });
-    if (today.spentReason) {
-      await db.destroy();
-      throw new ExitError(`${today.spentReason}; run again after midnight or raise source.dailyCallBudget`, EXIT.workFailed);
-    }
-    dailyCallBudget = today.left;
+  // Every client starts from what the warehouse says is left today and reads it again as it
+  // goes, so that calls spent by other processes count against this one's budget too.
+  let spentElsewhere: number;
+  try {
+    const today = await budgetToday(db, config);
+    if (today.spentReason && options.budget !== 'whole') throw new ExitError(`${today.spentReason}; run again after midnight or raise source.dailyCallBudget`, EXIT.workFailed);
+    spentElsewhere = await spentByOthersToday(db, config);
+  } catch (error) {
+    await db.destroy();
+    throw error;
   }
-  const client = createSourceClient({ config: { ...config.source, dailyCallBudget }, timeZone: config.timeZone, logger, onCall: options.onCall });
+  const client = createSourceClient({
+    config: config.source,
+    timeZone: config.timeZone,
+    logger,
+    onCall: options.onCall,
+    sharedBudget: { initial: spentElsewhere, spentElsewhere: () => spentByOthersToday(db, config) },
+  });
   const signals: SignalStop | undefined = options.stopOnSignals ? abortOnSignals(logger, options.stopOnSignals) : undefined;
   return {
     config,

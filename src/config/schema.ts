@@ -113,6 +113,8 @@ const sourceSchema = z
     dailyCallBudget: positiveInt.default(10_000),
     /** Work units run at once. */
     concurrency: positiveInt.max(32).default(4),
+    /** Most pages one listing may take; a listing still going on after them fails its unit (a source that never ends). */
+    maxPages: positiveInt.default(100_000),
   })
   .strict();
 
@@ -135,6 +137,8 @@ export const configSchema = z
       .refine((zone) => IANAZone.isValidZone(zone), { message: `is not an IANA time zone; expected ${DEFAULT_TIME_ZONE}` })
       .default(DEFAULT_TIME_ZONE),
     logLevel: z.enum(LOG_LEVELS, { message: `expected one of ${LOG_LEVELS.join(', ')}` }).default('info'),
+    /** Minutes without a heartbeat after which `status` shows a run still marked running as abandoned (its process died). */
+    abandonedAfterMinutes: positiveInt.max(1440).default(10),
     streams: streamsSchema.prefault({}),
     metrics: z
       .object({

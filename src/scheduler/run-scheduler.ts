@@ -2,7 +2,9 @@ import { sql } from 'kysely';
 import { budgetToday } from '../app/budget.js';
 import { EXIT, type ExitCode } from '../app/exit-codes.js';
 import { loggerFor } from '../app/logger.js';
-import { openPropsync } from '../app/propsync.js';
+import { openPropsync, type Propsync } from '../app/propsync.js';
+import type { Logger } from '../log/logger.js';
+import type { CallEvent } from '../source/types.js';
 import { nextSignal } from '../app/signals.js';
 import type { Config, StreamName } from '../config/schema.js';
 import { redactUrl } from '../log/redact.js';
@@ -17,6 +19,20 @@ import { scheduledStreams, startScheduler } from './scheduler.js';
 export const STOP_TIMEOUT_MS = 25_000;
 
 /**
+ * The scheduler's warehouse and client. It opens even when today's budget is spent (each run
+ * checks the run history first, in beforeRun); its client, like every other, spends from what
+ * the warehouse says is left today and reads that again as other processes spend.
+ */
+export function openForSchedule(config: Config, options: { logger: Logger; streams: StreamName[]; onCall?: (event: CallEvent) => void }): Promise<Propsync> {
+  return openPropsync(config, {
+    logger: options.logger,
+    maxConnections: options.streams.length * (config.source.concurrency + 1) + 2,
+    onCall: options.onCall,
+    budget: 'whole',
+  });
+}
+
+/**
  * The `propsync schedule` process: opens the warehouse, starts the jobs, serves /healthz and
  * /metrics, and on the first SIGINT/SIGTERM stops starting runs, aborts the runs in flight (their
  * page in flight commits or rolls back), waits up to 25 s and closes everything. Exit code 0
@@ -27,13 +43,7 @@ export async function runSchedulerProcess(config: Config, asked?: StreamName[]):
   const streams = scheduledStreams(config, asked);
   let openQuarantine = async (): Promise<number> => 0;
   const metrics = createSyncMetrics({ dailyCallBudget: config.source.dailyCallBudget, openQuarantine: () => openQuarantine() });
-  // The whole budget: each run checks the run history first (beforeRun).
-  const { db, client } = await openPropsync(config, {
-    logger,
-    maxConnections: streams.length * (config.source.concurrency + 1) + 2,
-    onCall: metrics.onCall,
-    budget: 'whole',
-  });
+  const { db, client } = await openForSchedule(config, { logger, streams, onCall: metrics.onCall });
   openQuarantine = () => countOpenQuarantine(db);
   for (const row of await lastSuccessByStream(db)) metrics.setLastSuccess(row.stream, row.at);
   const scheduler = startScheduler({

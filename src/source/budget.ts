@@ -12,6 +12,8 @@ import type { SourceClock } from './clock.js';
 export class DailyBudget {
   private day: string;
   private spent = 0;
+  /** Calls other processes spent today (the warehouse's run history), set by `shareWith`. */
+  private elsewhere = 0;
 
   constructor(
     /** Calls allowed per day (`source.dailyCallBudget`). */
@@ -26,13 +28,20 @@ export class DailyBudget {
     if (today !== this.day) {
       this.day = today;
       this.spent = 0;
+      this.elsewhere = 0;
     }
+  }
+
+  /** Notes what other processes spent today, as the warehouse last said; this process's own calls stay counted here. */
+  spentElsewhere(calls: number): void {
+    this.roll();
+    this.elsewhere = Math.max(0, calls);
   }
 
   /** Calls left today. */
   left(): number {
     this.roll();
-    return Math.max(0, this.limit - this.spent);
+    return Math.max(0, this.limit - this.elsewhere - this.spent);
   }
 
   /** Calls spent today. */
@@ -44,7 +53,7 @@ export class DailyBudget {
   /** Spends one call, or throws `BudgetExhaustedError` (naming the budget and its reset) when none is left. */
   take(site: Partial<CallSite> = {}): void {
     this.roll();
-    if (this.spent >= this.limit) {
+    if (this.spent + this.elsewhere >= this.limit) {
       throw new BudgetExhaustedError({
         ...site,
         budget: this.limit,

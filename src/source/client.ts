@@ -12,7 +12,7 @@ import { SourceClock } from './clock.js';
 import { CONTENT_TYPES, jsonEnvelope, xmlEnvelope } from './envelope.js';
 import { SourceError, ThrottledError, type CallSite } from './errors.js';
 import { Pacer } from './pacing.js';
-import { isLastPage, parseLinkHeader, parseTotalCount } from './paging.js';
+import { effectivePageSize, isLastPage, pageCap, parseLinkHeader, parseTotalCount, totalAgrees } from './paging.js';
 import { encodeParams } from './params.js';
 import { parseRateLimitHeaders, parseRetryAfter, tightestRemaining } from './rate-headers.js';
 import { readReply } from './reply.js';
@@ -38,6 +38,13 @@ export interface SourceClientOptions {
    * minutes; `Infinity` spreads every window, the day's included, over its whole length).
    */
   spreadWithinMs?: number;
+  /**
+   * The budget is shared with other processes: `spentElsewhere` reads the calls they spent
+   * today (from the warehouse). It is asked when the client is opened (`initial`) and again
+   * before a call when the last answer is older than `refreshMs` (default 1 s), so that a run
+   * stops before its next call once the day's budget is spent, by whichever process.
+   */
+  sharedBudget?: { spentElsewhere: () => Promise<number>; initial?: number; refreshMs?: number };
 }
 
 /** The version a method is called in: the configured one (`source.versions.<name>`), else the method's default. */
@@ -75,6 +82,19 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
   // The budget counts days on the local clock (in the source's zone): a reply's Date header
   // must not start a new budget day.
   const budget = new DailyBudget(config.dailyCallBudget, new SourceClock({ timeZone, now: options.now }));
+  const shared = options.sharedBudget;
+  if (shared?.initial !== undefined) budget.spentElsewhere(shared.initial);
+  let sharedAt = shared?.initial !== undefined ? performance.now() : -Infinity;
+  /** Reads again what other processes spent, when the last reading is old; a failed reading keeps the last one. */
+  async function refreshShared(): Promise<void> {
+    if (!shared || performance.now() - sharedAt < (shared.refreshMs ?? 1_000)) return;
+    sharedAt = performance.now();
+    try {
+      budget.spentElsewhere(await shared.spentElsewhere());
+    } catch (error) {
+      logger?.warn({ event: 'budget_refresh_failed', err: (error as Error).message }, `could not read the calls other processes spent today: ${(error as Error).message}`);
+    }
+  }
   const pacer = new Pacer({
     reserve: config.rateLimit.reserve,
     minIntervalMs: config.rateLimit.minIntervalMs,
@@ -131,6 +151,7 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
   ): Promise<{ status: number; headers: HttpReply['headers']; text: string; requestId: string }> {
     if (closed) throw new SourceError('the source client is closed', site);
     const method = request.method;
+    await refreshShared();
     const ticket = await pacer.acquire(method.name, signal);
     try {
       // Spent when the call is about to go, not while it waits its turn.
@@ -189,7 +210,7 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
           retryAfterMs: parseRetryAfter(reply.headers['retry-after'], clock.nowMs()),
         });
         const totalCount = parseTotalCount(reply.headers['x-total-count']) ?? read.pagination?.totalCount;
-        const perPage = read.pagination?.perPage ?? config.pageSize;
+        const perPage = effectivePageSize(config.pageSize, read.pagination?.perPage);
         const links = parseLinkHeader(reply.headers.link) ?? read.pagination?.links;
         const page: SourcePage = {
           pageNo,
@@ -265,10 +286,23 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
     }
     const startPage = pageOptions.startPage ?? 1;
     if (!Number.isInteger(startPage) || startPage < 1) throw new SourceError(`startPage ${startPage} is not a page number (from 1)`, { method: request.method.name });
+    // The total of the first page whose total agreed with its records sets how far the listing may go.
+    let cap = config.maxPages;
+    let capped = false;
     for (let pageNo = startPage; ; pageNo++) {
       const page = await fetchPage(request, pageNo, params, version, pageOptions.signal);
+      if (!capped && totalAgrees({ pageNo, perPage: page.perPage, count: page.records.length, totalCount: page.totalCount })) {
+        cap = pageCap(config.maxPages, page.perPage, page.totalCount);
+        capped = true;
+      }
       yield page;
       if (page.isLast) return;
+      if (pageNo >= cap) {
+        throw new SourceError(
+          `the listing of ${request.method.name} did not end after ${pageNo} pages of ${page.perPage} (the most it may take${capped ? ` for its announced ${page.totalCount} records` : ''}: ${cap}); it is not trusted`,
+          { method: request.method.name, property: request.context?.property ?? params.propertyId, page: pageNo },
+        );
+      }
     }
   }
 

@@ -3,7 +3,8 @@ import { pickCounts, RUN_COUNTERS } from './counters.js';
 import { planRun, streamsOf } from './plan-run.js';
 import { runLanes } from './run-lanes.js';
 import { isBudgetError } from './run-unit.js';
-import { createRun, finishRun, notePlan } from './runs.js';
+import { createRun, finishRun, heartbeatEveryMs, notePlan, startHeartbeat } from './runs.js';
+import { cleanUpSeen } from './work-units.js';
 import type { RunStatus, RunSummary, SyncDeps, SyncRequest } from './types.js';
 
 /**
@@ -22,7 +23,9 @@ export async function runSync(request: SyncRequest, deps: SyncDeps): Promise<Run
   const before = client.stats();
   // Calls made before the work units (discovery); units count their own.
   let discoveryCalls = 0;
+  const heartbeat = startHeartbeat(db, runId, heartbeatEveryMs(config.abandonedAfterMinutes), logger);
   const finish = async (status: RunStatus, errors: string[], workUnits: number): Promise<RunSummary> => {
+    heartbeat.stop();
     const after = client.stats();
     const counts = await finishRun(db, {
       runId,
@@ -32,6 +35,9 @@ export async function runSync(request: SyncRequest, deps: SyncDeps): Promise<Run
       throttled: after.throttled - before.throttled,
       workUnitsTotal: workUnits,
     });
+    await cleanUpSeen(db, { runId, abandonedAfterMinutes: config.abandonedAfterMinutes }).catch((error: unknown) =>
+      logger.warn({ event: 'seen_cleanup_failed', err: (error as Error).message }, `could not remove the seen keys of finished work units: ${(error as Error).message}`),
+    );
     await refreshAfterSync(db, config.timeZone, logger);
     const summary: RunSummary = { ...counts, kind: request.kind, streams, durationMs: Date.now() - started, errors };
     logFinished(logger, summary);
@@ -42,21 +48,28 @@ export async function runSync(request: SyncRequest, deps: SyncDeps): Promise<Run
   let plan;
   try {
     plan = await planRun(request, streams, { ...deps, logger });
+    discoveryCalls = client.stats().calls - before.calls;
+    await notePlan(db, runId, { sourceToday: plan.today, workUnits: plan.workUnits });
   } catch (error) {
     discoveryCalls = client.stats().calls - before.calls;
     const message = error instanceof Error ? error.message : String(error);
     logger.error({ event: 'run_failed', err: message }, `run ${runId} could not start: ${message}`);
     return finish(isBudgetError(error) ? 'budget_exhausted' : 'failed', [message], 0);
   }
-  discoveryCalls = client.stats().calls - before.calls;
-  await notePlan(db, runId, { sourceToday: plan.today, workUnits: plan.workUnits });
   logger.info(
     { event: 'run_planned', kind, streams, properties: plan.propertyIds.length, lanes: plan.lanes.length, workUnits: plan.workUnits, sourceToday: plan.today },
     `run ${runId} (${kind}): ${plan.workUnits} work units over ${plan.propertyIds.length} properties, source today ${plan.today}`,
   );
-  observer?.onRunStart?.({ runId, kind: request.kind, streams, workUnits: plan.workUnits, byStream: plan.byStream });
-
-  const outcome = await runLanes(plan.lanes, runId, { ...deps, logger });
+  let outcome;
+  try {
+    observer?.onRunStart?.({ runId, kind: request.kind, streams, workUnits: plan.workUnits, byStream: plan.byStream });
+    outcome = await runLanes(plan.lanes, runId, { ...deps, logger, latestDay: plan.latestDay });
+  } catch (error) {
+    // Whatever went wrong, the run's row says so rather than staying `running`.
+    const message = error instanceof Error ? error.message : String(error);
+    logger.error({ event: 'run_failed', err: message }, `run ${runId} failed: ${message}`);
+    return finish('failed', [message], plan.workUnits);
+  }
   const status: RunStatus = outcome.budgetSpent
     ? 'budget_exhausted'
     : signal?.aborted

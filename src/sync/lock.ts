@@ -7,6 +7,9 @@ import pg from 'pg';
  */
 export const LOCK_NAMESPACE = 0x7073796e;
 
+/** How often the lock connection is used while a run holds it (a query that fails means the lock is lost). */
+export const LOCK_HEARTBEAT_MS = 30_000;
+
 /** Who holds a stream's lock, as Postgres reports it (`pg_locks` joined to `pg_stat_activity`). */
 export interface LockHolder {
   /** Backend pid of the holding session on the Postgres server. */
@@ -52,20 +55,28 @@ export function lockApplicationName(stream: string): string {
  * per database, so two processes sharing a warehouse exclude each other, wherever they run.
  */
 export async function withStreamLock<T>(databaseUrl: string, stream: string, fn: (lock: HeldLock) => Promise<T>): Promise<LockOutcome<T>> {
-  const client = new pg.Client({ connectionString: databaseUrl, application_name: lockApplicationName(stream), keepAlive: true });
+  // TCP keepalive from 10 s of silence, so that a NAT or firewall never drops the idle lock connection
+  // of a long run; the heartbeat query below notices a connection that died anyway.
+  const client = new pg.Client({ connectionString: databaseUrl, application_name: lockApplicationName(stream), keepAlive: true, keepAliveInitialDelayMillis: 10_000 });
   const lost = new AbortController();
   client.on('error', (error) => lost.abort(new Error(`lost the lock connection of stream ${stream}: ${error.message}`)));
   client.on('end', () => lost.abort(new Error(`the lock connection of stream ${stream} ended`)));
   await client.connect();
   let locked = false;
+  let heartbeat: NodeJS.Timeout | undefined;
   try {
     const key = streamLockKey(stream);
     const { rows } = await client.query<{ locked: boolean }>('select pg_try_advisory_lock($1::int, $2::int) as locked', [LOCK_NAMESPACE, key]);
     locked = rows[0]?.locked === true;
     if (!locked) return { acquired: false, holder: await findHolder(client, key) };
+    heartbeat = setInterval(() => {
+      client.query('select 1').catch((error: Error) => lost.abort(new Error(`lost the lock connection of stream ${stream}: ${error.message}`)));
+    }, LOCK_HEARTBEAT_MS);
+    heartbeat.unref();
     const value = await fn({ signal: lost.signal });
     return { acquired: true, value };
   } finally {
+    clearInterval(heartbeat);
     if (locked && !lost.signal.aborted) {
       await client.query('select pg_advisory_unlock($1::int, $2::int)', [LOCK_NAMESPACE, streamLockKey(stream)]).catch(() => {});
     }

@@ -1,6 +1,8 @@
 import type { StreamName } from '../config/schema.js';
 import { DISCOVERY, loadStream } from '../streams/index.js';
 import type { DiscoveredProperty, Lane, PlanContext, StreamDefinition } from '../streams/types.js';
+import { addDays } from '../dates/days.js';
+import { SourceClock } from '../source/clock.js';
 import { readCursor } from './cursors.js';
 import { isBudgetError } from './run-unit.js';
 import type { SyncDeps, SyncRequest } from './types.js';
@@ -14,6 +16,8 @@ export interface PlannedLane {
 /** What a run will do: the source's today, its properties, and its lanes. */
 export interface RunPlan {
   today: string;
+  /** The latest day a cursor may be written at: the local today + 1 (see `latestCursorDay`). */
+  latestDay: string;
   propertyIds: string[];
   lanes: PlannedLane[];
   /** Work units known before running (dynamic steps add more). */
@@ -27,10 +31,26 @@ export function streamsOf(request: SyncRequest, deps: Pick<SyncDeps, 'config'>):
   return (Object.keys(deps.config.streams) as StreamName[]).filter((name) => deps.config.streams[name].enabled);
 }
 
+/**
+ * The latest day any cursor or next-refresh day may be derived from: the local today (in the
+ * configured time zone) + 1, whatever the source's clock says, so that a source whose `Date`
+ * is far ahead (even when trusted) never moves a cursor past tomorrow.
+ */
+export function latestCursorDay(timeZone: string, now?: () => number): string {
+  return addDays(new SourceClock({ timeZone, now }).today(), 1);
+}
+
 /** Finds today and the properties, then asks each stream for its lanes (backfill or incremental). */
 export async function planRun(request: SyncRequest, streams: StreamName[], deps: SyncDeps): Promise<RunPlan> {
   const { db, config } = deps;
-  const { today, propertyIds } = await discover(request, deps);
+  const discovered = await discover(request, deps);
+  const { propertyIds } = discovered;
+  const latestDay = latestCursorDay(config.timeZone);
+  // Every day a stream plans with (cursor values, windows, next refresh days) comes from today.
+  const today = discovered.today > latestDay ? latestDay : discovered.today;
+  if (today !== discovered.today) {
+    deps.logger.warn({ event: 'source_today_clamped', sourceToday: discovered.today, today }, `the source's today ${discovered.today} is past the local tomorrow; planning with ${today}`);
+  }
   const lanes: PlannedLane[] = [];
   for (const name of streams) {
     const stream = await loadStream(name);
@@ -54,7 +74,7 @@ export async function planRun(request: SyncRequest, streams: StreamName[], deps:
     byStream[stream.name] = (byStream[stream.name] ?? 0) + units;
     workUnits += units;
   }
-  return { today, propertyIds, lanes: interleave(lanes, (planned) => planned.stream.name), workUnits, byStream };
+  return { today, latestDay, propertyIds, lanes: interleave(lanes, (planned) => planned.stream.name), workUnits, byStream };
 }
 
 /** Every property the source lists (all pages of the discovery method). */

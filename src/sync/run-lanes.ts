@@ -19,14 +19,18 @@ export interface LanesOutcome {
  * unit ends its lane (later steps build on what earlier ones loaded);
  * other lanes go on. A spent budget or an aborted signal stops every worker before its next unit.
  */
-export async function runLanes(lanes: readonly PlannedLane[], runId: number, deps: SyncDeps & { logger: UnitContext['logger'] }): Promise<LanesOutcome> {
+export async function runLanes(
+  lanes: readonly PlannedLane[],
+  runId: number,
+  deps: SyncDeps & { logger: UnitContext['logger']; latestDay: string },
+): Promise<LanesOutcome> {
   const { db, client, config, signal, observer, logger } = deps;
   const outcome: LanesOutcome = { errors: [], budgetSpent: false, addedUnits: 0, done: 0 };
   const stopped = () => signal?.aborted === true || outcome.budgetSpent;
   const queue = [...lanes];
 
   async function runLane({ stream, lane }: PlannedLane): Promise<void> {
-    const context: UnitContext = { db, client, stream, version: client.versionOf(stream.method), runId, logger, signal, observer, perPage: config.source.pageSize };
+    const context: UnitContext = { db, client, stream, version: client.versionOf(stream.method), runId, logger, signal, observer, perPage: config.source.pageSize, latestDay: deps.latestDay };
     const doneUnits = new Map<string, number[]>();
     for (const step of lane.steps) {
       if (stopped()) return;
@@ -55,7 +59,14 @@ export async function runLanes(lanes: readonly PlannedLane[], runId: number, dep
   }
 
   const worker = async () => {
-    for (let next = queue.shift(); next && !stopped(); next = queue.shift()) await runLane(next);
+    for (let next = queue.shift(); next && !stopped(); next = queue.shift()) {
+      // A unit or a step that could not even start (the warehouse refused it) ends its lane, not the run.
+      await runLane(next).catch((error: unknown) => {
+        const message = error instanceof Error ? error.message : String(error);
+        logger.error({ event: 'lane_failed', lane: next!.lane.key, err: message }, `${next!.lane.key} stopped: ${message}`);
+        outcome.errors.push(`${next!.lane.key} (properties ${next!.lane.propertyIds.join(',')}): ${message}`);
+      });
+    }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(config.source.concurrency, lanes.length)) }, worker));
   return outcome;

@@ -1,13 +1,13 @@
 import type { MethodVersion } from '../config/schema.js';
 import type { Logger } from '../log/logger.js';
-import type { SourceClient } from '../source/types.js';
-import type { StreamDefinition, WorkUnitPlan } from '../streams/types.js';
+import type { SourceClient, SourcePage } from '../source/types.js';
+import type { CompletionAction, StreamDefinition, WorkUnitPlan } from '../streams/types.js';
 import type { Db } from '../warehouse-schema.js';
 import { pickCounts, ROW_COUNTERS } from './counters.js';
 import { crashPoint } from './crash-points.js';
 import { loadPage } from './load-page.js';
 import type { SyncObserver } from './types.js';
-import { addUnitCalls, endWorkUnit, startWorkUnit } from './work-units.js';
+import { addUnitCalls, countSeen, endWorkUnit, noteListingTotal, startWorkUnit } from './work-units.js';
 
 /** How a work unit ended. */
 export type UnitOutcome =
@@ -27,10 +27,24 @@ export interface UnitContext {
   observer?: SyncObserver;
   /** The client's page size (`per_page`), which checkpoints count in. */
   perPage: number;
+  /** The latest day a cursor may be written at: the local today + 1 (see `latestCursorDay`). */
+  latestDay: string;
 }
 
 /** Restarts of a listing whose total changed while it was paged, before trusting it as it is. */
 const MAX_RELISTS = 2;
+
+/** Thrown when a listing cannot be shown complete: the unit fails and its completion actions (deletions, cursors) do not run. */
+export class ListingError extends Error {
+  override name = 'ListingError';
+  constructor(
+    message: string,
+    /** Calls spent on the page that showed it (they count against the unit). */
+    readonly attempts: number,
+  ) {
+    super(message);
+  }
+}
 
 /** Thrown inside the page loop when the run is asked to stop. */
 class Interrupted extends Error {
@@ -61,26 +75,44 @@ export async function runWorkUnit(context: UnitContext, plan: WorkUnitPlan): Pro
 
   // The run id travels with the request so that the client's call log lines carry it.
   const request = { ...plan.request, context: { ...plan.request.context, runId } };
+  const completion = { ...plan, onComplete: clampCursors(plan.onComplete, context.latestDay) };
   let startPage = unit.startPage;
+  // A resumed pass compares its totals with the one its first page announced, kept in the checkpoint.
+  let storedTotal = unit.listingTotal;
   let relists = 0;
   try {
     for (;;) {
-      let firstTotal: number | undefined;
+      let firstTotal = startPage > 1 ? storedTotal : undefined;
+      let lastTotal: number | undefined;
       let drifted = false;
       let relist = false;
       let sawPage = false;
+      const listing = new ListingTally(startPage);
       if (context.signal?.aborted) throw new Interrupted();
       for await (const page of client.pages(request, { startPage, signal: context.signal })) {
         sawPage = true;
         crashPoint('page-fetched');
+        if (page.pageNo === 1) {
+          firstTotal = page.totalCount;
+          await noteListingTotal(db, unit.id, page.totalCount);
+        }
         if (page.totalCount !== undefined) {
           firstTotal ??= page.totalCount;
           if (page.totalCount !== firstTotal) drifted = true;
+          lastTotal = page.totalCount;
         }
-        relist = page.isLast && drifted && relists < MAX_RELISTS;
+        listing.add(stream, page);
+        let shortBy = 0;
+        if (page.isLast) {
+          shortBy = await listing.missing(db, unit.id, plan.trackSeen, lastTotal);
+          // A listing that changed, or cannot be shown whole, is read again from page 1 before any deletion.
+          const retry = (drifted || shortBy !== 0) && relists < MAX_RELISTS;
+          if (!retry && shortBy !== 0) throw new ListingError(listing.incomplete(plan.unitKey, lastTotal!, shortBy), page.calls);
+          relist = retry;
+        }
         const loaded = await loadPage(db, {
           stream,
-          plan,
+          plan: completion,
           runId,
           unitId: unit.id,
           pageNo: page.pageNo,
@@ -112,12 +144,13 @@ export async function runWorkUnit(context: UnitContext, plan: WorkUnitPlan): Pro
       if (relist) {
         relists += 1;
         startPage = 1;
-        log.info({ event: 'listing_changed', relists }, `${plan.unitKey}: the listing changed while it was paged; reading it again`);
+        storedTotal = undefined;
+        log.info({ event: 'listing_changed', relists }, `${plan.unitKey}: the listing changed while it was paged, or did not add up to its total; reading it again`);
         continue;
       }
       if (!sawPage) {
         // A source that sends nothing at all for an empty listing: complete the unit with an empty page.
-        await loadPage(db, { stream, plan, runId, unitId: unit.id, pageNo: startPage, records: [], version: context.version, calls: 0, retries: 0, bytes: 0, nextPage: startPage, complete: true });
+        await loadPage(db, { stream, plan: completion, runId, unitId: unit.id, pageNo: startPage, records: [], version: context.version, calls: 0, retries: 0, bytes: 0, nextPage: startPage, complete: true });
       }
       break;
     }
@@ -135,6 +168,81 @@ export async function runWorkUnit(context: UnitContext, plan: WorkUnitPlan): Pro
     else log.error({ event: 'work_unit_failed', err: message }, `${plan.unitKey} failed: ${message}`);
     observer?.onWorkUnitEnd?.({ runId, stream: stream.name, unitKey: plan.unitKey, status: 'failed', error: message, durationMs: Date.now() - started });
     return { status, unitId: unit.id, error };
+  }
+}
+
+/** The cursor values of a unit's completion actions, none past `latestDay` (a source's clock far ahead must not move them). */
+function clampCursors(actions: readonly CompletionAction[], latestDay: string): CompletionAction[] {
+  return actions.map((action) => (action.type === 'cursor' && action.value > latestDay ? { ...action, value: latestDay } : action));
+}
+
+/** A digit-string key as Postgres's bigint holds it, else undefined (a record counted as keyless). */
+function bigintKey(key: string | undefined): string | undefined {
+  if (key === undefined || !/^\d{1,19}$/.test(key)) return undefined;
+  const value = BigInt(key);
+  return value <= 9_223_372_036_854_775_807n ? value.toString() : undefined;
+}
+
+/**
+ * What one pass over a listing received: its distinct record keys and its keyless records,
+ * to tell whether the listing adds up to its announced total, and the keys of the latest page,
+ * to stop a source that sends the same page again and again.
+ */
+class ListingTally {
+  private readonly keys = new Set<string>();
+  private keyless = 0;
+  private records = 0;
+  private previous: string[] = [];
+  private lastPageKeys: string[] = [];
+  private perPage = 0;
+
+  constructor(private readonly startPage: number) {}
+
+  /** Counts a page; throws `ListingError` when its keys repeat the previous page's. */
+  add(stream: StreamDefinition, page: Pick<SourcePage, 'pageNo' | 'perPage' | 'records' | 'calls'>): void {
+    const { pageNo, records } = page;
+    this.perPage = page.perPage;
+    const pageKeys: string[] = [];
+    for (const record of records) {
+      let key: string | undefined;
+      try {
+        key = bigintKey(stream.recordKey(record));
+      } catch {
+        key = undefined;
+      }
+      if (key === undefined) this.keyless += 1;
+      else {
+        pageKeys.push(key);
+        this.keys.add(key);
+      }
+    }
+    this.records += records.length;
+    if (pageKeys.length > 0 && pageKeys.length === this.previous.length && pageKeys.every((key, i) => key === this.previous[i])) {
+      throw new ListingError(`page ${pageNo} repeats the keys of page ${pageNo - 1} (${pageKeys.length} records); the source is not paging, so the listing is not trusted and nothing was deleted`, page.calls);
+    }
+    this.previous = pageKeys;
+    this.lastPageKeys = pageKeys;
+  }
+
+  /**
+   * How far the distinct records seen fall short of (negative: exceed) the announced total; 0
+   * when no total was announced. A pass resumed past page 1 adds the keys its earlier
+   * attempts recorded (units that track them), else the full pages before it; one that still
+   * falls short is read again from page 1, where every record is counted.
+   */
+  async missing(db: Db, unitId: number, trackSeen: boolean, total: number | undefined): Promise<number> {
+    if (total === undefined) return 0;
+    const here = this.keys.size + this.keyless;
+    if (this.startPage === 1) return total - here;
+    // Pages before the resume point were full (none of them ended the listing).
+    if (!trackSeen) return total - ((this.startPage - 1) * this.perPage + here);
+    return total - ((await countSeen(db, unitId, this.lastPageKeys)) + this.keyless);
+  }
+
+  /** Why a listing is not trusted. */
+  incomplete(unitKey: string, total: number, shortBy: number): string {
+    const seen = total - shortBy;
+    return `the listing of ${unitKey} announced ${total} records but ${seen} distinct ones came (${this.records} received in the last pass); it is not complete, so nothing was deleted and no cursor moved`;
   }
 }
 

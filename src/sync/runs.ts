@@ -16,10 +16,33 @@ export async function createRun(db: Db, args: { kind: string; streams: StreamNam
       requested: JSON.stringify(args.requested),
       host: hostname(),
       pid: process.pid,
+      heartbeat_at: new Date(),
     })
     .returning('run_id')
     .executeTakeFirstOrThrow();
   return row.run_id;
+}
+
+/** How often a run writes its heartbeat: a quarter of the time after which it counts as abandoned, at most every minute. */
+export function heartbeatEveryMs(abandonedAfterMinutes: number): number {
+  return Math.min(60_000, (abandonedAfterMinutes * 60_000) / 4);
+}
+
+/** Writes a run's heartbeat now. */
+export async function beat(db: Db, runId: number): Promise<void> {
+  await db.updateTable('sync_runs').set({ heartbeat_at: sql<Date>`now()` }).where('run_id', '=', runId).execute();
+}
+
+/**
+ * Writes a run's heartbeat every `everyMs` (the run's row starts with one) until stopped, so that `status` can
+ * tell a run in progress from one whose process died. A failed beat is logged and tried again.
+ */
+export function startHeartbeat(db: Db, runId: number, everyMs: number, logger: { warn(obj: object, msg: string): void }): { stop(): void } {
+  const write = () =>
+    beat(db, runId).catch((error: unknown) => logger.warn({ event: 'heartbeat_failed', err: (error as Error).message }, `could not write the run's heartbeat: ${(error as Error).message}`));
+  const timer = setInterval(write, everyMs);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
 }
 
 /** Notes the source's today and the number of planned work units once planning is done. */

@@ -93,6 +93,8 @@ export interface StatusOptions {
   timeZone: string;
   /** Open quarantine entries listed (newest first); default 20. */
   quarantineLimit?: number;
+  /** Minutes without a heartbeat after which a run still marked running is shown as abandoned; default 10. */
+  abandonedAfterMinutes?: number;
 }
 
 /** Reads everything `propsync status` shows, from the warehouse alone (no call to the source). */
@@ -106,7 +108,7 @@ export async function readStatus(db: Db, options: StatusOptions): Promise<Status
       stream,
       lastRun: await lastRun(db, stream, false),
       lastSuccess: await lastRun(db, stream, true),
-      running: await runningRuns(db, stream),
+      running: await runningRuns(db, stream, options.abandonedAfterMinutes ?? 10),
       scopes: await scopes(db, stream),
       callsToday: callsByStream.get(stream) ?? 0,
       openQuarantine: quarantineByStream.get(stream) ?? 0,
@@ -134,28 +136,39 @@ export async function todayIn(db: Db, timeZone: string): Promise<string> {
 /**
  * Calls spent since midnight in the time zone, by stream and in total (`*`): the calls of
  * work units started today, plus each run's calls made outside its work units (property
- * discovery) for runs started today.
+ * discovery) for runs started today; without the runs of the process `except` names, when given.
  */
-export async function callsToday(db: Db, timeZone: string): Promise<Map<string, number>> {
+export async function callsToday(db: Db, timeZone: string, options: { except?: RunsOf } = {}): Promise<Map<string, number>> {
+  const except = options.except;
+  const counted = except
+    ? sql<boolean>`not (r.host is not distinct from ${except.host} and r.pid is not distinct from ${except.pid} and r.started_at >= ${except.since})`
+    : sql<boolean>`true`;
   const { rows } = await sql<{ stream: string; calls: string }>`
     with day as (
       select (date_trunc('day', now() at time zone ${timeZone}) at time zone ${timeZone}) as start
     ),
     units as (
       select w.stream, sum(w.calls) as calls
-        from sync_work_units w, day
-       where w.started_at >= day.start
+        from sync_work_units w join sync_runs r on r.run_id = w.run_id, day
+       where w.started_at >= day.start and ${counted}
        group by w.stream
     ),
     overhead as (
       select greatest(r.calls - coalesce((select sum(w.calls) from sync_work_units w where w.run_id = r.run_id), 0), 0) as calls
         from sync_runs r, day
-       where r.started_at >= day.start
+       where r.started_at >= day.start and ${counted}
     )
     select stream, calls::text from units
     union all
     select '*', ((select coalesce(sum(calls), 0) from units) + (select coalesce(sum(calls), 0) from overhead))::text`.execute(db);
   return new Map(rows.map((row) => [row.stream, Number(row.calls)]));
+}
+
+/** The runs of one process: its host and pid, since it started (a later process may reuse the pid). */
+export interface RunsOf {
+  host: string;
+  pid: number;
+  since: Date;
 }
 
 const RUN_COLUMNS = [
@@ -218,17 +231,20 @@ export async function lastSuccessByStream(db: Db): Promise<{ stream: string; at:
   return rows;
 }
 
-/** Runs of `stream` still marked running (in progress, or ended by a crash before they could say so). */
-export async function runningRuns(db: Db, stream: string): Promise<RunInfo[]> {
+/**
+ * Runs of `stream` still marked running: in progress, or — with no heartbeat for longer than
+ * `abandonedAfterMinutes` — `abandoned`, their process having died before it could say how they ended.
+ */
+export async function runningRuns(db: Db, stream: string, abandonedAfterMinutes: number): Promise<RunInfo[]> {
   const rows = await db
     .selectFrom('sync_runs')
-    .select(RUN_COLUMNS)
+    .select([...RUN_COLUMNS, sql<boolean>`coalesce(heartbeat_at, started_at) < now() - make_interval(mins => ${abandonedAfterMinutes})`.as('abandoned')])
     .where(sql<boolean>`${stream} = any(streams)`)
     .where('status', '=', 'running')
     .orderBy('run_id', 'desc')
     .limit(10)
     .execute();
-  return rows.map(runInfo);
+  return rows.map((row) => ({ ...runInfo(row), ...(row.abandoned ? { status: 'abandoned' } : {}) }));
 }
 
 /** The cursors of a stream grouped by scope, each scope with the latest work unit that touched its properties. */

@@ -46,6 +46,7 @@ export const SYNC_RUNS = defineTable({
     error: text('Why the run failed, if it did (one line per failed work unit).'),
     host: text('Host the run ran on.'),
     pid: integer('Process id of the run.'),
+    heartbeat_at: timestamptz('When the running process last said it was alive; a running run without a recent heartbeat is shown as abandoned.'),
   },
 });
 
@@ -71,6 +72,7 @@ export const SYNC_WORK_UNITS = defineTable({
     started_at: timestamptz('When the unit started.'),
     finished_at: timestamptz('When the unit ended.'),
     error: text('Why it failed, if it did.'),
+    listing_total: integer('Checkpoint: the total the listing announced on the first page of the current pass; a resume that sees another total reads the listing again.'),
   },
 });
 

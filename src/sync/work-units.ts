@@ -10,6 +10,8 @@ export interface StartedUnit {
   startPage: number;
   /** True when this unit was already done by an earlier run (backfills) and is skipped. */
   skipped: boolean;
+  /** The total the listing announced on the first page of the resumed pass, when it announced one. */
+  listingTotal?: number;
 }
 
 /**
@@ -22,7 +24,7 @@ export async function startWorkUnit(db: Db, runId: number, plan: WorkUnitPlan, p
   return db.transaction().execute(async (trx) => {
     const previous = await trx
       .selectFrom('sync_work_units')
-      .select(['work_unit_id', 'status', 'next_page', 'per_page'])
+      .select(['work_unit_id', 'status', 'next_page', 'per_page', 'listing_total'])
       .where('unit_key', '=', plan.unitKey)
       .where('run_id', '<>', runId)
       .orderBy('work_unit_id', 'desc')
@@ -46,6 +48,7 @@ export async function startWorkUnit(db: Db, runId: number, plan: WorkUnitPlan, p
         status: skipped ? 'skipped' : 'running',
         next_page: resume?.next_page ?? 1,
         per_page: perPage,
+        listing_total: resume?.listing_total ?? null,
         started_at: new Date(),
         finished_at: skipped ? new Date() : null,
       })
@@ -60,8 +63,42 @@ export async function startWorkUnit(db: Db, runId: number, plan: WorkUnitPlan, p
         .onConflict((oc) => oc.doNothing())
         .execute();
     }
-    return { id, startPage: resume?.next_page ?? 1, skipped };
+    return { id, startPage: resume?.next_page ?? 1, skipped, ...(resume?.listing_total != null ? { listingTotal: resume.listing_total } : {}) };
   });
+}
+
+/** Keeps the total a listing announced on the first page of a pass in the unit's checkpoint. */
+export async function noteListingTotal(db: Db, unitId: number, total: number | undefined): Promise<void> {
+  await db.updateTable('sync_work_units').set({ listing_total: total ?? null }).where('work_unit_id', '=', unitId).execute();
+}
+
+/** Distinct keys a unit has recorded as seen, together with `extra` keys (a page not yet loaded). */
+export async function countSeen(db: Db, unitId: number, extra: readonly string[]): Promise<number> {
+  const { rows } = await sql<{ n: number }>`
+    select count(*)::int as n from (
+      select key from sync_work_unit_seen where work_unit_id = ${unitId}
+      union
+      select k from unnest(${extra as string[]}::bigint[]) as k
+    ) keys`.execute(db);
+  return rows[0]?.n ?? 0;
+}
+
+/**
+ * Removes the seen keys no later step needs: those of units that are done (or skipped), or whose
+ * unit key a later attempt has taken over (a resume copies them), once their run is no longer in
+ * progress (the run \`runId\` is ending) or was abandoned. An unfinished unit's latest attempt
+ * keeps its keys for its resume.
+ */
+export async function cleanUpSeen(db: Db, args: { runId: number; abandonedAfterMinutes: number }): Promise<number> {
+  const result = await sql`
+    delete from sync_work_unit_seen s
+     using sync_work_units u join sync_runs r on r.run_id = u.run_id
+     where s.work_unit_id = u.work_unit_id
+       and (r.run_id = ${args.runId} or r.status <> 'running'
+            or coalesce(r.heartbeat_at, r.started_at) < now() - make_interval(mins => ${args.abandonedAfterMinutes}))
+       and (u.status in ('done', 'skipped')
+            or exists (select 1 from sync_work_units later where later.unit_key = u.unit_key and later.work_unit_id > u.work_unit_id))`.execute(db);
+  return Number(result.numAffectedRows ?? 0);
 }
 
 /** Per-page increments of a unit's counters (`pages` is 1). */

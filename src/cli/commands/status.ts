@@ -38,7 +38,7 @@ export function registerStatus(program: Command, done: (code: ExitCode) => void)
       const dailyCallBudget = config.source?.dailyCallBudget ?? configSchema.shape.source.shape.dailyCallBudget.parse(undefined);
       const db = await openMigratedWarehouse(config.database.url, { maxConnections: 1 });
       try {
-        const report = await readStatus(db, { dailyCallBudget, timeZone: config.timeZone, quarantineLimit: options.quarantineLimit });
+        const report = await readStatus(db, { dailyCallBudget, timeZone: config.timeZone, quarantineLimit: options.quarantineLimit, abandonedAfterMinutes: config.abandonedAfterMinutes });
         if (options.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
         else process.stdout.write(`${statusText(report, redactUrl(config.database.url)).map(escapeControls).join('\n')}\n`);
       } finally {
@@ -64,7 +64,10 @@ function streamText(stream: StreamStatus): string[] {
   const lines = [`${stream.stream}`, runLine('last run', stream.lastRun)];
   if (stream.lastRun && stream.lastRun.status !== 'succeeded') lines.push(runLine('last success', stream.lastSuccess));
   if (stream.lastRun?.error) lines.push(...stream.lastRun.error.split('\n').slice(0, 5).map((line) => `    ${line}`));
-  for (const run of stream.running) lines.push(`  marked running: #${run.runId} ${run.kind} since ${run.startedAt}`);
+  for (const run of stream.running) {
+    if (run.status === 'abandoned') lines.push(`  abandoned: #${run.runId} ${run.kind} since ${run.startedAt} (marked running, but its process stopped writing its heartbeat; its units resume on the next run)`);
+    else lines.push(`  marked running: #${run.runId} ${run.kind} since ${run.startedAt}`);
+  }
   lines.push(`  calls today: ${stream.callsToday}; open quarantine entries: ${stream.openQuarantine}`);
   if (stream.scopes.length === 0) {
     lines.push('  no cursors yet: the next sync reads everything, as a first run');

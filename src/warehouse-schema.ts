@@ -1,21 +1,21 @@
 import type { Kysely } from 'kysely';
-import { INVOICE_TABLES } from './streams/invoices/tables.js';
-import { LEASE_TABLES } from './streams/leases/tables.js';
+import { STREAM_MANIFESTS } from './streams/registry.js';
 import { SYNC_TABLES } from './sync/tables.js';
 import { connect as connectTo, type ConnectOptions } from './warehouse/db.js';
 import { migrateToLatest as migrateWithComments, type MigrationOutcome } from './warehouse/migrate.js';
-import type { DatabaseOf } from './warehouse/schema.js';
+import type { DatabaseOf, SourceTable } from './warehouse/schema.js';
+
+type Manifest = (typeof STREAM_MANIFESTS)[number];
 
 /**
- * The warehouse's tables, assembled from their declarations: each stream's (in its folder,
- * parent table first) and the sync's bookkeeping. A new stream adds its table list here.
+ * The warehouse's tables, assembled from their declarations: each registered stream's (in its
+ * folder, parent table first, carried by its manifest) and the sync's bookkeeping.
  */
-export const STREAM_TABLES = {
-  leases: LEASE_TABLES,
-  invoices: INVOICE_TABLES,
-} as const;
+export const STREAM_TABLES = Object.fromEntries(STREAM_MANIFESTS.map((manifest) => [manifest.name, manifest.tables])) as {
+  readonly [M in Manifest as M['name']]: M['tables'];
+};
 
-export const SOURCE_TABLES = Object.values(STREAM_TABLES).flat() as (typeof STREAM_TABLES)[keyof typeof STREAM_TABLES][number][];
+export const SOURCE_TABLES = STREAM_MANIFESTS.flatMap((manifest): readonly SourceTable[] => manifest.tables) as Manifest['tables'][number][];
 export const WAREHOUSE_TABLES = [...SOURCE_TABLES, ...SYNC_TABLES];
 
 /** Names of the tables that hold source data (as opposed to the sync's bookkeeping). */

@@ -5,9 +5,10 @@
  */
 import { invoices } from './invoices/manifest.js';
 import { leases } from './leases/manifest.js';
+import { properties } from './properties/manifest.js';
 import { PROPERTY_DISCOVERY } from './properties/discovery.js';
 
-export const STREAM_MANIFESTS = [leases, invoices] as const;
+export const STREAM_MANIFESTS = [leases, invoices, properties] as const;
 
 /** How a run finds the properties it may cover. */
 export const DISCOVERY = PROPERTY_DISCOVERY;

@@ -1,6 +1,7 @@
 /**
  * What every stream's settings (`streams.<name>` of the configuration) are made of. A stream
- * declares its own settings from these parts in its folder; the configuration gathers them.
+ * declares its own settings from these parts in its folder, each with its description (the
+ * example configuration's `streams` section is generated from them); the configuration gathers them.
  */
 import { validate as isValidCron } from 'node-cron';
 import { z } from 'zod';
@@ -18,10 +19,9 @@ export const nonNegativeInt = z.coerce.number().int().nonnegative();
 export function streamSettings<Extra extends z.ZodRawShape>(defaults: { schedule: string; chunk: ChunkSize }, extra: Extra) {
   return z
     .object({
-      enabled: z.boolean().default(true),
-      schedule: cronSchema.default(defaults.schedule),
-      /** Chunk size of a backfill. */
-      chunk: z.enum(CHUNK_SIZES, { message: 'expected 1m, 3m or 1y' }).default(defaults.chunk),
+      enabled: z.boolean().default(true).describe('Whether syncs run this stream when none is named.'),
+      schedule: cronSchema.default(defaults.schedule).describe('When the scheduler runs the stream.'),
+      chunk: z.enum(CHUNK_SIZES, { message: 'expected 1m, 3m or 1y' }).default(defaults.chunk).describe('Chunk size of a backfill: 1m, 3m or 1y.'),
       ...extra,
     })
     .strict();

@@ -15,8 +15,10 @@ export interface StreamManifest {
   method: SourceMethod;
   /** What a backfill's range is read by (`move-in date`), for the CLI's help. */
   backfillBy: string;
-  /** Its settings under `streams.<name>` (see `streamSettings`). */
+  /** Its settings under `streams.<name>` (see `streamSettings`), each with its description. */
   settings: ZodType;
+  /** Its tables, parent first (the warehouse's schema is assembled from these). */
+  tables: readonly SourceTable[];
   /** Loads the whole stream: plan, normalize, tables. */
   load(): Promise<StreamDefinition>;
 }

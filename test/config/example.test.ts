@@ -3,6 +3,7 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { EXAMPLE_COMMAND, exampleWithStreams } from '../../src/config/example.js';
 import { ENVIRONMENT_KEYS, loadConfig } from '../../src/config/load.js';
 import { scratchFolder } from '../support/cli.js';
 
@@ -52,6 +53,10 @@ describe(EXAMPLE, () => {
       .filter(([key, value]) => JSON.stringify(leaves(example).get(key)) !== JSON.stringify(value))
       .map(([key, value]) => `${key}: example ${JSON.stringify(leaves(example).get(key))}, default ${JSON.stringify(value)}`);
     expect(wrongDefaults, `keys whose value in ${EXAMPLE} is not the default`).toEqual([]);
+  });
+
+  it('shows the settings of every stream as the stream manifests generate them', () => {
+    expect(exampleText === exampleWithStreams(exampleText), `${EXAMPLE} is out of date: run \`${EXAMPLE_COMMAND}\``).toBe(true);
   });
 
   it('names the environment variable of every key that has one', () => {

@@ -81,11 +81,12 @@ describe('a full sync, then incremental syncs as the source moves', () => {
   it('changes nothing on a second sync right after, spending only the incremental plan calls', async () => {
     const summary = await h.sync();
     expect(summary).toMatchObject({ status: 'succeeded', rowsInserted: 0, rowsUpdated: 0, rowsDeleted: 0, quarantined: 0 });
-    // One getProperties call, then per property one call (its leases fit in one page, so it is
-    // read whole: cheaper than the live set plus the move-outs), and per property group the
-    // three invoice windows: one page each on this data set.
+    // One getProperties call to find the properties, one more for the properties stream (it
+    // reads the listing whole on every run), then per property one call (its leases fit in one
+    // page, so it is read whole: cheaper than the live set plus the move-outs), and per property
+    // group the three invoice windows: one page each on this data set.
     const properties = new Set(h.sim.dataset.leases.map((lease) => lease.propertyId)).size;
-    expect(summary.calls).toBe(1 + properties + 3);
+    expect(summary.calls).toBe(1 + 1 + properties + 3);
     // Each call of the run's work units is logged with the run's id (the discovery call before the plan is not).
     const logged = h.logs.filter((line) => line.event === 'source.call' && line.runId === summary.runId);
     expect(logged).toHaveLength(summary.calls - 1);

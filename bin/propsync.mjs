@@ -25,11 +25,14 @@ if (!existsSync(main)) {
 
 const HEAP_FLAG = /--max-old-space-size\b/;
 const limited = process.execArgv.some((arg) => HEAP_FLAG.test(arg)) || HEAP_FLAG.test(process.env.NODE_OPTIONS ?? '');
+/** Help and version load no data: no second process for them. */
+const args = process.argv.slice(2);
+const helpOnly = args.length === 0 || args.some((arg) => ['--help', '-h', 'help', '--version', '-V'].includes(arg));
 
-if (limited) {
+if (limited || helpOnly) {
   await import(main.href);
 } else {
-  const child = spawn(process.execPath, [...process.execArgv, `--max-old-space-size=${HEAP_LIMIT_MB}`, fileURLToPath(main), ...process.argv.slice(2)], {
+  const child = spawn(process.execPath, [...process.execArgv, `--max-old-space-size=${HEAP_LIMIT_MB}`, fileURLToPath(main), ...args], {
     stdio: 'inherit',
   });
   // Ctrl-C in a terminal reaches the whole foreground process group, the child included: passing

@@ -14,7 +14,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-/** Old-space limit in MB: a page in flight per work unit fits in it (README "Memory"). */
+/** Old-space limit in MB: a page in flight per work unit fits in it (README, Benchmark, "Memory"). */
 const HEAP_LIMIT_MB = 160;
 
 const main = new URL('../dist/src/cli/main.js', import.meta.url);

@@ -2,11 +2,58 @@
 // Entry point of the `propsync` command: runs the compiled build in dist/ (made by `npm run build`,
 // which `npm ci` runs through the `prepare` script). From a checkout, `npm run dev -- ...` runs the
 // TypeScript sources instead.
+//
+// Heap limit: a sync's live data is one page per work unit in flight, but V8 sizes its heap by the
+// allocation rate, so without a limit the process grows to several hundred MB of mostly garbage.
+// propsync therefore runs with `--max-old-space-size=HEAP_LIMIT_MB` (below) unless one is already
+// set (in NODE_OPTIONS or on node's command line): V8 reads the limit only when the process starts,
+// so this launcher starts node once more with the flag and passes the exit code and the stop
+// signals through. Set NODE_OPTIONS=--max-old-space-size=N to choose another limit (and run
+// without the launcher process).
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+/** Old-space limit in MB: a page in flight per work unit fits in it (README, Benchmark, "Memory"). */
+const HEAP_LIMIT_MB = 160;
 
 const main = new URL('../dist/src/cli/main.js', import.meta.url);
 if (!existsSync(main)) {
   process.stderr.write('propsync: the compiled build (dist/) is missing; run `npm run build` (`npm ci` builds it too)\n');
   process.exit(1);
 }
-await import(main.href);
+
+const HEAP_FLAG = /--max-old-space-size\b/;
+const limited = process.execArgv.some((arg) => HEAP_FLAG.test(arg)) || HEAP_FLAG.test(process.env.NODE_OPTIONS ?? '');
+/** Help and version load no data: no second process for them. */
+const args = process.argv.slice(2);
+const helpOnly = args.length === 0 || args.some((arg) => ['--help', '-h', 'help', '--version', '-V'].includes(arg));
+
+if (limited || helpOnly) {
+  await import(main.href);
+} else {
+  const child = spawn(process.execPath, [...process.execArgv, `--max-old-space-size=${HEAP_LIMIT_MB}`, fileURLToPath(main), ...args], {
+    stdio: 'inherit',
+  });
+  // Ctrl-C in a terminal reaches the whole foreground process group, the child included: passing
+  // SIGINT on as well would count as a second signal ("stop at once"). Elsewhere (a scheduler, a
+  // container's PID 1) the signal reaches this process only, and is passed on once.
+  const fromTerminal = process.stdin.isTTY || process.stdout.isTTY || process.stderr.isTTY;
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+    process.on(signal, () => {
+      if (signal === 'SIGINT' && fromTerminal) return;
+      child.kill(signal);
+    });
+  }
+  child.once('error', (error) => {
+    process.stderr.write(`propsync: cannot start node: ${error.message}\n`);
+    process.exit(1);
+  });
+  child.once('exit', (code, signal) => {
+    if (signal) {
+      process.removeAllListeners(signal);
+      process.kill(process.pid, signal);
+    }
+    process.exit(code ?? 1);
+  });
+}

@@ -1,5 +1,5 @@
 import { Command, CommanderError } from 'commander';
-import { ConfigError } from '../config/load.js';
+import type { ConfigError } from '../config/load.js';
 import { STREAM_NAMES } from '../config/schema.js';
 import { scrubSecrets, urlPasswords } from '../log/redact.js';
 import { registerBackfill } from './commands/backfill.js';
@@ -47,6 +47,14 @@ export async function runCli(argv: string[]): Promise<ExitCode> {
 /** Words that ask for help; help shown without them (a command missing) is bad usage. */
 const HELP_WORDS = new Set(['help', '--help', '-h']);
 
+/**
+ * A configuration error, told by its name: the configuration loader (YAML, schema) is imported
+ * only by the commands that read a configuration, not at every start (`--help` stays fast).
+ */
+function isConfigError(error: unknown): error is ConfigError {
+  return error instanceof Error && error.name === 'ConfigError' && Array.isArray((error as Partial<ConfigError>).problems);
+}
+
 function reportError(error: unknown, args: readonly string[]): ExitCode {
   const secrets = [process.env.PROPSYNC_API_PASSWORD, ...urlPasswords(process.env.DATABASE_URL)];
   if (error instanceof CommanderError) {
@@ -54,7 +62,7 @@ function reportError(error: unknown, args: readonly string[]): ExitCode {
     if (error.code === 'commander.help') return args.some((arg) => HELP_WORDS.has(arg)) ? EXIT.ok : EXIT.usage;
     return EXIT.usage;
   }
-  if (error instanceof ConfigError) {
+  if (isConfigError(error)) {
     process.stderr.write(scrubSecrets(`propsync: invalid configuration\n${error.problems.map((p) => `  ${p}\n`).join('')}`, secrets));
     return EXIT.usage;
   }

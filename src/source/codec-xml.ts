@@ -28,6 +28,9 @@ export const XML_PARSER_OPTIONS = {
   htmlEntities: true,
   removeNSPrefix: false,
   alwaysCreateTextNode: false,
+  // No callbacks are passed, so no path is needed; with `jPath: true` the parser builds a path
+  // string at every tag all the same (a quarter of its time on large replies).
+  jPath: false,
 } as const;
 
 const parser = new XMLParser(XML_PARSER_OPTIONS);
@@ -46,9 +49,14 @@ export function decodeXml(text: string): Tree {
   if (!end.endsWith(`</${roots[0]}>`) && !emptyRoot) {
     throw new SyntaxError(`XML document ends before its root element <${roots[0]}> is closed (truncated)`);
   }
-  dropLayoutText(doc);
+  // Layout whitespace only exists between a `>` and the next `<`: a compact document (as the
+  // source sends) needs no pass over the tree to remove it.
+  if (LAYOUT.test(text)) dropLayoutText(doc);
   return doc as Tree;
 }
+
+/** Whitespace between two tags: the document may be pretty-printed. */
+const LAYOUT = />\s+</;
 
 /**
  * Removes, in place, the whitespace-only `#text` that indentation between child elements

@@ -1,4 +1,7 @@
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { CompiledQuery, sql, type Kysely, type RawBuilder } from 'kysely';
+import { from as copyFrom } from 'pg-copy-streams';
 import { loadColumns, SOURCE_HASH_COLUMN, type SourceTable } from './schema.js';
 
 /**
@@ -39,31 +42,106 @@ export function dedupeByKey(spec: SourceTable, rows: readonly LoadRow[]): LoadRo
   return [...byKey.values()].sort(compare);
 }
 
+/** Rows per COPY chunk: the text of one chunk is all that is held at once, whatever the page size. */
+const COPY_CHUNK_ROWS = 500;
+
+/** One value in COPY's text format: `\\N` for null, backslash, tab, newline and CR escaped. */
+function copyText(value: string): string {
+  return /[\\\t\n\r]/.test(value) ? value.replace(/[\\\t\n\r]/g, (c) => COPY_ESCAPES[c]!) : value;
+}
+const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
+
+/** A scalar as Postgres reads it from text (what `json_to_recordset` made of its JSON before). */
+function scalarText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (value instanceof Date) return value.toISOString();
+  if (typeof value === 'object') return JSON.stringify(value);
+  return String(value);
+}
+
+/** An array literal (`{1,2}`, `{"a","b \\"c\\""}`) for an array column. */
+function arrayText(values: readonly unknown[]): string {
+  const items = values.map((item) =>
+    item === null || item === undefined ? 'NULL' : `"${scalarText(item).replace(/[\\"]/g, (c) => `\\${c}`)}"`,
+  );
+  return `{${items.join(',')}}`;
+}
+
+/** How each column's value becomes COPY text, by its type: jsonb as JSON, arrays as array literals. */
+function columnEncoder(type: string): (value: unknown) => string {
+  if (type === 'jsonb' || type === 'json') return (value) => copyText(JSON.stringify(value));
+  if (type.endsWith('[]')) return (value) => copyText(Array.isArray(value) ? arrayText(value) : scalarText(value));
+  return (value) => copyText(scalarText(value));
+}
+
+/** The rows as COPY text, a chunk of rows at a time. */
+function* copyChunks(rows: readonly LoadRow[], columns: readonly [string, string][]): Generator<string> {
+  const names = columns.map(([name]) => name);
+  const encoders = columns.map(([, type]) => columnEncoder(type));
+  const encode = (row: LoadRow, i: number) => {
+    const value = row[names[i]];
+    return value === null || value === undefined ? '\\N' : encoders[i](value);
+  };
+  for (let start = 0; start < rows.length; start += COPY_CHUNK_ROWS) {
+    let text = '';
+    for (let r = start; r < Math.min(rows.length, start + COPY_CHUNK_ROWS); r++) {
+      let line = encode(rows[r], 0);
+      for (let i = 1; i < names.length; i++) line += `\t${encode(rows[r], i)}`;
+      text += `${line}\n`;
+    }
+    yield text;
+  }
+}
+
 /**
- * Set-based upsert of one table's rows: one statement whatever the number of rows, the rows
- * passed as one JSON parameter and read with `json_to_recordset`, `INSERT ... ON CONFLICT DO UPDATE ... WHERE` the row
- * differs, so a row whose content did not change is not written at all (no new row version).
- * A row seen again after being marked deleted is revived. `last_synced_at`/`last_run_id` move
- * only on rows actually written.
+ * Streams rows into a table with `COPY ... FROM STDIN` on the connection `db` runs on (a
+ * transaction's, so the copy belongs to it). Kysely has no COPY, but its Postgres driver hands
+ * the compiled query's text to pg's `client.query`, which also takes a submittable query such
+ * as pg-copy-streams' stream: the stream is queued on that very client, and the statements
+ * after it wait until it has ended.
+ */
+async function copyInto(db: AnyDatabase, copySql: string, chunks: Iterable<string>): Promise<void> {
+  const stream = copyFrom(copySql);
+  await db.executeQuery(CompiledQuery.raw(stream as unknown as string));
+  await pipeline(Readable.from(chunks), stream);
+}
+
+/**
+ * Set-based upsert of one table's rows: the rows are streamed with COPY into a temporary
+ * staging table of the session (emptied at commit), then one `INSERT ... SELECT ... ON CONFLICT
+ * DO UPDATE ... WHERE` the row differs, so a row whose content did not change is not written at
+ * all (no new row version). A row seen again after being marked deleted is revived.
+ * `last_synced_at`/`last_run_id` move only on rows actually written. Everything runs on `db`'s
+ * connection, so inside the page's transaction; rows are merged in key order.
  */
 export async function upsertRows(db: AnyDatabase, spec: SourceTable, rows: readonly LoadRow[], runId: number): Promise<UpsertCounts> {
   const unique = dedupeByKey(spec, rows);
   if (unique.length === 0) return { inserted: 0, updated: 0, unchanged: 0 };
+  // Staging, copy and merge need one connection and one transaction (the staging table empties at commit).
+  if (!db.isTransaction) return db.transaction().execute((trx) => mergeRows(trx, spec, unique, runId));
+  return mergeRows(db, spec, unique, runId);
+}
+
+async function mergeRows(db: AnyDatabase, spec: SourceTable, unique: readonly LoadRow[], runId: number): Promise<UpsertCounts> {
   const columns = loadColumns(spec);
   const all = columns.map(([column]) => column);
-  const definitions = sql.join(columns.map(([column, type]) => sql`${ident(column)} ${sql.raw(type)}`));
   const names = sql.join(all.map((column) => ident(column)));
   const table = sql.table(spec.name);
+  const stage = `pg_temp.${quoteIdent(`propsync_stage_${spec.name}`)}`;
   const updatable = all.filter((column) => !spec.key.includes(column));
   const assignments = sql.join(updatable.map((column) => sql`${ident(column)} = excluded.${ident(column)}`));
   const current = sql.join([...updatable, 'deleted_at'].map((column) => sql`${sql.raw(spec.name)}.${ident(column)}`));
   const incoming = sql.join([...updatable, 'deleted_at'].map((column) => sql`excluded.${ident(column)}`));
-  // The batch travels as one JSON document (serialized natively, parsed by Postgres into typed
-  // columns), which is several times cheaper than one array parameter per column.
+  const definitions = columns.map(([column, type]) => `${quoteIdent(column)} ${type}`).join(', ');
+  const columnList = all.map(quoteIdent).join(', ');
+  // One round trip: the staging table exists once per session and is emptied at every commit
+  // (and here, should a transaction load the same table twice).
+  await sql.raw(`create temp table if not exists ${stage} (${definitions}) on commit delete rows; delete from ${stage}`).execute(db);
+  await copyInto(db, `copy ${stage} (${columnList}) from stdin`, copyChunks(unique, columns));
   const result = await sql<{ inserted: number; updated: number }>`
     with written as (
       insert into ${table} (${names}, last_run_id)
-      select ${names}, ${runId}::bigint from json_to_recordset(${JSON.stringify(unique)}::json) as i(${definitions})
+      select ${names}, ${runId}::bigint from ${sql.raw(stage)} order by ${sql.join(spec.key.map(ident))}
       on conflict (${sql.join(spec.key.map(ident))}) do update set
         ${assignments}, deleted_at = null, last_synced_at = now(), last_run_id = excluded.last_run_id
       where (${current}) is distinct from (${incoming})
@@ -73,6 +151,11 @@ export async function upsertRows(db: AnyDatabase, spec: SourceTable, rows: reado
   `.execute(db);
   const { inserted, updated } = result.rows[0];
   return { inserted, updated, unchanged: unique.length - inserted - updated };
+}
+
+/** A quoted SQL identifier. */
+function quoteIdent(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
 }
 
 /**

@@ -90,6 +90,15 @@ describe('set-based upsert', () => {
     const revived = await t.db.selectFrom('ar_transactions').select(['deleted_at', 'last_run_id']).where('ar_transaction_id', '=', 201).executeTakeFirstOrThrow();
     expect(revived).toEqual({ deleted_at: null, last_run_id: 3 });
   });
+
+  it('loads text and the raw record exactly, whatever characters they hold', async () => {
+    const awkward = 'back\\slash, tab\tnew\nline\r\ncr, quote " and \\N, \u00e9\u2019';
+    const raw = { id: '90', propertyName: awkward, nested: { list: ['a\\b', 'c\td'] } };
+    expect(await upsertRows(t.db, LEASES, [lease(90, 4, { property_name: awkward, lease_status: '', raw })], 11)).toEqual({ inserted: 1, updated: 0, unchanged: 0 });
+    const row = await t.db.selectFrom('leases').select(['property_name', 'lease_status', 'lease_type', 'raw']).where('lease_id', '=', 90).executeTakeFirstOrThrow();
+    expect(row).toEqual({ property_name: awkward, lease_status: '', lease_type: null, raw });
+    expect(await upsertRows(t.db, LEASES, [lease(90, 4, { property_name: awkward, lease_status: '', raw })], 12)).toEqual({ inserted: 0, updated: 0, unchanged: 1 });
+  });
 });
 
 describe('column types', () => {

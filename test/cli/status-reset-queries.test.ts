@@ -1,3 +1,4 @@
+import { SOURCE_TABLE_NAMES } from '../../src/warehouse-schema.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cursorsToReset, resetCursors } from '../../src/sync/reset.js';
 import { readStatus, scopeProperties } from '../../src/sync/status.js';
@@ -60,7 +61,7 @@ describe('status queries', () => {
     expect(invoices.lastRun).toMatchObject({ runId: old.run_id, calls: 0, workUnits: { total: 0, done: 0, failed: 0 } });
     expect(invoices.scopes.map((scope) => scope.propertyIds)).toEqual([['100', '200'], ['300']]);
     expect(report.tables.find((table) => table.table === 'leases')).toEqual({ table: 'leases', rows: 2, deleted: 1 });
-    expect(report.tables).toHaveLength(11);
+    expect(report.tables).toHaveLength(SOURCE_TABLE_NAMES.length);
     expect(report.quarantine.open).toBe(1);
     expect(report.quarantine.entries).toEqual([expect.objectContaining({ recordKey: '77', reason: 'moveInDate: not a date', propertyId: 100, page: 1 })]);
     expect(JSON.stringify(report)).not.toContain('"raw"');

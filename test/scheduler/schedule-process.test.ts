@@ -8,8 +8,8 @@ let folder: ReturnType<typeof scratchFolder>;
 beforeAll(async () => {
   world = await startCliWorld();
   folder = scratchFolder({
-    'both.yaml': 'streams:\n  leases:\n    schedule: "*/2 * * * * *"\n  invoices:\n    schedule: "*/3 * * * * *"\n',
-    'leases.yaml': 'streams:\n  leases:\n    schedule: "*/2 * * * * *"\n  invoices:\n    enabled: false\nmetrics:\n  port: 0\n',
+    'both.yaml': 'streams:\n  leases:\n    schedule: "*/2 * * * * *"\n  invoices:\n    schedule: "*/3 * * * * *"\n  properties:\n    enabled: false\n',
+    'leases.yaml': 'streams:\n  leases:\n    schedule: "*/2 * * * * *"\n  invoices:\n    enabled: false\n  properties:\n    enabled: false\nmetrics:\n  port: 0\n',
   });
 });
 afterAll(async () => {

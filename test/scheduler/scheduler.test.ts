@@ -29,7 +29,7 @@ function config(schedule: string) {
   return configSchema.parse({
     database: { url: database.url },
     source: { url: 'http://127.0.0.1:9', username: 'u', password: 'p' },
-    streams: { leases: { schedule }, invoices: { schedule, enabled: false } },
+    streams: { leases: { schedule }, invoices: { schedule, enabled: false }, properties: { enabled: false } },
   });
 }
 

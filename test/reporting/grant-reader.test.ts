@@ -98,7 +98,9 @@ describe('propsync grant-reader', () => {
     expect(result.stdout).toContain(`created role ${analyst} (nologin)`);
     expect(result.stdout).toContain(`may read the ${SOURCE_TABLES.length} source tables`);
     expect(result.stdout).toContain(`grant ${analyst} to alice;`);
-    const admin = await connectAs('postgres');
+    // The test's own connection (the server's admin, whatever its password), acting as the role.
+    const admin = new pg.Client({ connectionString: database.url });
+    await admin.connect();
     try {
       await admin.query(`set role ${analyst}`);
       expect(await outcome(admin, 'select * from public.leases limit 1')).toBe('ok');

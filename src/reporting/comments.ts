@@ -12,7 +12,7 @@ function viewComment(view: ReportingView): string {
  * today() function) from the declarations in views.ts, so that a BI tool shows them. Objects
  * that do not exist (yet) are skipped: run it after the migrations, as often as wanted.
  */
-export async function applyReportingComments(db: Kysely<any>): Promise<void> {
+export async function applyReportingComments<DB>(db: Kysely<DB>): Promise<void> {
   const { rows } = await sql<{ name: string; kind: string }>`
     select c.relname as name, c.relkind as kind
       from pg_class c join pg_namespace n on n.oid = c.relnamespace

@@ -39,7 +39,7 @@ export function renderReportingDocs(): string {
     '',
     `"Today" in the views is \`reporting.today()\`: ${REPORTING_SETTINGS.todayFunction.charAt(0).toLowerCase()}${REPORTING_SETTINGS.todayFunction.slice(1)}`,
     'Views cannot read the configuration file, so the time zone lives in the one-row table',
-    '`reporting.settings` (column `time_zone`, America/Denver until the first sync), written from the',
+    '`reporting.settings` (column `time_zone`, the default time zone until the first sync), written from the',
     "configuration's `timeZone` at the end of every sync. A transaction posted at 23:30 local time on",
     "the last day of a month belongs to that month, and on that evening the views' today is still that",
     'last day, whatever the server\'s own time zone. The sync also stores `source_day_offset`, the days the',

@@ -1,5 +1,6 @@
 import { createHash, createHmac, pbkdf2Sync, randomBytes } from 'node:crypto';
-import { sql, type Kysely } from 'kysely';
+import { sql } from 'kysely';
+import type { Db } from '../warehouse-schema.js';
 import { SOURCE_TABLE_NAMES as SOURCE_TABLES } from '../warehouse-schema.js';
 import { REPORTING_SCHEMA } from './views.js';
 
@@ -65,7 +66,7 @@ const INSUFFICIENT_PRIVILEGE = '42501';
  * readable too, and with `baseTables` grants select on the source tables of `public`.
  * Throws ReaderRoleError when the connecting user may not create or alter the role or grant.
  */
-export async function grantReader(db: Kysely<any>, options: GrantReaderOptions): Promise<GrantReaderOutcome> {
+export async function grantReader(db: Db, options: GrantReaderOptions): Promise<GrantReaderOutcome> {
   const problem = readerRoleProblem(options.role);
   if (problem) throw new RangeError(problem);
   if (options.login && !options.password) throw new RangeError(`a login role needs a password (set ${READER_PASSWORD_ENV})`);

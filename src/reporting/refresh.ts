@@ -1,4 +1,5 @@
-import { sql, type Kysely } from 'kysely';
+import { sql } from 'kysely';
+import type { Db } from '../warehouse-schema.js';
 import type { Logger } from '../log/logger.js';
 import { REPORTING_SCHEMA } from './views.js';
 
@@ -11,7 +12,7 @@ const REFRESH_WORK_MEM = '128MB';
  * `reporting`, each after the ones it reads (`properties` first), concurrently (readers keep
  * the old rows meanwhile) when it has a unique index. Returns the views refreshed, in order.
  */
-export async function refreshReporting(db: Kysely<any>, options: { timeZone: string }): Promise<string[]> {
+export async function refreshReporting(db: Db, options: { timeZone: string }): Promise<string[]> {
   await setReportingTimeZone(db, options.timeZone);
   const { rows } = await sql<{ name: string; unique: boolean; reads: string[] }>`
     select m.relname as name,
@@ -60,7 +61,7 @@ function refreshOrder<T extends { name: string; reads: string[] }>(views: T[]): 
  * ahead of the server's in that zone: the latest run's source_today against the day it started
  * on. That is 0 against the real source; a simulator's clock may run ahead. Writes only on change.
  */
-async function setReportingTimeZone(db: Kysely<any>, timeZone: string): Promise<void> {
+async function setReportingTimeZone(db: Db, timeZone: string): Promise<void> {
   await sql`
     with latest as (
       select coalesce((select r.source_today - (r.started_at at time zone ${timeZone})::date
@@ -79,7 +80,7 @@ async function setReportingTimeZone(db: Kysely<any>, timeZone: string): Promise<
  * refreshReporting at the end of a sync run, timed and logged; a failure is logged, not thrown:
  * the run's data is committed whatever happens to the reporting layer, and the next run retries.
  */
-export async function refreshAfterSync(db: Kysely<any>, timeZone: string, logger: Pick<Logger, 'info' | 'warn'>): Promise<void> {
+export async function refreshAfterSync(db: Db, timeZone: string, logger: Pick<Logger, 'info' | 'warn'>): Promise<void> {
   const started = Date.now();
   try {
     const views = await refreshReporting(db, { timeZone });

@@ -28,8 +28,13 @@ const limited = process.execArgv.some((arg) => HEAP_FLAG.test(arg)) || HEAP_FLAG
 /** Help and version load no data: no second process for them. */
 const args = process.argv.slice(2);
 const helpOnly = args.length === 0 || args.some((arg) => ['--help', '-h', 'help', '--version', '-V'].includes(arg));
+/**
+ * The simulator holds its whole data set in memory (about 1 GB at `--scale large`), which is
+ * what it is for: it runs without the limit.
+ */
+const holdsDataSet = args[0] === 'simulate';
 
-if (limited || helpOnly) {
+if (limited || helpOnly || holdsDataSet) {
   await import(main.href);
 } else {
   const child = spawn(process.execPath, [...process.execArgv, `--max-old-space-size=${HEAP_LIMIT_MB}`, fileURLToPath(main), ...args], {

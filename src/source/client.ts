@@ -15,9 +15,10 @@ import { Pacer } from './pacing.js';
 import { effectivePageSize, isLastPage, pageCap, parseLinkHeader, parseTotalCount, totalAgrees } from './paging.js';
 import { encodeParams } from './params.js';
 import { parseRateLimitHeaders, parseRetryAfter, tightestRemaining } from './rate-headers.js';
-import { readReply } from './reply.js';
+import { decodeBody, readReply, type BodyDecoder } from './reply.js';
 import { RetrySchedule, timerDelay } from './retry.js';
 import { Transport, type HttpReply } from './transport.js';
+import { createXmlDecoder } from './xml-decoder.js';
 import type { CallEvent, ClientStats, SourceClient, SourceMethod, SourcePage, SourceRequest } from './types.js';
 
 /** Options of `createSourceClient`. */
@@ -112,6 +113,9 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
     sendPaginationLinks: options.sendPaginationLinks,
     maxReplyBytes: config.maxReplyBytes,
   });
+  // XML is decoded on other threads (see xml-decoder.ts); JSON on this one.
+  const xml = config.format === 'xml' ? createXmlDecoder() : undefined;
+  const decode: BodyDecoder = (format, text, records) => (format === 'xml' && xml ? xml.decode(text, ['result', records[0]]) : decodeBody(format, text));
   const secrets = [config.password, `${config.username}:${config.password}`];
   const idPrefix = randomBytes(3).toString('hex');
   let requestSeq = 0;
@@ -200,7 +204,7 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
       try {
         const reply = await attempt(request, site, params, version, trace, signal);
         counts.calls += 1;
-        const read = readReply({
+        const read = await readReply({
           format: config.format,
           status: reply.status,
           text: reply.text,
@@ -208,7 +212,7 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
           requestId: reply.requestId,
           site,
           retryAfterMs: parseRetryAfter(reply.headers['retry-after'], clock.nowMs()),
-        });
+        }, decode);
         const totalCount = parseTotalCount(reply.headers['x-total-count']) ?? read.pagination?.totalCount;
         const perPage = effectivePageSize(config.pageSize, read.pagination?.perPage);
         const links = parseLinkHeader(reply.headers.link) ?? read.pagination?.links;
@@ -315,7 +319,7 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
       if (closed) return;
       closed = true;
       pacer.close(new SourceError('the source client is closed'));
-      await transport.close();
+      await Promise.all([transport.close(), xml?.close()]);
     },
   };
 }

@@ -141,6 +141,14 @@ export class ReplyTooLargeError extends SourceError {
   }
 }
 
+/**
+ * A reply whose decoding ran out of the memory set aside for it (a decoding thread's heap).
+ * Not retryable: the same call would bring the same reply.
+ */
+export class UndecodableReplyError extends SourceError {
+  override name = 'UndecodableReplyError';
+}
+
 /** Why no reply came. */
 export const TRANSPORT_FAILURES = ['timeout', 'network'] as const;
 export type TransportFailure = (typeof TRANSPORT_FAILURES)[number];

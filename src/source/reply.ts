@@ -14,12 +14,16 @@ import {
   ServerError,
   SourceError,
   ThrottledError,
+  UndecodableReplyError,
   UnknownMethodError,
   type CallSite,
 } from './errors.js';
 import { asList } from './quirks.js';
 import type { Tree, TreeObject } from './tree.js';
 import type { SourceMethod } from './types.js';
+
+/** Decodes a body into the plain tree, perhaps on another thread (see xml-decoder.ts). */
+export type BodyDecoder = (format: Format, text: string, records: SourceMethod['records']) => Tree | Promise<Tree>;
 
 /** Decodes a body in the given format into the plain tree (throws on unreadable text). */
 export function decodeBody(format: Format, text: string): Tree {
@@ -94,12 +98,13 @@ function errorFor(code: number | undefined, status: number, message: string, inp
  * status; an unreadable body, a missing envelope or another `requestId` is a
  * `MalformedReplyError` (retryable: the next try may come whole).
  */
-export function readReply(input: ReplyInput): ReadReply {
+export async function readReply(input: ReplyInput, decode: BodyDecoder = decodeBody): Promise<ReadReply> {
   const { site, status } = input;
   let tree: Tree;
   try {
-    tree = decodeBody(input.format, input.text);
+    tree = await decode(input.format, input.text, input.records);
   } catch (error) {
+    if (error instanceof UndecodableReplyError) throw new UndecodableReplyError(error.detail, { ...site, status });
     const statusError = errorFor(undefined, status, `unreadable ${input.format.toUpperCase()} body: ${shorten(input.text, 120)}`, input);
     if (statusError) throw statusError;
     throw new MalformedReplyError(`unreadable ${input.format.toUpperCase()} reply (${(error as Error).message}; ${input.text.length} characters)`, {

@@ -1,0 +1,178 @@
+/**
+ * XML reply → the plain tree as JSON text, one slice of records at a time. fast-xml-parser
+ * builds an ordered tree of the whole document before it makes the plain one, so decoding a
+ * page whole holds some fifteen times the page's size at once. Here the records' container
+ * (`response.result.leases`, say) is cut out of the text, its child elements are decoded a
+ * slice at a time and written out as JSON text at once, and the rest of the document is decoded
+ * on its own: what is held at once is one slice's trees plus the JSON text.
+ *
+ * The result is the very JSON of `decodeXml` on the whole text (a repeated element is a list,
+ * a single one its value, in document order). Whatever this reader is not sure of (no such
+ * container, text or CDATA between the records, attributes on the container, a DOCTYPE that may
+ * declare entities, a document that ends early) sends the text whole through `decodeXml`, which
+ * also gives the errors of a broken or truncated reply.
+ */
+import { decodeXml, dropLayoutText, LAYOUT, parserFor } from './codec-xml.js';
+import type { Tree, TreeObject } from './tree.js';
+
+/** Characters of child elements decoded together. */
+const SLICE_CHARS = 64 * 1024;
+
+/** Where the records' container sits: the element names below the root (`['result', 'leases']`). */
+export type ContainerPath = readonly string[];
+
+/** Where a child element of the container starts and ends (end exclusive). */
+interface Span {
+  start: number;
+  end: number;
+}
+
+/** The container found: where its content starts and ends, and its children's spans. */
+interface Found {
+  contentStart: number;
+  contentEnd: number;
+  children: Span[];
+}
+
+const isSpace = (code: number) => code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d;
+
+/**
+ * The end (exclusive) of the markup starting at `at` (a `<`), skipping comments, CDATA and
+ * processing instructions whole, and quoted attribute values inside tags; -1 when the text
+ * ends first or holds a DOCTYPE (which may declare entities a slice would not know).
+ */
+function markupEnd(text: string, at: number): number {
+  if (text.startsWith('<!--', at)) return endAfter(text, '-->', at + 4);
+  if (text.startsWith('<![CDATA[', at)) return endAfter(text, ']]>', at + 9);
+  if (text.startsWith('<?', at)) return endAfter(text, '?>', at + 2);
+  if (text.startsWith('<!', at)) return -1;
+  let quote = 0;
+  for (let i = at + 1; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (quote !== 0) {
+      if (code === quote) quote = 0;
+    } else if (code === 0x22 || code === 0x27) quote = code;
+    else if (code === 0x3e) return i + 1;
+  }
+  return -1;
+}
+
+function endAfter(text: string, terminator: string, from: number): number {
+  const at = text.indexOf(terminator, from);
+  return at < 0 ? -1 : at + terminator.length;
+}
+
+/** The element name of a start or end tag's text (`<lease a="1">` → `lease`). */
+function tagName(text: string, start: number, end: number): string {
+  let i = start;
+  while (i < end) {
+    const code = text.charCodeAt(i);
+    if (isSpace(code) || code === 0x2f || code === 0x3e) break;
+    i++;
+  }
+  return text.slice(start, i);
+}
+
+/**
+ * Finds the container at `path` below the root and the spans of its child elements, or
+ * undefined when the document is not plainly shaped that way (see the module's note).
+ */
+function findContainer(text: string, path: ContainerPath): Found | undefined {
+  const open: string[] = [];
+  let container: Found | undefined;
+  let childStart = -1;
+  let pos = text.indexOf('<');
+  while (pos >= 0) {
+    const end = markupEnd(text, pos);
+    if (end < 0) return undefined;
+    const inContainer = container !== undefined && open.length === path.length + 1;
+    const second = text.charCodeAt(pos + 1);
+    if (second === 0x21 /* ! */ || second === 0x3f /* ? */) {
+      // Comments and PIs may sit between records; CDATA there is text of the container.
+      if (inContainer && text.startsWith('<![CDATA[', pos)) return undefined;
+    } else if (second === 0x2f /* / */) {
+      const name = tagName(text, pos + 2, end);
+      if (open.pop() !== name) return undefined;
+      if (container && open.length === path.length + 1 && childStart >= 0) {
+        container.children.push({ start: childStart, end });
+        childStart = -1;
+      } else if (container && open.length === path.length) {
+        container.contentEnd = pos;
+        return container;
+      }
+    } else {
+      const name = tagName(text, pos + 1, end);
+      const selfClosing = text.charCodeAt(end - 2) === 0x2f;
+      if (inContainer) {
+        if (selfClosing) container!.children.push({ start: pos, end });
+        else childStart = pos;
+      } else if (!container && open.length === path.length && name === path[path.length - 1] && path.every((step, i) => i === path.length - 1 || open[i + 1] === step)) {
+        // The container itself: no attributes, and not empty-by-self-closing.
+        if (selfClosing || end - pos !== name.length + 2) return undefined;
+        container = { contentStart: end, contentEnd: -1, children: [] };
+      }
+      if (!selfClosing) open.push(name);
+    }
+    // Text between this markup and the next: inside the container it must be layout only.
+    const next = text.indexOf('<', end);
+    if (container && open.length === path.length + 1 && childStart < 0) {
+      const stop = next < 0 ? text.length : next;
+      for (let i = end; i < stop; i++) if (!isSpace(text.charCodeAt(i))) return undefined;
+    }
+    pos = next;
+  }
+  return undefined;
+}
+
+/** The child elements of the container, decoded a slice at a time, as `name → JSON texts`. */
+function childrenJson(text: string, children: readonly Span[]): Map<string, string[]> {
+  const byName = new Map<string, string[]>();
+  for (let first = 0; first < children.length; ) {
+    let last = first;
+    while (last + 1 < children.length && children[last + 1].end - children[first].start <= SLICE_CHARS) last++;
+    const slice = text.slice(children[first].start, children[last].end);
+    const doc = parserFor(slice).parse(`<slice>${slice}</slice>`) as { slice: Tree };
+    if (LAYOUT.test(slice)) dropLayoutText(doc);
+    const decoded = doc.slice;
+    if (isObject(decoded)) {
+      for (const [name, value] of Object.entries(decoded)) {
+        let texts = byName.get(name);
+        if (!texts) byName.set(name, (texts = []));
+        if (Array.isArray(value)) for (const item of value) texts.push(JSON.stringify(item));
+        else texts.push(JSON.stringify(value));
+      }
+    }
+    first = last + 1;
+  }
+  return byName;
+}
+
+function isObject(value: Tree | undefined): value is TreeObject {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** A marker no reply holds, standing for the container while the rest is decoded. */
+const MARK = '\u0000propsync:records\u0000';
+
+/**
+ * The plain tree of an XML reply as JSON text, the records' container (at `path` below the
+ * root) decoded a slice at a time. Throws what `decodeXml` throws on a broken document.
+ */
+export function decodeXmlToJson(text: string, path: ContainerPath): string {
+  const found = path.length > 0 ? findContainer(text, path) : undefined;
+  if (!found || found.children.length === 0) return JSON.stringify(decodeXml(text));
+  const skeleton = decodeXml(text.slice(0, found.contentStart) + text.slice(found.contentEnd)) as TreeObject;
+  // The emptied container decodes to '': put the marker there.
+  let holder: Tree | undefined = skeleton[Object.keys(skeleton)[0]];
+  for (let i = 0; i < path.length - 1 && isObject(holder); i++) holder = holder[path[i]];
+  const key = path[path.length - 1];
+  if (!isObject(holder) || holder[key] !== '') return JSON.stringify(decodeXml(text));
+  holder[key] = MARK;
+  const parts: string[] = [];
+  for (const [name, texts] of childrenJson(text, found.children)) {
+    parts.push(`${JSON.stringify(name)}:${texts.length === 1 ? texts[0] : `[${texts.join(',')}]`}`);
+  }
+  const json = JSON.stringify(skeleton);
+  const at = json.indexOf(JSON.stringify(MARK));
+  return `${json.slice(0, at)}{${parts.join(',')}}${json.slice(at + JSON.stringify(MARK).length)}`;
+}

@@ -1,0 +1,118 @@
+/**
+ * XML decoding off the main thread. fast-xml-parser reads a few MB a second, some twenty times
+ * slower than `JSON.parse`, so on the main thread it would hold up everything else a sync does
+ * (normalizing, checking and loading the pages already read). Large replies are therefore
+ * decoded by a small pool of threads (piscina), which hand the tree back as JSON text for the
+ * main thread to parse; the cores share the work and the main thread sees what a JSON reply
+ * would give it. Small replies (errors, short pages) are decoded in place, where a thread hop
+ * would cost more than it saves.
+ *
+ * Each thread has its own heap limit, so a reply too large to decode in memory ends that
+ * thread (and is reported as such), never the process.
+ */
+import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { Piscina } from 'piscina';
+import type { ContainerPath } from './codec-xml-split.js';
+import { decodeXml } from './codec-xml.js';
+import { UndecodableReplyError } from './errors.js';
+import type { Tree } from './tree.js';
+import type { XmlDecodeTask } from './xml-decode-task.js';
+
+/** Replies shorter than this (in characters) are decoded on the calling thread. */
+export const OFF_THREAD_MIN_CHARS = 64 * 1024;
+
+/**
+ * The old-space limit of a decoding thread, in MB. Decoded a slice of records at a time
+ * (codec-xml-split.ts), a reply needs about its JSON text twice over plus one slice's trees: a
+ * 4.7 MB page decodes within 24 MB. A reply that is not shaped for slicing is decoded whole,
+ * which takes some fifteen times its size.
+ */
+export const THREAD_HEAP_MB = 64;
+
+/** The young generation of a decoding thread, in MB: its garbage is short-lived and small. */
+const THREAD_YOUNG_MB = 8;
+
+/** Decodes XML replies to the plain tree. */
+export interface XmlDecoder {
+  /** Decodes a reply; `container` is where its records sit below the root (decoded a slice at a time). */
+  decode(text: string, container: ContainerPath): Promise<Tree>;
+  /** Stops the threads; decoding afterwards happens on the calling thread. */
+  close(): Promise<void>;
+}
+
+export interface XmlDecoderOptions {
+  /** Threads of the pool (default: one core left for the main thread, at least one, at most four). */
+  threads?: number;
+  /** Replies from this many characters on go to a thread (default `OFF_THREAD_MIN_CHARS`). */
+  minChars?: number;
+  /** Heap limit of each thread in MB (default `THREAD_HEAP_MB`). */
+  heapMb?: number;
+}
+
+/**
+ * Where the thread's task is: the compiled module next to this one, or, when propsync runs from
+ * its TypeScript sources (tests, `npm run dev`), the source module loaded through tsx.
+ */
+function taskModule(): { filename: string; execArgv?: string[] } {
+  const compiled = new URL('./xml-decode-task.js', import.meta.url);
+  if (existsSync(fileURLToPath(compiled))) return { filename: compiled.href };
+  return { filename: new URL('./xml-decode-task.ts', import.meta.url).href, execArgv: ['--import', 'tsx'] };
+}
+
+function defaultThreads(): number {
+  return Math.max(1, Math.min(4, availableParallelism() - 1));
+}
+
+/** Whether a thread was ended because its heap was full. */
+function outOfMemory(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === 'ERR_WORKER_OUT_OF_MEMORY';
+}
+
+/** A decoder whose pool starts with the first large reply. */
+export function createXmlDecoder(options: XmlDecoderOptions = {}): XmlDecoder {
+  const minChars = options.minChars ?? OFF_THREAD_MIN_CHARS;
+  const heapMb = options.heapMb ?? THREAD_HEAP_MB;
+  let pool: Piscina<XmlDecodeTask, string> | undefined;
+  let closed = false;
+
+  function threads(): Piscina<XmlDecodeTask, string> {
+    if (!pool) {
+      const threadCount = options.threads ?? defaultThreads();
+      pool = new Piscina<XmlDecodeTask, string>({
+        ...taskModule(),
+        minThreads: threadCount,
+        maxThreads: threadCount,
+        resourceLimits: { maxOldGenerationSizeMb: heapMb, maxYoungGenerationSizeMb: THREAD_YOUNG_MB },
+      });
+      // A thread ended for its memory rejects its task (reported below); piscina replaces it.
+      pool.on('error', () => undefined);
+    }
+    return pool;
+  }
+
+  return {
+    async decode(text, container) {
+      if (closed || text.length < minChars) return decodeXml(text);
+      let json: string;
+      try {
+        json = await threads().run({ text, container });
+      } catch (error) {
+        if (outOfMemory(error)) {
+          throw new UndecodableReplyError(
+            `the reply (${text.length} characters of XML) does not fit in the ${heapMb} MB a decoding thread may use; refused without retrying — lower source.pageSize`,
+          );
+        }
+        throw error;
+      }
+      return JSON.parse(json) as Tree;
+    },
+    async close() {
+      closed = true;
+      const running = pool;
+      pool = undefined;
+      await running?.destroy();
+    },
+  };
+}

@@ -1,0 +1,52 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { decodeXml } from '../../src/source/codec-xml.js';
+import { UndecodableReplyError } from '../../src/source/errors.js';
+import { createXmlDecoder, type XmlDecoder } from '../../src/source/xml-decoder.js';
+
+const PATH = ['result', 'leases'] as const;
+
+function reply(count: number): string {
+  let leases = '';
+  for (let i = 0; i < count; i++) {
+    leases += `<lease><id>${i}</id><name>Jos&#233; &amp; Sons</name><arTransactions>${'<arTransaction><amount>1.00</amount></arTransaction>'.repeat(20)}</arTransactions></lease>`;
+  }
+  return `<?xml version="1.0" encoding="UTF-8"?><response><requestId>r</requestId><code>200</code><result><leases>${leases}</leases></result></response>`;
+}
+
+describe('createXmlDecoder', () => {
+  let decoder: XmlDecoder | undefined;
+  afterEach(async () => {
+    await decoder?.close();
+    decoder = undefined;
+  });
+
+  it('decodes a large reply on a thread to the tree the main thread would make', async () => {
+    decoder = createXmlDecoder({ threads: 1 });
+    const text = reply(300);
+    expect(text.length).toBeGreaterThan(64 * 1024);
+    expect(await decoder.decode(text, PATH)).toEqual(decodeXml(text));
+    // Small replies, and any reply after close, are decoded in place.
+    expect(await decoder.decode(reply(2), PATH)).toEqual(decodeXml(reply(2)));
+    await decoder.close();
+    expect(await decoder.decode(text, PATH)).toEqual(decodeXml(text));
+  });
+
+  it("passes a thread's decoding error on, as the main thread's would be", async () => {
+    decoder = createXmlDecoder({ threads: 1, minChars: 0 });
+    await expect(decoder.decode(reply(50).slice(0, -20), PATH)).rejects.toThrow(/truncated|root element/);
+    // The thread is still there for the next reply.
+    expect(await decoder.decode(reply(50), PATH)).toEqual(decodeXml(reply(50)));
+  });
+
+  it('refuses a reply too large for its thread, without taking the process down', async () => {
+    decoder = createXmlDecoder({ threads: 1, heapMb: 16 });
+    // Records not where the method says: the reply is decoded whole, which needs far more than 16 MB.
+    const text = reply(3000);
+    const error = await decoder.decode(text, ['result', 'invoices']).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(UndecodableReplyError);
+    expect((error as UndecodableReplyError).retryable).toBe(false);
+    expect((error as Error).message).toMatch(/lower source\.pageSize/);
+    // Sliced, the same reply fits.
+    expect(await decoder.decode(text, PATH)).toEqual(decodeXml(text));
+  }, 60_000);
+});

@@ -12,7 +12,7 @@
  * declare entities, a document that ends early) sends the text whole through `decodeXml`, which
  * also gives the errors of a broken or truncated reply.
  */
-import { decodeXml, dropLayoutText, LAYOUT, parserFor } from './codec-xml.js';
+import { decodeXml, dropLayoutText, LAYOUT, xmlParser } from './codec-xml.js';
 import type { Tree, TreeObject } from './tree.js';
 
 /** Characters of child elements decoded together. */
@@ -131,7 +131,7 @@ function childrenJson(text: string, children: readonly Span[]): Map<string, stri
     let last = first;
     while (last + 1 < children.length && children[last + 1].end - children[first].start <= SLICE_CHARS) last++;
     const slice = text.slice(children[first].start, children[last].end);
-    const doc = parserFor(slice).parse(`<slice>${slice}</slice>`) as { slice: Tree };
+    const doc = xmlParser.parse(`<slice>${slice}</slice>`) as { slice: Tree };
     if (LAYOUT.test(slice)) dropLayoutText(doc);
     const decoded = doc.slice;
     if (isObject(decoded)) {

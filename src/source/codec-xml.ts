@@ -33,27 +33,8 @@ export const XML_PARSER_OPTIONS = {
   jPath: false,
 } as const;
 
-/**
- * A tag with an attribute: `<name` and white space, then an `=` before the tag ends. Text
- * cannot hold a raw `<`, so outside CDATA and comments (where a match only costs speed) this
- * finds every attribute of a document.
- */
-const ATTRIBUTE = /<[^\s<>!?/]+\s[^<>]*=/;
-
-/** Parsers by what the text holds: bit 1 attributes, bit 2 character references. */
-const parsers: XMLParser[] = [];
-
-/**
- * The parser for a text. Reading attributes and character references costs fast-xml-parser a
- * good part of its time even where there are none, so a text without them is read by a parser
- * that looks for neither; on such a text every parser gives the same tree.
- */
-export function parserFor(text: string): XMLParser {
-  const attributes = ATTRIBUTE.test(text);
-  const references = text.includes('&');
-  const key = (attributes ? 1 : 0) | (references ? 2 : 0);
-  return (parsers[key] ??= new XMLParser({ ...XML_PARSER_OPTIONS, ignoreAttributes: !attributes, processEntities: references, htmlEntities: references }));
-}
+/** The configured parser; also used by codec-xml-split.ts on slices of a document. */
+export const xmlParser = new XMLParser(XML_PARSER_OPTIONS);
 
 /**
  * Parses XML text into the plain tree. Throws when the text is not XML or is cut short: the
@@ -61,7 +42,7 @@ export function parserFor(text: string): XMLParser {
  * parser alone would accept a document cut between two elements).
  */
 export function decodeXml(text: string): Tree {
-  const doc = parserFor(text).parse(text) as Record<string, unknown>;
+  const doc = xmlParser.parse(text) as Record<string, unknown>;
   const roots = Object.keys(doc);
   if (roots.length !== 1) throw new SyntaxError(`XML document has ${roots.length} root elements; expected one`);
   const end = text.trimEnd();

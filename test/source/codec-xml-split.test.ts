@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { decodeXmlToJson } from '../../src/source/codec-xml-split.js';
-import { decodeXml, parserFor } from '../../src/source/codec-xml.js';
+import { decodeXml } from '../../src/source/codec-xml.js';
 
 const PATH = ['result', 'leases'] as const;
 
@@ -74,15 +74,6 @@ describe('decodeXmlToJson (records decoded a slice at a time)', () => {
     for (const broken of [text.slice(0, Math.floor(text.length / 2)), text.slice(0, text.indexOf('</leases>')), text.slice(0, text.indexOf('</result>'))]) {
       expect(() => decodeXml(broken)).toThrow();
       expect(() => decodeXmlToJson(broken, PATH)).toThrow();
-    }
-  });
-});
-
-describe('parserFor', () => {
-  it('reads a text without attributes or references as the full parser does', () => {
-    const full = parserFor('<a b="1">&amp;</a>');
-    for (const text of [reply(5), '<r><a>1</a><a>2</a><b></b><c> x </c></r>', '<r><a x="1">t</a><b>&#233;</b></r>']) {
-      expect(parserFor(text).parse(text)).toEqual(full.parse(text));
     }
   });
 });

@@ -13,6 +13,7 @@ import { CONTENT_TYPES, jsonEnvelope, xmlEnvelope } from './envelope.js';
 import { SourceError, ThrottledError, type CallSite } from './errors.js';
 import { Pacer } from './pacing.js';
 import { effectivePageSize, isLastPage, pageCap, parseLinkHeader, parseTotalCount, totalAgrees } from './paging.js';
+import { assertRoomToDecode } from './heap-room.js';
 import { encodeParams } from './params.js';
 import { parseRateLimitHeaders, parseRetryAfter, tightestRemaining } from './rate-headers.js';
 import { decodeBody, readReply, type BodyDecoder } from './reply.js';
@@ -115,7 +116,11 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
   });
   // XML is decoded on other threads (see xml-decoder.ts); JSON on this one.
   const xml = config.format === 'xml' ? createXmlDecoder() : undefined;
-  const decode: BodyDecoder = (format, text, records) => (format === 'xml' && xml ? xml.decode(text, ['result', records[0]]) : decodeBody(format, text));
+  const decode: BodyDecoder = (format, text, records) => {
+    if (format === 'xml' && xml) return xml.decode(text, ['result', records[0]]);
+    assertRoomToDecode(text.length);
+    return decodeBody(format, text);
+  };
   const secrets = [config.password, `${config.username}:${config.password}`];
   const idPrefix = randomBytes(3).toString('hex');
   let requestSeq = 0;

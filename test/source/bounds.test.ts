@@ -2,13 +2,16 @@
  * Nothing the source sends can stall or exhaust the client: its clock is bounded, a reply's
  * size is bounded while it is read, and the waits it asks for are capped.
  */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configSchema } from '../../src/config/schema.js';
 import type { AdvanceSummary, Simulator } from '../../src/simulator/index.js';
 import { SourceClock } from '../../src/source/clock.js';
-import { ReplyTooLargeError, ThrottledError } from '../../src/source/errors.js';
+import { ReplyTooLargeError, ThrottledError, UndecodableReplyError } from '../../src/source/errors.js';
+import { assertRoomToDecode } from '../../src/source/heap-room.js';
 import { Pacer } from '../../src/source/pacing.js';
 import { GET_PROPERTIES } from '../../src/streams/properties/method.js';
 import { MAX_TIMER_DELAY_MS, RetrySchedule, timerDelay } from '../../src/source/retry.js';
@@ -122,6 +125,33 @@ describe('replies are bounded', () => {
       await client.close();
       await huge.close();
     }
+  });
+
+  it('a reply too large for the heap to decode is refused, not decoded: the process lives on and says to lower the page size', async () => {
+    const huge = await startHugeServer(12 * MiB, true);
+    try {
+      // A process with a 48 MB heap: 12 MiB of JSON would need about 60 MB to decode.
+      const code = `
+        const { allPages, clientFor, rejection, sourceConfig } = await import(${JSON.stringify(new URL('./support.ts', import.meta.url).href)});
+        const { GET_PROPERTIES } = await import(${JSON.stringify(new URL('../../src/streams/properties/method.ts', import.meta.url).href)});
+        const { client, events } = clientFor(sourceConfig(${JSON.stringify(huge.url)}));
+        const error = await rejection(allPages(client, { method: GET_PROPERTIES, params: {} }));
+        await client.close();
+        console.log(JSON.stringify({ name: error.name, message: error.message, retryable: error.retryable, calls: events.length }));`;
+      // The child runs beside this process's server, so not synchronously; it exits 0 or rejects.
+      const child = await promisify(execFile)(process.execPath, ['--max-old-space-size=48', '--import', 'tsx', '--input-type=module', '-e', code], { encoding: 'utf8' });
+      const outcome = JSON.parse(child.stdout.trim().split('\n').pop()!);
+      expect(outcome).toMatchObject({ name: 'UndecodableReplyError', retryable: false, calls: 1 });
+      expect(outcome.message).toMatch(/^getProperties, page 1: the reply \(12582912 characters\) needs about 60 MB to decode.*lower source\.pageSize/);
+    } finally {
+      await huge.close();
+    }
+  }, 30_000);
+
+  it('the heap check leaves room for pages many times the size of a real one', () => {
+    // 500 leases with their transactions come to about 2 to 9 MB; the default heap limit is 160 MB.
+    expect(() => assertRoomToDecode(8 * MiB, 160 * MiB)).not.toThrow();
+    expect(() => assertRoomToDecode(17 * MiB, 160 * MiB)).toThrow(UndecodableReplyError);
   });
 
   it('a Content-Length over the cap is refused before the body is read', async () => {

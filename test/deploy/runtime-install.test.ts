@@ -63,6 +63,21 @@ describe('the runtime install (npm pack, then npm install --omit=dev --omit=opti
     expect(demo.stderr).toContain('embedded Postgres is not installed');
   });
 
+  it('runs a sync with a bounded heap and the simulator without one', async () => {
+    // Every node process started prints its own flags.
+    const env = { NODE_OPTIONS: `--import=data:text/javascript,${encodeURIComponent("process._rawDebug('node flags: ' + JSON.stringify(process.execArgv))")}` };
+    const flags = (stderr: string) => [...stderr.matchAll(/^node flags: (.*)$/gm)].map((match) => JSON.parse(match[1]) as string[]);
+    const sync = await propsync(['sync'], env);
+    // The launcher, then the command with its limits (it stops there: no configuration is given).
+    expect(flags(sync.stderr)).toEqual([[], ['--max-old-space-size=160', '--max-semi-space-size=4']]);
+    const simulate = await propsync(['simulate', '--scale', 'nonesuch'], env);
+    expect(simulate.code).toBe(2);
+    expect(flags(simulate.stderr)).toEqual([[]]);
+    // A limit the operator sets wins, and no second process is started.
+    const own = await propsync(['sync'], { NODE_OPTIONS: `--max-old-space-size=300 ${env.NODE_OPTIONS}` });
+    expect(flags(own.stderr)).toEqual([[]]);
+  });
+
   it('migrates a fresh database, serves a simulated API and syncs it end to end, then reports status', async () => {
     const migrate = await propsync(['migrate'], { DATABASE_URL: database.url });
     expect(migrate.code, migrate.stderr).toBe(0);
@@ -78,6 +93,11 @@ describe('the runtime install (npm pack, then npm install --omit=dev --omit=opti
       expect(sync.code, sync.stderr).toBe(0);
       const { count } = await database.db.selectFrom('leases' as any).select((eb) => eb.fn.countAll().as('count')).executeTakeFirstOrThrow();
       expect(Number(count)).toBeGreaterThan(0);
+      // In XML, whose pages are decoded on threads that load their task from the installed build.
+      const xml = await propsync(['sync'], { ...env, PROPSYNC_FORMAT: 'xml' });
+      expect(xml.code, xml.stderr).toBe(0);
+      const again = await database.db.selectFrom('leases' as any).select((eb) => eb.fn.countAll().as('count')).executeTakeFirstOrThrow();
+      expect(Number(again.count)).toBe(Number(count));
       const status = await propsync(['status'], { DATABASE_URL: database.url });
       expect(status.code, status.stderr).toBe(0);
       expect(status.stdout).toContain('leases');

@@ -21,6 +21,7 @@ export const ENVIRONMENT_KEYS = [
   { env: 'PROPSYNC_REQUEST_TIMEOUT_MS', path: ['source', 'requestTimeoutMs'] },
   { env: 'PROPSYNC_MAX_REPLY_BYTES', path: ['source', 'maxReplyBytes'] },
   { env: 'PROPSYNC_MAX_CLOCK_SKEW_HOURS', path: ['source', 'maxClockSkewHours'] },
+  { env: 'PROPSYNC_DECODE_THREADS', path: ['source', 'decodeThreads'] },
   { env: 'PROPSYNC_PROPERTY_IDS', path: ['propertyIds'], list: true },
   { env: 'PROPSYNC_TIME_ZONE', path: ['timeZone'] },
   { env: 'PROPSYNC_LOG_LEVEL', path: ['logLevel'] },

@@ -115,6 +115,8 @@ const sourceSchema = z
     concurrency: positiveInt.max(32).default(4),
     /** Most pages one listing may take; a listing still going on after them fails its unit (a source that never ends). */
     maxPages: positiveInt.default(100_000),
+    /** Threads that decode XML replies (1 to 16); unset: one per core beyond the first, at least one, at most four. */
+    decodeThreads: positiveInt.max(16).optional(),
   })
   .strict();
 

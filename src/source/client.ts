@@ -115,7 +115,7 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
     maxReplyBytes: config.maxReplyBytes,
   });
   // XML is decoded on other threads (see xml-decoder.ts); JSON on this one.
-  const xml = config.format === 'xml' ? createXmlDecoder() : undefined;
+  const xml = config.format === 'xml' ? createXmlDecoder({ threads: config.decodeThreads }) : undefined;
   const decode: BodyDecoder = (format, text, records) => {
     if (format === 'xml' && xml) return xml.decode(text, ['result', records[0]]);
     assertRoomToDecode(text.length);

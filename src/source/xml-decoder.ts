@@ -34,10 +34,15 @@ export const THREAD_HEAP_MB = 64;
 /** The young generation of a decoding thread, in MB: its garbage is short-lived and small. */
 const THREAD_YOUNG_MB = 8;
 
+/** How long a decoding thread may stay idle before it ends. */
+const IDLE_MS = 5_000;
+
 /** Decodes XML replies to the plain tree. */
 export interface XmlDecoder {
   /** Decodes a reply; `container` is where its records sit below the root (decoded a slice at a time). */
   decode(text: string, container: ContainerPath): Promise<Tree>;
+  /** Decoding threads running now. */
+  threads(): number;
   /** Stops the threads; decoding afterwards happens on the calling thread. */
   close(): Promise<void>;
 }
@@ -77,13 +82,16 @@ export function createXmlDecoder(options: XmlDecoderOptions = {}): XmlDecoder {
   let pool: Piscina<XmlDecodeTask, string> | undefined;
   let closed = false;
 
-  function threads(): Piscina<XmlDecodeTask, string> {
+  function pooled(): Piscina<XmlDecodeTask, string> {
     if (!pool) {
       const threadCount = options.threads ?? defaultThreads();
       pool = new Piscina<XmlDecodeTask, string>({
         ...taskModule(),
-        minThreads: threadCount,
+        // Threads start with the replies and end after a few idle seconds: a scheduler waiting for
+        // its next run holds none.
+        minThreads: 0,
         maxThreads: threadCount,
+        idleTimeout: IDLE_MS,
         resourceLimits: { maxOldGenerationSizeMb: heapMb, maxYoungGenerationSizeMb: THREAD_YOUNG_MB },
       });
       // A thread ended for its memory rejects its task (reported below); piscina replaces it.
@@ -97,7 +105,7 @@ export function createXmlDecoder(options: XmlDecoderOptions = {}): XmlDecoder {
       if (closed || text.length < minChars) return decodeXml(text);
       let json: string;
       try {
-        json = await threads().run({ text, container });
+        json = await pooled().run({ text, container });
       } catch (error) {
         if (outOfMemory(error)) {
           throw new UndecodableReplyError(
@@ -108,6 +116,7 @@ export function createXmlDecoder(options: XmlDecoderOptions = {}): XmlDecoder {
       }
       return JSON.parse(json) as Tree;
     },
+    threads: () => pool?.threads.length ?? 0,
     async close() {
       closed = true;
       const running = pool;

@@ -31,6 +31,16 @@ describe('createXmlDecoder', () => {
     expect(await decoder.decode(text, PATH)).toEqual(decodeXml(text));
   });
 
+  it('starts no thread before a large reply, and lets idle threads end', async () => {
+    decoder = createXmlDecoder({ threads: 1 });
+    await decoder.decode(reply(2), PATH);
+    expect(decoder.threads()).toBe(0);
+    await decoder.decode(reply(300), PATH);
+    expect(decoder.threads()).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 6_000));
+    expect(decoder.threads()).toBe(0);
+  }, 20_000);
+
   it("passes a thread's decoding error on, as the main thread's would be", async () => {
     decoder = createXmlDecoder({ threads: 1, minChars: 0 });
     await expect(decoder.decode(reply(50).slice(0, -20), PATH)).rejects.toThrow(/truncated|root element/);

@@ -315,6 +315,22 @@ async function benchOne(scale: Scale, format: Format, adminUrl: string, dir: str
   }
 }
 
+/**
+ * `propsync --help`, run `runs` times after one warm-up: the median wall and the largest peak
+ * RSS, the cost of starting the command at all.
+ */
+async function timeHelp(dir: string, runs = 7): Promise<{ wallMs: number; peakRssBytes: number }> {
+  await runCli(['--help'], process.env, join(dir, 'help.log'));
+  const measured: ChildRun[] = [];
+  for (let i = 0; i < runs; i++) {
+    const run = await runCli(['--help'], process.env, join(dir, 'help.log'));
+    if (run.code !== 0) throw new Error(`propsync --help exited ${run.code}:\n${run.output}`);
+    measured.push(run);
+  }
+  const walls = measured.map((run) => run.wallMs).sort((a, b) => a - b);
+  return { wallMs: walls[Math.floor(walls.length / 2)], peakRssBytes: Math.max(...measured.map((run) => run.peakRssBytes)) };
+}
+
 const mb = (bytes: number) => `${Math.round(bytes / 1_048_576)} MB`;
 const rate = (perSecond: number) => (perSecond >= 1000 ? `${(perSecond / 1000).toFixed(1)}k` : perSecond.toFixed(0));
 
@@ -351,7 +367,9 @@ async function main(): Promise<void> {
   const adminUrl = withDatabase(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres', 'postgres');
   const dir = mkdtempSync(join(tmpdir(), 'propsync-bench-'));
   const rows: Row[] = [];
+  let help: { wallMs: number; peakRssBytes: number } | undefined;
   try {
+    help = await timeHelp(dir);
     for (const scale of scales) for (const format of formats) await benchOne(scale, format, adminUrl, dir, rows);
   } catch (error) {
     note(`the children's output is kept in ${dir}`);
@@ -364,6 +382,9 @@ async function main(): Promise<void> {
         `${new Date().toISOString().slice(0, 10)}, ${cpus().length} cores, node ${process.version}; ` +
           'load = 1-minute load average when the run started; wall and peak RSS are of the `propsync sync` process alone\n',
       );
+    }
+    if (help) {
+      process.stdout.write(`propsync --help: ${(help.wallMs / 1000).toFixed(2)} s (median of 7), peak RSS ${mb(help.peakRssBytes)}\n`);
     }
   }
   rmSync(dir, { recursive: true, force: true });

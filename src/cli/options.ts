@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from 'commander';
-import { CHUNK_SIZES, STREAM_NAMES, type ChunkSize, type StreamName } from '../config/schema.js';
-import { isDay } from '../dates/days.js';
+import { CHUNK_SIZES, isDay, type ChunkSize } from '../dates/calendar.js';
+import { STREAM_NAMES, type StreamName } from '../streams/registry.js';
 
 /** `--stream NAME`, repeatable: collects known stream names, rejecting others (exit 2). */
 export function collectStream(value: string, previous: StreamName[] = []): StreamName[] {

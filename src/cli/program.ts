@@ -1,6 +1,5 @@
 import { Command, CommanderError } from 'commander';
 import type { ConfigError } from '../config/load.js';
-import { STREAM_NAMES } from '../config/schema.js';
 import { scrubSecrets, urlPasswords } from '../log/redact.js';
 import { registerBackfill } from './commands/backfill.js';
 import { registerConfigCheck } from './commands/config-check.js';
@@ -13,6 +12,7 @@ import { registerSimulate } from './commands/simulate.js';
 import { registerStatus } from './commands/status.js';
 import { registerSync } from './commands/sync.js';
 import { ExitError, EXIT, type ExitCode } from '../app/exit-codes.js';
+import { STREAM_NAMES } from '../streams/registry.js';
 
 /** Each command registers itself here; a command file only parses and prints. */
 const COMMANDS = [registerMigrate, registerConfigCheck, registerSync, registerBackfill, registerStatus, registerReset, registerSchedule, registerSimulate, registerDemo, registerGrantReader];

@@ -1,7 +1,7 @@
 import { IANAZone } from 'luxon';
 import { z } from 'zod';
 import { STREAM_MANIFESTS } from '../streams/registry.js';
-import { nonNegativeInt, positiveInt } from '../streams/settings.js';
+import { nonNegativeInt, positiveInt, settingsOf } from '../streams/settings.js';
 
 export { CHUNK_SIZES, type ChunkSize } from '../dates/days.js';
 
@@ -20,8 +20,7 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 type Manifest = (typeof STREAM_MANIFESTS)[number];
 
 /** The streams propsync knows, from the stream registry. */
-export type StreamName = Manifest['name'];
-export const STREAM_NAMES: readonly StreamName[] = STREAM_MANIFESTS.map((manifest) => manifest.name);
+export { STREAM_NAMES, type StreamName } from '../streams/registry.js';
 
 /** The default of `timeZone`: the zone of the source's dates, "today" and the call budget's day. */
 const DEFAULT_TIME_ZONE = 'America/Denver';
@@ -122,8 +121,8 @@ const sourceSchema = z
 
 /** `streams.<name>`: each stream's own settings, declared in its folder. */
 const withDefaults = (settings: z.ZodType) => settings.default(settings.parse({}));
-const streamsShape = Object.fromEntries(STREAM_MANIFESTS.map((manifest) => [manifest.name, withDefaults(manifest.settings)])) as unknown as {
-  [M in Manifest as M['name']]: z.ZodDefault<M['settings']>;
+const streamsShape = Object.fromEntries(STREAM_MANIFESTS.map((manifest) => [manifest.name, withDefaults(settingsOf(manifest))])) as unknown as {
+  [M in Manifest as M['name']]: z.ZodDefault<ReturnType<M['settings']>>;
 };
 const streamsSchema = z.object(streamsShape).strict();
 

@@ -1,31 +1,15 @@
 import { DateTime } from 'luxon';
+import { isDay, type ChunkSize } from './calendar.js';
 
 /**
- * Calendar days: the one check of whether a date exists, and day arithmetic on `YYYY-MM-DD`
- * strings. Days carry no time zone: the source's dates are days in the configured time zone,
- * and "today" is taken from the source (see the client's `today()`), so nothing here looks at
- * a clock. Streams, the engine, the source's quirk readers and the CLI all check dates here.
+ * Calendar days: day arithmetic on `YYYY-MM-DD` strings, and (from `calendar.ts`) the one check
+ * of whether a date exists. Days carry no time zone: the source's dates are days in the
+ * configured time zone, and "today" is taken from the source (see the client's `today()`), so
+ * nothing here looks at a clock. Streams, the engine and the source's quirk readers check dates
+ * here; the CLI reads `calendar.ts` alone, which loads no date library.
  */
 
-/** Chunk sizes of a date range: one month, three months, one year. */
-export const CHUNK_SIZES = ['1m', '3m', '1y'] as const;
-export type ChunkSize = (typeof CHUNK_SIZES)[number];
-
-/** True when year, month (1-12) and day of month make a date of the Gregorian calendar (year 1 on). */
-export function isValidDate(year: number, month: number, day: number): boolean {
-  if (!Number.isInteger(year) || !Number.isInteger(month) || !Number.isInteger(day)) return false;
-  if (month < 1 || month > 12 || day < 1 || year < 1) return false;
-  const days = [31, year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-  return day <= days[month - 1];
-}
-
-const ISO_DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
-
-/** True when `value` is a real calendar day written `YYYY-MM-DD`. */
-export function isDay(value: string): boolean {
-  const m = ISO_DAY.exec(value);
-  return m !== null && isValidDate(Number(m[1]), Number(m[2]), Number(m[3]));
-}
+export { CHUNK_SIZES, isDay, isValidDate, type ChunkSize } from './calendar.js';
 
 function parse(day: string): DateTime {
   if (!isDay(day)) throw new RangeError(`not a YYYY-MM-DD day: ${day}`);

@@ -1,6 +1,6 @@
-import type { StreamName } from '../config/schema.js';
-import { STREAM_MANIFESTS } from './registry.js';
-import type { StreamDefinition } from './types.js';
+import { PROPERTY_DISCOVERY } from './properties/discovery.js';
+import { STREAM_MANIFESTS, type StreamName } from './registry.js';
+import type { Discovery, StreamDefinition } from './types.js';
 
 /** Loads a stream (its plan, normalize and tables) by name. */
 export async function loadStream(name: StreamName): Promise<StreamDefinition> {
@@ -9,5 +9,12 @@ export async function loadStream(name: StreamName): Promise<StreamDefinition> {
   return manifest.load();
 }
 
-export { DISCOVERY, STREAM_MANIFESTS } from './registry.js';
+/**
+ * How a run finds the properties it may cover. Named here, for the engine, not in the registry:
+ * discovery reads records with the source's quirk readers, which the registry's readers (the
+ * CLI at every start) do not need.
+ */
+export const DISCOVERY: Discovery = PROPERTY_DISCOVERY;
+
+export { STREAM_MANIFESTS } from './registry.js';
 export type { Discovery, DiscoveredProperty, StreamDefinition, StreamManifest } from './types.js';

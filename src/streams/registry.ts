@@ -1,14 +1,15 @@
 /**
  * The streams propsync runs, as manifests: name, source method and settings, loaded without
  * their plan and normalize (the configuration and the CLI read this; the engine loads the rest
- * with `loadStream`). A new stream is its folder and one line here.
+ * with `loadStream`). A new stream is its folder and one line here. Light on purpose: the CLI
+ * reads it at every start, `--help` included.
  */
 import { invoices } from './invoices/manifest.js';
 import { leases } from './leases/manifest.js';
 import { properties } from './properties/manifest.js';
-import { PROPERTY_DISCOVERY } from './properties/discovery.js';
 
 export const STREAM_MANIFESTS = [leases, invoices, properties] as const;
 
-/** How a run finds the properties it may cover. */
-export const DISCOVERY = PROPERTY_DISCOVERY;
+/** The streams propsync knows, by name. */
+export type StreamName = (typeof STREAM_MANIFESTS)[number]['name'];
+export const STREAM_NAMES: readonly StreamName[] = STREAM_MANIFESTS.map((manifest) => manifest.name);

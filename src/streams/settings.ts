@@ -5,7 +5,8 @@
  */
 import { validate as isValidCron } from 'node-cron';
 import { z } from 'zod';
-import { CHUNK_SIZES, type ChunkSize } from '../dates/days.js';
+import { CHUNK_SIZES, type ChunkSize } from '../dates/calendar.js';
+import type { StreamManifest } from './types.js';
 
 /** A cron expression of five or six fields. */
 const cronSchema = z
@@ -25,4 +26,17 @@ export function streamSettings<Extra extends z.ZodRawShape>(defaults: { schedule
       ...extra,
     })
     .strict();
+}
+
+/**
+ * The parts above, handed to a manifest's `settings`. A manifest declares its settings as a
+ * function of this kit rather than importing it, so that reading the registry (the CLI does it
+ * at every start, for the streams' names) loads neither zod nor node-cron.
+ */
+export const SETTINGS_KIT = { streamSettings, positiveInt, nonNegativeInt };
+export type SettingsKit = typeof SETTINGS_KIT;
+
+/** A stream's settings schema, built from its manifest's declaration. */
+export function settingsOf<M extends StreamManifest>(manifest: M): ReturnType<M['settings']> {
+  return manifest.settings(SETTINGS_KIT) as ReturnType<M['settings']>;
 }

@@ -4,10 +4,12 @@ import type { SourceMethod, SourceRequest } from '../source/types.js';
 import type { Db } from '../warehouse-schema.js';
 import type { LoadRow } from '../warehouse/bulk-load.js';
 import type { SourceTable } from '../warehouse/schema.js';
+import type { SettingsKit } from './settings.js';
 
 /**
  * What a stream says of itself before it is loaded: enough for the configuration (its
- * settings, its method's versions) and the CLI (its name). `load` brings the rest.
+ * settings, its method's versions) and the CLI (its name). `load` brings the rest. A manifest
+ * loads neither zod nor its stream's code: the CLI reads every manifest at start.
  */
 export interface StreamManifest {
   name: string;
@@ -15,8 +17,11 @@ export interface StreamManifest {
   method: SourceMethod;
   /** What a backfill's range is read by (`move-in date`), for the CLI's help. */
   backfillBy: string;
-  /** Its settings under `streams.<name>` (see `streamSettings`), each with its description. */
-  settings: ZodType;
+  /**
+   * Its settings under `streams.<name>`, each with its description, built from the kit it is
+   * handed (`streamSettings` and its parts; `settingsOf` builds them).
+   */
+  settings(kit: SettingsKit): ZodType;
   /** Its tables, parent first (the warehouse's schema is assembled from these). */
   tables: readonly SourceTable[];
   /** Loads the whole stream: plan, normalize, tables. */

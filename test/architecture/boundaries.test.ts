@@ -8,7 +8,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { DISCOVERY, STREAM_MANIFESTS } from '../../src/streams/registry.js';
+import { DISCOVERY, STREAM_MANIFESTS } from '../../src/streams/index.js';
 
 const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '../../src');
 

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { STREAM_NAMES, type ChunkSize, type StreamName } from '../../config/schema.js';
-import { STREAM_MANIFESTS } from '../../streams/registry.js';
+import type { ChunkSize } from '../../dates/calendar.js';
+import { STREAM_MANIFESTS, STREAM_NAMES, type StreamName } from '../../streams/registry.js';
 import { ExitError, EXIT, type ExitCode } from '../../app/exit-codes.js';
 import { collectProperty, parseChunk, parseDay, parseStream } from '../options.js';
 

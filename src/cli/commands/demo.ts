@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { LOG_LEVELS, type LogLevel } from '../../config/schema.js';
+import type { LogLevel } from '../../config/schema.js';
 import { ExitError, EXIT, type ExitCode } from '../../app/exit-codes.js';
 
 /** `propsync demo [--keep]`: the whole product on a simulated API and an embedded Postgres, no configuration. */
@@ -30,6 +30,8 @@ export function registerDemo(program: Command, done: (code: ExitCode) => void): 
       ].join('\n'),
     )
     .action(async (options: { keep?: boolean }) => {
+      // The schema (zod) is loaded here, not at the top: --help and usage errors stay fast.
+      const { LOG_LEVELS } = await import('../../config/schema.js');
       const level = process.env.PROPSYNC_LOG_LEVEL;
       if (level !== undefined && level !== '' && !(LOG_LEVELS as readonly string[]).includes(level)) {
         throw new ExitError(`PROPSYNC_LOG_LEVEL: "${level}" is not a log level; expected one of ${LOG_LEVELS.join(', ')}`, EXIT.usage);

@@ -1,10 +1,8 @@
-import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
-import { STREAM_NAMES, type StreamName } from '../../config/schema.js';
+import { STREAM_NAMES, type StreamName } from '../../streams/registry.js';
 import type { ResetCursor } from '../../sync/reset.js';
 import { ExitError, EXIT, type ExitCode } from '../../app/exit-codes.js';
 import { parseProperty, parseStream } from '../options.js';
-import { formatTable } from '../../app/table.js';
 
 interface ResetOptions {
   stream: StreamName;
@@ -39,12 +37,14 @@ export function registerReset(program: Command, done: (code: ExitCode) => void):
       const interactive = process.stdin.isTTY === true && process.stderr.isTTY === true;
       if (!options.yes && !interactive) throw new ExitError('reset forgets cursors and asks for confirmation; not on a terminal, pass --yes to confirm', EXIT.usage);
       // Loaded here, not at the top: --help and usage errors stay fast.
-      const [{ describeHolder, withStreamLock }, { cursorsToReset, resetCursors }, { offlineConfigFor }, { openMigratedWarehouse }] = await Promise.all([
+      const [{ describeHolder, withStreamLock }, { cursorsToReset, resetCursors }, { offlineConfigFor }, { openMigratedWarehouse }, { formatTable }] = await Promise.all([
         import('../../sync/lock.js'),
         import('../../sync/reset.js'),
         import('../context.js'),
         import('../../app/warehouse.js'),
+        import('../../app/table.js'),
       ]);
+      const cursorLines = (cursors: ResetCursor[]) => formatTable(['scope', 'cursor', 'value'], cursors.map((cursor) => [cursor.scope, cursor.cursor, cursor.value]), '  ');
       const config = offlineConfigFor(command);
       const db = await openMigratedWarehouse(config.database.url, { maxConnections: 1 });
       try {
@@ -73,11 +73,9 @@ export function registerReset(program: Command, done: (code: ExitCode) => void):
     });
 }
 
-function cursorLines(cursors: ResetCursor[]): string[] {
-  return formatTable(['scope', 'cursor', 'value'], cursors.map((cursor) => [cursor.scope, cursor.cursor, cursor.value]), '  ');
-}
-
 async function confirm(question: string): Promise<boolean> {
+  // Loaded here, not at the top: only a confirmation on a terminal reads a line.
+  const { createInterface } = await import('node:readline/promises');
   const prompt = createInterface({ input: process.stdin, output: process.stderr });
   try {
     return /^(y|yes)$/i.test((await prompt.question(question)).trim());

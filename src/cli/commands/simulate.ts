@@ -1,8 +1,6 @@
 import { Option, type Command } from 'commander';
-import { SCALES as SIM_SCALES, type Scale as SimScale } from '../../simulator/data/world.js';
-import { FAULT_SPEC_HELP } from '../../simulator/server/faults.js';
-import { AREA_METHODS } from '../../simulator/server/routes.js';
-import { isDay } from '../../dates/days.js';
+import { AREA_METHODS, FAULT_SPEC_HELP, SCALES as SIM_SCALES, type Scale as SimScale } from '../../simulator/usage.js';
+import { isDay } from '../../dates/calendar.js';
 import { ExitError, EXIT, type ExitCode } from '../../app/exit-codes.js';
 
 /** Port `propsync simulate` listens on unless told otherwise. */

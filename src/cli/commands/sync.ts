@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { STREAM_NAMES, type StreamName } from '../../config/schema.js';
+import { STREAM_NAMES, type StreamName } from '../../streams/registry.js';
 import type { ExitCode } from '../../app/exit-codes.js';
 import { collectProperty, collectStream } from '../options.js';
 

@@ -6,10 +6,7 @@
  */
 import type { GlAccount } from './reference.js';
 
-/** Scales of the data set. */
-export const SCALES = ['small', 'medium', 'large'] as const;
-/** A scale name. */
-export type Scale = (typeof SCALES)[number];
+export { SCALES, type Scale } from '../usage.js';
 
 /** The next id of every kind of record. */
 export interface IdCounters {

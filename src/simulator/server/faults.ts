@@ -48,24 +48,7 @@
 import { hash32, hashUnit, seededRandom } from './hash.js';
 import type { WireFormat } from './formats.js';
 
-/** The SPEC grammar as `propsync simulate --help` prints it. */
-export const FAULT_SPEC_HELP = [
-  'Fault SPEC: comma-separated FAULT items and an optional seed=N (default: from --seed).',
-  '  FAULT := KIND[@RATE|xCOUNT][:OPTION...]   RATE a share (0.1) or percentage (10%) of calls;',
-  '           COUNT: the next COUNT matching calls; neither: every call.',
-  '  KIND   500 | 502 | 503  HTTP 5xx with an error envelope',
-  '         429              throttled, with Retry-After (a RATE starts a burst of calls)',
-  '         slow             the reply waits ms= milliseconds (default 60000)',
-  '         reset            headers and half the body, then the connection is reset',
-  '         truncate         a complete reply whose body is cut in half',
-  '         malformed        HTTP 200 with a JSON/XML body that does not parse',
-  '         badrecord        RATE of records damaged (same records on every call while on)',
-  '  OPTION method=NAME | ms=N (slow) | burst=N, retry=SECONDS (429)',
-  '         | kind=KIND|KIND|... (badrecord damage, default any: every kind), ids=ID|ID|... (badrecord)',
-  '  DAMAGE date (unparseable) | id (left out) | number (text) | nul (NUL in text) | int (987654 in a smallint)',
-  '         | money (past numeric(14,2)) | year0 (01/15/0000) | bigid (25 digits)',
-  '  e.g. 500@0.05,slow@0.02:ms=5000,seed=7    500x2    429x1:retry=3    badrecord@0.01:kind=date|nul',
-].join('\n');
+export { FAULT_SPEC_HELP } from '../usage.js';
 
 /** Kinds of fault the simulator injects. */
 export const FAULT_KINDS = ['500', '502', '503', '429', 'slow', 'reset', 'truncate', 'malformed', 'badrecord'] as const;

@@ -1,20 +1,11 @@
+import { AREA_METHODS, type ApiMethod } from '../usage.js';
 import { ApiError, ERROR_CODE } from './errors.js';
+
+export type { ApiMethod } from '../usage.js';
 
 /** Versions of every method; an omitted version means r1. */
 export const API_VERSIONS = ['r1', 'r2'] as const;
 export type ApiVersion = (typeof API_VERSIONS)[number];
-
-/** The methods the simulator serves. */
-export const API_METHODS = ['getLeases', 'getInvoices', 'getProperties', 'getStatus'] as const;
-export type ApiMethod = (typeof API_METHODS)[number];
-
-/** Which method each area serves. */
-export const AREA_METHODS: Record<string, ApiMethod> = {
-  leases: 'getLeases',
-  vendors: 'getInvoices',
-  properties: 'getProperties',
-  status: 'getStatus',
-};
 
 /**
  * The area of an API path: `/api/v1/<area>` or `/api/<area>` (a trailing slash tolerated), or

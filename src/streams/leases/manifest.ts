@@ -1,4 +1,4 @@
-import { nonNegativeInt, positiveInt, streamSettings } from '../settings.js';
+import type { SettingsKit } from '../settings.js';
 import type { StreamManifest } from '../types.js';
 import { GET_LEASES } from './method.js';
 import { LEASE_TABLES } from './tables.js';
@@ -9,12 +9,13 @@ export const leases = {
   method: GET_LEASES,
   tables: LEASE_TABLES,
   backfillBy: 'move-in date',
-  settings: streamSettings(
-    { schedule: '15 2 * * *', chunk: '1y' },
-    {
-      lookbackDays: nonNegativeInt.default(60).describe('Move-outs looked at again this many days back, since AR activity goes on after move-out.'),
-      fullRefreshDays: positiveInt.default(7).describe('Days between two full refreshes of one property (spread over the days).'),
-    },
-  ),
+  settings: ({ nonNegativeInt, positiveInt, streamSettings }: SettingsKit) =>
+    streamSettings(
+      { schedule: '15 2 * * *', chunk: '1y' },
+      {
+        lookbackDays: nonNegativeInt.default(60).describe('Move-outs looked at again this many days back, since AR activity goes on after move-out.'),
+        fullRefreshDays: positiveInt.default(7).describe('Days between two full refreshes of one property (spread over the days).'),
+      },
+    ),
   load: async () => (await import('./index.js')).leasesStream,
 } as const satisfies StreamManifest;

@@ -13,6 +13,7 @@ import { registerStatus } from './commands/status.js';
 import { registerSync } from './commands/sync.js';
 import { ExitError, EXIT, type ExitCode } from '../app/exit-codes.js';
 import { STREAM_NAMES } from '../streams/registry.js';
+import { packageVersion } from './version.js';
 
 /** Each command registers itself here; a command file only parses and prints. */
 const COMMANDS = [registerMigrate, registerConfigCheck, registerSync, registerBackfill, registerStatus, registerReset, registerSchedule, registerSimulate, registerDemo, registerGrantReader];
@@ -21,6 +22,7 @@ const COMMANDS = [registerMigrate, registerConfigCheck, registerSync, registerBa
 export function buildProgram(done: (code: ExitCode) => void): Command {
   const program = new Command('propsync')
     .description(`Keeps a Postgres warehouse in step with the property-management API (streams: ${STREAM_NAMES.join(', ')}).`)
+    .version(packageVersion(), '-V, --version', 'print the version of propsync')
     .option('-c, --config <path>', 'configuration file (default: config/propsync.yaml when present)')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();

@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -47,6 +47,15 @@ describe('propsync commands, as an operator runs them', () => {
       expect(result.stdout).toContain('Examples:');
       expect(result.stdout).toContain(`$ propsync ${COMMANDS[index]}`.replace('propsync demo', 'npm run demo'));
     });
+  });
+
+  it('--version prints the package version and exits 0 (child process)', async () => {
+    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    for (const flag of ['--version', '-V']) {
+      const result = await runPropsync([flag]);
+      expect(result.code).toBe(0);
+      expect(result.stdout.trim()).toBe(version);
+    }
   });
 
   it('bad usage exits 2 with the reason (child processes)', async () => {

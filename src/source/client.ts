@@ -16,7 +16,7 @@ import { effectivePageSize, isLastPage, pageCap, parseLinkHeader, parseTotalCoun
 import { assertRoomToDecode } from './heap-room.js';
 import { encodeParams } from './params.js';
 import { parseRateLimitHeaders, parseRetryAfter, tightestRemaining } from './rate-headers.js';
-import { decodeBody, readReply, type BodyDecoder } from './reply.js';
+import { decodeBytes, readReply, type BodyDecoder } from './reply.js';
 import { RetrySchedule, timerDelay } from './retry.js';
 import { Transport, type HttpReply } from './transport.js';
 import { createXmlDecoder } from './xml-decoder.js';
@@ -116,10 +116,11 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
   });
   // XML is decoded on other threads (see xml-decoder.ts); JSON on this one.
   const xml = config.format === 'xml' ? createXmlDecoder({ threads: config.decodeThreads }) : undefined;
-  const decode: BodyDecoder = (format, text, records) => {
-    if (format === 'xml' && xml) return xml.decode(text, ['result', records[0]]);
-    assertRoomToDecode(text.length);
-    return decodeBody(format, text);
+  // XML's bytes go to a decoding thread as they are (no text of them on this one).
+  const decode: BodyDecoder = (format, body, records) => {
+    if (format === 'xml' && xml) return xml.decode(body, ['result', records[0]]);
+    assertRoomToDecode(body.length);
+    return decodeBytes(format, body, records);
   };
   const secrets = [config.password, `${config.username}:${config.password}`];
   const idPrefix = randomBytes(3).toString('hex');
@@ -157,7 +158,7 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
     version: MethodVersion,
     trace: Trace,
     signal: AbortSignal | undefined,
-  ): Promise<{ status: number; headers: HttpReply['headers']; text: string; requestId: string }> {
+  ): Promise<{ status: number; headers: HttpReply['headers']; body: Buffer; requestId: string }> {
     if (closed) throw new SourceError('the source client is closed', site);
     const method = request.method;
     await refreshShared();
@@ -190,8 +191,7 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
         const wait = parseRetryAfter(reply.headers['retry-after'], clock.nowMs());
         if (wait !== undefined) pacer.pause(method.name, wait);
       }
-      // The body's bytes are let go as soon as they are text: one copy of a page in memory.
-      return { status: reply.status, headers: reply.headers, text: reply.body.toString('utf8'), requestId };
+      return { status: reply.status, headers: reply.headers, body: reply.body, requestId };
     } finally {
       if (trace.sent) trace.endedAt = performance.now();
       pacer.release(ticket);
@@ -212,7 +212,7 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
         const read = await readReply({
           format: config.format,
           status: reply.status,
-          text: reply.text,
+          body: reply.body,
           records: request.method.records,
           requestId: reply.requestId,
           site,

@@ -23,7 +23,10 @@ import type { Tree, TreeObject } from './tree.js';
 import type { SourceMethod } from './types.js';
 
 /** Decodes a body into the plain tree, perhaps on another thread (see xml-decoder.ts). */
-export type BodyDecoder = (format: Format, text: string, records: SourceMethod['records']) => Tree | Promise<Tree>;
+export type BodyDecoder = (format: Format, body: Buffer, records: SourceMethod['records']) => Tree | Promise<Tree>;
+
+/** Decodes the body's UTF-8 text on this thread. */
+export const decodeBytes: BodyDecoder = (format, body) => decodeBody(format, body.toString('utf8'));
 
 /** Decodes a body in the given format into the plain tree (throws on unreadable text). */
 export function decodeBody(format: Format, text: string): Tree {
@@ -49,8 +52,8 @@ export interface ReadReply {
 export interface ReplyInput {
   format: Format;
   status: number;
-  /** The body as text. */
-  text: string;
+  /** The body's bytes (a decoder may take them over: read `size` and the start below first). */
+  body: Buffer;
   /** Where the method's records sit under `response.result`. */
   records: SourceMethod['records'];
   /** The requestId sent. */
@@ -98,16 +101,19 @@ function errorFor(code: number | undefined, status: number, message: string, inp
  * status; an unreadable body, a missing envelope or another `requestId` is a
  * `MalformedReplyError` (retryable: the next try may come whole).
  */
-export async function readReply(input: ReplyInput, decode: BodyDecoder = decodeBody): Promise<ReadReply> {
+export async function readReply(input: ReplyInput, decode: BodyDecoder = decodeBytes): Promise<ReadReply> {
   const { site, status } = input;
+  // What error messages quote, taken before the decoder may move the bytes to another thread.
+  const size = input.body.length;
+  const start = input.body.subarray(0, 480).toString('utf8');
   let tree: Tree;
   try {
-    tree = await decode(input.format, input.text, input.records);
+    tree = await decode(input.format, input.body, input.records);
   } catch (error) {
     if (error instanceof UndecodableReplyError) throw new UndecodableReplyError(error.detail, { ...site, status });
-    const statusError = errorFor(undefined, status, `unreadable ${input.format.toUpperCase()} body: ${shorten(input.text, 120)}`, input);
+    const statusError = errorFor(undefined, status, `unreadable ${input.format.toUpperCase()} body: ${shorten(start, 120)}`, input);
     if (statusError) throw statusError;
-    throw new MalformedReplyError(`unreadable ${input.format.toUpperCase()} reply (${(error as Error).message}; ${input.text.length} characters)`, {
+    throw new MalformedReplyError(`unreadable ${input.format.toUpperCase()} reply (${(error as Error).message}; ${size} bytes)`, {
       ...site,
       status,
       cause: error,
@@ -115,7 +121,7 @@ export async function readReply(input: ReplyInput, decode: BodyDecoder = decodeB
   }
   const response = isObject(tree) ? tree.response : undefined;
   if (!isObject(response)) {
-    const statusError = errorFor(undefined, status, `no response envelope: ${shorten(input.text, 120)}`, input);
+    const statusError = errorFor(undefined, status, `no response envelope: ${shorten(start, 120)}`, input);
     if (statusError) throw statusError;
     throw new MalformedReplyError('reply has no response envelope', { ...site, status });
   }

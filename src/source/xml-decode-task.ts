@@ -1,5 +1,5 @@
 /**
- * The task a decoding thread runs (see xml-decoder.ts): XML text in, the plain tree out as JSON
+ * The task a decoding thread runs (see xml-decoder.ts): the bytes of an XML reply in, the plain tree out as JSON
  * text, its records decoded a slice at a time (codec-xml-split.ts). JSON text is what crosses
  * back to the main thread because `JSON.parse` rebuilds a tree there far faster than a
  * structured clone of the same objects, and it is the very tree `decodeXml` makes: every leaf
@@ -8,11 +8,13 @@
 import { decodeXmlToJson, type ContainerPath } from './codec-xml-split.js';
 
 export interface XmlDecodeTask {
-  text: string;
+  /** The reply's UTF-8 bytes, moved to the thread. */
+  bytes: Uint8Array;
   /** Where the records' container sits below the root. */
   container: ContainerPath;
 }
 
 export default function decodeXmlTask(task: XmlDecodeTask): string {
-  return decodeXmlToJson(task.text, task.container);
+  const text = Buffer.from(task.bytes.buffer, task.bytes.byteOffset, task.bytes.byteLength).toString('utf8');
+  return decodeXmlToJson(text, task.container);
 }

@@ -20,8 +20,8 @@ import { UndecodableReplyError } from './errors.js';
 import type { Tree } from './tree.js';
 import type { XmlDecodeTask } from './xml-decode-task.js';
 
-/** Replies shorter than this (in characters) are decoded on the calling thread. */
-export const OFF_THREAD_MIN_CHARS = 64 * 1024;
+/** Replies shorter than this (in bytes) are decoded on the calling thread. */
+export const OFF_THREAD_MIN_BYTES = 64 * 1024;
 
 /**
  * The old-space limit of a decoding thread, in MB. Decoded a slice of records at a time
@@ -40,7 +40,7 @@ const IDLE_MS = 5_000;
 /** Decodes XML replies to the plain tree. */
 export interface XmlDecoder {
   /** Decodes a reply; `container` is where its records sit below the root (decoded a slice at a time). */
-  decode(text: string, container: ContainerPath): Promise<Tree>;
+  decode(body: Uint8Array, container: ContainerPath): Promise<Tree>;
   /** Decoding threads running now. */
   threads(): number;
   /** Stops the threads; decoding afterwards happens on the calling thread. */
@@ -50,8 +50,8 @@ export interface XmlDecoder {
 export interface XmlDecoderOptions {
   /** Threads of the pool (default: one core left for the main thread, at least one, at most four). */
   threads?: number;
-  /** Replies from this many characters on go to a thread (default `OFF_THREAD_MIN_CHARS`). */
-  minChars?: number;
+  /** Replies from this many bytes on go to a thread (default `OFF_THREAD_MIN_BYTES`). */
+  minBytes?: number;
   /** Heap limit of each thread in MB (default `THREAD_HEAP_MB`). */
   heapMb?: number;
 }
@@ -77,7 +77,7 @@ function outOfMemory(error: unknown): boolean {
 
 /** A decoder whose pool starts with the first large reply. */
 export function createXmlDecoder(options: XmlDecoderOptions = {}): XmlDecoder {
-  const minChars = options.minChars ?? OFF_THREAD_MIN_CHARS;
+  const minBytes = options.minBytes ?? OFF_THREAD_MIN_BYTES;
   const heapMb = options.heapMb ?? THREAD_HEAP_MB;
   let pool: Piscina<XmlDecodeTask, string> | undefined;
   let closed = false;
@@ -101,15 +101,18 @@ export function createXmlDecoder(options: XmlDecoderOptions = {}): XmlDecoder {
   }
 
   return {
-    async decode(text, container) {
-      if (closed || text.length < minChars) return decodeXml(text);
+    async decode(body, container) {
+      if (closed || body.byteLength < minBytes) return decodeXml(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8'));
+      const size = body.byteLength;
+      // The bytes move to the thread without a copy when they fill their buffer; else a copy of them does.
+      const bytes = body.byteOffset === 0 && body.buffer.byteLength === size ? body : new Uint8Array(body);
       let json: string;
       try {
-        json = await pooled().run({ text, container });
+        json = await pooled().run({ bytes, container }, { transferList: [bytes.buffer as ArrayBuffer] });
       } catch (error) {
         if (outOfMemory(error)) {
           throw new UndecodableReplyError(
-            `the reply (${text.length} characters of XML) does not fit in the ${heapMb} MB a decoding thread may use; refused without retrying — lower source.pageSize`,
+            `the reply (${size} bytes of XML) does not fit in the ${heapMb} MB a decoding thread may use; refused without retrying — lower source.pageSize`,
           );
         }
         throw error;

@@ -24,39 +24,50 @@ describe('createXmlDecoder', () => {
     decoder = createXmlDecoder({ threads: 1 });
     const text = reply(300);
     expect(text.length).toBeGreaterThan(64 * 1024);
-    expect(await decoder.decode(text, PATH)).toEqual(decodeXml(text));
+    expect(await decoder.decode(Buffer.from(text), PATH)).toEqual(decodeXml(text));
     // Small replies, and any reply after close, are decoded in place.
-    expect(await decoder.decode(reply(2), PATH)).toEqual(decodeXml(reply(2)));
+    expect(await decoder.decode(Buffer.from(reply(2)), PATH)).toEqual(decodeXml(reply(2)));
     await decoder.close();
-    expect(await decoder.decode(text, PATH)).toEqual(decodeXml(text));
+    expect(await decoder.decode(Buffer.from(text), PATH)).toEqual(decodeXml(text));
+  });
+
+  it('moves a reply that fills its buffer to the thread, and copies one that shares its buffer', async () => {
+    decoder = createXmlDecoder({ threads: 1 });
+    const text = reply(300);
+    const owned = Buffer.from(text);
+    expect(await decoder.decode(owned, PATH)).toEqual(decodeXml(text));
+    expect(owned.byteLength).toBe(0);
+    const shared = Buffer.concat([Buffer.from('xx'), Buffer.from(text)]).subarray(2);
+    expect(await decoder.decode(shared, PATH)).toEqual(decodeXml(text));
+    expect(shared.toString('utf8')).toBe(text);
   });
 
   it('starts no thread before a large reply, and lets idle threads end', async () => {
     decoder = createXmlDecoder({ threads: 1 });
-    await decoder.decode(reply(2), PATH);
+    await decoder.decode(Buffer.from(reply(2)), PATH);
     expect(decoder.threads()).toBe(0);
-    await decoder.decode(reply(300), PATH);
+    await decoder.decode(Buffer.from(reply(300)), PATH);
     expect(decoder.threads()).toBe(1);
     await new Promise((resolve) => setTimeout(resolve, 6_000));
     expect(decoder.threads()).toBe(0);
   }, 20_000);
 
   it("passes a thread's decoding error on, as the main thread's would be", async () => {
-    decoder = createXmlDecoder({ threads: 1, minChars: 0 });
-    await expect(decoder.decode(reply(50).slice(0, -20), PATH)).rejects.toThrow(/truncated|root element/);
+    decoder = createXmlDecoder({ threads: 1, minBytes: 0 });
+    await expect(decoder.decode(Buffer.from(reply(50).slice(0, -20)), PATH)).rejects.toThrow(/truncated|root element/);
     // The thread is still there for the next reply.
-    expect(await decoder.decode(reply(50), PATH)).toEqual(decodeXml(reply(50)));
+    expect(await decoder.decode(Buffer.from(reply(50)), PATH)).toEqual(decodeXml(reply(50)));
   });
 
   it('refuses a reply too large for its thread, without taking the process down', async () => {
     decoder = createXmlDecoder({ threads: 1, heapMb: 16 });
     // Records not where the method says: the reply is decoded whole, which needs far more than 16 MB.
     const text = reply(3000);
-    const error = await decoder.decode(text, ['result', 'invoices']).catch((caught: unknown) => caught);
+    const error = await decoder.decode(Buffer.from(text), ['result', 'invoices']).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(UndecodableReplyError);
     expect((error as UndecodableReplyError).retryable).toBe(false);
     expect((error as Error).message).toMatch(/lower source\.pageSize/);
     // Sliced, the same reply fits.
-    expect(await decoder.decode(text, PATH)).toEqual(decodeXml(text));
+    expect(await decoder.decode(Buffer.from(text), PATH)).toEqual(decodeXml(text));
   }, 60_000);
 });

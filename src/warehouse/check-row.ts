@@ -1,3 +1,4 @@
+import { daysInMonth } from '../dates/days.js';
 import { SYNC_COLUMNS, type Column, type PgType, type Table } from './schema.js';
 
 /**
@@ -155,9 +156,6 @@ function integerCheck(type: PgType, [min, max]: [bigint, bigint]): ValueCheck {
   };
 }
 
-/** Days in each month of a common year. */
-const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-
 const isDigit = (code: number): boolean => code >= 48 && code <= 57;
 
 /** The number written by the two digits at `at`, or -1 when they are not two digits. */
@@ -180,9 +178,7 @@ function isDayWithin(text: string, maxYear: number): boolean {
   const day = twoDigits(text, at + 4);
   const end = at + 6;
   if (month < 0 || day < 0 || (end < text.length && text.charCodeAt(end) !== 84) /* T */) return false;
-  if (year < 1 || year > maxYear || month < 1 || month > 12 || day < 1) return false;
-  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
-  return day <= (month === 2 && leap ? 29 : MONTH_DAYS[month - 1]);
+  return year >= 1 && year <= maxYear && month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month);
 }
 
 function dayCheck(maxYear: number, what: string): ValueCheck {

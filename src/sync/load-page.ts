@@ -4,7 +4,7 @@ import type { MethodVersion } from '../config/schema.js';
 import type { CompletionAction, StreamDefinition, WorkUnitPlan } from '../streams/types.js';
 import type { Db } from '../warehouse-schema.js';
 import { RecordError, tracingFields } from '../source/quirks.js';
-import { JsonText, markMissingChildren, markUnseenDeleted, storedDigests, upsertRows, type LoadRow, type UpsertCounts } from '../warehouse/bulk-load.js';
+import { markMissingChildren, markUnseenDeleted, storedDigests, upsertRows, type LoadRow, type UpsertCounts } from '../warehouse/bulk-load.js';
 import { checkRow } from '../warehouse/check-row.js';
 import { SOURCE_HASH_COLUMN } from '../warehouse/schema.js';
 import { inTransaction } from '../warehouse/transaction.js';
@@ -60,10 +60,9 @@ export async function loadPage(db: Db, page: PageToLoad): Promise<PageLoaded> {
     if (key.id !== undefined) seenKeys.push(key.id);
     try {
       if (key.error) throw key.error;
-      const storedDigest = key.id === undefined ? undefined : stored.get(key.id);
-      const digest = storedDigest === undefined ? undefined : recordDigest(JSON.stringify(record), page.version);
+      const digest = recordDigest(record, page.version);
       // A record identical to the one last loaded (children included) changes no row: skip it.
-      if (digest !== undefined && digest === storedDigest) {
+      if (key.id !== undefined && stored.get(key.id) === digest) {
         skipped += 1;
         continue;
       }
@@ -141,10 +140,9 @@ interface ReadyRecord {
 /**
  * Normalizes a record and checks every row against its table's declared column domains, so
  * that a value a column cannot hold is this record's error (naming the source field it came
- * from, and the column) rather than the page's. Each row's `raw` is serialized here, once: its
- * text goes to COPY and, when the record's digest is not known yet, into the record's text.
+ * from, and the column) rather than the page's.
  */
-function checkedRecord(stream: StreamDefinition, record: unknown, version: MethodVersion, digest: string | undefined): Omit<ReadyRecord, 'index'> {
+function checkedRecord(stream: StreamDefinition, record: unknown, version: MethodVersion, digest: string): Omit<ReadyRecord, 'index'> {
   const normalized = stream.normalize(record, { version });
   const rows = new Map<string, LoadRow[]>();
   for (const [position, table] of stream.tables.entries()) {
@@ -157,16 +155,8 @@ function checkedRecord(stream: StreamDefinition, record: unknown, version: Metho
     }
     rows.set(table.name, tableRows);
   }
-  const rawTexts = new Map<unknown, string>();
-  for (const tableRows of rows.values()) {
-    for (const row of tableRows) {
-      const text = JSON.stringify(row.raw);
-      rawTexts.set(row.raw, text);
-      row.raw = new JsonText(row.raw, text);
-    }
-  }
   const parentRow = rows.get(stream.tables[0].name)?.[0];
-  if (parentRow) parentRow[SOURCE_HASH_COLUMN] = digest ?? recordDigest(jsonWith(record, rawTexts), version);
+  if (parentRow) parentRow[SOURCE_HASH_COLUMN] = digest;
   return { key: normalized.key, rows };
 }
 
@@ -176,39 +166,6 @@ function checkedRecord(stream: StreamDefinition, record: unknown, version: Metho
  */
 function fieldOf(stream: StreamDefinition, record: unknown, version: MethodVersion, value: unknown): string | undefined {
   return tracingFields(() => stream.normalize(record, { version })).fieldOf(value);
-}
-
-/**
- * `JSON.stringify(node)`, made from the texts already made of its subtrees (`known`) where it
- * holds them: the record's text for its digest costs little more than its top level. Anything
- * but a plain tree (a scalar, an object with `toJSON` or of a class) is serialized whole.
- */
-function jsonWith(node: unknown, known: ReadonlyMap<unknown, string>): string {
-  const text = known.get(node);
-  if (text !== undefined) return text;
-  if (!isPlainTree(node)) return JSON.stringify(node);
-  if (Array.isArray(node)) {
-    let out = '[';
-    for (let i = 0; i < node.length; i++) out += `${i > 0 ? ',' : ''}${isOmitted(node[i]) ? 'null' : jsonWith(node[i], known)}`;
-    return `${out}]`;
-  }
-  let out = '{';
-  for (const [key, value] of Object.entries(node)) {
-    if (!isOmitted(value)) out += `${out.length > 1 ? ',' : ''}${JSON.stringify(key)}:${jsonWith(value, known)}`;
-  }
-  return `${out}}`;
-}
-
-/** An array or plain object that JSON.stringify serializes element by element, as `jsonWith` does. */
-function isPlainTree(node: unknown): node is object {
-  if (!node || typeof node !== 'object' || typeof (node as { toJSON?: unknown }).toJSON === 'function') return false;
-  const prototype: unknown = Object.getPrototypeOf(node);
-  return Array.isArray(node) || prototype === Object.prototype || prototype === null;
-}
-
-/** A value JSON.stringify leaves out of an object (and writes as null in an array). */
-function isOmitted(value: unknown): boolean {
-  return value === undefined || typeof value === 'function' || typeof value === 'symbol';
 }
 
 /** What writing a page's records did, and the records Postgres refused. */
@@ -329,9 +286,9 @@ async function complete(db: Db, stream: StreamDefinition, page: PageToLoad, acti
 /** Bump when normalization changes, so that records loaded by an older propsync are loaded again. */
 const NORMALIZATION_VERSION = '1';
 
-/** Digest of a whole decoded record, given as its JSON text: JSON and XML decode to the same tree, so to the same digest. */
-function recordDigest(recordJson: string, version: string): string {
-  return createHash('sha1').update(NORMALIZATION_VERSION).update(version).update(recordJson).digest('base64');
+/** Digest of a whole decoded record: JSON and XML decode to the same tree, so to the same digest. */
+function recordDigest(record: unknown, version: string): string {
+  return createHash('sha1').update(NORMALIZATION_VERSION).update(version).update(JSON.stringify(record)).digest('base64');
 }
 
 function propertyOf(record: unknown): string | undefined {

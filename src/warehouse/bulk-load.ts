@@ -15,22 +15,6 @@ type AnyDatabase = Kysely<any>;
 /** A row of a source table as normalization produced it: its columns plus the source record as `raw`. */
 export type LoadRow = Record<string, unknown> & { raw: unknown };
 
-/**
- * A `jsonb` value with its JSON text, made once: a load that has already serialized a row's
- * `raw` (the sync, for the record's digest) hands the text on instead of having it made again.
- * Serializes as its value.
- */
-export class JsonText {
-  constructor(
-    readonly value: unknown,
-    readonly text: string,
-  ) {}
-
-  toJSON(): unknown {
-    return this.value;
-  }
-}
-
 /** What an upsert did. */
 export interface UpsertCounts {
   inserted: number;
@@ -95,7 +79,7 @@ const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': 
  * escapes, so a backslash is the only character of it that COPY needs escaped.
  */
 function copyJson(value: unknown): string {
-  const json = value instanceof JsonText ? value.text : (JSON.stringify(value) as string | undefined);
+  const json = JSON.stringify(value) as string | undefined;
   // Nothing JSON can say (a function, say): written as the text Postgres will refuse, as before.
   if (json === undefined) return 'undefined';
   return json.indexOf('\\') === -1 ? json : json.replaceAll('\\', '\\\\');

@@ -51,7 +51,7 @@ export function textProblem(text: string): string | undefined {
 
 /** What is wrong with one value of a column, without the column's name. */
 type ValueProblem = Omit<RowProblem, 'column'>;
-/** The check of one column's values (never called with null or undefined for a column). */
+/** The check of one column's values: a column's own null never reaches it, an array's null elements do. */
 type ValueCheck = (value: unknown) => ValueProblem | undefined;
 
 /** A column a load writes, with its check compiled from the declaration. */
@@ -65,6 +65,7 @@ interface ColumnCheck {
 /** The compiled checks of each table, made once per declaration rather than dispatched on the type per value. */
 const TABLE_CHECKS = new WeakMap<Table, readonly ColumnCheck[]>();
 
+/** The checks of the columns a load writes in `table` (its own columns and `raw`), compiled on first use. */
 function tableChecks(table: Table): readonly ColumnCheck[] {
   let checks = TABLE_CHECKS.get(table);
   if (!checks) {

@@ -87,29 +87,46 @@ export const asBoolean = noted(function asBoolean(value: unknown, field: string)
 const pad2 = (n: number): string => String(n).padStart(2, '0');
 const pad4 = (n: number): string => String(n).padStart(4, '0');
 
-const US_DATE = /^(\d{1,2})\/(\d{1,2})\/(\d{4})$/;
-const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+/**
+ * The number written by the characters of `text` from `start` to `end`, or -1 when there are
+ * none or one is not an ASCII digit: the field readers scan characters rather than run regexes.
+ */
+function digitsAt(text: string, start: number, end: number): number {
+  if (end <= start) return -1;
+  let n = 0;
+  for (let i = start; i < end; i++) {
+    const code = text.charCodeAt(i) - 48;
+    if (code < 0 || code > 9) return -1;
+    n = n * 10 + code;
+  }
+  return n;
+}
 
-/** Parses `MM/DD/YYYY` (or an already ISO `YYYY-MM-DD`) into its parts, or undefined. */
+/** The parts of a real date, or undefined (`digitsAt`'s -1 is no year, month or day). */
+function validDay(year: number, month: number, day: number): { year: number; month: number; day: number } | undefined {
+  return isValidDate(year, month, day) ? { year, month, day } : undefined;
+}
+
+/** Parses `MM/DD/YYYY` (one or two digits of month and day) or an already ISO `YYYY-MM-DD` into its parts, or undefined. */
 function parseDay(text: string): { year: number; month: number; day: number } | undefined {
-  let m = US_DATE.exec(text);
-  if (m) {
-    const parts = { year: Number(m[3]), month: Number(m[1]), day: Number(m[2]) };
-    return isValidDate(parts.year, parts.month, parts.day) ? parts : undefined;
+  const first = text.indexOf('/');
+  if (first === -1) {
+    if (text.length !== 10 || text.charCodeAt(4) !== 45 /* - */ || text.charCodeAt(7) !== 45) return undefined;
+    return validDay(digitsAt(text, 0, 4), digitsAt(text, 5, 7), digitsAt(text, 8, 10));
   }
-  m = ISO_DATE.exec(text);
-  if (m) {
-    const parts = { year: Number(m[1]), month: Number(m[2]), day: Number(m[3]) };
-    return isValidDate(parts.year, parts.month, parts.day) ? parts : undefined;
-  }
-  return undefined;
+  const second = text.indexOf('/', first + 1);
+  if (first > 2 || second - first < 2 || second - first > 3 || text.length - second !== 5) return undefined;
+  return validDay(digitsAt(text, second + 1, text.length), digitsAt(text, 0, first), digitsAt(text, first + 1, second));
 }
 
 /** A date `MM/DD/YYYY` → `YYYY-MM-DD` (the calendar checked); `null` when absent or empty. */
 export const asDate = noted(function asDate(value: unknown, field: string): string | null {
   if (isAbsent(value)) return null;
-  const parts = typeof value === 'string' ? parseDay(value.trim()) : undefined;
+  const text = typeof value === 'string' ? value.trim() : '';
+  const parts = parseDay(text);
   if (!parts) throw new RecordError(field, value, 'a date MM/DD/YYYY');
+  // An ISO day (a US one has no '-') is already written as it would be.
+  if (text.charCodeAt(4) === 45 /* - */) return text;
   return `${pad4(parts.year)}-${pad2(parts.month)}-${pad2(parts.day)}`;
 });
 
@@ -179,14 +196,19 @@ const MONEY = /^([+-]?)\s*(\$?)\s*([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/;
 export const asMoney = noted(function asMoney(value: unknown, field: string): string | null {
   if (isAbsent(value)) return null;
   let text: string;
-  if (typeof value === 'string') text = value.trim().replace(/,(?=\d{3}(?:\D|$))/g, '');
-  else if (typeof value === 'number' && Number.isFinite(value)) text = String(value);
-  else throw new RecordError(field, value, 'an amount of money');
+  if (typeof value === 'string') {
+    const plain = plainMoney(value);
+    if (plain !== undefined) return plain;
+    text = value.trim().replace(/,(?=\d{3}(?:\D|$))/g, '');
+  } else if (typeof value === 'number' && Number.isFinite(value)) {
+    text = String(value);
+    const plain = plainMoney(text);
+    if (plain !== undefined) return plain;
+  } else throw new RecordError(field, value, 'an amount of money');
   const m = MONEY.exec(text);
   if (!m || (m[1] && m[3]) || (m[4] === '' && (m[5] === undefined || m[5] === ''))) {
     throw new RecordError(field, value, 'an amount of money (a decimal such as 1470.00 or $-2500.00)');
   }
-  const negative = m[1] === '-' || m[3] === '-';
   let whole = m[4];
   let fraction = m[5] ?? '';
   if (m[6] !== undefined) {
@@ -208,8 +230,41 @@ export const asMoney = noted(function asMoney(value: unknown, field: string): st
   whole = whole.replace(/^0+(?=\d)/, '') || '0';
   const magnitude = fraction ? `${whole}.${fraction}` : whole;
   const zero = /^[0.]*$/.test(magnitude);
-  return negative && !zero ? `-${magnitude}` : magnitude;
+  return m[1] === '-' || m[3] === '-' ? signed(magnitude, !zero) : magnitude;
 });
+
+/** A negative amount's text: zero has no sign. */
+function signed(magnitude: string, nonZero: boolean): string {
+  return nonZero ? `-${magnitude}` : magnitude;
+}
+
+/**
+ * The amount of the plain money text the source sends nearly always, `[+-]digits[.digits]`
+ * (no spaces, `$`, commas or exponent), read by one scan; undefined for any other text, which
+ * `asMoney` reads (or refuses) with its full grammar. Gives what that grammar gives for it.
+ */
+function plainMoney(text: string): string | undefined {
+  const length = text.length;
+  const sign = text.charCodeAt(0);
+  const start = sign === 45 /* - */ || sign === 43 /* + */ ? 1 : 0;
+  let point = -1;
+  let nonZero = false;
+  for (let i = start; i < length; i++) {
+    const code = text.charCodeAt(i);
+    if (code === 46 /* . */ && point === -1) point = i;
+    else if (code < 48 || code > 57) return undefined;
+    else if (code !== 48) nonZero = true;
+  }
+  const wholeEnd = point === -1 ? length : point;
+  const fractionStart = point === -1 ? length : point + 1;
+  if (wholeEnd === start && fractionStart === length) return undefined;
+  // Leading zeros go, but the last digit before the point stays.
+  let wholeStart = start;
+  while (wholeStart < wholeEnd - 1 && text.charCodeAt(wholeStart) === 48) wholeStart++;
+  const whole = wholeStart === wholeEnd ? '0' : text.slice(wholeStart, wholeEnd);
+  const magnitude = fractionStart === length ? whole : `${whole}.${text.slice(fractionStart)}`;
+  return sign === 45 ? signed(magnitude, nonZero) : magnitude;
+}
 
 /**
  * An id: a string of digits or a non-negative integer → number; `null` when absent or empty.
@@ -219,10 +274,14 @@ export const asMoney = noted(function asMoney(value: unknown, field: string): st
 export const asId = noted(function asId(value: unknown, field: string): number | null {
   if (isAbsent(value)) return null;
   const range = `an id within range (at most ${Number.MAX_SAFE_INTEGER})`;
-  if (typeof value === 'number' && Number.isInteger(value) && value > Number.MAX_SAFE_INTEGER) throw new RecordError(field, value, range);
-  const digits = typeof value === 'string' ? value.trim() : typeof value === 'number' && Number.isInteger(value) && value >= 0 ? String(value) : undefined;
-  if (digits === undefined || !/^\d+$/.test(digits)) throw new RecordError(field, value, 'an id (digits)');
-  const id = Number(digits);
+  if (typeof value === 'number' && Number.isInteger(value)) {
+    if (value > Number.MAX_SAFE_INTEGER) throw new RecordError(field, value, range);
+    // -0 is the id 0, as its text "0" reads.
+    if (value >= 0) return value === 0 ? 0 : value;
+  }
+  const digits = typeof value === 'string' ? value.trim() : undefined;
+  const id = digits === undefined ? -1 : digitsAt(digits, 0, digits.length);
+  if (id < 0) throw new RecordError(field, value, 'an id (digits)');
   if (!Number.isSafeInteger(id)) throw new RecordError(field, value, range);
   return id;
 });

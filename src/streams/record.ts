@@ -33,7 +33,8 @@ export function listOf(record: Tree, container: string, ...itemKeys: string[]): 
 /** The record without the given keys (the children that have tables of their own). */
 export function without(record: Tree, keys: readonly string[]): Tree {
   const out: Tree = {};
-  for (const [key, value] of Object.entries(record)) if (!keys.includes(key)) out[key] = value;
+  // The keys alone, not an [key, value] pair each: this runs for every record.
+  for (const key of Object.keys(record)) if (!keys.includes(key)) out[key] = record[key];
   return out;
 }
 

@@ -143,14 +143,14 @@ interface ReadyRecord {
  * from, and the column) rather than the page's.
  */
 function checkedRecord(stream: StreamDefinition, record: unknown, version: MethodVersion, digest: string): Omit<ReadyRecord, 'index'> {
-  const { result: normalized, fieldOf } = tracingFields(() => stream.normalize(record, { version }));
+  const normalized = stream.normalize(record, { version });
   const rows = new Map<string, LoadRow[]>();
   for (const [position, table] of stream.tables.entries()) {
     const tableRows = normalized.rows[table.name] ?? [];
     for (const row of tableRows) {
       const problem = checkRow(table, row);
       if (!problem) continue;
-      const where = problem.path === undefined ? fieldOf(problem.value) : position === 0 ? problem.path : `${table.name}.${problem.column}.${problem.path}`;
+      const where = problem.path === undefined ? fieldOf(stream, record, version, problem.value) : position === 0 ? problem.path : `${table.name}.${problem.column}.${problem.path}`;
       throw new RecordError(where ?? `${table.name}.${problem.column}`, problem.value, `${problem.expected} for column ${table.name}.${problem.column}`);
     }
     rows.set(table.name, tableRows);
@@ -158,6 +158,14 @@ function checkedRecord(stream: StreamDefinition, record: unknown, version: Metho
   const parentRow = rows.get(stream.tables[0].name)?.[0];
   if (parentRow) parentRow[SOURCE_HASH_COLUMN] = digest;
   return { key: normalized.key, rows };
+}
+
+/**
+ * The source field a value of the record was read from. Normalization is a pure function of the
+ * record, so it is traced only for a record that has a problem, by normalizing it once more.
+ */
+function fieldOf(stream: StreamDefinition, record: unknown, version: MethodVersion, value: unknown): string | undefined {
+  return tracingFields(() => stream.normalize(record, { version })).fieldOf(value);
 }
 
 /** What writing a page's records did, and the records Postgres refused. */

@@ -29,8 +29,7 @@ const ident = (name: string) => sql.ref(name);
  * that concurrent transactions lock shared rows in the same order.
  */
 export function dedupeByKey(spec: SourceTable, rows: readonly LoadRow[]): LoadRow[] {
-  const byKey = new Map<string, LoadRow>();
-  for (const row of rows) byKey.set(spec.key.map((k) => String(row[k])).join('\u0000'), row);
+  const byKey = spec.key.length === 1 && rows.every((row) => typeof row[spec.key[0]] === 'number') ? lastByNumber(spec.key[0], rows) : lastByText(spec.key, rows);
   const compare = (a: LoadRow, b: LoadRow) => {
     for (const k of spec.key) {
       const x = a[k] as number | string;
@@ -42,14 +41,49 @@ export function dedupeByKey(spec: SourceTable, rows: readonly LoadRow[]): LoadRo
   return [...byKey.values()].sort(compare);
 }
 
+/**
+ * The last row of each key of one numeric column, keyed by the number itself: two numbers are
+ * the same key exactly when their texts are (0 and -0 included), so no key text is built.
+ */
+function lastByNumber(column: string, rows: readonly LoadRow[]): Map<unknown, LoadRow> {
+  const byKey = new Map<unknown, LoadRow>();
+  for (const row of rows) byKey.set(row[column], row);
+  return byKey;
+}
+
+/** The last row of each key, keyed by the text of its key columns. */
+function lastByText(key: readonly string[], rows: readonly LoadRow[]): Map<unknown, LoadRow> {
+  const byKey = new Map<unknown, LoadRow>();
+  for (const row of rows) byKey.set(key.map((k) => String(row[k])).join('\u0000'), row);
+  return byKey;
+}
+
 /** Rows per COPY chunk: the text of one chunk is all that is held at once, whatever the page size. */
 const COPY_CHUNK_ROWS = 500;
 
-/** One value in COPY's text format: `\\N` for null, backslash, tab, newline and CR escaped. */
+/**
+ * One value in COPY's text format: backslash, tab, newline and CR escaped. A scan of the
+ * character codes finds the (rare) first one to escape; text without any is returned as it is.
+ */
 function copyText(value: string): string {
-  return /[\\\t\n\r]/.test(value) ? value.replace(/[\\\t\n\r]/g, (c) => COPY_ESCAPES[c]!) : value;
+  for (let i = 0; i < value.length; i++) {
+    const code = value.charCodeAt(i);
+    if (code === 92 || code === 9 || code === 10 || code === 13) return value.slice(0, i) + value.slice(i).replace(/[\\\t\n\r]/g, (c) => COPY_ESCAPES[c]!);
+  }
+  return value;
 }
 const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
+
+/**
+ * JSON text in COPY's text format. JSON.stringify writes tab, newline and CR inside strings as
+ * escapes, so a backslash is the only character of it that COPY needs escaped.
+ */
+function copyJson(value: unknown): string {
+  const json = JSON.stringify(value) as string | undefined;
+  // Nothing JSON can say (a function, say): written as the text Postgres will refuse, as before.
+  if (json === undefined) return 'undefined';
+  return json.indexOf('\\') === -1 ? json : json.replaceAll('\\', '\\\\');
+}
 
 /** A scalar as Postgres reads it from text (what `json_to_recordset` made of its JSON before). */
 function scalarText(value: unknown): string {
@@ -67,27 +101,38 @@ function arrayText(values: readonly unknown[]): string {
   return `{${items.join(',')}}`;
 }
 
-/** How each column's value becomes COPY text, by its type: jsonb as JSON, arrays as array literals. */
-function columnEncoder(type: string): (value: unknown) => string {
-  if (type === 'jsonb' || type === 'json') return (value) => copyText(JSON.stringify(value));
-  if (type.endsWith('[]')) return (value) => copyText(Array.isArray(value) ? arrayText(value) : scalarText(value));
-  return (value) => copyText(scalarText(value));
+/** A value of a scalar column: a number's text needs no escaping, and a string is its own text. */
+function copyScalar(value: unknown): string {
+  if (typeof value === 'number') return String(value);
+  return copyText(typeof value === 'string' ? value : scalarText(value));
 }
 
-/** The rows as COPY text, a chunk of rows at a time. */
+/** A value of an array column: an array literal, or whatever else it is as text. */
+function copyArray(value: unknown): string {
+  return copyText(Array.isArray(value) ? arrayText(value) : scalarText(value));
+}
+
+/** How a column's (non-null) values become COPY text, by its type: jsonb as JSON, arrays as array literals. */
+function columnEncoder(type: string): (value: unknown) => string {
+  if (type === 'jsonb' || type === 'json') return copyJson;
+  if (type.endsWith('[]')) return copyArray;
+  return copyScalar;
+}
+
+/** The rows as COPY text (`\\N` for null), a chunk of rows at a time. */
 function* copyChunks(rows: readonly LoadRow[], columns: readonly [string, string][]): Generator<string> {
   const names = columns.map(([name]) => name);
   const encoders = columns.map(([, type]) => columnEncoder(type));
-  const encode = (row: LoadRow, i: number) => {
-    const value = row[names[i]];
-    return value === null || value === undefined ? '\\N' : encoders[i](value);
-  };
   for (let start = 0; start < rows.length; start += COPY_CHUNK_ROWS) {
     let text = '';
     for (let r = start; r < Math.min(rows.length, start + COPY_CHUNK_ROWS); r++) {
-      let line = encode(rows[r], 0);
-      for (let i = 1; i < names.length; i++) line += `\t${encode(rows[r], i)}`;
-      text += `${line}\n`;
+      const row = rows[r];
+      for (let i = 0; i < names.length; i++) {
+        const value = row[names[i]];
+        if (i > 0) text += '\t';
+        text += value === null || value === undefined ? '\\N' : encoders[i](value);
+      }
+      text += '\n';
     }
     yield text;
   }

@@ -1,3 +1,4 @@
+import { daysInMonth } from '../dates/calendar.js';
 import { SYNC_COLUMNS, type Column, type PgType, type Table } from './schema.js';
 
 /**
@@ -37,11 +38,43 @@ const NUMERIC_LIMITS = { whole: 131_072, scale: 16_383 };
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
+/** `String.prototype.isWellFormed` (Node 20; ES2024, newer than the `lib` this project compiles against). */
+type WellFormedText = string & { isWellFormed(): boolean };
+
 /** Why a text cannot be stored in `text` or `jsonb`, or undefined when it can. */
 export function textProblem(text: string): string | undefined {
-  if (text.includes('\u0000')) return 'text without NUL characters (Postgres text cannot hold U+0000)';
-  if (LONE_SURROGATE.test(text)) return 'valid Unicode text (it holds a lone UTF-16 surrogate)';
+  if (text.indexOf('\u0000') !== -1) return 'text without NUL characters (Postgres text cannot hold U+0000)';
+  // A native scan (false exactly when a lone surrogate is present) instead of a look-around regex.
+  if (!(text as WellFormedText).isWellFormed()) return 'valid Unicode text (it holds a lone UTF-16 surrogate)';
   return undefined;
+}
+
+/** What is wrong with one value of a column, without the column's name. */
+type ValueProblem = Omit<RowProblem, 'column'>;
+/** The check of one column's values: a column's own null never reaches it, an array's null elements do. */
+type ValueCheck = (value: unknown) => ValueProblem | undefined;
+
+/** A column a load writes, with its check compiled from the declaration. */
+interface ColumnCheck {
+  column: string;
+  /** Null is refused: not null and without default. */
+  required: boolean;
+  check: ValueCheck;
+}
+
+/** The compiled checks of each table, made once per declaration rather than dispatched on the type per value. */
+const TABLE_CHECKS = new WeakMap<Table, readonly ColumnCheck[]>();
+
+/** The checks of the columns a load writes in `table` (its own columns and `raw`), compiled on first use. */
+function tableChecks(table: Table): readonly ColumnCheck[] {
+  let checks = TABLE_CHECKS.get(table);
+  if (!checks) {
+    checks = Object.entries(table.columns)
+      .filter(([column]) => !(column in SYNC_COLUMNS) || column === 'raw')
+      .map(([column, declared]) => ({ column, required: !declared.nullable && !declared.hasDefault, check: valueCheck(declared.type) }));
+    TABLE_CHECKS.set(table, checks);
+  }
+  return checks;
 }
 
 /**
@@ -50,94 +83,177 @@ export function textProblem(text: string): string | undefined {
  * the columns the sync fills itself are left alone.
  */
 export function checkRow(table: Table, row: Readonly<Record<string, unknown>>): RowProblem | undefined {
-  for (const [column, declared] of Object.entries(table.columns)) {
-    if (column in SYNC_COLUMNS && column !== 'raw') continue;
+  const checks = tableChecks(table);
+  for (let i = 0; i < checks.length; i++) {
+    const { column, required, check } = checks[i];
     const value = row[column];
     if (value === undefined || value === null) {
-      if (!declared.nullable && !declared.hasDefault) return { column, value, expected: 'present (the column is not null)' };
+      if (required) return { column, value, expected: 'present (the column is not null)' };
       continue;
     }
-    const problem = valueProblem(declared, value);
+    const problem = check(value);
     if (problem) return { column, ...problem };
   }
   return undefined;
 }
 
-function valueProblem(column: Column, value: unknown): Omit<RowProblem, 'column'> | undefined {
-  const type = column.type;
+/** The check of a declared type's values; a type without a domain to check accepts anything. */
+function valueCheck(type: PgType): ValueCheck {
   const bounds = INTEGER_BOUNDS[type];
-  if (bounds) return integerProblem(type, bounds, value);
-  if (type === 'text') {
-    if (typeof value !== 'string') return { value, expected: 'text' };
-    const expected = textProblem(value);
-    return expected ? { value, expected } : undefined;
+  if (bounds) return integerCheck(type, bounds);
+  switch (type) {
+    case 'text':
+      return textCheck;
+    case 'date':
+      return dayCheck(DATE_MAX_YEAR, 'a date');
+    case 'timestamptz': {
+      const day = dayCheck(TIMESTAMP_MAX_YEAR, 'a timestamp');
+      return (value) => (value instanceof Date ? (Number.isNaN(value.getTime()) ? { value, expected: 'a timestamp' } : undefined) : day(value));
+    }
+    case 'boolean':
+      return (value) => (typeof value === 'boolean' ? undefined : { value, expected: 'a boolean' });
+    case 'jsonb':
+      return jsonCheck;
+    case 'bigint[]':
+    case 'text[]':
+      return arrayCheck(type, type === 'bigint[]' ? valueCheck('bigint') : textCheck);
   }
-  if (type === 'date') return dayProblem(value, DATE_MAX_YEAR, 'a date');
-  if (type === 'timestamptz') {
-    if (value instanceof Date) return Number.isNaN(value.getTime()) ? { value, expected: 'a timestamp' } : undefined;
-    return dayProblem(value, TIMESTAMP_MAX_YEAR, 'a timestamp');
-  }
-  if (type === 'boolean') return typeof value === 'boolean' ? undefined : { value, expected: 'a boolean' };
-  if (type === 'jsonb') return jsonProblem(value, '');
-  if (type === 'numeric' || type.startsWith('numeric(')) return numericProblem(type, value);
-  if (type === 'bigint[]' || type === 'text[]') {
+  if (type === 'numeric' || type.startsWith('numeric(')) return numericCheck(type);
+  return () => undefined;
+}
+
+function textCheck(value: unknown): ValueProblem | undefined {
+  if (typeof value !== 'string') return { value, expected: 'text' };
+  const expected = textProblem(value);
+  return expected ? { value, expected } : undefined;
+}
+
+/** An array column: the first element (nulls included) its element type cannot hold. */
+function arrayCheck(type: PgType, item: ValueCheck): ValueCheck {
+  return (value) => {
     if (!Array.isArray(value)) return { value, expected: type };
-    const item = type === 'bigint[]' ? ({ ...column, type: 'bigint' } as Column) : ({ ...column, type: 'text' } as Column);
-    for (const element of value) {
-      const problem = valueProblem(item, element);
+    for (let i = 0; i < value.length; i++) {
+      const problem = item(value[i]);
       if (problem) return problem;
     }
-  }
-  return undefined;
+    return undefined;
+  };
 }
 
-function integerProblem(type: PgType, [min, max]: [bigint, bigint], value: unknown): Omit<RowProblem, 'column'> | undefined {
+function integerCheck(type: PgType, [min, max]: [bigint, bigint]): ValueCheck {
   const expected = `a ${type} (${min} to ${max})`;
-  if (typeof value === 'number') {
-    // A JS number past 2^53 has already lost digits: it is never written as if exact.
-    if (!Number.isSafeInteger(value)) return { value, expected: `${expected} held exactly (at most ${Number.MAX_SAFE_INTEGER} in magnitude)` };
-    return BigInt(value) < min || BigInt(value) > max ? { value, expected } : undefined;
-  }
-  if (typeof value === 'bigint') return value < min || value > max ? { value: String(value), expected } : undefined;
-  if (typeof value === 'string' && /^-?\d{1,40}$/.test(value)) return BigInt(value) < min || BigInt(value) > max ? { value, expected } : undefined;
-  return { value, expected };
+  const inexact = `${expected} held exactly (at most ${Number.MAX_SAFE_INTEGER} in magnitude)`;
+  // A safe integer is within ±2^53, so compared as a number it is compared exactly with any bound.
+  const [low, high] = [Number(min), Number(max)];
+  return (value) => {
+    if (typeof value === 'number') {
+      // A JS number past 2^53 has already lost digits: it is never written as if exact.
+      if (!Number.isSafeInteger(value)) return { value, expected: inexact };
+      return value < low || value > high ? { value, expected } : undefined;
+    }
+    if (typeof value === 'bigint') return value < min || value > max ? { value: String(value), expected } : undefined;
+    if (typeof value === 'string' && /^-?\d{1,40}$/.test(value)) return BigInt(value) < min || BigInt(value) > max ? { value, expected } : undefined;
+    return { value, expected };
+  };
 }
 
-const DAY = /^(\d{4,7})-(\d{2})-(\d{2})(?:$|T)/;
+const isDigit = (code: number): boolean => code >= 48 && code <= 57;
 
-function dayProblem(value: unknown, maxYear: number, what: string): Omit<RowProblem, 'column'> | undefined {
+/** The number written by the two digits at `at`, or -1 when they are not two digits. */
+function twoDigits(text: string, at: number): number {
+  const tens = text.charCodeAt(at);
+  const ones = text.charCodeAt(at + 1);
+  return isDigit(tens) && isDigit(ones) ? (tens - 48) * 10 + (ones - 48) : -1;
+}
+
+/**
+ * Whether `text` starts with a real day `YYYY-MM-DD` (4 to 7 year digits) between years 1 and
+ * `maxYear`, followed by its end or `T`: a scan of the characters instead of a regex match.
+ */
+function isDayWithin(text: string, maxYear: number): boolean {
+  let year = 0;
+  let at = 0;
+  while (at < text.length && isDigit(text.charCodeAt(at))) year = year * 10 + (text.charCodeAt(at++) - 48);
+  if (at < 4 || at > 7 || text.charCodeAt(at) !== 45 /* - */ || text.charCodeAt(at + 3) !== 45) return false;
+  const month = twoDigits(text, at + 1);
+  const day = twoDigits(text, at + 4);
+  const end = at + 6;
+  if (month < 0 || day < 0 || (end < text.length && text.charCodeAt(end) !== 84) /* T */) return false;
+  return year >= 1 && year <= maxYear && month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month);
+}
+
+function dayCheck(maxYear: number, what: string): ValueCheck {
   const expected = `${what} between years 1 and ${maxYear}`;
-  const m = typeof value === 'string' ? DAY.exec(value) : null;
-  if (!m) return { value, expected };
-  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  const days = [31, year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-  if (year < 1 || year > maxYear || month < 1 || month > 12 || day < 1 || day > days[month - 1]) return { value, expected };
-  return undefined;
+  return (value) => (typeof value === 'string' && isDayWithin(value, maxYear) ? undefined : { value, expected });
 }
-
-const DECIMAL = /^-?(\d+)(?:\.(\d+))?$/;
 
 /**
  * `numeric(p,s)`: at most p−s digits before the point and s after — digits past the scale are
  * refused even though Postgres would round them away, since money is kept exactly as sent
  * (trailing zeros past the scale change nothing and pass).
  */
-function numericProblem(type: PgType, value: unknown): Omit<RowProblem, 'column'> | undefined {
+function numericCheck(type: PgType): ValueCheck {
   const typed = /^numeric\((\d+),(\d+)\)$/.exec(type);
   const [whole, scale] = typed ? [Number(typed[1]) - Number(typed[2]), Number(typed[2])] : [NUMERIC_LIMITS.whole, NUMERIC_LIMITS.scale];
   const expected = typed
     ? `a ${type} (at most ${whole} digits before the point and ${scale} after)`
     : `a numeric (at most ${whole} digits before the point and ${scale} after)`;
-  const text = typeof value === 'number' && Number.isFinite(value) ? String(value) : value;
-  const m = typeof text === 'string' ? DECIMAL.exec(text) : null;
-  if (!m) return { value, expected };
-  const wholeDigits = m[1].replace(/^0+/, '').length;
-  const fractionDigits = (m[2] ?? '').replace(/0+$/, '').length;
-  return wholeDigits > whole || fractionDigits > scale ? { value, expected } : undefined;
+  return (value) => {
+    const text = typeof value === 'number' && Number.isFinite(value) ? String(value) : value;
+    return typeof text === 'string' && decimalFits(text, whole, scale) ? undefined : { value, expected };
+  };
+}
+
+/**
+ * Whether `text` is a decimal `-?digits[.digits]` with at most `whole` significant digits
+ * before the point (leading zeros do not count) and `scale` after (trailing zeros do not count).
+ */
+function decimalFits(text: string, whole: number, scale: number): boolean {
+  const length = text.length;
+  let at = text.charCodeAt(0) === 45 /* - */ ? 1 : 0;
+  const wholeStart = at;
+  let significant = -1;
+  for (; at < length && isDigit(text.charCodeAt(at)); at++) if (significant < 0 && text.charCodeAt(at) !== 48) significant = at;
+  const wholeEnd = at;
+  if (wholeEnd === wholeStart) return false;
+  let fractionDigits = 0;
+  if (at < length) {
+    if (text.charCodeAt(at) !== 46 /* . */) return false;
+    const fractionStart = ++at;
+    for (; at < length && isDigit(text.charCodeAt(at)); at++) if (text.charCodeAt(at) !== 48) fractionDigits = at - fractionStart + 1;
+    if (at === fractionStart || at < length) return false;
+  }
+  const wholeDigits = significant < 0 ? 0 : wholeEnd - significant;
+  return wholeDigits <= whole && fractionDigits <= scale;
+}
+
+/**
+ * A `jsonb` value: checked first by a walk that builds nothing, since nearly every tree is
+ * clean; only a tree with a problem is walked again to name where it sits.
+ */
+function jsonCheck(value: unknown): ValueProblem | undefined {
+  return isStorableJson(value) ? undefined : jsonProblem(value, '');
+}
+
+/** Whether `jsonProblem` finds nothing in `value` (the same walk, without paths). */
+function isStorableJson(value: unknown): boolean {
+  if (typeof value === 'string') return textProblem(value) === undefined;
+  if (typeof value === 'number') return Number.isFinite(value);
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (!isStorableJson(value[i])) return false;
+    return true;
+  }
+  if (value && typeof value === 'object') {
+    const tree = value as Record<string, unknown>;
+    // for-in also visits inherited enumerable keys: a superset of what jsonProblem walks, so a
+    // clean answer here is clean there (a false alarm only costs the second walk).
+    for (const key in tree) if (textProblem(key) !== undefined || !isStorableJson(tree[key])) return false;
+  }
+  return true;
 }
 
 /** A JSON tree `jsonb` can hold: every key and string free of NUL and lone surrogates, every number finite. */
-function jsonProblem(value: unknown, path: string): Omit<RowProblem, 'column'> | undefined {
+function jsonProblem(value: unknown, path: string): ValueProblem | undefined {
   if (typeof value === 'string') {
     const expected = textProblem(value);
     return expected ? { path, value, expected } : undefined;

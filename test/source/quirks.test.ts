@@ -50,10 +50,16 @@ describe('asDate', () => {
     expect(asDate('2024-03-01', 'moveInDate')).toBe('2024-03-01');
     expect(asDate(undefined, 'moveOutDate')).toBeNull();
     expect(asDate('', 'moveOutDate')).toBeNull();
+    expect(asDate(' 1/2/0001 ', 'moveInDate')).toBe('0001-01-02');
+    expect(asDate('12/31/9999', 'moveInDate')).toBe('9999-12-31');
+    expect(asDate('02/29/2000', 'moveInDate')).toBe('2000-02-29');
+    expect(asDate(' 0999-12-31', 'moveInDate')).toBe('0999-12-31');
   });
   it('checks the calendar', () => {
-    for (const bad of ['02/30/2024', '02/29/2023', '13/01/2024', '00/10/2024', '04/31/2024', '2024/01/01', 'soon', 20240101]) {
-      expect(recordErrorOf(() => asDate(bad, 'moveInDate')).field).toBe('moveInDate');
+    const bad = ['02/30/2024', '02/29/2023', '02/29/1900', '13/01/2024', '00/10/2024', '04/31/2024', '01/15/0000', '0000-01-15', '2024/01/01'];
+    const shapes = ['001/01/2024', '01/001/2024', '1/1/24', '1/1/02024', '/1/2024', '1//2024', '1/1/2024/', '1-1-2024', '2024-1-01', '2024-01-1', '2024-01-01T00:00', '２/1/2024'];
+    for (const text of [...bad, ...shapes, 'soon', 20240101]) {
+      expect(recordErrorOf(() => asDate(text, 'moveInDate')).field).toBe('moveInDate');
     }
   });
 });
@@ -101,6 +107,12 @@ describe('asMoney', () => {
     expect(asMoney('12345678901234567890.123456789', 'amount')).toBe('12345678901234567890.123456789');
     expect(asMoney('007.50', 'amount')).toBe('7.50');
     expect(asMoney('.5', 'amount')).toBe('0.5');
+    expect(asMoney('-.5', 'amount')).toBe('-0.5');
+    expect(asMoney('+12.', 'amount')).toBe('12');
+    expect(asMoney('000', 'amount')).toBe('0');
+    expect(asMoney('-000.000', 'amount')).toBe('0.000');
+    expect(asMoney('0100', 'amount')).toBe('100');
+    expect(asMoney(' 12.50 ', 'amount')).toBe('12.50');
   });
   it('reads dollars and both places of the sign', () => {
     expect(asMoney('$-2500.00', 'amount')).toBe('-2500.00');
@@ -108,16 +120,20 @@ describe('asMoney', () => {
     expect(asMoney('$2,500.00', 'amount')).toBe('2500.00');
     expect(asMoney('$0.00', 'amount')).toBe('0.00');
     expect(asMoney('-0.00', 'amount')).toBe('0.00');
+    expect(asMoney('- $ 1,234,567.8', 'amount')).toBe('-1234567.8');
+    expect(asMoney('$+5', 'amount')).toBe('5');
   });
   it('reads JSON numbers given as their text, exponent included', () => {
     expect(asMoney('1470.5', 'amount')).toBe('1470.5');
     expect(asMoney(-25.75, 'amount')).toBe('-25.75');
+    expect(asMoney(-0, 'amount')).toBe('0');
+    expect(asMoney(1e21, 'amount')).toBe('1000000000000000000000');
     expect(asMoney('1e3', 'amount')).toBe('1000');
     expect(asMoney('1.5e-7', 'amount')).toBe('0.00000015');
     expect(asMoney('12.345e1', 'amount')).toBe('123.45');
   });
   it('rejects what is not money', () => {
-    for (const bad of ['$', '-', '.', 'abc', '1.2.3', '--5', '-$-5', '12 USD', true, {}, Number.NaN]) {
+    for (const bad of ['$', '-', '.', '-.', '+', 'abc', '1.2.3', '--5', '-$-5', '+-5', '12 USD', '1,23', '1e41', true, {}, Number.NaN, Number.POSITIVE_INFINITY]) {
       expect(recordErrorOf(() => asMoney(bad, 'amount')).field).toBe('amount');
     }
     expect(asMoney('', 'amount')).toBeNull();
@@ -129,8 +145,15 @@ describe('asId, asInt, asText, required', () => {
     expect(asId('100001', 'id')).toBe(100001);
     expect(asId(42, 'id')).toBe(42);
     expect(asId(' 7 ', 'id')).toBe(7);
+    expect(asId('007', 'id')).toBe(7);
+    expect(asId(-0, 'id')).toBe(0);
+    expect(Object.is(asId(-0, 'id'), -0)).toBe(false);
+    expect(asId(Number.MAX_SAFE_INTEGER, 'id')).toBe(Number.MAX_SAFE_INTEGER);
+    expect(asId('9007199254740991', 'id')).toBe(Number.MAX_SAFE_INTEGER);
+    expect(recordErrorOf(() => asId('9007199254740992', 'id')).message).toContain('within range');
+    expect(recordErrorOf(() => asId(2 ** 53, 'id')).message).toContain('within range');
     expect(asId(undefined, 'id')).toBeNull();
-    for (const bad of ['12a', '-1', 1.5, -3, '1e3', '99999999999999999', {}]) expect(recordErrorOf(() => asId(bad, 'customerId')).field).toBe('customerId');
+    for (const bad of ['12a', '-1', '+1', '1 2', '١٢', 1.5, -3, '1e3', '99999999999999999', Number.POSITIVE_INFINITY, true, {}]) expect(recordErrorOf(() => asId(bad, 'customerId')).field).toBe('customerId');
   });
   it('reads integers with a sign', () => {
     expect(asInt('-3', 'n')).toBe(-3);

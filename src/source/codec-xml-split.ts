@@ -13,7 +13,7 @@
  * also gives the errors of a broken or truncated reply.
  */
 import { decodeXml, dropLayoutText, LAYOUT, xmlParser } from './codec-xml.js';
-import type { Tree, TreeObject } from './tree.js';
+import { isTreeObject, type Tree, type TreeObject } from './tree.js';
 
 /** Characters of child elements decoded together. */
 const SLICE_CHARS = 64 * 1024;
@@ -134,7 +134,7 @@ function childrenJson(text: string, children: readonly Span[]): Map<string, stri
     const doc = xmlParser.parse(`<slice>${slice}</slice>`) as { slice: Tree };
     if (LAYOUT.test(slice)) dropLayoutText(doc);
     const decoded = doc.slice;
-    if (isObject(decoded)) {
+    if (isTreeObject(decoded)) {
       for (const [name, value] of Object.entries(decoded)) {
         let texts = byName.get(name);
         if (!texts) byName.set(name, (texts = []));
@@ -147,12 +147,9 @@ function childrenJson(text: string, children: readonly Span[]): Map<string, stri
   return byName;
 }
 
-function isObject(value: Tree | undefined): value is TreeObject {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
-/** A marker no reply holds, standing for the container while the rest is decoded. */
+/** A marker no reply holds, standing for the container while the rest is decoded; and its JSON text. */
 const MARK = '\u0000propsync:records\u0000';
+const MARK_JSON = JSON.stringify(MARK);
 
 /**
  * The plain tree of an XML reply as JSON text, the records' container (at `path` below the
@@ -164,15 +161,15 @@ export function decodeXmlToJson(text: string, path: ContainerPath): string {
   const skeleton = decodeXml(text.slice(0, found.contentStart) + text.slice(found.contentEnd)) as TreeObject;
   // The emptied container decodes to '': put the marker there.
   let holder: Tree | undefined = skeleton[Object.keys(skeleton)[0]];
-  for (let i = 0; i < path.length - 1 && isObject(holder); i++) holder = holder[path[i]];
+  for (let i = 0; i < path.length - 1 && isTreeObject(holder); i++) holder = holder[path[i]];
   const key = path[path.length - 1];
-  if (!isObject(holder) || holder[key] !== '') return JSON.stringify(decodeXml(text));
+  if (!isTreeObject(holder) || holder[key] !== '') return JSON.stringify(decodeXml(text));
   holder[key] = MARK;
   const parts: string[] = [];
   for (const [name, texts] of childrenJson(text, found.children)) {
     parts.push(`${JSON.stringify(name)}:${texts.length === 1 ? texts[0] : `[${texts.join(',')}]`}`);
   }
   const json = JSON.stringify(skeleton);
-  const at = json.indexOf(JSON.stringify(MARK));
-  return `${json.slice(0, at)}{${parts.join(',')}}${json.slice(at + JSON.stringify(MARK).length)}`;
+  const at = json.indexOf(MARK_JSON);
+  return `${json.slice(0, at)}{${parts.join(',')}}${json.slice(at + MARK_JSON.length)}`;
 }

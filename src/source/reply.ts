@@ -19,7 +19,7 @@ import {
   type CallSite,
 } from './errors.js';
 import { asList } from './quirks.js';
-import type { Tree, TreeObject } from './tree.js';
+import { isTreeObject, type Tree } from './tree.js';
 import type { SourceMethod } from './types.js';
 
 /** Decodes a body into the plain tree, perhaps on another thread (see xml-decoder.ts). */
@@ -61,10 +61,6 @@ export interface ReplyInput {
   site: CallSite;
   /** Milliseconds from `Retry-After`, for a 429. */
   retryAfterMs?: number;
-}
-
-function isObject(value: unknown): value is TreeObject {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 function toInt(value: unknown): number | undefined {
@@ -119,8 +115,8 @@ export async function readReply(input: ReplyInput, decode: BodyDecoder = decodeB
       cause: error,
     });
   }
-  const response = isObject(tree) ? tree.response : undefined;
-  if (!isObject(response)) {
+  const response = isTreeObject(tree) ? tree.response : undefined;
+  if (!isTreeObject(response)) {
     const statusError = errorFor(undefined, status, `no response envelope: ${shorten(start, 120)}`, input);
     if (statusError) throw statusError;
     throw new MalformedReplyError('reply has no response envelope', { ...site, status });
@@ -131,8 +127,8 @@ export async function readReply(input: ReplyInput, decode: BodyDecoder = decodeB
   }
   const error = response.error;
   if (error !== undefined) {
-    const code = isObject(error) ? toInt(error.code) : undefined;
-    const message = isObject(error) && typeof error.message === 'string' ? error.message : typeof error === 'string' ? error : 'no message';
+    const code = isTreeObject(error) ? toInt(error.code) : undefined;
+    const message = isTreeObject(error) && typeof error.message === 'string' ? error.message : typeof error === 'string' ? error : 'no message';
     throw errorFor(code, status, message, input) ?? new SourceError(`error: ${message}`, { ...site, code, status });
   }
   const code = toInt(response.code);
@@ -147,23 +143,23 @@ export async function readReply(input: ReplyInput, decode: BodyDecoder = decodeB
 
 /** The records under a method's path in a decoded `result`: `[]` for "No records found" or an absent container. */
 export function recordsOf(path: SourceMethod['records'], result: Tree | undefined): unknown[] {
-  if (!isObject(result)) return asList(result).filter((item) => typeof item !== 'string');
+  if (!isTreeObject(result)) return asList(result).filter((item) => typeof item !== 'string');
   const [container, item] = path;
   const holder = result[container];
-  return isObject(holder) ? asList(holder[item]) : asList(holder).filter((entry) => typeof entry !== 'string');
+  return isTreeObject(holder) ? asList(holder[item]) : asList(holder).filter((entry) => typeof entry !== 'string');
 }
 
 function paginationOf(result: Tree | undefined): BodyPagination | undefined {
-  const block = isObject(result) ? result.pagination : undefined;
-  if (!isObject(block)) return undefined;
+  const block = isTreeObject(result) ? result.pagination : undefined;
+  if (!isTreeObject(block)) return undefined;
   const links: Record<string, string> = {};
-  if (isObject(block.links)) {
+  if (isTreeObject(block.links)) {
     for (const [rel, href] of Object.entries(block.links)) if (typeof href === 'string' && href !== '') links[rel] = href;
   }
   return {
     totalCount: toInt(block.totalCount),
     pageNumber: toInt(block.pageNumber),
     perPage: toInt(block.perPage),
-    links: isObject(block.links) ? links : undefined,
+    links: isTreeObject(block.links) ? links : undefined,
   };
 }

@@ -9,3 +9,8 @@ export type Tree = string | TreeObject | Tree[];
 export interface TreeObject {
   [key: string]: Tree;
 }
+
+/** Whether a node (or anything) is an object node: not text, not a list, not null. */
+export function isTreeObject(value: unknown): value is TreeObject {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}

@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { CompiledQuery, sql, type Kysely, type RawBuilder } from 'kysely';
+import { escapeIdentifier } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { loadColumns, SOURCE_HASH_COLUMN, type SourceTable } from './schema.js';
 
@@ -29,7 +30,9 @@ const ident = (name: string) => sql.ref(name);
  * that concurrent transactions lock shared rows in the same order.
  */
 export function dedupeByKey(spec: SourceTable, rows: readonly LoadRow[]): LoadRow[] {
-  const byKey = spec.key.length === 1 && rows.every((row) => typeof row[spec.key[0]] === 'number') ? lastByNumber(spec.key[0], rows) : lastByText(spec.key, rows);
+  const byKey = new Map<unknown, LoadRow>();
+  const keyOf = keyFunction(spec.key, rows);
+  for (const row of rows) byKey.set(keyOf(row), row);
   const compare = (a: LoadRow, b: LoadRow) => {
     for (const k of spec.key) {
       const x = a[k] as number | string;
@@ -42,20 +45,14 @@ export function dedupeByKey(spec: SourceTable, rows: readonly LoadRow[]): LoadRo
 }
 
 /**
- * The last row of each key of one numeric column, keyed by the number itself: two numbers are
- * the same key exactly when their texts are (0 and -0 included), so no key text is built.
+ * What tells two rows' keys apart: the number itself for one numeric column (two numbers are
+ * the same key exactly when their texts are, 0 and -0 included), else the text of the key
+ * columns.
  */
-function lastByNumber(column: string, rows: readonly LoadRow[]): Map<unknown, LoadRow> {
-  const byKey = new Map<unknown, LoadRow>();
-  for (const row of rows) byKey.set(row[column], row);
-  return byKey;
-}
-
-/** The last row of each key, keyed by the text of its key columns. */
-function lastByText(key: readonly string[], rows: readonly LoadRow[]): Map<unknown, LoadRow> {
-  const byKey = new Map<unknown, LoadRow>();
-  for (const row of rows) byKey.set(key.map((k) => String(row[k])).join('\u0000'), row);
-  return byKey;
+function keyFunction(key: readonly string[], rows: readonly LoadRow[]): (row: LoadRow) => unknown {
+  const [first] = key;
+  if (key.length === 1 && rows.every((row) => typeof row[first] === 'number')) return (row) => row[first];
+  return (row) => key.map((k) => String(row[k])).join('\u0000');
 }
 
 /** Rows per COPY chunk: the text of one chunk is all that is held at once, whatever the page size. */
@@ -63,12 +60,12 @@ const COPY_CHUNK_ROWS = 500;
 
 /**
  * One value in COPY's text format: backslash, tab, newline and CR escaped. A scan of the
- * character codes finds the (rare) first one to escape; text without any is returned as it is.
+ * character codes finds whether there is any (rarely); text without one is returned as it is.
  */
 function copyText(value: string): string {
   for (let i = 0; i < value.length; i++) {
     const code = value.charCodeAt(i);
-    if (code === 92 || code === 9 || code === 10 || code === 13) return value.slice(0, i) + value.slice(i).replace(/[\\\t\n\r]/g, (c) => COPY_ESCAPES[c]!);
+    if (code === 92 || code === 9 || code === 10 || code === 13) return value.replace(/[\\\t\n\r]/g, (c) => COPY_ESCAPES[c]!);
   }
   return value;
 }
@@ -101,10 +98,9 @@ function arrayText(values: readonly unknown[]): string {
   return `{${items.join(',')}}`;
 }
 
-/** A value of a scalar column: a number's text needs no escaping, and a string is its own text. */
+/** A value of a scalar column: a number's text needs no escaping. */
 function copyScalar(value: unknown): string {
-  if (typeof value === 'number') return String(value);
-  return copyText(typeof value === 'string' ? value : scalarText(value));
+  return typeof value === 'number' ? String(value) : copyText(scalarText(value));
 }
 
 /** A value of an array column: an array literal, or whatever else it is as text. */
@@ -172,13 +168,13 @@ async function mergeRows(db: AnyDatabase, spec: SourceTable, unique: readonly Lo
   const all = columns.map(([column]) => column);
   const names = sql.join(all.map((column) => ident(column)));
   const table = sql.table(spec.name);
-  const stage = `pg_temp.${quoteIdent(`propsync_stage_${spec.name}`)}`;
+  const stage = `pg_temp.${escapeIdentifier(`propsync_stage_${spec.name}`)}`;
   const updatable = all.filter((column) => !spec.key.includes(column));
   const assignments = sql.join(updatable.map((column) => sql`${ident(column)} = excluded.${ident(column)}`));
   const current = sql.join([...updatable, 'deleted_at'].map((column) => sql`${sql.raw(spec.name)}.${ident(column)}`));
   const incoming = sql.join([...updatable, 'deleted_at'].map((column) => sql`excluded.${ident(column)}`));
-  const definitions = columns.map(([column, type]) => `${quoteIdent(column)} ${type}`).join(', ');
-  const columnList = all.map(quoteIdent).join(', ');
+  const definitions = columns.map(([column, type]) => `${escapeIdentifier(column)} ${type}`).join(', ');
+  const columnList = all.map(escapeIdentifier).join(', ');
   // One round trip: the staging table exists once per session and is emptied at every commit
   // (and here, should a transaction load the same table twice).
   await sql.raw(`create temp table if not exists ${stage} (${definitions}) on commit delete rows; delete from ${stage}`).execute(db);
@@ -196,11 +192,6 @@ async function mergeRows(db: AnyDatabase, spec: SourceTable, unique: readonly Lo
   `.execute(db);
   const { inserted, updated } = result.rows[0];
   return { inserted, updated, unchanged: unique.length - inserted - updated };
-}
-
-/** A quoted SQL identifier. */
-function quoteIdent(name: string): string {
-  return `"${name.replace(/"/g, '""')}"`;
 }
 
 /**

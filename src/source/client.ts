@@ -20,7 +20,7 @@ import { decodeBytes, readReply, type BodyDecoder } from './reply.js';
 import { RetrySchedule, timerDelay } from './retry.js';
 import { Transport, type HttpReply } from './transport.js';
 import { createXmlDecoder } from './xml-decoder.js';
-import type { CallEvent, ClientStats, SourceClient, SourceMethod, SourcePage, SourceRequest } from './types.js';
+import type { CallEvent, ClientStats, PagesOptions, RecordRecognizer, SourceClient, SourceMethod, SourcePage, SourceRequest } from './types.js';
 
 /** Options of `createSourceClient`. */
 export interface SourceClientOptions {
@@ -116,9 +116,10 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
   });
   // XML is decoded on other threads (see xml-decoder.ts); JSON on this one.
   const xml = config.format === 'xml' ? createXmlDecoder({ threads: config.decodeThreads }) : undefined;
-  // XML's bytes go to a decoding thread as they are (no text of them on this one).
-  const decode: BodyDecoder = (format, body, records) => {
-    if (format === 'xml' && xml) return xml.decode(body, ['result', records[0]]);
+  // XML's bytes go to a decoding thread as they are (no text of them on this one); the records a
+  // recognizer holds are passed over there. JSON is decoded here, whole (JSON.parse is cheap).
+  const decoderFor = (recognizer: RecordRecognizer | undefined): BodyDecoder => (format, body, records) => {
+    if (format === 'xml' && xml) return xml.decode(body, ['result', records[0]], recognizer && { item: records[1], recognizer });
     assertRoomToDecode(body.length);
     return decodeBytes(format, body, records);
   };
@@ -199,7 +200,9 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
   }
 
   /** One page, with its retries. */
-  async function fetchPage(request: SourceRequest, pageNo: number, params: Record<string, string>, version: MethodVersion, signal?: AbortSignal): Promise<SourcePage> {
+  async function fetchPage(request: SourceRequest, pageNo: number, params: Record<string, string>, version: MethodVersion, options: PagesOptions): Promise<SourcePage> {
+    const { signal } = options;
+    const decode = decoderFor(options.recognize);
     const property = request.context?.property ?? params.propertyId;
     const site: CallSite = { method: request.method.name, property, page: pageNo };
     const schedule = new RetrySchedule(config.retry, config.rateLimit.maxWaitMs);
@@ -225,6 +228,7 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
           pageNo,
           perPage,
           records: read.records,
+          ...(read.textDigests ? { textDigests: read.textDigests } : {}),
           totalCount,
           isLast: isLastPage({ pageNo, perPage, count: read.records.length, totalCount, links }),
           bytes: trace.bytes,
@@ -284,7 +288,7 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
     return out;
   }
 
-  async function* pages(request: SourceRequest, pageOptions: { startPage?: number; signal?: AbortSignal } = {}): AsyncGenerator<SourcePage, void, undefined> {
+  async function* pages(request: SourceRequest, pageOptions: PagesOptions = {}): AsyncGenerator<SourcePage, void, undefined> {
     let version: MethodVersion;
     let params: Record<string, string>;
     try {
@@ -299,7 +303,7 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
     let cap = config.maxPages;
     let capped = false;
     for (let pageNo = startPage; ; pageNo++) {
-      const page = await fetchPage(request, pageNo, params, version, pageOptions.signal);
+      const page = await fetchPage(request, pageNo, params, version, pageOptions);
       if (!capped && totalAgrees({ pageNo, perPage: page.perPage, count: page.records.length, totalCount: page.totalCount })) {
         cap = pageCap(config.maxPages, page.perPage, page.totalCount);
         capped = true;

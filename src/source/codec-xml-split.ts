@@ -12,6 +12,7 @@
  * declare entities, a document that ends early) sends the text whole through `decodeXml`, which
  * also gives the errors of a broken or truncated reply.
  */
+import { createHash } from 'node:crypto';
 import { decodeXml, dropLayoutText, LAYOUT, xmlParser } from './codec-xml.js';
 import { isTreeObject, type Tree, type TreeObject } from './tree.js';
 
@@ -21,10 +22,11 @@ const SLICE_CHARS = 64 * 1024;
 /** Where the records' container sits: the element names below the root (`['result', 'leases']`). */
 export type ContainerPath = readonly string[];
 
-/** Where a child element of the container starts and ends (end exclusive). */
+/** Where a child element of the container starts and ends (end exclusive), and its name. */
 interface Span {
   start: number;
   end: number;
+  name: string;
 }
 
 /** The container found: where its content starts and ends, and its children's spans. */
@@ -81,6 +83,7 @@ function findContainer(text: string, path: ContainerPath): Found | undefined {
   const open: string[] = [];
   let container: Found | undefined;
   let childStart = -1;
+  let childName = '';
   let pos = text.indexOf('<');
   while (pos >= 0) {
     const end = markupEnd(text, pos);
@@ -94,7 +97,7 @@ function findContainer(text: string, path: ContainerPath): Found | undefined {
       const name = tagName(text, pos + 2, end);
       if (open.pop() !== name) return undefined;
       if (container && open.length === path.length + 1 && childStart >= 0) {
-        container.children.push({ start: childStart, end });
+        container.children.push({ start: childStart, end, name: childName });
         childStart = -1;
       } else if (container && open.length === path.length) {
         container.contentEnd = pos;
@@ -104,8 +107,11 @@ function findContainer(text: string, path: ContainerPath): Found | undefined {
       const name = tagName(text, pos + 1, end);
       const selfClosing = text.charCodeAt(end - 2) === 0x2f;
       if (inContainer) {
-        if (selfClosing) container!.children.push({ start: pos, end });
-        else childStart = pos;
+        if (selfClosing) container!.children.push({ start: pos, end, name });
+        else {
+          childStart = pos;
+          childName = name;
+        }
       } else if (!container && open.length === path.length && name === path[path.length - 1] && path.every((step, i) => i === path.length - 1 || open[i + 1] === step)) {
         // The container itself: no attributes, and not empty-by-self-closing.
         if (selfClosing || end - pos !== name.length + 2) return undefined;
@@ -124,22 +130,36 @@ function findContainer(text: string, path: ContainerPath): Found | undefined {
   return undefined;
 }
 
-/** The child elements of the container, decoded a slice at a time, as `name → JSON texts`. */
-function childrenJson(text: string, children: readonly Span[]): Map<string, string[]> {
+/** The JSON text standing for a record passed over (see `decodeXmlRecognizing`). */
+export const PASSED_OVER_JSON = '{}';
+
+/**
+ * The child elements of the container, decoded a slice at a time, as `name → JSON texts`; a
+ * child in `passOver` is not decoded, and stands as `PASSED_OVER_JSON`.
+ */
+function childrenJson(text: string, children: readonly Span[], passOver: ReadonlySet<number>): Map<string, string[]> {
   const byName = new Map<string, string[]>();
+  const add = (name: string, json: string) => {
+    let texts = byName.get(name);
+    if (!texts) byName.set(name, (texts = []));
+    texts.push(json);
+  };
   for (let first = 0; first < children.length; ) {
+    if (passOver.has(first)) {
+      add(children[first].name, PASSED_OVER_JSON);
+      first++;
+      continue;
+    }
     let last = first;
-    while (last + 1 < children.length && children[last + 1].end - children[first].start <= SLICE_CHARS) last++;
+    while (last + 1 < children.length && !passOver.has(last + 1) && children[last + 1].end - children[first].start <= SLICE_CHARS) last++;
     const slice = text.slice(children[first].start, children[last].end);
     const doc = xmlParser.parse(`<slice>${slice}</slice>`) as { slice: Tree };
     if (LAYOUT.test(slice)) dropLayoutText(doc);
     const decoded = doc.slice;
     if (isTreeObject(decoded)) {
       for (const [name, value] of Object.entries(decoded)) {
-        let texts = byName.get(name);
-        if (!texts) byName.set(name, (texts = []));
-        if (Array.isArray(value)) for (const item of value) texts.push(JSON.stringify(item));
-        else texts.push(JSON.stringify(value));
+        if (Array.isArray(value)) for (const item of value) add(name, JSON.stringify(item));
+        else add(name, JSON.stringify(value));
       }
     }
     first = last + 1;
@@ -151,25 +171,84 @@ function childrenJson(text: string, children: readonly Span[]): Map<string, stri
 const MARK = '\u0000propsync:records\u0000';
 const MARK_JSON = JSON.stringify(MARK);
 
-/**
- * The plain tree of an XML reply as JSON text, the records' container (at `path` below the
- * root) decoded a slice at a time. Throws what `decodeXml` throws on a broken document.
- */
-export function decodeXmlToJson(text: string, path: ContainerPath): string {
+/** A document whose records' container was found, with the rest of it decoded: ready to assemble. */
+interface Prepared {
+  found: Found;
+  skeleton: TreeObject;
+  holder: TreeObject;
+  key: string;
+}
+
+/** Finds the container and decodes the rest of the document, or undefined when it must be decoded whole. */
+function prepare(text: string, path: ContainerPath): Prepared | undefined {
   const found = path.length > 0 ? findContainer(text, path) : undefined;
-  if (!found || found.children.length === 0) return JSON.stringify(decodeXml(text));
+  if (!found || found.children.length === 0) return undefined;
   const skeleton = decodeXml(text.slice(0, found.contentStart) + text.slice(found.contentEnd)) as TreeObject;
-  // The emptied container decodes to '': put the marker there.
+  // The emptied container decodes to '': the records go there.
   let holder: Tree | undefined = skeleton[Object.keys(skeleton)[0]];
   for (let i = 0; i < path.length - 1 && isTreeObject(holder); i++) holder = holder[path[i]];
   const key = path[path.length - 1];
-  if (!isTreeObject(holder) || holder[key] !== '') return JSON.stringify(decodeXml(text));
+  if (!isTreeObject(holder) || holder[key] !== '') return undefined;
+  return { found, skeleton, holder, key };
+}
+
+/** The document's JSON text, its container's children decoded a slice at a time (those in `passOver` not at all). */
+function assemble(text: string, prepared: Prepared, passOver: ReadonlySet<number> = new Set()): string {
+  const { found, skeleton, holder, key } = prepared;
   holder[key] = MARK;
   const parts: string[] = [];
-  for (const [name, texts] of childrenJson(text, found.children)) {
+  for (const [name, texts] of childrenJson(text, found.children, passOver)) {
     parts.push(`${JSON.stringify(name)}:${texts.length === 1 ? texts[0] : `[${texts.join(',')}]`}`);
   }
   const json = JSON.stringify(skeleton);
   const at = json.indexOf(MARK_JSON);
   return `${json.slice(0, at)}{${parts.join(',')}}${json.slice(at + MARK_JSON.length)}`;
+}
+
+/**
+ * The plain tree of an XML reply as JSON text, the records' container (at `path` below the
+ * root) decoded a slice at a time. Throws what `decodeXml` throws on a broken document.
+ */
+export function decodeXmlToJson(text: string, path: ContainerPath): string {
+  const prepared = prepare(text, path);
+  return prepared ? assemble(text, prepared) : JSON.stringify(decodeXml(text));
+}
+
+/** The digest of one record's XML text: the same text, under the same salt, always decodes and loads the same. */
+function textDigest(salt: string, text: string, span: Span): string {
+  return createHash('sha1').update(salt).update('\n').update(text.slice(span.start, span.end)).digest('base64');
+}
+
+/** A reply decoded by `decodeXmlRecognizing`. */
+export interface RecognizedJson {
+  /** The tree's JSON text; a record passed over stands as `PASSED_OVER_JSON`. */
+  json: string;
+  /** The digest of each record's text, in the order of the records (absent when the reply was decoded whole). */
+  digests?: string[];
+  /** Which records were passed over, by the same index. */
+  passed?: boolean[];
+}
+
+/**
+ * Like `decodeXmlToJson`, but first hands the digests of the records' texts (the `item`
+ * children of the container, each digested with `salt`) to `passOver`, which answers which of
+ * them need no decoding: those are left out, and stand as `PASSED_OVER_JSON` in their place.
+ * A reply that is not plainly shaped is decoded whole, and nothing is asked.
+ */
+export async function decodeXmlRecognizing(
+  text: string,
+  path: ContainerPath,
+  recognize: { item: string; salt: string; passOver: (digests: string[]) => Promise<readonly boolean[]> },
+): Promise<RecognizedJson> {
+  const prepared = prepare(text, path);
+  if (!prepared) return { json: JSON.stringify(decodeXml(text)) };
+  const records: number[] = [];
+  prepared.found.children.forEach((child, index) => {
+    if (child.name === recognize.item) records.push(index);
+  });
+  const digests = records.map((index) => textDigest(recognize.salt, text, prepared.found.children[index]));
+  const answer = digests.length > 0 ? await recognize.passOver(digests) : [];
+  const passed = digests.map((_, index) => answer[index] === true);
+  const skip = new Set(records.filter((_, index) => passed[index]));
+  return { json: assemble(text, prepared, skip), digests, passed };
 }

@@ -222,3 +222,14 @@ function describeValue(value: unknown): string {
   }
   return text.length > 120 ? `${text.slice(0, 117)}...` : text;
 }
+
+/**
+ * The recognizer could not answer (the warehouse, say): no fault of the reply, so not retried as
+ * one; `cause` is the recognizer's error (see `readReply`).
+ */
+export class RecognizerFailure extends Error {
+  override name = 'RecognizerFailure';
+  constructor(override readonly cause: unknown) {
+    super(cause instanceof Error ? cause.message : String(cause));
+  }
+}

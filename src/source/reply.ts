@@ -11,6 +11,7 @@ import {
   AuthenticationError,
   BadParameterError,
   MalformedReplyError,
+  RecognizerFailure,
   ServerError,
   SourceError,
   ThrottledError,
@@ -20,13 +21,22 @@ import {
 } from './errors.js';
 import { asList } from './quirks.js';
 import { isTreeObject, type Tree } from './tree.js';
-import type { SourceMethod } from './types.js';
+import { KnownRecord, type SourceMethod } from './types.js';
+
+/** A decoded body: the tree, and, when records were recognized (see `RecordRecognizer`), the records' text digests and the keys of those passed over. */
+export interface DecodedBody {
+  tree: Tree;
+  /** The digest of each record's text, in the order of the records, when the reply was digested. */
+  digests?: string[];
+  /** The caller's key of each record passed over (undecoded; it stands as `{}` in the tree), by the same index. */
+  keys?: (string | undefined)[];
+}
 
 /** Decodes a body into the plain tree, perhaps on another thread (see xml-decoder.ts). */
-export type BodyDecoder = (format: Format, body: Buffer, records: SourceMethod['records']) => Tree | Promise<Tree>;
+export type BodyDecoder = (format: Format, body: Buffer, records: SourceMethod['records']) => DecodedBody | Promise<DecodedBody>;
 
 /** Decodes the body's UTF-8 text on this thread. */
-export const decodeBytes: BodyDecoder = (format, body) => decodeBody(format, body.toString('utf8'));
+export const decodeBytes: BodyDecoder = (format, body) => ({ tree: decodeBody(format, body.toString('utf8')) });
 
 /** Decodes a body in the given format into the plain tree (throws on unreadable text). */
 export function decodeBody(format: Format, text: string): Tree {
@@ -44,7 +54,10 @@ export interface BodyPagination {
 
 /** A successful reply, read. */
 export interface ReadReply {
+  /** The records; a record passed over undecoded is a `KnownRecord`. */
   records: unknown[];
+  /** The digest of each record's text, by the index of `records`, when the reply was digested. */
+  textDigests?: string[];
   pagination?: BodyPagination;
 }
 
@@ -102,10 +115,12 @@ export async function readReply(input: ReplyInput, decode: BodyDecoder = decodeB
   // What error messages quote, taken before the decoder may move the bytes to another thread.
   const size = input.body.length;
   const start = input.body.subarray(0, 480).toString('utf8');
-  let tree: Tree;
+  let body: DecodedBody;
   try {
-    tree = await decode(input.format, input.body, input.records);
+    body = await decode(input.format, input.body, input.records);
   } catch (error) {
+    // The caller's recognizer failed (see xml-decoder.ts): its own error, not the reply's.
+    if (error instanceof RecognizerFailure) throw error.cause;
     if (error instanceof UndecodableReplyError) throw new UndecodableReplyError(error.detail, { ...site, status });
     const statusError = errorFor(undefined, status, `unreadable ${input.format.toUpperCase()} body: ${shorten(start, 120)}`, input);
     if (statusError) throw statusError;
@@ -115,6 +130,7 @@ export async function readReply(input: ReplyInput, decode: BodyDecoder = decodeB
       cause: error,
     });
   }
+  const tree = body.tree;
   const response = isTreeObject(tree) ? tree.response : undefined;
   if (!isTreeObject(response)) {
     const statusError = errorFor(undefined, status, `no response envelope: ${shorten(start, 120)}`, input);
@@ -138,7 +154,29 @@ export async function readReply(input: ReplyInput, decode: BodyDecoder = decodeB
     throw new MalformedReplyError(`reply does not echo requestId ${JSON.stringify(input.requestId)}`, { ...site, status });
   }
   if (!('result' in response)) throw new MalformedReplyError('reply has neither result nor error', { ...site, status });
-  return { records: recordsOf(input.records, response.result), pagination: paginationOf(response.result) };
+  const records = recordsOf(input.records, response.result);
+  return { ...recognized(records, body, input.site, status), pagination: paginationOf(response.result) };
+}
+
+/**
+ * The records with those passed over undecoded as `KnownRecord`s, and their text digests. The
+ * digests are of the container's record elements, which the records are one for one (unless the
+ * source sent a record as "No records found" text, say): digests that do not line up are dropped,
+ * and a reply whose passed-over records would not line up is refused (the next try decodes it).
+ */
+function recognized(records: unknown[], body: DecodedBody, site: CallSite, status: number): Pick<ReadReply, 'records' | 'textDigests'> {
+  const { digests, keys } = body;
+  if (!digests) return { records };
+  if (digests.length !== records.length) {
+    if (keys?.some((key) => key !== undefined)) {
+      throw new MalformedReplyError(`the reply's ${records.length} records do not line up with its ${digests.length} record elements`, { ...site, status });
+    }
+    return { records };
+  }
+  keys?.forEach((key, index) => {
+    if (key !== undefined) records[index] = new KnownRecord(key);
+  });
+  return { records, textDigests: digests };
 }
 
 /** The records under a method's path in a decoded `result`: `[]` for "No records found" or an absent container. */

@@ -59,6 +59,26 @@ export interface SourceRequest {
   context?: { runId?: number; stream?: string; property?: string; workUnit?: string };
 }
 
+/**
+ * Lets the client pass over the records its caller already holds exactly as sent, without
+ * decoding them (XML replies, where decoding is most of a sync's work): the client digests
+ * each record's text, with `salt`, and asks `lookup` which digests the caller holds.
+ */
+export interface RecordRecognizer {
+  /** Mixed into every digest: whatever besides the text decides what a record loads as (the normalization's and the method's versions). */
+  salt: string;
+  /** The key of each record the caller holds, by the digest of its text, among `digests`. */
+  lookup(digests: readonly string[]): Promise<ReadonlyMap<string, string>>;
+}
+
+/** A record of a page passed over undecoded: the caller holds it as it is (see `RecordRecognizer`). */
+export class KnownRecord {
+  constructor(
+    /** The record's key, as the caller gave it. */
+    readonly key: string,
+  ) {}
+}
+
 /** One page of a request, decoded. */
 export interface SourcePage {
   /** 1-based page number (`page_no`). */
@@ -66,9 +86,12 @@ export interface SourcePage {
   perPage: number;
   /**
    * The records of the page (under the method's `records` path), always an array (empty for
-   * "No records found"), each a plain tree identical for JSON and XML: every scalar leaf a string.
+   * "No records found"), each a plain tree identical for JSON and XML: every scalar leaf a string;
+   * or, when the caller passed a `RecordRecognizer`, a `KnownRecord` for a record it holds.
    */
   records: unknown[];
+  /** With a `RecordRecognizer`: the digest of each record's text (by the index of `records`), when the reply was digested. */
+  textDigests?: readonly string[];
   /** `X-Total-Count` or the body's pagination total, when the source sent one. */
   totalCount?: number;
   /** True when no page follows. */
@@ -119,13 +142,20 @@ export interface ClientStats {
   budgetLeft: number;
 }
 
+/** Where `pages` starts, what stops it, and what it may pass over. */
+export interface PagesOptions {
+  startPage?: number;
+  signal?: AbortSignal;
+  recognize?: RecordRecognizer;
+}
+
 /** The client of the source API; one per process, shared by all work (pacing, budget). */
 export interface SourceClient {
   /**
    * The pages of one request, fetched one at a time as the caller asks for them (only one
    * page in memory), starting at `startPage` (default 1), ending after the last page.
    */
-  pages(request: SourceRequest, options?: { startPage?: number; signal?: AbortSignal }): AsyncGenerator<SourcePage, void, undefined>;
+  pages(request: SourceRequest, options?: PagesOptions): AsyncGenerator<SourcePage, void, undefined>;
   /**
    * The source's "today" as `YYYY-MM-DD`: the date in the configured time zone of the latest
    * reply's HTTP `Date` header, or of the local clock when no reply has come yet.

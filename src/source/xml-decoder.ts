@@ -13,12 +13,15 @@
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { MessageChannel, type TransferListItem } from 'node:worker_threads';
 import { Piscina } from 'piscina';
-import type { ContainerPath } from './codec-xml-split.js';
+import { decodeXmlRecognizing, type ContainerPath, type RecognizedJson } from './codec-xml-split.js';
 import { decodeXml } from './codec-xml.js';
-import { UndecodableReplyError } from './errors.js';
+import { RecognizerFailure, UndecodableReplyError } from './errors.js';
+import type { DecodedBody } from './reply.js';
 import type { Tree } from './tree.js';
-import type { XmlDecodeTask } from './xml-decode-task.js';
+import type { RecordRecognizer } from './types.js';
+import type { PassOverAnswer, XmlDecodeTask } from './xml-decode-task.js';
 
 /** Replies shorter than this (in bytes) are decoded on the calling thread. */
 export const OFF_THREAD_MIN_BYTES = 64 * 1024;
@@ -37,10 +40,19 @@ const THREAD_YOUNG_MB = 8;
 /** How long a decoding thread may stay idle before it ends. */
 const IDLE_MS = 5_000;
 
+/** What to recognize: the records' element in the container, and who knows them. */
+export interface Recognize {
+  item: string;
+  recognizer: RecordRecognizer;
+}
+
 /** Decodes XML replies to the plain tree. */
 export interface XmlDecoder {
-  /** Decodes a reply; `container` is where its records sit below the root (decoded a slice at a time). */
-  decode(body: Uint8Array, container: ContainerPath): Promise<Tree>;
+  /**
+   * Decodes a reply; `container` is where its records sit below the root (decoded a slice at a
+   * time). With `recognize`, the records the recognizer holds are passed over undecoded.
+   */
+  decode(body: Uint8Array, container: ContainerPath, recognize?: Recognize): Promise<DecodedBody>;
   /** Decoding threads running now. */
   threads(): number;
   /** Stops the threads; decoding afterwards happens on the calling thread. */
@@ -79,13 +91,13 @@ function outOfMemory(error: unknown): boolean {
 export function createXmlDecoder(options: XmlDecoderOptions = {}): XmlDecoder {
   const minBytes = options.minBytes ?? OFF_THREAD_MIN_BYTES;
   const heapMb = options.heapMb ?? THREAD_HEAP_MB;
-  let pool: Piscina<XmlDecodeTask, string> | undefined;
+  let pool: Piscina<XmlDecodeTask, RecognizedJson> | undefined;
   let closed = false;
 
-  function pooled(): Piscina<XmlDecodeTask, string> {
+  function pooled(): Piscina<XmlDecodeTask, RecognizedJson> {
     if (!pool) {
       const threadCount = options.threads ?? defaultThreads();
-      pool = new Piscina<XmlDecodeTask, string>({
+      pool = new Piscina<XmlDecodeTask, RecognizedJson>({
         ...taskModule(),
         // Threads start with the replies and end after a few idle seconds: a scheduler waiting for
         // its next run holds none.
@@ -100,24 +112,47 @@ export function createXmlDecoder(options: XmlDecoderOptions = {}): XmlDecoder {
     return pool;
   }
 
+  /** Decodes on a thread, answering its question about the records over a port of its own. */
+  async function onThread(bytes: Uint8Array, container: ContainerPath, recognize: Recognize | undefined, known: Map<string, string>, failure: Failure): Promise<RecognizedJson> {
+    const transferList: TransferListItem[] = [bytes.buffer as ArrayBuffer];
+    if (!recognize) return pooled().run({ bytes, container }, { transferList });
+    const { port1, port2 } = new MessageChannel();
+    port1.on('message', (digests: string[]) => {
+      passOverWith(recognize.recognizer, known, failure)(digests).then(
+        (passed) => port1.postMessage({ passed } satisfies PassOverAnswer),
+        (error: unknown) => port1.postMessage({ error: error instanceof Error ? error.message : String(error) } satisfies PassOverAnswer),
+      );
+    });
+    try {
+      return await pooled().run({ bytes, container, recognize: { item: recognize.item, salt: recognize.recognizer.salt, port: port2 } }, { transferList: [...transferList, port2] });
+    } finally {
+      port1.close();
+    }
+  }
+
   return {
-    async decode(body, container) {
-      if (closed || body.byteLength < minBytes) return decodeXml(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8'));
-      const size = body.byteLength;
-      // The bytes move to the thread without a copy when they fill their buffer; else a copy of them does.
-      const bytes = body.byteOffset === 0 && body.buffer.byteLength === size ? body : new Uint8Array(body);
-      let json: string;
+    async decode(body, container, recognize) {
+      const known = new Map<string, string>();
+      const failure: Failure = {};
       try {
-        json = await pooled().run({ bytes, container }, { transferList: [bytes.buffer as ArrayBuffer] });
+        if (closed || body.byteLength < minBytes) {
+          const text = Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
+          if (!recognize) return { tree: decodeXml(text) };
+          const passOver = passOverWith(recognize.recognizer, known, failure);
+          return decoded(await decodeXmlRecognizing(text, container, { item: recognize.item, salt: recognize.recognizer.salt, passOver }), known);
+        }
+        // The bytes move to the thread without a copy when they fill their buffer; else a copy of them does.
+        const bytes = body.byteOffset === 0 && body.buffer.byteLength === body.byteLength ? body : new Uint8Array(body);
+        return decoded(await onThread(bytes, container, recognize, known, failure), known);
       } catch (error) {
+        if ('error' in failure) throw new RecognizerFailure(failure.error);
         if (outOfMemory(error)) {
           throw new UndecodableReplyError(
-            `the reply (${size} bytes of XML) does not fit in the ${heapMb} MB a decoding thread may use; refused without retrying — lower source.pageSize`,
+            `the reply (${body.byteLength} bytes of XML) does not fit in the ${heapMb} MB a decoding thread may use; refused without retrying — lower source.pageSize`,
           );
         }
         throw error;
       }
-      return JSON.parse(json) as Tree;
     },
     threads: () => pool?.threads.length ?? 0,
     async close() {
@@ -127,4 +162,32 @@ export function createXmlDecoder(options: XmlDecoderOptions = {}): XmlDecoder {
       await running?.destroy();
     },
   };
+}
+
+/** Where the recognizer's own failure is kept (it is no fault of the reply). */
+interface Failure {
+  error?: unknown;
+}
+
+/** Asks the recognizer which digests it holds, noting their keys in `known` (its failure in `failure`); answers which records to pass over. */
+function passOverWith(recognizer: RecordRecognizer, known: Map<string, string>, failure: Failure): (digests: string[]) => Promise<boolean[]> {
+  return async (digests) => {
+    let held: ReadonlyMap<string, string>;
+    try {
+      held = await recognizer.lookup([...new Set(digests)]);
+    } catch (error) {
+      failure.error = error;
+      throw error;
+    }
+    for (const [digest, key] of held) known.set(digest, key);
+    return digests.map((digest) => held.has(digest));
+  };
+}
+
+/** The tree of a decoded reply, with the keys of the records passed over. */
+function decoded(result: RecognizedJson, known: ReadonlyMap<string, string>): DecodedBody {
+  const tree = JSON.parse(result.json) as Tree;
+  const { digests, passed } = result;
+  if (!digests || !passed) return { tree };
+  return { tree, digests, keys: passed.map((pass, index) => (pass ? known.get(digests[index]) : undefined)) };
 }

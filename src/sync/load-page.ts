@@ -4,9 +4,10 @@ import type { MethodVersion } from '../config/schema.js';
 import type { CompletionAction, StreamDefinition, WorkUnitPlan } from '../streams/types.js';
 import type { Db } from '../warehouse-schema.js';
 import { RecordError, tracingFields } from '../source/quirks.js';
-import { markMissingChildren, markUnseenDeleted, storedDigests, upsertRows, type LoadRow, type UpsertCounts } from '../warehouse/bulk-load.js';
+import { markMissingChildren, markUnseenDeleted, storedDigests, storedTextDigests, upsertRows, type LoadRow, type UpsertCounts } from '../warehouse/bulk-load.js';
 import { checkRow } from '../warehouse/check-row.js';
-import { SOURCE_HASH_COLUMN } from '../warehouse/schema.js';
+import { SOURCE_HASH_COLUMN, SOURCE_TEXT_HASH_COLUMN } from '../warehouse/schema.js';
+import { KnownRecord, type RecordRecognizer } from '../source/types.js';
 import { inTransaction } from '../warehouse/transaction.js';
 import { ROW_COUNTERS, zeroCounts } from './counters.js';
 import { writeCursor } from './cursors.js';
@@ -22,7 +23,10 @@ export interface PageToLoad {
   runId: number;
   unitId: number;
   pageNo: number;
+  /** The page's records; a `KnownRecord` is one the source client passed over, held as it is. */
   records: readonly unknown[];
+  /** The digest of each record's text, by index, when the client digested the reply (stored with the parent row). */
+  textDigests?: readonly string[];
   version: MethodVersion;
   calls: number;
   retries: number;
@@ -53,11 +57,17 @@ export async function loadPage(db: Db, page: PageToLoad): Promise<PageLoaded> {
   const seenKeys: number[] = [];
   const ready: ReadyRecord[] = [];
   const keys = page.records.map((record) => parsedKey(stream, record));
-  const stored = await storedDigests(db, stream.tables[0], keys.flatMap((key) => (key.id === undefined ? [] : [key.id])));
+  const toDecide = keys.flatMap((key, index) => (key.id === undefined || page.records[index] instanceof KnownRecord ? [] : [key.id]));
+  const stored = await storedDigests(db, stream.tables[0], toDecide);
   let skipped = 0;
   for (const [index, record] of page.records.entries()) {
     const key = keys[index];
     if (key.id !== undefined) seenKeys.push(key.id);
+    if (record instanceof KnownRecord) {
+      // Passed over undecoded: its text is the very text of the row as it stands.
+      skipped += 1;
+      continue;
+    }
     try {
       if (key.error) throw key.error;
       const digest = recordDigest(record, page.version);
@@ -66,7 +76,7 @@ export async function loadPage(db: Db, page: PageToLoad): Promise<PageLoaded> {
         skipped += 1;
         continue;
       }
-      ready.push({ index, ...checkedRecord(stream, record, page.version, digest) });
+      ready.push({ index, ...checkedRecord(stream, record, page.version, { tree: digest, text: page.textDigests?.[index] }) });
     } catch (error) {
       quarantined.push(quarantineOf(page, keys[index], index, error instanceof Error ? error.message : String(error)));
     }
@@ -115,7 +125,7 @@ interface RecordKey {
 
 function parsedKey(stream: StreamDefinition, record: unknown): RecordKey {
   try {
-    const text = stream.recordKey(record);
+    const text = record instanceof KnownRecord ? record.key : stream.recordKey(record);
     return { text, id: safeId(text) };
   } catch (error) {
     return { error };
@@ -142,7 +152,7 @@ interface ReadyRecord {
  * that a value a column cannot hold is this record's error (naming the source field it came
  * from, and the column) rather than the page's.
  */
-function checkedRecord(stream: StreamDefinition, record: unknown, version: MethodVersion, digest: string): Omit<ReadyRecord, 'index'> {
+function checkedRecord(stream: StreamDefinition, record: unknown, version: MethodVersion, digests: { tree: string; text?: string }): Omit<ReadyRecord, 'index'> {
   const normalized = stream.normalize(record, { version });
   const rows = new Map<string, LoadRow[]>();
   for (const [position, table] of stream.tables.entries()) {
@@ -156,7 +166,10 @@ function checkedRecord(stream: StreamDefinition, record: unknown, version: Metho
     rows.set(table.name, tableRows);
   }
   const parentRow = rows.get(stream.tables[0].name)?.[0];
-  if (parentRow) parentRow[SOURCE_HASH_COLUMN] = digest;
+  if (parentRow) {
+    parentRow[SOURCE_HASH_COLUMN] = digests.tree;
+    parentRow[SOURCE_TEXT_HASH_COLUMN] = digests.text ?? null;
+  }
   return { key: normalized.key, rows };
 }
 
@@ -289,6 +302,19 @@ const NORMALIZATION_VERSION = '1';
 /** Digest of a whole decoded record: JSON and XML decode to the same tree, so to the same digest. */
 function recordDigest(record: unknown, version: string): string {
   return createHash('sha1').update(NORMALIZATION_VERSION).update(version).update(JSON.stringify(record)).digest('base64');
+}
+
+/**
+ * What lets the source client pass over, undecoded, the records whose text is the very text a
+ * live parent row was last loaded from: the text's digest is salted with what else decides how
+ * a record loads (the normalization's and the method's versions), so a row loaded under other
+ * versions is not recognized.
+ */
+export function recordRecognizer(db: Db, stream: StreamDefinition, version: MethodVersion): RecordRecognizer {
+  return {
+    salt: `${NORMALIZATION_VERSION}:${version}`,
+    lookup: (digests) => storedTextDigests(db, stream.tables[0], digests),
+  };
 }
 
 function propertyOf(record: unknown): string | undefined {

@@ -1,11 +1,11 @@
 import type { MethodVersion } from '../config/schema.js';
 import type { Logger } from '../log/logger.js';
-import type { SourceClient, SourcePage } from '../source/types.js';
+import { KnownRecord, type SourceClient, type SourcePage } from '../source/types.js';
 import type { CompletionAction, StreamDefinition, WorkUnitPlan } from '../streams/types.js';
 import type { Db } from '../warehouse-schema.js';
 import { pickCounts, ROW_COUNTERS } from './counters.js';
 import { crashPoint } from './crash-points.js';
-import { loadPage } from './load-page.js';
+import { loadPage, recordRecognizer } from './load-page.js';
 import type { SyncObserver } from './types.js';
 import { addUnitCalls, countSeen, endWorkUnit, noteListingTotal, startWorkUnit } from './work-units.js';
 
@@ -80,6 +80,8 @@ export async function runWorkUnit(context: UnitContext, plan: WorkUnitPlan): Pro
   // A resumed pass compares its totals with the one its first page announced, kept in the checkpoint.
   let storedTotal = unit.listingTotal;
   let relists = 0;
+  // Records whose text a live row was loaded from are passed over by the client, undecoded.
+  const recognize = stream.tables[0].sourceHash ? recordRecognizer(db, stream, context.version) : undefined;
   try {
     for (;;) {
       let firstTotal = startPage > 1 ? storedTotal : undefined;
@@ -89,7 +91,7 @@ export async function runWorkUnit(context: UnitContext, plan: WorkUnitPlan): Pro
       let sawPage = false;
       const listing = new ListingTally(startPage);
       if (context.signal?.aborted) throw new Interrupted();
-      for await (const page of client.pages(request, { startPage, signal: context.signal })) {
+      for await (const page of client.pages(request, { startPage, signal: context.signal, recognize })) {
         sawPage = true;
         crashPoint('page-fetched');
         if (page.pageNo === 1) {
@@ -117,6 +119,7 @@ export async function runWorkUnit(context: UnitContext, plan: WorkUnitPlan): Pro
           unitId: unit.id,
           pageNo: page.pageNo,
           records: page.records,
+          textDigests: page.textDigests,
           version: context.version,
           calls: page.calls,
           retries: page.retries,
@@ -206,7 +209,7 @@ class ListingTally {
     for (const record of records) {
       let key: string | undefined;
       try {
-        key = bigintKey(stream.recordKey(record));
+        key = bigintKey(record instanceof KnownRecord ? record.key : stream.recordKey(record));
       } catch {
         key = undefined;
       }

@@ -3,7 +3,7 @@ import { pipeline } from 'node:stream/promises';
 import { CompiledQuery, sql, type Kysely, type RawBuilder } from 'kysely';
 import { escapeIdentifier } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import { loadColumns, SOURCE_HASH_COLUMN, type SourceTable } from './schema.js';
+import { loadColumns, SOURCE_HASH_COLUMN, SOURCE_TEXT_HASH_COLUMN, type SourceTable } from './schema.js';
 
 /**
  * Loading of a stream's tables, whichever the stream: the table is chosen at run time, so the
@@ -267,4 +267,16 @@ export async function storedDigests(db: AnyDatabase, parent: SourceTable, keys: 
     select ${key} as key, ${ident(SOURCE_HASH_COLUMN)} as digest from ${sql.table(parent.name)}
     where ${key} = any(${keys as number[]}::bigint[]) and deleted_at is null`.execute(db);
   return new Map(rows.filter((row) => row.digest !== null).map((row) => [Number(row.key), row.digest!]));
+}
+
+/**
+ * The keys (as text) of the live parent rows last loaded from exactly these record texts, by
+ * the text's digest (`source_text_hash`, indexed).
+ */
+export async function storedTextDigests(db: AnyDatabase, parent: SourceTable, digests: readonly string[]): Promise<Map<string, string>> {
+  if (digests.length === 0) return new Map();
+  const { rows } = await sql<{ key: string; digest: string }>`
+    select ${ident(parent.key[0])}::text as key, ${ident(SOURCE_TEXT_HASH_COLUMN)} as digest from ${sql.table(parent.name)}
+    where ${ident(SOURCE_TEXT_HASH_COLUMN)} = any(${digests as string[]}::text[]) and deleted_at is null`.execute(db);
+  return new Map(rows.map((row) => [row.digest, row.key]));
 }

@@ -105,8 +105,16 @@ export function defineTable<const Name extends string, const C extends Columns>(
 /** The column of a stream's parent table holding the digest of the whole source record. */
 export const SOURCE_HASH_COLUMN = 'source_hash';
 
+/** The column of a stream's parent table holding the digest of the record's text as it came (XML), indexed. */
+export const SOURCE_TEXT_HASH_COLUMN = 'source_text_hash';
+
 const SOURCE_HASH = {
   [SOURCE_HASH_COLUMN]: text('Digest of the whole source record (children included) as last loaded: a record that comes back identical is skipped without touching any row.'),
+};
+
+/** The last column of a parent table (added after the sync columns). */
+const SOURCE_TEXT_HASH = {
+  [SOURCE_TEXT_HASH_COLUMN]: text("Digest of the record's text as last loaded from an XML reply (null after JSON): a record whose text comes back the same is passed over without being decoded."),
 };
 
 /** The columns every source table ends with, filled by the sync rather than by a record's fields. */
@@ -118,9 +126,9 @@ export const SYNC_COLUMNS = {
   last_run_id: bigint('The run (sync_runs.run_id) that last changed the row.'),
 };
 type SyncColumns = typeof SYNC_COLUMNS;
-type SourceHash = typeof SOURCE_HASH;
+type SourceHash = typeof SOURCE_HASH & typeof SOURCE_TEXT_HASH;
 
-/** A table holding a stream's records: its own columns, then `source_hash` (parents), then the sync columns. */
+/** A table holding a stream's records: its own columns, then `source_hash` (parents), then the sync columns, then `source_text_hash` (parents). */
 export type SourceTable<Name extends string = string, C extends Columns = Columns> = Table<Name, C> & { readonly sourceHash: boolean };
 
 /**
@@ -130,8 +138,9 @@ export type SourceTable<Name extends string = string, C extends Columns = Column
 export function defineSourceTable<const Name extends string, const C extends Columns, const H extends boolean = false>(
   table: TableDeclaration<Name, C> & { sourceHash?: H },
 ): SourceTable<Name, C & (H extends true ? SourceHash : {}) & SyncColumns> {
-  const columns = { ...table.columns, ...(table.sourceHash ? SOURCE_HASH : {}), ...SYNC_COLUMNS };
-  return { ...table, sourceHash: table.sourceHash === true, columns } as unknown as SourceTable<Name, C & (H extends true ? SourceHash : {}) & SyncColumns>;
+  const columns = { ...table.columns, ...(table.sourceHash ? SOURCE_HASH : {}), ...SYNC_COLUMNS, ...(table.sourceHash ? SOURCE_TEXT_HASH : {}) };
+  const indexes = table.sourceHash ? [...(table.indexes ?? []), [SOURCE_TEXT_HASH_COLUMN]] : table.indexes;
+  return { ...table, sourceHash: table.sourceHash === true, columns, ...(indexes ? { indexes } : {}) } as unknown as SourceTable<Name, C & (H extends true ? SourceHash : {}) & SyncColumns>;
 }
 
 /** The TypeScript value of a Postgres type as read (see db.ts for the parsers); `timestamptz` is written as Date or ISO text. */
@@ -165,7 +174,7 @@ export type RowTypeOf<T extends Table> = { -readonly [K in keyof T['columns']]: 
 export type DatabaseOf<Ts extends readonly Table[]> = { [T in Ts[number] as T['name']]: RowTypeOf<T> };
 
 /** Columns of a source table that normalization does not fill (the sync does). */
-type SyncFilled = Exclude<keyof SyncColumns, 'raw'> | typeof SOURCE_HASH_COLUMN;
+type SyncFilled = Exclude<keyof SyncColumns, 'raw'> | typeof SOURCE_HASH_COLUMN | typeof SOURCE_TEXT_HASH_COLUMN;
 
 /**
  * A row as normalization produces it for bulk loading: every column of the declaration except
@@ -173,7 +182,7 @@ type SyncFilled = Exclude<keyof SyncColumns, 'raw'> | typeof SOURCE_HASH_COLUMN;
  */
 export type LoadRowOf<T extends Table> = {
   -readonly [K in Exclude<keyof T['columns'], SyncFilled>]: OrNull<T['columns'][K], InsertValue<T['columns'][K]['type']>>;
-} & { [SOURCE_HASH_COLUMN]?: string | null };
+} & { [SOURCE_HASH_COLUMN]?: string | null; [SOURCE_TEXT_HASH_COLUMN]?: string | null };
 
 /** The rows of one record, by table name, for a stream's tables. */
 export type RowsOf<Ts extends readonly Table[]> = { [T in Ts[number] as T['name']]?: LoadRowOf<T>[] };

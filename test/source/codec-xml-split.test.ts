@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeXmlToJson } from '../../src/source/codec-xml-split.js';
+import { decodeXmlRecognizing, decodeXmlToJson } from '../../src/source/codec-xml-split.js';
 import { decodeXml } from '../../src/source/codec-xml.js';
 
 const PATH = ['result', 'leases'] as const;
@@ -75,5 +75,70 @@ describe('decodeXmlToJson (records decoded a slice at a time)', () => {
       expect(() => decodeXml(broken)).toThrow();
       expect(() => decodeXmlToJson(broken, PATH)).toThrow();
     }
+  });
+});
+
+describe('decodeXmlRecognizing (records the caller holds are passed over undecoded)', () => {
+  const item = 'lease';
+  /** Recognizes with a fixed answer, noting the digests it was asked about. */
+  function recognizing(text: string, salt: string, answer: (digests: string[]) => boolean[]) {
+    const asked: string[][] = [];
+    const result = decodeXmlRecognizing(text, PATH, {
+      item,
+      salt,
+      passOver: async (digests) => {
+        asked.push(digests);
+        return answer(digests);
+      },
+    });
+    return { result, asked };
+  }
+
+  it('digests each record once, in order, the same for the same text and salt and different otherwise', async () => {
+    const text = reply(120, (i) => (i % 40 === 0 ? `<note>n${i}</note>${plainLease(i)}` : plainLease(i)));
+    const first = recognizing(text, 's1', (digests) => digests.map(() => false));
+    const decoded = await first.result;
+    // Asked once, about the 120 leases (not the notes); nothing passed over: the very JSON of the whole parse.
+    expect(first.asked).toHaveLength(1);
+    expect(decoded.digests).toHaveLength(120);
+    expect(new Set(decoded.digests).size).toBe(120);
+    expect(decoded.json).toBe(whole(text));
+    expect((await recognizing(text, 's1', (d) => d.map(() => false)).result).digests).toEqual(decoded.digests);
+    // Another salt (another normalization or method version) gives other digests.
+    const salted = (await recognizing(text, 's2', (d) => d.map(() => false)).result).digests!;
+    expect(salted.some((digest) => decoded.digests!.includes(digest))).toBe(false);
+    // One lease changed by one character: only its digest changes.
+    const changed = (await recognizing(text.replace('<id>1007</id>', '<id>1070</id>'), 's1', (d) => d.map(() => false)).result).digests!;
+    expect(changed.filter((digest, i) => digest !== decoded.digests![i])).toHaveLength(1);
+    expect(changed[7]).not.toBe(decoded.digests![7]);
+  });
+
+  it('leaves the records answered as held out of the JSON, as {} in their place, and decodes the rest as the whole parse does', async () => {
+    const text = reply(300);
+    const held = (i: number) => i % 3 !== 1;
+    const { result } = recognizing(text, 's', (digests) => digests.map((_, i) => held(i)));
+    const decoded = await result;
+    expect(decoded.passed).toEqual(decoded.digests!.map((_, i) => held(i)));
+    const tree = JSON.parse(decoded.json) as { response: { result: { leases: { lease: unknown[] } } } };
+    const expected = JSON.parse(whole(text)) as typeof tree;
+    expected.response.result.leases.lease = expected.response.result.leases.lease.map((lease, i) => (held(i) ? {} : lease));
+    expect(tree).toEqual(expected);
+    expect(decoded.json.length).toBeLessThan(whole(text).length / 2);
+  });
+
+  it('asks nothing of a reply it decodes whole, or of one without records', async () => {
+    for (const text of [reply(20).replace('<leases>', '<leases><![CDATA[x]]>'), reply(0), reply(5).replace(/<\/?leases>/g, '')]) {
+      const { result, asked } = recognizing(text, 's', (digests) => digests.map(() => true));
+      const decoded = await result;
+      expect(decoded.json).toBe(whole(text));
+      expect(decoded.passed ?? []).not.toContain(true);
+      expect(asked.flat()).toEqual([]);
+    }
+  });
+
+  it("fails when the caller cannot answer, as a broken reply fails", async () => {
+    const failing = decodeXmlRecognizing(reply(10), PATH, { item, salt: 's', passOver: async () => Promise.reject(new Error('warehouse unreachable')) });
+    await expect(failing).rejects.toThrow('warehouse unreachable');
+    await expect(recognizing(reply(100).slice(0, 5000), 's', (d) => d.map(() => true)).result).rejects.toThrow();
   });
 });

@@ -211,7 +211,12 @@ function assemble(text: string, prepared: Prepared, passOver: ReadonlySet<number
  */
 export function decodeXmlToJson(text: string, path: ContainerPath): string {
   const prepared = prepare(text, path);
-  return prepared ? assemble(text, prepared) : JSON.stringify(decodeXml(text));
+  return prepared ? assemble(text, prepared) : wholeJson(text);
+}
+
+/** The JSON text of the document decoded whole (where slicing cannot be sure). */
+function wholeJson(text: string): string {
+  return JSON.stringify(decodeXml(text));
 }
 
 /** The digest of one record's XML text: the same text, under the same salt, always decodes and loads the same. */
@@ -223,10 +228,11 @@ function textDigest(salt: string, text: string, span: Span): string {
 export interface RecognizedJson {
   /** The tree's JSON text; a record passed over stands as `PASSED_OVER_JSON`. */
   json: string;
-  /** The digest of each record's text, in the order of the records (absent when the reply was decoded whole). */
+  /**
+   * The digest of each record's text, in the order of the records (absent when the reply was
+   * decoded whole); the records passed over are those `passOver` answered for.
+   */
   digests?: string[];
-  /** Which records were passed over, by the same index. */
-  passed?: boolean[];
 }
 
 /**
@@ -241,14 +247,13 @@ export async function decodeXmlRecognizing(
   recognize: { item: string; salt: string; passOver: (digests: string[]) => Promise<readonly boolean[]> },
 ): Promise<RecognizedJson> {
   const prepared = prepare(text, path);
-  if (!prepared) return { json: JSON.stringify(decodeXml(text)) };
+  if (!prepared) return { json: wholeJson(text) };
   const records: number[] = [];
   prepared.found.children.forEach((child, index) => {
     if (child.name === recognize.item) records.push(index);
   });
   const digests = records.map((index) => textDigest(recognize.salt, text, prepared.found.children[index]));
   const answer = digests.length > 0 ? await recognize.passOver(digests) : [];
-  const passed = digests.map((_, index) => answer[index] === true);
-  const skip = new Set(records.filter((_, index) => passed[index]));
-  return { json: assemble(text, prepared, skip), digests, passed };
+  const skip = new Set(records.filter((_, index) => answer[index] === true));
+  return { json: assemble(text, prepared, skip), digests };
 }

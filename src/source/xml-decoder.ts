@@ -113,12 +113,12 @@ export function createXmlDecoder(options: XmlDecoderOptions = {}): XmlDecoder {
   }
 
   /** Decodes on a thread, answering its question about the records over a port of its own. */
-  async function onThread(bytes: Uint8Array, container: ContainerPath, recognize: Recognize | undefined, known: Map<string, string>, failure: Failure): Promise<RecognizedJson> {
+  async function onThread(bytes: Uint8Array, container: ContainerPath, recognize: Recognize | undefined, lookup: ReplyLookup | undefined): Promise<RecognizedJson> {
     const transferList: TransferListItem[] = [bytes.buffer as ArrayBuffer];
-    if (!recognize) return pooled().run({ bytes, container }, { transferList });
+    if (!recognize || !lookup) return pooled().run({ bytes, container }, { transferList });
     const { port1, port2 } = new MessageChannel();
     port1.on('message', (digests: string[]) => {
-      passOverWith(recognize.recognizer, known, failure)(digests).then(
+      lookup.passOver(digests).then(
         (passed) => port1.postMessage({ passed } satisfies PassOverAnswer),
         (error: unknown) => port1.postMessage({ error: error instanceof Error ? error.message : String(error) } satisfies PassOverAnswer),
       );
@@ -132,20 +132,19 @@ export function createXmlDecoder(options: XmlDecoderOptions = {}): XmlDecoder {
 
   return {
     async decode(body, container, recognize) {
-      const known = new Map<string, string>();
-      const failure: Failure = {};
+      const lookup = recognize && new ReplyLookup(recognize.recognizer);
       try {
         if (closed || body.byteLength < minBytes) {
           const text = Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
-          if (!recognize) return { tree: decodeXml(text) };
-          const passOver = passOverWith(recognize.recognizer, known, failure);
-          return decoded(await decodeXmlRecognizing(text, container, { item: recognize.item, salt: recognize.recognizer.salt, passOver }), known);
+          if (!recognize || !lookup) return { tree: decodeXml(text) };
+          return lookup.decoded(await decodeXmlRecognizing(text, container, { item: recognize.item, salt: recognize.recognizer.salt, passOver: lookup.passOver }));
         }
         // The bytes move to the thread without a copy when they fill their buffer; else a copy of them does.
         const bytes = body.byteOffset === 0 && body.buffer.byteLength === body.byteLength ? body : new Uint8Array(body);
-        return decoded(await onThread(bytes, container, recognize, known, failure), known);
+        const json = await onThread(bytes, container, recognize, lookup);
+        return lookup ? lookup.decoded(json) : { tree: JSON.parse(json.json) as Tree };
       } catch (error) {
-        if ('error' in failure) throw new RecognizerFailure(failure.error);
+        if (lookup?.failure) throw new RecognizerFailure(lookup.failure.error);
         if (outOfMemory(error)) {
           throw new UndecodableReplyError(
             `the reply (${body.byteLength} bytes of XML) does not fit in the ${heapMb} MB a decoding thread may use; refused without retrying — lower source.pageSize`,
@@ -164,30 +163,33 @@ export function createXmlDecoder(options: XmlDecoderOptions = {}): XmlDecoder {
   };
 }
 
-/** Where the recognizer's own failure is kept (it is no fault of the reply). */
-interface Failure {
-  error?: unknown;
-}
+/**
+ * One reply's question to the recognizer: the keys of the records it holds, by digest, and its
+ * own failure, should it fail (no fault of the reply).
+ */
+class ReplyLookup {
+  private readonly known = new Map<string, string>();
+  failure?: { error: unknown };
 
-/** Asks the recognizer which digests it holds, noting their keys in `known` (its failure in `failure`); answers which records to pass over. */
-function passOverWith(recognizer: RecordRecognizer, known: Map<string, string>, failure: Failure): (digests: string[]) => Promise<boolean[]> {
-  return async (digests) => {
+  constructor(private readonly recognizer: RecordRecognizer) {}
+
+  /** Which records to pass over: those whose digests the recognizer holds. */
+  readonly passOver = async (digests: string[]): Promise<boolean[]> => {
     let held: ReadonlyMap<string, string>;
     try {
-      held = await recognizer.lookup([...new Set(digests)]);
+      held = await this.recognizer.lookup([...new Set(digests)]);
     } catch (error) {
-      failure.error = error;
+      this.failure = { error };
       throw error;
     }
-    for (const [digest, key] of held) known.set(digest, key);
+    for (const [digest, key] of held) this.known.set(digest, key);
     return digests.map((digest) => held.has(digest));
   };
-}
 
-/** The tree of a decoded reply, with the keys of the records passed over. */
-function decoded(result: RecognizedJson, known: ReadonlyMap<string, string>): DecodedBody {
-  const tree = JSON.parse(result.json) as Tree;
-  const { digests, passed } = result;
-  if (!digests || !passed) return { tree };
-  return { tree, digests, keys: passed.map((pass, index) => (pass ? known.get(digests[index]) : undefined)) };
+  /** The tree of the decoded reply, with the key of each record passed over. */
+  decoded(result: RecognizedJson): DecodedBody {
+    const tree = JSON.parse(result.json) as Tree;
+    const { digests } = result;
+    return digests ? { tree, digests, keys: digests.map((digest) => this.known.get(digest)) } : { tree };
+  }
 }

@@ -123,9 +123,14 @@ interface RecordKey {
   error?: unknown;
 }
 
+/** A record's key as text: the one the client gave a record it passed over (`KnownRecord`), else the stream's reading of the record. */
+export function keyOfRecord(stream: StreamDefinition, record: unknown): string | undefined {
+  return record instanceof KnownRecord ? record.key : stream.recordKey(record);
+}
+
 function parsedKey(stream: StreamDefinition, record: unknown): RecordKey {
   try {
-    const text = record instanceof KnownRecord ? record.key : stream.recordKey(record);
+    const text = keyOfRecord(stream, record);
     return { text, id: safeId(text) };
   } catch (error) {
     return { error };

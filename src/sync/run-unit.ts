@@ -1,11 +1,11 @@
 import type { MethodVersion } from '../config/schema.js';
 import type { Logger } from '../log/logger.js';
-import { KnownRecord, type SourceClient, type SourcePage } from '../source/types.js';
+import type { SourceClient, SourcePage } from '../source/types.js';
 import type { CompletionAction, StreamDefinition, WorkUnitPlan } from '../streams/types.js';
 import type { Db } from '../warehouse-schema.js';
 import { pickCounts, ROW_COUNTERS } from './counters.js';
 import { crashPoint } from './crash-points.js';
-import { loadPage, recordRecognizer } from './load-page.js';
+import { keyOfRecord, loadPage, recordRecognizer } from './load-page.js';
 import type { SyncObserver } from './types.js';
 import { addUnitCalls, countSeen, endWorkUnit, noteListingTotal, startWorkUnit } from './work-units.js';
 
@@ -209,7 +209,7 @@ class ListingTally {
     for (const record of records) {
       let key: string | undefined;
       try {
-        key = bigintKey(record instanceof KnownRecord ? record.key : stream.recordKey(record));
+        key = bigintKey(keyOfRecord(stream, record));
       } catch {
         key = undefined;
       }

@@ -4,7 +4,7 @@ import type { MethodVersion } from '../config/schema.js';
 import type { CompletionAction, StreamDefinition, WorkUnitPlan } from '../streams/types.js';
 import type { Db } from '../warehouse-schema.js';
 import { RecordError, tracingFields } from '../source/quirks.js';
-import { markMissingChildren, markUnseenDeleted, storedDigests, storedTextDigests, upsertRows, type LoadRow, type UpsertCounts } from '../warehouse/bulk-load.js';
+import { markMissingChildren, markUnseenDeleted, storedParents, storedTextDigests, upsertRows, type LoadRow, type UpsertCounts } from '../warehouse/bulk-load.js';
 import { checkRow } from '../warehouse/check-row.js';
 import { SOURCE_HASH_COLUMN, SOURCE_TEXT_HASH_COLUMN } from '../warehouse/schema.js';
 import { KnownRecord, type RecordRecognizer } from '../source/types.js';
@@ -58,7 +58,7 @@ export async function loadPage(db: Db, page: PageToLoad): Promise<PageLoaded> {
   const ready: ReadyRecord[] = [];
   const keys = page.records.map((record) => parsedKey(stream, record));
   const toDecide = keys.flatMap((key, index) => (key.id === undefined || page.records[index] instanceof KnownRecord ? [] : [key.id]));
-  const stored = await storedDigests(db, stream.tables[0], toDecide);
+  const stored = await storedParents(db, stream.tables[0], toDecide);
   let skipped = 0;
   for (const [index, record] of page.records.entries()) {
     const key = keys[index];
@@ -72,7 +72,7 @@ export async function loadPage(db: Db, page: PageToLoad): Promise<PageLoaded> {
       if (key.error) throw key.error;
       const digest = recordDigest(record, page.version);
       // A record identical to the one last loaded (children included) changes no row: skip it.
-      if (key.id !== undefined && stored.get(key.id) === digest) {
+      if (key.id !== undefined && stored.digests.get(key.id) === digest) {
         skipped += 1;
         continue;
       }
@@ -82,8 +82,10 @@ export async function loadPage(db: Db, page: PageToLoad): Promise<PageLoaded> {
     }
   }
 
+  // Records none of which the warehouse has seen (a full load, a backfill): their rows are copied in, not merged.
+  const fresh = ready.every((record) => !stored.present.has(record.key));
   const loaded = await inTransaction(db, async (trx) => {
-    const written = await writeRecords(trx, stream, ready, page.runId);
+    const written = await writeRecords(trx, stream, ready, { runId: page.runId, fresh });
     const entries = [...quarantined, ...written.refused.map(({ record, message }) => quarantineOf(page, keys[record.index], record.index, `Postgres refused the record: ${message}`))];
     const counts: PageLoaded = {
       ...zeroCounts(ROW_COUNTERS),
@@ -199,11 +201,11 @@ interface Written extends UpsertCounts {
  * back to a savepoint and written again record by record, each under its own savepoint, so that
  * only the records Postgres refuses are left out, with its message.
  */
-async function writeRecords(trx: Db, stream: StreamDefinition, records: readonly ReadyRecord[], runId: number): Promise<Written> {
+async function writeRecords(trx: Db, stream: StreamDefinition, records: readonly ReadyRecord[], how: WriteOptions): Promise<Written> {
   const attempt = async (name: string, batch: readonly ReadyRecord[]): Promise<UpsertCounts & { deleted: number }> => {
     await sql`savepoint ${sql.id(name)}`.execute(trx);
     try {
-      const counts = await writeRows(trx, stream, batch, runId);
+      const counts = await writeRows(trx, stream, batch, how);
       await sql`release savepoint ${sql.id(name)}`.execute(trx);
       return counts;
     } catch (error) {
@@ -235,12 +237,18 @@ async function writeRecords(trx: Db, stream: StreamDefinition, records: readonly
 }
 
 /** Upserts every table's rows of the records, and marks deleted the children their parents no longer list. */
-async function writeRows(trx: Db, stream: StreamDefinition, records: readonly ReadyRecord[], runId: number): Promise<UpsertCounts & { deleted: number }> {
+/** The run writing, and whether the records are new to the warehouse (see `UpsertOptions`). */
+interface WriteOptions {
+  runId: number;
+  fresh: boolean;
+}
+
+async function writeRows(trx: Db, stream: StreamDefinition, records: readonly ReadyRecord[], { runId, fresh }: WriteOptions): Promise<UpsertCounts & { deleted: number }> {
   const counts = { inserted: 0, updated: 0, unchanged: 0, deleted: 0 };
   const parentKeys = records.map((record) => record.key);
   for (const table of stream.tables) {
     const rows = records.flatMap((record) => record.rows.get(table.name) ?? []);
-    const written = await upsertRows(trx, table, rows, runId);
+    const written = await upsertRows(trx, table, rows, runId, { fresh });
     counts.inserted += written.inserted;
     counts.updated += written.updated;
     counts.unchanged += written.unchanged;

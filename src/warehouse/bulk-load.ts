@@ -115,8 +115,8 @@ function columnEncoder(type: string): (value: unknown) => string {
   return copyScalar;
 }
 
-/** The rows as COPY text (`\\N` for null), a chunk of rows at a time. */
-function* copyChunks(rows: readonly LoadRow[], columns: readonly [string, string][]): Generator<string> {
+/** The rows as COPY text (`\\N` for null), a chunk of rows at a time; `suffix` ends every line (a constant column). */
+function* copyChunks(rows: readonly LoadRow[], columns: readonly [string, string][], suffix = ''): Generator<string> {
   const names = columns.map(([name]) => name);
   const encoders = columns.map(([, type]) => columnEncoder(type));
   for (let start = 0; start < rows.length; start += COPY_CHUNK_ROWS) {
@@ -128,7 +128,7 @@ function* copyChunks(rows: readonly LoadRow[], columns: readonly [string, string
         if (i > 0) text += '\t';
         text += value === null || value === undefined ? '\\N' : encoders[i](value);
       }
-      text += '\n';
+      text += `${suffix}\n`;
     }
     yield text;
   }
@@ -155,12 +155,50 @@ async function copyInto(db: AnyDatabase, copySql: string, chunks: Iterable<strin
  * `last_synced_at`/`last_run_id` move only on rows actually written. Everything runs on `db`'s
  * connection, so inside the page's transaction; rows are merged in key order.
  */
-export async function upsertRows(db: AnyDatabase, spec: SourceTable, rows: readonly LoadRow[], runId: number): Promise<UpsertCounts> {
+export async function upsertRows(db: AnyDatabase, spec: SourceTable, rows: readonly LoadRow[], runId: number, options: UpsertOptions = {}): Promise<UpsertCounts> {
   const unique = dedupeByKey(spec, rows);
   if (unique.length === 0) return { inserted: 0, updated: 0, unchanged: 0 };
   // Staging, copy and merge need one connection and one transaction (the staging table empties at commit).
-  if (!db.isTransaction) return db.transaction().execute((trx) => mergeRows(trx, spec, unique, runId));
+  if (!db.isTransaction) return db.transaction().execute((trx) => writeUnique(trx, spec, unique, runId, options));
+  return writeUnique(db, spec, unique, runId, options);
+}
+
+/** How to write. */
+export interface UpsertOptions {
+  /**
+   * The rows are most likely new (their parents were not in the warehouse): they are copied
+   * straight into the table, and merged through staging only when one of them is there after all.
+   */
+  fresh?: boolean;
+}
+
+async function writeUnique(db: AnyDatabase, spec: SourceTable, unique: readonly LoadRow[], runId: number, options: UpsertOptions): Promise<UpsertCounts> {
+  if (options.fresh && (await copyNewRows(db, spec, unique, runId))) return { inserted: unique.length, updated: 0, unchanged: 0 };
   return mergeRows(db, spec, unique, runId);
+}
+
+/** Unique violation: a key that is already in the table. */
+const UNIQUE_VIOLATION = '23505';
+
+/**
+ * Copies rows that are expected to be new straight into the table: half the work of staging
+ * and merging them, which is what a full load or a backfill writes. Under a savepoint, so that
+ * when a key is already there (a row listed by two units, a parent that moved) the copy is undone
+ * and `false` tells the caller to merge instead; any other error is the caller's.
+ */
+async function copyNewRows(db: AnyDatabase, spec: SourceTable, unique: readonly LoadRow[], runId: number): Promise<boolean> {
+  const columns = loadColumns(spec);
+  const columnList = [...columns.map(([column]) => column), 'last_run_id'].map(escapeIdentifier).join(', ');
+  await sql.raw('savepoint propsync_copy_new').execute(db);
+  try {
+    await copyInto(db, `copy ${escapeIdentifier(spec.name)} (${columnList}) from stdin`, copyChunks(unique, columns, `\t${runId}`));
+  } catch (error) {
+    if ((error as { code?: unknown } | null)?.code !== UNIQUE_VIOLATION) throw error;
+    await sql.raw('rollback to savepoint propsync_copy_new; release savepoint propsync_copy_new').execute(db);
+    return false;
+  }
+  await sql.raw('release savepoint propsync_copy_new').execute(db);
+  return true;
 }
 
 async function mergeRows(db: AnyDatabase, spec: SourceTable, unique: readonly LoadRow[], runId: number): Promise<UpsertCounts> {
@@ -259,14 +297,27 @@ export async function markUnseenDeleted(
   return deleted;
 }
 
-/** The digests stored with the given parent keys, for rows not marked deleted. */
-export async function storedDigests(db: AnyDatabase, parent: SourceTable, keys: readonly number[]): Promise<Map<number, string>> {
-  if (keys.length === 0) return new Map();
+/** What the warehouse holds of some parent keys. */
+export interface StoredParents {
+  /** The digest stored with each key whose row is not marked deleted. */
+  digests: Map<number, string>;
+  /** Every key that has a row, deleted or not. */
+  present: Set<number>;
+}
+
+/** What the warehouse holds of the given parent keys: their rows' digests, and which have a row at all. */
+export async function storedParents(db: AnyDatabase, parent: SourceTable, keys: readonly number[]): Promise<StoredParents> {
+  const stored: StoredParents = { digests: new Map(), present: new Set() };
+  if (keys.length === 0) return stored;
   const key = ident(parent.key[0]);
-  const { rows } = await sql<{ key: number; digest: string | null }>`
-    select ${key} as key, ${ident(SOURCE_HASH_COLUMN)} as digest from ${sql.table(parent.name)}
-    where ${key} = any(${keys as number[]}::bigint[]) and deleted_at is null`.execute(db);
-  return new Map(rows.filter((row) => row.digest !== null).map((row) => [Number(row.key), row.digest!]));
+  const { rows } = await sql<{ key: number; digest: string | null; live: boolean }>`
+    select ${key} as key, ${ident(SOURCE_HASH_COLUMN)} as digest, deleted_at is null as live from ${sql.table(parent.name)}
+    where ${key} = any(${keys as number[]}::bigint[])`.execute(db);
+  for (const row of rows) {
+    stored.present.add(Number(row.key));
+    if (row.live && row.digest !== null) stored.digests.set(Number(row.key), row.digest);
+  }
+  return stored;
 }
 
 /**

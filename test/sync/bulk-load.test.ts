@@ -101,6 +101,63 @@ describe('set-based upsert', () => {
   });
 });
 
+describe('rows expected to be new (copied straight in)', () => {
+  it('copies new rows into the table with the run, exactly as a merge writes them', async () => {
+    const awkward = 'tab\there, back\\slash, new\nline';
+    const rows = [lease(500, 4, { property_name: awkward, raw: { id: '500', note: awkward } }), lease(501, 1)];
+    expect(await upsertRows(t.db, LEASES, rows, 21, { fresh: true })).toEqual({ inserted: 2, updated: 0, unchanged: 0 });
+    const stored = await t.db
+      .selectFrom('leases')
+      .select(['lease_id', 'property_name', 'raw', 'last_run_id', 'deleted_at'])
+      .where('lease_id', 'in', [500, 501])
+      .orderBy('lease_id')
+      .execute();
+    expect(stored).toEqual([
+      { lease_id: 500, property_name: awkward, raw: { id: '500', note: awkward }, last_run_id: 21, deleted_at: null },
+      { lease_id: 501, property_name: null, raw: { id: '501', leaseStatusTypeId: '1' }, last_run_id: 21, deleted_at: null },
+    ]);
+  });
+
+  it('merges instead when a key is there after all: nothing doubled, an unchanged row not rewritten, a deleted row revived', async () => {
+    await upsertRows(t.db, LEASES, [lease(510, 4), lease(511, 4)], 30);
+    await sql`update leases set deleted_at = now() where lease_id = 511`.execute(t.db);
+    const before = (await sql<{ xmin: string }>`select xmin::text as xmin from leases where lease_id = 510`.execute(t.db)).rows[0].xmin;
+
+    const counts = await upsertRows(t.db, LEASES, [lease(509, 1), lease(510, 4), lease(511, 4), lease(512, 5)], 31, { fresh: true });
+    expect(counts).toEqual({ inserted: 2, updated: 1, unchanged: 1 });
+    const stored = await t.db
+      .selectFrom('leases')
+      .select(['lease_id', 'deleted_at', 'last_run_id'])
+      .where('lease_id', '>=', 509)
+      .where('lease_id', '<=', 512)
+      .orderBy('lease_id')
+      .execute();
+    expect(stored).toEqual([
+      { lease_id: 509, deleted_at: null, last_run_id: 31 },
+      { lease_id: 510, deleted_at: null, last_run_id: 30 },
+      { lease_id: 511, deleted_at: null, last_run_id: 31 },
+      { lease_id: 512, deleted_at: null, last_run_id: 31 },
+    ]);
+    expect((await sql<{ xmin: string }>`select xmin::text as xmin from leases where lease_id = 510`.execute(t.db)).rows[0].xmin).toBe(before);
+  });
+
+  it('leaves the transaction usable after a copy that met a key already there', async () => {
+    await upsertRows(t.db, LEASES, [lease(520, 4)], 40);
+    await t.db.transaction().execute(async (trx) => {
+      expect(await upsertRows(trx, LEASES, [lease(520, 5), lease(521, 4)], 41, { fresh: true })).toEqual({ inserted: 1, updated: 1, unchanged: 0 });
+      expect(await upsertRows(trx, LEASES, [lease(522, 4)], 41, { fresh: true })).toEqual({ inserted: 1, updated: 0, unchanged: 0 });
+    });
+    const ids = await t.db.selectFrom('leases').select('lease_id').where('last_run_id', '=', 41).orderBy('lease_id').execute();
+    expect(ids.map((row) => row.lease_id)).toEqual([520, 521, 522]);
+  });
+
+  it('still refuses a value Postgres cannot hold', async () => {
+    const bad = lease(530, 4, { move_in_date: 'not a day' });
+    await expect(upsertRows(t.db, LEASES, [bad], 50, { fresh: true })).rejects.toMatchObject({ code: '22007' });
+    expect(await t.db.selectFrom('leases').select('lease_id').where('lease_id', '=', 530).execute()).toEqual([]);
+  });
+});
+
 describe('column types', () => {
   it('reads bigint and bigint[] as numbers, numeric as exact strings, dates as days', async () => {
     const { rows } = await sql<{ id: number; ids: number[]; money: string; day: string }>`

@@ -39,17 +39,40 @@ interface Found {
 const isSpace = (code: number) => code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d;
 
 /**
- * The end (exclusive) of the markup starting at `at` (a `<`), skipping comments, CDATA and
- * processing instructions whole, and quoted attribute values inside tags; -1 when the text
- * ends first or holds a DOCTYPE (which may declare entities a slice would not know).
+ * The end (exclusive) of a comment, CDATA section or processing instruction starting at `at`;
+ * -1 when the text ends first or when it is a DOCTYPE (which may declare entities a slice would
+ * not know).
  */
-function markupEnd(text: string, at: number): number {
+function specialEnd(text: string, at: number): number {
   if (text.startsWith('<!--', at)) return endAfter(text, '-->', at + 4);
   if (text.startsWith('<![CDATA[', at)) return endAfter(text, ']]>', at + 9);
   if (text.startsWith('<?', at)) return endAfter(text, '?>', at + 2);
-  if (text.startsWith('<!', at)) return -1;
+  return -1;
+}
+
+function endAfter(text: string, terminator: string, from: number): number {
+  const at = text.indexOf(terminator, from);
+  return at < 0 ? -1 : at + terminator.length;
+}
+
+/** Where the element name starting at `start` ends: at a space, `/` or `>` (or the text's end). */
+function nameEnd(text: string, start: number): number {
+  let i = start;
+  for (; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (isSpace(code) || code === 0x2f || code === 0x3e) break;
+  }
+  return i;
+}
+
+/**
+ * The end (exclusive) of the tag whose name ends at `from`, skipping quoted attribute values;
+ * -1 when the text ends first. A tag without attributes ends right there.
+ */
+function tagEnd(text: string, from: number): number {
+  if (text.charCodeAt(from) === 0x3e) return from + 1;
   let quote = 0;
-  for (let i = at + 1; i < text.length; i++) {
+  for (let i = from; i < text.length; i++) {
     const code = text.charCodeAt(i);
     if (quote !== 0) {
       if (code === quote) quote = 0;
@@ -59,69 +82,86 @@ function markupEnd(text: string, at: number): number {
   return -1;
 }
 
-function endAfter(text: string, terminator: string, from: number): number {
-  const at = text.indexOf(terminator, from);
-  return at < 0 ? -1 : at + terminator.length;
+/** Whether the name at `at` is exactly `name`. */
+function nameIs(text: string, at: number, length: number, name: string): boolean {
+  return length === name.length && text.startsWith(name, at);
 }
 
-/** The element name of a start or end tag's text (`<lease a="1">` → `lease`). */
-function tagName(text: string, start: number, end: number): string {
-  let i = start;
-  while (i < end) {
-    const code = text.charCodeAt(i);
-    if (isSpace(code) || code === 0x2f || code === 0x3e) break;
-    i++;
-  }
-  return text.slice(start, i);
+/** Whether the `length` characters at `a` and at `b` are the same. */
+function sameText(text: string, a: number, b: number, length: number): boolean {
+  for (let i = 0; i < length; i++) if (text.charCodeAt(a + i) !== text.charCodeAt(b + i)) return false;
+  return true;
 }
 
 /**
  * Finds the container at `path` below the root and the spans of its child elements, or
- * undefined when the document is not plainly shaped that way (see the module's note).
+ * undefined when the document is not plainly shaped that way (see the module's note). Every tag
+ * is read, so the names of open elements are kept as places in the text (start and length)
+ * rather than as strings: only the container's children's names are made into strings.
  */
 function findContainer(text: string, path: ContainerPath): Found | undefined {
-  const open: string[] = [];
+  const starts: number[] = [];
+  const lengths: number[] = [];
+  const depth = path.length;
   let container: Found | undefined;
   let childStart = -1;
   let childName = '';
   let pos = text.indexOf('<');
   while (pos >= 0) {
-    const end = markupEnd(text, pos);
-    if (end < 0) return undefined;
-    const inContainer = container !== undefined && open.length === path.length + 1;
+    const inContainer = container !== undefined && starts.length === depth + 1;
     const second = text.charCodeAt(pos + 1);
+    let end: number;
     if (second === 0x21 /* ! */ || second === 0x3f /* ? */) {
+      end = specialEnd(text, pos);
+      if (end < 0) return undefined;
       // Comments and PIs may sit between records; CDATA there is text of the container.
       if (inContainer && text.startsWith('<![CDATA[', pos)) return undefined;
     } else if (second === 0x2f /* / */) {
-      const name = tagName(text, pos + 2, end);
-      if (open.pop() !== name) return undefined;
-      if (container && open.length === path.length + 1 && childStart >= 0) {
+      const stop = nameEnd(text, pos + 2);
+      end = tagEnd(text, stop);
+      const length = stop - pos - 2;
+      const top = starts.length - 1;
+      if (end < 0 || top < 0 || lengths[top] !== length || !sameText(text, starts[top], pos + 2, length)) return undefined;
+      starts.pop();
+      lengths.pop();
+      if (container && starts.length === depth + 1 && childStart >= 0) {
         container.children.push({ start: childStart, end, name: childName });
         childStart = -1;
-      } else if (container && open.length === path.length) {
+      } else if (container && starts.length === depth) {
         container.contentEnd = pos;
         return container;
       }
     } else {
-      const name = tagName(text, pos + 1, end);
+      const stop = nameEnd(text, pos + 1);
+      end = tagEnd(text, stop);
+      if (end < 0) return undefined;
+      const length = stop - pos - 1;
       const selfClosing = text.charCodeAt(end - 2) === 0x2f;
       if (inContainer) {
+        const name = text.slice(pos + 1, stop);
         if (selfClosing) container!.children.push({ start: pos, end, name });
         else {
           childStart = pos;
           childName = name;
         }
-      } else if (!container && open.length === path.length && name === path[path.length - 1] && path.every((step, i) => i === path.length - 1 || open[i + 1] === step)) {
+      } else if (
+        !container &&
+        starts.length === depth &&
+        nameIs(text, pos + 1, length, path[depth - 1]) &&
+        path.every((step, i) => i === depth - 1 || nameIs(text, starts[i + 1], lengths[i + 1], step))
+      ) {
         // The container itself: no attributes, and not empty-by-self-closing.
-        if (selfClosing || end - pos !== name.length + 2) return undefined;
+        if (selfClosing || end - pos !== length + 2) return undefined;
         container = { contentStart: end, contentEnd: -1, children: [] };
       }
-      if (!selfClosing) open.push(name);
+      if (!selfClosing) {
+        starts.push(pos + 1);
+        lengths.push(length);
+      }
     }
     // Text between this markup and the next: inside the container it must be layout only.
     const next = text.indexOf('<', end);
-    if (container && open.length === path.length + 1 && childStart < 0) {
+    if (container && starts.length === depth + 1 && childStart < 0) {
       const stop = next < 0 ? text.length : next;
       for (let i = end; i < stop; i++) if (!isSpace(text.charCodeAt(i))) return undefined;
     }

@@ -44,6 +44,17 @@ describe('decodeXmlToJson (records decoded a slice at a time)', () => {
     expect(decodeXmlToJson(text, PATH)).toBe(whole(text));
   });
 
+  it('reads end tags with space before their >, elements named like the record inside a record, and names that share a prefix', async () => {
+    const text = reply(200, (i) =>
+      i % 5 === 0 ? `<lease ><id >${i}</id ><lease><leaseId>${i}</leaseId></lease ><leases>x</leases><leaseX/></lease   >` : plainLease(i),
+    );
+    expect(decodeXmlToJson(text, PATH)).toBe(whole(text));
+    expect(JSON.parse(decodeXmlToJson(text, PATH)).response.result.leases.lease).toHaveLength(200);
+    // Sliced, not decoded whole: only the sliced path digests the records.
+    const recognized = await decodeXmlRecognizing(text, PATH, { item: 'lease', salt: 's', passOver: async (digests) => digests.map(() => false) });
+    expect(recognized.digests).toHaveLength(200);
+  });
+
   it('drops layout white space between records as the whole parse does (pretty-printed replies)', () => {
     const text = reply(200, (i) => `\n    <lease>\n      <id>${i}</id>\n      <name> spaced </name>\n    </lease>`);
     expect(decodeXmlToJson(text, PATH)).toBe(whole(text));

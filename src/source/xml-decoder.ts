@@ -113,9 +113,9 @@ export function createXmlDecoder(options: XmlDecoderOptions = {}): XmlDecoder {
   }
 
   /** Decodes on a thread, answering its question about the records over a port of its own. */
-  async function onThread(bytes: Uint8Array, container: ContainerPath, recognize: Recognize | undefined, lookup: ReplyLookup | undefined): Promise<RecognizedJson> {
+  async function onThread(bytes: Uint8Array, container: ContainerPath, lookup: ReplyLookup | undefined): Promise<RecognizedJson> {
     const transferList: TransferListItem[] = [bytes.buffer as ArrayBuffer];
-    if (!recognize || !lookup) return pooled().run({ bytes, container }, { transferList });
+    if (!lookup) return pooled().run({ bytes, container }, { transferList });
     const { port1, port2 } = new MessageChannel();
     port1.on('message', (digests: string[]) => {
       lookup.passOver(digests).then(
@@ -124,7 +124,7 @@ export function createXmlDecoder(options: XmlDecoderOptions = {}): XmlDecoder {
       );
     });
     try {
-      return await pooled().run({ bytes, container, recognize: { item: recognize.item, salt: recognize.recognizer.salt, port: port2 } }, { transferList: [...transferList, port2] });
+      return await pooled().run({ bytes, container, recognize: { item: lookup.item, salt: lookup.salt, port: port2 } }, { transferList: [...transferList, port2] });
     } finally {
       port1.close();
     }
@@ -132,16 +132,16 @@ export function createXmlDecoder(options: XmlDecoderOptions = {}): XmlDecoder {
 
   return {
     async decode(body, container, recognize) {
-      const lookup = recognize && new ReplyLookup(recognize.recognizer);
+      const lookup = recognize && new ReplyLookup(recognize);
       try {
         if (closed || body.byteLength < minBytes) {
           const text = Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
-          if (!recognize || !lookup) return { tree: decodeXml(text) };
-          return lookup.decoded(await decodeXmlRecognizing(text, container, { item: recognize.item, salt: recognize.recognizer.salt, passOver: lookup.passOver }));
+          if (!lookup) return { tree: decodeXml(text) };
+          return lookup.decoded(await decodeXmlRecognizing(text, container, { item: lookup.item, salt: lookup.salt, passOver: lookup.passOver }));
         }
         // The bytes move to the thread without a copy when they fill their buffer; else a copy of them does.
         const bytes = body.byteOffset === 0 && body.buffer.byteLength === body.byteLength ? body : new Uint8Array(body);
-        const json = await onThread(bytes, container, recognize, lookup);
+        const json = await onThread(bytes, container, lookup);
         return lookup ? lookup.decoded(json) : { tree: JSON.parse(json.json) as Tree };
       } catch (error) {
         if (lookup?.failure) throw new RecognizerFailure(lookup.failure.error);
@@ -164,14 +164,21 @@ export function createXmlDecoder(options: XmlDecoderOptions = {}): XmlDecoder {
 }
 
 /**
- * One reply's question to the recognizer: the keys of the records it holds, by digest, and its
- * own failure, should it fail (no fault of the reply).
+ * One reply's question to the recognizer: which records (`item` elements, digested with `salt`)
+ * it holds, the keys of those by digest, and its own failure, should it fail (no fault of the reply).
  */
 class ReplyLookup {
+  readonly item: string;
+  readonly salt: string;
+  private readonly recognizer: RecordRecognizer;
   private readonly known = new Map<string, string>();
   failure?: { error: unknown };
 
-  constructor(private readonly recognizer: RecordRecognizer) {}
+  constructor({ item, recognizer }: Recognize) {
+    this.item = item;
+    this.salt = recognizer.salt;
+    this.recognizer = recognizer;
+  }
 
   /** Which records to pass over: those whose digests the recognizer holds. */
   readonly passOver = async (digests: string[]): Promise<boolean[]> => {

@@ -6,7 +6,7 @@ import type { Db } from '../warehouse-schema.js';
 import { RecordError, tracingFields } from '../source/quirks.js';
 import { markMissingChildren, markUnseenDeleted, storedParents, storedTextDigests, upsertRows, type LoadRow, type UpsertCounts } from '../warehouse/bulk-load.js';
 import { checkRow } from '../warehouse/check-row.js';
-import { SOURCE_HASH_COLUMN, SOURCE_TEXT_HASH_COLUMN } from '../warehouse/schema.js';
+import { SOURCE_HASH_COLUMN, SOURCE_TEXT_HASH_COLUMN, type SourceTable } from '../warehouse/schema.js';
 import { KnownRecord, type RecordRecognizer } from '../source/types.js';
 import { inTransaction } from '../warehouse/transaction.js';
 import { ROW_COUNTERS, zeroCounts } from './counters.js';
@@ -236,7 +236,7 @@ async function writeRecords(trx: Db, stream: StreamDefinition, records: readonly
   return written;
 }
 
-/** The run writing, and whether the records are new to the warehouse (see `UpsertOptions`). */
+/** The run writing, and whether none of the records' parents is in the warehouse (see `UpsertOptions`). */
 interface WriteOptions {
   runId: number;
   fresh: boolean;
@@ -244,23 +244,25 @@ interface WriteOptions {
 
 /**
  * Upserts every table's rows of the records, and marks deleted the children their parents no
- * longer list. When every parent row was inserted just now, no other row can name one of them
- * as its parent (children are only ever written with their parent, and rows are never removed),
- * so there is nothing to mark: the search is skipped. It matters on a full load, when the
- * tables grow faster than Postgres's statistics and that search would read a whole table.
+ * longer list. When every parent row was inserted just now, the children are most likely new
+ * too (copied straight in), and no other row can name one of those parents (children are only
+ * ever written with their parent, and rows are never removed), so there is nothing to mark: the
+ * search is skipped. It matters on a full load, when the tables grow faster than Postgres's
+ * statistics and that search would read a whole table.
  */
 async function writeRows(trx: Db, stream: StreamDefinition, records: readonly ReadyRecord[], { runId, fresh }: WriteOptions): Promise<UpsertCounts & { deleted: number }> {
-  const counts = { inserted: 0, updated: 0, unchanged: 0, deleted: 0 };
+  const rowsOf = (table: SourceTable) => records.flatMap((record) => record.rows.get(table.name) ?? []);
+  const [parent, ...children] = stream.tables;
+  const counts = { ...(await upsertRows(trx, parent, rowsOf(parent), runId, { fresh })), deleted: 0 };
+  const parentsNew = counts.updated === 0 && counts.unchanged === 0;
   const parentKeys = records.map((record) => record.key);
-  let parentsAllNew = false;
-  for (const [position, table] of stream.tables.entries()) {
-    const rows = records.flatMap((record) => record.rows.get(table.name) ?? []);
-    const written = await upsertRows(trx, table, rows, runId, { fresh });
-    if (position === 0) parentsAllNew = written.updated === 0 && written.unchanged === 0;
+  for (const table of children) {
+    const rows = rowsOf(table);
+    const written = await upsertRows(trx, table, rows, runId, { fresh: parentsNew });
     counts.inserted += written.inserted;
     counts.updated += written.updated;
     counts.unchanged += written.unchanged;
-    if (table.parentColumn && !parentsAllNew) counts.deleted += await markMissingChildren(trx, table, parentKeys, rows, runId);
+    if (!parentsNew) counts.deleted += await markMissingChildren(trx, table, parentKeys, rows, runId);
   }
   return counts;
 }

@@ -17,7 +17,9 @@ import { createLogger } from '../src/log/logger.js';
 import { startSimulator } from '../src/simulator/index.js';
 import { createSourceClient } from '../src/source/index.js';
 import { runSync } from '../src/sync/index.js';
-import { connect, migrateToLatest, type Db } from '../src/warehouse-schema.js';
+import { WAREHOUSE_TABLES, type Db, type Warehouse } from '../src/catalog/tables.js';
+import { connect } from '../src/warehouse/db.js';
+import { migrateToLatest } from '../src/warehouse/migrate.js';
 import { dropDatabase, ensureDatabase, withDatabase } from '../src/warehouse/databases.js';
 import { refreshReporting } from '../src/reporting/refresh.js';
 import { REPORTING_VIEWS } from '../src/reporting/views.js';
@@ -32,7 +34,7 @@ const RUNS = 5;
 /** Whether the bench database holds a finished full load already. */
 async function loaded(): Promise<boolean> {
   await ensureDatabase(adminUrl, name);
-  const db = connect(url, { maxConnections: 1 });
+  const db = connect<Warehouse>(url, { maxConnections: 1 });
   try {
     const { rows } = await sql<{ done: boolean }>`
       select to_regclass('public.sync_runs') is not null
@@ -52,15 +54,15 @@ async function load(): Promise<void> {
   const started = Date.now();
   const sim = await startSimulator({ port: 0, scale: 'large', seed: 1, today: '2026-06-15', username: 'bench', password: 'bench-password', rateLimit: 'off' });
   console.log(`simulator large: ${sim.dataset.leases.length} leases, ${sim.dataset.invoices.length} invoices`);
-  const db = connect(url, { maxConnections: 8 });
+  const db = connect<Warehouse>(url, { maxConnections: 8 });
   try {
-    await migrateToLatest(db);
+    await migrateToLatest(db, WAREHOUSE_TABLES);
     const config = configSchema.parse({
       database: { url },
       source: { url: sim.url, username: 'bench', password: 'bench-password', maxClockSkewHours: 0, pageSize: 500, concurrency: 4, dailyCallBudget: 1_000_000 },
       logLevel: 'warn',
     });
-    const client = createSourceClient({ config: config.source, timeZone: config.timeZone });
+    const client = createSourceClient({ settings: config.source, timeZone: config.timeZone });
     const summary = await runSync({ kind: 'sync' }, { db, client, config, logger: createLogger({ level: 'warn' }) });
     await client.close();
     console.log(`full load: ${summary.status}, ${summary.records} records, ${summary.rowsInserted} rows, ${((Date.now() - started) / 1000).toFixed(0)} s`);
@@ -86,9 +88,9 @@ const ms = (value: number) => `${value.toFixed(0).padStart(6)} ms`;
 if (args.has('--reload') || !(await loaded())) await load();
 else console.log(`reusing the loaded data set in ${name} (--reload loads it again)`);
 if (!args.has('--load-only')) {
-  const db: Db = connect(url, { maxConnections: 1 });
+  const db: Db = connect<Warehouse>(url, { maxConnections: 1 });
   try {
-    await migrateToLatest(db);
+    await migrateToLatest(db, WAREHOUSE_TABLES);
     const refreshStarted = performance.now();
     const refreshed = await refreshReporting(db, { timeZone: 'America/Denver' });
     console.log(`refresh at the end of a sync (${refreshed.join(', ')}): ${ms(performance.now() - refreshStarted)}`);

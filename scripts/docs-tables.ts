@@ -3,7 +3,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { readmeWithTables, tablesDocument } from '../src/warehouse-docs.js';
+import { readmeWithTables, tablesDocument } from '../src/catalog/docs.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const readmePath = resolve(root, 'README.md');

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import type { Config } from '../config/schema.js';
 import { callsToday } from '../sync/status.js';
-import type { Db } from '../warehouse-schema.js';
+import type { Db } from '../catalog/tables.js';
 
 /** The day's budget as the run history tells it: calls spent today by every process, and what is left. */
 export interface BudgetToday {

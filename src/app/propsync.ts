@@ -7,12 +7,13 @@ import type { Config, StreamName } from '../config/schema.js';
 import type { Logger } from '../log/logger.js';
 import { createSourceClient } from '../source/client.js';
 import type { CallEvent, SourceClient } from '../source/types.js';
+import { refreshAfterSync } from '../reporting/refresh.js';
 import { runSync } from '../sync/engine.js';
 import { describeHolder, withStreamLocks } from '../sync/lock.js';
 import { combineObservers } from '../sync/observers.js';
 import { streamsOf } from '../sync/plan-run.js';
 import type { RunSummary, SyncObserver, SyncRequest } from '../sync/types.js';
-import type { Db } from '../warehouse-schema.js';
+import type { Db } from '../catalog/tables.js';
 import { budgetToday, spentByOthersToday } from './budget.js';
 import { EXIT, ExitError } from './exit-codes.js';
 import { abortOnSignals, type SignalStop } from './signals.js';
@@ -72,7 +73,7 @@ export async function openPropsync(config: Config, options: OpenOptions): Promis
     throw error;
   }
   const client = createSourceClient({
-    config: config.source,
+    settings: config.source,
     timeZone: config.timeZone,
     logger,
     onCall: options.onCall,
@@ -134,5 +135,7 @@ async function runLocked(options: LockedRunOptions): Promise<RunSummary> {
     ),
   );
   if (!outcome.acquired) throw new ExitError(`${describeHolder(outcome.stream, outcome.holder)}; nothing was run, try again when that run has ended`, EXIT.workFailed);
+  // After the locks are released: a slow refresh never keeps another run of these streams waiting.
+  await refreshAfterSync(options.db, config.timeZone, options.logger);
   return outcome.value;
 }

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { redactUrl } from '../log/redact.js';
-import { connect, type Db } from '../warehouse-schema.js';
-import type { ConnectOptions } from '../warehouse/db.js';
+import type { Db, Warehouse } from '../catalog/tables.js';
+import { connect, type ConnectOptions } from '../warehouse/db.js';
 import { pendingMigrations } from '../warehouse/migrate.js';
 import { EXIT, ExitError } from './exit-codes.js';
 
@@ -10,7 +10,7 @@ import { EXIT, ExitError } from './exit-codes.js';
  * configuration problem for the operator (exit 2), reported without its password.
  */
 export async function openWarehouse(url: string, options: ConnectOptions = {}): Promise<Db> {
-  const db = connect(url, { applicationName: 'propsync', ...options });
+  const db = connect<Warehouse>(url, { applicationName: 'propsync', ...options });
   try {
     await sql`select 1`.execute(db);
     return db;

@@ -3,15 +3,7 @@ import { z } from 'zod';
 import { STREAM_MANIFESTS } from '../streams/registry.js';
 import { nonNegativeInt, positiveInt, settingsOf } from '../streams/settings.js';
 
-export { CHUNK_SIZES, type ChunkSize } from '../dates/days.js';
-
-/** Response formats the source speaks. */
-export const FORMATS = ['json', 'xml'] as const;
-export type Format = (typeof FORMATS)[number];
-
-/** Versions of the source's read methods. */
-export const METHOD_VERSIONS = ['r1', 'r2'] as const;
-export type MethodVersion = (typeof METHOD_VERSIONS)[number];
+import { FORMATS, MAX_TIMER_DELAY_MS, type MethodVersion } from '../source/settings.js';
 
 /** pino levels accepted in `logLevel`. */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -53,8 +45,6 @@ const propertyId = z.coerce
   .string()
   .regex(/^\d{1,15}$/, { message: 'is not a numeric property id; expected digits such as 100001' });
 
-/** The longest delay a Node timer holds: 2^31 - 1 ms (about 24.8 days); a longer one fires at once. */
-export const MAX_TIMER_DELAY_MS = 2 ** 31 - 1;
 /** The largest reply size that may be configured: 1 GiB (a Buffer and its text must fit in memory). */
 const MAX_REPLY_BYTES_LIMIT = 1024 ** 3;
 

@@ -9,7 +9,6 @@ import { isDay, type ChunkSize } from './calendar.js';
  * here; the CLI reads `calendar.ts` alone, which loads no date library.
  */
 
-export { CHUNK_SIZES, daysInMonth, isDay, isValidDate, type ChunkSize } from './calendar.js';
 
 function parse(day: string): DateTime {
   if (!isDay(day)) throw new RangeError(`not a YYYY-MM-DD day: ${day}`);

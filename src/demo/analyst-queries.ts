@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { grantReader } from '../reporting/reader-role.js';
-import type { Db } from '../warehouse-schema.js';
+import type { Db } from '../catalog/tables.js';
 
 /**
  * The demo's three analyst questions, answered from the reporting views (schema `reporting`,

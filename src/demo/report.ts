@@ -3,7 +3,7 @@ import { formatTable } from '../app/table.js';
 import type { AdvanceSummary } from '../simulator/index.js';
 import type { TableCount } from '../sync/status.js';
 import type { RunSummary } from '../sync/types.js';
-import type { Db } from '../warehouse-schema.js';
+import type { Db } from '../catalog/tables.js';
 import { arAging, occupancyByProperty, vendorSpendByMonth, type AgingRow, type OccupancyRow, type SpendRow } from './analyst-queries.js';
 
 /** Every line the demo prints starts with this, so that no output of it looks like production. */

@@ -13,7 +13,9 @@ import { STREAM_MANIFESTS } from '../streams/registry.js';
 import { settingsOf } from '../streams/settings.js';
 import { tableCounts } from '../sync/status.js';
 import type { SyncRequest } from '../sync/types.js';
-import { connect, migrateToLatest, type Db } from '../warehouse-schema.js';
+import { WAREHOUSE_TABLES, type Db, type Warehouse } from '../catalog/tables.js';
+import { connect } from '../warehouse/db.js';
+import { migrateToLatest } from '../warehouse/migrate.js';
 import { asOfDay, DEMO_READER, ensureDemoReader } from './analyst-queries.js';
 import { analystAnswers, biToolLines, changesLine, EXAMPLE_QUERY, runsTable, tablesTable, type LabelledRun } from './report.js';
 import { dayIn, readDemoState, writeDemoState, type DemoState } from './state.js';
@@ -60,7 +62,7 @@ export async function runDemo(options: DemoOptions): Promise<ExitCode> {
   const timeZone = configSchema.shape.timeZone.parse(undefined);
   const warehouse = await openDemoWarehouse({ dataDir: join(options.stateDir, 'pgdata'), databaseUrl: options.databaseUrl });
   say(warehouse.embedded ? `embedded Postgres is up (data kept in ${join(options.stateDir, 'pgdata')}): ${warehouse.shown}` : `using DATABASE_URL: ${warehouse.shown}`);
-  let db = connect(warehouse.url, { maxConnections: 8, applicationName: 'propsync-demo' });
+  let db = connect<Warehouse>(warehouse.url, { maxConnections: 8, applicationName: 'propsync-demo' });
   try {
     ({ db } = await prepareWarehouse(db, warehouse, previous, say));
     const continuing = previous !== null && previous.warehouse === warehouse.fingerprint && (await hasHistory(db));
@@ -124,9 +126,9 @@ async function prepareWarehouse(db: Db, warehouse: DemoWarehouse, previous: Demo
     say('the embedded warehouse holds data this demo has no record of; recreating it');
     await db.destroy();
     await warehouse.recreate();
-    db = connect(warehouse.url, { maxConnections: 8, applicationName: 'propsync-demo' });
+    db = connect<Warehouse>(warehouse.url, { maxConnections: 8, applicationName: 'propsync-demo' });
   }
-  const { applied } = await migrateToLatest(db);
+  const { applied } = await migrateToLatest(db, WAREHOUSE_TABLES);
   say(applied.length ? `migrated the warehouse: ${applied.join(', ')}` : 'the warehouse is migrated already');
   return { db };
 }

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { isDay } from '../dates/days.js';
+import { isDay } from '../dates/calendar.js';
 
 /**
  * What the demo remembers between runs, in `.propsync/demo.json`: the simulator is rebuilt

@@ -1,7 +1,7 @@
 import { createHash, createHmac, pbkdf2Sync, randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
-import type { Db } from '../warehouse-schema.js';
-import { SOURCE_TABLE_NAMES as SOURCE_TABLES } from '../warehouse-schema.js';
+import type { Db } from '../catalog/tables.js';
+import { SOURCE_TABLE_NAMES as SOURCE_TABLES } from '../catalog/tables.js';
 import { REPORTING_SCHEMA } from './views.js';
 
 /** Name of the environment variable that holds the password of a reader role made with --login. */

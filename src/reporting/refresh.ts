@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Db } from '../warehouse-schema.js';
+import type { Db } from '../catalog/tables.js';
 import type { Logger } from '../log/logger.js';
 import { REPORTING_SCHEMA } from './views.js';
 

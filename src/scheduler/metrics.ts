@@ -1,6 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { CallEvent } from '../source/types.js';
-import { RUN_COUNTERS, type CounterKey, type RunCounter } from '../sync/counters.js';
+import { RUN_COUNTERS, type CounterKey, type RunCounter } from '../warehouse/run-counters.js';
 import type { SyncObserver } from '../sync/types.js';
 
 /** Prometheus metrics of a propsync process, fed by the engine's observer and the client's calls. */

@@ -3,7 +3,7 @@ import type { Config, StreamName } from '../config/schema.js';
 import type { Logger } from '../log/logger.js';
 import type { SourceClient } from '../source/types.js';
 import type { RunSummary, SyncDeps, SyncObserver, SyncRequest } from '../sync/types.js';
-import type { Db } from '../warehouse-schema.js';
+import type { Db } from '../catalog/tables.js';
 import { describeHolder, withStreamLock } from '../sync/lock.js';
 import { combineObservers } from '../sync/observers.js';
 import { streamsOf } from '../sync/plan-run.js';

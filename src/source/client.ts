@@ -4,7 +4,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { MethodVersion, SourceConfig } from '../config/schema.js';
 import type { Logger } from '../log/logger.js';
 import { scrubSecrets } from '../log/redact.js';
 import { DailyBudget } from './budget.js';
@@ -20,11 +19,13 @@ import { decodeBytes, readReply, type BodyDecoder } from './reply.js';
 import { RetrySchedule, timerDelay } from './retry.js';
 import { Transport, type HttpReply } from './transport.js';
 import { createXmlDecoder } from './xml-decoder.js';
+import type { MethodVersion, SourceSettings } from './settings.js';
 import type { CallEvent, ClientStats, PagesOptions, RecordRecognizer, SourceClient, SourceMethod, SourcePage, SourceRequest } from './types.js';
 
 /** Options of `createSourceClient`. */
 export interface SourceClientOptions {
-  config: SourceConfig;
+  /** The source's settings (validated by the caller). */
+  settings: SourceSettings;
   /** Zone of the source's dates, "today" and the budget's day (the configured `timeZone`). */
   timeZone: string;
   /** One event per call goes here (info; warn for a failed attempt). */
@@ -50,8 +51,8 @@ export interface SourceClientOptions {
 }
 
 /** The version a method is called in: the configured one (`source.versions.<name>`), else the method's default. */
-function versionOf(config: SourceConfig, method: SourceMethod): MethodVersion {
-  return (config.versions as Partial<Record<string, MethodVersion>>)[method.name] ?? method.defaultVersion;
+function versionOf(settings: SourceSettings, method: SourceMethod): MethodVersion {
+  return settings.versions[method.name] ?? method.defaultVersion;
 }
 
 /** Replaces the password (and the Basic token) in an error's message and stack, and its causes'. */
@@ -77,13 +78,13 @@ function scrubError(error: unknown, secrets: readonly string[]): unknown {
  * budget are shared by every request made through it.
  */
 export function createSourceClient(options: SourceClientOptions): SourceClient {
-  const { config } = options;
+  const { settings } = options;
   const { timeZone } = options;
   const logger = options.logger?.child({ component: 'source' });
-  const clock = new SourceClock({ timeZone, now: options.now, maxSkewMs: config.maxClockSkewHours * 3_600_000, logger });
+  const clock = new SourceClock({ timeZone, now: options.now, maxSkewMs: settings.maxClockSkewHours * 3_600_000, logger });
   // The budget counts days on the local clock (in the source's zone): a reply's Date header
   // must not start a new budget day.
-  const budget = new DailyBudget(config.dailyCallBudget, new SourceClock({ timeZone, now: options.now }));
+  const budget = new DailyBudget(settings.dailyCallBudget, new SourceClock({ timeZone, now: options.now }));
   const shared = options.sharedBudget;
   if (shared?.initial !== undefined) budget.spentElsewhere(shared.initial);
   let sharedAt = shared?.initial !== undefined ? performance.now() : -Infinity;
@@ -98,24 +99,24 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
     }
   }
   const pacer = new Pacer({
-    reserve: config.rateLimit.reserve,
-    minIntervalMs: config.rateLimit.minIntervalMs,
-    concurrency: config.concurrency,
+    reserve: settings.rateLimit.reserve,
+    minIntervalMs: settings.rateLimit.minIntervalMs,
+    concurrency: settings.concurrency,
     spreadWithinMs: options.spreadWithinMs,
-    maxWaitMs: config.rateLimit.maxWaitMs,
+    maxWaitMs: settings.rateLimit.maxWaitMs,
     logger,
   });
   const transport = new Transport({
-    url: config.url,
-    username: config.username,
-    password: config.password,
-    timeoutMs: config.requestTimeoutMs,
-    connections: config.concurrency,
+    url: settings.url,
+    username: settings.username,
+    password: settings.password,
+    timeoutMs: settings.requestTimeoutMs,
+    connections: settings.concurrency,
     sendPaginationLinks: options.sendPaginationLinks,
-    maxReplyBytes: config.maxReplyBytes,
+    maxReplyBytes: settings.maxReplyBytes,
   });
   // XML is decoded on other threads (see xml-decoder.ts); JSON on this one.
-  const xml = config.format === 'xml' ? createXmlDecoder({ threads: config.decodeThreads }) : undefined;
+  const xml = settings.format === 'xml' ? createXmlDecoder({ threads: settings.decodeThreads }) : undefined;
   // XML's bytes go to a decoding thread as they are (no text of them on this one); the records a
   // recognizer holds are passed over there. JSON is decoded here, whole (JSON.parse is cheap).
   const decoderFor = (recognizer: RecordRecognizer | undefined): BodyDecoder => (format, body, records) => {
@@ -123,7 +124,7 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
     assertRoomToDecode(body.length);
     return decodeBytes(format, body, records);
   };
-  const secrets = [config.password, `${config.username}:${config.password}`];
+  const secrets = [settings.password, `${settings.username}:${settings.password}`];
   const idPrefix = randomBytes(3).toString('hex');
   let requestSeq = 0;
   let closed = false;
@@ -168,16 +169,16 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
       // Spent when the call is about to go, not while it waits its turn.
       budget.take(site);
       const requestId = `${idPrefix}-${++requestSeq}`;
-      const body = config.format === 'xml' ? xmlEnvelope(requestId, method.name, version, params) : jsonEnvelope(requestId, method.name, version, params);
+      const body = settings.format === 'xml' ? xmlEnvelope(requestId, method.name, version, params) : jsonEnvelope(requestId, method.name, version, params);
       trace.sent = true;
       trace.sentAt = performance.now();
       totals.calls += 1;
       const reply = await transport.send({
         area: method.area,
         pageNo: site.page!,
-        perPage: config.pageSize,
+        perPage: settings.pageSize,
         body,
-        contentType: CONTENT_TYPES[config.format],
+        contentType: CONTENT_TYPES[settings.format],
         site,
         signal,
       });
@@ -205,7 +206,7 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
     const decode = decoderFor(options.recognize);
     const property = request.context?.property ?? params.propertyId;
     const site: CallSite = { method: request.method.name, property, page: pageNo };
-    const schedule = new RetrySchedule(config.retry, config.rateLimit.maxWaitMs);
+    const schedule = new RetrySchedule(settings.retry, settings.rateLimit.maxWaitMs);
     const counts = { calls: 0, retries: 0, throttled: 0 };
     for (let attemptNo = 1; ; attemptNo++) {
       const trace: Trace = { sent: false, sentAt: 0, bytes: 0 };
@@ -213,7 +214,7 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
         const reply = await attempt(request, site, params, version, trace, signal);
         counts.calls += 1;
         const read = await readReply({
-          format: config.format,
+          format: settings.format,
           status: reply.status,
           body: reply.body,
           records: request.method.records,
@@ -222,7 +223,7 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
           retryAfterMs: parseRetryAfter(reply.headers['retry-after'], clock.nowMs()),
         }, decode);
         const totalCount = parseTotalCount(reply.headers['x-total-count']) ?? read.pagination?.totalCount;
-        const perPage = effectivePageSize(config.pageSize, read.pagination?.perPage);
+        const perPage = effectivePageSize(settings.pageSize, read.pagination?.perPage);
         const links = parseLinkHeader(reply.headers.link) ?? read.pagination?.links;
         const page: SourcePage = {
           pageNo,
@@ -292,7 +293,7 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
     let version: MethodVersion;
     let params: Record<string, string>;
     try {
-      version = versionOf(config, request.method);
+      version = versionOf(settings, request.method);
       params = encodeParams(request.method, version, request.params, timeZone);
     } catch (error) {
       throw scrubError(error, secrets);
@@ -300,12 +301,12 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
     const startPage = pageOptions.startPage ?? 1;
     if (!Number.isInteger(startPage) || startPage < 1) throw new SourceError(`startPage ${startPage} is not a page number (from 1)`, { method: request.method.name });
     // The total of the first page whose total agreed with its records sets how far the listing may go.
-    let cap = config.maxPages;
+    let cap = settings.maxPages;
     let capped = false;
     for (let pageNo = startPage; ; pageNo++) {
       const page = await fetchPage(request, pageNo, params, version, pageOptions);
       if (!capped && totalAgrees({ pageNo, perPage: page.perPage, count: page.records.length, totalCount: page.totalCount })) {
-        cap = pageCap(config.maxPages, page.perPage, page.totalCount);
+        cap = pageCap(settings.maxPages, page.perPage, page.totalCount);
         capped = true;
       }
       yield page;
@@ -322,7 +323,7 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
   return {
     pages,
     today: () => clock.today(),
-    versionOf: (method) => versionOf(config, method),
+    versionOf: (method) => versionOf(settings, method),
     stats: (): ClientStats => ({ ...totals, budgetLeft: budget.left() }),
     async close() {
       if (closed) return;

@@ -2,7 +2,7 @@
  * The request envelope, as JSON or XML text, from a method, its version and its typed
  * parameters (encoded and checked by `encodeParams`).
  */
-import type { Format, MethodVersion } from '../config/schema.js';
+import type { Format, MethodVersion } from './settings.js';
 import { encodeParams } from './params.js';
 import type { RequestParams, SourceMethod } from './types.js';
 

@@ -5,8 +5,8 @@
  * Which parameters a method takes is said by its descriptor (`SourceMethod.params`).
  */
 import { DateTime } from 'luxon';
-import type { MethodVersion } from '../config/schema.js';
-import { isValidDate } from '../dates/days.js';
+import type { MethodVersion } from './settings.js';
+import { isValidDate } from '../dates/calendar.js';
 import { BadParameterError } from './errors.js';
 import type { ParamKind, ParamValue, RequestParams, SourceMethod } from './types.js';
 

@@ -4,7 +4,7 @@
  * field is absent or empty) and throws `RecordError` (field and offending value) when the value
  * is not of the field's kind, so that one bad record can be quarantined without stopping a run.
  */
-import { isValidDate } from '../dates/days.js';
+import { isValidDate } from '../dates/calendar.js';
 import { RecordError } from './errors.js';
 
 export { RecordError } from './errors.js';

@@ -3,7 +3,7 @@
  * or XML into the same plain tree); the envelope's error code, else the HTTP status, picks
  * the error class; the echoed `requestId` must be the one sent.
  */
-import type { Format } from '../config/schema.js';
+import type { Format } from './settings.js';
 import { decodeJson } from './codec-json.js';
 import { decodeXml } from './codec-xml.js';
 import {

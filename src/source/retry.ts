@@ -11,13 +11,9 @@
  * Retry-After) set the delay, and the client needs to tell each attempt whether another follows.
  */
 import { ExponentialBackoff, fullJitterGenerator, type IBackoff } from 'cockatiel';
-import { MAX_TIMER_DELAY_MS, type SourceConfig } from '../config/schema.js';
+import { MAX_TIMER_DELAY_MS, type RetrySettings } from './settings.js';
 import { SourceError, ThrottledError } from './errors.js';
 
-/** The retry settings (`source.retry`). */
-export type RetrySettings = SourceConfig['retry'];
-
-export { MAX_TIMER_DELAY_MS };
 
 /** A delay made safe for `setTimeout`: whole, at least 0, and below 2^31 ms. */
 export function timerDelay(ms: number): number {

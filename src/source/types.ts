@@ -3,7 +3,7 @@
  * (envelope, codecs, transport, paging, pacing, retries, errors) implements it in this folder.
  * A method is described by the stream that reads it (`SourceMethod`), never coded here.
  */
-import type { MethodVersion } from '../config/schema.js';
+import type { MethodVersion } from './settings.js';
 
 /**
  * A parameter value before encoding: strings pass as they are, numbers become digit strings,

@@ -3,10 +3,10 @@ import { STREAM_MANIFESTS, type StreamName } from './registry.js';
 import type { Discovery, StreamDefinition } from './types.js';
 
 /** Loads a stream (its plan, normalize and tables) by name. */
-export async function loadStream(name: StreamName): Promise<StreamDefinition> {
+export async function loadStream(name: StreamName): Promise<StreamDefinition<StreamName>> {
   const manifest = STREAM_MANIFESTS.find((candidate) => candidate.name === name);
   if (!manifest) throw new Error(`unknown stream '${name}'`);
-  return manifest.load();
+  return (await manifest.load()) as StreamDefinition<StreamName>;
 }
 
 /**

@@ -1,7 +1,7 @@
+import type { Kysely } from 'kysely';
 import type { ZodType } from 'zod';
-import type { Config, MethodVersion, StreamName } from '../config/schema.js';
+import type { MethodVersion } from '../source/settings.js';
 import type { SourceMethod, SourceRequest } from '../source/types.js';
-import type { Db } from '../warehouse-schema.js';
 import type { LoadRow } from '../warehouse/bulk-load.js';
 import type { SourceTable } from '../warehouse/schema.js';
 import type { SettingsKit } from './settings.js';
@@ -47,8 +47,8 @@ export interface Discovery {
  * work units, and how one source record becomes typed rows. The engine (src/sync/) runs the
  * work units and knows no stream by name.
  */
-export interface StreamDefinition {
-  name: StreamName;
+export interface StreamDefinition<Name extends string = string> {
+  name: Name;
   method: SourceMethod;
   /** Name of one record in logs and quarantine. */
   entity: string;
@@ -68,9 +68,16 @@ export interface StreamDefinition {
 }
 
 /** What planning may look at. */
-export interface PlanContext {
-  db: Db;
-  config: Config;
+export interface PlanContext<Settings = any> {
+  /**
+   * The warehouse. A stream types it by its own tables (`const db: TablesDb<typeof TABLES> =
+   * context.db`), never by the assembled warehouse.
+   */
+  db: Kysely<any>;
+  /** The stream's own settings (`streams.<name>` of the configuration). */
+  settings: Settings;
+  /** Records per page the source is asked for. */
+  pageSize: number;
   /** The source's today, `YYYY-MM-DD` in the configured time zone. */
   today: string;
   propertyIds: string[];
@@ -106,7 +113,8 @@ export interface Lane {
 
 /** What a dynamic step may look at: the warehouse and the work units already done in its lane. */
 export interface StepContext {
-  db: Db;
+  /** The warehouse, typed by the stream as in `PlanContext`. */
+  db: Kysely<any>;
   runId: number;
   /** Work unit ids of the lane's earlier steps in this run, by unit kind. */
   doneUnits: Map<string, number[]>;
@@ -114,7 +122,7 @@ export interface StepContext {
 
 /** One work unit: a request paged to its end, loaded page by page with its checkpoint. */
 export interface WorkUnitPlan {
-  stream: StreamName;
+  stream: string;
   /** Kind of unit (`full`, `backfill`, or a stream's own kinds). */
   kind: string;
   /** Stable identity: the same work planned again (after a crash, or a rerun backfill) resumes. */

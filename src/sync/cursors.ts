@@ -1,4 +1,4 @@
-import type { Db } from '../warehouse-schema.js';
+import type { Db } from '../catalog/tables.js';
 
 /** A cursor's value (the last day fully read) and its free-form state. */
 export interface CursorValue {

@@ -1,5 +1,4 @@
-import { refreshAfterSync } from '../reporting/refresh.js';
-import { pickCounts, RUN_COUNTERS } from './counters.js';
+import { pickCounts, RUN_COUNTERS } from '../warehouse/run-counters.js';
 import { planRun, streamsOf } from './plan-run.js';
 import { runLanes } from './run-lanes.js';
 import { isBudgetError } from './run-unit.js';
@@ -38,7 +37,6 @@ export async function runSync(request: SyncRequest, deps: SyncDeps): Promise<Run
     await cleanUpSeen(db, { runId, abandonedAfterMinutes: config.abandonedAfterMinutes }).catch((error: unknown) =>
       logger.warn({ event: 'seen_cleanup_failed', err: (error as Error).message }, `could not remove the seen keys of finished work units: ${(error as Error).message}`),
     );
-    await refreshAfterSync(db, config.timeZone, logger);
     const summary: RunSummary = { ...counts, kind: request.kind, streams, durationMs: Date.now() - started, errors };
     logFinished(logger, summary);
     observer?.onRunEnd?.(summary);

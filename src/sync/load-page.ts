@@ -1,15 +1,15 @@
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
-import type { MethodVersion } from '../config/schema.js';
+import type { MethodVersion } from '../source/settings.js';
 import type { CompletionAction, StreamDefinition, WorkUnitPlan } from '../streams/types.js';
-import type { Db } from '../warehouse-schema.js';
+import type { Db } from '../catalog/tables.js';
 import { RecordError, tracingFields } from '../source/quirks.js';
 import { markMissingChildren, markUnseenDeleted, storedParents, storedTextDigests, upsertRows, type LoadRow, type UpsertCounts } from '../warehouse/bulk-load.js';
 import { checkRow } from '../warehouse/check-row.js';
 import { SOURCE_HASH_COLUMN, SOURCE_TEXT_HASH_COLUMN, type SourceTable } from '../warehouse/schema.js';
 import { KnownRecord, type RecordRecognizer } from '../source/types.js';
 import { inTransaction } from '../warehouse/transaction.js';
-import { ROW_COUNTERS, zeroCounts } from './counters.js';
+import { ROW_COUNTERS, zeroCounts } from '../warehouse/run-counters.js';
 import { writeCursor } from './cursors.js';
 import { quarantineRecords, resolveKeylessForUnit, resolveQuarantined, type QuarantineEntry } from './quarantine.js';
 import type { RowCounts } from './types.js';

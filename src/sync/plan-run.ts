@@ -1,4 +1,4 @@
-import type { StreamName } from '../config/schema.js';
+import type { StreamName } from '../streams/registry.js';
 import { DISCOVERY, loadStream } from '../streams/index.js';
 import type { DiscoveredProperty, Lane, PlanContext, StreamDefinition } from '../streams/types.js';
 import { addDays } from '../dates/days.js';
@@ -9,7 +9,7 @@ import type { SyncDeps, SyncRequest } from './types.js';
 
 /** A lane of one stream, ready to run. */
 export interface PlannedLane {
-  stream: StreamDefinition;
+  stream: StreamDefinition<StreamName>;
   lane: Lane;
 }
 
@@ -56,7 +56,8 @@ export async function planRun(request: SyncRequest, streams: StreamName[], deps:
     const stream = await loadStream(name);
     const context: PlanContext = {
       db,
-      config,
+      settings: config.streams[name],
+      pageSize: config.source.pageSize,
       today,
       propertyIds,
       full: request.full === true,

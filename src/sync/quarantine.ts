@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Db } from '../warehouse-schema.js';
+import type { Db } from '../catalog/tables.js';
 import { storableJson } from '../warehouse/check-row.js';
 
 /** A record that failed validation, with where it came from. */

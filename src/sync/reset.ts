@@ -1,5 +1,5 @@
 import { sql, type ExpressionBuilder } from 'kysely';
-import type { Db, Warehouse } from '../warehouse-schema.js';
+import type { Db, Warehouse } from '../catalog/tables.js';
 
 /** Which cursors to forget: every cursor of a stream, or only those covering one property. */
 export interface ResetSelection {

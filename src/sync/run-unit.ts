@@ -1,9 +1,10 @@
-import type { MethodVersion } from '../config/schema.js';
+import type { MethodVersion } from '../source/settings.js';
 import type { Logger } from '../log/logger.js';
 import type { SourceClient, SourcePage } from '../source/types.js';
 import type { CompletionAction, StreamDefinition, WorkUnitPlan } from '../streams/types.js';
-import type { Db } from '../warehouse-schema.js';
-import { pickCounts, ROW_COUNTERS } from './counters.js';
+import type { StreamName } from '../streams/registry.js';
+import type { Db } from '../catalog/tables.js';
+import { pickCounts, ROW_COUNTERS } from '../warehouse/run-counters.js';
 import { crashPoint } from './crash-points.js';
 import { keyOfRecord, loadPage, recordRecognizer } from './load-page.js';
 import type { SyncObserver } from './types.js';
@@ -18,7 +19,7 @@ export type UnitOutcome =
 export interface UnitContext {
   db: Db;
   client: SourceClient;
-  stream: StreamDefinition;
+  stream: StreamDefinition<StreamName>;
   /** The version the stream's method is called in. */
   version: MethodVersion;
   runId: number;

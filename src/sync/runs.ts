@@ -1,8 +1,8 @@
 import { hostname } from 'node:os';
 import { sql } from 'kysely';
-import type { StreamName } from '../config/schema.js';
-import type { Db } from '../warehouse-schema.js';
-import { pickCounts, RUN_COUNTERS, UNIT_COUNTERS, type Counts, type UnitCounter } from './counters.js';
+import type { StreamName } from '../streams/registry.js';
+import type { Db } from '../catalog/tables.js';
+import { pickCounts, RUN_COUNTERS, UNIT_COUNTERS, type Counts, type UnitCounter } from '../warehouse/run-counters.js';
 import type { RunStatus, RunSummary, SyncRequest } from './types.js';
 
 /** Opens a run in `sync_runs` and returns its id. */

@@ -1,7 +1,7 @@
 import { sql, type Selectable } from 'kysely';
-import { STREAM_NAMES, type StreamName } from '../config/schema.js';
-import { SOURCE_TABLE_NAMES, type Db, type Warehouse } from '../warehouse-schema.js';
-import { pickCounts, RUN_COUNTERS, type Counts, type RunCounter } from './counters.js';
+import { STREAM_NAMES, type StreamName } from '../streams/registry.js';
+import { SOURCE_TABLE_NAMES, type Db, type Warehouse } from '../catalog/tables.js';
+import { pickCounts, RUN_COUNTERS, type Counts, type RunCounter } from '../warehouse/run-counters.js';
 import { sumUnits } from './runs.js';
 
 /** The run counters `status` shows. */

@@ -1,8 +1,10 @@
-import type { ChunkSize, Config, StreamName } from '../config/schema.js';
+import type { Config } from '../config/schema.js';
+import type { StreamName } from '../streams/registry.js';
+import type { ChunkSize } from '../dates/calendar.js';
 import type { Logger } from '../log/logger.js';
 import type { SourceClient } from '../source/types.js';
-import type { Db } from '../warehouse-schema.js';
-import type { Counts, RowCounter, RunCounter } from './counters.js';
+import type { Db } from '../catalog/tables.js';
+import type { Counts, RowCounter, RunCounter } from '../warehouse/run-counters.js';
 
 /** What an operator or the scheduler asks the engine to do. */
 export interface SyncRequest {

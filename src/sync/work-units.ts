@@ -1,7 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { WorkUnitPlan } from '../streams/types.js';
-import type { Db } from '../warehouse-schema.js';
-import { UNIT_COUNTERS, type Counts, type UnitCounter } from './counters.js';
+import type { Db } from '../catalog/tables.js';
+import { UNIT_COUNTERS, type Counts, type UnitCounter } from '../warehouse/run-counters.js';
 
 /** A work unit row as the runner needs it. */
 export interface StartedUnit {

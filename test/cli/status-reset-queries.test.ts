@@ -1,4 +1,4 @@
-import { SOURCE_TABLE_NAMES } from '../../src/warehouse-schema.js';
+import { SOURCE_TABLE_NAMES } from '../../src/catalog/tables.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cursorsToReset, resetCursors } from '../../src/sync/reset.js';
 import { readStatus, scopeProperties } from '../../src/sync/status.js';

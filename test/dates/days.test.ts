@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { addDays, chunkRange, daysBetween, firstDayOfPreviousMonth, isDay, isValidDate, minDay } from '../../src/dates/days.js';
+import { isDay, isValidDate } from '../../src/dates/calendar.js';
+import { addDays, chunkRange, daysBetween, firstDayOfPreviousMonth, minDay } from '../../src/dates/days.js';
 
 describe('isValidDate and isDay', () => {
   it('knows leap years and month lengths', () => {

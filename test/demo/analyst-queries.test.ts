@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { arAging, asOfDay, DEMO_READER, ensureDemoReader, occupancyByProperty, vendorSpendByMonth } from '../../src/demo/analyst-queries.js';
 import { biToolLines } from '../../src/demo/report.js';
 import { refreshReporting } from '../../src/reporting/refresh.js';
-import { connect, type Db } from '../../src/warehouse-schema.js';
+import type { Db, Warehouse } from '../../src/catalog/tables.js';
+import { connect } from '../../src/warehouse/db.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { FIXTURE_NOW, insertFixture } from '../reporting/fixture.js';
 
@@ -33,7 +34,7 @@ describe('analyst queries read the reporting views', () => {
   it('answer occupancy, aging and spend from the reporting fixture', async () => {
     await insertFixture(database.db);
     // The views as a sync at 23:30 on 2024-06-30 (Denver) leaves them.
-    const session: Db = connect(database.url, { maxConnections: 1 });
+    const session: Db = connect<Warehouse>(database.url, { maxConnections: 1 });
     try {
       await sql`select set_config('reporting.now', ${FIXTURE_NOW}, false)`.execute(session);
       await refreshReporting(session, { timeZone: 'America/Denver' });

@@ -1,4 +1,4 @@
-import type { Db } from '../../src/warehouse-schema.js';
+import type { Db } from '../../src/catalog/tables.js';
 
 /**
  * A small warehouse whose reporting answers are computed by hand (see views.test.ts). Today is

@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { refreshReporting } from '../../src/reporting/refresh.js';
-import { connect, type Db } from '../../src/warehouse-schema.js';
+import type { Db, Warehouse } from '../../src/catalog/tables.js';
+import { connect } from '../../src/warehouse/db.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { FIXTURE_NOW, insertFixture } from './fixture.js';
 
@@ -12,7 +13,7 @@ let db: Db;
 beforeAll(async () => {
   database = await createTestDatabase();
   await insertFixture(database.db);
-  db = connect(database.url, { maxConnections: 1 });
+  db = connect<Warehouse>(database.url, { maxConnections: 1 });
   await sql`select set_config('reporting.now', ${FIXTURE_NOW}, false)`.execute(db);
   // As at the end of a sync: the materialized views are refreshed (in this session's clock).
   await refreshReporting(db, { timeZone: 'America/Denver' });

@@ -14,7 +14,8 @@ import { ReplyTooLargeError, ThrottledError, UndecodableReplyError } from '../..
 import { assertRoomToDecode } from '../../src/source/heap-room.js';
 import { Pacer } from '../../src/source/pacing.js';
 import { GET_PROPERTIES } from '../../src/streams/properties/method.js';
-import { MAX_TIMER_DELAY_MS, RetrySchedule, timerDelay } from '../../src/source/retry.js';
+import { RetrySchedule, timerDelay } from '../../src/source/retry.js';
+import { MAX_TIMER_DELAY_MS } from '../../src/source/settings.js';
 import { allPages, captureLogger, clientFor, rejection, sourceConfig, startProxy, startSim, TODAY, type Proxy } from './support.js';
 
 let sim: Simulator<AdvanceSummary>;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { MethodVersion } from '../../src/config/schema.js';
+import type { MethodVersion } from '../../src/source/settings.js';
 import type { SourceRequest } from '../../src/source/types.js';
 import { allPages, clientFor, sourceConfig, startSim } from './support.js';
 import { GET_PROPERTIES } from '../../src/streams/properties/method.js';

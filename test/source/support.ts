@@ -64,7 +64,7 @@ export function captureLogger(): { logger: Logger; lines: () => Record<string, u
 export function clientFor(config: SourceConfig, options: Partial<SourceClientOptions> = {}): { client: SourceClient; events: CallEvent[] } {
   const events: CallEvent[] = [];
   const client = createSourceClient({
-    config,
+    settings: config,
     timeZone: ZONE,
     ...options,
     onCall: (event) => {

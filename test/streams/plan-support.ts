@@ -1,6 +1,7 @@
 import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler } from 'kysely';
 import { configSchema } from '../../src/config/schema.js';
 import type { Lane, PlanContext, WorkUnitPlan } from '../../src/streams/types.js';
+import type { StreamName } from '../../src/streams/registry.js';
 
 /** A plan fixture: the source's today, the properties, the cursors, and the work the plan must give. */
 export interface PlanFixture {
@@ -19,7 +20,7 @@ export interface PlanFixture {
  * The plan context of a fixture. The warehouse is a driver that answers every query with no
  * rows: planning reads only cursors here, as on a warehouse that holds no records yet.
  */
-export function planContext(stream: string, fixture: PlanFixture): PlanContext {
+export function planContext(stream: StreamName, fixture: PlanFixture): PlanContext {
   const db = new Kysely<any>({
     dialect: {
       createAdapter: () => new PostgresAdapter(),
@@ -35,7 +36,8 @@ export function planContext(stream: string, fixture: PlanFixture): PlanContext {
   });
   return {
     db,
-    config,
+    settings: config.streams[stream],
+    pageSize: config.source.pageSize,
     today: fixture.today,
     propertyIds: fixture.propertyIds,
     full: fixture.full === true,

@@ -29,7 +29,7 @@ const requests: Record<string, SourceRequest> = {
 try {
   for (const version of ['r1', 'r2'] as const) {
     const config = configSchema.parse({ database: { url: 'postgres://x@localhost/x' }, source: { url: sim.url, username: 'u', password: 'fixture-pw', pageSize: 50, versions: { getLeases: version, getInvoices: version } } });
-    const client = createSourceClient({ config: config.source, timeZone: config.timeZone });
+    const client = createSourceClient({ settings: config.source, timeZone: config.timeZone });
     for (const [name, request] of Object.entries(requests)) {
       const records: unknown[] = [];
       for await (const page of client.pages(request)) records.push(...page.records);

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
-import { connect, migrateToLatest, type Db } from '../../src/warehouse-schema.js';
+import { WAREHOUSE_TABLES, type Db, type Warehouse } from '../../src/catalog/tables.js';
+import { connect } from '../../src/warehouse/db.js';
+import { migrateToLatest } from '../../src/warehouse/migrate.js';
 import { dropDatabase, ensureDatabase, withDatabase } from '../../src/warehouse/databases.js';
 
 /** A database of one test file's own, on the run's Postgres server. */
@@ -21,8 +23,8 @@ export async function createTestDatabase(options: { migrate?: boolean } = {}): P
   const name = `propsync_test_${randomBytes(5).toString('hex')}`;
   await ensureDatabase(adminUrl, name);
   const url = withDatabase(adminUrl, name);
-  const db = connect(url, { maxConnections: 8, applicationName: 'propsync-test' });
-  if (options.migrate !== false) await migrateToLatest(db);
+  const db = connect<Warehouse>(url, { maxConnections: 8, applicationName: 'propsync-test' });
+  if (options.migrate !== false) await migrateToLatest(db, WAREHOUSE_TABLES);
   return {
     name,
     url,

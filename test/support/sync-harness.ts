@@ -82,7 +82,7 @@ export async function startSyncHarness(options: HarnessOptions = {}): Promise<Sy
         ...config,
         source: { ...config.source, format: overrides.format ?? config.source.format, pageSize: overrides.pageSize ?? config.source.pageSize },
       };
-      const client: SourceClient = createSourceClient({ config: runConfig.source, timeZone: runConfig.timeZone, logger });
+      const client: SourceClient = createSourceClient({ settings: runConfig.source, timeZone: runConfig.timeZone, logger });
       try {
         return await runSync({ kind: 'sync', ...request }, { db: warehouse.db, client, config: runConfig, logger, observer: overrides.observer, signal: overrides.signal });
       } finally {

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { SimDataset } from '../../src/simulator/data/model.js';
 import { expectedWarehouse } from '../../src/simulator/data/truth.js';
-import type { Db } from '../../src/warehouse-schema.js';
+import type { Db } from '../../src/catalog/tables.js';
 
 /**
  * What a complete warehouse must hold, computed straight from the simulator's data set (not

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrateToLatest, STREAM_TABLES, WAREHOUSE_TABLES } from '../../src/warehouse-schema.js';
-import { migrateToLatest as applyMigrations } from '../../src/warehouse/migrate.js';
+import { STREAM_TABLES, WAREHOUSE_TABLES } from '../../src/catalog/tables.js';
+import { migrateToLatest } from '../../src/warehouse/migrate.js';
 import type { Column, SourceTable, Table } from '../../src/warehouse/schema.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 
@@ -15,7 +15,7 @@ let t: TestDatabase;
 beforeAll(async () => {
   // The migrations alone first (comments, written from the declarations, come in the last test).
   t = await createTestDatabase({ migrate: false });
-  await applyMigrations(t.db);
+  await migrateToLatest(t.db);
 });
 afterAll(async () => {
   await t?.drop();
@@ -131,7 +131,7 @@ describe('table declarations', () => {
   });
 
   it('give every table and column of the schema a comment, once migrated (again: comments are rewritten)', async () => {
-    expect(await migrateToLatest(t.db)).toEqual({ applied: [] });
+    expect(await migrateToLatest(t.db, WAREHOUSE_TABLES)).toEqual({ applied: [] });
     const { rows } = await sql<{ object: string }>`
       select c.relname as object from pg_class c join pg_namespace n on n.oid = c.relnamespace
        where n.nspname = current_schema() and c.relkind = 'r' and obj_description(c.oid, 'pg_class') is null

@@ -1,7 +1,7 @@
 import type { Insertable, Selectable } from 'kysely';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { LEASES } from '../../src/streams/leases/tables.js';
-import type { Warehouse } from '../../src/warehouse-schema.js';
+import type { Warehouse } from '../../src/catalog/tables.js';
 import { loadColumns, type LoadRowOf } from '../../src/warehouse/schema.js';
 
 // The Kysely types and bulk-load columns derived from the declarations (the type assertions are

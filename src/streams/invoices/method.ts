@@ -1,4 +1,4 @@
-import type { MethodVersion } from '../../config/schema.js';
+import type { MethodVersion } from '../../source/settings.js';
 import { BadParameterError } from '../../source/errors.js';
 import type { RequestParams, SourceMethod } from '../../source/types.js';
 

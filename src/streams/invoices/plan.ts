@@ -1,4 +1,4 @@
-import type { ChunkSize } from '../../config/schema.js';
+import type { ChunkSize } from '../../dates/calendar.js';
 import type { SourceRequest } from '../../source/types.js';
 import { GET_INVOICES } from './method.js';
 import { addDays, chunkRange, firstDayOfPreviousMonth, minDay } from '../../dates/days.js';
@@ -50,7 +50,7 @@ function unit(group: string[], args: { kind: string; unitKey: string; window?: {
  * periods), payment applied, and payment voided. Windows longer than `windowDays` are cut.
  */
 export async function planInvoices(context: PlanContext): Promise<Lane[]> {
-  const settings = context.config.streams.invoices;
+  const settings = context.settings;
   const today = context.today;
   const lanes: Lane[] = [];
   const groups = propertyGroups(context.propertyIds, settings.propertyGroupSize);
@@ -102,7 +102,7 @@ export async function planInvoices(context: PlanContext): Promise<Lane[]> {
 /** A backfill: every invoice posted within each chunk of the range, per property group. */
 export function planInvoicesBackfill(context: PlanContext, range: { from: string; to: string; chunk: string }): Lane[] {
   const chunks = chunkRange(range.from, range.to, range.chunk as ChunkSize);
-  return propertyGroups(context.propertyIds, context.config.streams.invoices.propertyGroupSize).map((group) => ({
+  return propertyGroups(context.propertyIds, context.settings.propertyGroupSize).map((group) => ({
     key: `invoices:${group.join(',')}`,
     propertyIds: group,
     steps: chunks.map((chunk) =>

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { addDays, chunkRange } from '../../dates/days.js';
-import type { ChunkSize } from '../../config/schema.js';
+import type { ChunkSize } from '../../dates/calendar.js';
 import type { SourceRequest } from '../../source/types.js';
 import { GET_LEASES } from './method.js';
 import { fullRefreshDue, nextFullRefresh } from '../spread.js';
@@ -48,9 +48,9 @@ const ONE_PAGE_SHARE = 0.8;
  *   id with every status (cancellations, move-outs whose dates say nothing).
  */
 export async function planLeases(context: PlanContext): Promise<Lane[]> {
-  const settings = context.config.streams.leases;
+  const settings = context.settings;
   const sizes = await leasesPerProperty(context);
-  const onePage = context.config.source.pageSize * ONE_PAGE_SHARE;
+  const onePage = context.pageSize * ONE_PAGE_SHARE;
   const lanes: Lane[] = [];
   for (const [slot, propertyId] of context.propertyIds.entries()) {
     const full = await context.cursor(propertyId, 'full_refresh');

@@ -44,7 +44,7 @@ afterAll(async () => {
 
 async function syncProperties() {
   const logger = createLogger({ level: 'silent', destination: new Writable({ write: (_chunk, _encoding, done) => done() }) });
-  const client = createSourceClient({ config: config.source, timeZone: config.timeZone, logger });
+  const client = createSourceClient({ settings: config.source, timeZone: config.timeZone, logger });
   try {
     return await runSync({ kind: 'sync', streams: ['properties'] }, { db: warehouse.db, client, config, logger });
   } finally {

@@ -11,7 +11,7 @@ import {
   type Column,
   type ColumnBuilder,
 } from '../warehouse/schema.js';
-import { RUN_COUNTERS, UNIT_COUNTERS, type RunCounter } from './counters.js';
+import { RUN_COUNTERS, UNIT_COUNTERS, type RunCounter } from './run-counters.js';
 
 /** The sync's own tables: runs, work units (with their checkpoints and the keys each saw), cursors, quarantine. */
 

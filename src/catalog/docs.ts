@@ -1,6 +1,6 @@
-import { STREAM_TABLES } from './warehouse-schema.js';
-import { SYNC_TABLES } from './sync/tables.js';
-import { renderTableReference, replaceSection } from './warehouse/docs.js';
+import { STREAM_TABLES } from './tables.js';
+import { SYNC_TABLES } from '../warehouse/bookkeeping.js';
+import { renderTableReference, replaceSection } from '../warehouse/docs.js';
 
 /** The command that writes the generated table reference. */
 export const DOCS_COMMAND = 'npm run docs:tables';

@@ -1,9 +1,7 @@
 import type { Kysely } from 'kysely';
-import { STREAM_MANIFESTS } from './streams/registry.js';
-import { SYNC_TABLES } from './sync/tables.js';
-import { connect as connectTo, type ConnectOptions } from './warehouse/db.js';
-import { migrateToLatest as migrateWithComments, type MigrationOutcome } from './warehouse/migrate.js';
-import type { DatabaseOf, SourceTable } from './warehouse/schema.js';
+import { STREAM_MANIFESTS } from '../streams/registry.js';
+import { SYNC_TABLES } from '../warehouse/bookkeeping.js';
+import type { DatabaseOf, SourceTable } from '../warehouse/schema.js';
 
 type Manifest = (typeof STREAM_MANIFESTS)[number];
 
@@ -24,13 +22,3 @@ export const SOURCE_TABLE_NAMES = SOURCE_TABLES.map((table) => table.name);
 /** The warehouse as Kysely sees it, derived from the declarations. */
 export type Warehouse = DatabaseOf<typeof WAREHOUSE_TABLES>;
 export type Db = Kysely<Warehouse>;
-
-/** Opens a pooled connection to the warehouse. Close it with `db.destroy()`. */
-export function connect(url: string, options: ConnectOptions = {}): Db {
-  return connectTo<Warehouse>(url, options);
-}
-
-/** Applies pending migrations, then writes every table's and column's comment from the declarations. */
-export function migrateToLatest(db: Db): Promise<MigrationOutcome> {
-  return migrateWithComments(db, WAREHOUSE_TABLES);
-}

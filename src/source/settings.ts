@@ -1,0 +1,59 @@
+/**
+ * What the source client is told: the formats and method versions the source speaks, and the
+ * plain settings of one client. The configuration's schema validates into this shape; the
+ * client never reads the configuration itself.
+ */
+
+/** Response formats the source speaks. */
+export const FORMATS = ['json', 'xml'] as const;
+export type Format = (typeof FORMATS)[number];
+
+/** Versions of the source's read methods. */
+export const METHOD_VERSIONS = ['r1', 'r2'] as const;
+export type MethodVersion = (typeof METHOD_VERSIONS)[number];
+
+/** The longest delay a Node timer holds: 2^31 - 1 ms (about 24.8 days); a longer one fires at once. */
+export const MAX_TIMER_DELAY_MS = 2 ** 31 - 1;
+
+/** When a failed call is tried again (`source.retry`). */
+export interface RetrySettings {
+  /** Attempts per call, the first included. */
+  maxAttempts: number;
+  /** First backoff delay; doubles each attempt, with full jitter. */
+  baseDelayMs: number;
+  /** Longest single backoff delay. */
+  maxDelayMs: number;
+  /** Longest total time spent waiting between attempts of one call. */
+  maxTotalWaitMs: number;
+}
+
+/** How calls are paced against the source's rate limits (`source.rateLimit`). */
+export interface RateLimitSettings {
+  /** Calls kept in reserve in every rate-limit window. */
+  reserve: number;
+  /** Smallest gap between two calls of this process. */
+  minIntervalMs: number;
+  /** Longest wait a `Retry-After` or a rate-limit reset may impose. */
+  maxWaitMs: number;
+}
+
+/** Everything one source client needs to know of its source. */
+export interface SourceSettings {
+  url: string;
+  username: string;
+  password: string;
+  format: Format;
+  /** The version of each method, by method name; a method's default where absent. */
+  versions: Readonly<Partial<Record<string, MethodVersion>>>;
+  pageSize: number;
+  requestTimeoutMs: number;
+  maxReplyBytes: number;
+  /** Largest distance (hours) between the source's `Date` and the local clock before it is ignored; 0 trusts any. */
+  maxClockSkewHours: number;
+  retry: RetrySettings;
+  rateLimit: RateLimitSettings;
+  dailyCallBudget: number;
+  concurrency: number;
+  maxPages: number;
+  decodeThreads?: number;
+}

@@ -1,5 +1,5 @@
 # syntax=docker/dockerfile:1
-# propsync's container image: `docker build -t propsync .`; see "Run with Docker Compose" in README.md.
+# propsync's container image: `docker build -t propsync .`; see docs/operating.md#run-with-docker-compose.
 # The base is pinned by version (the same Node release as CI); pin it by digest too where the
 # registry is reachable: FROM node:20.20.2-bookworm-slim@sha256:...
 

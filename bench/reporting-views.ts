@@ -1,14 +1,7 @@
 /**
- * Benchmark (not a test): the reporting views on the `large` simulator data set after a full
- * load. Loads the data set into its own database (kept between runs: pass --reload to load it
- * again), migrates it, refreshes the reporting layer as a sync does, then times each view's
- * typical dashboard query a few times and prints the best and the median.
- *
+ * Benchmark (not a test) of the reporting views on the `large` data set:
  *   node bin/run-ts.mjs bench/reporting-views.ts [--reload] [--load-only]
- *
- * Uses BENCH_DATABASE_URL (a server where it may create a database), else the local
- * postgres://postgres@127.0.0.1:5432/postgres; the data goes into database
- * propsync_bench_reporting on that server.
+ * Its database and options: docs/benchmark.md#reporting-views
  */
 import { cpus, loadavg } from 'node:os';
 import { sql } from 'kysely';

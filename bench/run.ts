@@ -1,19 +1,6 @@
 /**
- * The benchmark of issue "Performance": for each scale and format, a simulator in its own
- * process (rate limits off), a fresh database, then `propsync sync` as a child process three
- * times: the full load (first run), a rerun with no change, and the next day's incremental
- * (after `POST /_sim/advance {"days": 1}`). Right after the full load it times Postgres
- * `COPY ... FROM STDIN` of the very same rows into `LIKE ... INCLUDING ALL` copies of the loaded
- * tables, and prints one table.
- *
- *   npm run bench -- [--scale small|medium|large[,...]] [--format json|xml|both]
- *
- * The database server is DATABASE_URL's (any database on it; the bench creates and drops its
- * own), else postgres://postgres@127.0.0.1:5432/postgres. Exits non-zero only on an error (a
- * child that fails, a server that does not answer), never because of a number.
- *
- * It imports nothing from src/: it drives the CLI the way an operator does, so it measures the
- * shipped command (start-up and all) and survives reshapes of the code.
+ * The benchmark of issue "Performance": `npm run bench -- [--scale small|medium|large[,...]]
+ * [--format json|xml|both]`. What it runs and measures: docs/benchmark.md
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';

@@ -1,21 +1,12 @@
 #!/usr/bin/env node
-// Entry point of the `propsync` command: runs the compiled build in dist/ (made by `npm run build`,
-// which `npm ci` runs through the `prepare` script). From a checkout, `npm run dev -- ...` runs the
-// TypeScript sources instead.
-//
-// Heap limit: a sync's live data is one page per work unit in flight, but V8 sizes its heap by the
-// allocation rate, so without a limit the process grows to several hundred MB of mostly garbage.
-// propsync therefore runs with `--max-old-space-size=HEAP_LIMIT_MB` and a small young generation
-// (`--max-semi-space-size=SEMI_SPACE_MB`, below) unless an old-space limit is already
-// set (in NODE_OPTIONS or on node's command line): V8 reads the limit only when the process starts,
-// so this launcher starts node once more with the flag and passes the exit code and the stop
-// signals through. Set NODE_OPTIONS=--max-old-space-size=N to choose another limit (and run
-// without the launcher process).
+// Entry point of the `propsync` command: runs the compiled build in dist/ (`npm run build`, run by
+// `npm ci`; `npm run dev -- ...` runs the TypeScript sources), restarting node with a heap limit
+// unless one is set. Why: docs/benchmark.md#memory
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-/** Old-space limit in MB: a page in flight per work unit fits in it (README, Benchmark, "Memory"). */
+/** Old-space limit in MB: a page in flight per work unit fits in it (docs/benchmark.md#memory). */
 const HEAP_LIMIT_MB = 160;
 /**
  * Semi-space size in MB: the young generation is three of them. V8's default (16) keeps some

@@ -1,4 +1,4 @@
-/** Exit codes of every command; the README's operator guide explains them. */
+/** Exit codes of every command; docs/operating.md#exit-codes-and-what-to-do explains them. */
 export const EXIT = {
   /** Everything asked for was done. */
   ok: 0,

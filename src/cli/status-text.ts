@@ -1,6 +1,6 @@
 /**
  * The text `propsync status` prints (without --json): its own module, loaded by the command's
- * action, so that the CLI's start loads no table formatting.
+ * action. Why: docs/architecture.md#lazy-loading
  */
 import type { RunInfo, StatusReport, StreamStatus } from '../sync/status.js';
 import { formatDuration } from '../app/run-summary.js';

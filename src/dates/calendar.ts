@@ -1,7 +1,6 @@
 /**
- * The one check of whether a day exists, and the chunk sizes of a date range: plain code with
- * no date library, so that the CLI can check its options without loading one at every start.
- * The day arithmetic is in `days.ts`, which re-exports these.
+ * The one check of whether a day exists, and the chunk sizes of a date range, with no date
+ * library (why: docs/architecture.md#lazy-loading). `days.ts` re-exports these.
  */
 
 /** Chunk sizes of a date range: one month, three months, one year. */

@@ -6,7 +6,7 @@ import { isDay, type ChunkSize } from './calendar.js';
  * of whether a date exists. Days carry no time zone: the source's dates are days in the
  * configured time zone, and "today" is taken from the source (see the client's `today()`), so
  * nothing here looks at a clock. Streams, the engine and the source's quirk readers check dates
- * here; the CLI reads `calendar.ts` alone, which loads no date library.
+ * here; the CLI reads `calendar.ts` alone (docs/architecture.md#lazy-loading).
  */
 
 

@@ -1,9 +1,6 @@
 /**
- * What the simulator offers, as `propsync simulate --help` tells it: the data set's scales, the
- * areas it serves and the grammar of the faults it injects. A leaf module (it imports nothing)
- * so that the CLI builds its help from these without loading the simulator; the simulator's own
- * modules re-export them where they belong (scales with the world, areas with the routes,
- * the grammar with the faults).
+ * What `propsync simulate --help` tells: scales, areas and the faults' grammar. A leaf module
+ * (it imports nothing), re-exported by the simulator's own modules. Why: docs/architecture.md#lazy-loading
  */
 
 /** Scales of the data set. */

@@ -1,12 +1,6 @@
 /**
- * The source's clock: its "now" as learned from the HTTP `Date` header of the latest reply
- * (the offset to the local clock is kept, so time goes on between replies), else the local
- * clock. Days are read in the source's time zone (the configured time zone), never in UTC.
- *
- * The source's clock is bounded: a `Date` more than `maxSkewMs` (default 36 hours,
- * `source.maxClockSkewHours`) from the local clock is ignored with a warning, and the local
- * clock (or the last `Date` within the bound) goes on being used, so that a source whose clock says 2100 cannot move a cursor or a
- * next-refresh day years ahead.
+ * The source's clock: its "now" from the replies' `Date` header (bounded by the allowed skew),
+ * else the local clock; days in the configured time zone. Why: docs/source-client.md#clock
  */
 import { DateTime } from 'luxon';
 import type { Logger } from '../log/logger.js';

@@ -1,16 +1,6 @@
 /**
- * XML reply → the plain tree as JSON text, one slice of records at a time. fast-xml-parser
- * builds an ordered tree of the whole document before it makes the plain one, so decoding a
- * page whole holds some fifteen times the page's size at once. Here the records' container
- * (`response.result.leases`, say) is cut out of the text, its child elements are decoded a
- * slice at a time and written out as JSON text at once, and the rest of the document is decoded
- * on its own: what is held at once is one slice's trees plus the JSON text.
- *
- * The result is the very JSON of `decodeXml` on the whole text (a repeated element is a list,
- * a single one its value, in document order). Whatever this reader is not sure of (no such
- * container, text or CDATA between the records, attributes on the container, a DOCTYPE that may
- * declare entities, a document that ends early) sends the text whole through `decodeXml`, which
- * also gives the errors of a broken or truncated reply.
+ * XML reply → the plain tree as JSON text, one slice of records at a time; anything unsure goes
+ * whole through `decodeXml`. Why: docs/source-client.md#xml-a-slice-of-records-at-a-time
  */
 import { createHash } from 'node:crypto';
 import { decodeXml, dropLayoutText, LAYOUT, xmlParser } from './codec-xml.js';

@@ -1,14 +1,6 @@
 /**
- * XML replies → the plain tree (see tree.ts), with fast-xml-parser configured to read what
- * the JSON form says: no value parsing (text stays text, leading zeros kept), attributes
- * grouped under `@attributes` (as the source's JSON has them), text kept untrimmed, repeated
- * elements as arrays, and a simple element as its text (`#text` only beside attributes).
- *
- * Character references decode to the characters they name, as JSON's `\u00e9` does: XML's
- * five named entities, and numeric references (`&#233;`, `&#x2019;`), which fast-xml-parser
- * decodes only with `htmlEntities` on (it then also knows a few HTML names such as `&nbsp;`
- * and `&copy;`, which no well-formed XML reply uses). References to characters XML forbids
- * (`&#0;`, C0 controls) are dropped by the parser; a raw control character goes through.
+ * XML replies → the plain tree (see tree.ts), read as the JSON form says, character references
+ * decoded. Why each parser option: docs/source-client.md#xml-character-references
  */
 import { XMLParser } from 'fast-xml-parser';
 import type { Tree } from './tree.js';

@@ -1,32 +1,6 @@
 /**
  * Pacing: when each call of the client may start, so that the source's rate limits are never
- * reached. One pacer per client, shared by every request in flight.
- *
- * - Calls wait in a queue per lane (the source counts per method and credential; a lane is a
- *   method), and start one at a time, in order.
- * - At most `concurrency` calls are in flight at once, whatever the lanes.
- * - Two starts are at least `minIntervalMs` apart.
- * - Every reply's `X-RateLimit-*` headers give, per window, the calls left and the time to the
- *   reset. The latest such snapshot of a lane (by start order) counts down with every call
- *   started after it. For each window, the calls left above `reserve` are spread evenly over
- *   the time until its reset: the next start is `lastStart + untilReset / available`. The
- *   window that asks for the longest gap (the tightest) decides.
- * - Spreading applies to a window once its reset is at most `spreadWithinMs` away (default 10
- *   minutes): short windows (2 s, a minute) are always spread; a day or an hour is a quota
- *   (counted down to its reserve, never past it) until its last stretch, where what is left
- *   of it is spread. Spreading a fresh day of 15000 calls over 24 hours would pace every run
- *   at one call per 5.8 s even when it needs only a few hundred calls.
- * - A window down to its reserve admits no call until its reset has passed; then a single
- *   call goes alone (no other call of the lane in flight) to learn the new counts. When the
- *   counts say nothing is left at all, it waits one second more than the reset announced (the
- *   header has whole seconds).
- * - After a 429 the lane pauses for the `Retry-After` the source asked for.
- * - No wait the source imposes is longer than `maxWaitMs` (default 15 minutes,
- *   `source.rateLimit.maxWaitMs`): a longer `Retry-After`, or a longer wait for the reset of a
- *   spent window, is cut to it with a warning; then a call goes and learns the counts anew.
- *
- * A long run thus approaches the reserve of its tightest window at that window's reset and
- * never goes past it: no 429 in steady state.
+ * reached. One pacer per client. Why and how: docs/source-client.md#pacing
  */
 import type { Logger } from '../log/logger.js';
 import type { RateWindowState } from './rate-headers.js';

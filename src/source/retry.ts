@@ -1,14 +1,6 @@
 /**
  * When to try a failed call again, and after how long: exponential backoff with full jitter,
- * bounded in attempts and in total wait (`source.retry`), for errors that may pass
- * (throttling, server trouble, timeouts, resets, damaged replies) and never for the others
- * (authentication, access, parameters, unknown method, budget). A 429's `Retry-After` is a
- * floor under the delay.
- *
- * The delays come from cockatiel's `ExponentialBackoff` with its `fullJitterGenerator`
- * (random in [0, base * 2^n), capped at maxDelay). Its `RetryPolicy` is not used: its waits
- * cannot be aborted, it has no bound on the total wait and no way to let the error (a 429's
- * Retry-After) set the delay, and the client needs to tell each attempt whether another follows.
+ * bounded (`source.retry`), for errors that may pass. Why: docs/source-client.md#retries
  */
 import { ExponentialBackoff, fullJitterGenerator, type IBackoff } from 'cockatiel';
 import { MAX_TIMER_DELAY_MS, type RetrySettings } from './settings.js';

@@ -1,13 +1,6 @@
 /**
- * One HTTP call to the source: `POST {base}/api/v1/{area}?page_no=&per_page=` on a keep-alive
- * undici pool, Basic auth, the envelope as a `multipart/form-data` body (parts `requestBody`
- * and `requestContentType`, built with form-data), and a timeout on the whole exchange
- * (headers and body). The reply comes back as status, headers and the body's bytes; no reply
- * at all is a `TransportError`, a body cut short a `MalformedReplyError`.
- *
- * The body is read as a stream and counted as it comes: past `maxReplyBytes` (or with a
- * `Content-Length` over it) the reply is refused and its connection dropped at once, so a
- * huge or endless body never sits in memory (`ReplyTooLargeError`, not retried).
+ * One HTTP call to the source: the envelope as multipart/form-data on a keep-alive undici pool,
+ * with a timeout and a cap on the reply's bytes. Why: docs/source-client.md#transport
  */
 import FormData from 'form-data';
 import { Pool, errors as undiciErrors, type Dispatcher } from 'undici';

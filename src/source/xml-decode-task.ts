@@ -1,13 +1,6 @@
 /**
- * The task a decoding thread runs (see xml-decoder.ts): the bytes of an XML reply in, the plain tree out as JSON
- * text, its records decoded a slice at a time (codec-xml-split.ts). JSON text is what crosses
- * back to the main thread because `JSON.parse` rebuilds a tree there far faster than a
- * structured clone of the same objects, and it is the very tree `decodeXml` makes: every leaf
- * is text, so no value changes on the way.
- *
- * With `recognize`, the thread first sends the digests of the records' texts over its port and
- * decodes only the records the main thread does not answer as already held (see
- * `decodeXmlRecognizing`).
+ * The task a decoding thread runs (see xml-decoder.ts): an XML reply's bytes in, the plain tree
+ * out as JSON text. Why JSON text: docs/source-client.md#xml-off-the-main-thread
  */
 import type { MessagePort } from 'node:worker_threads';
 import { decodeXmlRecognizing, decodeXmlToJson, type ContainerPath, type RecognizedJson } from './codec-xml-split.js';

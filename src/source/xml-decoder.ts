@@ -1,14 +1,6 @@
 /**
- * XML decoding off the main thread. fast-xml-parser reads a few MB a second, some twenty times
- * slower than `JSON.parse`, so on the main thread it would hold up everything else a sync does
- * (normalizing, checking and loading the pages already read). Large replies are therefore
- * decoded by a small pool of threads (piscina), which hand the tree back as JSON text for the
- * main thread to parse; the cores share the work and the main thread sees what a JSON reply
- * would give it. Small replies (errors, short pages) are decoded in place, where a thread hop
- * would cost more than it saves.
- *
- * Each thread has its own heap limit, so a reply too large to decode in memory ends that
- * thread (and is reported as such), never the process.
+ * XML decoding off the main thread: large replies on a small pool of threads (piscina), each with
+ * its own heap limit; small ones in place. Why: docs/source-client.md#xml-off-the-main-thread
  */
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';

@@ -1,34 +1,7 @@
 /**
- * The simulator's data model: the contract between the data set (generation and `advance`)
- * and the server (filtering, versions, quirks, formats, paging).
- *
- * Records are kept in their canonical **r2 wire shape**: field names exactly as in
- * `shared/docs/source-api.md`, every field already in the encoding the source uses for it
- * (ids as digit strings or integers per the contract, dates `MM/DD/YYYY`, datetimes
- * `MM/DD/YYYY HH:MM:SS MDT|MST`, post months `MM/01/YYYY`, money as decimal strings except AR
- * amounts, which are JSON numbers, booleans in each field's own encoding). Lists are always
- * arrays here, under their plural container (`customers: { customer: [...] }`), and empty
- * lists are absent. The server applies, at render time: r1 differences, single-item lists as
- * bare objects (seeded share), optional containers, formats and faults.
- *
- * Fields whose names start with `_` are the simulator's own bookkeeping, never rendered. They
- * appear only at the top level of a lease, an invoice or the data set, never inside nested
- * records, so a renderer can drop them with one check per top-level key.
- *
- * Encodings (one per field, fixed): lease/customer/unit-space/AR-code/AR-transaction/interval
- * ids and `leaseIntervalId`, `chargeCodeId` integers, every other id a digit string;
- * `isMonthToMonth`, `isTemporary`, `isReversed` (AR) and `isOnHold` integer 0/1;
- * `isOtherIncomeLease` and `isPosted` `"t"`/`"f"`; `isExported` JSON true/false; line `is1099`
- * `"true"`/`"false"`; line `billback` and payment `isReversed` `"0"`/`"1"`; pet
- * `isServiceAnimal` `"true"`/`"false"`. Money: decimal strings with two places, AR amounts JSON
- * numbers. `isOtherIncomeLease` is sent on every other-income lease and, per property, either
- * on all conventional leases (`"f"`) or on none (left out).
- *
- * Records are shared where the source would repeat identical data (unit spaces with their
- * unit, `moveOutReason`, invoice line `property` and `glAccount`, a vendor's `vendor` and
- * `remittance`, an invoice `_plan` once it is done): treat records as read-only outside
- * `advanceDataset`. A move-in replaces the lease object (the record loses `leaseSubStatus`),
- * so rebuild any index of lease objects after an advance.
+ * The simulator's data model: the contract between the data set (generation and `advance`) and
+ * the server. Records are in r2 wire shape and read-only outside `advanceDataset`; shapes,
+ * encodings and sharing: docs/simulator.md#the-data-model
  */
 
 import type { InvoicePlan, LeasePlan, SimWorld } from './world.js';

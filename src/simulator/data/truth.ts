@@ -1,18 +1,7 @@
 /**
- * What a complete sync of a data set must hold, computed from the SimDataset alone, for other
- * engineers' end-to-end tests: row counts per warehouse table and exact money sums (decimal
- * strings, summed in integer cents).
- *
- * "Complete" means everything the source would list today when asked for all of it:
- * - leases of every status (1-6), other-income leases included (includeOtherIncomeLeases=1),
- *   with every interval (the current one plus leaseHistory), customers, unit spaces, scheduled
- *   charges (application charges included), r1 lease activities, and every AR transaction the
- *   source lists now (temporary ones included; temporary ones it stopped listing are gone);
- * - invoices of every type, exported ones and customer refunds (type 20) included, with their
- *   line items, the payments currently applied (invoicePayments) and the voided payments
- *   (voidedPayments; a voided payment is no longer in invoicePayments).
- * The counts are of live rows: a row the source stopped listing (a removed temporary AR
- * transaction, a payment since voided) must be soft-deleted or absent in the warehouse.
+ * What a complete sync of a data set must hold (row counts per table, exact money sums),
+ * computed from the SimDataset alone.
+ * What "complete" means: docs/simulator.md#what-a-complete-sync-must-hold
  */
 import type { SimDataset, SimInvoice, SimLease } from './model.js';
 import { centsToString, numberToCents, stringToCents } from './money.js';

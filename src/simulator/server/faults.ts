@@ -1,49 +1,7 @@
 /**
  * Faults on demand: the failures a client must survive, each on a share of calls (or on the
- * next N calls), seeded so that a failing test replays.
- *
- * SPEC grammar (`--faults SPEC`, `setFaults(SPEC)`):
- *
- *     SPEC    := ITEM ("," ITEM)*
- *     ITEM    := "seed=" INT | FAULT
- *     FAULT   := KIND [ "@" RATE | "x" COUNT ] (":" OPTION)*
- *     KIND    := "500" | "502" | "503"   HTTP 5xx with an error envelope (code 500)
- *              | "429"                   a throttling burst: 429 + error envelope + Retry-After
- *              | "slow"                  the reply waits `ms` before it is sent
- *              | "reset"                 headers and half the body, then the connection is destroyed
- *              | "truncate"              a complete HTTP reply whose body is cut in half
- *              | "malformed"             HTTP 200 with a JSON or XML body that does not parse
- *              | "badrecord"             malformed records inside a valid page (see below)
- *     RATE    := a share of calls in [0, 1] ("0.1") or a percentage ("10%"); omitted = every call
- *     COUNT   := the next COUNT matching calls get the fault, then it is spent ("500x2")
- *     OPTION  := "method=" NAME      only calls of that method (getLeases, getInvoices, ...)
- *              | "ms=" INT           slow: delay in milliseconds (default 60000)
- *              | "burst=" INT        429 with RATE: consecutive calls throttled once it fires (default 3)
- *              | "retry=" INT        429: Retry-After seconds (default 1)
- *              | "kind=" KIND ("|" KIND)*      badrecord: the damage, one of the listed kinds
- *                                    (fixed per record); KIND in BAD_RECORD_KINDS or `any` (default: every kind)
- *              | "ids=" ID("|" ID)*  badrecord: exactly these record ids are bad (no RATE)
- *
- * Examples: `500@0.1`, `500x2`, `429x1:retry=2`, `slow@0.05:ms=5000:method=getLeases`,
- * `reset@0.02,truncate@0.02,seed=7`, `badrecord@0.01:kind=date`, `badrecord@0.05:kind=nul|int`,
- * `badrecord:ids=1001|1002`.
- *
- * Call faults are tried in spec order and the first that fires decides the call; rate draws
- * come from one random stream seeded by `seed=` (else derived from the simulator's seed), one
- * draw per rate fault per matching call, so the same calls in the same order fail the same way.
- * Bad records are chosen per record, by hash(seed, record id) < RATE: the same records are bad
- * on every call while the fault is on, and render clean once it is off. The damage (lease field,
- * invoice field):
- *
- * - `date`   an unparseable date (`moveInDate`, `postDate`)
- * - `id`     the record's `id` left out
- * - `number` text where a number belongs (`leaseIntervalId`, `amount`)
- * - `nul`    a NUL character inside text (`propertyName`, `invoiceNumber`); XML carries it raw
- * - `int`    an integer past its smallint column: 987654 (`occupancyTypeId`, `invoiceTypeId`)
- * - `money`  an amount past numeric(14,2): 16 whole digits or 3 decimals, by record
- *            (the first scheduled charge's `amount`, the invoice's `amount`)
- * - `year0`  a date in year 0, `01/15/0000` (`moveInDate`, `postDate`)
- * - `bigid`  a 25-digit id where a bigint belongs (`floorPlanId`, `vendor.id`)
+ * next N calls), seeded so that a failing test replays. SPEC grammar and each fault's damage:
+ * docs/simulator.md#the-spec-grammar
  */
 import { hash32, hashUnit, seededRandom } from './hash.js';
 import type { WireFormat } from './formats.js';

@@ -12,7 +12,7 @@ import { CONTENT_TYPES, jsonEnvelope, xmlEnvelope } from './envelope.js';
 import { SourceError, ThrottledError, type CallSite } from './errors.js';
 import { Pacer } from './pacing.js';
 import { effectivePageSize, isLastPage, pageCap, parseLinkHeader, parseTotalCount, totalAgrees } from './paging.js';
-import { assertRoomToDecode } from './heap-room.js';
+import { assertRoomToDecode } from './decode-memory.js';
 import { encodeParams } from './params.js';
 import { parseRateLimitHeaders, parseRetryAfter, tightestRemaining } from './rate-headers.js';
 import { decodeBytes, readReply, type BodyDecoder } from './reply.js';

@@ -10,7 +10,7 @@
  */
 export * from './types.js';
 export * from './errors.js';
-export * from './quirks.js';
+export * from './field-readers.js';
 export { createSourceClient, type SourceClientOptions } from './client.js';
 export type { Tree, TreeObject } from './tree.js';
 export { buildEnvelope, CONTENT_TYPES, type Envelope, type EnvelopeInput } from './envelope.js';

@@ -19,7 +19,7 @@ import {
   UnknownMethodError,
   type CallSite,
 } from './errors.js';
-import { asList } from './quirks.js';
+import { asList } from './field-readers.js';
 import { isTreeObject, type Tree } from './tree.js';
 import { KnownRecord, type SourceMethod } from './types.js';
 

@@ -1,4 +1,4 @@
-import { asList, RecordError } from '../source/quirks.js';
+import { asList, RecordError } from '../source/field-readers.js';
 
 /** A decoded source record: a plain tree whose leaves are strings. */
 export type Tree = Record<string, unknown>;

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../catalog/tables.js';
-import { storableJson } from '../warehouse/check-row.js';
+import { storableJson } from '../warehouse/column-domains.js';
 
 /** A record that failed validation, with where it came from. */
 export interface QuarantineEntry {

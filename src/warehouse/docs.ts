@@ -26,15 +26,15 @@ function keyLine(table: Table): string {
 
 /**
  * The column reference of the warehouse, as Markdown, from the declarations: conventions, the
- * columns every source table has, each stream's tables, then the bookkeeping tables. `level`
- * is the heading level of its sections (`###` under the README's `## Tables`).
+ * columns every source table has, each stream's tables, then the bookkeeping tables, in
+ * sections of the second heading level.
  */
-export function renderTableReference(streams: readonly StreamTables[], bookkeeping: readonly Table[], level = 3): string {
-  const h = (extra: number, title: string) => `${'#'.repeat(level + extra)} ${title}`;
+export function renderTableReference(streams: readonly StreamTables[], bookkeeping: readonly Table[]): string {
+  const h = (extra: number, title: string) => `${'#'.repeat(2 + extra)} ${title}`;
   const lines: string[] = [
     `${code('propsync migrate')} creates these tables. Their names and columns are a contract with the dashboards built on them:`,
     'columns and tables get added, never renamed. Each table and column also carries its meaning as a Postgres comment',
-    `(${code('\\d+ leases')} in psql shows it).`,
+    `(${code(`\\d+ ${streams[0]?.tables[0]?.name ?? bookkeeping[0]?.name}`)} in psql shows it).`,
     '',
     'Conventions: ids are `bigint` (the source\'s ids), money is `numeric(14,2)` (exact, never a float), dates without time',
     'are `date`, source datetimes are `timestamptz` (converted from the source\'s time zone). Unless noted, a column holds',
@@ -58,15 +58,4 @@ export function renderTableReference(streams: readonly StreamTables[], bookkeepi
   }
   lines.push('', `The migrator keeps its own bookkeeping in ${code('kysely_migration')} and ${code('kysely_migration_lock')}.`);
   return lines.join('\n');
-}
-
-const SECTION_START = '<!-- tables:start -->';
-const SECTION_END = '<!-- tables:end -->';
-
-/** `text` with what lies between the section markers replaced by `body` (the markers must be there). */
-export function replaceSection(text: string, body: string): string {
-  const start = text.indexOf(SECTION_START);
-  const end = text.indexOf(SECTION_END);
-  if (start < 0 || end < start) throw new Error(`the markers ${SECTION_START} and ${SECTION_END} are missing`);
-  return `${text.slice(0, start + SECTION_START.length)}\n${body}\n${text.slice(end)}`;
 }

@@ -4,7 +4,8 @@
  * source methods, tables and their key columns), so a new stream is covered without editing
  * this test.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -13,7 +14,7 @@ import { DISCOVERY, STREAM_MANIFESTS } from '../../src/streams/index.js';
 const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '../../src');
 
 /** Folders that run any stream and so must name none. */
-const GENERIC = ['sync', 'source', 'cli', 'scheduler', 'demo', 'app'];
+const GENERIC = ['sync', 'source', 'cli', 'scheduler', 'demo', 'app', 'catalog', 'warehouse'];
 /**
  * Files of those folders that are about the data itself: the demo's analyst questions are SQL
  * over named tables by nature (the BI layer's business, not the engine's).
@@ -96,24 +97,66 @@ export function leaks(files: readonly string[], names: Map<string, string>): str
   return found;
 }
 
-/** The top folder under src/ of each module a file imports (static or dynamic), relative imports only. */
-function importedFolders(file: string): string[] {
+/** The files under src/ a file imports (static, dynamic or type-only), relative imports only. */
+function importedFiles(file: string): string[] {
   const text = withoutComments(readFileSync(file, 'utf8'));
   const specifiers = [...text.matchAll(/(?:\bfrom\s+|\bimport\s*\(\s*|^\s*import\s+)['"](\.[^'"]+)['"]/gm)].map((match) => match[1]);
-  return specifiers.map((specifier) => relative(SRC, resolve(dirname(file), specifier)).split(sep)[0]);
+  return specifiers.map((specifier) => resolve(dirname(file), specifier).replace(/\.js$/, '.ts'));
+}
+
+/** The top folder under src/ of each module a file imports. */
+function importedFolders(file: string): string[] {
+  return importedFiles(file).map(folderOf);
 }
 
 function folderOf(file: string): string {
   return relative(SRC, file).split(sep)[0];
 }
 
-/** Which folders may not import which: each rule of docs/architecture.md. */
+/** Every import circle among the files, as `a -> b -> a` (Tarjan's strongly connected components). */
+export function importCircles(files: readonly string[]): string[] {
+  const known = new Set(files);
+  const edges = new Map(files.map((file) => [file, importedFiles(file).filter((to) => known.has(to))]));
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const circles: string[] = [];
+  const visit = (file: string) => {
+    index.set(file, index.size);
+    low.set(file, index.get(file)!);
+    stack.push(file);
+    for (const to of edges.get(file) ?? []) {
+      if (!index.has(to)) {
+        visit(to);
+        low.set(file, Math.min(low.get(file)!, low.get(to)!));
+      } else if (stack.includes(to)) low.set(file, Math.min(low.get(file)!, index.get(to)!));
+    }
+    if (low.get(file) === index.get(file)) {
+      const members: string[] = [];
+      let member: string;
+      do {
+        member = stack.pop()!;
+        members.push(relative(SRC, member));
+      } while (member !== file);
+      if (members.length > 1 || (edges.get(file) ?? []).includes(file)) circles.push(members.reverse().join(' -> '));
+    }
+  };
+  for (const file of files) if (!index.has(file)) visit(file);
+  return circles;
+}
+
+/** The folders of src/ that run one way: each may import only those after it (see docs/architecture.md). */
+const LAYERS = [['cli'], ['scheduler', 'demo'], ['app'], ['sync', 'reporting'], ['catalog'], ['config'], ['streams'], ['source', 'warehouse'], ['log', 'dates']];
+const layerOf = (folder: string) => LAYERS.findIndex((layer) => layer.includes(folder));
+
+/** Which folders may not import which: each rule of docs/architecture.md; the last is the layering itself. */
 const IMPORT_RULES: { from: (folder: string) => boolean; to: string[]; rule: string }[] = [
   { from: (folder) => folder !== 'cli', to: ['cli'], rule: 'nothing imports cli/' },
-  { from: (folder) => folder === 'streams', to: ['sync', 'app'], rule: 'streams/ never imports sync/ (nor app/)' },
-  { from: (folder) => folder === 'source', to: ['sync', 'streams', 'app'], rule: 'source/ imports neither sync/ nor streams/' },
-  { from: (folder) => folder === 'warehouse', to: ['sync', 'streams', 'app'], rule: 'warehouse/ imports neither sync/ nor streams/' },
-  { from: (folder) => folder === 'sync', to: ['cli', 'scheduler', 'app', 'demo'], rule: 'the engine imports neither cli/ nor scheduler/' },
+  { from: (folder) => folder === 'streams', to: ['sync', 'app', 'catalog', 'config'], rule: 'streams/ import neither the engine, the assembled warehouse nor the configuration' },
+  { from: (folder) => folder === 'source', to: ['sync', 'streams', 'app', 'config', 'catalog', 'warehouse'], rule: 'the source client imports neither the engine, streams nor config/' },
+  { from: (folder) => folder === 'warehouse', to: ['sync', 'streams', 'app', 'catalog', 'config'], rule: 'storage imports neither streams nor the engine' },
+  { from: (folder) => folder === 'sync', to: ['cli', 'scheduler', 'app', 'demo', 'reporting'], rule: 'the engine imports neither cli/, scheduler/, app/ nor reporting/' },
+  { from: (folder) => layerOf(folder) >= 0, to: LAYERS.flat(), rule: 'imports run one way: cli -> scheduler, demo -> app -> sync, reporting -> catalog -> config -> streams -> source, warehouse -> log, dates' },
 ];
 
 /** Imports that break a rule: `file -> folder (rule)`. */
@@ -123,7 +166,9 @@ export function brokenImports(files: readonly string[]): string[] {
     const from = folderOf(file);
     for (const to of importedFolders(file)) {
       if (from === 'simulator' && to !== 'simulator') broken.push(`${relative(SRC, file)} -> ${to} (the simulator imports nothing from the product)`);
-      for (const rule of IMPORT_RULES) if (rule.from(from) && rule.to.includes(to) && from !== to) broken.push(`${relative(SRC, file)} -> ${to} (${rule.rule})`);
+      for (const rule of IMPORT_RULES.slice(0, -1)) if (rule.from(from) && rule.to.includes(to) && from !== to) broken.push(`${relative(SRC, file)} -> ${to} (${rule.rule})`);
+      const layers = IMPORT_RULES[IMPORT_RULES.length - 1];
+      if (from !== to && layerOf(from) >= 0 && layerOf(to) >= 0 && layerOf(to) <= layerOf(from)) broken.push(`${relative(SRC, file)} -> ${to} (${layers.rule})`);
     }
   }
   return broken;
@@ -147,6 +192,26 @@ describe('architecture', () => {
 
   it('imports go the documented ways', () => {
     expect(brokenImports(all)).toEqual([]);
+  });
+
+  it('no import circle anywhere, type-only imports included', () => {
+    expect(importCircles(all)).toEqual([]);
+  });
+
+  it('the circle check finds a circle, a type-only one too', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'circle-'));
+    writeFileSync(join(dir, 'a.ts'), "import { b } from './b.js';\nexport const a = b;\n");
+    writeFileSync(join(dir, 'b.ts'), "import type { C } from './c.js';\nexport const b: C = 1;\n");
+    writeFileSync(join(dir, 'c.ts'), "import type { a } from './a.js';\nexport type C = typeof a;\n");
+    writeFileSync(join(dir, 'd.ts'), "import { a } from './a.js';\nexport const d = a;\n");
+    const circles = importCircles(['a', 'b', 'c', 'd'].map((name) => join(dir, `${name}.ts`)));
+    rmSync(dir, { recursive: true });
+    expect(circles).toHaveLength(1);
+    expect(circles[0]).toMatch(/a\.ts -> .*b\.ts -> .*c\.ts$/);
+  });
+
+  it('nothing at the src/ root but entry points', () => {
+    expect(readdirSync(SRC).filter((name) => statSync(join(SRC, name)).isFile())).toEqual([]);
   });
 
   it('comments are ignored, strings are not', () => {

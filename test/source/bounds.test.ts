@@ -11,7 +11,7 @@ import { configSchema } from '../../src/config/schema.js';
 import type { AdvanceSummary, Simulator } from '../../src/simulator/index.js';
 import { SourceClock } from '../../src/source/clock.js';
 import { ReplyTooLargeError, ThrottledError, UndecodableReplyError } from '../../src/source/errors.js';
-import { assertRoomToDecode } from '../../src/source/heap-room.js';
+import { assertRoomToDecode } from '../../src/source/decode-memory.js';
 import { Pacer } from '../../src/source/pacing.js';
 import { GET_PROPERTIES } from '../../src/streams/properties/method.js';
 import { RetrySchedule, timerDelay } from '../../src/source/retry.js';

@@ -4,7 +4,7 @@
  * quirk was actually met along the way.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { asBoolean, asDate, asDateTime, asId, asList, asMoney, asPostMonth, asText } from '../../src/source/quirks.js';
+import { asBoolean, asDate, asDateTime, asId, asList, asMoney, asPostMonth, asText } from '../../src/source/field-readers.js';
 import type { SourceRequest } from '../../src/source/types.js';
 import { allPages, clientFor, sourceConfig, startProxy, startSim } from './support.js';
 import { GET_PROPERTIES } from '../../src/streams/properties/method.js';

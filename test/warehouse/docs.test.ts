@@ -1,18 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { DOCS_COMMAND, readmeWithTables, tablesDocument } from '../../src/catalog/docs.js';
+import { DOCS_COMMAND, tablesDocument } from '../../src/catalog/docs.js';
 
-// The table reference in docs/tables.md and README.md is generated from the declarations.
+// The table reference in docs/tables.md is generated from the declarations.
 const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
 
 describe('generated table reference', () => {
   it('docs/tables.md is what the declarations generate', () => {
     expect(read('docs/tables.md') === tablesDocument(), `docs/tables.md is out of date: run \`${DOCS_COMMAND}\``).toBe(true);
-  });
-
-  it("README.md's Tables section is what the declarations generate", () => {
-    const readme = read('README.md');
-    expect(readme === readmeWithTables(readme), `README.md's Tables section is out of date: run \`${DOCS_COMMAND}\``).toBe(true);
   });
 
   it('lists every column with its type', () => {

@@ -1,4 +1,4 @@
-import { asBoolean, asDate, asDateTime, asId, asInt, asMoney, asPostMonth, asText, required } from '../../source/quirks.js';
+import { asBoolean, asDate, asDateTime, asId, asInt, asMoney, asPostMonth, asText, required } from '../../source/field-readers.js';
 import type { LoadRowOf } from '../../warehouse/schema.js';
 import { asTree, listOf, nested, without, type Tree } from '../record.js';
 import type { NormalizeContext, NormalizedRecord } from '../types.js';

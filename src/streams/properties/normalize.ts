@@ -1,4 +1,4 @@
-import { asBoolean, asId, asText, required } from '../../source/quirks.js';
+import { asBoolean, asId, asText, required } from '../../source/field-readers.js';
 import type { LoadRowOf } from '../../warehouse/schema.js';
 import { asTree, nested, type Tree } from '../record.js';
 import type { NormalizedRecord } from '../types.js';

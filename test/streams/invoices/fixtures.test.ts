@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { asList } from '../../../src/source/quirks.js';
+import { asList } from '../../../src/source/field-readers.js';
 import { normalizeInvoice } from '../../../src/streams/invoices/normalize.js';
 
 /** Recorded getInvoices replies of the simulator (see ../record-fixtures.ts). */

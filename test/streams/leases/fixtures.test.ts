@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { asList } from '../../../src/source/quirks.js';
+import { asList } from '../../../src/source/field-readers.js';
 import { normalizeLease } from '../../../src/streams/leases/normalize.js';
 
 /** Recorded getLeases replies of the simulator (see ../record-fixtures.ts). */

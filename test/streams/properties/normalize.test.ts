@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { RecordError } from '../../../src/source/quirks.js';
+import { RecordError } from '../../../src/source/field-readers.js';
 import { PROPERTY_DISCOVERY } from '../../../src/streams/properties/discovery.js';
 import { normalizeProperty } from '../../../src/streams/properties/normalize.js';
 

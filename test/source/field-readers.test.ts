@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RecordError } from '../../src/source/errors.js';
-import { asBoolean, asDate, asDateTime, asId, asInt, asList, asMoney, asPostMonth, asText, required } from '../../src/source/quirks.js';
+import { asBoolean, asDate, asDateTime, asId, asInt, asList, asMoney, asPostMonth, asText, required } from '../../src/source/field-readers.js';
 
 function recordErrorOf(fn: () => unknown): RecordError {
   try {

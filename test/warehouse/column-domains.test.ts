@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkRow, textProblem } from '../../src/warehouse/check-row.js';
+import { checkRow, textProblem } from '../../src/warehouse/column-domains.js';
 import { bigint, bigintArray, date, defineSourceTable, jsonb, money, numeric, smallint, text, timestamptz } from '../../src/warehouse/schema.js';
 
 const TABLE = defineSourceTable({

@@ -127,5 +127,16 @@ export const QUARANTINE = defineTable({
   },
 });
 
+export const ACCOUNTS = defineTable({
+  name: 'accounts',
+  meaning: 'One row per source account a run has synced, with its display name (the reporting views show it).',
+  key: [],
+  columns: {
+    name: text('The display name the configuration gives the account, if any.'),
+    first_seen_at: timestamptz('When a run first synced the account.').notNull().defaulted(),
+    last_seen_at: timestamptz('When a run last started for the account.').notNull().defaulted(),
+  },
+});
+
 /** The sync's bookkeeping tables. */
-export const SYNC_TABLES = [SYNC_RUNS, SYNC_WORK_UNITS, SYNC_WORK_UNIT_SEEN, SYNC_CURSORS, QUARANTINE] as const;
+export const SYNC_TABLES = [ACCOUNTS, SYNC_RUNS, SYNC_WORK_UNITS, SYNC_WORK_UNIT_SEEN, SYNC_CURSORS, QUARANTINE] as const;

@@ -1,5 +1,5 @@
 import { daysInMonth } from '../dates/calendar.js';
-import { SYNC_COLUMNS, type Column, type PgType, type Table } from './schema.js';
+import { ACCOUNT_COLUMN, SYNC_COLUMNS, type Column, type PgType, type Table } from './schema.js';
 
 /**
  * The domains of the declared column types, checked before a row is written: a value that a
@@ -70,7 +70,7 @@ function tableChecks(table: Table): readonly ColumnCheck[] {
   let checks = TABLE_CHECKS.get(table);
   if (!checks) {
     checks = Object.entries(table.columns)
-      .filter(([column]) => !(column in SYNC_COLUMNS) || column === 'raw')
+      .filter(([column]) => column !== ACCOUNT_COLUMN && (!(column in SYNC_COLUMNS) || column === 'raw'))
       .map(([column, declared]) => ({ column, required: !declared.nullable && !declared.hasDefault, check: valueCheck(declared.type) }));
     TABLE_CHECKS.set(table, checks);
   }

@@ -1,4 +1,4 @@
-import { SYNC_COLUMNS, type Column, type SourceTable, type Table } from './schema.js';
+import { ACCOUNT_COLUMN, primaryKey, SYNC_COLUMNS, type Column, type SourceTable, type Table } from './schema.js';
 
 /** The tables of one stream, its parent table first. */
 export interface StreamTables {
@@ -19,7 +19,7 @@ function columnTable(columns: [string, Column][]): string[] {
 }
 
 function keyLine(table: Table): string {
-  const parts = [`Primary key ${list(table.key)}.`];
+  const parts = [`Primary key ${list(primaryKey(table))}.`];
   if (table.indexes?.length) parts.push(`${table.indexes.length === 1 ? 'Index' : 'Indexes'}: ${table.indexes.map(list).join(', ')}.`);
   return parts.join(' ');
 }
@@ -42,13 +42,15 @@ export function renderTableReference(streams: readonly StreamTables[], bookkeepi
     '',
     h(0, 'Columns of every source table'),
     '',
-    ...columnTable(Object.entries(SYNC_COLUMNS)),
+    `Every table, bookkeeping included, starts with ${code(ACCOUNT_COLUMN)}, which leads its primary key and its indexes.`,
+    '',
+    ...columnTable(Object.entries({ [ACCOUNT_COLUMN]: streams[0]?.tables[0]?.columns[ACCOUNT_COLUMN], ...SYNC_COLUMNS }).filter((entry): entry is [string, Column] => entry[1] !== undefined)),
   ];
   for (const { stream, tables } of streams) {
     const [parent] = tables;
     for (const table of tables) {
       const role = table === parent ? `The parent table of stream ${code(stream)}` : `A child of ${code(parent.name)} by ${code(table.parentColumn ?? '?')}`;
-      const own = Object.entries(table.columns).filter(([name]) => !(name in SYNC_COLUMNS));
+      const own = Object.entries(table.columns).filter(([name]) => name !== ACCOUNT_COLUMN && !(name in SYNC_COLUMNS));
       lines.push('', h(0, code(table.name)), '', `${table.meaning} ${role}. ${keyLine(table)}`, '', ...columnTable(own));
     }
   }

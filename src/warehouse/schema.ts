@@ -82,7 +82,7 @@ export interface Table<Name extends string = string, C extends Columns = Columns
   /** What one row is, in one or two sentences (the table's comment and its docs paragraph). */
   readonly meaning: string;
   readonly columns: C;
-  /** Primary key columns, in order. */
+  /** Key columns within an account, in order; the primary key is `account_id` and these (`primaryKey`). */
   readonly key: readonly string[];
   /** For child tables of a stream: the parent's key column (e.g. `lease_id`). */
   readonly parentColumn?: string;
@@ -97,9 +97,22 @@ type TableDeclaration<Name extends string, C extends Columns> = Table<Name, C> &
   readonly indexes?: readonly (readonly (keyof C & string)[])[];
 };
 
-/** Declares a table (bookkeeping tables use this as is). */
-export function defineTable<const Name extends string, const C extends Columns>(table: TableDeclaration<Name, C>): Table<Name, C> {
-  return table;
+/** The column every table starts with: the source account a row belongs to. */
+export const ACCOUNT_COLUMN = 'account_id';
+
+const ACCOUNT = {
+  [ACCOUNT_COLUMN]: text('The source account the row belongs to (`accounts:` of the configuration; `default` for the one-account form).').notNull(),
+};
+type AccountColumn = typeof ACCOUNT;
+
+/** The primary key of a table: the account, then the table's own key. */
+export function primaryKey(table: Table): string[] {
+  return [ACCOUNT_COLUMN, ...table.key];
+}
+
+/** Declares a table: `account_id` comes first, and leads its primary key and its indexes. */
+export function defineTable<const Name extends string, const C extends Columns>(table: TableDeclaration<Name, C>): Table<Name, AccountColumn & C> {
+  return { ...table, columns: { ...ACCOUNT, ...table.columns }, ...(table.indexes ? { indexes: table.indexes.map((index) => [ACCOUNT_COLUMN, ...index]) } : {}) };
 }
 
 /** The column of a stream's parent table holding the digest of the whole source record. */
@@ -137,10 +150,11 @@ export type SourceTable<Name extends string = string, C extends Columns = Column
  */
 export function defineSourceTable<const Name extends string, const C extends Columns, const H extends boolean = false>(
   table: TableDeclaration<Name, C> & { sourceHash?: H },
-): SourceTable<Name, C & (H extends true ? SourceHash : {}) & SyncColumns> {
+): SourceTable<Name, AccountColumn & C & (H extends true ? SourceHash : {}) & SyncColumns> {
   const columns = { ...table.columns, ...(table.sourceHash ? SOURCE_HASH : {}), ...SYNC_COLUMNS, ...(table.sourceHash ? SOURCE_TEXT_HASH : {}) };
   const indexes = table.sourceHash ? [...(table.indexes ?? []), [SOURCE_TEXT_HASH_COLUMN]] : table.indexes;
-  return { ...table, sourceHash: table.sourceHash === true, columns, ...(indexes ? { indexes } : {}) } as unknown as SourceTable<Name, C & (H extends true ? SourceHash : {}) & SyncColumns>;
+  const declared = defineTable({ ...table, columns, ...(indexes ? { indexes } : {}) } as TableDeclaration<Name, Columns>);
+  return { ...declared, sourceHash: table.sourceHash === true } as unknown as SourceTable<Name, AccountColumn & C & (H extends true ? SourceHash : {}) & SyncColumns>;
 }
 
 /** The TypeScript value of a Postgres type as read (see db.ts for the parsers); `timestamptz` is written as Date or ISO text. */
@@ -174,7 +188,7 @@ export type RowTypeOf<T extends Table> = { -readonly [K in keyof T['columns']]: 
 export type DatabaseOf<Ts extends readonly Table[]> = { [T in Ts[number] as T['name']]: RowTypeOf<T> };
 
 /** Columns of a source table that normalization does not fill (the sync does). */
-type SyncFilled = Exclude<keyof SyncColumns, 'raw'> | typeof SOURCE_HASH_COLUMN | typeof SOURCE_TEXT_HASH_COLUMN;
+type SyncFilled = Exclude<keyof SyncColumns, 'raw'> | typeof SOURCE_HASH_COLUMN | typeof SOURCE_TEXT_HASH_COLUMN | typeof ACCOUNT_COLUMN;
 
 /**
  * A row as normalization produces it for bulk loading: every column of the declaration except
@@ -192,7 +206,7 @@ function baseType(type: PgType): string {
   return type.replace(/\(.*\)$/, '');
 }
 
-/** The columns a bulk load writes for a source table (all but the sync's own), with the type it casts to. */
+/** The columns a bulk load writes for a source table (all but the sync's own), with the type it casts to; `account_id` first. */
 export function loadColumns(table: SourceTable): [column: string, castType: string][] {
   return Object.entries(table.columns)
     .filter(([name]) => !(name in SYNC_COLUMNS) || name === 'raw')

@@ -82,6 +82,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     await sql`alter table ${sql.table(table)} add constraint ${sql.id(`${table}_account_id_check`)} check (account_id ~ '^[a-z0-9_-]{1,40}$')`.execute(db);
   }
   await rekey(db, true);
+  // Runs and units are also found by their ids alone (globally unique serials).
+  await sql`create index sync_runs_run_idx on sync_runs (run_id)`.execute(db);
+  await sql`create index sync_work_units_id_idx on sync_work_units (work_unit_id)`.execute(db);
   await sql`
     create table accounts (
       account_id text primary key check (account_id ~ '^[a-z0-9_-]{1,40}$'),
@@ -94,6 +97,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   await sql`drop table accounts`.execute(db);
+  await sql`drop index sync_runs_run_idx, sync_work_units_id_idx`.execute(db);
   await rekey(db, false);
   for (const table of Object.keys(KEYS)) await sql`alter table ${sql.table(table)} drop column account_id`.execute(db);
 }

@@ -78,6 +78,8 @@ export interface PlanContext<Settings = any> {
   settings: Settings;
   /** Records per page the source is asked for. */
   pageSize: number;
+  /** The source account planned for: a query of the warehouse reads this account's rows only (`account_id`). */
+  accountId: string;
   /** The source's today, `YYYY-MM-DD` in the configured time zone. */
   today: string;
   propertyIds: string[];

@@ -13,12 +13,12 @@ import type { RunStatus, RunSummary, SyncDeps, SyncRequest } from './types.js';
  * unit: the summary says what failed; other units go on.
  */
 export async function runSync(request: SyncRequest, deps: SyncDeps): Promise<RunSummary> {
-  const { db, client, config, observer, signal } = deps;
+  const { db, client, config, account, observer, signal } = deps;
   const started = Date.now();
   const streams = streamsOf(request, deps);
   const kind = request.kind === 'backfill' ? 'backfill' : request.full ? 'full' : 'sync';
-  const runId = await createRun(db, { kind, streams, propertyIds: request.propertyIds, requested: request });
-  const logger = deps.logger.child({ runId });
+  const runId = await createRun(db, { account: account.id, kind, streams, propertyIds: request.propertyIds, requested: request });
+  const logger = deps.logger.child({ account: account.id, runId });
   const before = client.stats();
   // Calls made before the work units (discovery); units count their own.
   let discoveryCalls = 0;
@@ -78,7 +78,7 @@ export async function runSync(request: SyncRequest, deps: SyncDeps): Promise<Run
           ? 'partial'
           : 'failed';
   const errors = [...outcome.errors];
-  if (status === 'budget_exhausted') errors.unshift(`the daily call budget (${config.source.dailyCallBudget} calls) is spent; unfinished work resumes on the next run`);
+  if (status === 'budget_exhausted') errors.unshift(`the daily call budget (${account.source.dailyCallBudget} calls) is spent; unfinished work resumes on the next run`);
   if (status === 'interrupted') errors.unshift('stopped by a signal; unfinished work resumes from its checkpoints on the next run');
   return finish(status, errors, plan.workUnits + outcome.addedUnits);
 }

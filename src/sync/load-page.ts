@@ -18,6 +18,8 @@ import { checkpointPage, forgetSeen, isUnitClean, recordSeen, seenBy } from './w
 
 /** One page to load, with where it sits in its unit. */
 export interface PageToLoad {
+  /** The source account the page is of. */
+  account: string;
   stream: StreamDefinition;
   plan: WorkUnitPlan;
   runId: number;
@@ -58,7 +60,7 @@ export async function loadPage(db: Db, page: PageToLoad): Promise<PageLoaded> {
   const ready: ReadyRecord[] = [];
   const keys = page.records.map((record) => parsedKey(stream, record));
   const toDecide = keys.flatMap((key, index) => (key.id === undefined || page.records[index] instanceof KnownRecord ? [] : [key.id]));
-  const stored = await storedParents(db, stream.tables[0], toDecide);
+  const stored = await storedParents(db, stream.tables[0], toDecide, page.account);
   let skipped = 0;
   for (const [index, record] of page.records.entries()) {
     const key = keys[index];
@@ -85,7 +87,7 @@ export async function loadPage(db: Db, page: PageToLoad): Promise<PageLoaded> {
   // Records none of which the warehouse has seen (a full load, a backfill): their rows are copied in, not merged.
   const fresh = ready.every((record) => !stored.present.has(record.key));
   const loaded = await inTransaction(db, async (trx) => {
-    const written = await writeRecords(trx, stream, ready, { runId: page.runId, fresh });
+    const written = await writeRecords(trx, stream, ready, { account: page.account, runId: page.runId, fresh });
     const entries = [...quarantined, ...written.refused.map(({ record, message }) => quarantineOf(page, keys[record.index], record.index, `Postgres refused the record: ${message}`))];
     const counts: PageLoaded = {
       ...zeroCounts(ROW_COUNTERS),
@@ -98,9 +100,9 @@ export async function loadPage(db: Db, page: PageToLoad): Promise<PageLoaded> {
       problems: entries.map((entry) => entry.line),
     };
     await quarantineRecords(trx, entries.map((entry) => entry.entry));
-    await resolveQuarantined(trx, { stream: stream.name, keys: written.loaded.map((record) => String(record.key)), runId: page.runId });
-    if (plan.trackSeen && page.restart) await forgetSeen(trx, page.unitId);
-    else if (plan.trackSeen) await recordSeen(trx, page.unitId, stream.entity, seenKeys);
+    await resolveQuarantined(trx, { account: page.account, stream: stream.name, keys: written.loaded.map((record) => String(record.key)), runId: page.runId });
+    if (plan.trackSeen && page.restart) await forgetSeen(trx, page.account, page.unitId);
+    else if (plan.trackSeen) await recordSeen(trx, page.account, page.unitId, stream.entity, seenKeys);
     if (page.complete) {
       for (const action of plan.onComplete) counts.rowsDeleted += await complete(trx, stream, page, action);
     }
@@ -110,7 +112,7 @@ export async function loadPage(db: Db, page: PageToLoad): Promise<PageLoaded> {
       done: page.complete,
       progress: { ...counts, pages: 1, calls: page.calls, retries: page.retries, bytes: page.bytes },
     });
-    if (page.complete && (await isUnitClean(trx, page.unitId))) await resolveKeylessForUnit(trx, { unitKey: plan.unitKey, runId: page.runId });
+    if (page.complete && (await isUnitClean(trx, page.unitId))) await resolveKeylessForUnit(trx, { account: page.account, unitKey: plan.unitKey, runId: page.runId });
     crashPoint('mid-commit');
     return counts;
   });
@@ -238,6 +240,7 @@ async function writeRecords(trx: Db, stream: StreamDefinition, records: readonly
 
 /** The run writing, and whether none of the records' parents is in the warehouse (see `UpsertOptions`). */
 interface WriteOptions {
+  account: string;
   runId: number;
   fresh: boolean;
 }
@@ -250,19 +253,19 @@ interface WriteOptions {
  * search is skipped. It matters on a full load, when the tables grow faster than Postgres's
  * statistics and that search would read a whole table.
  */
-async function writeRows(trx: Db, stream: StreamDefinition, records: readonly ReadyRecord[], { runId, fresh }: WriteOptions): Promise<UpsertCounts & { deleted: number }> {
+async function writeRows(trx: Db, stream: StreamDefinition, records: readonly ReadyRecord[], { account, runId, fresh }: WriteOptions): Promise<UpsertCounts & { deleted: number }> {
   const rowsOf = (table: SourceTable) => records.flatMap((record) => record.rows.get(table.name) ?? []);
   const [parent, ...children] = stream.tables;
-  const counts = { ...(await upsertRows(trx, parent, rowsOf(parent), runId, { fresh })), deleted: 0 };
+  const counts = { ...(await upsertRows(trx, parent, rowsOf(parent), runId, { account, fresh })), deleted: 0 };
   const parentsNew = counts.updated === 0 && counts.unchanged === 0;
   const parentKeys = records.map((record) => record.key);
   for (const table of children) {
     const rows = rowsOf(table);
-    const written = await upsertRows(trx, table, rows, runId, { fresh: parentsNew });
+    const written = await upsertRows(trx, table, rows, runId, { account, fresh: parentsNew });
     counts.inserted += written.inserted;
     counts.updated += written.updated;
     counts.unchanged += written.unchanged;
-    if (!parentsNew) counts.deleted += await markMissingChildren(trx, table, parentKeys, rows, runId);
+    if (!parentsNew) counts.deleted += await markMissingChildren(trx, table, parentKeys, rows, runId, account);
   }
   return counts;
 }
@@ -293,6 +296,7 @@ function quarantineOf(page: PageToLoad, key: RecordKey, index: number, reason: s
   const property = plan.propertyIds.length === 1 ? plan.propertyIds[0] : propertyOf(record);
   return {
     entry: {
+      account: page.account,
       runId: page.runId,
       workUnitId: page.unitId,
       stream: stream.name,
@@ -312,10 +316,10 @@ function quarantineOf(page: PageToLoad, key: RecordKey, index: number, reason: s
 async function complete(db: Db, stream: StreamDefinition, page: PageToLoad, action: CompletionAction): Promise<number> {
   switch (action.type) {
     case 'cursor':
-      await writeCursor(db, { stream: stream.name, scope: action.scope, cursor: action.cursor, value: action.value, state: action.state, runId: page.runId });
+      await writeCursor(db, { account: page.account, stream: stream.name, scope: action.scope, cursor: action.cursor, value: action.value, state: action.state, runId: page.runId });
       return 0;
     case 'mark-unseen-deleted':
-      return markUnseenDeleted(db, stream.tables, action.scope, (key) => seenBy(page.unitId, stream.entity, key), page.runId);
+      return markUnseenDeleted(db, stream.tables, action.scope, (key) => seenBy(page.account, page.unitId, stream.entity, key), page.runId, page.account);
   }
 }
 
@@ -333,10 +337,10 @@ function recordDigest(record: unknown, version: string): string {
  * a record loads (the normalization's and the method's versions), so a row loaded under other
  * versions is not recognized.
  */
-export function recordRecognizer(db: Db, stream: StreamDefinition, version: MethodVersion): RecordRecognizer {
+export function recordRecognizer(db: Db, account: string, stream: StreamDefinition, version: MethodVersion): RecordRecognizer {
   return {
     salt: `${NORMALIZATION_VERSION}:${version}`,
-    lookup: (digests) => storedTextDigests(db, stream.tables[0], digests),
+    lookup: (digests) => storedTextDigests(db, stream.tables[0], digests, account),
   };
 }
 

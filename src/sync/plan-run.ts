@@ -45,7 +45,7 @@ export async function planRun(request: SyncRequest, streams: StreamName[], deps:
   const { db, config } = deps;
   const discovered = await discover(request, deps);
   const { propertyIds } = discovered;
-  const latestDay = latestCursorDay(config.timeZone);
+  const latestDay = latestCursorDay(deps.account.timeZone);
   // Every day a stream plans with (cursor values, windows, next refresh days) comes from today.
   const today = discovered.today > latestDay ? latestDay : discovered.today;
   if (today !== discovered.today) {
@@ -57,11 +57,12 @@ export async function planRun(request: SyncRequest, streams: StreamName[], deps:
     const context: PlanContext = {
       db,
       settings: config.streams[name],
-      pageSize: config.source.pageSize,
+      pageSize: deps.account.source.pageSize,
+      accountId: deps.account.id,
       today,
       propertyIds,
       full: request.full === true,
-      cursor: (scope, cursor) => readCursor(db, stream.name, scope, cursor),
+      cursor: (scope, cursor) => readCursor(db, deps.account.id, stream.name, scope, cursor),
     };
     const planned = request.backfill
       ? stream.planBackfill(context, { ...request.backfill, chunk: request.backfill.chunk ?? config.streams[name].chunk })
@@ -101,8 +102,8 @@ async function discoverProperties(deps: SyncDeps): Promise<DiscoveredProperty[]>
  * header gives today). Asked-for properties that the source does not list stop the run.
  */
 async function discover(request: SyncRequest, deps: SyncDeps): Promise<{ today: string; propertyIds: string[] }> {
-  const { client, config, logger } = deps;
-  const wanted = request.propertyIds?.length ? request.propertyIds : config.propertyIds;
+  const { client, logger } = deps;
+  const wanted = request.propertyIds?.length ? request.propertyIds : deps.account.propertyIds;
   let listed: string[] | undefined;
   try {
     const properties = await discoverProperties(deps);

@@ -4,6 +4,7 @@ import { storableJson } from '../warehouse/column-domains.js';
 
 /** A record that failed validation, with where it came from. */
 export interface QuarantineEntry {
+  account: string;
   runId: number;
   workUnitId: number;
   stream: string;
@@ -29,6 +30,7 @@ export async function quarantineRecords(db: Db, entries: readonly QuarantineEntr
       entries.map((entry) => {
         const raw = storableJson(entry.raw ?? null);
         return {
+          account_id: entry.account,
           run_id: entry.runId,
           work_unit_id: entry.workUnitId,
           stream: entry.stream,
@@ -49,11 +51,12 @@ export async function quarantineRecords(db: Db, entries: readonly QuarantineEntr
 }
 
 /** Marks resolved the open quarantine entries of records that have now loaded (by key). */
-export async function resolveQuarantined(db: Db, args: { stream: string; keys: readonly string[]; runId: number }): Promise<number> {
+export async function resolveQuarantined(db: Db, args: { account: string; stream: string; keys: readonly string[]; runId: number }): Promise<number> {
   if (args.keys.length === 0) return 0;
   const result = await db
     .updateTable('quarantine')
     .set({ resolved_at: sql<Date>`now()`, resolved_run_id: args.runId })
+    .where('account_id', '=', args.account)
     .where('stream', '=', args.stream)
     .where('resolved_at', 'is', null)
     .where('record_key', '=', sql<string>`any(${args.keys as string[]}::text[])`)
@@ -65,11 +68,13 @@ export async function resolveQuarantined(db: Db, args: { stream: string; keys: r
  * Resolves the keyless entries (records without a usable id) left by earlier units of the same
  * family (the unit key before its `@day` suffix) once a unit of that family loads clean.
  */
-export async function resolveKeylessForUnit(db: Db, args: { unitKey: string; runId: number }): Promise<void> {
+export async function resolveKeylessForUnit(db: Db, args: { account: string; unitKey: string; runId: number }): Promise<void> {
   await db
     .updateTable('quarantine as q')
     .from('sync_work_units as u')
     .set({ resolved_at: sql<Date>`now()`, resolved_run_id: args.runId })
+    .where('q.account_id', '=', args.account)
+    .whereRef('q.account_id', '=', 'u.account_id')
     .whereRef('q.work_unit_id', '=', 'u.work_unit_id')
     .where('q.record_key', 'is', null)
     .where('q.resolved_at', 'is', null)

@@ -1,8 +1,9 @@
 import { sql, type ExpressionBuilder } from 'kysely';
 import type { Db, Warehouse } from '../catalog/tables.js';
 
-/** Which cursors to forget: every cursor of a stream, or only those covering one property. */
+/** Which cursors to forget: every cursor of an account's stream, or only those covering one property. */
 export interface ResetSelection {
+  account: string;
   stream: string;
   propertyId?: string;
 }
@@ -21,7 +22,7 @@ export interface ResetCursor {
  */
 function selects(selection: ResetSelection) {
   return (eb: ExpressionBuilder<Warehouse, 'sync_cursors'>) => {
-    const stream = eb('stream', '=', selection.stream);
+    const stream = eb.and([eb('account_id', '=', selection.account), eb('stream', '=', selection.stream)]);
     if (selection.propertyId === undefined) return stream;
     return eb.and([stream, sql<boolean>`${selection.propertyId} = any(string_to_array(scope, ','))`]);
   };

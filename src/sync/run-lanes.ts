@@ -30,7 +30,7 @@ export async function runLanes(
   const queue = [...lanes];
 
   async function runLane({ stream, lane }: PlannedLane): Promise<void> {
-    const context: UnitContext = { db, client, stream, version: client.versionOf(stream.method), runId, logger, signal, observer, perPage: config.source.pageSize, latestDay: deps.latestDay };
+    const context: UnitContext = { db, client, stream, version: client.versionOf(stream.method), runId, logger, signal, observer, account: deps.account.id, perPage: deps.account.source.pageSize, latestDay: deps.latestDay };
     const doneUnits = new Map<string, number[]>();
     for (const step of lane.steps) {
       if (stopped()) return;
@@ -68,6 +68,6 @@ export async function runLanes(
       });
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(config.source.concurrency, lanes.length)) }, worker));
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(deps.account.source.concurrency, lanes.length)) }, worker));
   return outcome;
 }

@@ -18,6 +18,8 @@ export type UnitOutcome =
 /** Everything a unit needs to run. */
 export interface UnitContext {
   db: Db;
+  /** The source account of the run. */
+  account: string;
   client: SourceClient;
   stream: StreamDefinition<StreamName>;
   /** The version the stream's method is called in. */
@@ -63,7 +65,7 @@ class Interrupted extends Error {
 export async function runWorkUnit(context: UnitContext, plan: WorkUnitPlan): Promise<UnitOutcome> {
   const { db, client, stream, runId, observer } = context;
   const started = Date.now();
-  const unit = await startWorkUnit(db, runId, plan, context.perPage);
+  const unit = await startWorkUnit(db, context.account, runId, plan, context.perPage);
   const log = context.logger.child({ workUnit: plan.unitKey, workUnitId: unit.id });
   if (unit.skipped) {
     log.info({ event: 'work_unit_skipped' }, `${plan.unitKey} already done by an earlier run; skipped`);
@@ -82,7 +84,7 @@ export async function runWorkUnit(context: UnitContext, plan: WorkUnitPlan): Pro
   let storedTotal = unit.listingTotal;
   let relists = 0;
   // Records whose text a live row was loaded from are passed over by the client, undecoded.
-  const recognize = stream.tables[0].sourceHash ? recordRecognizer(db, stream, context.version) : undefined;
+  const recognize = stream.tables[0].sourceHash ? recordRecognizer(db, context.account, stream, context.version) : undefined;
   try {
     for (;;) {
       let firstTotal = startPage > 1 ? storedTotal : undefined;
@@ -107,13 +109,14 @@ export async function runWorkUnit(context: UnitContext, plan: WorkUnitPlan): Pro
         listing.add(stream, page);
         let shortBy = 0;
         if (page.isLast) {
-          shortBy = await listing.missing(db, unit.id, plan.trackSeen, lastTotal);
+          shortBy = await listing.missing(db, context.account, unit.id, plan.trackSeen, lastTotal);
           // A listing that changed, or cannot be shown whole, is read again from page 1 before any deletion.
           const retry = (drifted || shortBy !== 0) && relists < MAX_RELISTS;
           if (!retry && shortBy !== 0) throw new ListingError(listing.incomplete(plan.unitKey, lastTotal!, shortBy), page.calls);
           relist = retry;
         }
         const loaded = await loadPage(db, {
+          account: context.account,
           stream,
           plan: completion,
           runId,
@@ -154,7 +157,7 @@ export async function runWorkUnit(context: UnitContext, plan: WorkUnitPlan): Pro
       }
       if (!sawPage) {
         // A source that sends nothing at all for an empty listing: complete the unit with an empty page.
-        await loadPage(db, { stream, plan: completion, runId, unitId: unit.id, pageNo: startPage, records: [], version: context.version, calls: 0, retries: 0, bytes: 0, nextPage: startPage, complete: true });
+        await loadPage(db, { account: context.account, stream, plan: completion, runId, unitId: unit.id, pageNo: startPage, records: [], version: context.version, calls: 0, retries: 0, bytes: 0, nextPage: startPage, complete: true });
       }
       break;
     }
@@ -234,13 +237,13 @@ class ListingTally {
    * attempts recorded (units that track them), else the full pages before it; one that still
    * falls short is read again from page 1, where every record is counted.
    */
-  async missing(db: Db, unitId: number, trackSeen: boolean, total: number | undefined): Promise<number> {
+  async missing(db: Db, account: string, unitId: number, trackSeen: boolean, total: number | undefined): Promise<number> {
     if (total === undefined) return 0;
     const here = this.keys.size + this.keyless;
     if (this.startPage === 1) return total - here;
     // Pages before the resume point were full (none of them ended the listing).
     if (!trackSeen) return total - ((this.startPage - 1) * this.perPage + here);
-    return total - ((await countSeen(db, unitId, this.lastPageKeys)) + this.keyless);
+    return total - ((await countSeen(db, account, unitId, this.lastPageKeys)) + this.keyless);
   }
 
   /** Why a listing is not trusted. */

@@ -76,6 +76,8 @@ export interface QuarantineEntry {
 
 /** The whole of `propsync status`. */
 export interface StatusReport {
+  /** The source account reported on. */
+  account: string;
   generatedAt: string;
   /** The day of the budget, in the configured time zone. */
   today: string;
@@ -88,6 +90,8 @@ export interface StatusReport {
 }
 
 export interface StatusOptions {
+  /** The source account to report on. */
+  account: string;
   dailyCallBudget: number;
   /** The configured time zone: the day of the budget. */
   timeZone: string;
@@ -99,30 +103,32 @@ export interface StatusOptions {
 
 /** Reads everything `propsync status` shows, from the warehouse alone (no call to the source). */
 export async function readStatus(db: Db, options: StatusOptions): Promise<StatusReport> {
+  const { account } = options;
   const today = await todayIn(db, options.timeZone);
-  const callsByStream = await callsToday(db, options.timeZone);
-  const quarantineByStream = await openQuarantineByStream(db);
+  const callsByStream = await callsToday(db, account, options.timeZone);
+  const quarantineByStream = await openQuarantineByStream(db, account);
   const streams: StreamStatus[] = [];
   for (const stream of STREAM_NAMES) {
     streams.push({
       stream,
-      lastRun: await lastRun(db, stream, false),
-      lastSuccess: await lastRun(db, stream, true),
-      running: await runningRuns(db, stream, options.abandonedAfterMinutes ?? 10),
-      scopes: await scopes(db, stream),
+      lastRun: await lastRun(db, account, stream, false),
+      lastSuccess: await lastRun(db, account, stream, true),
+      running: await runningRuns(db, account, stream, options.abandonedAfterMinutes ?? 10),
+      scopes: await scopes(db, account, stream),
       callsToday: callsByStream.get(stream) ?? 0,
       openQuarantine: quarantineByStream.get(stream) ?? 0,
     });
   }
   const spent = callsByStream.get('*') ?? 0;
-  const entries = await openQuarantine(db, options.quarantineLimit ?? 20);
+  const entries = await openQuarantine(db, account, options.quarantineLimit ?? 20);
   return {
+    account,
     generatedAt: new Date().toISOString(),
     today,
     timeZone: options.timeZone,
     budget: { dailyCallBudget: options.dailyCallBudget, callsToday: spent, left: Math.max(options.dailyCallBudget - spent, 0) },
     streams,
-    tables: await tableCounts(db),
+    tables: await tableCounts(db, account),
     quarantine: { open: [...quarantineByStream.values()].reduce((a, b) => a + b, 0), entries },
   };
 }
@@ -134,11 +140,12 @@ export async function todayIn(db: Db, timeZone: string): Promise<string> {
 }
 
 /**
- * Calls spent since midnight in the time zone, by stream and in total (`*`): the calls of
- * work units started today, plus each run's calls made outside its work units (property
- * discovery) for runs started today; without the runs of the process `except` names, when given.
+ * Calls an account spent since midnight in its time zone, by stream and in total (`*`): the
+ * calls of work units started today, plus each run's calls made outside its work units
+ * (property discovery) for runs started today; without the runs of the process `except`
+ * names, when given.
  */
-export async function callsToday(db: Db, timeZone: string, options: { except?: RunsOf } = {}): Promise<Map<string, number>> {
+export async function callsToday(db: Db, account: string, timeZone: string, options: { except?: RunsOf } = {}): Promise<Map<string, number>> {
   const except = options.except;
   const counted = except
     ? sql<boolean>`not (r.host is not distinct from ${except.host} and r.pid is not distinct from ${except.pid} and r.started_at >= ${except.since})`
@@ -149,14 +156,14 @@ export async function callsToday(db: Db, timeZone: string, options: { except?: R
     ),
     units as (
       select w.stream, sum(w.calls) as calls
-        from sync_work_units w join sync_runs r on r.run_id = w.run_id, day
-       where w.started_at >= day.start and ${counted}
+        from sync_work_units w join sync_runs r on r.account_id = w.account_id and r.run_id = w.run_id, day
+       where w.account_id = ${account} and w.started_at >= day.start and ${counted}
        group by w.stream
     ),
     overhead as (
-      select greatest(r.calls - coalesce((select sum(w.calls) from sync_work_units w where w.run_id = r.run_id), 0), 0) as calls
+      select greatest(r.calls - coalesce((select sum(w.calls) from sync_work_units w where w.account_id = r.account_id and w.run_id = r.run_id), 0), 0) as calls
         from sync_runs r, day
-       where r.started_at >= day.start and ${counted}
+       where r.account_id = ${account} and r.started_at >= day.start and ${counted}
     )
     select stream, calls::text from units
     union all
@@ -202,10 +209,11 @@ function runInfo(row: Pick<Selectable<Warehouse['sync_runs']>, (typeof RUN_COLUM
  * The latest finished run that covered `stream` (only successful ones when `succeeded`), its
  * counters narrowed to the stream's own work units when the run covered several streams.
  */
-export async function lastRun(db: Db, stream: string, succeeded: boolean): Promise<RunInfo | null> {
+export async function lastRun(db: Db, account: string, stream: string, succeeded: boolean): Promise<RunInfo | null> {
   let query = db
     .selectFrom('sync_runs')
     .select([...RUN_COLUMNS, 'streams'])
+    .where('account_id', '=', account)
     .where(sql<boolean>`${stream} = any(streams)`)
     .where('status', '!=', 'running');
   if (succeeded) query = query.where('status', '=', 'succeeded');
@@ -221,13 +229,13 @@ async function streamShare(db: Db, runId: number, stream: string): Promise<Pick<
   return { workUnits: { total: sums.units, done: sums.doneOrSkipped, failed: sums.failed }, ...pickCounts(STATUS_COUNTERS, sums) };
 }
 
-/** When the last successful run of each stream ended (for the scheduler's metrics at start). */
-export async function lastSuccessByStream(db: Db): Promise<{ stream: string; at: Date }[]> {
-  const { rows } = await sql<{ stream: string; at: Date }>`
-    select s.stream, max(r.finished_at) as at
+/** When the last successful run of each account's stream ended (for the scheduler's metrics at start). */
+export async function lastSuccessByStream(db: Db): Promise<{ account: string; stream: string; at: Date }[]> {
+  const { rows } = await sql<{ account: string; stream: string; at: Date }>`
+    select r.account_id as account, s.stream, max(r.finished_at) as at
       from sync_runs r cross join unnest(r.streams) as s(stream)
      where r.status = 'succeeded' and r.finished_at is not null
-     group by s.stream`.execute(db);
+     group by r.account_id, s.stream`.execute(db);
   return rows;
 }
 
@@ -235,10 +243,11 @@ export async function lastSuccessByStream(db: Db): Promise<{ stream: string; at:
  * Runs of `stream` still marked running: in progress, or — with no heartbeat for longer than
  * `abandonedAfterMinutes` — `abandoned`, their process having died before it could say how they ended.
  */
-export async function runningRuns(db: Db, stream: string, abandonedAfterMinutes: number): Promise<RunInfo[]> {
+export async function runningRuns(db: Db, account: string, stream: string, abandonedAfterMinutes: number): Promise<RunInfo[]> {
   const rows = await db
     .selectFrom('sync_runs')
     .select([...RUN_COLUMNS, sql<boolean>`coalesce(heartbeat_at, started_at) < now() - make_interval(mins => ${abandonedAfterMinutes})`.as('abandoned')])
+    .where('account_id', '=', account)
     .where(sql<boolean>`${stream} = any(streams)`)
     .where('status', '=', 'running')
     .orderBy('run_id', 'desc')
@@ -248,10 +257,11 @@ export async function runningRuns(db: Db, stream: string, abandonedAfterMinutes:
 }
 
 /** The cursors of a stream grouped by scope, each scope with the latest work unit that touched its properties. */
-export async function scopes(db: Db, stream: string): Promise<ScopeStatus[]> {
+export async function scopes(db: Db, account: string, stream: string): Promise<ScopeStatus[]> {
   const cursors = await db
     .selectFrom('sync_cursors')
     .select(['scope', 'cursor', 'value', 'updated_at', 'last_run_id'])
+    .where('account_id', '=', account)
     .where('stream', '=', stream)
     .orderBy('scope')
     .orderBy('cursor')
@@ -270,7 +280,8 @@ export async function scopes(db: Db, stream: string): Promise<ScopeStatus[]> {
     select distinct on (s.scope) s.scope, w.run_id, w.unit_key, w.kind, w.status, w.finished_at, w.error
       from unnest(${[...byScope.keys()]}::text[]) as s(scope)
       join sync_work_units w
-        on w.stream = ${stream}
+        on w.account_id = ${account}
+       and w.stream = ${stream}
        and w.kind <> 'backfill'
        and w.property_ids && string_to_array(s.scope, ',')::bigint[]
      order by s.scope, w.work_unit_id desc`.execute(db);
@@ -289,20 +300,21 @@ export function scopeProperties(scope: string): string[] {
 }
 
 /** Exact row counts of every source table, with how many rows are marked deleted. */
-export async function tableCounts(db: Db): Promise<TableCount[]> {
+export async function tableCounts(db: Db, account: string): Promise<TableCount[]> {
   const counts: TableCount[] = [];
   for (const table of SOURCE_TABLE_NAMES) {
     const { rows } = await sql<{ rows: string; deleted: string }>`
-      select count(*)::text as rows, count(deleted_at)::text as deleted from ${sql.table(table)}`.execute(db);
+      select count(*)::text as rows, count(deleted_at)::text as deleted from ${sql.table(table)} where account_id = ${account}`.execute(db);
     counts.push({ table, rows: Number(rows[0].rows), deleted: Number(rows[0].deleted) });
   }
   return counts;
 }
 
-async function openQuarantineByStream(db: Db): Promise<Map<string, number>> {
+async function openQuarantineByStream(db: Db, account: string): Promise<Map<string, number>> {
   const rows = await db
     .selectFrom('quarantine')
     .select(['stream', sql<string>`count(*)::text`.as('open')])
+    .where('account_id', '=', account)
     .where('resolved_at', 'is', null)
     .groupBy('stream')
     .execute();
@@ -310,10 +322,11 @@ async function openQuarantineByStream(db: Db): Promise<Map<string, number>> {
 }
 
 /** The newest open quarantine entries, without their raw records. */
-export async function openQuarantine(db: Db, limit: number): Promise<QuarantineEntry[]> {
+export async function openQuarantine(db: Db, account: string, limit: number): Promise<QuarantineEntry[]> {
   const rows = await db
     .selectFrom('quarantine')
     .select(['quarantine_id', 'stream', 'entity', 'record_key', 'property_id', 'window_from', 'window_to', 'page', 'reason', 'run_id', 'created_at'])
+    .where('account_id', '=', account)
     .where('resolved_at', 'is', null)
     .orderBy('quarantine_id', 'desc')
     .limit(limit)

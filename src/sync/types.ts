@@ -20,9 +20,23 @@ export interface SyncRequest {
   backfill?: { from: string; to: string; chunk?: ChunkSize };
 }
 
+/**
+ * The source account a run syncs: its id (written in every row) and what the engine reads of
+ * it. A run is one account's; several accounts are several runs.
+ */
+export interface SyncAccount {
+  id: string;
+  /** Zone of the account's dates and "today". */
+  timeZone: string;
+  /** Properties to sync; empty means every property the source lists. */
+  propertyIds: readonly string[];
+  source: { pageSize: number; concurrency: number; dailyCallBudget: number };
+}
+
 /** What the engine needs from its caller. */
 export interface SyncDeps {
   db: Db;
+  account: SyncAccount;
   client: SourceClient;
   config: Config;
   logger: Logger;

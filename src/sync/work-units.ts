@@ -20,11 +20,12 @@ export interface StartedUnit {
  * size (a page number means nothing under another size, so the unit then starts over); a
  * finished backfill chunk is recorded as skipped.
  */
-export async function startWorkUnit(db: Db, runId: number, plan: WorkUnitPlan, perPage: number): Promise<StartedUnit> {
+export async function startWorkUnit(db: Db, account: string, runId: number, plan: WorkUnitPlan, perPage: number): Promise<StartedUnit> {
   return db.transaction().execute(async (trx) => {
     const previous = await trx
       .selectFrom('sync_work_units')
       .select(['work_unit_id', 'status', 'next_page', 'per_page', 'listing_total'])
+      .where('account_id', '=', account)
       .where('unit_key', '=', plan.unitKey)
       .where('run_id', '<>', runId)
       .orderBy('work_unit_id', 'desc')
@@ -37,6 +38,7 @@ export async function startWorkUnit(db: Db, runId: number, plan: WorkUnitPlan, p
     const inserted = await trx
       .insertInto('sync_work_units')
       .values({
+        account_id: account,
         run_id: runId,
         stream: plan.stream,
         kind: plan.kind,
@@ -58,8 +60,14 @@ export async function startWorkUnit(db: Db, runId: number, plan: WorkUnitPlan, p
     if (resume && plan.trackSeen) {
       await trx
         .insertInto('sync_work_unit_seen')
-        .columns(['work_unit_id', 'entity', 'key'])
-        .expression((eb) => eb.selectFrom('sync_work_unit_seen').select([eb.val(id).as('work_unit_id'), 'entity', 'key']).where('work_unit_id', '=', resume.work_unit_id))
+        .columns(['account_id', 'work_unit_id', 'entity', 'key'])
+        .expression((eb) =>
+          eb
+            .selectFrom('sync_work_unit_seen')
+            .select(['account_id', eb.val(id).as('work_unit_id'), 'entity', 'key'])
+            .where('account_id', '=', account)
+            .where('work_unit_id', '=', resume.work_unit_id),
+        )
         .onConflict((oc) => oc.doNothing())
         .execute();
     }
@@ -73,10 +81,10 @@ export async function noteListingTotal(db: Db, unitId: number, total: number | u
 }
 
 /** Distinct keys a unit has recorded as seen, together with `extra` keys (a page not yet loaded). */
-export async function countSeen(db: Db, unitId: number, extra: readonly string[]): Promise<number> {
+export async function countSeen(db: Db, account: string, unitId: number, extra: readonly string[]): Promise<number> {
   const { rows } = await sql<{ n: number }>`
     select count(*)::int as n from (
-      select key from sync_work_unit_seen where work_unit_id = ${unitId}
+      select key from sync_work_unit_seen where account_id = ${account} and work_unit_id = ${unitId}
       union
       select k from unnest(${extra as string[]}::bigint[]) as k
     ) keys`.execute(db);
@@ -92,12 +100,12 @@ export async function countSeen(db: Db, unitId: number, extra: readonly string[]
 export async function cleanUpSeen(db: Db, args: { runId: number; abandonedAfterMinutes: number }): Promise<number> {
   const result = await sql`
     delete from sync_work_unit_seen s
-     using sync_work_units u join sync_runs r on r.run_id = u.run_id
-     where s.work_unit_id = u.work_unit_id
+     using sync_work_units u join sync_runs r on r.account_id = u.account_id and r.run_id = u.run_id
+     where s.account_id = u.account_id and s.work_unit_id = u.work_unit_id
        and (r.run_id = ${args.runId} or r.status <> 'running'
             or coalesce(r.heartbeat_at, r.started_at) < now() - make_interval(mins => ${args.abandonedAfterMinutes}))
        and (u.status in ('done', 'skipped')
-            or exists (select 1 from sync_work_units later where later.unit_key = u.unit_key and later.work_unit_id > u.work_unit_id))`.execute(db);
+            or exists (select 1 from sync_work_units later where later.account_id = u.account_id and later.unit_key = u.unit_key and later.work_unit_id > u.work_unit_id))`.execute(db);
   return Number(result.numAffectedRows ?? 0);
 }
 
@@ -140,22 +148,22 @@ export async function isUnitClean(db: Db, unitId: number): Promise<boolean> {
 }
 
 /** Records the keys a unit saw on one page (for deletion detection); inside the page's transaction. */
-export async function recordSeen(db: Db, unitId: number, entity: string, keys: readonly number[]): Promise<void> {
+export async function recordSeen(db: Db, account: string, unitId: number, entity: string, keys: readonly number[]): Promise<void> {
   if (keys.length === 0) return;
   await sql`
-    insert into sync_work_unit_seen (work_unit_id, entity, key)
-    select ${unitId}, ${entity}, k from unnest(${keys as number[]}::bigint[]) as k
+    insert into sync_work_unit_seen (account_id, work_unit_id, entity, key)
+    select ${account}, ${unitId}, ${entity}, k from unnest(${keys as number[]}::bigint[]) as k
     on conflict do nothing
   `.execute(db);
 }
 
 /** Forgets the keys a unit saw, when its listing is read again from the start. */
-export async function forgetSeen(db: Db, unitId: number): Promise<void> {
-  await db.deleteFrom('sync_work_unit_seen').where('work_unit_id', '=', unitId).execute();
+export async function forgetSeen(db: Db, account: string, unitId: number): Promise<void> {
+  await db.deleteFrom('sync_work_unit_seen').where('account_id', '=', account).where('work_unit_id', '=', unitId).execute();
 }
 
 /** The condition "unit `unitId` saw the record of `entity` whose key is `key`", for a statement over a stream's table. */
-export function seenBy(unitId: number, entity: string, key: RawBuilder<unknown>): RawBuilder<boolean> {
+export function seenBy(account: string, unitId: number, entity: string, key: RawBuilder<unknown>): RawBuilder<boolean> {
   return sql<boolean>`exists (
-    select 1 from sync_work_unit_seen s where s.work_unit_id = ${unitId} and s.entity = ${entity} and s.key = ${key})`;
+    select 1 from sync_work_unit_seen s where s.account_id = ${account} and s.work_unit_id = ${unitId} and s.entity = ${entity} and s.key = ${key})`;
 }

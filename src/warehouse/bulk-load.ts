@@ -3,11 +3,12 @@ import { pipeline } from 'node:stream/promises';
 import { CompiledQuery, sql, type Kysely, type RawBuilder } from 'kysely';
 import { escapeIdentifier } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import { loadColumns, SOURCE_HASH_COLUMN, SOURCE_TEXT_HASH_COLUMN, type SourceTable } from './schema.js';
+import { ACCOUNT_COLUMN, loadColumns, primaryKey, SOURCE_HASH_COLUMN, SOURCE_TEXT_HASH_COLUMN, type SourceTable } from './schema.js';
 
 /**
  * Loading of a stream's tables, whichever the stream: the table is chosen at run time, so the
- * statements are built from its declaration (`schema.ts`) and run on any typed database.
+ * statements are built from its declaration (`schema.ts`) and run on any typed database. Every
+ * statement is one account's: it writes that account's id and touches no other account's rows.
  */
 
 /** Any typed database: the table is chosen at run time, so statements here are built from its declaration. */
@@ -115,14 +116,15 @@ function columnEncoder(type: string): (value: unknown) => string {
   return copyScalar;
 }
 
-/** The rows as COPY text (`\\N` for null), a chunk of rows at a time; `suffix` ends every line (a constant column). */
-function* copyChunks(rows: readonly LoadRow[], columns: readonly [string, string][], suffix = ''): Generator<string> {
+/** The rows as COPY text (`\\N` for null), a chunk of rows at a time; `prefix` starts and `suffix` ends every line (constant columns). */
+function* copyChunks(rows: readonly LoadRow[], columns: readonly [string, string][], prefix: string, suffix = ''): Generator<string> {
   const names = columns.map(([name]) => name);
   const encoders = columns.map(([, type]) => columnEncoder(type));
   for (let start = 0; start < rows.length; start += COPY_CHUNK_ROWS) {
     let text = '';
     for (let r = start; r < Math.min(rows.length, start + COPY_CHUNK_ROWS); r++) {
       const row = rows[r];
+      text += prefix;
       for (let i = 0; i < names.length; i++) {
         const value = row[names[i]];
         if (i > 0) text += '\t';
@@ -155,7 +157,7 @@ async function copyInto(db: AnyDatabase, copySql: string, chunks: Iterable<strin
  * `last_synced_at`/`last_run_id` move only on rows actually written. Everything runs on `db`'s
  * connection, so inside the page's transaction; rows are merged in key order.
  */
-export async function upsertRows(db: AnyDatabase, spec: SourceTable, rows: readonly LoadRow[], runId: number, options: UpsertOptions = {}): Promise<UpsertCounts> {
+export async function upsertRows(db: AnyDatabase, spec: SourceTable, rows: readonly LoadRow[], runId: number, options: UpsertOptions): Promise<UpsertCounts> {
   const unique = dedupeByKey(spec, rows);
   if (unique.length === 0) return { inserted: 0, updated: 0, unchanged: 0 };
   // Staging, copy and merge need one connection and one transaction (the staging table empties at commit).
@@ -165,6 +167,8 @@ export async function upsertRows(db: AnyDatabase, spec: SourceTable, rows: reado
 
 /** How to write. */
 export interface UpsertOptions {
+  /** The account the rows belong to (written as their `account_id`). */
+  account: string;
   /**
    * The rows are most likely new (their parents were not in the warehouse): they are copied
    * straight into the table, and merged through staging only when one of them is there after all.
@@ -173,8 +177,8 @@ export interface UpsertOptions {
 }
 
 async function writeUnique(db: AnyDatabase, spec: SourceTable, unique: readonly LoadRow[], runId: number, options: UpsertOptions): Promise<UpsertCounts> {
-  if (options.fresh && (await copyNewRows(db, spec, unique, runId))) return { inserted: unique.length, updated: 0, unchanged: 0 };
-  return mergeRows(db, spec, unique, runId);
+  if (options.fresh && (await copyNewRows(db, spec, unique, runId, options.account))) return { inserted: unique.length, updated: 0, unchanged: 0 };
+  return mergeRows(db, spec, unique, runId, options.account);
 }
 
 /** Unique violation: a key that is already in the table. */
@@ -186,12 +190,12 @@ const UNIQUE_VIOLATION = '23505';
  * when a key is already there (a row listed by two units, a parent that moved) the copy is undone
  * and `false` tells the caller to merge instead; any other error is the caller's.
  */
-async function copyNewRows(db: AnyDatabase, spec: SourceTable, unique: readonly LoadRow[], runId: number): Promise<boolean> {
+async function copyNewRows(db: AnyDatabase, spec: SourceTable, unique: readonly LoadRow[], runId: number, account: string): Promise<boolean> {
   const columns = loadColumns(spec);
-  const columnList = [...columns.map(([column]) => column), 'last_run_id'].map(escapeIdentifier).join(', ');
+  const columnList = [ACCOUNT_COLUMN, ...columns.map(([column]) => column), 'last_run_id'].map(escapeIdentifier).join(', ');
   await sql.raw('savepoint propsync_copy_new').execute(db);
   try {
-    await copyInto(db, `copy ${escapeIdentifier(spec.name)} (${columnList}) from stdin`, copyChunks(unique, columns, `\t${runId}`));
+    await copyInto(db, `copy ${escapeIdentifier(spec.name)} (${columnList}) from stdin`, copyChunks(unique, columns, `${copyText(account)}\t`, `\t${runId}`));
   } catch (error) {
     if ((error as { code?: unknown } | null)?.code !== UNIQUE_VIOLATION) throw error;
     await sql.raw('rollback to savepoint propsync_copy_new; release savepoint propsync_copy_new').execute(db);
@@ -201,13 +205,14 @@ async function copyNewRows(db: AnyDatabase, spec: SourceTable, unique: readonly 
   return true;
 }
 
-async function mergeRows(db: AnyDatabase, spec: SourceTable, unique: readonly LoadRow[], runId: number): Promise<UpsertCounts> {
-  const columns = loadColumns(spec);
+async function mergeRows(db: AnyDatabase, spec: SourceTable, unique: readonly LoadRow[], runId: number, account: string): Promise<UpsertCounts> {
+  const columns: [string, string][] = [[ACCOUNT_COLUMN, 'text'], ...loadColumns(spec)];
   const all = columns.map(([column]) => column);
+  const key = primaryKey(spec);
   const names = sql.join(all.map((column) => ident(column)));
   const table = sql.table(spec.name);
   const stage = `pg_temp.${escapeIdentifier(`propsync_stage_${spec.name}`)}`;
-  const updatable = all.filter((column) => !spec.key.includes(column));
+  const updatable = all.filter((column) => !key.includes(column));
   const assignments = sql.join(updatable.map((column) => sql`${ident(column)} = excluded.${ident(column)}`));
   const current = sql.join([...updatable, 'deleted_at'].map((column) => sql`${sql.raw(spec.name)}.${ident(column)}`));
   const incoming = sql.join([...updatable, 'deleted_at'].map((column) => sql`excluded.${ident(column)}`));
@@ -216,12 +221,12 @@ async function mergeRows(db: AnyDatabase, spec: SourceTable, unique: readonly Lo
   // One round trip: the staging table exists once per session and is emptied at every commit
   // (and here, should a transaction load the same table twice).
   await sql.raw(`create temp table if not exists ${stage} (${definitions}) on commit delete rows; delete from ${stage}`).execute(db);
-  await copyInto(db, `copy ${stage} (${columnList}) from stdin`, copyChunks(unique, columns));
+  await copyInto(db, `copy ${stage} (${columnList}) from stdin`, copyChunks(unique, columns.slice(1), `${copyText(account)}\t`));
   const result = await sql<{ inserted: number; updated: number }>`
     with written as (
       insert into ${table} (${names}, last_run_id)
-      select ${names}, ${runId}::bigint from ${sql.raw(stage)} order by ${sql.join(spec.key.map(ident))}
-      on conflict (${sql.join(spec.key.map(ident))}) do update set
+      select ${names}, ${runId}::bigint from ${sql.raw(stage)} order by ${sql.join(key.map(ident))}
+      on conflict (${sql.join(key.map(ident))}) do update set
         ${assignments}, deleted_at = null, last_synced_at = now(), last_run_id = excluded.last_run_id
       where (${current}) is distinct from (${incoming})
       returning (xmax = 0) as inserted
@@ -242,6 +247,7 @@ export async function markMissingChildren(
   parentIds: readonly number[],
   keptRows: readonly LoadRow[],
   runId: number,
+  account: string,
 ): Promise<number> {
   if (!spec.parentColumn || parentIds.length === 0) return 0;
   const table = sql.table(spec.name);
@@ -256,17 +262,17 @@ export async function markMissingChildren(
     )})`;
   const result = await sql`
     update ${table} set deleted_at = now(), last_synced_at = now(), last_run_id = ${runId}
-    where ${ident(spec.parentColumn)} = any(${parentIds as number[]}::bigint[]) and deleted_at is null and ${keep}
+    where ${ident(ACCOUNT_COLUMN)} = ${account} and ${ident(spec.parentColumn)} = any(${parentIds as number[]}::bigint[]) and deleted_at is null and ${keep}
   `.execute(db);
   return Number(result.numAffectedRows ?? 0);
 }
 
 /** Marks deleted the not-yet-deleted rows of `spec` whose `column` is among `values`. */
-export async function markDeletedWhere(db: AnyDatabase, spec: SourceTable, column: string, values: readonly number[], runId: number): Promise<number> {
+export async function markDeletedWhere(db: AnyDatabase, spec: SourceTable, column: string, values: readonly number[], runId: number, account: string): Promise<number> {
   if (values.length === 0) return 0;
   const result = await sql`
     update ${sql.table(spec.name)} set deleted_at = now(), last_synced_at = now(), last_run_id = ${runId}
-    where ${ident(column)} = any(${values as number[]}::bigint[]) and deleted_at is null
+    where ${ident(ACCOUNT_COLUMN)} = ${account} and ${ident(column)} = any(${values as number[]}::bigint[]) and deleted_at is null
   `.execute(db);
   return Number(result.numAffectedRows ?? 0);
 }
@@ -282,17 +288,18 @@ export async function markUnseenDeleted(
   scope: { column: string; values: readonly number[] },
   seen: (key: RawBuilder<unknown>) => RawBuilder<boolean>,
   runId: number,
+  account: string,
 ): Promise<number> {
   const [parent, ...children] = tables;
   const key = sql.ref(`p.${parent.key[0]}`);
   const { rows } = await sql<{ key: number }>`
     update ${sql.table(parent.name)} p set deleted_at = now(), last_synced_at = now(), last_run_id = ${runId}
-    where p.${ident(scope.column)} = any(${scope.values as number[]}::bigint[]) and p.deleted_at is null and not (${seen(key)})
+    where p.${ident(ACCOUNT_COLUMN)} = ${account} and p.${ident(scope.column)} = any(${scope.values as number[]}::bigint[]) and p.deleted_at is null and not (${seen(key)})
     returning ${key} as key
   `.execute(db);
   const gone = rows.map((row) => Number(row.key));
   let deleted = gone.length;
-  for (const child of children) deleted += await markDeletedWhere(db, child, child.parentColumn!, gone, runId);
+  for (const child of children) deleted += await markDeletedWhere(db, child, child.parentColumn!, gone, runId, account);
   return deleted;
 }
 
@@ -305,13 +312,13 @@ export interface StoredParents {
 }
 
 /** What the warehouse holds of the given parent keys: their rows' digests, and which have a row at all. */
-export async function storedParents(db: AnyDatabase, parent: SourceTable, keys: readonly number[]): Promise<StoredParents> {
+export async function storedParents(db: AnyDatabase, parent: SourceTable, keys: readonly number[], account: string): Promise<StoredParents> {
   const stored: StoredParents = { digests: new Map(), present: new Set() };
   if (keys.length === 0) return stored;
   const key = ident(parent.key[0]);
   const { rows } = await sql<{ key: number; digest: string | null; live: boolean }>`
     select ${key} as key, ${ident(SOURCE_HASH_COLUMN)} as digest, deleted_at is null as live from ${sql.table(parent.name)}
-    where ${key} = any(${keys as number[]}::bigint[])`.execute(db);
+    where ${ident(ACCOUNT_COLUMN)} = ${account} and ${key} = any(${keys as number[]}::bigint[])`.execute(db);
   for (const row of rows) {
     stored.present.add(Number(row.key));
     if (row.live && row.digest !== null) stored.digests.set(Number(row.key), row.digest);
@@ -323,10 +330,10 @@ export async function storedParents(db: AnyDatabase, parent: SourceTable, keys: 
  * The keys (as text) of the live parent rows last loaded from exactly these record texts, by
  * the text's digest (`source_text_hash`, indexed).
  */
-export async function storedTextDigests(db: AnyDatabase, parent: SourceTable, digests: readonly string[]): Promise<Map<string, string>> {
+export async function storedTextDigests(db: AnyDatabase, parent: SourceTable, digests: readonly string[], account: string): Promise<Map<string, string>> {
   if (digests.length === 0) return new Map();
   const { rows } = await sql<{ key: string; digest: string }>`
     select ${ident(parent.key[0])}::text as key, ${ident(SOURCE_TEXT_HASH_COLUMN)} as digest from ${sql.table(parent.name)}
-    where ${ident(SOURCE_TEXT_HASH_COLUMN)} = any(${digests as string[]}::text[]) and deleted_at is null`.execute(db);
+    where ${ident(ACCOUNT_COLUMN)} = ${account} and ${ident(SOURCE_TEXT_HASH_COLUMN)} = any(${digests as string[]}::text[]) and deleted_at is null`.execute(db);
   return new Map(rows.map((row) => [row.digest, row.key]));
 }

@@ -30,7 +30,7 @@ export function planContext(stream: string, fixture: PlanFixture): PlanContext {
   });
   const config = configSchema.parse({
     database: { url: 'postgres://plan@localhost/plan' },
-    source: { url: 'http://source.invalid', username: 'u', password: 'p' },
+    source: { url: 'https://source.invalid', username: 'u', password: 'p' },
     streams: { [stream]: fixture.settings ?? {} },
   });
   return {

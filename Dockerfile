@@ -3,17 +3,19 @@
 # The base is pinned by version (the same Node release as CI); pin it by digest too where the
 # registry is reachable: FROM node:20.20.2-bookworm-slim@sha256:...
 
-# Build stage: every dependency (TypeScript included), then the compiled build in dist/.
+# Build stage: the dependencies (TypeScript included; no optional platform binaries, which the
+# build does not need), then the compiled build in dist/.
 FROM node:20.20.2-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund --ignore-scripts
+RUN npm ci --omit=optional --no-audit --no-fund --ignore-scripts
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY migrations ./migrations
 RUN npm run build
 
-# Production dependencies only: no test tooling, no TypeScript, no embedded Postgres binaries.
+# Production dependencies only: no test tooling, no TypeScript, no embedded Postgres (a beta
+# development dependency, which only the demo and the tests start).
 FROM node:20.20.2-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./

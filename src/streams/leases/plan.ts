@@ -3,7 +3,7 @@ import { addDays, chunkRange } from '../../dates/days.js';
 import type { ChunkSize } from '../../dates/calendar.js';
 import type { SourceRequest } from '../../source/types.js';
 import { GET_LEASES } from './method.js';
-import { fullRefreshDue, nextFullRefresh } from '../spread.js';
+import { fullRefreshDue, nextFullRefresh } from '../full-refresh.js';
 import type { Lane, PlanContext, StepContext, WorkUnitPlan } from '../types.js';
 
 /** Statuses of the live set, read on every run: Applicant, Future, Current, Notice. */

@@ -4,7 +4,7 @@ import type { MethodVersion } from '../source/settings.js';
 import type { SourceMethod, SourceRequest } from '../source/types.js';
 import type { LoadRow } from '../warehouse/bulk-load.js';
 import type { SourceTable } from '../warehouse/schema.js';
-import type { SettingsKit } from './settings.js';
+import type { SettingsBuilders } from './settings.js';
 
 /**
  * What a stream says of itself before it is loaded: enough for the configuration (its
@@ -18,10 +18,10 @@ export interface StreamManifest {
   /** What a backfill's range is read by (`move-in date`), for the CLI's help. */
   backfillBy: string;
   /**
-   * Its settings under `streams.<name>`, each with its description, built from the kit it is
-   * handed (`streamSettings` and its parts; `settingsOf` builds them).
+   * Its settings schema (`streams.<name>`), each setting with its description, built from the
+   * builders it is handed (`streamSettings` and its parts; `settingsSchemaOf` calls it).
    */
-  settings(kit: SettingsKit): ZodType;
+  settings(builders: SettingsBuilders): ZodType;
   /** Its tables, parent first (the warehouse's schema is assembled from these). */
   tables: readonly SourceTable[];
   /** Loads the whole stream: plan, normalize, tables. */

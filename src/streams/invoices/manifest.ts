@@ -1,4 +1,4 @@
-import type { SettingsKit } from '../settings.js';
+import type { SettingsBuilders } from '../settings.js';
 import type { StreamManifest } from '../types.js';
 import { GET_INVOICES } from './method.js';
 import { INVOICE_TABLES } from './tables.js';
@@ -9,7 +9,7 @@ export const invoices = {
   method: GET_INVOICES,
   tables: INVOICE_TABLES,
   backfillBy: 'post date',
-  settings: ({ nonNegativeInt, positiveInt, streamSettings }: SettingsKit) =>
+  settings: ({ nonNegativeInt, positiveInt, streamSettings }: SettingsBuilders) =>
     streamSettings(
       { schedule: '45 2 * * *', chunk: '3m' },
       {

@@ -1,4 +1,4 @@
-import type { SettingsKit } from '../settings.js';
+import type { SettingsBuilders } from '../settings.js';
 import type { StreamManifest } from '../types.js';
 import { GET_LEASES } from './method.js';
 import { LEASE_TABLES } from './tables.js';
@@ -9,7 +9,7 @@ export const leases = {
   method: GET_LEASES,
   tables: LEASE_TABLES,
   backfillBy: 'move-in date',
-  settings: ({ nonNegativeInt, positiveInt, streamSettings }: SettingsKit) =>
+  settings: ({ nonNegativeInt, positiveInt, streamSettings }: SettingsBuilders) =>
     streamSettings(
       { schedule: '15 2 * * *', chunk: '1y' },
       {

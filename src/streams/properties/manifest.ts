@@ -1,4 +1,4 @@
-import type { SettingsKit } from '../settings.js';
+import type { SettingsBuilders } from '../settings.js';
 import type { StreamManifest } from '../types.js';
 import { GET_PROPERTIES } from './method.js';
 import { PROPERTY_TABLES } from './tables.js';
@@ -9,6 +9,6 @@ export const properties = {
   method: GET_PROPERTIES,
   tables: PROPERTY_TABLES,
   backfillBy: 'the whole listing',
-  settings: ({ streamSettings }: SettingsKit) => streamSettings({ schedule: '5 2 * * *', chunk: '1y' }, {}),
+  settings: ({ streamSettings }: SettingsBuilders) => streamSettings({ schedule: '5 2 * * *', chunk: '1y' }, {}),
   load: async () => (await import('./index.js')).propertiesStream,
 } as const satisfies StreamManifest;

@@ -1,3 +1,4 @@
+import type { TreeObject } from '../../source/tree.js';
 import type { Discovery } from '../types.js';
 import { GET_PROPERTIES } from './method.js';
 import { propertyIdentity } from './normalize.js';
@@ -6,7 +7,7 @@ import { propertyIdentity } from './normalize.js';
 export const PROPERTY_DISCOVERY: Discovery = {
   method: GET_PROPERTIES,
   property(record) {
-    const { id, name, disabled } = propertyIdentity(record as Record<string, unknown>);
+    const { id, name, disabled } = propertyIdentity(record as TreeObject);
     if (id === null) return null;
     return { id: String(id), name: name ?? '', disabled: disabled ?? false };
   },

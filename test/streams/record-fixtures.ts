@@ -10,8 +10,8 @@ import { configSchema } from '../../src/config/schema.js';
 import { startSimulator } from '../../src/simulator/index.js';
 import { createSourceClient } from '../../src/source/index.js';
 import type { SourceRequest } from '../../src/source/types.js';
-import { GET_INVOICES } from '../../src/streams/invoices/method.js';
-import { GET_LEASES } from '../../src/streams/leases/method.js';
+import { GET_INVOICES } from '../../src/streams/invoices/manifest.js';
+import { GET_LEASES } from '../../src/streams/leases/manifest.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 /** Records kept per fixture: enough to hold every child kind, small enough to read. */

@@ -1,6 +1,6 @@
 import type { TreeObject } from '../../source/tree.js';
 import type { Discovery } from '../types.js';
-import { GET_PROPERTIES } from './method.js';
+import { GET_PROPERTIES } from './manifest.js';
 import { propertyIdentity } from './normalize.js';
 
 /** Which properties a run may cover: every property getProperties lists (one call per page). */

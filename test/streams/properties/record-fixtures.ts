@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { configSchema } from '../../../src/config/schema.js';
 import { startSimulator } from '../../../src/simulator/index.js';
 import { createSourceClient } from '../../../src/source/index.js';
-import { GET_PROPERTIES } from '../../../src/streams/properties/method.js';
+import { GET_PROPERTIES } from '../../../src/streams/properties/manifest.js';
 
 const sim = await startSimulator({ port: 0, scale: 'small', seed: 11, today: '2024-06-15', username: 'u', password: 'fixture-pw', rateLimit: 'off' });
 try {

@@ -1,8 +1,9 @@
 /**
- * The streams propsync runs, as manifests: name, source method and settings, loaded without
- * their plan and normalize (the configuration and the CLI read this; the engine loads the rest
- * with `loadStream`). A new stream is its folder and one line here. Light on purpose: the CLI
- * reads it at every start, `--help` included.
+ * The streams propsync runs, as manifests: name, source method, tables and settings, loaded
+ * without their plan and normalize (the configuration and the CLI read this; the engine loads
+ * the rest with `loadStream`). A new stream is its folder and one line here; the conformance
+ * suite (test/streams/conformance.test.ts) then tests it. Light on purpose: the CLI reads it at
+ * every start, `--help` included.
  */
 import { invoices } from './invoices/manifest.js';
 import { leases } from './leases/manifest.js';

@@ -73,13 +73,8 @@ export interface StreamCode<Settings = any, Rows = RowsByTable> {
  * A stream, loaded: its manifest's declarations (which method it calls, its record's name, its
  * tables) with its code. The engine (src/sync/) runs the work units and knows no stream by name.
  */
-export interface StreamDefinition<Name extends string = string> extends StreamCode {
+export interface StreamDefinition<Name extends string = string> extends StreamCode, Pick<StreamManifest, 'method' | 'entity' | 'tables'> {
   name: Name;
-  method: SourceMethod;
-  /** Name of one record in logs and quarantine. */
-  entity: string;
-  /** The parent table first, then its children (each with `parentColumn`). */
-  tables: readonly SourceTable[];
 }
 
 /** What planning may look at. */

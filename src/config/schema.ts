@@ -2,7 +2,7 @@ import { IANAZone } from 'luxon';
 import { z } from 'zod';
 import { STREAM_MANIFESTS } from '../streams/registry.js';
 import { refuseInsecureHttp } from './insecure-http.js';
-import { nonNegativeInt, positiveInt, settingsOf } from '../streams/settings.js';
+import { nonNegativeInt, positiveInt, settingsSchemaOf } from '../streams/settings.js';
 
 import { FORMATS, MAX_TIMER_DELAY_MS, type MethodVersion } from '../source/settings.js';
 
@@ -121,7 +121,7 @@ const sourceSchema = sourceFields.superRefine(refuseInsecureHttp);
 
 /** `streams.<name>`: each stream's own settings, declared in its folder. */
 const withDefaults = (settings: z.ZodType) => settings.default(settings.parse({}));
-const streamsShape = Object.fromEntries(STREAM_MANIFESTS.map((manifest) => [manifest.name, withDefaults(settingsOf(manifest))])) as unknown as {
+const streamsShape = Object.fromEntries(STREAM_MANIFESTS.map((manifest) => [manifest.name, withDefaults(settingsSchemaOf(manifest))])) as unknown as {
   [M in Manifest as M['name']]: z.ZodDefault<ReturnType<M['settings']>>;
 };
 const streamsSchema = z.object(streamsShape).strict();

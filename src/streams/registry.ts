@@ -1,6 +1,7 @@
 /**
- * The streams propsync runs, as manifests (name, method, settings), without their plan and
- * normalize (`loadStream`). A new stream is its folder and one line here.
+ * The streams propsync runs, as manifests: name, source method, tables and settings, without
+ * their plan and normalize (`loadStream`). A new stream is its folder and one line here; the
+ * conformance suite (test/streams/conformance.test.ts) then tests it.
  * Light on purpose: docs/architecture.md#lazy-loading
  */
 import { invoices } from './invoices/manifest.js';

@@ -9,8 +9,9 @@ import type { SettingsBuilders } from './settings.js';
 /**
  * A stream, declared in its folder's `manifest.ts`: everything it says of itself before its
  * code is loaded, enough for the configuration (its settings, its method's versions), the CLI
- * (its name) and the warehouse (its tables). `load` brings its code (`defineStream` joins the
- * two). A manifest loads neither zod nor its stream's code: the CLI reads every manifest at start.
+ * (its name) and the warehouse (its tables). Its code is in the folder's `stream.ts`
+ * (`defineStream` joins the two), loaded by `loadStream`. A manifest loads neither zod nor its
+ * stream's code: the CLI reads every manifest at start.
  */
 export interface StreamManifest {
   name: string;
@@ -27,8 +28,6 @@ export interface StreamManifest {
   settings(builders: SettingsBuilders): ZodType;
   /** Its tables, parent first (the warehouse's schema is assembled from these). */
   tables: readonly SourceTable[];
-  /** Loads the whole stream: the manifest's declarations with its plan and normalize. */
-  load(): Promise<StreamDefinition>;
 }
 
 /** The values of a stream's settings (`streams.<name>` of the configuration), from its manifest's schema. */

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { configSchema } from '../../src/config/schema.js';
 import { startSimulator } from '../../src/simulator/index.js';
 import { createSourceClient } from '../../src/source/index.js';
-import { STREAM_MANIFESTS } from '../../src/streams/index.js';
+import { loadStream, STREAM_MANIFESTS } from '../../src/streams/index.js';
 import type { WorkUnitPlan } from '../../src/streams/types.js';
 import { planContext } from './plan-support.js';
 
@@ -24,7 +24,7 @@ const sim = await startSimulator({ port: 0, scale: 'small', seed: 11, today: TOD
 const propertyId = String(sim.dataset.properties[0].PropertyID);
 try {
   for (const manifest of STREAM_MANIFESTS.filter((candidate) => wanted.length === 0 || wanted.includes(candidate.name))) {
-    const stream = await manifest.load();
+    const stream = await loadStream(manifest.name);
     const lanes = await stream.plan(planContext(manifest.name, { today: TODAY, propertyIds: [propertyId], cursors: {}, expected: {} }));
     const unit = lanes[0].steps.find((step): step is WorkUnitPlan => typeof step !== 'function')!;
     for (const version of manifest.method.versions) {

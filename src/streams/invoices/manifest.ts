@@ -2,7 +2,7 @@ import { BadParameterError } from '../../source/errors.js';
 import type { MethodVersion } from '../../source/settings.js';
 import type { RequestParams, SourceMethod } from '../../source/types.js';
 import type { SettingsBuilders } from '../settings.js';
-import type { StreamDefinition, StreamManifest } from '../types.js';
+import type { StreamManifest } from '../types.js';
 import { INVOICE_TABLES } from './tables.js';
 
 /**
@@ -74,5 +74,4 @@ export const invoices = {
         propertyGroupSize: positiveInt.max(500).default(50).describe('Properties batched into one call (1 to 500).'),
       },
     ),
-  load: async (): Promise<StreamDefinition> => (await import('./stream.js')).default,
 } as const satisfies StreamManifest;

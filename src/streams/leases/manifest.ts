@@ -1,6 +1,6 @@
 import type { SourceMethod } from '../../source/types.js';
 import type { SettingsBuilders } from '../settings.js';
-import type { StreamDefinition, StreamManifest } from '../types.js';
+import type { StreamManifest } from '../types.js';
 import { LEASE_TABLES } from './tables.js';
 
 /** getLeases (`/api/v1/leases`): one property's leases with their children, r1 or r2. */
@@ -47,5 +47,4 @@ export const leases = {
         fullRefreshDays: positiveInt.default(7).describe('Days between two full refreshes of one property (spread over the days).'),
       },
     ),
-  load: async (): Promise<StreamDefinition> => (await import('./stream.js')).default,
 } as const satisfies StreamManifest;

@@ -1,6 +1,6 @@
 import type { SourceMethod } from '../../source/types.js';
 import type { SettingsBuilders } from '../settings.js';
-import type { StreamDefinition, StreamManifest } from '../types.js';
+import type { StreamManifest } from '../types.js';
 import { PROPERTY_TABLES } from './tables.js';
 
 /** getProperties (`/api/v1/properties`): every property the credential sees, r1 only. */
@@ -23,5 +23,4 @@ export const properties = {
   tables: PROPERTY_TABLES,
   backfillBy: 'the whole listing',
   settings: ({ streamSettings }: SettingsBuilders) => streamSettings({ schedule: '5 2 * * *', chunk: '1y' }, {}),
-  load: async (): Promise<StreamDefinition> => (await import('./stream.js')).default,
 } as const satisfies StreamManifest;

@@ -46,7 +46,7 @@ export interface DemoOptions {
   logLevel?: LogLevel;
   /** Prints one line of the demo (the caller adds nothing; lines come prefixed). */
   print: (line: string) => void;
-  /** Aborted by SIGINT/SIGTERM: the run in flight stops after its page; with --keep, the demo ends. */
+  /** Aborted by SIGINT/SIGTERM/SIGHUP: the run in flight stops after its page; with --keep, the demo ends. */
   signal: AbortSignal;
 }
 

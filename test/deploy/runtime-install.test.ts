@@ -95,19 +95,25 @@ describe('the runtime install (npm pack, then npm install --omit=dev)', () => {
     expect(demo.stderr).toContain('embedded Postgres is not installed');
   });
 
-  it('runs a sync with a bounded heap and the simulator without one', async () => {
+  it('runs as one process with the heap limits of its first line, and says what a limit in NODE_OPTIONS does', async () => {
     // Every node process started prints its own flags.
-    const env = { NODE_OPTIONS: `--import=data:text/javascript,${encodeURIComponent("process._rawDebug('node flags: ' + JSON.stringify(process.execArgv))")}` };
+    const trace = `--import=data:text/javascript,${encodeURIComponent("process._rawDebug('node flags: ' + JSON.stringify(process.execArgv))")}`;
     const flags = (stderr: string) => [...stderr.matchAll(/^node flags: (.*)$/gm)].map((match) => JSON.parse(match[1]) as string[]);
-    const sync = await propsync(['sync'], env);
-    // The launcher, then the command with its limits (it stops there: no configuration is given).
-    expect(flags(sync.stderr)).toEqual([[], ['--max-old-space-size=160', '--max-semi-space-size=4']]);
-    const simulate = await propsync(['simulate', '--scale', 'nonesuch'], env);
+    const installed = async (args: string[], env: Record<string, string>) => {
+      const child = startPropsync(args, { env, cwd: folder, bin, exec: true });
+      return { code: (await child.exited).code, stderr: child.stderr() };
+    };
+    // One process (no launcher), with the limits (it stops there: no configuration is given).
+    const sync = await installed(['sync'], { NODE_OPTIONS: trace });
+    expect(flags(sync.stderr)).toEqual([['--max-old-space-size=160', '--max-semi-space-size=4']]);
+    // The simulator's large data set does not fit: it says how to start node for it.
+    const simulate = await installed(['simulate', '--scale', 'large'], { NODE_OPTIONS: trace });
     expect(simulate.code).toBe(2);
-    expect(flags(simulate.stderr)).toEqual([[]]);
-    // A limit the operator sets wins, and no second process is started.
-    const own = await propsync(['sync'], { NODE_OPTIONS: `--max-old-space-size=300 ${env.NODE_OPTIONS}` });
-    expect(flags(own.stderr)).toEqual([[]]);
+    expect(flags(simulate.stderr)).toHaveLength(1);
+    expect(simulate.stderr).toContain('node --max-old-space-size=2048');
+    // The first line's flags win over NODE_OPTIONS, and the command says so.
+    const own = await installed(['sync'], { NODE_OPTIONS: '--max-old-space-size=300' });
+    expect(own.stderr).toContain('NODE_OPTIONS asks for --max-old-space-size=300, but node was started with 160');
   });
 
   it('migrates a fresh database, serves a simulated API and syncs it end to end, then reports status', async () => {

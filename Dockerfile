@@ -3,17 +3,19 @@
 # The base is pinned by version (the same Node release as CI); pin it by digest too where the
 # registry is reachable: FROM node:20.20.2-bookworm-slim@sha256:...
 
-# Build stage: every dependency (TypeScript included), then the compiled build in dist/.
+# Build stage: the dependencies (TypeScript included; no optional platform binaries, which the
+# build does not need), then the compiled build in dist/.
 FROM node:20.20.2-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund --ignore-scripts
+RUN npm ci --omit=optional --no-audit --no-fund --ignore-scripts
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY migrations ./migrations
 RUN npm run build
 
-# Production dependencies only: no test tooling, no TypeScript, no embedded Postgres binaries.
+# Production dependencies only: no test tooling, no TypeScript, no embedded Postgres (a beta
+# development dependency, which only the demo and the tests start).
 FROM node:20.20.2-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
@@ -28,7 +30,10 @@ LABEL org.opencontainers.image.title="propsync" \
       org.opencontainers.image.version="0.1.0" \
       org.opencontainers.image.licenses="UNLICENSED" \
       org.opencontainers.image.base.name="docker.io/library/node:20.20.2-bookworm-slim"
+# The heap limits of bin/propsync.mjs's first line, which `node FILE` does not read: one process,
+# no launcher (README, Benchmark, "Memory"); `docker run -e NODE_OPTIONS=...` chooses others.
 ENV NODE_ENV=production \
+    NODE_OPTIONS="--max-old-space-size=160 --max-semi-space-size=4" \
     PROPSYNC_METRICS_HOST=0.0.0.0 \
     PROPSYNC_METRICS_PORT=9464
 WORKDIR /app

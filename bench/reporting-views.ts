@@ -85,7 +85,7 @@ if (!args.has('--load-only')) {
   try {
     await migrateToLatest(db, WAREHOUSE_TABLES);
     const refreshStarted = performance.now();
-    const refreshed = await refreshReporting(db, { timeZone: 'America/Denver' });
+    const { refreshed } = await refreshReporting(db, { timeZone: 'America/Denver' });
     console.log(`refresh at the end of a sync (${refreshed.join(', ')}): ${ms(performance.now() - refreshStarted)}`);
     const { rows } = await sql<{ rows: string }>`select (select count(*) from ar_transactions) || ' AR transactions, ' || (select count(*) from leases) || ' leases, ' || (select count(*) from invoice_line_items) || ' invoice lines' as rows`.execute(db);
     console.log(`${rows[0].rows}; load average ${loadavg().map((value) => value.toFixed(1)).join(' ')} on ${cpus().length} cores`);

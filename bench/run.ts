@@ -4,7 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createReadStream, createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -28,7 +28,6 @@ const INVOICE_WINDOW_KINDS = ['post_date', 'paid', 'voided'];
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const cli = join(root, 'bin', 'propsync.mjs');
-const GNU_TIME = '/usr/bin/time';
 
 interface Row {
   scale: Scale;
@@ -107,41 +106,75 @@ interface ChildRun {
   output: string;
 }
 
+/** The pids of `root` and of every process below it, from the parent pid in each /proc/PID/stat. */
+function processTree(root: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; // ended meanwhile
+    }
+    // The command name is in parentheses and may hold anything; then come the state and the parent pid.
+    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
+  }
+  const tree = [root];
+  for (let i = 0; i < tree.length; i++) tree.push(...(children.get(tree[i]) ?? []));
+  return tree;
+}
+
+/** A process's resident set now and at its peak in kB (VmRSS, VmHWM); zeros once it has ended. */
+function residentKb(pid: number): { now: number; peak: number } {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    return { now: Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0), peak: Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) };
+  } catch {
+    return { now: 0, peak: 0 };
+  }
+}
+
 /**
- * Runs `node bin/propsync.mjs ARGS` and measures its wall time and peak RSS. The peak is the
- * child's own maximum resident set (getrusage, as GNU time reports it), so the simulator and
- * this process are not in it; without GNU time it is the last VmHWM read from /proc.
+ * Samples the memory of the process tree under `root` every 100 ms until stopped, and returns
+ * its peak in kB: the largest sum of the tree's resident sets, or one process's own peak
+ * (VmHWM, which sees between samples) when that is larger.
+ */
+function watchTreeMemory(root: number): { stop(): number } {
+  let peakKb = 0;
+  const sample = () => {
+    const sizes = processTree(root).map(residentKb);
+    peakKb = Math.max(peakKb, sizes.reduce((sum, size) => sum + size.now, 0), ...sizes.map((size) => size.peak));
+  };
+  const timer = setInterval(sample, 100);
+  return {
+    stop() {
+      clearInterval(timer);
+      return peakKb;
+    },
+  };
+}
+
+/**
+ * Runs `bin/propsync.mjs ARGS` as an operator does (its first line starts node with the heap
+ * limits) and measures its wall time and the peak RSS of its whole process tree (from /proc),
+ * so that a process it started would count; the simulator and this process are not in it.
  */
 async function runCli(args: string[], env: NodeJS.ProcessEnv, outputFile: string): Promise<ChildRun> {
-  const timeFile = `${outputFile}.rss`;
-  const useTime = existsSync(GNU_TIME);
-  const [command, argv] = useTime
-    ? [GNU_TIME, ['-f', '%M', '-o', timeFile, process.execPath, cli, ...args]]
-    : [process.execPath, [cli, ...args]];
   const out = createWriteStream(outputFile);
   const started = performance.now();
-  const child = spawn(command, argv, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(cli, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout!.pipe(out, { end: false });
   child.stderr!.pipe(out, { end: false });
-  let polledKb = 0;
-  const poll = useTime
-    ? undefined
-    : setInterval(() => {
-        try {
-          const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
-          if (match) polledKb = Math.max(polledKb, Number(match[1]));
-        } catch {
-          // The process has just ended.
-        }
-      }, 50);
+  const memory = child.pid === undefined ? undefined : watchTreeMemory(child.pid);
   const code = await new Promise<number>((done, reject) => {
     child.once('error', reject);
     child.once('close', (exitCode) => done(exitCode ?? 1));
   });
   const wallMs = performance.now() - started;
-  if (poll) clearInterval(poll);
+  const peakKb = memory?.stop() ?? 0;
   await new Promise((done) => out.end(done));
-  const peakKb = useTime && existsSync(timeFile) ? Number(readFileSync(timeFile, 'utf8').trim().split('\n').pop()) : polledKb;
   return { code, wallMs, peakRssBytes: peakKb * 1024, output: readFileSync(outputFile, 'utf8') };
 }
 
@@ -367,7 +400,7 @@ async function main(): Promise<void> {
       process.stdout.write(`${table(rows)}\n`);
       process.stdout.write(
         `${new Date().toISOString().slice(0, 10)}, ${cpus().length} cores, node ${process.version}; ` +
-          'load = 1-minute load average when the run started; wall and peak RSS are of the `propsync sync` process alone\n',
+          'load = 1-minute load average when the run started; wall and peak RSS are of the `propsync sync` command (every process it started, summed)\n',
       );
     }
     if (help) {

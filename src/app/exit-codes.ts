@@ -2,7 +2,12 @@
 export const EXIT = {
   /** Everything asked for was done. */
   ok: 0,
-  /** Some work units failed; the rest were done and their cursors advanced. */
+  /**
+   * Some work was left undone: work units failed (the rest were done and their cursors
+   * advanced), the run was stopped by SIGINT, SIGTERM or SIGHUP (its row closed `interrupted`;
+   * a signal sent again stops at once), today's call budget ran out, or another process held
+   * the stream. The next run continues from the checkpoints.
+   */
   workFailed: 1,
   /** Bad usage or bad configuration; nothing was done. */
   usage: 2,

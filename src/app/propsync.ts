@@ -1,7 +1,7 @@
 /**
  * A running propsync built from a configuration, the same for the CLI, the scheduler and the
  * demo: the warehouse pool (checked and migrated), the source client with the day's remaining
- * budget, the stream locks around every run, and SIGINT/SIGTERM handling.
+ * budget, the stream locks around every run, and SIGINT/SIGTERM/SIGHUP handling.
  */
 import type { Config, StreamName } from '../config/schema.js';
 import type { Logger } from '../log/logger.js';
@@ -32,7 +32,7 @@ export interface OpenOptions {
    * `whole`: a long-running process opens anyway (it checks the history before each run).
    */
   budget?: 'left' | 'whole';
-  /** Stop on SIGINT/SIGTERM after the page in flight, naming what stops (`the sync`); absent: the caller handles signals. */
+  /** Stop on SIGINT/SIGTERM/SIGHUP after the page in flight, naming what stops (`the sync`); absent: the caller handles signals. */
   stopOnSignals?: string;
 }
 
@@ -42,7 +42,7 @@ export interface Propsync {
   logger: Logger;
   db: Db;
   client: SourceClient;
-  /** Aborted by SIGINT/SIGTERM when `stopOnSignals` was asked for. */
+  /** Aborted by SIGINT/SIGTERM/SIGHUP when `stopOnSignals` was asked for. */
   signal?: AbortSignal;
   /** Runs the engine under the locks of the request's streams (see `runLocked`). */
   run(request: SyncRequest, options?: { observers?: (SyncObserver | undefined)[]; signal?: AbortSignal }): Promise<RunSummary>;
@@ -108,7 +108,7 @@ interface LockedRunOptions {
   config: Config;
   logger: Logger;
   request: SyncRequest;
-  /** Aborted by SIGINT/SIGTERM: no new page or work unit; the page in flight commits or rolls back. */
+  /** Aborted by SIGINT/SIGTERM/SIGHUP: no new page or work unit; the page in flight commits or rolls back. */
   signal?: AbortSignal;
   observers?: (SyncObserver | undefined)[];
 }

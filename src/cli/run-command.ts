@@ -9,7 +9,7 @@ import type { SyncRequest } from '../sync/types.js';
 /**
  * What `propsync sync` and `propsync backfill` do once their options are checked: show progress
  * (bars on a terminal, log lines elsewhere), run the engine in a running propsync (which stops
- * cleanly on SIGINT/SIGTERM), print the summary on stdout and return the run's exit code.
+ * cleanly on SIGINT/SIGTERM/SIGHUP), print the summary on stdout and return the run's exit code.
  */
 export async function runCommand(config: Config, request: SyncRequest, what: string): Promise<ExitCode> {
   requestedStreams(config, request);

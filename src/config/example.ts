@@ -1,7 +1,7 @@
 import { stringify } from 'yaml';
 import { z } from 'zod';
 import { STREAM_MANIFESTS } from '../streams/registry.js';
-import { settingsOf } from '../streams/settings.js';
+import { settingsSchemaOf } from '../streams/settings.js';
 import type { StreamManifest } from '../streams/types.js';
 
 /** The command that writes the generated part of the example configuration. */
@@ -29,7 +29,7 @@ function comment(text: string, indent: string): string[] {
 
 /** One stream's section: each setting with its description and default. */
 function streamSection(manifest: StreamManifest): string[] {
-  const settings = settingsOf(manifest);
+  const settings = settingsSchemaOf(manifest);
   if (!(settings instanceof z.ZodObject)) throw new Error(`the settings of stream ${manifest.name} are not an object`);
   const defaults = settings.parse({}) as Record<string, unknown>;
   const lines = [...comment(`Backfills of ${manifest.name} go by ${manifest.backfillBy}.`, '  '), `  ${manifest.name}:`];

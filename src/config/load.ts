@@ -14,6 +14,7 @@ export const ENVIRONMENT_KEYS = [
   { env: 'PROPSYNC_API_URL', path: ['source', 'url'] },
   { env: 'PROPSYNC_API_USERNAME', path: ['source', 'username'] },
   { env: 'PROPSYNC_API_PASSWORD', path: ['source', 'password'] },
+  { env: 'PROPSYNC_API_ALLOW_INSECURE_HTTP', path: ['source', 'allowInsecureHttp'] },
   { env: 'PROPSYNC_FORMAT', path: ['source', 'format'] },
   { env: 'PROPSYNC_PAGE_SIZE', path: ['source', 'pageSize'] },
   { env: 'PROPSYNC_CONCURRENCY', path: ['source', 'concurrency'] },

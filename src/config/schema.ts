@@ -1,7 +1,8 @@
 import { IANAZone } from 'luxon';
 import { z } from 'zod';
 import { STREAM_MANIFESTS } from '../streams/registry.js';
-import { nonNegativeInt, positiveInt, settingsOf } from '../streams/settings.js';
+import { refuseInsecureHttp } from './insecure-http.js';
+import { nonNegativeInt, positiveInt, settingsSchemaOf } from '../streams/settings.js';
 
 import { FORMATS, MAX_TIMER_DELAY_MS, type MethodVersion } from '../source/settings.js';
 
@@ -80,9 +81,17 @@ const versionsShape = Object.fromEntries(
 ) as { [M in Manifest as M['method']['name']]: z.ZodDefault<z.ZodEnum<{ [V in MethodVersion]: V }>> };
 const versionsSchema = z.object(versionsShape).strict().prefault({});
 
-const sourceSchema = z
+/** A flag: true or false, in YAML or as the strings an environment variable holds. */
+const flag = z.preprocess(
+  (value) => (typeof value === 'string' ? ({ true: true, false: false } as Record<string, boolean>)[value.trim().toLowerCase()] ?? value : value),
+  z.boolean({ message: 'expected true or false' }),
+);
+
+const sourceFields = z
   .object({
     url: httpUrl,
+    /** Allows http:// to a host other than this machine, although the password then crosses the network in clear text. */
+    allowInsecureHttp: flag.default(false),
     username: z.string().min(1, { message: 'is empty; expected the API user name' }),
     password: z.string().min(1, { message: 'is missing; expected the API password (set PROPSYNC_API_PASSWORD)' }),
     format: z.enum(FORMATS, { message: 'is not a known format; expected json or xml' }).default('json'),
@@ -108,10 +117,11 @@ const sourceSchema = z
     decodeThreads: positiveInt.max(16).optional(),
   })
   .strict();
+const sourceSchema = sourceFields.superRefine(refuseInsecureHttp);
 
 /** `streams.<name>`: each stream's own settings, declared in its folder. */
 const withDefaults = (settings: z.ZodType) => settings.default(settings.parse({}));
-const streamsShape = Object.fromEntries(STREAM_MANIFESTS.map((manifest) => [manifest.name, withDefaults(settingsOf(manifest))])) as unknown as {
+const streamsShape = Object.fromEntries(STREAM_MANIFESTS.map((manifest) => [manifest.name, withDefaults(settingsSchemaOf(manifest))])) as unknown as {
   [M in Manifest as M['name']]: z.ZodDefault<ReturnType<M['settings']>>;
 };
 const streamsSchema = z.object(streamsShape).strict();
@@ -150,5 +160,5 @@ export type SourceConfig = Config['source'];
  * The configuration of commands that never call the source (migrate, status, reset): the
  * same keys, but the source's credentials may be absent.
  */
-export const offlineConfigSchema = configSchema.extend({ source: sourceSchema.partial().optional() });
+export const offlineConfigSchema = configSchema.extend({ source: sourceFields.partial().optional() });
 export type OfflineConfig = z.infer<typeof offlineConfigSchema>;

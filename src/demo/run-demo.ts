@@ -10,7 +10,7 @@ import { configSchema, STREAM_NAMES, type Config, type LogLevel } from '../confi
 import type { Logger } from '../log/logger.js';
 import { datasetSummary, startSimulator } from '../simulator/index.js';
 import { STREAM_MANIFESTS } from '../streams/registry.js';
-import { settingsOf } from '../streams/settings.js';
+import { settingsSchemaOf } from '../streams/settings.js';
 import { tableCounts } from '../sync/status.js';
 import type { SyncRequest } from '../sync/types.js';
 import { WAREHOUSE_TABLES, type Db, type Warehouse } from '../catalog/tables.js';
@@ -46,7 +46,7 @@ export interface DemoOptions {
   logLevel?: LogLevel;
   /** Prints one line of the demo (the caller adds nothing; lines come prefixed). */
   print: (line: string) => void;
-  /** Aborted by SIGINT/SIGTERM: the run in flight stops after its page; with --keep, the demo ends. */
+  /** Aborted by SIGINT/SIGTERM/SIGHUP: the run in flight stops after its page; with --keep, the demo ends. */
   signal: AbortSignal;
 }
 
@@ -191,7 +191,7 @@ async function simulateAndSync(db: Db, warehouse: DemoWarehouse, state: DemoStat
  * default, the time zone included.
  */
 function demoConfig(databaseUrl: string, sourceUrl: string, password: string, options: Pick<DemoOptions, 'logLevel'>): Config {
-  const refreshed = STREAM_MANIFESTS.filter((manifest) => 'fullRefreshDays' in settingsOf(manifest).shape).map((manifest) => manifest.name);
+  const refreshed = STREAM_MANIFESTS.filter((manifest) => 'fullRefreshDays' in settingsSchemaOf(manifest).shape).map((manifest) => manifest.name);
   return configSchema.parse({
     database: { url: databaseUrl },
     // The simulated day is not this machine's: take the simulator's Date whatever it says.

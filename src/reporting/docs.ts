@@ -1,4 +1,5 @@
 import { personLoginSql } from './reader-role.js';
+import { REFRESH_LOCK_TIMEOUT_MS } from './refresh.js';
 import { materializedNote, REPORTING_SETTINGS, REPORTING_VIEWS } from './views.js';
 
 /** The path of the generated document, from the top of the checkout. */
@@ -52,7 +53,11 @@ export function renderReportingDocs(): string {
     'materialized and refreshed at the end of every sync (`propsync sync`, the scheduler, the demo):',
     `${REPORTING_VIEWS.filter((view) => view.materialized).map((view) => `\`${view.name}\``).join(', ')}.`,
     'Their answers are those of the last sync (the `as_of_date` of `occupancy_monthly` says which day its',
-    'current month was counted on).',
+    'current month was counted on). The refresh runs `CONCURRENTLY` (each has a unique index on its grain):',
+    "readers keep the previous rows until it commits, and a BI user's open transaction blocks neither",
+    `the refresh nor other readers. A refresh that cannot get its lock within ${REFRESH_LOCK_TIMEOUT_MS / 1000} s (another refresh or a`,
+    'maintenance command holds it) is skipped with a warning (`reporting_refresh_skipped`), and the',
+    'next sync refreshes that view.',
     '',
     '## Views',
     '',

@@ -6,17 +6,34 @@ import { REPORTING_SCHEMA } from './views.js';
 /** Memory each sort or hash of a refresh may use. */
 const REFRESH_WORK_MEM = '128MB';
 
+/** How long a view's refresh waits for a lock before it skips the view until the next run. */
+export const REFRESH_LOCK_TIMEOUT_MS = 5_000;
+
+/** SQLSTATE lock_not_available: a lock wait ran past `lock_timeout`. */
+const LOCK_NOT_AVAILABLE = '55P03';
+
+/** What a refresh did: views refreshed, and views skipped because a lock could not be had in time. */
+export interface RefreshOutcome {
+  refreshed: string[];
+  skipped: string[];
+}
+
 /**
  * Brings the reporting layer up to date after a sync: stores the configured time zone where the
  * views read "today" from (`reporting.settings`), then refreshes the materialized views of
- * `reporting`, each after the ones it reads (`properties` first), concurrently (readers keep
- * the old rows meanwhile) when it has a unique index. Returns the views refreshed, in order.
+ * `reporting`, each after the ones it reads (`properties` first), each in a transaction of its
+ * own. A populated view is refreshed CONCURRENTLY (every one has a unique index): readers keep
+ * the old rows meanwhile, and a reader's open transaction does not block it. A view never
+ * populated is filled by a plain refresh. A view whose lock is not had within
+ * `lockTimeoutMs` (another refresh, a maintenance command) is skipped and keeps its rows until
+ * the next run refreshes it.
  */
-export async function refreshReporting(db: Db, options: { timeZone: string }): Promise<string[]> {
+export async function refreshReporting(db: Db, options: { timeZone: string; lockTimeoutMs?: number }): Promise<RefreshOutcome> {
+  const lockTimeout = sql.lit(`${options.lockTimeoutMs ?? REFRESH_LOCK_TIMEOUT_MS}ms`);
   await setReportingTimeZone(db, options.timeZone);
-  const { rows } = await sql<{ name: string; unique: boolean; reads: string[] }>`
+  const { rows } = await sql<{ name: string; populated: boolean; reads: string[] }>`
     select m.relname as name,
-           exists (select 1 from pg_index x where x.indrelid = m.oid and x.indisunique) as unique,
+           m.relispopulated as populated,
            coalesce((select array_agg(distinct u.relname::text)
                        from pg_rewrite r
                        join pg_depend d on d.classid = 'pg_rewrite'::regclass and d.objid = r.oid
@@ -25,17 +42,24 @@ export async function refreshReporting(db: Db, options: { timeZone: string }): P
       from pg_class m
      where m.relnamespace = ${REPORTING_SCHEMA}::regnamespace and m.relkind = 'm'
      order by m.relname`.execute(db);
-  const order = refreshOrder(rows);
-  for (const view of order) {
+  const outcome: RefreshOutcome = { refreshed: [], skipped: [] };
+  for (const view of refreshOrder(rows)) {
     const target = sql.id(REPORTING_SCHEMA, view.name);
-    await db.transaction().execute(async (trx) => {
-      // The aggregates sort a whole ledger: in memory, not in temporary files of 4 MB sorts.
-      await sql`set local work_mem = ${sql.lit(REFRESH_WORK_MEM)}`.execute(trx);
-      await (view.unique ? sql`refresh materialized view concurrently ${target}` : sql`refresh materialized view ${target}`).execute(trx);
-    });
-    await sql`analyze ${target}`.execute(db);
+    try {
+      await db.transaction().execute(async (trx) => {
+        await sql`set local lock_timeout = ${lockTimeout}`.execute(trx);
+        // The aggregates sort a whole ledger: in memory, not in temporary files of 4 MB sorts.
+        await sql`set local work_mem = ${sql.lit(REFRESH_WORK_MEM)}`.execute(trx);
+        await (view.populated ? sql`refresh materialized view concurrently ${target}` : sql`refresh materialized view ${target}`).execute(trx);
+        await sql`analyze ${target}`.execute(trx);
+      });
+      outcome.refreshed.push(view.name);
+    } catch (error) {
+      if ((error as { code?: string }).code !== LOCK_NOT_AVAILABLE) throw error;
+      outcome.skipped.push(view.name);
+    }
   }
-  return order.map((view) => view.name);
+  return outcome;
 }
 
 /** Orders materialized views so that each comes after those it reads. */
@@ -79,12 +103,25 @@ async function setReportingTimeZone(db: Db, timeZone: string): Promise<void> {
 /**
  * refreshReporting at the end of a sync run, timed and logged; a failure is logged, not thrown:
  * the run's data is committed whatever happens to the reporting layer, and the next run retries.
+ * A view skipped for its lock is a warning: it keeps the rows of its last refresh until then.
  */
-export async function refreshAfterSync(db: Db, timeZone: string, logger: Pick<Logger, 'info' | 'warn'>): Promise<void> {
+export async function refreshAfterSync(
+  db: Db,
+  timeZone: string,
+  logger: Pick<Logger, 'info' | 'warn'>,
+  options: { lockTimeoutMs?: number } = {},
+): Promise<void> {
   const started = Date.now();
   try {
-    const views = await refreshReporting(db, { timeZone });
-    logger.info({ event: 'reporting_refreshed', views, durationMs: Date.now() - started }, `refreshed ${views.length} materialized reporting views in ${Date.now() - started} ms`);
+    const { refreshed, skipped } = await refreshReporting(db, { timeZone, lockTimeoutMs: options.lockTimeoutMs });
+    const durationMs = Date.now() - started;
+    logger.info({ event: 'reporting_refreshed', views: refreshed, skipped, durationMs }, `refreshed ${refreshed.length} materialized reporting views in ${durationMs} ms`);
+    if (skipped.length) {
+      logger.warn(
+        { event: 'reporting_refresh_skipped', views: skipped },
+        `skipped refreshing ${skipped.map((name) => `${REPORTING_SCHEMA}.${name}`).join(', ')}: another session held a conflicting lock; they keep their rows until the next sync refreshes them`,
+      );
+    }
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     logger.warn({ event: 'reporting_refresh_failed', err: message }, `could not refresh the reporting views: ${message}; the next sync tries again`);

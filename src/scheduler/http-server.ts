@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-/** What `/healthz` reports: 200 when `ok`, else 503, with the details as JSON. */
+/** What `/healthz` reports: 200 when `ok`, else 503, with the details as JSON (no secrets, hosts or users). */
 export interface Health {
   ok: boolean;
   [detail: string]: unknown;
@@ -34,14 +34,15 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpE
       options
         .health()
         .then((health) => reply(health.ok ? 200 : 503, 'application/json', `${JSON.stringify(health)}\n`))
-        .catch((error: Error) => reply(503, 'application/json', `${JSON.stringify({ ok: false, error: error.message })}\n`));
+        // A failure's message may name hosts or users: the reply says only that the check failed.
+        .catch(() => reply(503, 'application/json', `${JSON.stringify({ ok: false, error: 'health check failed' })}\n`));
       return;
     }
     if (path === '/metrics') {
       options.metrics
         .render()
         .then((text) => reply(200, options.metrics.contentType, text))
-        .catch((error: Error) => reply(500, 'text/plain', `${error.message}\n`));
+        .catch(() => reply(500, 'text/plain', 'could not collect the metrics; see /healthz\n'));
       return;
     }
     reply(404, 'text/plain', 'not found; try /healthz or /metrics\n');

@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import { budgetToday } from '../app/budget.js';
 import { EXIT, type ExitCode } from '../app/exit-codes.js';
 import { loggerFor } from '../app/logger.js';
@@ -11,11 +10,12 @@ import { redactUrl } from '../log/redact.js';
 import { runSync } from '../sync/index.js';
 import { countOpenQuarantine } from '../sync/quarantine.js';
 import { lastSuccessByStream } from '../sync/status.js';
+import { databaseHealth } from './health.js';
 import { startHttpServer, type HttpEndpoint } from './http-server.js';
 import { createSyncMetrics } from './metrics.js';
 import { scheduledStreams, startScheduler } from './scheduler.js';
 
-/** Longest wait for runs in flight after SIGINT/SIGTERM, leaving time to close within 30 s. */
+/** Longest wait for runs in flight after SIGINT/SIGTERM/SIGHUP, leaving time to close within 30 s. */
 export const STOP_TIMEOUT_MS = 25_000;
 
 /**
@@ -34,9 +34,9 @@ export function openForSchedule(config: Config, options: { logger: Logger; strea
 
 /**
  * The `propsync schedule` process: opens the warehouse, starts the jobs, serves /healthz and
- * /metrics, and on the first SIGINT/SIGTERM stops starting runs, aborts the runs in flight (their
- * page in flight commits or rolls back), waits up to 25 s and closes everything. Exit code 0
- * when every run stopped in time, 1 otherwise; a second signal exits at once with 1.
+ * /metrics, and on the first SIGINT/SIGTERM/SIGHUP stops starting runs, aborts the runs in flight
+ * (their page in flight commits or rolls back), waits up to 25 s and closes everything. Exit code
+ * 0 when every run stopped in time, 1 otherwise; a signal sent again exits at once with 1.
  */
 export async function runSchedulerProcess(config: Config, asked?: StreamName[]): Promise<ExitCode> {
   const logger = loggerFor(config);
@@ -63,22 +63,19 @@ export async function runSchedulerProcess(config: Config, asked?: StreamName[]):
       port: config.metrics.port,
       metrics,
       health: async () => {
-        const database = await sql`select 1`.execute(db).then(
-          () => 'ok',
-          (error: Error) => error.message,
-        );
+        const database = await databaseHealth(db);
         return { ok: database === 'ok' && !scheduler.stopping(), stopping: scheduler.stopping(), database, jobs: scheduler.jobs() };
       },
     });
     logger.info({ event: 'http_listening', url: http.url }, `serving ${http.url}/healthz and ${http.url}/metrics`);
   }
-  logger.info({ event: 'scheduler_started', streams, warehouse: redactUrl(config.database.url) }, `scheduler started for ${streams.join(', ')}; stop with SIGINT or SIGTERM`);
+  logger.info({ event: 'scheduler_started', streams, warehouse: redactUrl(config.database.url) }, `scheduler started for ${streams.join(', ')}; stop with SIGINT, SIGTERM or SIGHUP`);
 
-  const signal = await nextSignal();
+  const signal = await nextSignal((again) => {
+    logger.warn({ event: 'signal', signal: again, again: true }, `${again} again: exiting at once; open transactions roll back`);
+    process.exit(EXIT.workFailed);
+  });
   const stopping = Date.now();
-  const again = () => process.exit(EXIT.workFailed);
-  process.on('SIGINT', again);
-  process.on('SIGTERM', again);
   logger.info({ event: 'scheduler_stopping', signal }, `${signal}: starting no new runs; waiting up to ${STOP_TIMEOUT_MS / 1000} s for the pages in flight`);
   const graceful = await scheduler.stop(STOP_TIMEOUT_MS);
   await http?.close();

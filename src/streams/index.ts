@@ -1,12 +1,12 @@
 import { PROPERTY_DISCOVERY } from './properties/discovery.js';
-import { STREAM_MANIFESTS, type StreamName } from './registry.js';
+import { STREAM_CODE, type StreamName } from './registry.js';
 import type { Discovery, StreamDefinition } from './types.js';
 
-/** Loads a stream (its plan, normalize and tables) by name. */
+/** Loads a stream (its manifest with its plan and normalize) by name. */
 export async function loadStream(name: StreamName): Promise<StreamDefinition<StreamName>> {
-  const manifest = STREAM_MANIFESTS.find((candidate) => candidate.name === name);
-  if (!manifest) throw new Error(`unknown stream '${name}'`);
-  return (await manifest.load()) as StreamDefinition<StreamName>;
+  const code = STREAM_CODE[name];
+  if (!code) throw new Error(`unknown stream '${name}'`);
+  return (await code()).default as StreamDefinition<StreamName>;
 }
 
 /**

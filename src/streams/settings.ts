@@ -6,7 +6,6 @@
 import { validate as isValidCron } from 'node-cron';
 import { z } from 'zod';
 import { CHUNK_SIZES, type ChunkSize } from '../dates/calendar.js';
-import type { StreamManifest } from './types.js';
 
 /** A cron expression of five or six fields. */
 const cronSchema = z
@@ -29,14 +28,14 @@ export function streamSettings<Extra extends z.ZodRawShape>(defaults: { schedule
 }
 
 /**
- * The parts above, handed to a manifest's `settings`. A manifest declares its settings as a
- * function of this kit rather than importing it, so that reading the registry (the CLI does it
+ * The builders above, handed to a manifest's `settings`. A manifest declares its settings as a
+ * function of these rather than importing them, so that reading the registry (the CLI does it
  * at every start, for the streams' names) loads neither zod nor node-cron.
  */
-export const SETTINGS_KIT = { streamSettings, positiveInt, nonNegativeInt };
-export type SettingsKit = typeof SETTINGS_KIT;
+export const SETTINGS_BUILDERS = { streamSettings, positiveInt, nonNegativeInt };
+export type SettingsBuilders = typeof SETTINGS_BUILDERS;
 
 /** A stream's settings schema, built from its manifest's declaration. */
-export function settingsOf<M extends StreamManifest>(manifest: M): ReturnType<M['settings']> {
-  return manifest.settings(SETTINGS_KIT) as ReturnType<M['settings']>;
+export function settingsSchemaOf<Schema>(manifest: { settings(builders: SettingsBuilders): Schema }): Schema {
+  return manifest.settings(SETTINGS_BUILDERS);
 }

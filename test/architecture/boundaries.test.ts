@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { DISCOVERY, STREAM_MANIFESTS } from '../../src/streams/index.js';
+import { DISCOVERY, loadStream, STREAM_MANIFESTS } from '../../src/streams/index.js';
 
 const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '../../src');
 
@@ -65,7 +65,7 @@ async function forbiddenNames(): Promise<Map<string, string>> {
   };
   add(DISCOVERY.method.name, 'the discovery method');
   for (const manifest of STREAM_MANIFESTS) {
-    const stream = await manifest.load();
+    const stream = await loadStream(manifest.name);
     add(stream.name, 'a stream');
     add(stream.method.name, `the method of ${stream.name}`);
     add(stream.entity, `the record of ${stream.name}`);

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { dirname } from 'node:path';
 import { startSimulator, type AdvanceSummary, type Simulator } from '../../src/simulator/index.js';
 import { PROPSYNC_BIN } from '../support/cli.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
@@ -46,12 +47,28 @@ export interface RunningCli {
   exited: Promise<{ code: number | null; at: number }>;
 }
 
+/** How `startPropsync` starts the command. */
+export interface StartOptions {
+  env: Record<string, string>;
+  cwd: string;
+  /** The command's file; default the sources' (`bin/propsync-dev.mjs`). */
+  bin?: string;
+  /** Run `bin` itself, as an operator does (its first line starts node), rather than `node bin`. */
+  exec?: boolean;
+  /** In a process group of its own (its pgid is its pid), as a service manager starts it. */
+  detached?: boolean;
+}
+
 /** Starts `propsync ...args` (from the sources, or `bin`) without waiting for it (clean env plus `env`). */
-export function startPropsync(args: string[], options: { env: Record<string, string>; cwd: string; bin?: string }): RunningCli {
-  const child = spawn(process.execPath, [options.bin ?? PROPSYNC_BIN, ...args], {
+export function startPropsync(args: string[], options: StartOptions): RunningCli {
+  const bin = options.bin ?? PROPSYNC_BIN;
+  // `env node` (the file's first line) finds this node first.
+  const path = `${options.exec ? `${dirname(process.execPath)}:` : ''}${process.env.PATH ?? '/usr/bin:/bin'}`;
+  const child = spawn(options.exec ? bin : process.execPath, options.exec ? args : [bin, ...args], {
     cwd: options.cwd,
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', ...options.env },
+    env: { PATH: path, HOME: process.env.HOME ?? '/tmp', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: options.detached,
   });
   let out = '';
   let err = '';

@@ -249,6 +249,30 @@ describe('problems: one line each, naming the key, the fault and what is expecte
   });
 });
 
+describe('http:// with the password in clear text', () => {
+  it('is refused for another machine, saying what to fix', () => {
+    const problems = problemsOf(() => load({ env: { ...FULL_ENV, PROPSYNC_API_URL: 'http://api.acme.example.com' } }));
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(/^PROPSYNC_API_URL: "http:\/\/api\.acme\.example\.com" would send the API password in clear text/);
+    expect(problems[0]).toContain('use https://, or set source.allowInsecureHttp: true (PROPSYNC_API_ALLOW_INSECURE_HTTP=true)');
+    expect(problems[0]).not.toContain(PASSWORD);
+    const cwd = inFolder({ 'config/propsync.yaml': 'source:\n  url: http://10.0.0.8:8080\n' });
+    expect(problemsOf(() => load({ cwd, env: { ...FULL_ENV, PROPSYNC_API_URL: '' } }))[0]).toMatch(/^config\/propsync\.yaml: source\.url: "http:\/\/10\.0\.0\.8:8080" would send/);
+  });
+
+  it('is accepted for this machine, and for another one when allowed explicitly', () => {
+    for (const url of ['http://localhost:8080', 'http://127.0.0.1:8080', 'http://127.9.9.9', 'http://[::1]:8080']) {
+      expect(load({ env: { ...FULL_ENV, PROPSYNC_API_URL: url } }).source.url, url).toBe(url);
+    }
+    expect(load({ env: { ...FULL_ENV } }).source.allowInsecureHttp).toBe(false);
+    const allowed = load({ env: { ...FULL_ENV, PROPSYNC_API_URL: 'http://simulator:8080', PROPSYNC_API_ALLOW_INSECURE_HTTP: 'true' } });
+    expect(allowed.source).toMatchObject({ url: 'http://simulator:8080', allowInsecureHttp: true });
+    const cwd = inFolder({ 'config/propsync.yaml': 'source:\n  url: http://simulator:8080\n  allowInsecureHttp: true\n' });
+    expect(load({ cwd, env: { ...FULL_ENV, PROPSYNC_API_URL: '' } }).source.allowInsecureHttp).toBe(true);
+    expect(problemsOf(() => load({ env: { ...FULL_ENV, PROPSYNC_API_ALLOW_INSECURE_HTTP: 'yes' } }))).toEqual(['PROPSYNC_API_ALLOW_INSECURE_HTTP: "yes" is invalid; expected true or false']);
+  });
+});
+
 describe('the password is never printed', () => {
   const SECRET = 'c0rrect-h0rse-battery';
 

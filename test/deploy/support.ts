@@ -16,6 +16,30 @@ export function readYaml<T = any>(path: string): T {
   return parseYaml(readText(path), { merge: true }) as T;
 }
 
+/** A required variable that Compose found unset or empty, with the message the file gives. */
+export interface MissingVariable {
+  name: string;
+  message: string;
+}
+
+/**
+ * A Compose file's text with its variables substituted as Compose substitutes them from `env`
+ * (`${X}`, `${X:-default}`, `${X-default}`, `${X:?message}`, `${X?message}`, `$$`), and the
+ * required variables it found missing (Compose then refuses to start, printing their messages).
+ */
+export function interpolate(text: string, env: Record<string, string | undefined>): { text: string; missing: MissingVariable[] } {
+  const missing: MissingVariable[] = [];
+  const out = text.replace(/\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?)([-?])([^}]*))?\}/g, (_whole, name?: string, colon?: string, kind?: string, word?: string) => {
+    if (!name) return '$';
+    const value = env[name];
+    const absent = value === undefined || (colon === ':' && value === '');
+    if (kind === '?' && absent) missing.push({ name, message: word ?? '' });
+    if (kind === '-' && absent) return word ?? '';
+    return value ?? '';
+  });
+  return { text: out, missing };
+}
+
 /** The alert rules of deploy/prometheus/alerts.yml. */
 export interface AlertRule {
   alert: string;

@@ -13,7 +13,7 @@ import { SourceClock } from '../../src/source/clock.js';
 import { ReplyTooLargeError, ThrottledError, UndecodableReplyError } from '../../src/source/errors.js';
 import { assertRoomToDecode } from '../../src/source/decode-memory.js';
 import { Pacer } from '../../src/source/pacing.js';
-import { GET_PROPERTIES } from '../../src/streams/properties/method.js';
+import { GET_PROPERTIES } from '../../src/streams/properties/manifest.js';
 import { RetrySchedule, timerDelay } from '../../src/source/retry.js';
 import { MAX_TIMER_DELAY_MS } from '../../src/source/settings.js';
 import { allPages, captureLogger, clientFor, rejection, sourceConfig, startProxy, startSim, TODAY, type Proxy } from './support.js';
@@ -134,7 +134,7 @@ describe('replies are bounded', () => {
       // A process with a 48 MB heap: 12 MiB of JSON would need about 60 MB to decode.
       const code = `
         const { allPages, clientFor, rejection, sourceConfig } = await import(${JSON.stringify(new URL('./support.ts', import.meta.url).href)});
-        const { GET_PROPERTIES } = await import(${JSON.stringify(new URL('../../src/streams/properties/method.ts', import.meta.url).href)});
+        const { GET_PROPERTIES } = await import(${JSON.stringify(new URL('../../src/streams/properties/manifest.ts', import.meta.url).href)});
         const { client, events } = clientFor(sourceConfig(${JSON.stringify(huge.url)}));
         const error = await rejection(allPages(client, { method: GET_PROPERTIES, params: {} }));
         await client.close();

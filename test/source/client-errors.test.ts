@@ -15,7 +15,7 @@ import {
 } from '../../src/source/errors.js';
 import type { SourceRequest } from '../../src/source/types.js';
 import { allPages, clientFor, PASSWORD, rejection, sourceConfig, startProxy, startSim } from './support.js';
-import { GET_LEASES } from '../../src/streams/leases/method.js';
+import { GET_LEASES } from '../../src/streams/leases/manifest.js';
 
 let sim: Awaited<ReturnType<typeof startSim>>;
 let propertyId: string;

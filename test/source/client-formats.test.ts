@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MethodVersion } from '../../src/source/settings.js';
 import type { SourceRequest } from '../../src/source/types.js';
 import { allPages, clientFor, sourceConfig, startSim } from './support.js';
-import { GET_PROPERTIES } from '../../src/streams/properties/method.js';
-import { GET_INVOICES } from '../../src/streams/invoices/method.js';
-import { GET_LEASES } from '../../src/streams/leases/method.js';
+import { GET_PROPERTIES } from '../../src/streams/properties/manifest.js';
+import { GET_INVOICES } from '../../src/streams/invoices/manifest.js';
+import { GET_LEASES } from '../../src/streams/leases/manifest.js';
 
 let sim: Awaited<ReturnType<typeof startSim>>;
 let propertyIds: string[];

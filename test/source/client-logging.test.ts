@@ -3,8 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SourceError } from '../../src/source/errors.js';
 import { allPages, captureLogger, clientFor, PASSWORD, rejection, sourceConfig, startSim, TODAY, USER } from './support.js';
-import { GET_PROPERTIES } from '../../src/streams/properties/method.js';
-import { GET_LEASES } from '../../src/streams/leases/method.js';
+import { GET_PROPERTIES } from '../../src/streams/properties/manifest.js';
+import { GET_LEASES } from '../../src/streams/leases/manifest.js';
 
 let sim: Awaited<ReturnType<typeof startSim>>;
 beforeAll(async () => {

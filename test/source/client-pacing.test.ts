@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allPages, callsByStatus, clientFor, sourceConfig, startSim } from './support.js';
-import { GET_LEASES } from '../../src/streams/leases/method.js';
+import { GET_LEASES } from '../../src/streams/leases/manifest.js';
 
 let sim: Awaited<ReturnType<typeof startSim>>;
 beforeAll(async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SourceRequest } from '../../src/source/types.js';
 import { allPages, clientFor, sourceConfig, startProxy, startSim, type Proxy } from './support.js';
-import { GET_LEASES } from '../../src/streams/leases/method.js';
+import { GET_LEASES } from '../../src/streams/leases/manifest.js';
 
 let sim: Awaited<ReturnType<typeof startSim>>;
 /** The simulator without `X-Total-Count` and `Link`. */

@@ -7,9 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { asBoolean, asDate, asDateTime, asId, asList, asMoney, asPostMonth, asText } from '../../src/source/field-readers.js';
 import type { SourceRequest } from '../../src/source/types.js';
 import { allPages, clientFor, sourceConfig, startProxy, startSim } from './support.js';
-import { GET_PROPERTIES } from '../../src/streams/properties/method.js';
-import { GET_INVOICES } from '../../src/streams/invoices/method.js';
-import { GET_LEASES } from '../../src/streams/leases/method.js';
+import { GET_PROPERTIES } from '../../src/streams/properties/manifest.js';
+import { GET_INVOICES } from '../../src/streams/invoices/manifest.js';
+import { GET_LEASES } from '../../src/streams/leases/manifest.js';
 
 let sim: Awaited<ReturnType<typeof startSim>>;
 beforeAll(async () => {

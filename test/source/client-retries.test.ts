@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { SourceRequest } from '../../src/source/types.js';
 import { allPages, callsByStatus, clientFor, sourceConfig, startSim } from './support.js';
-import { GET_LEASES } from '../../src/streams/leases/method.js';
+import { GET_LEASES } from '../../src/streams/leases/manifest.js';
 
 let sim: Awaited<ReturnType<typeof startSim>>;
 let request: SourceRequest;

@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { buildEnvelope, CONTENT_TYPES, escapeXml } from '../../src/source/envelope.js';
 import { BadParameterError } from '../../src/source/errors.js';
 import { encodeParams } from '../../src/source/params.js';
-import { GET_INVOICES } from '../../src/streams/invoices/method.js';
-import { GET_LEASES } from '../../src/streams/leases/method.js';
-import { GET_PROPERTIES } from '../../src/streams/properties/method.js';
+import { GET_INVOICES } from '../../src/streams/invoices/manifest.js';
+import { GET_LEASES } from '../../src/streams/leases/manifest.js';
+import { GET_PROPERTIES } from '../../src/streams/properties/manifest.js';
 import { decodeXml } from '../../src/source/codec-xml.js';
 
 function badParameter(fn: () => unknown): BadParameterError {

@@ -31,7 +31,7 @@ export function planContext(stream: StreamName, fixture: PlanFixture): PlanConte
   });
   const config = configSchema.parse({
     database: { url: 'postgres://plan@localhost/plan' },
-    source: { url: 'http://source.invalid', username: 'u', password: 'p' },
+    source: { url: 'https://source.invalid', username: 'u', password: 'p' },
     streams: { [stream]: fixture.settings ?? {} },
   });
   return {

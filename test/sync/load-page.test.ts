@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { leasesStream } from '../../src/streams/leases/index.js';
+import leasesStream from '../../src/streams/leases/stream.js';
 import { loadPage } from '../../src/sync/load-page.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 

@@ -6,9 +6,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { invoicesStream } from '../../src/streams/invoices/index.js';
+import invoicesStream from '../../src/streams/invoices/stream.js';
 import { LEASES } from '../../src/streams/leases/tables.js';
-import { leasesStream } from '../../src/streams/leases/index.js';
+import leasesStream from '../../src/streams/leases/stream.js';
 import type { StreamDefinition } from '../../src/streams/types.js';
 import { loadPage } from '../../src/sync/load-page.js';
 import type { SourceTable } from '../../src/warehouse/schema.js';

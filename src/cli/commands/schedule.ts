@@ -17,7 +17,7 @@ export function registerSchedule(program: Command, done: (code: ExitCode) => voi
         'the configured time zone (timeZone). A run never overlaps another run of the same stream, in this process or in any',
         'other propsync on the same warehouse (a Postgres advisory lock; the loser logs run_skipped).',
         'Runs are also skipped once the day\'s call budget is spent by all processes together.',
-        'SIGINT/SIGTERM: no new work; runs in flight stop after their page in flight; exits within',
+        'SIGINT/SIGTERM/SIGHUP: no new work; runs in flight stop after their page in flight; exits within',
         '30 s (0 when every run stopped in time, 1 otherwise). /healthz and /metrics listen on',
         'metrics.host:metrics.port (PROPSYNC_METRICS_HOST, default 127.0.0.1; PROPSYNC_METRICS_PORT, 0 turns',
         'them off).',

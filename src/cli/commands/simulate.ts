@@ -1,3 +1,4 @@
+import { getHeapStatistics } from 'node:v8';
 import { Option, type Command } from 'commander';
 import { AREA_METHODS, FAULT_SPEC_HELP, SCALES as SIM_SCALES, type Scale as SimScale } from '../../simulator/usage.js';
 import { isDay } from '../../dates/calendar.js';
@@ -19,6 +20,22 @@ interface SimulateOptions {
   password?: string;
   rateLimit: string;
   faults?: string;
+}
+
+/** Heap the large data set needs, in MB (some 860 MB are in use once it is generated). */
+const LARGE_HEAP_MB = 1200;
+
+/**
+ * The large data set does not fit under the heap limit that the `propsync` command gives node
+ * (its first line; NODE_OPTIONS in the image): refuse at once, saying how to start it.
+ */
+function checkHeapFor(scale: SimScale): void {
+  const limitMb = Math.round(getHeapStatistics().heap_size_limit / 1_048_576);
+  if (scale !== 'large' || limitMb >= LARGE_HEAP_MB) return;
+  throw new ExitError(
+    `--scale large holds some ${LARGE_HEAP_MB} MB in memory, more than this node may use (${limitMb} MB: the propsync command limits its heap for syncs); ` +
+      `start node with a larger one: node --max-old-space-size=2048 ${process.argv[1]} simulate --scale large ...`,
+  );
 }
 
 function integer(name: string, value: string, min: number, max: number): number {
@@ -62,7 +79,7 @@ export function registerSimulate(program: Command, done: (code: ExitCode) => voi
         'Examples:',
         '  $ propsync simulate',
         '  $ propsync simulate --port 0 --scale medium --seed 7 --today 2024-06-15 --username demo --password demo-pw',
-        '  $ propsync simulate --scale large --rate-limit off',
+        '  $ node --max-old-space-size=2048 bin/propsync.mjs simulate --scale large --rate-limit off',
         "  $ propsync simulate --rate-limit 20/2s,500/hour --faults '500@0.05,slow@0.02:ms=5000,seed=3'",
       ].join('\n'),
     )
@@ -72,6 +89,7 @@ export function registerSimulate(program: Command, done: (code: ExitCode) => voi
       if (options.today !== undefined && !isDay(options.today)) {
         throw new ExitError(`--today must be a date YYYY-MM-DD, got '${options.today}'`);
       }
+      checkHeapFor(options.scale);
       const username = options.username ?? process.env.PROPSYNC_API_USERNAME ?? DEFAULT_SIMULATOR_USERNAME;
       const password = options.password ?? process.env.PROPSYNC_API_PASSWORD ?? DEFAULT_SIMULATOR_PASSWORD;
       // Loaded here, not at the top: the data generator is heavy and other commands never need it.

@@ -1,15 +1,68 @@
-import type { SettingsKit } from '../settings.js';
+import { BadParameterError } from '../../source/errors.js';
+import type { MethodVersion } from '../../source/settings.js';
+import type { RequestParams, SourceMethod } from '../../source/types.js';
+import type { SettingsBuilders } from '../settings.js';
 import type { StreamManifest } from '../types.js';
-import { GET_INVOICES } from './method.js';
 import { INVOICE_TABLES } from './tables.js';
+
+/**
+ * The vendor filter follows the version: r1's single `vendorId` and r2's `vendorIds` list are
+ * translated into each other where the value allows (one id for r1).
+ */
+function adaptVendorFilter(input: RequestParams, version: MethodVersion): RequestParams {
+  if (version === 'r2' && input.vendorId !== undefined && input.vendorIds === undefined) {
+    input.vendorIds = [input.vendorId as string | number];
+    delete input.vendorId;
+  } else if (version === 'r1' && input.vendorIds !== undefined && input.vendorId === undefined) {
+    const list = Array.isArray(input.vendorIds) ? input.vendorIds : typeof input.vendorIds === 'string' ? input.vendorIds.split(',') : [input.vendorIds];
+    if (list.length !== 1) {
+      throw new BadParameterError(`parameter vendorIds: getInvoices r1 takes one vendorId, not a list of ${list.length}; use r2 or one vendor per request`, {
+        method: 'getInvoices',
+        parameter: 'vendorIds',
+      });
+    }
+    input.vendorId = list[0] as string | number;
+    delete input.vendorIds;
+  }
+  return input;
+}
+
+/** getInvoices (`/api/v1/vendors`): vendor invoices with line items and payments, r1 or r2. */
+export const GET_INVOICES: SourceMethod = {
+  name: 'getInvoices',
+  area: 'vendors',
+  versions: ['r1', 'r2'],
+  defaultVersion: 'r2',
+  records: ['invoices', 'invoice'],
+  params: {
+    ids: { kind: 'idList' },
+    invoiceNumber: { kind: 'text' },
+    vendorIds: { kind: 'idList', versions: ['r2'] },
+    vendorId: { kind: 'id', versions: ['r1'] },
+    propertyIds: { kind: 'idList' },
+    fromDate: { kind: 'date' },
+    toDate: { kind: 'date' },
+    paidInvoiceFromDate: { kind: 'date' },
+    paidInvoiceToDate: { kind: 'date' },
+    postMonth: { kind: 'postMonth' },
+    includeVoidedPayments: { kind: 'boolean' },
+    voidedPaymentFromDate: { kind: 'date' },
+    voidedPaymentToDate: { kind: 'date' },
+    includeExported: { kind: 'boolean' },
+    customerRefunds: { kind: 'boolean' },
+    invoiceTypeIds: { kind: 'idList' },
+  },
+  adapt: adaptVendorFilter,
+};
 
 /** Vendor invoices with line items, payments and voided payments, per property group. */
 export const invoices = {
   name: 'invoices',
+  entity: 'invoice',
   method: GET_INVOICES,
   tables: INVOICE_TABLES,
   backfillBy: 'post date',
-  settings: ({ nonNegativeInt, positiveInt, streamSettings }: SettingsKit) =>
+  settings: ({ nonNegativeInt, positiveInt, streamSettings }: SettingsBuilders) =>
     streamSettings(
       { schedule: '45 2 * * *', chunk: '3m' },
       {
@@ -21,5 +74,4 @@ export const invoices = {
         propertyGroupSize: positiveInt.max(500).default(50).describe('Properties batched into one call (1 to 500).'),
       },
     ),
-  load: async () => (await import('./index.js')).invoicesStream,
 } as const satisfies StreamManifest;

@@ -1,6 +1,7 @@
 import { asBoolean, asDate, asId, asInt, asMoney, asPostMonth, asText, required } from '../../source/field-readers.js';
+import type { TreeObject } from '../../source/tree.js';
 import type { LoadRowOf } from '../../warehouse/schema.js';
-import { asTree, listOf, nested, without, type Tree } from '../record.js';
+import { asObject, listOf, nested, without } from '../record.js';
 import type { NormalizedRecord } from '../types.js';
 import { INVOICES, INVOICE_LINE_ITEMS, INVOICE_PAYMENTS, VOIDED_PAYMENTS, type InvoiceRows } from './tables.js';
 
@@ -9,7 +10,7 @@ const CHILD_CONTAINERS = ['lineItems', 'lineitems', 'lineitem', 'invoicePayments
 
 /** One getInvoices record → rows of invoices, line items, payments and voided payments (r1 or r2). */
 export function normalizeInvoice(value: unknown): NormalizedRecord<InvoiceRows> {
-  const invoice = asTree(value, 'invoice');
+  const invoice = asObject(value, 'invoice');
   const invoiceId = required(asId(invoice.id, 'id'), 'id');
   const vendor = nested(invoice, 'vendor');
   const remittance = nested(invoice, 'remittance');
@@ -55,14 +56,14 @@ export function normalizeInvoice(value: unknown): NormalizedRecord<InvoiceRows> 
 }
 
 /** Line items under r2's `lineItems.lineItem` or r1's `lineitem` container. */
-function lineItems(invoice: Tree): Tree[] {
+function lineItems(invoice: TreeObject): TreeObject[] {
   for (const container of ['lineItems', 'lineitems', 'lineitem']) {
     if (invoice[container] !== undefined) return listOf(invoice, container, 'lineItem', 'lineitem');
   }
   return [];
 }
 
-function lineItemRow(item: Tree, invoiceId: number): LoadRowOf<typeof INVOICE_LINE_ITEMS> {
+function lineItemRow(item: TreeObject, invoiceId: number): LoadRowOf<typeof INVOICE_LINE_ITEMS> {
   const property = nested(item, 'property');
   const gl = nested(item, 'glAccount');
   return {
@@ -96,7 +97,7 @@ function lineItemRow(item: Tree, invoiceId: number): LoadRowOf<typeof INVOICE_LI
   };
 }
 
-function paymentRow(item: Tree, invoiceId: number): LoadRowOf<typeof INVOICE_PAYMENTS> {
+function paymentRow(item: TreeObject, invoiceId: number): LoadRowOf<typeof INVOICE_PAYMENTS> {
   return {
     invoice_id: invoiceId,
     payment_id: required(asId(item.paymentId, 'invoicePayment.paymentId'), 'invoicePayment.paymentId'),
@@ -113,7 +114,7 @@ function paymentRow(item: Tree, invoiceId: number): LoadRowOf<typeof INVOICE_PAY
   };
 }
 
-function voidedRow(item: Tree, invoiceId: number): LoadRowOf<typeof VOIDED_PAYMENTS> {
+function voidedRow(item: TreeObject, invoiceId: number): LoadRowOf<typeof VOIDED_PAYMENTS> {
   return {
     invoice_id: invoiceId,
     payment_id: required(asId(item.paymentId, 'voidedPayment.paymentId'), 'voidedPayment.paymentId'),

@@ -1,9 +1,12 @@
 import type { ChunkSize } from '../../dates/calendar.js';
-import type { SourceRequest } from '../../source/types.js';
-import { GET_INVOICES } from './method.js';
 import { addDays, chunkRange, firstDayOfPreviousMonth, minDay } from '../../dates/days.js';
-import { fullRefreshDue, nextFullRefresh } from '../spread.js';
-import type { CompletionAction, Lane, PlanContext, WorkUnitPlan } from '../types.js';
+import type { SourceRequest } from '../../source/types.js';
+import { fullRefreshDue, nextFullRefresh } from '../full-refresh.js';
+import type { CompletionAction, Lane, PlanContext, StreamSettings, WorkUnitPlan } from '../types.js';
+import { GET_INVOICES, type invoices } from './manifest.js';
+
+/** What the invoices plan is given: its settings (`streams.invoices`). */
+type InvoicesPlanContext = PlanContext<StreamSettings<typeof invoices>>;
 
 /** The three date windows of getInvoices, each with its own cursor, and their parameters. */
 const INVOICE_WINDOWS = [
@@ -49,7 +52,7 @@ function unit(group: string[], args: { kind: string; unitKey: string; window?: {
  * back at least to the first day of the previous month, since invoices are back-dated into open
  * periods), payment applied, and payment voided. Windows longer than `windowDays` are cut.
  */
-export async function planInvoices(context: PlanContext): Promise<Lane[]> {
+export async function planInvoices(context: InvoicesPlanContext): Promise<Lane[]> {
   const settings = context.settings;
   const today = context.today;
   const lanes: Lane[] = [];
@@ -100,7 +103,7 @@ export async function planInvoices(context: PlanContext): Promise<Lane[]> {
 }
 
 /** A backfill: every invoice posted within each chunk of the range, per property group. */
-export function planInvoicesBackfill(context: PlanContext, range: { from: string; to: string; chunk: string }): Lane[] {
+export function planInvoicesBackfill(context: InvoicesPlanContext, range: { from: string; to: string; chunk: string }): Lane[] {
   const chunks = chunkRange(range.from, range.to, range.chunk as ChunkSize);
   return propertyGroups(context.propertyIds, context.settings.propertyGroupSize).map((group) => ({
     key: `invoices:${group.join(',')}`,

@@ -1,6 +1,7 @@
 import { asBoolean, asDate, asDateTime, asId, asInt, asMoney, asPostMonth, asText, required } from '../../source/field-readers.js';
+import type { TreeObject } from '../../source/tree.js';
 import type { LoadRowOf } from '../../warehouse/schema.js';
-import { asTree, listOf, nested, without, type Tree } from '../record.js';
+import { asObject, listOf, nested, without } from '../record.js';
 import type { NormalizeContext, NormalizedRecord } from '../types.js';
 import { AR_TRANSACTIONS, LEASES, LEASE_ACTIVITIES, LEASE_CUSTOMERS, LEASE_INTERVALS, LEASE_SCHEDULED_CHARGES, LEASE_UNIT_SPACES, type LeaseRows } from './tables.js';
 
@@ -12,7 +13,7 @@ const CHILD_CONTAINERS = ['customers', 'unitSpaces', 'scheduledCharges', 'leaseI
 
 /** One getLeases record → rows of leases and its children (r1 or r2). */
 export function normalizeLease(value: unknown, context: NormalizeContext): NormalizedRecord<LeaseRows> {
-  const lease = asTree(value, 'lease');
+  const lease = asObject(value, 'lease');
   const leaseId = required(asId(lease.id, 'id'), 'id');
   const propertyId = required(asId(lease.propertyId, 'propertyId'), 'propertyId');
   const statusId = asInt(lease.leaseStatusTypeId, 'leaseStatusTypeId');
@@ -73,7 +74,7 @@ export function normalizeLease(value: unknown, context: NormalizeContext): Norma
   };
 }
 
-function unitSpaces(lease: Tree, leaseId: number, context: NormalizeContext): LoadRowOf<typeof LEASE_UNIT_SPACES>[] {
+function unitSpaces(lease: TreeObject, leaseId: number, context: NormalizeContext): LoadRowOf<typeof LEASE_UNIT_SPACES>[] {
   const listed = listOf(lease, 'unitSpaces', 'unitSpace').map((item) => ({
     lease_id: leaseId,
     unit_space_id: required(asId(item.unitSpaceId, 'unitSpaces.unitSpaceId'), 'unitSpaces.unitSpaceId'),
@@ -86,7 +87,7 @@ function unitSpaces(lease: Tree, leaseId: number, context: NormalizeContext): Lo
   return id === null ? [] : [{ lease_id: leaseId, unit_space_id: id, unit_space: asText(lease.unitNumberSpace, 'unitNumberSpace'), raw: { unitSpaceId: lease.unitSpaceId, unitNumberSpace: lease.unitNumberSpace } }];
 }
 
-function intervalRow(item: Tree, leaseId: number, isCurrent: boolean): LoadRowOf<typeof LEASE_INTERVALS> {
+function intervalRow(item: TreeObject, leaseId: number, isCurrent: boolean): LoadRowOf<typeof LEASE_INTERVALS> {
   return {
     lease_interval_id: required(asId(item.id, 'leaseInterval.id'), 'leaseInterval.id'),
     lease_id: leaseId,
@@ -104,7 +105,7 @@ function intervalRow(item: Tree, leaseId: number, isCurrent: boolean): LoadRowOf
   };
 }
 
-function activityRow(item: Tree, leaseId: number): LoadRowOf<typeof LEASE_ACTIVITIES> {
+function activityRow(item: TreeObject, leaseId: number): LoadRowOf<typeof LEASE_ACTIVITIES> {
   return {
     lease_activity_id: required(asId(item.id, 'leaseActivity.id'), 'leaseActivity.id'),
     lease_id: leaseId,
@@ -116,7 +117,7 @@ function activityRow(item: Tree, leaseId: number): LoadRowOf<typeof LEASE_ACTIVI
   };
 }
 
-function customerRow(item: Tree, leaseId: number): LoadRowOf<typeof LEASE_CUSTOMERS> {
+function customerRow(item: TreeObject, leaseId: number): LoadRowOf<typeof LEASE_CUSTOMERS> {
   return {
     lease_id: leaseId,
     customer_id: required(asId(item.id, 'customer.id'), 'customer.id'),
@@ -134,7 +135,7 @@ function customerRow(item: Tree, leaseId: number): LoadRowOf<typeof LEASE_CUSTOM
   };
 }
 
-function chargeRow(item: Tree, leaseId: number): LoadRowOf<typeof LEASE_SCHEDULED_CHARGES> {
+function chargeRow(item: TreeObject, leaseId: number): LoadRowOf<typeof LEASE_SCHEDULED_CHARGES> {
   return {
     scheduled_charge_id: required(asId(item.id, 'scheduledCharge.id'), 'scheduledCharge.id'),
     lease_id: leaseId,
@@ -153,7 +154,7 @@ function chargeRow(item: Tree, leaseId: number): LoadRowOf<typeof LEASE_SCHEDULE
   };
 }
 
-function arRow(item: Tree, leaseId: number, propertyId: number): LoadRowOf<typeof AR_TRANSACTIONS> {
+function arRow(item: TreeObject, leaseId: number, propertyId: number): LoadRowOf<typeof AR_TRANSACTIONS> {
   return {
     ar_transaction_id: required(asId(item.id, 'arTransaction.id'), 'arTransaction.id'),
     lease_id: leaseId,

@@ -1,10 +1,14 @@
 import { sql } from 'kysely';
-import { addDays, chunkRange } from '../../dates/days.js';
 import type { ChunkSize } from '../../dates/calendar.js';
+import { addDays, chunkRange } from '../../dates/days.js';
 import type { SourceRequest } from '../../source/types.js';
-import { GET_LEASES } from './method.js';
-import { fullRefreshDue, nextFullRefresh } from '../spread.js';
-import type { Lane, PlanContext, StepContext, WorkUnitPlan } from '../types.js';
+import { fullRefreshDue, nextFullRefresh } from '../full-refresh.js';
+import type { Lane, PlanContext, StepContext, StreamSettings, TablesDb, WorkUnitPlan } from '../types.js';
+import { GET_LEASES, type leases } from './manifest.js';
+import { LEASE_TABLES } from './tables.js';
+
+/** What the leases plan is given: its settings (`streams.leases`). */
+type LeasesPlanContext = PlanContext<StreamSettings<typeof leases>>;
 
 /** Statuses of the live set, read on every run: Applicant, Future, Current, Notice. */
 export const LIVE_STATUSES = [1, 3, 4, 5] as const;
@@ -47,7 +51,7 @@ const ONE_PAGE_SHARE = 0.8;
  *   disappearances: leases live in the warehouse that the live set no longer lists, fetched by
  *   id with every status (cancellations, move-outs whose dates say nothing).
  */
-export async function planLeases(context: PlanContext): Promise<Lane[]> {
+export async function planLeases(context: LeasesPlanContext): Promise<Lane[]> {
   const settings = context.settings;
   const sizes = await leasesPerProperty(context);
   const onePage = context.pageSize * ONE_PAGE_SHARE;
@@ -109,11 +113,12 @@ export async function planLeases(context: PlanContext): Promise<Lane[]> {
 }
 
 /** How many leases (of any status) the warehouse holds per property. */
-async function leasesPerProperty(context: PlanContext): Promise<Map<string, number>> {
+async function leasesPerProperty(context: LeasesPlanContext): Promise<Map<string, number>> {
+  const db: TablesDb<typeof LEASE_TABLES> = context.db;
   const { rows } = await sql<{ property_id: number; leases: number }>`
     select property_id, count(*)::int as leases from leases
     where property_id = any(${context.propertyIds.map(Number)}::bigint[]) and deleted_at is null
-    group by property_id`.execute(context.db);
+    group by property_id`.execute(db);
   return new Map(rows.map((row) => [String(row.property_id), row.leases]));
 }
 
@@ -150,7 +155,7 @@ async function planDisappearances(step: StepContext, propertyId: string, today: 
 }
 
 /** A backfill: every lease moved in within each chunk of the range, per property, every status. */
-export function planLeasesBackfill(context: PlanContext, range: { from: string; to: string; chunk: string }): Lane[] {
+export function planLeasesBackfill(context: LeasesPlanContext, range: { from: string; to: string; chunk: string }): Lane[] {
   const chunks = chunkRange(range.from, range.to, range.chunk as ChunkSize);
   return context.propertyIds.map((propertyId) => ({
     key: `leases:${propertyId}`,

@@ -1,14 +1,26 @@
-import type { SettingsKit } from '../settings.js';
+import type { SourceMethod } from '../../source/types.js';
+import type { SettingsBuilders } from '../settings.js';
 import type { StreamManifest } from '../types.js';
-import { GET_PROPERTIES } from './method.js';
 import { PROPERTY_TABLES } from './tables.js';
+
+/** getProperties (`/api/v1/properties`): every property the credential sees, r1 only. */
+export const GET_PROPERTIES: SourceMethod = {
+  name: 'getProperties',
+  area: 'properties',
+  versions: ['r1'],
+  defaultVersion: 'r1',
+  records: ['PhysicalProperty', 'Property'],
+  params: {
+    propertyIds: { kind: 'idList' },
+  },
+};
 
 /** The properties the source lists, read whole on every run: the property dimension. */
 export const properties = {
   name: 'properties',
+  entity: 'property',
   method: GET_PROPERTIES,
   tables: PROPERTY_TABLES,
   backfillBy: 'the whole listing',
-  settings: ({ streamSettings }: SettingsKit) => streamSettings({ schedule: '5 2 * * *', chunk: '1y' }, {}),
-  load: async () => (await import('./index.js')).propertiesStream,
+  settings: ({ streamSettings }: SettingsBuilders) => streamSettings({ schedule: '5 2 * * *', chunk: '1y' }, {}),
 } as const satisfies StreamManifest;

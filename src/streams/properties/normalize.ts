@@ -1,11 +1,12 @@
 import { asBoolean, asId, asText, required } from '../../source/field-readers.js';
+import type { TreeObject } from '../../source/tree.js';
 import type { LoadRowOf } from '../../warehouse/schema.js';
-import { asTree, nested, type Tree } from '../record.js';
+import { asObject, nested } from '../record.js';
 import type { NormalizedRecord } from '../types.js';
 import { PROPERTIES, type PropertyRows } from './tables.js';
 
 /** What names a property, read alike by the stream and by discovery: its id (null when unusable), name and disabled flag. */
-export function propertyIdentity(property: Tree): { id: number | null; name: string | null; disabled: boolean | null } {
+export function propertyIdentity(property: TreeObject): { id: number | null; name: string | null; disabled: boolean | null } {
   return {
     id: asId(property.PropertyID, 'PropertyID'),
     name: asText(property.MarketingName, 'MarketingName'),
@@ -15,7 +16,7 @@ export function propertyIdentity(property: Tree): { id: number | null; name: str
 
 /** One getProperties record (PascalCase, with an `Address` object) → its `properties` row. */
 export function normalizeProperty(value: unknown): NormalizedRecord<PropertyRows> {
-  const property = asTree(value, 'property');
+  const property = asObject(value, 'property');
   const identity = propertyIdentity(property);
   const propertyId = required(identity.id, 'PropertyID');
   const address = nested(property, 'Address');

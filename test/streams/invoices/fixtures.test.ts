@@ -3,7 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { asList } from '../../../src/source/field-readers.js';
 import { normalizeInvoice } from '../../../src/streams/invoices/normalize.js';
 
-/** Recorded getInvoices replies of the simulator (see ../record-fixtures.ts). */
+/**
+ * Recorded getInvoices replies of the simulator (see ../record-fixtures.ts). That every record
+ * normalizes to declared, typed rows keyed by the invoice is checked for every stream by
+ * ../conformance.test.ts; here, that each child the record lists becomes a row.
+ */
 function fixture(version: 'r1' | 'r2'): Record<string, unknown>[] {
   return JSON.parse(readFileSync(new URL(`./fixtures/getInvoices-${version}.json`, import.meta.url), 'utf8'));
 }
@@ -19,27 +23,13 @@ function count(record: Record<string, unknown>, container: string, ...items: str
 describe.each(['r1', 'r2'] as const)('invoices normalize, recorded getInvoices %s replies', (version) => {
   const records = fixture(version);
 
-  it('gives one invoice row and one row per line item, payment and voided payment', () => {
-    expect(records.length).toBeGreaterThan(0);
+  it('gives one row per line item, payment and voided payment', () => {
     for (const record of records) {
-      const { key, rows } = normalizeInvoice(record);
-      expect(key).toBe(Number(record.id));
-      expect(rows.invoices).toHaveLength(1);
+      const { rows } = normalizeInvoice(record);
       const lineItems = count(record, 'lineItems', 'lineItem', 'lineitem') + count(record, 'lineitems', 'lineItem', 'lineitem') + count(record, 'lineitem', 'lineItem', 'lineitem');
       expect(rows.invoice_line_items).toHaveLength(lineItems);
       expect(rows.invoice_payments).toHaveLength(count(record, 'invoicePayments', 'invoicePayment'));
       expect(rows.voided_payments).toHaveLength(count(record, 'voidedPayments', 'voidedPayment'));
-      for (const table of ['invoice_line_items', 'invoice_payments', 'voided_payments'] as const) {
-        for (const row of rows[table] ?? []) expect(row.invoice_id).toBe(key);
-      }
-    }
-  });
-
-  it('keeps every amount exact as text', () => {
-    for (const record of records) {
-      const { rows } = normalizeInvoice(record);
-      expect(rows.invoices![0].amount).toMatch(/^-?\d+(\.\d+)?$/);
-      for (const row of rows.invoice_line_items ?? []) expect(typeof row.amount === 'string' || row.amount === null).toBe(true);
     }
   });
 });

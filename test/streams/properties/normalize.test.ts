@@ -4,7 +4,7 @@ import { RecordError } from '../../../src/source/field-readers.js';
 import { PROPERTY_DISCOVERY } from '../../../src/streams/properties/discovery.js';
 import { normalizeProperty } from '../../../src/streams/properties/normalize.js';
 
-/** A recorded getProperties reply of the simulator (see ./record-fixtures.ts). */
+/** A recorded getProperties reply of the simulator (see ../record-fixtures.ts). */
 const records = JSON.parse(readFileSync(new URL('./fixtures/getProperties-r1.json', import.meta.url), 'utf8')) as Record<string, any>[];
 
 describe('properties normalize, a recorded getProperties r1 reply', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fullRefreshDue, nextFullRefresh } from '../../src/streams/spread.js';
+import { fullRefreshDue, nextFullRefresh } from '../../src/streams/full-refresh.js';
 
 describe('nextFullRefresh (next refresh day)', () => {
   it('is a period after the last refresh once a scope was loaded', () => {

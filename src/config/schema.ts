@@ -1,7 +1,22 @@
 import { z } from 'zod';
 import { STREAM_MANIFESTS } from '../streams/registry.js';
 import { nonNegativeInt, positiveInt, settingsOf } from '../streams/settings.js';
-import { DEFAULT_TIME_ZONE, postgresUrl, propertyId, sourceSchema, timeZoneName } from './fields.js';
+import {
+  DEFAULT_ACCOUNT_ID,
+  resolveAccounts,
+  sourceDefaultsSchema,
+  type Account,
+  type Env,
+  type OfflineAccount,
+  type Resolving,
+  type SourceDefaults,
+} from './accounts.js';
+import { DEFAULT_TIME_ZONE, postgresUrl, propertyId, sourceSchema, timeZoneName, type SourceConfig } from './fields.js';
+import { isMapping, Issues } from './issues.js';
+
+export type { Account, AccountAuth, AccountSource, OfflineAccount, OfflineAccountAuth, SourceDefaults } from './accounts.js';
+export { ACCOUNT_ID, DEFAULT_ACCOUNT_ID, accountSecrets } from './accounts.js';
+export type { SourceConfig } from './fields.js';
 
 /** pino levels accepted in `logLevel`. */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -19,8 +34,8 @@ const streamsShape = Object.fromEntries(STREAM_MANIFESTS.map((manifest) => [mani
 };
 const streamsSchema = z.object(streamsShape).strict();
 
-/** The whole configuration; every key documented in config/propsync.example.yaml. */
-export const configSchema = z
+/** The one-account form: `source:` and the `PROPSYNC_API_*` variables; every key documented in config/propsync.example.yaml. */
+const oneAccountSchema = z
   .object({
     database: z.object({ url: postgresUrl }).strict(),
     source: sourceSchema,
@@ -42,13 +57,94 @@ export const configSchema = z
   })
   .strict();
 
+/** The one-account form of commands that never call the source: the source's credentials may be absent. */
+const offlineOneAccountSchema = oneAccountSchema.extend({ source: sourceSchema.partial().optional() });
+
+/** The accounts form: the same keys, `accounts:` besides; `source:` holds defaults, checked with the accounts. */
+const accountsFormSchema = oneAccountSchema.extend({
+  source: z.unknown().optional(),
+  propertyIds: z.unknown().optional(),
+  accounts: z.array(z.unknown()).min(1, { message: 'is empty; expected at least one account' }),
+});
+
+type OneAccountConfig = z.output<typeof oneAccountSchema>;
+
 /** The configuration after validation and defaults. */
-export type Config = z.infer<typeof configSchema>;
-export type SourceConfig = Config['source'];
+export type Config = Omit<OneAccountConfig, 'source'> & {
+  /** The whole source in the one-account form; with `accounts:`, the defaults the accounts inherit. */
+  source: SourceDefaults;
+  /** The accounts, at least one: the one-account form is the account `default`. */
+  accounts: Account[];
+  /** What is accepted but discouraged (a password in the file), one line each, naming the key. */
+  warnings: string[];
+};
+
+/** The configuration of commands that never call the source (migrate, status, reset): credentials may be absent. */
+export type OfflineConfig = Omit<Config, 'source' | 'accounts'> & {
+  source?: Partial<SourceConfig>;
+  accounts: OfflineAccount[];
+};
+
+/** The one-account form, its source as the account `default`. */
+function oneAccountForm(input: unknown, r: Resolving): OfflineConfig | undefined {
+  const config = r.issues.check(r.offline ? offlineOneAccountSchema : oneAccountSchema, input, []);
+  if (!config) return undefined;
+  const { username, password } = config.source ?? {};
+  const auth = { type: 'basic' as const, ...(username !== undefined && { username }), ...(password !== undefined && { password }) };
+  const account: OfflineAccount = {
+    id: DEFAULT_ACCOUNT_ID,
+    name: null,
+    source: { ...sourceDefaultsSchema.parse(config.source ?? {}), auth },
+    timeZone: config.timeZone,
+    propertyIds: [...config.propertyIds],
+  };
+  return { ...config, accounts: [account], warnings: [] };
+}
+
+/** The accounts form: every problem of the top level and of each account at once. */
+function accountsForm(input: Record<string, unknown>, r: Resolving): OfflineConfig | undefined {
+  const config = r.issues.check(accountsFormSchema, input, []);
+  const resolved = resolveAccounts(
+    {
+      source: input.source,
+      propertyIds: input.propertyIds,
+      accounts: Array.isArray(input.accounts) ? input.accounts : [],
+      timeZone: config?.timeZone ?? DEFAULT_TIME_ZONE,
+    },
+    r,
+  );
+  if (!config || !resolved) return undefined;
+  const { accounts: _, ...rest } = config;
+  return { ...rest, source: resolved.defaults, propertyIds: [], accounts: resolved.accounts, warnings: r.warnings };
+}
+
+function resolveConfig(input: unknown, ctx: z.RefinementCtx, env: Env, offline: boolean): OfflineConfig {
+  const r: Resolving = { env, offline, issues: new Issues(), warnings: [] };
+  const config = isMapping(input) && input.accounts !== undefined ? accountsForm(input, r) : oneAccountForm(input, r);
+  if (config && !r.issues.size) return config;
+  ctx.issues.push(...(r.issues.list as z.core.$ZodRawIssue[]));
+  return z.NEVER;
+}
 
 /**
- * The configuration of commands that never call the source (migrate, status, reset): the
- * same keys, but the source's credentials may be absent.
+ * The whole configuration, source credentials included (sync, backfill, schedule), with the
+ * secrets that `passwordEnv` / `apiKeyEnv` name read from `env`. Its `shape` is the one-account
+ * form's, for the defaults of single keys (`configSchema.shape.source.shape.pageSize`).
  */
-export const offlineConfigSchema = configSchema.extend({ source: sourceSchema.partial().optional() });
-export type OfflineConfig = z.infer<typeof offlineConfigSchema>;
+export function configSchemaFor(env: Env) {
+  // Online, each account has a URL and complete credentials: any that lacks them is an issue.
+  const schema = z.unknown().transform((input, ctx) => resolveConfig(input, ctx, env, false) as Config);
+  return Object.assign(schema, { shape: oneAccountSchema.shape });
+}
+
+/** The configuration of commands that never call the source (migrate, status, reset): credentials may be absent. */
+export function offlineConfigSchemaFor(env: Env) {
+  const schema = z.unknown().transform((input, ctx) => resolveConfig(input, ctx, env, true));
+  return Object.assign(schema, { shape: offlineOneAccountSchema.shape });
+}
+
+/** The whole configuration, secrets read from this process's environment. */
+export const configSchema = configSchemaFor(process.env);
+
+/** The configuration of commands that never call the source, secrets read from this process's environment. */
+export const offlineConfigSchema = offlineConfigSchemaFor(process.env);

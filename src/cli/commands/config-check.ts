@@ -40,7 +40,7 @@ export function registerConfigCheck(program: Command, done: (code: ExitCode) => 
       const masked = {
         ...loaded,
         database: { ...loaded.database, url: redactUrl(loaded.database.url) },
-        source: { ...loaded.source, url: redactUrl(loaded.source.url), password: '***' },
+        source: { ...loaded.source, ...(loaded.source.url !== undefined && { url: redactUrl(loaded.source.url) }), password: '***' },
       };
       process.stdout.write(stringify(masked));
       done(EXIT.ok);

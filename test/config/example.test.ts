@@ -59,6 +59,25 @@ describe(EXAMPLE, () => {
     expect(wrongDefaults, `keys whose value in ${EXAMPLE} is not the default`).toEqual([]);
   });
 
+  it('shows a commented accounts: example that loads, each secret from the variable it names', () => {
+    const lines = exampleText.split('\n');
+    const start = lines.indexOf('# accounts:');
+    expect(start, 'a line "# accounts:"').toBeGreaterThan(0);
+    const end = lines.findIndex((line, index) => index > start && !line.startsWith('#   '));
+    const block = lines.slice(start, end).map((line) => line.slice(2));
+    const folder = scratchFolder({ 'accounts.yaml': ['database:', '  url: postgres://a@127.0.0.1/b', ...block].join('\n') });
+    try {
+      const config = loadConfig({ cwd: folder.dir, configPath: 'accounts.yaml', env: { NORTH_API_PASSWORD: 'n'.repeat(12), SOUTH_API_KEY: 's'.repeat(12) } });
+      expect(config.accounts.map((account) => [account.id, account.source.auth.type])).toEqual([
+        ['north', 'basic'],
+        ['south', 'apikey'],
+      ]);
+      expect(config.warnings).toEqual([]);
+    } finally {
+      folder.remove();
+    }
+  });
+
   it('shows the settings of every stream as the stream manifests generate them', () => {
     expect(exampleText === exampleWithStreams(exampleText), `${EXAMPLE} is out of date: run \`${EXAMPLE_COMMAND}\``).toBe(true);
   });

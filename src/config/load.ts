@@ -2,7 +2,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
-import { configSchema, offlineConfigSchema, type Config, type OfflineConfig } from './schema.js';
+import { ACCOUNT_ID, type Env } from './accounts.js';
+import { dotted, isMapping, type IssueParams } from './issues.js';
+import { configSchemaFor, offlineConfigSchemaFor, type Config, type OfflineConfig } from './schema.js';
 import { redactUrl, scrubSecrets, urlPasswords } from '../log/redact.js';
 
 /** The configuration file read when no `--config` is given. */
@@ -31,11 +33,26 @@ export const ENVIRONMENT_KEYS = [
 ] as const satisfies readonly { env: string; path: readonly string[]; list?: boolean }[];
 
 /** Keys whose values are never printed, whatever is wrong with them (matched anywhere in the tree). */
-const SECRET_KEY = /pass(word)?|secret|token/i;
+const SECRET_KEY = /pass(word)?|secret|token|api_?key/i;
+
+/**
+ * Whether a key holds a secret: `password`, `apiKey`, `token`... but not `passwordEnv` or
+ * `apiKeyEnv`, which name the environment variable that holds it (the name is no secret).
+ */
+function isSecretKey(key: string): boolean {
+  return SECRET_KEY.test(key) && !/Env$/.test(key);
+}
 
 /** Invalid configuration: one line per problem, each naming the key, the fault and what is expected. */
 export class ConfigError extends Error {
-  constructor(readonly problems: string[]) {
+  /**
+   * @param accountOf for each problem, the account it belongs to (`accounts[1] (south)`, or
+   *   `accounts[1]` when its id is not valid); null for the rest of the configuration.
+   */
+  constructor(
+    readonly problems: string[],
+    readonly accountOf: readonly (string | null)[] = problems.map(() => null),
+  ) {
     super(`invalid configuration:\n${problems.map((p) => `  ${p}`).join('\n')}`);
     this.name = 'ConfigError';
   }
@@ -57,16 +74,20 @@ interface RawConfig {
   file: string;
   /** Values that must never be printed: every password-like value of the file and environment. */
   secrets: string[];
+  /** Where the secrets that `passwordEnv` / `apiKeyEnv` name are read. */
+  env: Env;
 }
 
 /** Loads and validates the whole configuration, source credentials included (sync, backfill, schedule). */
 export function loadConfig(options: LoadOptions = {}): Config {
-  return parseWith(configSchema, readRaw(options), ['database', 'source']);
+  const raw = readRaw(options);
+  return parseWith(configSchemaFor(raw.env), raw, ['database', 'source']);
 }
 
 /** Loads the configuration of commands that never call the source (migrate, status, reset). */
 export function loadOfflineConfig(options: LoadOptions = {}): OfflineConfig {
-  return parseWith(offlineConfigSchema, readRaw(options), ['database']);
+  const raw = readRaw(options);
+  return parseWith(offlineConfigSchemaFor(raw.env), raw, ['database']);
 }
 
 function readRaw({ configPath, env = process.env, cwd = process.cwd() }: LoadOptions): RawConfig {
@@ -91,7 +112,7 @@ function readRaw({ configPath, env = process.env, cwd = process.cwd() }: LoadOpt
       parsed = parseYaml(text);
     } catch (error) {
       // The parser may quote the faulty line; hide whatever looks like a password in the text.
-      const guessed = [...text.matchAll(/(?:pass(?:word)?|secret|token)["']?\s*:\s*["']?([^"'\s#,}\]]+)/gi)].map((match) => match[1]);
+      const guessed = [...text.matchAll(/(?:pass(?:word)?|secret|token|api_?key)["']?\s*:\s*["']?([^"'\s#,}\]]+)/gi)].map((match) => match[1]);
       const reason = (error as Error).message.split('\n')[0];
       throw new ConfigError([scrubSecrets(`${label}: is not valid YAML (${reason}); fix the file's syntax`, [...secrets, ...guessed])]);
     }
@@ -100,7 +121,7 @@ function readRaw({ configPath, env = process.env, cwd = process.cwd() }: LoadOpt
     }
     raw = (parsed ?? {}) as Record<string, unknown>;
     recordOrigins(raw, [], origins);
-    collectSecrets(raw, false, secrets);
+    collectSecrets(raw, false, env, secrets);
   } else if (configPath) {
     throw new ConfigError([`--config: file ${configPath} does not exist; expected the path of a YAML configuration file`]);
   }
@@ -112,16 +133,38 @@ function readRaw({ configPath, env = process.env, cwd = process.cwd() }: LoadOpt
     setPath(raw, key.path, parsed);
     origins.set(key.path.join('.'), { env: key.env, list });
   }
-  return { raw, origins, file: label, secrets };
+  return { raw, origins, file: label, secrets, env };
 }
 
-function parseWith<S extends z.ZodType>(schema: S, config: RawConfig, containers: string[]): z.infer<S> {
+function parseWith<S extends z.ZodType<Config | OfflineConfig>>(schema: S, config: RawConfig, containers: string[]): z.infer<S> {
   // An absent section is reported key by key (`database.url: is missing`), not as a whole.
   for (const key of containers) if (config.raw[key] == null) config.raw[key] = {};
   const result = schema.safeParse(config.raw);
-  if (result.success) return result.data;
-  const problems = result.error.issues.flatMap((issue) => describeIssue(issue, config));
-  throw new ConfigError([...new Set(problems.map((problem) => scrubSecrets(problem, config.secrets)))]);
+  if (result.success) {
+    // Only the file sets an account's keys: each warning is labelled with it.
+    result.data.warnings = result.data.warnings.map((warning) => scrubSecrets(`${config.file}: ${warning}`, config.secrets));
+    return result.data;
+  }
+  const seen = new Map<string, string | null>();
+  for (const issue of result.error.issues) {
+    const account = accountOf(issue, config.raw);
+    for (const problem of describeIssue(issue, config)) {
+      const text = scrubSecrets(problem, config.secrets);
+      if (!seen.has(text)) seen.set(text, account);
+    }
+  }
+  throw new ConfigError([...seen.keys()], [...seen.values()]);
+}
+
+/** The account a problem belongs to: `accounts[1] (south)`, `accounts[1]` when its id is not valid; null for none. */
+function accountOf(issue: z.core.$ZodIssue, raw: Record<string, unknown>): string | null {
+  const params = (issue as { params?: IssueParams }).params;
+  const index = issue.path[0] === 'accounts' && typeof issue.path[1] === 'number' ? issue.path[1] : params?.account;
+  if (index === undefined) return null;
+  const accounts = raw.accounts;
+  const item = Array.isArray(accounts) ? accounts[index] : undefined;
+  const id = isMapping(item) ? item.id : undefined;
+  return typeof id === 'string' && ACCOUNT_ID.test(id) ? `accounts[${index}] (${id})` : `accounts[${index}]`;
 }
 
 function describeIssue(issue: z.core.$ZodIssue, { raw, origins, file }: RawConfig): string[] {
@@ -135,11 +178,14 @@ function describeIssue(issue: z.core.$ZodIssue, { raw, origins, file }: RawConfi
   if (value === undefined) {
     const env = ENVIRONMENT_KEYS.find((key) => key.path.join('.') === path.join('.'))?.env;
     const key = dotted(path);
-    return [`${key}: is missing; ${env ? `set ${env} or ${key} in ${file}` : `set ${key} in ${file}`}`];
+    // An account's keys can only come from the file: it is named first, as where the others are faulty.
+    const where = path[0] === 'accounts' ? `${file}: ` : '';
+    return [`${where}${key}: is missing; ${env ? `set ${env} or ${key} in ${file}` : `set ${key} in ${file}`}`];
   }
-  const secret = path.some((part) => SECRET_KEY.test(part));
+  const secret = path.some(isSecretKey);
   const scalar = value === null || typeof value !== 'object';
-  const shown = secret ? '(value hidden) ' : scalar ? `${describeValue(value)} ` : '';
+  const hidden = (issue as { params?: IssueParams }).params?.hideValue;
+  const shown = hidden ? '' : secret ? '(value hidden) ' : scalar ? `${describeValue(value)} ` : '';
   return [`${labelFor(path, origins, file)}: ${shown}${describeFault(issue, value)}`];
 }
 
@@ -188,11 +234,6 @@ function describeValue(value: unknown): string {
   return JSON.stringify(value) ?? String(value);
 }
 
-/** `source.retry.maxAttempts`, `propertyIds[2]`. */
-function dotted(path: string[]): string {
-  return path.reduce((out, part) => (/^\d+$/.test(part) ? `${out}[${part}]` : out ? `${out}.${part}` : part), '');
-}
-
 /** Names a key where the operator set it: `PROPSYNC_FORMAT`, `PROPSYNC_PROPERTY_IDS (item 2)` or `config/propsync.yaml: source.format`. */
 function labelFor(path: string[], origins: RawConfig['origins'], file: string): string {
   for (let length = path.length; length > 0; length--) {
@@ -213,11 +254,18 @@ function recordOrigins(value: unknown, path: string[], origins: RawConfig['origi
   }
 }
 
-/** Every scalar under a password-like key, and the password of every URL, anywhere in the file. */
-function collectSecrets(value: unknown, underSecret: boolean, out: string[]): void {
+/**
+ * Every scalar under a password-like key, the value of every variable that a `passwordEnv` or
+ * `apiKeyEnv` names, and the password of every URL, anywhere in the file.
+ */
+function collectSecrets(value: unknown, underSecret: boolean, env: Env, out: string[]): void {
   if (value == null) return;
   if (typeof value === 'object') {
-    for (const [key, child] of Object.entries(value)) collectSecrets(child, underSecret || SECRET_KEY.test(key), out);
+    for (const [key, child] of Object.entries(value)) {
+      const variable = typeof child === 'string' && /Env$/.test(key) && SECRET_KEY.test(key) ? env[child] : undefined;
+      if (variable) out.push(variable);
+      collectSecrets(child, underSecret || isSecretKey(key), env, out);
+    }
     return;
   }
   const text = String(value);

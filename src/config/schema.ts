@@ -1,10 +1,22 @@
-import { IANAZone } from 'luxon';
 import { z } from 'zod';
 import { STREAM_MANIFESTS } from '../streams/registry.js';
-import { refuseInsecureHttp } from './insecure-http.js';
 import { nonNegativeInt, positiveInt, settingsSchemaOf } from '../streams/settings.js';
+import {
+  DEFAULT_ACCOUNT_ID,
+  resolveAccounts,
+  sourceDefaultsSchema,
+  type Account,
+  type Env,
+  type OfflineAccount,
+  type Resolving,
+  type SourceDefaults,
+} from './accounts.js';
+import { checkedSourceSchema, DEFAULT_TIME_ZONE, postgresUrl, propertyId, sourceSchema, timeZoneName, type SourceConfig } from './fields.js';
+import { isMapping, Issues } from './issues.js';
 
-import { FORMATS, MAX_TIMER_DELAY_MS, type MethodVersion } from '../source/settings.js';
+export type { Account, AccountAuth, AccountSource, OfflineAccount, OfflineAccountAuth, SourceDefaults } from './accounts.js';
+export { ACCOUNT_ID, DEFAULT_ACCOUNT_ID, accountSecrets } from './accounts.js';
+export type { SourceConfig } from './fields.js';
 
 /** pino levels accepted in `logLevel`. */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -15,110 +27,6 @@ type Manifest = (typeof STREAM_MANIFESTS)[number];
 /** The streams propsync knows, from the stream registry. */
 export { STREAM_NAMES, type StreamName } from '../streams/registry.js';
 
-/** The default of `timeZone`: the zone of the source's dates, "today" and the call budget's day. */
-const DEFAULT_TIME_ZONE = 'America/Denver';
-
-const postgresUrl = z.string().refine(
-  (value) => {
-    try {
-      const url = new URL(value);
-      return url.protocol === 'postgres:' || url.protocol === 'postgresql:';
-    } catch {
-      return false;
-    }
-  },
-  { message: 'is not a Postgres URL; expected postgres://user@host:5432/database' },
-);
-
-const httpUrl = z.string().refine(
-  (value) => {
-    try {
-      const url = new URL(value);
-      return url.protocol === 'http:' || url.protocol === 'https:';
-    } catch {
-      return false;
-    }
-  },
-  { message: 'is not an http(s) URL; expected the service base such as https://example.entrata.com' },
-);
-
-const propertyId = z.coerce
-  .string()
-  .regex(/^\d{1,15}$/, { message: 'is not a numeric property id; expected digits such as 100001' });
-
-/** The largest reply size that may be configured: 1 GiB (a Buffer and its text must fit in memory). */
-const MAX_REPLY_BYTES_LIMIT = 1024 ** 3;
-
-const retrySchema = z
-  .object({
-    /** Attempts per call, the first included. */
-    maxAttempts: positiveInt.max(20).default(6),
-    /** First backoff delay; doubles each attempt, with full jitter. */
-    baseDelayMs: positiveInt.default(500),
-    /** Longest single backoff delay. */
-    maxDelayMs: positiveInt.default(30_000),
-    /** Longest total time spent waiting between attempts of one call. */
-    maxTotalWaitMs: positiveInt.default(180_000),
-  })
-  .strict()
-  .default({ maxAttempts: 6, baseDelayMs: 500, maxDelayMs: 30_000, maxTotalWaitMs: 180_000 });
-
-const rateLimitSchema = z
-  .object({
-    /** Calls kept in reserve in every rate-limit window; pacing slows down before reaching them. */
-    reserve: nonNegativeInt.default(2),
-    /** Smallest gap between two calls of this process, whatever the headers say. */
-    minIntervalMs: nonNegativeInt.default(0),
-    /** Longest wait a `Retry-After` or a rate-limit reset may impose; longer ones are cut to it, with a warning. */
-    maxWaitMs: positiveInt.max(MAX_TIMER_DELAY_MS).default(900_000),
-  })
-  .strict()
-  .default({ reserve: 2, minIntervalMs: 0, maxWaitMs: 900_000 });
-
-/** `source.versions.<method>`: the version each stream's method is called in. */
-const versionsShape = Object.fromEntries(
-  STREAM_MANIFESTS.map(({ method }) => [method.name, z.enum(method.versions as [MethodVersion, ...MethodVersion[]], { message: `expected ${method.versions.join(' or ')}` }).default(method.defaultVersion)]),
-) as { [M in Manifest as M['method']['name']]: z.ZodDefault<z.ZodEnum<{ [V in MethodVersion]: V }>> };
-const versionsSchema = z.object(versionsShape).strict().prefault({});
-
-/** A flag: true or false, in YAML or as the strings an environment variable holds. */
-const flag = z.preprocess(
-  (value) => (typeof value === 'string' ? ({ true: true, false: false } as Record<string, boolean>)[value.trim().toLowerCase()] ?? value : value),
-  z.boolean({ message: 'expected true or false' }),
-);
-
-const sourceFields = z
-  .object({
-    url: httpUrl,
-    /** Allows http:// to a host other than this machine, although the password then crosses the network in clear text. */
-    allowInsecureHttp: flag.default(false),
-    username: z.string().min(1, { message: 'is empty; expected the API user name' }),
-    password: z.string().min(1, { message: 'is missing; expected the API password (set PROPSYNC_API_PASSWORD)' }),
-    format: z.enum(FORMATS, { message: 'is not a known format; expected json or xml' }).default('json'),
-    /** The version of each stream's method, by method name. */
-    versions: versionsSchema,
-    /** Records per page (`per_page`), 5 to 1000. */
-    pageSize: positiveInt.min(5).max(1000).default(500),
-    /** Timeout of one call, headers and body together: at most 10 minutes. */
-    requestTimeoutMs: positiveInt.max(600_000).default(60_000),
-    /** Largest reply body accepted (bytes, default 64 MiB); a larger one is refused while it is read. */
-    maxReplyBytes: positiveInt.max(MAX_REPLY_BYTES_LIMIT).default(64 * 1024 * 1024),
-    /** Largest distance (hours) between the source's `Date` and the local clock before it is ignored; 0 trusts any. */
-    maxClockSkewHours: nonNegativeInt.default(36),
-    retry: retrySchema,
-    rateLimit: rateLimitSchema,
-    /** Calls this process may spend per day (a day in timeZone); new work stops when spent. */
-    dailyCallBudget: positiveInt.default(10_000),
-    /** Work units run at once. */
-    concurrency: positiveInt.max(32).default(4),
-    /** Most pages one listing may take; a listing still going on after them fails its unit (a source that never ends). */
-    maxPages: positiveInt.default(100_000),
-    /** Threads that decode XML replies (1 to 16); unset: one per core beyond the first, at least one, at most four. */
-    decodeThreads: positiveInt.max(16).optional(),
-  })
-  .strict();
-const sourceSchema = sourceFields.superRefine(refuseInsecureHttp);
-
 /** `streams.<name>`: each stream's own settings, declared in its folder. */
 const withDefaults = (settings: z.ZodType) => settings.default(settings.parse({}));
 const streamsShape = Object.fromEntries(STREAM_MANIFESTS.map((manifest) => [manifest.name, withDefaults(settingsSchemaOf(manifest))])) as unknown as {
@@ -126,17 +34,14 @@ const streamsShape = Object.fromEntries(STREAM_MANIFESTS.map((manifest) => [mani
 };
 const streamsSchema = z.object(streamsShape).strict();
 
-/** The whole configuration; every key documented in config/propsync.example.yaml. */
-export const configSchema = z
+/** The one-account form: `source:` and the `PROPSYNC_API_*` variables; every key documented in config/propsync.example.yaml. */
+const oneAccountSchema = z
   .object({
     database: z.object({ url: postgresUrl }).strict(),
-    source: sourceSchema,
+    source: checkedSourceSchema,
     /** Properties to sync; empty means every property the credential can see (getProperties). */
     propertyIds: z.array(propertyId).default([]),
-    timeZone: z
-      .string()
-      .refine((zone) => IANAZone.isValidZone(zone), { message: `is not an IANA time zone; expected ${DEFAULT_TIME_ZONE}` })
-      .default(DEFAULT_TIME_ZONE),
+    timeZone: timeZoneName.default(DEFAULT_TIME_ZONE),
     logLevel: z.enum(LOG_LEVELS, { message: `expected one of ${LOG_LEVELS.join(', ')}` }).default('info'),
     /** Minutes without a heartbeat after which `status` shows a run still marked running as abandoned (its process died). */
     abandonedAfterMinutes: positiveInt.max(1440).default(10),
@@ -152,13 +57,94 @@ export const configSchema = z
   })
   .strict();
 
+/** The one-account form of commands that never call the source: the source's credentials may be absent. */
+const offlineOneAccountSchema = oneAccountSchema.extend({ source: sourceSchema.partial().optional() });
+
+/** The accounts form: the same keys, `accounts:` besides; `source:` holds defaults, checked with the accounts. */
+const accountsFormSchema = oneAccountSchema.extend({
+  source: z.unknown().optional(),
+  propertyIds: z.unknown().optional(),
+  accounts: z.array(z.unknown()).min(1, { message: 'is empty; expected at least one account' }),
+});
+
+type OneAccountConfig = z.output<typeof oneAccountSchema>;
+
 /** The configuration after validation and defaults. */
-export type Config = z.infer<typeof configSchema>;
-export type SourceConfig = Config['source'];
+export type Config = Omit<OneAccountConfig, 'source'> & {
+  /** The whole source in the one-account form; with `accounts:`, the defaults the accounts inherit. */
+  source: SourceDefaults;
+  /** The accounts, at least one: the one-account form is the account `default`. */
+  accounts: Account[];
+  /** What is accepted but discouraged (a password in the file), one line each, naming the key. */
+  warnings: string[];
+};
+
+/** The configuration of commands that never call the source (migrate, status, reset): credentials may be absent. */
+export type OfflineConfig = Omit<Config, 'source' | 'accounts'> & {
+  source?: Partial<SourceConfig>;
+  accounts: OfflineAccount[];
+};
+
+/** The one-account form, its source as the account `default`. */
+function oneAccountForm(input: unknown, r: Resolving): OfflineConfig | undefined {
+  const config = r.issues.check(r.offline ? offlineOneAccountSchema : oneAccountSchema, input, []);
+  if (!config) return undefined;
+  const { username, password } = config.source ?? {};
+  const auth = { type: 'basic' as const, ...(username !== undefined && { username }), ...(password !== undefined && { password }) };
+  const account: OfflineAccount = {
+    id: DEFAULT_ACCOUNT_ID,
+    name: null,
+    source: { ...sourceDefaultsSchema.parse(config.source ?? {}), auth },
+    timeZone: config.timeZone,
+    propertyIds: [...config.propertyIds],
+  };
+  return { ...config, accounts: [account], warnings: [] };
+}
+
+/** The accounts form: every problem of the top level and of each account at once. */
+function accountsForm(input: Record<string, unknown>, r: Resolving): OfflineConfig | undefined {
+  const config = r.issues.check(accountsFormSchema, input, []);
+  const resolved = resolveAccounts(
+    {
+      source: input.source,
+      propertyIds: input.propertyIds,
+      accounts: Array.isArray(input.accounts) ? input.accounts : [],
+      timeZone: config?.timeZone ?? DEFAULT_TIME_ZONE,
+    },
+    r,
+  );
+  if (!config || !resolved) return undefined;
+  const { accounts: _, ...rest } = config;
+  return { ...rest, source: resolved.defaults, propertyIds: [], accounts: resolved.accounts, warnings: r.warnings };
+}
+
+function resolveConfig(input: unknown, ctx: z.RefinementCtx, env: Env, offline: boolean): OfflineConfig {
+  const r: Resolving = { env, offline, issues: new Issues(), warnings: [] };
+  const config = isMapping(input) && input.accounts !== undefined ? accountsForm(input, r) : oneAccountForm(input, r);
+  if (config && !r.issues.size) return config;
+  ctx.issues.push(...(r.issues.list as z.core.$ZodRawIssue[]));
+  return z.NEVER;
+}
 
 /**
- * The configuration of commands that never call the source (migrate, status, reset): the
- * same keys, but the source's credentials may be absent.
+ * The whole configuration, source credentials included (sync, backfill, schedule), with the
+ * secrets that `passwordEnv` / `apiKeyEnv` name read from `env`. Its `shape` is the one-account
+ * form's, for the defaults of single keys (`configSchema.shape.source.shape.pageSize`).
  */
-export const offlineConfigSchema = configSchema.extend({ source: sourceFields.partial().optional() });
-export type OfflineConfig = z.infer<typeof offlineConfigSchema>;
+export function configSchemaFor(env: Env) {
+  // Online, each account has a URL and complete credentials: any that lacks them is an issue.
+  const schema = z.unknown().transform((input, ctx) => resolveConfig(input, ctx, env, false) as Config);
+  return Object.assign(schema, { shape: oneAccountSchema.shape });
+}
+
+/** The configuration of commands that never call the source (migrate, status, reset): credentials may be absent. */
+export function offlineConfigSchemaFor(env: Env) {
+  const schema = z.unknown().transform((input, ctx) => resolveConfig(input, ctx, env, true));
+  return Object.assign(schema, { shape: offlineOneAccountSchema.shape });
+}
+
+/** The whole configuration, secrets read from this process's environment. */
+export const configSchema = configSchemaFor(process.env);
+
+/** The configuration of commands that never call the source, secrets read from this process's environment. */
+export const offlineConfigSchema = offlineConfigSchemaFor(process.env);

@@ -146,12 +146,92 @@ describe('propsync config check', () => {
     expect(result.stdout).not.toContain(PASSWORD);
     expect(result.stdout).not.toContain('wh-db-secret');
     expect(result.stdout).toContain('# configuration is valid; read from config/propsync.yaml, then environment (PROPSYNC_FORMAT)');
+    expect(result.stdout).toContain('\n# account default: auth basic, https://acme.example.com, time zone America/Denver\n');
     expect(result.stdout).toContain('url: postgres://wh:***@127.0.0.1:5432/warehouse');
     expect(result.stdout).toContain('password: "***"');
     expect(result.stdout).toContain('format: xml');
     expect(result.stdout).toContain('timeZone: America/Denver');
     expect(result.stdout).toMatch(/getLeases: r2/);
     expect(result.stdout).toMatch(/propertyIds:\n {2}- "100001"/);
+  });
+
+  it('prints one line per account, its warnings, and no secret', async () => {
+    const [north, south, east] = ['n0rth-Pa55-cli-q8', 's0uth-K3y-cli-w4', 'ea5t-inl1ne-cli-v0'];
+    const cwd = folderWith({
+      'config/propsync.yaml': [
+        'database:',
+        '  url: postgres://propsync@127.0.0.1:5432/propsync',
+        'accounts:',
+        '  - id: north',
+        '    name: North portfolio',
+        '    source:',
+        '      url: https://north.example.com',
+        '      auth: { type: basic, username: api-user, passwordEnv: NORTH_API_PASSWORD }',
+        '  - id: south',
+        '    source:',
+        '      url: https://apis.entrata.com',
+        '      timeZone: America/Chicago',
+        '      auth: { type: apikey, org: south-org, apiKeyEnv: SOUTH_API_KEY }',
+        '  - id: east',
+        '    source:',
+        `      url: https://east-user:${east}@east.example.com`,
+        `      auth: { type: basic, username: east-user, password: "${east}" }`,
+      ].join('\n'),
+    });
+    const result = await runPropsync(['config', 'check'], { cwd, env: { NORTH_API_PASSWORD: north, SOUTH_API_KEY: south } });
+    const output = `${result.stdout}\n${result.stderr}`;
+    for (const secret of [north, south, east]) expect(output).not.toContain(secret);
+    expect(result.code).toBe(0);
+    expect(result.stdout.split('\n').slice(0, 4)).toEqual([
+      '# configuration is valid; read from config/propsync.yaml',
+      '# account north (North portfolio): auth basic, https://north.example.com, time zone America/Denver',
+      '# account south: auth apikey, https://apis.entrata.com, time zone America/Chicago',
+      '# account east: auth basic, https://east-user:***@east.example.com, time zone America/Denver',
+    ]);
+    expect(result.stderr).toBe(
+      'propsync: warning: config/propsync.yaml: accounts[2].source.auth.password: the password is written in the configuration; it is accepted, but keep it out of the file: set passwordEnv to the name of an environment variable that holds it\n',
+    );
+    // Masked in the configuration printed after the lines.
+    expect(result.stdout.match(/^ {8}password: "\*\*\*"$/gm)).toHaveLength(2);
+    expect(result.stdout.match(/^ {8}apiKey: "\*\*\*"$/gm)).toHaveLength(1);
+  });
+
+  it('groups the problems per account', async () => {
+    const secret = 's0uth-K3y-cli-z7';
+    const cwd = folderWith({
+      'config/propsync.yaml': [
+        'accounts:',
+        '  - id: north',
+        '    source:',
+        '      url: https://north.example.com',
+        '      auth: { type: basic, username: api-user, passwordEnv: NORTH_API_PASSWORD }',
+        '  - id: south',
+        '    source:',
+        `      url: "${secret}"`,
+        '      format: xml',
+        '      auth: { type: apikey, org: south-org, apiKeyEnv: SOUTH_API_KEY }',
+        '  - id: South',
+        '    source: { url: https://s.example.com, auth: { type: basic, username: u, passwordEnv: NORTH_API_PASSWORD } }',
+      ].join('\n'),
+    });
+    const result = await runPropsync(['config', 'check'], { cwd, env: { SOUTH_API_KEY: secret } });
+    expect(result.stdout).toBe('');
+    expect(result.stderr).not.toContain(secret);
+    expect(result.stderr).toBe(
+      [
+        'propsync: invalid configuration',
+        '  database.url: is missing; set DATABASE_URL or database.url in config/propsync.yaml',
+        '  accounts[0] (north):',
+        '    config/propsync.yaml: accounts[0].source.auth.passwordEnv: "NORTH_API_PASSWORD" names a variable that is not set (or is empty); expected NORTH_API_PASSWORD to hold the password',
+        '  accounts[1] (south):',
+        '    config/propsync.yaml: accounts[1].source.url: "***" is not an http(s) URL; expected the service base such as https://example.entrata.com',
+        '  accounts[2]:',
+        '    config/propsync.yaml: accounts[2].id: "South" is not a valid account id; expected 1 to 40 lowercase letters, digits, - or _ (the id is stored with every row of the account, so keep it stable)',
+        '    config/propsync.yaml: accounts[2].source.auth.passwordEnv: "NORTH_API_PASSWORD" names a variable that is not set (or is empty); expected NORTH_API_PASSWORD to hold the password',
+        '',
+      ].join('\n'),
+    );
+    expect(result.code).toBe(2);
   });
 
   it('has examples in its help', async () => {

@@ -16,6 +16,8 @@ const configurationDoc = readFileSync(resolve(ROOT, CONFIGURATION_DOC), 'utf8');
 
 /** Keys the example fills with an illustration rather than the default (they have none). */
 const REQUIRED = ['database.url', 'source.url', 'source.username', 'source.password'];
+/** What the loaded configuration derives rather than reads: the one-account form's account, the warnings. */
+const DERIVED = ['accounts', 'warnings'];
 
 /** Every leaf of a configuration tree, by dotted path. */
 function leaves(value: unknown, path: string[] = []): Map<string, unknown> {
@@ -44,7 +46,7 @@ describe(EXAMPLE, () => {
       env: { DATABASE_URL: 'postgres://a@127.0.0.1/b', PROPSYNC_API_URL: 'https://a.example.com', PROPSYNC_API_USERNAME: 'u', PROPSYNC_API_PASSWORD: 'p' },
     });
     empty.remove();
-    const schemaKeys = leaves(minimal);
+    const schemaKeys = new Map([...leaves(minimal)].filter(([key]) => !DERIVED.includes(key)));
     const exampleKeys = leaves(parse(exampleText));
     const missing = [...schemaKeys.keys()].filter((key) => !exampleKeys.has(key) && key !== 'source.password');
     expect(missing, `keys of the schema that ${EXAMPLE} does not show`).toEqual([]);
@@ -55,6 +57,25 @@ describe(EXAMPLE, () => {
       .filter(([key, value]) => JSON.stringify(leaves(example).get(key)) !== JSON.stringify(value))
       .map(([key, value]) => `${key}: example ${JSON.stringify(leaves(example).get(key))}, default ${JSON.stringify(value)}`);
     expect(wrongDefaults, `keys whose value in ${EXAMPLE} is not the default`).toEqual([]);
+  });
+
+  it('shows a commented accounts: example that loads, each secret from the variable it names', () => {
+    const lines = exampleText.split('\n');
+    const start = lines.indexOf('# accounts:');
+    expect(start, 'a line "# accounts:"').toBeGreaterThan(0);
+    const end = lines.findIndex((line, index) => index > start && !line.startsWith('#   '));
+    const block = lines.slice(start, end).map((line) => line.slice(2));
+    const folder = scratchFolder({ 'accounts.yaml': ['database:', '  url: postgres://a@127.0.0.1/b', ...block].join('\n') });
+    try {
+      const config = loadConfig({ cwd: folder.dir, configPath: 'accounts.yaml', env: { NORTH_API_PASSWORD: 'n'.repeat(12), SOUTH_API_KEY: 's'.repeat(12) } });
+      expect(config.accounts.map((account) => [account.id, account.source.auth.type])).toEqual([
+        ['north', 'basic'],
+        ['south', 'apikey'],
+      ]);
+      expect(config.warnings).toEqual([]);
+    } finally {
+      folder.remove();
+    }
   });
 
   it('shows the settings of every stream as the stream manifests generate them', () => {

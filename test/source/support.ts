@@ -6,14 +6,19 @@ import { createServer, request as httpRequest, type IncomingHttpHeaders, type Se
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { configSchema, type SourceConfig } from '../../src/config/schema.js';
+import { sourceSettingsOf } from '../../src/config/source-settings.js';
 import { createLogger, type Logger } from '../../src/log/logger.js';
 import { startSimulator, type AdvanceSummary, type Simulator, type SimulatorOptions } from '../../src/simulator/index.js';
 import { createSourceClient, type SourceClientOptions } from '../../src/source/index.js';
+import type { SourceSettings } from '../../src/source/settings.js';
 import type { CallEvent, SourceClient, SourcePage, SourceRequest } from '../../src/source/types.js';
 
 export const USER = 'propsync-test';
 /** A password that must never show up in a log line or an error message. */
 export const PASSWORD = 'pw-Sekr1t-9f3a7c';
+/** The gateway's org and an API key that must never show up in a log line or an error message. */
+export const ORG = 'acme-prop';
+export const API_KEY = 'key-Sekr1t-77d0b9e4';
 /** The zone the tests' clients read days in (the configuration's default, the simulator's zone). */
 export const ZONE = 'America/Denver';
 /** The simulator's "today" in every test. */
@@ -38,6 +43,14 @@ export function sourceConfig(url: string, overrides: Partial<SourceConfig> = {})
   };
 }
 
+/**
+ * The settings of a client of the simulator's API-key gateway at `url` (the same defaults as
+ * `sourceConfig`, the credential `ORG`/`API_KEY` unless overridden).
+ */
+export function gatewaySettings(url: string, overrides: Partial<SourceSettings> = {}): SourceSettings {
+  return { ...sourceSettingsOf(sourceConfig(url)), auth: { type: 'apikey', org: ORG, apiKey: API_KEY }, ...overrides };
+}
+
 /** A pino logger writing into memory; `text()` is everything logged so far. */
 export function captureLogger(): { logger: Logger; lines: () => Record<string, unknown>[]; text: () => string } {
   const chunks: string[] = [];
@@ -60,11 +73,11 @@ export function captureLogger(): { logger: Logger; lines: () => Record<string, u
   };
 }
 
-/** A client with its call events recorded. */
-export function clientFor(config: SourceConfig, options: Partial<SourceClientOptions> = {}): { client: SourceClient; events: CallEvent[] } {
+/** A client with its call events recorded, from a `source` configuration (Basic auth) or the client's own settings. */
+export function clientFor(config: SourceConfig | SourceSettings, options: Partial<SourceClientOptions> = {}): { client: SourceClient; events: CallEvent[] } {
   const events: CallEvent[] = [];
   const client = createSourceClient({
-    settings: config,
+    settings: 'auth' in config ? config : sourceSettingsOf(config),
     timeZone: ZONE,
     ...options,
     onCall: (event) => {

@@ -7,6 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { configSchema } from '../../src/config/schema.js';
+import { sourceSettingsOf } from '../../src/config/source-settings.js';
 import { startSimulator } from '../../src/simulator/index.js';
 import { createSourceClient } from '../../src/source/index.js';
 import type { SourceRequest } from '../../src/source/types.js';
@@ -29,7 +30,7 @@ const requests: Record<string, SourceRequest> = {
 try {
   for (const version of ['r1', 'r2'] as const) {
     const config = configSchema.parse({ database: { url: 'postgres://x@localhost/x' }, source: { url: sim.url, username: 'u', password: 'fixture-pw', pageSize: 50, versions: { getLeases: version, getInvoices: version } } });
-    const client = createSourceClient({ settings: config.source, timeZone: config.timeZone });
+    const client = createSourceClient({ settings: sourceSettingsOf(config.source), timeZone: config.timeZone });
     for (const [name, request] of Object.entries(requests)) {
       const records: unknown[] = [];
       for await (const page of client.pages(request)) records.push(...page.records);

@@ -4,6 +4,7 @@
  * budget, the stream locks around every run, and SIGINT/SIGTERM/SIGHUP handling.
  */
 import type { Config, StreamName } from '../config/schema.js';
+import { sourceSettingsOf } from '../config/source-settings.js';
 import type { Logger } from '../log/logger.js';
 import { createSourceClient } from '../source/client.js';
 import type { CallEvent, SourceClient } from '../source/types.js';
@@ -73,7 +74,7 @@ export async function openPropsync(config: Config, options: OpenOptions): Promis
     throw error;
   }
   const client = createSourceClient({
-    settings: config.source,
+    settings: sourceSettingsOf(config.source),
     timeZone: config.timeZone,
     logger,
     onCall: options.onCall,

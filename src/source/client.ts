@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../log/logger.js';
 import { scrubSecrets } from '../log/redact.js';
+import { authModeOf } from './auth-modes.js';
 import { DailyBudget } from './budget.js';
 import { SourceClock } from './clock.js';
 import { CONTENT_TYPES, jsonEnvelope, xmlEnvelope } from './envelope.js';
@@ -55,7 +56,7 @@ function versionOf(settings: SourceSettings, method: SourceMethod): MethodVersio
   return settings.versions[method.name] ?? method.defaultVersion;
 }
 
-/** Replaces the password (and the Basic token) in an error's message and stack, and its causes'. */
+/** Replaces the auth mode's secrets (password and Basic token, or API key) in an error's message and stack, and its causes'. */
 function scrubError(error: unknown, secrets: readonly string[]): unknown {
   let current: unknown = error;
   for (let depth = 0; current instanceof Error && depth < 5; depth++) {
@@ -80,6 +81,8 @@ function scrubError(error: unknown, secrets: readonly string[]): unknown {
 export function createSourceClient(options: SourceClientOptions): SourceClient {
   const { settings } = options;
   const { timeZone } = options;
+  // Every difference between Basic auth and the API-key gateway is in the mode (auth-modes.ts).
+  const auth = authModeOf(settings.auth, settings.format);
   const logger = options.logger?.child({ component: 'source' });
   const clock = new SourceClock({ timeZone, now: options.now, maxSkewMs: settings.maxClockSkewHours * 3_600_000, logger });
   // The budget counts days on the local clock (in the source's zone): a reply's Date header
@@ -108,8 +111,7 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
   });
   const transport = new Transport({
     url: settings.url,
-    username: settings.username,
-    password: settings.password,
+    auth,
     timeoutMs: settings.requestTimeoutMs,
     connections: settings.concurrency,
     sendPaginationLinks: options.sendPaginationLinks,
@@ -124,7 +126,7 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
     assertRoomToDecode(body.length);
     return decodeBytes(format, body, records);
   };
-  const secrets = [settings.password, `${settings.username}:${settings.password}`];
+  const { secrets } = auth;
   const idPrefix = randomBytes(3).toString('hex');
   let requestSeq = 0;
   let closed = false;
@@ -169,7 +171,8 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
       // Spent when the call is about to go, not while it waits its turn.
       budget.take(site);
       const requestId = `${idPrefix}-${++requestSeq}`;
-      const body = settings.format === 'xml' ? xmlEnvelope(requestId, method.name, version, params) : jsonEnvelope(requestId, method.name, version, params);
+      const envelope = settings.format === 'xml' ? xmlEnvelope : jsonEnvelope;
+      const body = envelope(requestId, method.name, version, params, auth.envelopeAuthType);
       trace.sent = true;
       trace.sentAt = performance.now();
       totals.calls += 1;
@@ -221,6 +224,7 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
           requestId: reply.requestId,
           site,
           retryAfterMs: parseRetryAfter(reply.headers['retry-after'], clock.nowMs()),
+          credentialHint: auth.credentialHint,
         }, decode);
         const totalCount = parseTotalCount(reply.headers['x-total-count']) ?? read.pagination?.totalCount;
         const perPage = effectivePageSize(settings.pageSize, read.pagination?.perPage);

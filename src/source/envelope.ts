@@ -2,7 +2,7 @@
  * The request envelope, as JSON or XML text, from a method, its version and its typed
  * parameters (encoded and checked by `encodeParams`).
  */
-import type { Format, MethodVersion } from './settings.js';
+import type { AuthType, Format, MethodVersion } from './settings.js';
 import { encodeParams } from './params.js';
 import type { RequestParams, SourceMethod } from './types.js';
 
@@ -20,6 +20,8 @@ export interface EnvelopeInput {
   params: Readonly<RequestParams>;
   /** Zone of date parameters given as `Date` (the configured time zone). */
   timeZone: string;
+  /** The envelope's `auth.type`, the auth mode's (default `basic`). */
+  authType?: AuthType;
 }
 
 /** A built envelope: its text, and the encoded parameters (for logs and tests). */
@@ -36,19 +38,19 @@ export function escapeXml(text: string): string {
 }
 const XML_ESCAPES = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' } as const;
 
-/** The envelope in JSON: `{"auth":{"type":"basic"},"requestId":..,"method":{"name","version","params"}}`. */
-export function jsonEnvelope(requestId: string, method: string, version: MethodVersion, params: Record<string, string>): string {
-  return JSON.stringify({ auth: { type: 'basic' }, requestId, method: { name: method, version, params } });
+/** The envelope in JSON: `{"auth":{"type":"basic"},"requestId":..,"method":{"name","version","params"}}` (`"apikey"` on the gateway). */
+export function jsonEnvelope(requestId: string, method: string, version: MethodVersion, params: Record<string, string>, authType: AuthType = 'basic'): string {
+  return JSON.stringify({ auth: { type: authType }, requestId, method: { name: method, version, params } });
 }
 
 /** The envelope in XML: `<request>` with `<auth>`, `<requestId>` and `<method>` (one element per parameter). */
-export function xmlEnvelope(requestId: string, method: string, version: MethodVersion, params: Record<string, string>): string {
+export function xmlEnvelope(requestId: string, method: string, version: MethodVersion, params: Record<string, string>, authType: AuthType = 'basic'): string {
   const children = Object.entries(params)
     .map(([name, value]) => `<${name}>${escapeXml(value)}</${name}>`)
     .join('');
   return (
     '<?xml version="1.0" encoding="UTF-8"?>' +
-    `<request><auth><type>basic</type></auth><requestId>${escapeXml(requestId)}</requestId>` +
+    `<request><auth><type>${authType}</type></auth><requestId>${escapeXml(requestId)}</requestId>` +
     `<method><name>${method}</name><version>${version}</version><params>${children}</params></method></request>`
   );
 }
@@ -60,7 +62,7 @@ export function xmlEnvelope(requestId: string, method: string, version: MethodVe
 export function buildEnvelope(format: Format, input: EnvelopeInput): Envelope {
   const params = encodeParams(input.method, input.version, input.params, input.timeZone);
   const text = format === 'xml'
-    ? xmlEnvelope(input.requestId, input.method.name, input.version, params)
-    : jsonEnvelope(input.requestId, input.method.name, input.version, params);
+    ? xmlEnvelope(input.requestId, input.method.name, input.version, params, input.authType)
+    : jsonEnvelope(input.requestId, input.method.name, input.version, params, input.authType);
   return { format, text, contentType: CONTENT_TYPES[format], params };
 }

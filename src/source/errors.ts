@@ -4,7 +4,8 @@
  * (authentication, budget), or quarantine one record (`RecordError`).
  *
  * Messages name the method, property and page so that an operator can act; they never hold
- * the password or the Basic header (the client scrubs every message it builds or wraps).
+ * the password, the Basic header or the API key (the client scrubs every message it builds or
+ * wraps: the secrets of its auth mode).
  */
 /** Where a failed call was going: what an operator needs to find it again. */
 export interface CallSite {

@@ -74,6 +74,8 @@ export interface ReplyInput {
   site: CallSite;
   /** Milliseconds from `Retry-After`, for a 429. */
   retryAfterMs?: number;
+  /** What an authentication error tells the operator to check (the auth mode's, see auth-modes.ts). */
+  credentialHint?: string;
 }
 
 function toInt(value: unknown): number | undefined {
@@ -90,10 +92,10 @@ function shorten(text: string, max = 200): string {
  * The typed error of an error code (from the envelope) or, without one, of the HTTP status;
  * `undefined` when neither says error.
  */
-function errorFor(code: number | undefined, status: number, message: string, input: Pick<ReplyInput, 'site' | 'retryAfterMs'>): SourceError | undefined {
+function errorFor(code: number | undefined, status: number, message: string, input: Pick<ReplyInput, 'site' | 'retryAfterMs' | 'credentialHint'>): SourceError | undefined {
   const details = { ...input.site, code, status };
   const key = code ?? status;
-  if (key === 301 || key === 401) return new AuthenticationError(`authentication failed: ${message}; check source.username and source.password`, details);
+  if (key === 301 || key === 401) return new AuthenticationError(`authentication failed: ${message}; ${input.credentialHint ?? 'check the credential'}`, details);
   if (key === 302 || key === 403) return new AccessError(`no access: ${message}`, details);
   if (key === 400) return new BadParameterError(`bad parameter: ${message}`, details);
   if (key === 404) return new UnknownMethodError(`unknown area, method or version: ${message}`, details);

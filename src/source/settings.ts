@@ -37,11 +37,33 @@ export interface RateLimitSettings {
   maxWaitMs: number;
 }
 
-/** Everything one source client needs to know of its source. */
-export interface SourceSettings {
-  url: string;
+/** The auth modes of the source: Basic auth at `/api/v1/{area}`, or the API-key gateway at `/ext/orgs/{org}/v1/{area}`. */
+export const AUTH_TYPES = ['basic', 'apikey'] as const;
+export type AuthType = (typeof AUTH_TYPES)[number];
+
+/** Basic auth: `Authorization: Basic base64(username:password)`, the envelope as multipart form parts. */
+export interface BasicAuth {
+  type: 'basic';
   username: string;
   password: string;
+}
+
+/** The API-key gateway: `X-Api-Key: KEY` on `/ext/orgs/{org}/v1/{area}`, the envelope as a JSON body. */
+export interface ApiKeyAuth {
+  type: 'apikey';
+  /** The organisation the key belongs to (a path segment of the gateway's URL; not a secret). */
+  org: string;
+  apiKey: string;
+}
+
+/** How a client proves who it is; every difference the mode makes is in `auth-modes.ts`. */
+export type SourceAuth = BasicAuth | ApiKeyAuth;
+
+/** Everything one source client needs to know of its source. */
+export interface SourceSettings {
+  /** The service base: the account's host for Basic auth, the gateway's (`https://apis.entrata.com`) for an API key. */
+  url: string;
+  auth: SourceAuth;
   format: Format;
   /** The version of each method, by method name; a method's default where absent. */
   versions: Readonly<Partial<Record<string, MethodVersion>>>;

@@ -1,17 +1,18 @@
 /**
- * One HTTP call to the source: the envelope as multipart/form-data on a keep-alive undici pool,
- * with a timeout and a cap on the reply's bytes. Why: docs/source-client.md#transport
+ * One HTTP call to the source: the envelope in the body the auth mode makes of it (multipart
+ * form parts, or JSON for the gateway) on a keep-alive undici pool, with a timeout and a cap
+ * on the reply's bytes. Why: docs/source-client.md#transport
  */
-import FormData from 'form-data';
 import { Pool, errors as undiciErrors, type Dispatcher } from 'undici';
+import type { AuthMode } from './auth-modes.js';
 import { MalformedReplyError, ReplyTooLargeError, TransportError, type CallSite } from './errors.js';
 
 /** Options of a transport. */
 export interface TransportOptions {
   /** The service base (`https://host` or `https://host/prefix`). */
   url: string;
-  username: string;
-  password: string;
+  /** The auth mode: the path of an area, the credential's header and the body's shape. */
+  auth: AuthMode;
   /** Timeout of one call, headers and body together. */
   timeoutMs: number;
   /** Keep-alive connections in the pool. */
@@ -64,12 +65,10 @@ function isTimeout(error: unknown): boolean {
 export class Transport {
   private readonly pool: Pool;
   private readonly basePath: string;
-  private readonly authorization: string;
 
   constructor(private readonly options: TransportOptions) {
     const base = new URL(options.url);
     this.basePath = base.pathname.replace(/\/+$/, '');
-    this.authorization = `Basic ${Buffer.from(`${options.username}:${options.password}`).toString('base64')}`;
     this.pool = new Pool(base.origin, {
       connections: options.connections,
       keepAliveTimeout: KEEP_ALIVE_MS,
@@ -81,7 +80,7 @@ export class Transport {
 
   /** The path and query of a call. */
   pathOf(area: string, pageNo: number, perPage: number): string {
-    return `${this.basePath}/api/v1/${encodeURIComponent(area)}?page_no=${pageNo}&per_page=${perPage}`;
+    return `${this.basePath}${this.options.auth.pathOf(area)}?page_no=${pageNo}&per_page=${perPage}`;
   }
 
   /**
@@ -90,13 +89,9 @@ export class Transport {
    * short, and the signal's reason when the caller aborted.
    */
   async send(call: HttpCall): Promise<HttpReply> {
-    const form = new FormData();
-    form.append('requestBody', call.body);
-    form.append('requestContentType', call.contentType);
-    const payload = form.getBuffer();
+    const request = this.options.auth.request(call.body, call.contentType);
     const headers: Record<string, string> = {
-      ...(form.getHeaders() as Record<string, string>),
-      authorization: this.authorization,
+      ...request.headers,
       accept: call.contentType.startsWith('application/xml') ? 'application/xml' : 'application/json',
       'user-agent': 'propsync',
     };
@@ -109,7 +104,7 @@ export class Transport {
         path: this.pathOf(call.area, call.pageNo, call.perPage),
         method: 'POST',
         headers,
-        body: payload,
+        body: request.body,
         signal,
       });
       status = response.statusCode;

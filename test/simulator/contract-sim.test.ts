@@ -142,8 +142,8 @@ describe('startSimulator with the seeded data set', () => {
 });
 
 describe('propsync simulate', () => {
-  function runCli(args: string[]): { child: ChildProcess; stdout: () => string; stderr: () => string; exited: Promise<number | null> } {
-    const child = spawn(process.execPath, ['bin/propsync-dev.mjs', 'simulate', ...args], { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'pipe'] });
+  function runCli(args: string[], env: NodeJS.ProcessEnv = process.env): { child: ChildProcess; stdout: () => string; stderr: () => string; exited: Promise<number | null> } {
+    const child = spawn(process.execPath, ['bin/propsync-dev.mjs', 'simulate', ...args], { cwd: process.cwd(), env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
@@ -194,6 +194,46 @@ describe('propsync simulate', () => {
     }
   }, 90_000);
 
+  it('serves the gateway alone with --api-key and --org, never printing the key', async () => {
+    const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('PROPSYNC_API_')));
+    const run = runCli(['--port', '0', '--today', TODAY, '--api-key', 'cli-gateway-key-42', '--org', 'cli-org'], env);
+    try {
+      const url = await listening(run);
+      const gateway = { org: 'cli-org', apiKey: 'cli-gateway-key-42' };
+      const reply = await call({ url }, { method: 'getStatus', params: {}, gateway });
+      expect(reply.body.response.result.status).toBe('Success');
+      expect((await call({ url }, { method: 'getStatus', params: {}, gateway: { ...gateway, org: 'other' } })).status).toBe(401);
+      // No Basic credential was given: Basic auth is not served.
+      expect((await call({ url }, { method: 'getStatus', params: {}, auth: { username: 'propsync', password: 'propsync-simulator' } })).status).toBe(404);
+      expect(run.stderr()).toContain('gateway org cli-org');
+    } finally {
+      run.child.kill('SIGTERM');
+      await run.exited;
+    }
+    expect(run.stdout() + run.stderr()).not.toContain('cli-gateway-key-42');
+  }, 90_000);
+
+  it('serves Basic auth and the gateway together when both are given', async () => {
+    const run = runCli(['--port', '0', '--today', TODAY, '--username', 'u', '--password', 'pw-123', '--api-key', 'both-key-99', '--org', 'both-org']);
+    try {
+      const url = await listening(run);
+      const basic = await call({ url }, { method: 'getStatus', params: {}, auth: { username: 'u', password: 'pw-123' } });
+      const gateway = await call({ url }, { method: 'getStatus', params: {}, gateway: { org: 'both-org', apiKey: 'both-key-99' } });
+      expect(basic.status).toBe(200);
+      expect(gateway.body).toEqual(basic.body);
+    } finally {
+      run.child.kill('SIGTERM');
+      await run.exited;
+    }
+  }, 90_000);
+
+  it('refuses --api-key without --org with exit 2', async () => {
+    const run = runCli(['--port', '0', '--api-key', 'lonely-key']);
+    expect(await run.exited).toBe(2);
+    expect(run.stderr()).toContain('--api-key and --org go together');
+    expect(run.stderr()).not.toContain('lonely-key');
+  }, 60_000);
+
   it('refuses a bad --faults or --rate-limit with exit 2 and a message', async () => {
     const faults = runCli(['--port', '0', '--faults', 'explode@1']);
     expect(await faults.exited).toBe(2);
@@ -207,7 +247,7 @@ describe('propsync simulate', () => {
     const run = runCli(['--help']);
     expect(await run.exited).toBe(0);
     const help = run.stdout();
-    for (const text of ['--port', '--scale', '--seed', '--today', '--username', '--password', '--rate-limit', '--faults', 'badrecord', '500x2', 'Examples:', 'default: "8080"']) {
+    for (const text of ['--port', '--scale', '--seed', '--today', '--username', '--password', '--api-key', '--org', '/ext/orgs/ORG/v1/<area>', '--rate-limit', '--faults', 'badrecord', '500x2', 'Examples:', 'default: "8080"']) {
       expect(help).toContain(text);
     }
   }, 60_000);

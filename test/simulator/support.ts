@@ -10,6 +10,10 @@ import { fixtureDataset, fixtureEngine } from './fixtures/dataset.js';
 
 export const USER = 'sim-user';
 export const PASSWORD = 'sim-secret-pw';
+/** The gateway's org and API key (`startFixtureSimulator({ ...GATEWAY })` serves the gateway too). */
+export const ORG = 'acme-sim';
+export const API_KEY = 'sim-key-5f2e9c71';
+export const GATEWAY = { org: ORG, apiKey: API_KEY } as const;
 
 /** A simulator over the fixture data set (rate limits off unless asked for). */
 export function startFixtureSimulator(options: Partial<SimulatorOptions> & { dataset?: SimDataset } = {}): Promise<Simulator<{ today: string; newLeases: number }>> {
@@ -37,6 +41,13 @@ export interface CallOptions {
   headers?: Record<string, string>;
   /** Credentials, or null for none. */
   auth?: { username: string; password: string } | null;
+  /**
+   * A gateway call instead: `/ext/orgs/<org>/v1/<area>`, `X-Api-Key` (none when null), the
+   * envelope as a raw JSON body (unless `transport` says multipart) with auth type `apikey`.
+   */
+  gateway?: { org: string; apiKey: string | null };
+  /** The envelope's `auth.type` (default `basic`, `apikey` on the gateway). */
+  authType?: string;
   /** Overrides the multipart `requestContentType`. */
   requestContentType?: string;
   /** Extra multipart file parts. */
@@ -65,7 +76,7 @@ export function envelopeText(options: CallOptions): string {
     const method: Record<string, unknown> = { name: options.method };
     if (options.version !== undefined) method.version = options.version;
     method.params = options.params ?? {};
-    const envelope: Record<string, unknown> = { auth: { type: 'basic' } };
+    const envelope: Record<string, unknown> = { auth: { type: options.authType ?? (options.gateway ? 'apikey' : 'basic') } };
     if (requestId !== null) envelope.requestId = requestId;
     envelope.method = method;
     return JSON.stringify(envelope);
@@ -74,7 +85,7 @@ export function envelopeText(options: CallOptions): string {
     .map(([key, value]) => `<${key}>${xmlEscape(value)}</${key}>`)
     .join('');
   return (
-    '<?xml version="1.0" encoding="UTF-8"?><request><auth><type>basic</type></auth>' +
+    `<?xml version="1.0" encoding="UTF-8"?><request><auth><type>${options.authType ?? (options.gateway ? 'apikey' : 'basic')}</type></auth>` +
     (requestId !== null ? `<requestId>${requestId}</requestId>` : '') +
     `<method><name>${options.method}</name>` +
     (options.version !== undefined ? `<version>${options.version}</version>` : '') +
@@ -92,8 +103,9 @@ export const xmlParser = new XMLParser({
 });
 
 /** Builds the URL of a call. */
-export function callUrl(sim: { url: string }, options: Pick<CallOptions, 'area' | 'prefix' | 'method' | 'query'>): string {
-  const url = new URL(`${sim.url}${options.prefix ?? '/api/v1'}/${options.area ?? AREA[options.method] ?? 'leases'}`);
+export function callUrl(sim: { url: string }, options: Pick<CallOptions, 'area' | 'prefix' | 'method' | 'query' | 'gateway'>): string {
+  const prefix = options.gateway ? `/ext/orgs/${encodeURIComponent(options.gateway.org)}/v1` : (options.prefix ?? '/api/v1');
+  const url = new URL(`${sim.url}${prefix}/${options.area ?? AREA[options.method] ?? 'leases'}`);
   for (const [key, value] of Object.entries(options.query ?? {})) url.searchParams.set(key, String(value));
   return url.href;
 }
@@ -102,11 +114,12 @@ export function callUrl(sim: { url: string }, options: Pick<CallOptions, 'area' 
 export function buildRequest(sim: { url: string }, options: CallOptions): { url: string; init: RequestInit } {
   const format = options.format ?? 'json';
   const headers: Record<string, string> = { ...(options.headers ?? {}) };
-  const auth = options.auth === undefined ? { username: USER, password: PASSWORD } : options.auth;
+  const auth = options.auth === undefined ? (options.gateway ? null : { username: USER, password: PASSWORD }) : options.auth;
+  if (options.gateway?.apiKey != null) headers['X-Api-Key'] = options.gateway.apiKey;
   if (auth) headers.Authorization = `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString('base64')}`;
   const text = envelopeText(options);
   let body: FormData | string;
-  if ((options.transport ?? 'multipart') === 'multipart') {
+  if ((options.transport ?? (options.gateway ? 'raw' : 'multipart')) === 'multipart') {
     const form = new FormData();
     form.append('requestContentType', options.requestContentType ?? (format === 'json' ? 'application/json; CHARSET=UTF-8' : 'application/xml; CHARSET=UTF-8'));
     form.append('requestBody', text);

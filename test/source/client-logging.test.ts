@@ -1,8 +1,6 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SourceError } from '../../src/source/errors.js';
-import { allPages, captureLogger, clientFor, PASSWORD, rejection, sourceConfig, startSim, TODAY, USER } from './support.js';
+import { allPages, captureLogger, clientFor, errorTexts, FAIL_FAST, PASSWORD, readUnderFaults, rejection, sourceConfig, startSim, startTattler, TODAY, USER } from './support.js';
 import { GET_PROPERTIES } from '../../src/streams/properties/manifest.js';
 import { GET_LEASES } from '../../src/streams/leases/manifest.js';
 
@@ -16,18 +14,6 @@ afterAll(async () => {
 
 const basic = Buffer.from(`${USER}:${PASSWORD}`).toString('base64');
 const secrets = [PASSWORD, basic, Buffer.from(PASSWORD).toString('base64')];
-
-/** A server that answers every call with an error quoting the request's Authorization header. */
-async function startTattler(): Promise<{ url: string; server: Server }> {
-  const server = createServer((req, res) => {
-    req.resume();
-    const body = JSON.stringify({ response: { error: { code: 500, message: `upstream refused ${req.headers.authorization} for ${USER}:${PASSWORD}` } } });
-    res.writeHead(500, { 'content-type': 'application/json' });
-    res.end(body);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
-}
 
 describe('logging', () => {
   it('logs one event per call with what an operator needs', async () => {
@@ -61,32 +47,20 @@ describe('logging', () => {
 
   it('never writes the password or the Basic header, in logs or in errors', async () => {
     const capture = captureLogger();
-    const messages: string[] = [];
-    const collect = (error: Error) => {
-      for (let e: unknown = error; e instanceof Error; e = (e as { cause?: unknown }).cause) messages.push(e.message, e.stack ?? '');
-    };
-    const retry = { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 1, maxTotalWaitMs: 100 };
+    const { texts: messages, collect } = errorTexts();
+    const { retry } = FAIL_FAST;
     const request = { method: GET_LEASES, params: { propertyId: sim.dataset.properties[0].PropertyID } };
 
     // Successes, injected faults of every kind, bad credentials, a bad parameter.
-    for (const faults of [undefined, '500', 'malformed', 'truncate', 'reset', 'slow:ms=2000', '429:retry=0']) {
-      sim.setFaults(faults);
-      const { client } = clientFor(sourceConfig(sim.url, { retry, requestTimeoutMs: 300, pageSize: 100 }), { logger: capture.logger });
-      try {
-        await allPages(client, request);
-      } catch (error) {
-        collect(error as Error);
-      }
-      await client.close();
-    }
-    sim.setFaults(undefined);
+    const faults = [undefined, '500', 'malformed', 'truncate', 'reset', 'slow:ms=2000', '429:retry=0'];
+    await readUnderFaults(sim, faults, (settings) => clientFor(sourceConfig(sim.url, settings), { logger: capture.logger }).client, request, collect);
     for (const config of [sourceConfig(sim.url, { password: `${PASSWORD}-wrong` }), sourceConfig(sim.url, { pageSize: 1 })]) {
       const { client } = clientFor(config, { logger: capture.logger });
       collect(await rejection(allPages(client, request)));
       await client.close();
     }
     // A source that quotes the credentials back in its error message.
-    const tattler = await startTattler();
+    const tattler = await startTattler((req) => `upstream refused ${req.headers.authorization} for ${USER}:${PASSWORD}`);
     const { client } = clientFor(sourceConfig(tattler.url, { retry }), { logger: capture.logger });
     const quoted = await rejection(allPages(client, request));
     await client.close();

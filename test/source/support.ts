@@ -2,18 +2,23 @@
  * Helpers of the source client's integration tests: a simulator over real HTTP, a client
  * configuration pointing at it, a captured logger, and a tiny proxy that can strip headers.
  */
-import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { configSchema, type SourceConfig } from '../../src/config/schema.js';
+import { sourceSettingsOf } from '../../src/config/source-settings.js';
 import { createLogger, type Logger } from '../../src/log/logger.js';
 import { startSimulator, type AdvanceSummary, type Simulator, type SimulatorOptions } from '../../src/simulator/index.js';
 import { createSourceClient, type SourceClientOptions } from '../../src/source/index.js';
+import type { RetrySettings, SourceSettings } from '../../src/source/settings.js';
 import type { CallEvent, SourceClient, SourcePage, SourceRequest } from '../../src/source/types.js';
 
 export const USER = 'propsync-test';
 /** A password that must never show up in a log line or an error message. */
 export const PASSWORD = 'pw-Sekr1t-9f3a7c';
+/** The gateway's org and an API key that must never show up in a log line or an error message. */
+export const ORG = 'acme-prop';
+export const API_KEY = 'key-Sekr1t-77d0b9e4';
 /** The zone the tests' clients read days in (the configuration's default, the simulator's zone). */
 export const ZONE = 'America/Denver';
 /** The simulator's "today" in every test. */
@@ -38,6 +43,14 @@ export function sourceConfig(url: string, overrides: Partial<SourceConfig> = {})
   };
 }
 
+/**
+ * The settings of a client of the simulator's API-key gateway at `url` (the same defaults as
+ * `sourceConfig`, the credential `ORG`/`API_KEY` unless overridden).
+ */
+export function gatewaySettings(url: string, overrides: Partial<SourceSettings> = {}): SourceSettings {
+  return { ...sourceSettingsOf(sourceConfig(url)), auth: { type: 'apikey', org: ORG, apiKey: API_KEY }, ...overrides };
+}
+
 /** A pino logger writing into memory; `text()` is everything logged so far. */
 export function captureLogger(): { logger: Logger; lines: () => Record<string, unknown>[]; text: () => string } {
   const chunks: string[] = [];
@@ -60,11 +73,11 @@ export function captureLogger(): { logger: Logger; lines: () => Record<string, u
   };
 }
 
-/** A client with its call events recorded. */
-export function clientFor(config: SourceConfig, options: Partial<SourceClientOptions> = {}): { client: SourceClient; events: CallEvent[] } {
+/** A client with its call events recorded, from a `source` configuration (Basic auth) or the client's own settings. */
+export function clientFor(config: SourceConfig | SourceSettings, options: Partial<SourceClientOptions> = {}): { client: SourceClient; events: CallEvent[] } {
   const events: CallEvent[] = [];
   const client = createSourceClient({
-    settings: config,
+    settings: 'auth' in config ? config : sourceSettingsOf(config),
     timeZone: ZONE,
     ...options,
     onCall: (event) => {
@@ -144,4 +157,58 @@ export async function startProxy(
         server.closeAllConnections();
       }),
   };
+}
+
+/** A server that answers every call with HTTP 500 and an error envelope whose message is `quote(request)`: a source that quotes credentials back. */
+export async function startTattler(quote: (req: IncomingMessage) => string): Promise<{ url: string; server: Server }> {
+  const server = createServer((req, res) => {
+    req.resume();
+    const body = JSON.stringify({ response: { error: { code: 500, message: quote(req) } } });
+    res.writeHead(500, { 'content-type': 'application/json' });
+    res.end(body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
+}
+
+/** Every message and stack of the errors `collect` is given, their causes' included: for checks that no secret shows. */
+export function errorTexts(): { texts: string[]; collect: (error: unknown) => void } {
+  const texts: string[] = [];
+  return {
+    texts,
+    collect(error) {
+      for (let e: unknown = error; e instanceof Error; e = (e as { cause?: unknown }).cause) texts.push(e.message, e.stack ?? '');
+    },
+  };
+}
+
+/** What a client that must fail fast is made with: two attempts, no real backoff, a 300 ms timeout. */
+export const FAIL_FAST: { retry: RetrySettings; requestTimeoutMs: number; pageSize: number } = {
+  retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 1, maxTotalWaitMs: 100 },
+  requestTimeoutMs: 300,
+  pageSize: 100,
+};
+
+/**
+ * Reads a request once under each fault SPEC (`undefined`: none), each time with a fresh client
+ * from `clientOf(FAIL_FAST)`, and hands every failure to `collect`; the faults are off after.
+ */
+export async function readUnderFaults(
+  sim: Simulator<AdvanceSummary>,
+  faults: (string | undefined)[],
+  clientOf: (settings: typeof FAIL_FAST) => SourceClient,
+  request: SourceRequest,
+  collect: (error: unknown) => void,
+): Promise<void> {
+  for (const spec of faults) {
+    sim.setFaults(spec);
+    const client = clientOf(FAIL_FAST);
+    try {
+      await allPages(client, request);
+    } catch (error) {
+      collect(error);
+    }
+    await client.close();
+  }
+  sim.setFaults(undefined);
 }

@@ -9,6 +9,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { configSchema } from '../../src/config/schema.js';
+import { sourceSettingsOf } from '../../src/config/source-settings.js';
 import { startSimulator } from '../../src/simulator/index.js';
 import { createSourceClient } from '../../src/source/index.js';
 import { loadStream, STREAM_MANIFESTS } from '../../src/streams/index.js';
@@ -32,7 +33,7 @@ try {
         database: { url: 'postgres://x@localhost/x' },
         source: { url: sim.url, username: 'u', password: 'fixture-pw', pageSize: 50, versions: { [manifest.method.name]: version } },
       });
-      const client = createSourceClient({ settings: config.source, timeZone: config.timeZone });
+      const client = createSourceClient({ settings: config.accounts[0].source, timeZone: config.timeZone });
       const records: unknown[] = [];
       for await (const page of client.pages(unit.request)) records.push(...page.records);
       await client.close();

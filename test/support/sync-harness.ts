@@ -1,5 +1,6 @@
 import { Writable } from 'node:stream';
 import { configSchema, type Config } from '../../src/config/schema.js';
+import { sourceSettingsOf } from '../../src/config/source-settings.js';
 import { createLogger, type Logger } from '../../src/log/logger.js';
 import { startSimulator, type Simulator, type AdvanceSummary } from '../../src/simulator/index.js';
 import { createSourceClient } from '../../src/source/index.js';
@@ -82,7 +83,7 @@ export async function startSyncHarness(options: HarnessOptions = {}): Promise<Sy
         ...config,
         source: { ...config.source, format: overrides.format ?? config.source.format, pageSize: overrides.pageSize ?? config.source.pageSize },
       };
-      const client: SourceClient = createSourceClient({ settings: runConfig.source, timeZone: runConfig.timeZone, logger });
+      const client: SourceClient = createSourceClient({ settings: sourceSettingsOf(runConfig.source), timeZone: runConfig.timeZone, logger });
       try {
         return await runSync({ kind: 'sync', ...request }, { db: warehouse.db, client, config: runConfig, logger, observer: overrides.observer, signal: overrides.signal });
       } finally {

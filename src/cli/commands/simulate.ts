@@ -18,6 +18,8 @@ interface SimulateOptions {
   today?: string;
   username?: string;
   password?: string;
+  apiKey?: string;
+  org?: string;
   rateLimit: string;
   faults?: string;
 }
@@ -46,7 +48,8 @@ function integer(name: string, value: string, min: number, max: number): number 
 }
 
 /**
- * `propsync simulate`: serves the source API from a seeded data set until SIGINT or SIGTERM.
+ * `propsync simulate`: serves the source API from a seeded data set until SIGINT or SIGTERM,
+ * with Basic auth, the API-key gateway (`--api-key`, `--org`), or both.
  * Prints exactly `listening on http://HOST:PORT` on stdout once it accepts requests.
  */
 export function registerSimulate(program: Command, done: (code: ExitCode) => void): void {
@@ -60,6 +63,8 @@ export function registerSimulate(program: Command, done: (code: ExitCode) => voi
     .option('--today <YYYY-MM-DD>', "the data set's first day (default: today in the source's time zone)")
     .option('--username <name>', `the accepted user name (default: $PROPSYNC_API_USERNAME, else ${DEFAULT_SIMULATOR_USERNAME})`)
     .option('--password <secret>', 'the accepted password (default: $PROPSYNC_API_PASSWORD, else the built-in simulator password)')
+    .option('--api-key <key>', 'serve the API-key gateway at /ext/orgs/<org>/v1/<area>, accepting this X-Api-Key (with --org)')
+    .option('--org <org>', "the gateway's org (with --api-key)")
     .option('--rate-limit <spec>', 'default (150/minute,1000/hour,15000/day), off, or LIMITS such as 20/2s,500/hour', 'default')
     .option('--faults <spec>', 'faults to inject (grammar below); none by default')
     .addHelpText(
@@ -69,6 +74,9 @@ export function registerSimulate(program: Command, done: (code: ExitCode) => voi
         `Serves POST /api/v1/<area> and /api/<area> (${Object.keys(AREA_METHODS).join(', ')}) with Basic auth,`,
         'POST /_sim/advance {"days": N} (moves the clock, applies N days of activity) and GET /_sim/stats.',
         `Credentials default to $PROPSYNC_API_USERNAME / $PROPSYNC_API_PASSWORD, else ${DEFAULT_SIMULATOR_USERNAME} / ${DEFAULT_SIMULATOR_PASSWORD}.`,
+        'With --api-key KEY --org ORG it serves the API-key gateway too: POST /ext/orgs/ORG/v1/<area>, header',
+        'X-Api-Key: KEY, the envelope as a JSON body; the same data, limits and faults. Given no Basic',
+        'credential (no --username, --password or $PROPSYNC_API_USERNAME/PASSWORD), it serves the gateway alone.',
         'Stops on SIGINT or SIGTERM (exit 0).',
         '',
         'LIMITS: COUNT/WINDOW items separated by commas; WINDOW an optional number and s, m, h or d',
@@ -80,6 +88,7 @@ export function registerSimulate(program: Command, done: (code: ExitCode) => voi
         '  $ propsync simulate',
         '  $ propsync simulate --port 0 --scale medium --seed 7 --today 2024-06-15 --username demo --password demo-pw',
         '  $ node --max-old-space-size=2048 bin/propsync.mjs simulate --scale large --rate-limit off',
+        '  $ propsync simulate --api-key test-key-123 --org acme',
         "  $ propsync simulate --rate-limit 20/2s,500/hour --faults '500@0.05,slow@0.02:ms=5000,seed=3'",
       ].join('\n'),
     )
@@ -90,8 +99,18 @@ export function registerSimulate(program: Command, done: (code: ExitCode) => voi
         throw new ExitError(`--today must be a date YYYY-MM-DD, got '${options.today}'`);
       }
       checkHeapFor(options.scale);
-      const username = options.username ?? process.env.PROPSYNC_API_USERNAME ?? DEFAULT_SIMULATOR_USERNAME;
-      const password = options.password ?? process.env.PROPSYNC_API_PASSWORD ?? DEFAULT_SIMULATOR_PASSWORD;
+      if ((options.apiKey === undefined) !== (options.org === undefined)) throw new ExitError('--api-key and --org go together: the gateway needs both');
+      if (options.apiKey === '' || options.org === '') throw new ExitError('--api-key and --org must not be empty');
+      const gateway = options.apiKey !== undefined && options.org !== undefined ? { apiKey: options.apiKey, org: options.org } : undefined;
+      // Basic auth as ever (its defaults included), unless only the gateway is asked for.
+      const basicGiven = [options.username, options.password, process.env.PROPSYNC_API_USERNAME, process.env.PROPSYNC_API_PASSWORD].some((value) => value !== undefined);
+      const basic =
+        gateway && !basicGiven
+          ? undefined
+          : {
+              username: options.username ?? process.env.PROPSYNC_API_USERNAME ?? DEFAULT_SIMULATOR_USERNAME,
+              password: options.password ?? process.env.PROPSYNC_API_PASSWORD ?? DEFAULT_SIMULATOR_PASSWORD,
+            };
       // Loaded here, not at the top: the data generator is heavy and other commands never need it.
       const { datasetSummary, startSimulator } = await import('../../simulator/index.js');
       let sim: Awaited<ReturnType<typeof startSimulator>>;
@@ -102,8 +121,8 @@ export function registerSimulate(program: Command, done: (code: ExitCode) => voi
           scale: options.scale,
           seed,
           today: options.today,
-          username,
-          password,
+          ...basic,
+          ...gateway,
           rateLimit: options.rateLimit,
           faults: options.faults,
         });
@@ -122,7 +141,8 @@ export function registerSimulate(program: Command, done: (code: ExitCode) => voi
         process.on('SIGTERM', stop);
       });
       const { dataset } = sim;
-      process.stderr.write(`simulating ${datasetSummary(dataset)}; user ${username}\n`);
+      const served = [basic ? `user ${basic.username}` : '', gateway ? `gateway org ${gateway.org}` : ''].filter(Boolean).join(', ');
+      process.stderr.write(`simulating ${datasetSummary(dataset)}; ${served}\n`);
       process.stdout.write(`listening on ${sim.url}\n`);
       await stopped;
       await sim.close();

@@ -87,6 +87,8 @@ export function serializeEnvelope(format: WireFormat, envelope: { response: Reco
 
 /** A request envelope after decoding, every value as sent. */
 export interface RequestEnvelope {
+  /** `auth.type` (`basic`, `apikey`), when the envelope holds one as text. */
+  authType?: string;
   requestId?: string;
   methodName?: string;
   version?: string;
@@ -148,7 +150,10 @@ export function parseRequestEnvelope(format: WireFormat, text: string): RequestE
       if (text !== undefined) params[key] = text;
     }
   }
+  const auth = record.auth;
+  const authType = auth && typeof auth === 'object' && !Array.isArray(auth) ? (auth as Record<string, unknown>).type : undefined;
   return {
+    ...(typeof authType === 'string' ? { authType } : {}),
     requestId: asText(record.requestId, 'requestId'),
     methodName: asText(methodRecord.name, 'method.name'),
     version: asText(methodRecord.version, 'method.version'),

@@ -1,7 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import busboy from 'busboy';
 import { ApiError, ERROR_CODE } from './errors.js';
-import { formatOfContentType, sniffFormat, type WireFormat } from './formats.js';
+import { formatOfContentType, parseRequestEnvelope, sniffFormat, type RequestEnvelope, type WireFormat } from './formats.js';
+import type { ApiRoute } from './routes.js';
 
 /** Largest request body the simulator reads (envelopes are small; file parts are drained). */
 export const MAX_BODY_BYTES = 5 * 1024 * 1024;
@@ -73,4 +74,49 @@ export async function readRequestText(req: IncomingMessage): Promise<RequestText
   const format = formatOfContentType(contentType) ?? sniffFormat(text);
   if (text.trim() === '') throw new ApiError(ERROR_CODE.invalidParameter, `Invalid parameter 'requestBody': empty request body`);
   return { format, text };
+}
+
+/**
+ * Reads the envelope of a gateway call (`/ext/orgs/<org>/v1/<area>`): the body itself, JSON
+ * with `Content-Type: application/json`. A multipart, XML or untyped body is refused with code
+ * 400: the gateway takes none of them.
+ */
+export async function readGatewayText(req: IncomingMessage): Promise<RequestText> {
+  const text = (await readRaw(req)).toString('utf8');
+  if (formatOfContentType(req.headers['content-type']) !== 'json') {
+    throw new ApiError(ERROR_CODE.invalidParameter, `Invalid parameter 'requestBody': the gateway takes the envelope as a JSON body with Content-Type: application/json`);
+  }
+  if (text.trim() === '') throw new ApiError(ERROR_CODE.invalidParameter, `Invalid parameter 'requestBody': empty request body`);
+  return { format: 'json', text };
+}
+
+/** A request's envelope and its format, or the error that says why it cannot be read. */
+export interface ReadEnvelope {
+  format: WireFormat;
+  envelope?: RequestEnvelope;
+  readError?: unknown;
+}
+
+/**
+ * Reads and decodes the envelope of a call on its route: multipart or raw JSON/XML on Basic
+ * auth's path (an unreadable multipart body throws at once), the JSON body on the gateway's.
+ * An envelope that cannot be read comes back as `readError`, for the server to throw once the
+ * credential is checked.
+ */
+export async function readEnvelope(route: ApiRoute, req: IncomingMessage): Promise<ReadEnvelope> {
+  let text: RequestText;
+  if (route.auth === 'apikey') {
+    try {
+      text = await readGatewayText(req);
+    } catch (error) {
+      return { format: 'json', readError: error };
+    }
+  } else {
+    text = await readRequestText(req);
+  }
+  try {
+    return { format: text.format, envelope: parseRequestEnvelope(text.format, text.text) };
+  } catch (error) {
+    return { format: text.format, readError: error };
+  }
 }

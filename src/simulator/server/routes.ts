@@ -7,13 +7,33 @@ export type { ApiMethod } from '../usage.js';
 export const API_VERSIONS = ['r1', 'r2'] as const;
 export type ApiVersion = (typeof API_VERSIONS)[number];
 
+/** An API call's path: Basic auth's `/api[/v1]/<area>`, or the gateway's `/ext/orgs/<org>/v1/<area>`. */
+export type ApiRoute = { auth: 'basic'; area: string } | { auth: 'apikey'; org: string; area: string };
+
+function decoded(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
+}
+
 /**
- * The area of an API path: `/api/v1/<area>` or `/api/<area>` (a trailing slash tolerated), or
- * undefined when the path is not an API path at all. The area is not checked here.
+ * The route of an API path: `/api/v1/<area>` or `/api/<area>` (Basic auth), or
+ * `/ext/orgs/<org>/v1/<area>` (the API-key gateway), a trailing slash tolerated; undefined when
+ * the path is not an API path at all. Neither the area nor the org is checked here.
  */
-export function areaOfPath(pathname: string): string | undefined {
-  const match = /^\/api\/(?:v1\/)?([^/]+)\/?$/.exec(pathname);
-  return match ? decodeURIComponent(match[1]!) : undefined;
+export function routeOfPath(pathname: string): ApiRoute | undefined {
+  const basic = /^\/api\/(?:v1\/)?([^/]+)\/?$/.exec(pathname);
+  if (basic) {
+    const area = decoded(basic[1]!);
+    return area === undefined ? undefined : { auth: 'basic', area };
+  }
+  const gateway = /^\/ext\/orgs\/([^/]+)\/v1\/([^/]+)\/?$/.exec(pathname);
+  if (!gateway) return undefined;
+  const org = decoded(gateway[1]!);
+  const area = decoded(gateway[2]!);
+  return org === undefined || area === undefined ? undefined : { auth: 'apikey', org, area };
 }
 
 /**

@@ -1,24 +1,25 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { SimDataset } from '../data/model.js';
-import { authenticate, type Credential } from './auth.js';
+import { callerOf, type Credentials } from './auth.js';
 import { simulatedHttpDate } from './clock.js';
 import type { DatasetIndex } from './dataset-index.js';
 import { ApiError, ERROR_CODE } from './errors.js';
 import { malformBody, truncateBody, type CallFault, type FaultInjector } from './faults.js';
-import { CONTENT_TYPE, parseRequestEnvelope, serializeEnvelope, type WireFormat } from './formats.js';
+import { CONTENT_TYPE, serializeEnvelope, type WireFormat } from './formats.js';
 import { runMethod } from './methods.js';
 import { bodyPagination, linkHeader, pageLinks, parsePaging } from './paging.js';
 import type { RateLimiter } from './rate-limit.js';
-import { readRequestText } from './request-parsing.js';
-import { areaOfPath, resolveMethod, type ApiMethod } from './routes.js';
+import { readEnvelope } from './request-parsing.js';
+import { resolveMethod, routeOfPath, type ApiMethod, type ApiRoute } from './routes.js';
 import type { CallStats } from './stats.js';
 
 /** Everything the HTTP server reads and changes; the simulator swaps its parts (faults, limits). */
 export interface ServerState {
   dataset: SimDataset;
   index: DatasetIndex;
-  credential: Credential;
+  /** Basic auth at `/api/v1/<area>`, the API-key gateway at `/ext/orgs/<org>/v1/<area>`, or both. */
+  credentials: Credentials;
   limiter: RateLimiter;
   faults?: FaultInjector;
   stats: CallStats;
@@ -63,8 +64,13 @@ function headerValue(req: IncomingMessage, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** The reply to one API call (`POST /api[/v1]/<area>`), through every stage of the contract. */
-async function apiReply(state: ServerState, req: IncomingMessage, url: URL, area: string): Promise<Reply> {
+/**
+ * The reply to one API call (`POST /api[/v1]/<area>` or the gateway's
+ * `/ext/orgs/<org>/v1/<area>`), through every stage of the contract. The two routes differ only
+ * in how the envelope is read and the credential checked; the rest is one path.
+ */
+async function apiReply(state: ServerState, req: IncomingMessage, url: URL, route: ApiRoute): Promise<Reply> {
+  const { area } = route;
   let format: WireFormat = 'json';
   let requestId: string | undefined;
   let method = '-';
@@ -75,28 +81,16 @@ async function apiReply(state: ServerState, req: IncomingMessage, url: URL, area
       req.resume();
       throw new ApiError(ERROR_CODE.unknownMethod, `Use POST for ${url.pathname}`, 405, { Allow: 'POST' });
     }
-    const text = await readRequestText(req);
-    format = text.format;
-    let envelope: ReturnType<typeof parseRequestEnvelope> | undefined;
-    let parseError: unknown;
-    try {
-      envelope = parseRequestEnvelope(format, text.text);
-      requestId = envelope.requestId;
-      if (envelope.methodName) method = envelope.methodName;
-    } catch (error) {
-      parseError = error;
-    }
+    // Each route reads the envelope its own way; an unreadable one waits for the credential check.
+    const { envelope, readError, ...read } = await readEnvelope(route, req);
+    format = read.format;
+    requestId = envelope?.requestId;
+    if (envelope?.methodName) method = envelope.methodName;
     // Credentials first: a caller without them learns nothing about its request.
-    const username = authenticate(headerValue(req, 'authorization'), state.credential);
-    if (username === undefined) {
-      throw new ApiError(ERROR_CODE.authenticationFailed, 'Authentication failed: missing or wrong Basic credentials', 401, {
-        'WWW-Authenticate': 'Basic realm="propsync-simulator"',
-      });
-    }
-    caller = username;
-    if (!envelope) throw parseError;
+    caller = callerOf(state.credentials, route, req.headers, envelope?.authType);
+    if (!envelope) throw readError;
     const resolved = resolveMethod(area, envelope.methodName, envelope.version);
-    const decision = state.limiter.take(`${username}\u0000${resolved.method}`);
+    const decision = state.limiter.take(`${caller}\u0000${resolved.method}`);
     rateHeaders = decision.headers;
     if (!decision.allowed) {
       throw new ApiError(ERROR_CODE.throttled, `Rate limit exceeded for ${resolved.method}; retry after ${decision.retryAfter} s`, 429, {
@@ -200,9 +194,17 @@ export interface ServerHooks {
   pendingTimers: Set<NodeJS.Timeout>;
 }
 
+/** Where the API is served, for the 404 of any other path. */
+function servedPaths(credentials: Credentials): string {
+  const paths = [credentials.basic ? '/api/v1/<area>' : '', credentials.gateway ? '/ext/orgs/<org>/v1/<area>' : ''];
+  return paths.filter(Boolean).join(' or ');
+}
+
 /**
  * The simulator's HTTP server (not yet listening): API calls on `/api/v1/<area>` and
- * `/api/<area>`, the `/_sim/...` controls, and the simulated `Date` header on every reply.
+ * `/api/<area>` (Basic auth) and on `/ext/orgs/<org>/v1/<area>` (the API-key gateway), each
+ * when its credential is configured, the `/_sim/...` controls, and the simulated `Date`
+ * header on every reply.
  */
 export function createSimServer(getState: () => ServerState, hooks: ServerHooks): Server {
   return createServer((req, res) => {
@@ -211,14 +213,14 @@ export function createSimServer(getState: () => ServerState, hooks: ServerHooks)
     const url = new URL(req.url ?? '/', `http://${req.headers.host ?? '127.0.0.1'}`);
     const handle = async () => {
       if (url.pathname.startsWith('/_sim/')) return simControl(state, req, res, url.pathname);
-      const area = areaOfPath(url.pathname);
-      if (area === undefined) {
+      const route = routeOfPath(url.pathname);
+      if (route === undefined || !(route.auth === 'basic' ? state.credentials.basic : state.credentials.gateway)) {
         req.resume();
-        const reply = envelopeReply('json', undefined, new ApiError(ERROR_CODE.unknownMethod, `No such path ${url.pathname}; use /api/v1/<area>`, 404), '-', {});
+        const reply = envelopeReply('json', undefined, new ApiError(ERROR_CODE.unknownMethod, `No such path ${url.pathname}; use ${servedPaths(state.credentials)}`, 404), '-', {});
         state.stats.record('-', reply.status);
         return send(res, reply, CONTENT_TYPE.json);
       }
-      const reply = await apiReply(state, req, url, area);
+      const reply = await apiReply(state, req, url, route);
       state.stats.record(reply.method, reply.status);
       const contentType = CONTENT_TYPE[reply.format];
       if (reply.fault && reply.fault.kind !== 'status') state.stats.fault(reply.fault.kind);

@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { SCALES, type Scale } from '../data/index.js';
 import type { SimDataset } from '../data/model.js';
 import { denverToday } from './clock.js';
+import type { Credentials } from './auth.js';
 import { DatasetIndex } from './dataset-index.js';
 import { FaultInjector, parseFaultSpec } from './faults.js';
 import { parseRateLimitSpec, RateLimiter } from './rate-limit.js';
@@ -25,9 +26,12 @@ export interface SimulatorOptions {
   seed?: number;
   /** The data set's first "today", `YYYY-MM-DD` (default: today in America/Denver). */
   today?: string;
-  /** The one credential accepted (Basic auth). */
-  username: string;
-  password: string;
+  /** The Basic credential accepted at `/api/v1/<area>`; without it, Basic auth is not served. */
+  username?: string;
+  password?: string;
+  /** The API key accepted by the gateway at `/ext/orgs/<org>/v1/<area>`, for `org`; without them, the gateway is not served. */
+  apiKey?: string;
+  org?: string;
   /** `default` (150/minute, 1000/hour, 15000/day), `off`, or LIMITS such as `20/2s,500/hour`. */
   rateLimit?: string;
   /** A fault SPEC (see `server/faults.ts`); none by default. */
@@ -61,6 +65,22 @@ export interface DatasetEngine<Summary> {
   advance(dataset: SimDataset, days: number): Summary;
 }
 
+/**
+ * The credentials served: Basic auth when a user name and password are given, the gateway when
+ * an API key and an org are; at least one of the two, each whole.
+ */
+function credentialsOf(options: SimulatorOptions): Credentials {
+  const basic = options.username !== undefined || options.password !== undefined;
+  const gateway = options.apiKey !== undefined || options.org !== undefined;
+  if (basic && (!options.username || !options.password)) throw new Error('the simulator needs both a username and a password for Basic auth');
+  if (gateway && (!options.apiKey || !options.org)) throw new Error('the simulator needs both an API key and an org for the gateway');
+  if (!basic && !gateway) throw new Error('the simulator needs a username and a password (Basic auth), or an API key and an org (the gateway), or both');
+  return {
+    ...(basic ? { basic: { username: options.username!, password: options.password! } } : {}),
+    ...(gateway ? { gateway: { apiKey: options.apiKey!, org: options.org! } } : {}),
+  };
+}
+
 /** Checks a `YYYY-MM-DD` day. */
 function checkDay(day: string): string {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(day) || Number.isNaN(Date.parse(`${day}T00:00:00Z`))) {
@@ -75,15 +95,15 @@ function checkDay(day: string): string {
  * the seeded generator.
  */
 export async function startSimulatorWith<Summary>(options: SimulatorOptions, engine: DatasetEngine<Summary>): Promise<Simulator<Summary>> {
+  const credentials = credentialsOf(options);
   const seed = options.dataset?.seed ?? options.seed ?? 1;
   const dataset =
     options.dataset ??
     engine.generate({ seed, scale: options.scale ?? 'small', today: checkDay(options.today ?? denverToday()) });
-  if (!options.username || !options.password) throw new Error('the simulator needs a username and a password');
   const state: ServerState = {
     dataset,
     index: new DatasetIndex(dataset),
-    credential: { username: options.username, password: options.password },
+    credentials,
     limiter: new RateLimiter(parseRateLimitSpec(options.rateLimit ?? 'default')),
     faults: options.faults ? new FaultInjector(parseFaultSpec(options.faults), dataset.seed) : undefined,
     stats: new CallStats(),

@@ -6,7 +6,6 @@
 import { cpus, loadavg } from 'node:os';
 import { sql } from 'kysely';
 import { configSchema } from '../src/config/schema.js';
-import { sourceSettingsOf } from '../src/config/source-settings.js';
 import { createLogger } from '../src/log/logger.js';
 import { startSimulator } from '../src/simulator/index.js';
 import { createSourceClient } from '../src/source/index.js';
@@ -56,8 +55,8 @@ async function load(): Promise<void> {
       source: { url: sim.url, username: 'bench', password: 'bench-password', maxClockSkewHours: 0, pageSize: 500, concurrency: 4, dailyCallBudget: 1_000_000 },
       logLevel: 'warn',
     });
-    const client = createSourceClient({ settings: sourceSettingsOf(config.source), timeZone: config.timeZone });
-    const summary = await runSync({ kind: 'sync' }, { db, client, config, logger: createLogger({ level: 'warn' }) });
+    const client = createSourceClient({ settings: config.accounts[0].source, timeZone: config.timeZone });
+    const summary = await runSync({ kind: 'sync' }, { db, client, config, account: config.accounts[0], logger: createLogger({ level: 'warn' }) });
     await client.close();
     console.log(`full load: ${summary.status}, ${summary.records} records, ${summary.rowsInserted} rows, ${((Date.now() - started) / 1000).toFixed(0)} s`);
   } finally {

@@ -1,25 +1,28 @@
 import { hostname } from 'node:os';
-import type { Config } from '../config/schema.js';
+import type { Account } from '../config/schema.js';
 import { callsToday } from '../sync/status.js';
 import type { Db } from '../catalog/tables.js';
 
-/** The day's budget as the run history tells it: calls spent today by every process, and what is left. */
+/** What budgeting reads of an account: its id, time zone and daily call budget. */
+type BudgetedAccount = Pick<Account, 'id' | 'timeZone'> & { source: Pick<Account['source'], 'dailyCallBudget'> };
+
+/** An account's budget as the run history tells it: calls spent today by every process, and what is left. */
 export interface BudgetToday {
   spent: number;
   left: number;
-  /** Why no run may start, when nothing is left. */
+  /** Why no run of the account may start, when nothing is left. */
   spentReason: string | null;
 }
 
-/** Reads today's spending (a day in the configured time zone) from the warehouse's run history. */
-export async function budgetToday(db: Db, config: Pick<Config, 'timeZone'> & { source: Pick<Config['source'], 'dailyCallBudget'> }): Promise<BudgetToday> {
-  const budget = config.source.dailyCallBudget;
-  const spent = (await callsToday(db, config.timeZone)).get('*') ?? 0;
+/** Reads an account's spending today (a day in its time zone) from the warehouse's run history. */
+export async function budgetToday(db: Db, account: BudgetedAccount): Promise<BudgetToday> {
+  const budget = account.source.dailyCallBudget;
+  const spent = (await callsToday(db, account.id, account.timeZone)).get('*') ?? 0;
   const left = Math.max(budget - spent, 0);
   return {
     spent,
     left,
-    spentReason: left > 0 ? null : `today's call budget is spent (${spent} of ${budget} calls since midnight ${config.timeZone})`,
+    spentReason: left > 0 ? null : `today's call budget of account ${account.id} is spent (${spent} of ${budget} calls since midnight ${account.timeZone})`,
   };
 }
 
@@ -27,9 +30,9 @@ export async function budgetToday(db: Db, config: Pick<Config, 'timeZone'> & { s
 const THIS_PROCESS = { host: hostname(), pid: process.pid, since: new Date(Date.now() - Math.ceil(process.uptime() * 1000) - 1000) };
 
 /**
- * Calls spent today by every other process (any run not of this process), from the warehouse:
- * what the source client adds to its own count to share the day's budget for real.
+ * Calls of an account spent today by every other process (any run not of this process), from
+ * the warehouse: what its source client adds to its own count to share the day's budget for real.
  */
-export async function spentByOthersToday(db: Db, config: Pick<Config, 'timeZone'>): Promise<number> {
-  return (await callsToday(db, config.timeZone, { except: THIS_PROCESS })).get('*') ?? 0;
+export async function spentByOthersToday(db: Db, account: Pick<Account, 'id' | 'timeZone'>): Promise<number> {
+  return (await callsToday(db, account.id, account.timeZone, { except: THIS_PROCESS })).get('*') ?? 0;
 }

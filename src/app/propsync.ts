@@ -1,10 +1,10 @@
 /**
  * A running propsync built from a configuration, the same for the CLI, the scheduler and the
- * demo: the warehouse pool (checked and migrated), the source client with the day's remaining
- * budget, the stream locks around every run, and SIGINT/SIGTERM/SIGHUP handling.
+ * demo: the warehouse pool (checked and migrated), one source client per account with the
+ * account's remaining budget, the account's stream locks around every run, and
+ * SIGINT/SIGTERM/SIGHUP handling. Accounts run side by side and fail alone.
  */
-import type { Config, StreamName } from '../config/schema.js';
-import { sourceSettingsOf } from '../config/source-settings.js';
+import type { Account, Config, StreamName } from '../config/schema.js';
 import type { Logger } from '../log/logger.js';
 import { createSourceClient } from '../source/client.js';
 import type { CallEvent, SourceClient } from '../source/types.js';
@@ -16,25 +16,45 @@ import { streamsOf } from '../sync/plan-run.js';
 import type { RunSummary, SyncObserver, SyncRequest } from '../sync/types.js';
 import type { Db } from '../catalog/tables.js';
 import { budgetToday, spentByOthersToday } from './budget.js';
-import { EXIT, ExitError } from './exit-codes.js';
+import { EXIT, ExitError, type ExitCode } from './exit-codes.js';
+import { exitCodeFor } from './run-summary.js';
 import { abortOnSignals, type SignalStop } from './signals.js';
 import { openMigratedWarehouse } from './warehouse.js';
 
 /** How to build a running propsync. */
 export interface OpenOptions {
   logger: Logger;
-  /** Connections of the warehouse pool (default: the source's concurrency plus two). */
+  /** The accounts to run (`--account`, repeatable); default: every configured account. */
+  accounts?: readonly string[];
+  /** Connections of the warehouse pool (default: the accounts' concurrency plus two). */
   maxConnections?: number;
-  /** Called after every HTTP call to the source (metrics). */
-  onCall?: (event: CallEvent) => void;
+  /** Called after every HTTP call to the source (metrics), with the account that made it. */
+  onCall?: (event: CallEvent, account: string) => void;
   /**
-   * The client always spends from what the run history leaves of today's budget (read again
-   * as it goes). `left` (one-shot commands): opening fails with exit 1 when nothing is left;
-   * `whole`: a long-running process opens anyway (it checks the history before each run).
+   * Each client spends from what the run history leaves of its account's budget today (read
+   * again as it goes). `left` (one-shot commands): an account with nothing left does not run
+   * and says so; `whole`: a long-running process opens anyway (it checks before each run).
    */
   budget?: 'left' | 'whole';
   /** Stop on SIGINT/SIGTERM/SIGHUP after the page in flight, naming what stops (`the sync`); absent: the caller handles signals. */
   stopOnSignals?: string;
+}
+
+/** One account of a running propsync: its configuration and its source client. */
+export interface AccountRuntime {
+  account: Account;
+  client: SourceClient;
+  /** Why the account cannot run today (its budget is spent), when it cannot. */
+  refused?: string;
+}
+
+/** How one account's part of a run ended: its run's summary, or why it did not run at all. */
+export interface AccountRun {
+  account: string;
+  summary: RunSummary | null;
+  /** Why nothing ran for the account (its stream is locked elsewhere, its budget is spent, ...). */
+  error?: string;
+  exitCode: ExitCode;
 }
 
 /** A running propsync. */
@@ -42,12 +62,13 @@ export interface Propsync {
   config: Config;
   logger: Logger;
   db: Db;
-  client: SourceClient;
+  /** The accounts it runs, in the configuration's order. */
+  accounts: AccountRuntime[];
   /** Aborted by SIGINT/SIGTERM/SIGHUP when `stopOnSignals` was asked for. */
   signal?: AbortSignal;
-  /** Runs the engine under the locks of the request's streams (see `runLocked`). */
-  run(request: SyncRequest, options?: { observers?: (SyncObserver | undefined)[]; signal?: AbortSignal }): Promise<RunSummary>;
-  /** Closes the client and the pool and removes the signal handlers. */
+  /** Runs every account's part of the request side by side, each under its own stream locks (see `runLocked`). */
+  run(request: SyncRequest, options?: { observers?: (SyncObserver | undefined)[]; signal?: AbortSignal }): Promise<AccountRun[]>;
+  /** Closes the clients and the pool and removes the signal handlers. */
   close(): Promise<void>;
 }
 
@@ -58,43 +79,76 @@ export function requestedStreams(config: Config, request: SyncRequest): StreamNa
   return streams;
 }
 
-/** Builds a running propsync: warehouse (reachable and migrated), budget, client, signals. */
+/** The configured accounts an operator named (all of them when none), or exit 2 naming the unknown one. */
+export function selectedAccounts<A extends { id: string }>(accounts: readonly A[], wanted: readonly string[] | undefined): A[] {
+  if (!wanted?.length) return [...accounts];
+  const unknown = wanted.filter((id) => !accounts.some((account) => account.id === id));
+  if (unknown.length) throw new ExitError(`unknown account ${unknown.map((id) => `'${id}'`).join(', ')}; the configured accounts are ${accounts.map((account) => account.id).join(', ')}`, EXIT.usage);
+  return accounts.filter((account) => wanted.includes(account.id));
+}
+
+/** Builds a running propsync: warehouse (reachable and migrated), and per account its budget and client; signals. */
 export async function openPropsync(config: Config, options: OpenOptions): Promise<Propsync> {
   const { logger } = options;
-  const db = await openMigratedWarehouse(config.database.url, { maxConnections: options.maxConnections ?? config.source.concurrency + 2 });
-  // Every client starts from what the warehouse says is left today and reads it again as it
-  // goes, so that calls spent by other processes count against this one's budget too.
-  let spentElsewhere: number;
+  const chosen = selectedAccounts(config.accounts, options.accounts);
+  const connections = chosen.reduce((sum, account) => sum + account.source.concurrency, 0) + 2;
+  const db = await openMigratedWarehouse(config.database.url, { maxConnections: options.maxConnections ?? connections });
+  const accounts: AccountRuntime[] = [];
   try {
-    const today = await budgetToday(db, config);
-    if (today.spentReason && options.budget !== 'whole') throw new ExitError(`${today.spentReason}; run again after midnight or raise source.dailyCallBudget`, EXIT.workFailed);
-    spentElsewhere = await spentByOthersToday(db, config);
+    for (const account of chosen) {
+      // Every client starts from what the warehouse says is left of its account's day and reads
+      // it again as it goes, so that calls spent by other processes count against it too.
+      const today = await budgetToday(db, account);
+      const spentElsewhere = await spentByOthersToday(db, account);
+      const client = createSourceClient({
+        settings: account.source,
+        timeZone: account.timeZone,
+        logger: logger.child({ account: account.id }),
+        onCall: options.onCall && ((event) => options.onCall!(event, account.id)),
+        sharedBudget: { initial: spentElsewhere, spentElsewhere: () => spentByOthersToday(db, account) },
+      });
+      const refused = today.spentReason && options.budget !== 'whole' ? `${today.spentReason}; run again after midnight or raise source.dailyCallBudget` : undefined;
+      accounts.push({ account, client, ...(refused ? { refused } : {}) });
+    }
+    await noteAccounts(db, chosen);
   } catch (error) {
+    await Promise.all(accounts.map(({ client }) => client.close()));
     await db.destroy();
     throw error;
   }
-  const client = createSourceClient({
-    settings: sourceSettingsOf(config.source),
-    timeZone: config.timeZone,
-    logger,
-    onCall: options.onCall,
-    sharedBudget: { initial: spentElsewhere, spentElsewhere: () => spentByOthersToday(db, config) },
-  });
   const signals: SignalStop | undefined = options.stopOnSignals ? abortOnSignals(logger, options.stopOnSignals) : undefined;
   return {
     config,
     logger,
     db,
-    client,
+    accounts,
     signal: signals?.signal,
-    run: (request, runOptions = {}) =>
-      runLocked({ db, client, config, logger, request, observers: runOptions.observers, signal: anySignal(signals?.signal, runOptions.signal) }),
+    async run(request, runOptions = {}) {
+      const streams = requestedStreams(config, request);
+      const signal = anySignal(signals?.signal, runOptions.signal);
+      const runs = await Promise.all(
+        accounts.map((runtime) => runLocked({ db, runtime, config, logger, request: { ...request, streams }, observers: runOptions.observers, signal })),
+      );
+      // After the locks are released: a slow refresh never keeps another run of these streams waiting.
+      await refreshAfterSync(db, config.timeZone, logger);
+      return runs;
+    },
     async close() {
       signals?.dispose();
-      await client.close();
+      await Promise.all(accounts.map(({ client }) => client.close()));
       await db.destroy();
     },
   };
+}
+
+/** Records the accounts about to run and their display names (the reporting views show them). */
+async function noteAccounts(db: Db, accounts: readonly Account[]): Promise<void> {
+  if (accounts.length === 0) return;
+  await db
+    .insertInto('accounts')
+    .values(accounts.map((account) => ({ account_id: account.id, name: account.name })))
+    .onConflict((oc) => oc.column('account_id').doUpdateSet((eb) => ({ name: eb.ref('excluded.name'), last_seen_at: new Date() })))
+    .execute();
 }
 
 function anySignal(...signals: (AbortSignal | undefined)[]): AbortSignal | undefined {
@@ -105,38 +159,42 @@ function anySignal(...signals: (AbortSignal | undefined)[]): AbortSignal | undef
 /** What `runLocked` needs. */
 interface LockedRunOptions {
   db: Db;
-  client: SourceClient;
+  runtime: AccountRuntime;
   config: Config;
   logger: Logger;
-  request: SyncRequest;
-  /** Aborted by SIGINT/SIGTERM/SIGHUP: no new page or work unit; the page in flight commits or rolls back. */
+  request: SyncRequest & { streams: StreamName[] };
+  /** Aborted by SIGINT/SIGTERM: no new page or work unit; the page in flight commits or rolls back. */
   signal?: AbortSignal;
   observers?: (SyncObserver | undefined)[];
 }
 
+/** The name of an account's stream lock: accounts never wait for each other. */
+export function lockName(account: string, stream: string): string {
+  return `${account}/${stream}`;
+}
+
 /**
- * Runs the engine while holding the advisory locks of the request's streams, so that a run
- * never goes alongside `propsync schedule` (or another command) on the same stream. When a
- * lock is held elsewhere, nothing runs and the error (exit 1) names the holder.
+ * Runs one account's part of a request while holding the advisory locks of its streams, so
+ * that it never goes alongside `propsync schedule` (or another command) on the same account
+ * and stream. When a lock is held elsewhere, or the account cannot run, nothing runs for it and
+ * its outcome says why (exit 1); any other failure of the account stays its own.
  */
-async function runLocked(options: LockedRunOptions): Promise<RunSummary> {
-  const { config, request } = options;
-  const streams = requestedStreams(config, request);
-  const outcome = await withStreamLocks(config.database.url, streams, (lock) =>
-    runSync(
-      { ...request, streams },
-      {
-        db: options.db,
-        client: options.client,
-        config,
-        logger: options.logger,
-        signal: anySignal(options.signal, lock.signal),
-        observer: combineObservers(...(options.observers ?? [])),
-      },
-    ),
-  );
-  if (!outcome.acquired) throw new ExitError(`${describeHolder(outcome.stream, outcome.holder)}; nothing was run, try again when that run has ended`, EXIT.workFailed);
-  // After the locks are released: a slow refresh never keeps another run of these streams waiting.
-  await refreshAfterSync(options.db, config.timeZone, options.logger);
-  return outcome.value;
+async function runLocked(options: LockedRunOptions): Promise<AccountRun> {
+  const { config, request, runtime } = options;
+  const { account, client } = runtime;
+  const logger = options.logger.child({ account: account.id });
+  const failed = (error: string, exitCode: ExitCode = EXIT.workFailed): AccountRun => {
+    logger.error({ event: 'account_not_run', err: error }, `account ${account.id}: ${error}`);
+    return { account: account.id, summary: null, error, exitCode };
+  };
+  if (runtime.refused) return failed(runtime.refused);
+  try {
+    const outcome = await withStreamLocks(config.database.url, request.streams.map((stream) => lockName(account.id, stream)), (lock) =>
+      runSync(request, { db: options.db, client, config, account, logger, signal: anySignal(options.signal, lock.signal), observer: combineObservers(...(options.observers ?? [])) }),
+    );
+    if (!outcome.acquired) return failed(`${describeHolder(outcome.stream, outcome.holder)}; nothing was run, try again when that run has ended`);
+    return { account: account.id, summary: outcome.value, exitCode: exitCodeFor(outcome.value) };
+  } catch (error) {
+    return failed(error instanceof Error ? error.message : String(error), error instanceof ExitError ? error.exitCode : EXIT.workFailed);
+  }
 }

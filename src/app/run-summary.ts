@@ -1,4 +1,5 @@
 import type { RunSummary } from '../sync/types.js';
+import type { AccountRun } from './propsync.js';
 import { escapeControls } from '../log/redact.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
 
@@ -45,6 +46,14 @@ export function formatDuration(ms: number): string {
   const minutes = Math.floor(ms / 60_000);
   const seconds = Math.round((ms % 60_000) / 1000);
   return `${minutes} min ${seconds} s`;
+}
+
+/** The lines of one account's part of a run: its summary, or why it did not run; named by its account when `named`. */
+export function accountRunLines(run: AccountRun, named: boolean): string[] {
+  const prefix = named ? `account ${run.account}: ` : '';
+  if (!run.summary) return [`${prefix}not run: ${escapeControls(run.error ?? 'unknown reason')}`];
+  const [first, ...rest] = summaryLines(run.summary);
+  return [`${prefix}${first}`, ...rest];
 }
 
 /** The lines a command prints when a run ends: outcome, counters, and one line per error. */

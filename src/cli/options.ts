@@ -13,6 +13,16 @@ export function parseStream(value: string): StreamName {
   return collectStream(value)[0];
 }
 
+/** The help line of `--account ID`. */
+export const ACCOUNT_OPTION_HELP = 'a configured account (accounts[].id; repeatable, or comma-separated; default: every account)';
+
+/** `--account ID`, repeatable: account ids as the configuration spells them (checked against it once it is read). */
+export function collectAccount(value: string, previous: string[] = []): string[] {
+  const ids = value.split(',').map((part) => part.trim()).filter(Boolean);
+  for (const id of ids) if (!/^[a-z0-9_-]{1,40}$/.test(id)) throw new InvalidArgumentError(`'${id}' is not an account id; expected 1 to 40 lowercase letters, digits, - or _`);
+  return [...new Set([...previous, ...ids])];
+}
+
 /** `--property ID`, repeatable: numeric property ids, also accepted comma-separated. */
 export function collectProperty(value: string, previous: string[] = []): string[] {
   const ids = value.split(',').map((part) => part.trim()).filter(Boolean);

@@ -1,7 +1,7 @@
 import { displayLogger } from '../app/logger.js';
 import { openPropsync, requestedStreams } from '../app/propsync.js';
 import { createProgress, progressModeFor } from '../app/progress.js';
-import { exitCodeFor, summaryLines } from '../app/run-summary.js';
+import { accountRunLines, worstExitCode } from '../app/run-summary.js';
 import type { ExitCode } from '../app/exit-codes.js';
 import type { Config } from '../config/schema.js';
 import type { SyncRequest } from '../sync/types.js';
@@ -11,19 +11,20 @@ import type { SyncRequest } from '../sync/types.js';
  * (bars on a terminal, log lines elsewhere), run the engine in a running propsync (which stops
  * cleanly on SIGINT/SIGTERM/SIGHUP), print the summary on stdout and return the run's exit code.
  */
-export async function runCommand(config: Config, request: SyncRequest, what: string): Promise<ExitCode> {
+export async function runCommand(config: Config, request: SyncRequest, what: string, accounts?: readonly string[]): Promise<ExitCode> {
   requestedStreams(config, request);
   const mode = progressModeFor();
   const bars = mode === 'bars' ? createProgress({ mode: 'bars' }) : undefined;
   const logger = await displayLogger(config, { sink: bars?.sink, terminal: mode === 'bars' });
   const progress = bars ?? createProgress({ mode: 'log', logger });
   try {
-    const propsync = await openPropsync(config, { logger, stopOnSignals: what });
+    const propsync = await openPropsync(config, { logger, accounts, stopOnSignals: what });
     try {
-      const summary = await propsync.run(request, { observers: [progress.observer] });
+      const runs = await propsync.run(request, { observers: [progress.observer] });
       progress.stop();
-      process.stdout.write(`${summaryLines(summary).join('\n')}\n`);
-      return exitCodeFor(summary);
+      const named = config.accounts.length > 1;
+      process.stdout.write(`${runs.flatMap((run) => accountRunLines(run, named)).join('\n')}\n`);
+      return worstExitCode(runs.map((run) => run.exitCode));
     } finally {
       await propsync.close();
     }

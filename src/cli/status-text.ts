@@ -40,10 +40,16 @@ function streamText(stream: StreamStatus): string[] {
   return lines;
 }
 
-/** The human-readable form of a status report. */
-export function statusText(report: StatusReport, warehouse: string): string[] {
+/** The human-readable form of the status of every account; each headed by its account when there are several. */
+export function statusText(reports: readonly StatusReport[], warehouse: string): string[] {
+  const lines = [`warehouse ${warehouse}`];
+  for (const report of reports) lines.push(...(reports.length > 1 ? [`account ${report.account}`] : []), ...accountText(report));
+  return lines;
+}
+
+function accountText(report: StatusReport): string[] {
   const lines = [
-    `warehouse ${warehouse}; today ${report.today} (${report.timeZone})`,
+    `today ${report.today} (${report.timeZone})`,
     `calls today: ${report.budget.callsToday} of ${report.budget.dailyCallBudget} (${report.budget.left} left)`,
     '',
   ];

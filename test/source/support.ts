@@ -6,7 +6,6 @@ import { createServer, request as httpRequest, type IncomingHttpHeaders, type In
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { configSchema, type SourceConfig } from '../../src/config/schema.js';
-import { sourceSettingsOf } from '../../src/config/source-settings.js';
 import { createLogger, type Logger } from '../../src/log/logger.js';
 import { startSimulator, type AdvanceSummary, type Simulator, type SimulatorOptions } from '../../src/simulator/index.js';
 import { createSourceClient, type SourceClientOptions } from '../../src/source/index.js';
@@ -27,6 +26,12 @@ export const TODAY = '2024-06-15';
 /** Starts a small seeded simulator (rate limits off unless asked for). */
 export function startSim(options: Partial<SimulatorOptions> = {}): Promise<Simulator<AdvanceSummary>> {
   return startSimulator({ port: 0, scale: 'small', seed: 11, today: TODAY, username: USER, password: PASSWORD, rateLimit: 'off', ...options });
+}
+
+/** The client's settings of a one-account `source` block: its username and password as Basic auth. */
+export function sourceSettingsOf(source: SourceConfig): SourceSettings {
+  const { username, password, ...rest } = source;
+  return { ...rest, auth: { type: 'basic', username, password } };
 }
 
 /** The `source` configuration of a client of `url`, with fast retries for tests. */

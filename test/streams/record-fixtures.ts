@@ -9,7 +9,6 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { configSchema } from '../../src/config/schema.js';
-import { sourceSettingsOf } from '../../src/config/source-settings.js';
 import { startSimulator } from '../../src/simulator/index.js';
 import { createSourceClient } from '../../src/source/index.js';
 import { loadStream, STREAM_MANIFESTS } from '../../src/streams/index.js';

@@ -1,6 +1,5 @@
 import { Writable } from 'node:stream';
 import { configSchema, type Config } from '../../src/config/schema.js';
-import { sourceSettingsOf } from '../../src/config/source-settings.js';
 import { createLogger, type Logger } from '../../src/log/logger.js';
 import { startSimulator, type Simulator, type AdvanceSummary } from '../../src/simulator/index.js';
 import { createSourceClient } from '../../src/source/index.js';
@@ -79,13 +78,11 @@ export async function startSyncHarness(options: HarnessOptions = {}): Promise<Sy
     config,
     logs,
     async sync(request = {}, overrides = {}) {
-      const runConfig: Config = {
-        ...config,
-        source: { ...config.source, format: overrides.format ?? config.source.format, pageSize: overrides.pageSize ?? config.source.pageSize },
-      };
-      const client: SourceClient = createSourceClient({ settings: sourceSettingsOf(runConfig.source), timeZone: runConfig.timeZone, logger });
+      const [base] = config.accounts;
+      const account = { ...base, source: { ...base.source, format: overrides.format ?? base.source.format, pageSize: overrides.pageSize ?? base.source.pageSize } };
+      const client: SourceClient = createSourceClient({ settings: account.source, timeZone: account.timeZone, logger });
       try {
-        return await runSync({ kind: 'sync', ...request }, { db: warehouse.db, client, config: runConfig, logger, observer: overrides.observer, signal: overrides.signal });
+        return await runSync({ kind: 'sync', ...request }, { db: warehouse.db, client, config, account, logger, observer: overrides.observer, signal: overrides.signal });
       } finally {
         await client.close();
       }

@@ -2,9 +2,10 @@ import type { Command } from 'commander';
 import type { ChunkSize } from '../../dates/calendar.js';
 import { STREAM_MANIFESTS, STREAM_NAMES, type StreamName } from '../../streams/registry.js';
 import { ExitError, EXIT, type ExitCode } from '../../app/exit-codes.js';
-import { collectProperty, parseChunk, parseDay, parseStream } from '../options.js';
+import { ACCOUNT_OPTION_HELP, collectAccount, collectProperty, parseChunk, parseDay, parseStream } from '../options.js';
 
 interface BackfillOptions {
+  account?: string[];
   stream: StreamName;
   from: string;
   to: string;
@@ -20,6 +21,7 @@ export function registerBackfill(program: Command, done: (code: ExitCode) => voi
     .requiredOption('--stream <name>', `the stream: ${STREAM_MANIFESTS.map((manifest) => `${manifest.name} (by ${manifest.backfillBy})`).join(' or ')}`, parseStream)
     .requiredOption('--from <date>', 'first day of the range, YYYY-MM-DD (inclusive)', parseDay)
     .requiredOption('--to <date>', 'last day of the range, YYYY-MM-DD (inclusive)', parseDay)
+    .option('--account <id>', ACCOUNT_OPTION_HELP, collectAccount)
     .option('--property <id>', 'a property to backfill (repeatable, or comma-separated; default: the configured ones, else all)', collectProperty)
     .option('--chunk <size>', 'chunk size: 1m, 3m or 1y (default: streams.<name>.chunk)', parseChunk)
     .addHelpText(
@@ -43,6 +45,6 @@ export function registerBackfill(program: Command, done: (code: ExitCode) => voi
       const [{ configFor }, { runCommand }] = await Promise.all([import('../context.js'), import('../run-command.js')]);
       const config = configFor(command);
       const request = { kind: 'backfill' as const, streams: [options.stream], propertyIds: options.property, backfill: { from: options.from, to: options.to, chunk: options.chunk } };
-      done(await runCommand(config, request, 'the backfill'));
+      done(await runCommand(config, request, 'the backfill', options.account));
     });
 }

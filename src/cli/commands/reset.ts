@@ -5,6 +5,7 @@ import { ExitError, EXIT, type ExitCode } from '../../app/exit-codes.js';
 import { parseProperty, parseStream } from '../options.js';
 
 interface ResetOptions {
+  account?: string;
   stream: StreamName;
   property?: string;
   yes?: boolean;
@@ -15,6 +16,7 @@ export function registerReset(program: Command, done: (code: ExitCode) => void):
   program
     .command('reset')
     .description("forget a stream's cursors (all, or one property's) so that the next sync reads them again from the start")
+    .option('--account <id>', 'the account whose cursors to forget (accounts[].id; required when several are configured)')
     .requiredOption('--stream <name>', `the stream: ${STREAM_NAMES.join(' or ')}`, parseStream)
     .option('--property <id>', "only the cursors covering this property (for a stream that groups properties: its group's)", parseProperty)
     .option('-y, --yes', 'do not ask for confirmation (required when not on a terminal)')
@@ -37,18 +39,21 @@ export function registerReset(program: Command, done: (code: ExitCode) => void):
       const interactive = process.stdin.isTTY === true && process.stderr.isTTY === true;
       if (!options.yes && !interactive) throw new ExitError('reset forgets cursors and asks for confirmation; not on a terminal, pass --yes to confirm', EXIT.usage);
       // Loaded here, not at the top: --help and usage errors stay fast.
-      const [{ describeHolder, withStreamLock }, { cursorsToReset, resetCursors }, { offlineConfigFor }, { openMigratedWarehouse }, { formatTable }] = await Promise.all([
+      const [{ describeHolder, withStreamLock }, { cursorsToReset, resetCursors }, { offlineConfigFor }, { openMigratedWarehouse }, { formatTable }, { lockName, selectedAccounts }] = await Promise.all([
         import('../../sync/lock.js'),
         import('../../sync/reset.js'),
         import('../context.js'),
         import('../../app/warehouse.js'),
         import('../../app/table.js'),
+        import('../../app/propsync.js'),
       ]);
       const cursorLines = (cursors: ResetCursor[]) => formatTable(['scope', 'cursor', 'value'], cursors.map((cursor) => [cursor.scope, cursor.cursor, cursor.value]), '  ');
       const config = offlineConfigFor(command);
+      if (!options.account && config.accounts.length > 1) throw new ExitError(`several accounts are configured (${config.accounts.map((account) => account.id).join(', ')}); name one with --account`, EXIT.usage);
+      const [account] = selectedAccounts(config.accounts, options.account ? [options.account] : undefined);
       const db = await openMigratedWarehouse(config.database.url, { maxConnections: 1 });
       try {
-        const selection = { stream: options.stream, propertyId: options.property };
+        const selection = { account: account.id, stream: options.stream, propertyId: options.property };
         const what = `${options.stream}${options.property ? ` for property ${options.property}` : ''}`;
         const planned = await cursorsToReset(db, selection);
         if (planned.length === 0) {
@@ -62,7 +67,7 @@ export function registerReset(program: Command, done: (code: ExitCode) => void):
             return done(EXIT.ok);
           }
         }
-        const outcome = await withStreamLock(config.database.url, options.stream, () => resetCursors(db, selection));
+        const outcome = await withStreamLock(config.database.url, lockName(account.id, options.stream), () => resetCursors(db, selection));
         if (!outcome.acquired) throw new ExitError(`${describeHolder(options.stream, outcome.holder)}; reset it once that run has ended`, EXIT.workFailed);
         process.stdout.write(`forgot ${outcome.value.length} cursor(s) of ${what}:\n${cursorLines(outcome.value).join('\n')}\n`);
         process.stdout.write(`the next \`propsync sync --stream ${options.stream}\` reads ${options.property ? 'that scope' : 'every scope'} from the start\n`);

@@ -1,11 +1,13 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { EXIT, type ExitCode } from '../../app/exit-codes.js';
+import { ACCOUNT_OPTION_HELP, collectAccount } from '../options.js';
 
 /** `propsync status [--json]`: what the warehouse knows of its syncs, read without calling the source. */
 export function registerStatus(program: Command, done: (code: ExitCode) => void): void {
   program
     .command('status')
     .description('show cursors, last runs, rows per table, calls spent today and open quarantine entries')
+    .option('--account <id>', ACCOUNT_OPTION_HELP, collectAccount)
     .option('--json', 'print one JSON document instead of tables (for scripts and monitoring)')
     .option('--quarantine-limit <n>', 'open quarantine entries listed, newest first', parseCount, 20)
     .addHelpText(
@@ -13,32 +15,36 @@ export function registerStatus(program: Command, done: (code: ExitCode) => void)
       [
         '',
         'Reads the warehouse only; makes no call to the source. Calls today are counted from the run',
-        'history since midnight in the configured time zone (timeZone), against source.dailyCallBudget.',
+        'history since midnight in each account\'s time zone, against its source.dailyCallBudget.',
         '',
         'Examples:',
         '  $ propsync status',
-        '  $ propsync status --json | jq \'.streams[] | {stream, lastRun: .lastRun.status}\'',
-        '  $ propsync status --json | jq .budget',
+        '  $ propsync status --json | jq \'.accounts[] | {id: .account, streams: [.streams[] | {stream, lastRun: .lastRun.status}]}\'',
+        '  $ propsync status --account north --json | jq \'.accounts[0].budget\'',
         '',
       ].join('\n'),
     )
-    .action(async (options: { json?: boolean; quarantineLimit: number }, command: Command) => {
+    .action(async (options: { account?: string[]; json?: boolean; quarantineLimit: number }, command: Command) => {
       // Loaded here, not at the top: --help and usage errors stay fast.
-      const [{ configSchema }, { escapeControls, redactUrl }, { readStatus }, { offlineConfigFor }, { openMigratedWarehouse }, { statusText }] = await Promise.all([
-        import('../../config/schema.js'),
+      const [{ escapeControls, redactUrl }, { readStatus }, { offlineConfigFor }, { openMigratedWarehouse }, { statusText }, { selectedAccounts }] = await Promise.all([
         import('../../log/redact.js'),
         import('../../sync/status.js'),
         import('../context.js'),
         import('../../app/warehouse.js'),
         import('../status-text.js'),
+        import('../../app/propsync.js'),
       ]);
       const config = offlineConfigFor(command);
-      const dailyCallBudget = config.source?.dailyCallBudget ?? configSchema.shape.source.shape.dailyCallBudget.parse(undefined);
+      const accounts = selectedAccounts(config.accounts, options.account);
       const db = await openMigratedWarehouse(config.database.url, { maxConnections: 1 });
       try {
-        const report = await readStatus(db, { dailyCallBudget, timeZone: config.timeZone, quarantineLimit: options.quarantineLimit, abandonedAfterMinutes: config.abandonedAfterMinutes });
-        if (options.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-        else process.stdout.write(`${statusText(report, redactUrl(config.database.url)).map(escapeControls).join('\n')}\n`);
+        const reports = [];
+        for (const account of accounts) {
+          const { id, timeZone, source } = account;
+          reports.push(await readStatus(db, { account: id, dailyCallBudget: source.dailyCallBudget, timeZone, quarantineLimit: options.quarantineLimit, abandonedAfterMinutes: config.abandonedAfterMinutes }));
+        }
+        if (options.json) process.stdout.write(`${JSON.stringify({ generatedAt: new Date().toISOString(), accounts: reports }, null, 2)}\n`);
+        else process.stdout.write(`${statusText(reports, redactUrl(config.database.url)).map(escapeControls).join('\n')}\n`);
       } finally {
         await db.destroy();
       }

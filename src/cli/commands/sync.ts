@@ -1,9 +1,10 @@
 import type { Command } from 'commander';
 import { STREAM_NAMES, type StreamName } from '../../streams/registry.js';
 import type { ExitCode } from '../../app/exit-codes.js';
-import { collectProperty, collectStream } from '../options.js';
+import { ACCOUNT_OPTION_HELP, collectAccount, collectProperty, collectStream } from '../options.js';
 
 interface SyncOptions {
+  account?: string[];
   stream?: StreamName[];
   property?: string[];
   full?: boolean;
@@ -14,6 +15,7 @@ export function registerSync(program: Command, done: (code: ExitCode) => void): 
   program
     .command('sync')
     .description('run one incremental sync now (or a full refresh with --full)')
+    .option('--account <id>', ACCOUNT_OPTION_HELP, collectAccount)
     .option('--stream <name>', `a stream to sync: ${STREAM_NAMES.join(' or ')} (repeatable; default: the enabled ones)`, collectStream)
     .option('--property <id>', 'a property to sync (repeatable, or comma-separated; default: the configured ones, else all)', collectProperty)
     .option('--full', 'read the whole selection again instead of the incremental plan (uses many more calls)')
@@ -41,6 +43,6 @@ export function registerSync(program: Command, done: (code: ExitCode) => void): 
       // Loaded here, not at the top: --help and usage errors stay fast.
       const [{ configFor }, { runCommand }] = await Promise.all([import('../context.js'), import('../run-command.js')]);
       const config = configFor(command);
-      done(await runCommand(config, { kind: 'sync', streams: options.stream, propertyIds: options.property, full: options.full === true }, 'the sync'));
+      done(await runCommand(config, { kind: 'sync', streams: options.stream, propertyIds: options.property, full: options.full === true }, 'the sync', options.account));
     });
 }

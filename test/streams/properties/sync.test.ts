@@ -2,7 +2,6 @@ import { Writable } from 'node:stream';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configSchema, type Config } from '../../../src/config/schema.js';
-import { sourceSettingsOf } from '../../../src/config/source-settings.js';
 import { createLogger } from '../../../src/log/logger.js';
 import { advanceDataset, generateDataset } from '../../../src/simulator/data/index.js';
 import { startSimulatorWith, type Simulator } from '../../../src/simulator/index.js';
@@ -45,7 +44,7 @@ afterAll(async () => {
 
 async function syncProperties() {
   const logger = createLogger({ level: 'silent', destination: new Writable({ write: (_chunk, _encoding, done) => done() }) });
-  const client = createSourceClient({ settings: sourceSettingsOf(config.source), timeZone: config.timeZone, logger });
+  const client = createSourceClient({ settings: config.accounts[0].source, timeZone: config.timeZone, logger });
   try {
     return await runSync({ kind: 'sync', streams: ['properties'] }, { db: warehouse.db, client, config, logger });
   } finally {

@@ -1,3 +1,4 @@
+import type { ExitCode } from '../app/exit-codes.js';
 import { formatDuration } from '../app/run-summary.js';
 import { formatTable } from '../app/table.js';
 import type { AdvanceSummary } from '../simulator/index.js';
@@ -13,6 +14,7 @@ export const DEMO_PREFIX = '[demo] ';
 export interface LabelledRun {
   label: string;
   summary: RunSummary;
+  exitCode: ExitCode;
 }
 
 const right = (header: string) => ({ header, align: 'right' as const });

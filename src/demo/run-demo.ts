@@ -5,8 +5,8 @@ import { ExitError, EXIT, type ExitCode } from '../app/exit-codes.js';
 import { displayLogger } from '../app/logger.js';
 import { createProgress, type Progress } from '../app/progress.js';
 import { openPropsync } from '../app/propsync.js';
-import { exitCodeFor, formatDuration, worstExitCode } from '../app/run-summary.js';
-import { configSchema, STREAM_NAMES, type Config, type LogLevel } from '../config/schema.js';
+import { formatDuration, worstExitCode } from '../app/run-summary.js';
+import { configSchema, configSchemaFor, STREAM_NAMES, type Config, type LogLevel } from '../config/schema.js';
 import type { Logger } from '../log/logger.js';
 import { datasetSummary, startSimulator } from '../simulator/index.js';
 import { STREAM_MANIFESTS } from '../streams/registry.js';
@@ -70,14 +70,17 @@ export async function runDemo(options: DemoOptions): Promise<ExitCode> {
     writeDemoState(options.stateDir, state);
 
     const runs = await simulateAndSync(db, warehouse, state, continuing, options, say);
-    const exitCode = runs.length ? worstExitCode(runs.map((run) => exitCodeFor(run.summary))) : EXIT.workFailed;
+    const exitCode = runs.length ? worstExitCode(runs.map((run) => run.exitCode)) : EXIT.workFailed;
 
     say();
     say('runs of this demo');
     lines(runsTable(runs));
     say();
     say('rows per table');
-    lines(tablesTable(await tableCounts(db)));
+    for (const account of DEMO_ACCOUNTS) {
+      say(`  account ${account.id} (${account.name})`);
+      lines(tablesTable(await tableCounts(db, account.id)));
+    }
     const asOf = await asOfDay(db);
     for (const answer of await analystAnswers(db, asOf)) {
       say();
@@ -141,38 +144,62 @@ async function hasHistory(db: Db): Promise<boolean> {
   return runs[0].any;
 }
 
-/** Starts the simulator at the warehouse's day, runs the first sync, moves a week, runs the second. */
+/**
+ * The demo's two source accounts, one per auth mode: `north` (the medium data set) through Basic
+ * auth, `south` (a small one, another seed, its ids overlapping north's) through the API-key
+ * gateway. Their secrets are made anew at every start and handed over in environment variables.
+ */
+const DEMO_ACCOUNTS = [
+  { id: 'north', name: 'North portfolio (Basic auth)', scale: 'medium', seedOffset: 0 },
+  { id: 'south', name: 'South portfolio (API-key gateway)', scale: 'small', seedOffset: 1 },
+] as const;
+const DEMO_ORG = 'south-demo';
+
+/** Starts both accounts' simulators at the warehouse's day, runs the first sync, moves a week, runs the second. */
 async function simulateAndSync(db: Db, warehouse: DemoWarehouse, state: DemoState, continuing: boolean, options: DemoOptions, say: (line: string) => void): Promise<LabelledRun[]> {
-  say(`generating the simulated world: medium data set, seed ${state.seed}, starting on ${state.startDay} (takes a few seconds) ...`);
+  say(`generating the simulated worlds: medium and small data sets, seed ${state.seed}, starting on ${state.startDay} (takes a few seconds) ...`);
   const generating = Date.now();
-  const password = randomBytes(12).toString('hex');
-  const sim = await startSimulator({ port: 0, scale: 'medium', seed: state.seed, today: state.startDay, username: 'demo', password, rateLimit: 'default' });
+  const secrets = { DEMO_NORTH_PASSWORD: randomBytes(12).toString('hex'), DEMO_SOUTH_API_KEY: randomBytes(16).toString('hex') };
+  const [north, south] = DEMO_ACCOUNTS;
+  const simulators = [
+    await startSimulator({ port: 0, scale: north.scale, seed: state.seed + north.seedOffset, today: state.startDay, username: 'demo', password: secrets.DEMO_NORTH_PASSWORD, rateLimit: 'default' }),
+    await startSimulator({ port: 0, scale: south.scale, seed: state.seed + south.seedOffset, today: state.startDay, apiKey: secrets.DEMO_SOUTH_API_KEY, org: DEMO_ORG, rateLimit: 'default' }),
+  ];
   try {
-    for (let week = 0; week < state.weeks; week++) sim.advance(DEMO_ADVANCE_DAYS);
-    const { dataset } = sim;
-    say(
-      `simulator up at ${sim.url} in ${formatDuration(Date.now() - generating)}: ${datasetSummary(dataset)}; ` +
-        `its today is ${dataset.today}${state.weeks ? ` (replayed ${state.weeks} week(s), where the last demo left the warehouse)` : ''}; rate limits as the real API (150/minute)`,
-    );
-    const config = demoConfig(warehouse.url, sim.url, password, options);
+    for (let week = 0; week < state.weeks; week++) for (const sim of simulators) sim.advance(DEMO_ADVANCE_DAYS);
+    for (const [index, sim] of simulators.entries()) {
+      say(
+        `account ${DEMO_ACCOUNTS[index].id}: simulator up at ${sim.url} (${index === 0 ? 'Basic auth' : 'API-key gateway'}): ${datasetSummary(sim.dataset)}; ` +
+          `its today is ${sim.dataset.today}${state.weeks ? ` (replayed ${state.weeks} week(s), where the last demo left the warehouse)` : ''}`,
+      );
+    }
+    say(`simulators ready in ${formatDuration(Date.now() - generating)}; rate limits as the real API (150/minute)`);
+    const config = demoConfig(warehouse.url, simulators.map((sim) => sim.url), secrets, options);
     const display = await demoDisplay(options, config.logLevel);
-    const propsync = await openPropsync(config, { logger: display.engineLogger, maxConnections: 8, budget: 'whole' });
+    const propsync = await openPropsync(config, { logger: display.engineLogger, maxConnections: 12, budget: 'whole' });
     const runs: LabelledRun[] = [];
     try {
       const run = async (label: string, request: SyncRequest) => {
         say(`${label} ...`);
-        const summary = await propsync.run(request, { signal: options.signal, observers: [display.progress.observer] });
+        const outcomes = await propsync.run(request, { signal: options.signal, observers: [display.progress.observer] });
         display.progress.stop();
-        say(`${label}: ${summary.status}, ${summary.records} records read, ${summary.rowsInserted} rows inserted, ${summary.rowsUpdated} updated, ${summary.calls} calls, ${formatDuration(summary.durationMs)}`);
-        for (const error of summary.errors.slice(0, 5)) say(`  error: ${error}`);
-        runs.push({ label, summary });
+        for (const outcome of outcomes) {
+          const { summary } = outcome;
+          if (!summary) {
+            say(`${label}, account ${outcome.account}: not run: ${outcome.error}`);
+            continue;
+          }
+          say(`${label}, account ${outcome.account}: ${summary.status}, ${summary.records} records read, ${summary.rowsInserted} rows inserted, ${summary.rowsUpdated} updated, ${summary.calls} calls, ${formatDuration(summary.durationMs)}`);
+          for (const error of summary.errors.slice(0, 5)) say(`  error: ${error}`);
+          runs.push({ label: `${label} (${outcome.account})`, summary, exitCode: outcome.exitCode });
+        }
       };
-      if (continuing) await run('sync after restarting the simulator (nothing changed since the last demo)', { kind: 'sync' });
+      if (continuing) await run('sync after restarting the simulators (nothing changed since the last demo)', { kind: 'sync' });
       else await run('first sync (no cursors yet: reads everything)', { kind: 'sync' });
       if (!options.signal.aborted) {
-        const advance = sim.advance(DEMO_ADVANCE_DAYS);
+        const advances = simulators.map((sim) => sim.advance(DEMO_ADVANCE_DAYS));
         writeDemoState(options.stateDir, { ...state, weeks: ++state.weeks });
-        say(changesLine(advance));
+        for (const [index, advance] of advances.entries()) say(`account ${DEMO_ACCOUNTS[index].id}: ${changesLine(advance)}`);
         await run(`incremental sync after ${DEMO_ADVANCE_DAYS} simulated days`, { kind: 'sync' });
       }
     } finally {
@@ -181,24 +208,30 @@ async function simulateAndSync(db: Db, warehouse: DemoWarehouse, state: DemoStat
     }
     return runs;
   } finally {
-    await sim.close();
+    await Promise.all(simulators.map((sim) => sim.close()));
   }
 }
 
 /**
- * The demo's configuration: its warehouse and simulator, the engine's log level, and a full
+ * The demo's configuration: its warehouse and its two accounts (secrets from the environment
+ * given, as an operator's configuration would name them), the engine's log level, and a full
  * refresh every `DEMO_FULL_REFRESH_DAYS` for the streams that have one. Everything else is the
  * default, the time zone included.
  */
-function demoConfig(databaseUrl: string, sourceUrl: string, password: string, options: Pick<DemoOptions, 'logLevel'>): Config {
+function demoConfig(databaseUrl: string, sourceUrls: readonly string[], secrets: Record<string, string>, options: Pick<DemoOptions, 'logLevel'>): Config {
   const refreshed = STREAM_MANIFESTS.filter((manifest) => 'fullRefreshDays' in settingsSchemaOf(manifest).shape).map((manifest) => manifest.name);
-  return configSchema.parse({
+  const [north, south] = DEMO_ACCOUNTS;
+  return configSchemaFor(secrets).parse({
     database: { url: databaseUrl },
     // The simulated day is not this machine's: take the simulator's Date whatever it says.
-    source: { url: sourceUrl, username: 'demo', password, maxClockSkewHours: 0 },
+    source: { maxClockSkewHours: 0 },
+    accounts: [
+      { id: north.id, name: north.name, source: { url: sourceUrls[0], auth: { type: 'basic', username: 'demo', passwordEnv: 'DEMO_NORTH_PASSWORD' } } },
+      { id: south.id, name: south.name, source: { url: sourceUrls[1], auth: { type: 'apikey', org: DEMO_ORG, apiKeyEnv: 'DEMO_SOUTH_API_KEY' } } },
+    ],
     logLevel: options.logLevel ?? 'warn',
     streams: Object.fromEntries(STREAM_NAMES.filter((name) => refreshed.includes(name)).map((name) => [name, { fullRefreshDays: DEMO_FULL_REFRESH_DAYS }])),
-  });
+  }) as Config;
 }
 
 /** The demo's progress display and loggers: every log line carries `demo: true` and starts with `[demo]`. */

@@ -8,14 +8,14 @@ export interface SyncMetrics {
   registry: Registry;
   /** Feeds runs, work units, pages, records and rows. */
   observer: SyncObserver;
-  /** Feeds calls, retries, 429s, call durations and the budget left. */
-  onCall(event: CallEvent): void;
-  /** Counts a scheduled run skipped because another process held the stream's lock. */
-  lockSkipped(stream: string): void;
-  /** Marks a stream's run as started or ended (the `propsync_run_in_progress` gauge). */
-  setRunning(stream: string, running: boolean): void;
-  /** Sets the last success time of a stream, e.g. from `sync_runs` when the process starts. */
-  setLastSuccess(stream: string, at: Date): void;
+  /** Feeds calls, retries, 429s, call durations and the budget left of the account that called. */
+  onCall(event: CallEvent, account: string): void;
+  /** Counts a scheduled run skipped because another process held the account's stream lock. */
+  lockSkipped(account: string, stream: string): void;
+  /** Marks an account's stream run as started or ended (the `propsync_run_in_progress` gauge). */
+  setRunning(account: string, stream: string, running: boolean): void;
+  /** Sets the last success time of an account's stream, e.g. from `sync_runs` when the process starts. */
+  setLastSuccess(account: string, stream: string, at: Date): void;
   /** The text exposition for `/metrics`. */
   render(): Promise<string>;
   contentType: string;
@@ -25,7 +25,8 @@ type MeteredCounter = Extract<RunCounter, { metric: object }>;
 
 /**
  * The Prometheus counters fed by each committed page, one per metric name of the run counters
- * (`propsync_rows_total` carries an `action` label per row counter).
+ * (`propsync_rows_total` carries an `action` label per row counter). Every metric carries the
+ * `account` label.
  */
 function pageMetrics(registers: Registry[]): { counter: MeteredCounter; metric: Counter }[] {
   const metered = RUN_COUNTERS.filter((counter): counter is MeteredCounter => 'metric' in counter);
@@ -34,7 +35,7 @@ function pageMetrics(registers: Registry[]): { counter: MeteredCounter; metric: 
     const { name, help } = counter.metric;
     let metric = byName.get(name);
     if (!metric) {
-      metric = new Counter({ name, help, labelNames: 'action' in counter.metric ? ['stream', 'action'] : ['stream'], registers });
+      metric = new Counter({ name, help, labelNames: 'action' in counter.metric ? ['account', 'stream', 'action'] : ['account', 'stream'], registers });
       byName.set(name, metric);
     }
     return { counter, metric };
@@ -49,59 +50,63 @@ const CALL_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
  * Node's default process metrics unless `defaultMetrics: false`.
  */
 export function createSyncMetrics(
-  options: { defaultMetrics?: boolean; dailyCallBudget?: number; openQuarantine?: () => Promise<number> } = {},
+  options: { defaultMetrics?: boolean; accounts?: readonly { id: string; dailyCallBudget: number }[]; openQuarantine?: () => Promise<ReadonlyMap<string, number>> } = {},
 ): SyncMetrics {
   const registry = new Registry();
   if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry, prefix: 'propsync_' });
   const registers = [registry];
 
-  const runs = new Counter({ name: 'propsync_runs_total', help: 'Sync runs ended, by stream, kind and outcome.', labelNames: ['stream', 'kind', 'status'], registers });
-  const runDuration = new Histogram({ name: 'propsync_run_duration_seconds', help: 'Duration of sync runs.', labelNames: ['stream', 'kind'], buckets: DURATION_BUCKETS, registers });
-  const lastSuccess = new Gauge({ name: 'propsync_last_success_timestamp_seconds', help: 'End time of the last successful run of each stream (Unix seconds).', labelNames: ['stream'], registers });
-  const running = new Gauge({ name: 'propsync_run_in_progress', help: '1 while a run of the stream is in progress in this process.', labelNames: ['stream'], registers });
-  const skipped = new Counter({ name: 'propsync_runs_skipped_total', help: 'Scheduled runs skipped because another process held the stream lock.', labelNames: ['stream'], registers });
-  const workUnits = new Counter({ name: 'propsync_work_units_total', help: 'Work units ended, by stream and outcome.', labelNames: ['stream', 'status'], registers });
-  const workUnitDuration = new Histogram({ name: 'propsync_work_unit_duration_seconds', help: 'Duration of work units.', labelNames: ['stream'], buckets: DURATION_BUCKETS, registers });
+  const runs = new Counter({ name: 'propsync_runs_total', help: 'Sync runs ended, by stream, kind and outcome.', labelNames: ['account', 'stream', 'kind', 'status'], registers });
+  const runDuration = new Histogram({ name: 'propsync_run_duration_seconds', help: 'Duration of sync runs.', labelNames: ['account', 'stream', 'kind'], buckets: DURATION_BUCKETS, registers });
+  const lastSuccess = new Gauge({ name: 'propsync_last_success_timestamp_seconds', help: 'End time of the last successful run of each account\'s stream (Unix seconds).', labelNames: ['account', 'stream'], registers });
+  const running = new Gauge({ name: 'propsync_run_in_progress', help: '1 while a run of the account\'s stream is in progress in this process.', labelNames: ['account', 'stream'], registers });
+  const skipped = new Counter({ name: 'propsync_runs_skipped_total', help: 'Scheduled runs skipped because another process held the account\'s stream lock.', labelNames: ['account', 'stream'], registers });
+  const workUnits = new Counter({ name: 'propsync_work_units_total', help: 'Work units ended, by account, stream and outcome.', labelNames: ['account', 'stream', 'status'], registers });
+  const workUnitDuration = new Histogram({ name: 'propsync_work_unit_duration_seconds', help: 'Duration of work units.', labelNames: ['account', 'stream'], buckets: DURATION_BUCKETS, registers });
   const pageCounters = pageMetrics(registers);
-  const calls = new Counter({ name: 'propsync_source_calls_total', help: 'HTTP calls to the source, by method and HTTP status (or "error" when no reply came).', labelNames: ['method', 'status'], registers });
-  const retries = new Counter({ name: 'propsync_source_retries_total', help: 'Calls that failed and will be tried again.', labelNames: ['method'], registers });
-  const throttled = new Counter({ name: 'propsync_source_throttled_total', help: 'Calls the source answered with 429.', labelNames: ['method'], registers });
-  const callDuration = new Histogram({ name: 'propsync_source_call_duration_seconds', help: 'Duration of HTTP calls to the source.', labelNames: ['method'], buckets: CALL_BUCKETS, registers });
-  const bytes = new Counter({ name: 'propsync_source_bytes_total', help: 'Bytes of the source replies.', labelNames: ['method'], registers });
-  const budgetLeft = new Gauge({ name: 'propsync_call_budget_left', help: "Calls left in today's budget of this process.", registers });
-  const budgetDaily = new Gauge({ name: 'propsync_call_budget_daily', help: 'Calls this process may spend per day (source.dailyCallBudget).', registers });
-  if (options.dailyCallBudget !== undefined) {
-    budgetDaily.set(options.dailyCallBudget);
-    budgetLeft.set(options.dailyCallBudget);
+  const calls = new Counter({ name: 'propsync_source_calls_total', help: 'HTTP calls to the source, by method and HTTP status (or "error" when no reply came).', labelNames: ['account', 'method', 'status'], registers });
+  const retries = new Counter({ name: 'propsync_source_retries_total', help: 'Calls that failed and will be tried again.', labelNames: ['account', 'method'], registers });
+  const throttled = new Counter({ name: 'propsync_source_throttled_total', help: 'Calls the source answered with 429.', labelNames: ['account', 'method'], registers });
+  const callDuration = new Histogram({ name: 'propsync_source_call_duration_seconds', help: 'Duration of HTTP calls to the source.', labelNames: ['account', 'method'], buckets: CALL_BUCKETS, registers });
+  const bytes = new Counter({ name: 'propsync_source_bytes_total', help: 'Bytes of the source replies.', labelNames: ['account', 'method'], registers });
+  const budgetLeft = new Gauge({ name: 'propsync_call_budget_left', help: "Calls left in today's budget of each account.", labelNames: ['account'], registers });
+  const budgetDaily = new Gauge({ name: 'propsync_call_budget_daily', help: 'Calls each account may spend per day (source.dailyCallBudget).', labelNames: ['account'], registers });
+  for (const account of options.accounts ?? []) {
+    budgetDaily.set({ account: account.id }, account.dailyCallBudget);
+    budgetLeft.set({ account: account.id }, account.dailyCallBudget);
   }
   const openQuarantine = options.openQuarantine;
   new Gauge({
     name: 'propsync_quarantine_open',
-    help: 'Quarantine entries not yet resolved, read from the warehouse at each scrape.',
+    help: 'Quarantine entries not yet resolved, by account, read from the warehouse at each scrape.',
+    labelNames: ['account'],
     registers,
     async collect() {
-      if (openQuarantine) this.set(await openQuarantine());
+      if (!openQuarantine) return;
+      for (const [account, open] of await openQuarantine()) this.set({ account }, open);
     },
   });
-  const rateLeft = new Gauge({ name: 'propsync_rate_limit_remaining', help: 'Calls left in the tightest rate-limit window, as the source last announced.', labelNames: ['method'], registers });
+  const rateLeft = new Gauge({ name: 'propsync_rate_limit_remaining', help: 'Calls left in the tightest rate-limit window, as the source last announced.', labelNames: ['account', 'method'], registers });
 
   const observer: SyncObserver = {
     onPage(event) {
       for (const { counter, metric } of pageCounters) {
         const value = 'eachPage' in counter ? 1 : event[counter.key as Exclude<CounterKey, 'pages'>];
-        metric.inc('action' in counter.metric ? { stream: event.stream, action: counter.metric.action } : { stream: event.stream }, value);
+        const labels = { account: event.account, stream: event.stream };
+        metric.inc('action' in counter.metric ? { ...labels, action: counter.metric.action } : labels, value);
       }
     },
     onWorkUnitEnd(event) {
-      workUnits.inc({ stream: event.stream, status: event.status });
-      if (event.status !== 'skipped') workUnitDuration.observe({ stream: event.stream }, event.durationMs / 1000);
+      workUnits.inc({ account: event.account, stream: event.stream, status: event.status });
+      if (event.status !== 'skipped') workUnitDuration.observe({ account: event.account, stream: event.stream }, event.durationMs / 1000);
     },
     onRunEnd(summary) {
       const now = Date.now() / 1000;
+      const { account } = summary;
       for (const stream of summary.streams) {
-        runs.inc({ stream, kind: summary.kind, status: summary.status });
-        runDuration.observe({ stream, kind: summary.kind }, summary.durationMs / 1000);
-        if (summary.status === 'succeeded') lastSuccess.set({ stream }, now);
+        runs.inc({ account, stream, kind: summary.kind, status: summary.status });
+        runDuration.observe({ account, stream, kind: summary.kind }, summary.durationMs / 1000);
+        if (summary.status === 'succeeded') lastSuccess.set({ account, stream }, now);
       }
     },
   };
@@ -109,24 +114,24 @@ export function createSyncMetrics(
   return {
     registry,
     observer,
-    onCall(event) {
-      const labels = { method: event.method };
-      calls.inc({ method: event.method, status: event.status === undefined ? 'error' : String(event.status) });
+    onCall(event, account) {
+      const labels = { account, method: event.method };
+      calls.inc({ ...labels, status: event.status === undefined ? 'error' : String(event.status) });
       callDuration.observe(labels, event.ms / 1000);
       if (event.bytes > 0) bytes.inc(labels, event.bytes);
       if (event.willRetry) retries.inc(labels);
       if (event.throttled || event.status === 429) throttled.inc(labels);
-      budgetLeft.set(event.budgetLeft);
+      budgetLeft.set({ account }, event.budgetLeft);
       if (event.remaining !== undefined) rateLeft.set(labels, event.remaining);
     },
-    lockSkipped(stream) {
-      skipped.inc({ stream });
+    lockSkipped(account, stream) {
+      skipped.inc({ account, stream });
     },
-    setRunning(stream, isRunning) {
-      running.set({ stream }, isRunning ? 1 : 0);
+    setRunning(account, stream, isRunning) {
+      running.set({ account, stream }, isRunning ? 1 : 0);
     },
-    setLastSuccess(stream, at) {
-      lastSuccess.set({ stream }, at.getTime() / 1000);
+    setLastSuccess(account, stream, at) {
+      lastSuccess.set({ account, stream }, at.getTime() / 1000);
     },
     render: () => registry.metrics(),
     contentType: registry.contentType,

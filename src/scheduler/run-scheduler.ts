@@ -1,7 +1,7 @@
 import { budgetToday } from '../app/budget.js';
 import { EXIT, type ExitCode } from '../app/exit-codes.js';
 import { loggerFor } from '../app/logger.js';
-import { openPropsync, type Propsync } from '../app/propsync.js';
+import { openPropsync, selectedAccounts, type Propsync } from '../app/propsync.js';
 import type { Logger } from '../log/logger.js';
 import type { CallEvent } from '../source/types.js';
 import { nextSignal } from '../app/signals.js';
@@ -23,10 +23,12 @@ export const STOP_TIMEOUT_MS = 25_000;
  * checks the run history first, in beforeRun); its client, like every other, spends from what
  * the warehouse says is left today and reads that again as other processes spend.
  */
-export function openForSchedule(config: Config, options: { logger: Logger; streams: StreamName[]; onCall?: (event: CallEvent) => void }): Promise<Propsync> {
+export function openForSchedule(config: Config, options: { logger: Logger; streams: StreamName[]; accounts?: readonly string[]; onCall?: (event: CallEvent, account: string) => void }): Promise<Propsync> {
+  const accounts = selectedAccounts(config.accounts, options.accounts);
   return openPropsync(config, {
     logger: options.logger,
-    maxConnections: options.streams.length * (config.source.concurrency + 1) + 2,
+    accounts: options.accounts,
+    maxConnections: accounts.reduce((sum, account) => sum + options.streams.length * (account.source.concurrency + 1), 0) + 2,
     onCall: options.onCall,
     budget: 'whole',
   });
@@ -38,23 +40,25 @@ export function openForSchedule(config: Config, options: { logger: Logger; strea
  * (their page in flight commits or rolls back), waits up to 25 s and closes everything. Exit code
  * 0 when every run stopped in time, 1 otherwise; a signal sent again exits at once with 1.
  */
-export async function runSchedulerProcess(config: Config, asked?: StreamName[]): Promise<ExitCode> {
+export async function runSchedulerProcess(config: Config, asked?: StreamName[], askedAccounts?: readonly string[]): Promise<ExitCode> {
   const logger = loggerFor(config);
   const streams = scheduledStreams(config, asked);
-  let openQuarantine = async (): Promise<number> => 0;
-  const metrics = createSyncMetrics({ dailyCallBudget: config.source.dailyCallBudget, openQuarantine: () => openQuarantine() });
-  const { db, client } = await openForSchedule(config, { logger, streams, onCall: metrics.onCall });
-  openQuarantine = () => countOpenQuarantine(db);
-  for (const row of await lastSuccessByStream(db)) metrics.setLastSuccess(row.stream, row.at);
+  const chosen = selectedAccounts(config.accounts, askedAccounts);
+  let openQuarantine = async (): Promise<ReadonlyMap<string, number>> => new Map();
+  const metrics = createSyncMetrics({ accounts: chosen.map((account) => ({ id: account.id, dailyCallBudget: account.source.dailyCallBudget })), openQuarantine: () => openQuarantine() });
+  const propsync = await openForSchedule(config, { logger, streams, accounts: askedAccounts, onCall: metrics.onCall });
+  const { db, accounts } = propsync;
+  openQuarantine = () => countOpenQuarantine(db, chosen.map((account) => account.id));
+  for (const row of await lastSuccessByStream(db)) if (chosen.some((account) => account.id === row.account)) metrics.setLastSuccess(row.account, row.stream, row.at);
   const scheduler = startScheduler({
     config,
     db,
-    client,
+    accounts,
     logger,
     metrics,
     run: runSync,
     streams,
-    beforeRun: async () => (await budgetToday(db, config)).spentReason,
+    beforeRun: async ({ account }) => (await budgetToday(db, account)).spentReason,
   });
   let http: HttpEndpoint | undefined;
   if (config.metrics.port > 0) {
@@ -79,7 +83,7 @@ export async function runSchedulerProcess(config: Config, asked?: StreamName[]):
   logger.info({ event: 'scheduler_stopping', signal }, `${signal}: starting no new runs; waiting up to ${STOP_TIMEOUT_MS / 1000} s for the pages in flight`);
   const graceful = await scheduler.stop(STOP_TIMEOUT_MS);
   await http?.close();
-  await client.close();
+  await Promise.all(accounts.map(({ client }) => client.close()));
   // A run that did not stop holds its connections: the process exit closes them (and rolls back).
   if (graceful) await db.destroy();
   const ms = Date.now() - stopping;

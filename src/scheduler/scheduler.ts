@@ -1,7 +1,8 @@
 import { createTask, type Logger as CronLogger, type ScheduledTask } from 'node-cron';
+import type { AccountRuntime } from '../app/propsync.js';
+import { lockName } from '../app/propsync.js';
 import type { Config, StreamName } from '../config/schema.js';
 import type { Logger } from '../log/logger.js';
-import type { SourceClient } from '../source/types.js';
 import type { RunSummary, SyncDeps, SyncObserver, SyncRequest } from '../sync/types.js';
 import type { Db } from '../catalog/tables.js';
 import { describeHolder, withStreamLock } from '../sync/lock.js';
@@ -15,7 +16,8 @@ export type RunEngine = (request: SyncRequest, deps: SyncDeps) => Promise<RunSum
 export interface SchedulerOptions {
   config: Config;
   db: Db;
-  client: SourceClient;
+  /** The accounts to run, each with its own client: one job per account and stream. */
+  accounts: readonly AccountRuntime[];
   logger: Logger;
   metrics: SyncMetrics;
   run: RunEngine;
@@ -27,11 +29,12 @@ export interface SchedulerOptions {
    * Asked under the lock before each run: a reason to skip this run (logged), or null to go on.
    * `propsync schedule` checks there the day's call budget, spent by every process.
    */
-  beforeRun?: (stream: StreamName) => Promise<string | null>;
+  beforeRun?: (runtime: AccountRuntime, stream: StreamName) => Promise<string | null>;
 }
 
-/** What `/healthz` says of one scheduled stream. */
+/** What `/healthz` says of one scheduled stream of one account. */
 export interface JobState {
+  account: string;
   stream: StreamName;
   schedule: string;
   running: boolean;
@@ -59,38 +62,41 @@ export function scheduledStreams(config: Config, asked?: readonly StreamName[]):
 }
 
 /**
- * Starts one node-cron job per stream on the stream's schedule, in the configured time zone.
- * A run of a stream never overlaps another run of the same stream: node-cron's `noOverlap`
- * within this process, the stream's Postgres advisory lock across processes (the loser logs
- * that it skipped and counts it in `propsync_runs_skipped_total`).
+ * Starts one node-cron job per account and stream, on the stream's schedule in the account's
+ * time zone. A run never overlaps another run of the same account and stream: node-cron's
+ * `noOverlap` within this process, the account's stream lock across processes (the loser logs
+ * that it skipped and counts it in `propsync_runs_skipped_total`). Accounts never wait for
+ * each other.
  */
 export function startScheduler(options: SchedulerOptions): Scheduler {
-  const { config, db, client, metrics, run } = options;
+  const { config, db, metrics, run } = options;
   const shutdown = new AbortController();
   const inFlight = new Set<Promise<void>>();
-  const jobs = new Map<StreamName, { state: JobState; task: ScheduledTask }>();
+  const jobs = new Map<string, { state: JobState; task: ScheduledTask }>();
 
-  const runJob = async (stream: StreamName): Promise<void> => {
+  const runJob = async (runtime: AccountRuntime, stream: StreamName): Promise<void> => {
     if (shutdown.signal.aborted) return;
-    const state = jobs.get(stream)!.state;
-    const logger = options.logger.child({ stream });
+    const { account, client } = runtime;
+    const state = jobs.get(lockName(account.id, stream))!.state;
+    const logger = options.logger.child({ account: account.id, stream });
     state.running = true;
-    metrics.setRunning(stream, true);
+    metrics.setRunning(account.id, stream, true);
     try {
-      const outcome = await withStreamLock(config.database.url, stream, async (lock) => {
-        const reason = await options.beforeRun?.(stream);
+      const outcome = await withStreamLock(config.database.url, lockName(account.id, stream), async (lock) => {
+        const reason = await options.beforeRun?.(runtime, stream);
         if (reason) {
           logger.warn({ event: 'run_skipped', reason }, `skipped this run: ${reason}`);
           state.lastSkipped = new Date().toISOString();
           return null;
         }
-        logger.info({ event: 'run_starting' }, `scheduled run of ${stream} starting`);
+        logger.info({ event: 'run_starting' }, `scheduled run of ${stream} for account ${account.id} starting`);
         return run(
           { kind: 'sync', streams: [stream] },
           {
             db,
             client,
             config,
+            account,
             logger,
             signal: AbortSignal.any([shutdown.signal, lock.signal]),
             observer: combineObservers(metrics.observer, options.observer),
@@ -99,40 +105,48 @@ export function startScheduler(options: SchedulerOptions): Scheduler {
       });
       if (!outcome.acquired) {
         state.lastSkipped = new Date().toISOString();
-        metrics.lockSkipped(stream);
-        logger.info({ event: 'run_skipped', reason: 'locked', holder: outcome.holder?.applicationName ?? null }, `skipped this run: ${describeHolder(stream, outcome.holder)}`);
+        metrics.lockSkipped(account.id, stream);
+        logger.info({ event: 'run_skipped', reason: 'locked', holder: outcome.holder?.applicationName ?? null }, `skipped this run: ${describeHolder(lockName(account.id, stream), outcome.holder)}`);
         return;
       }
       const summary = outcome.value;
       if (!summary) return;
       state.lastRun = { runId: summary.runId, status: summary.status, finishedAt: new Date().toISOString() };
     } catch (error) {
-      logger.error({ event: 'run_error', err: (error as Error).message }, `scheduled run of ${stream} failed: ${(error as Error).message}; the next run tries again`);
+      logger.error({ event: 'run_error', err: (error as Error).message }, `scheduled run of ${stream} for account ${account.id} failed: ${(error as Error).message}; the next run tries again`);
     } finally {
       state.running = false;
-      metrics.setRunning(stream, false);
+      metrics.setRunning(account.id, stream, false);
     }
   };
 
-  for (const stream of scheduledStreams(config, options.streams)) {
-    const schedule = config.streams[stream].schedule;
-    const state: JobState = { stream, schedule, running: false, nextRun: null, lastRun: null, lastSkipped: null };
-    const task = createTask(
-      schedule,
-      () => {
-        const job = runJob(stream);
-        inFlight.add(job);
-        return job.finally(() => inFlight.delete(job));
-      },
-      { name: `propsync-${stream}`, timezone: config.timeZone, noOverlap: true, logger: cronLogger(options.logger.child({ stream, component: 'node-cron' })) },
-    );
-    task.on('execution:overlap', () => {
-      state.lastSkipped = new Date().toISOString();
-      options.logger.child({ stream }).info({ event: 'run_skipped', reason: 'overlap' }, `skipped this run: the previous run of ${stream} in this process is still going`);
-    });
-    jobs.set(stream, { state, task });
-    void task.start();
-    options.logger.info({ event: 'job_scheduled', stream, schedule, timeZone: config.timeZone, nextRun: task.getNextRun()?.toISOString() ?? null }, `scheduled ${stream} at "${schedule}" (${config.timeZone})`);
+  for (const runtime of options.accounts) {
+    const { account } = runtime;
+    for (const stream of scheduledStreams(config, options.streams)) {
+      const schedule = config.streams[stream].schedule;
+      const key = lockName(account.id, stream);
+      const state: JobState = { account: account.id, stream, schedule, running: false, nextRun: null, lastRun: null, lastSkipped: null };
+      const logger = options.logger.child({ account: account.id, stream });
+      const task = createTask(
+        schedule,
+        () => {
+          const job = runJob(runtime, stream);
+          inFlight.add(job);
+          return job.finally(() => inFlight.delete(job));
+        },
+        { name: `propsync-${key}`, timezone: account.timeZone, noOverlap: true, logger: cronLogger(logger.child({ component: 'node-cron' })) },
+      );
+      task.on('execution:overlap', () => {
+        state.lastSkipped = new Date().toISOString();
+        logger.info({ event: 'run_skipped', reason: 'overlap' }, `skipped this run: the previous run of ${stream} for account ${account.id} in this process is still going`);
+      });
+      jobs.set(key, { state, task });
+      void task.start();
+      logger.info(
+        { event: 'job_scheduled', schedule, timeZone: account.timeZone, nextRun: task.getNextRun()?.toISOString() ?? null },
+        `scheduled ${stream} for account ${account.id} at "${schedule}" (${account.timeZone})`,
+      );
+    }
   }
 
   return {

@@ -129,6 +129,8 @@ export interface Lane {
 export interface StepContext {
   /** The warehouse, typed by the stream as in `PlanContext`. */
   db: Kysely<any>;
+  /** The source account of the run: a query reads this account's rows only. */
+  accountId: string;
   runId: number;
   /** Work unit ids of the lane's earlier steps in this run, by unit kind. */
   doneUnits: Map<string, number[]>;

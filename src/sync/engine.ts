@@ -37,7 +37,7 @@ export async function runSync(request: SyncRequest, deps: SyncDeps): Promise<Run
     await cleanUpSeen(db, { runId, abandonedAfterMinutes: config.abandonedAfterMinutes }).catch((error: unknown) =>
       logger.warn({ event: 'seen_cleanup_failed', err: (error as Error).message }, `could not remove the seen keys of finished work units: ${(error as Error).message}`),
     );
-    const summary: RunSummary = { ...counts, kind: request.kind, streams, durationMs: Date.now() - started, errors };
+    const summary: RunSummary = { ...counts, account: account.id, kind: request.kind, streams, durationMs: Date.now() - started, errors };
     logFinished(logger, summary);
     observer?.onRunEnd?.(summary);
     return summary;
@@ -60,7 +60,7 @@ export async function runSync(request: SyncRequest, deps: SyncDeps): Promise<Run
   );
   let outcome;
   try {
-    observer?.onRunStart?.({ runId, kind: request.kind, streams, workUnits: plan.workUnits, byStream: plan.byStream });
+    observer?.onRunStart?.({ account: account.id, runId, kind: request.kind, streams, workUnits: plan.workUnits, byStream: plan.byStream });
     outcome = await runLanes(plan.lanes, runId, { ...deps, logger, latestDay: plan.latestDay });
   } catch (error) {
     // Whatever went wrong, the run's row says so rather than staying `running`.

@@ -82,8 +82,16 @@ export async function resolveKeylessForUnit(db: Db, args: { account: string; uni
     .execute();
 }
 
-/** Quarantine entries no later run has resolved yet. */
-export async function countOpenQuarantine(db: Db): Promise<number> {
-  const row = await db.selectFrom('quarantine').select((eb) => eb.fn.countAll<string>().as('open')).where('resolved_at', 'is', null).executeTakeFirstOrThrow();
-  return Number(row.open);
+/** Quarantine entries no later run has resolved yet, by account (every given account, 0 included). */
+export async function countOpenQuarantine(db: Db, accounts: readonly string[]): Promise<Map<string, number>> {
+  const rows = await db
+    .selectFrom('quarantine')
+    .select(['account_id', (eb) => eb.fn.countAll<string>().as('open')])
+    .where('resolved_at', 'is', null)
+    .where('account_id', 'in', accounts.length ? [...accounts] : [''])
+    .groupBy('account_id')
+    .execute();
+  const open = new Map(accounts.map((account) => [account, 0]));
+  for (const row of rows) open.set(row.account_id, Number(row.open));
+  return open;
 }

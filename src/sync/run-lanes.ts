@@ -36,7 +36,7 @@ export async function runLanes(
       if (stopped()) return;
       let plans: WorkUnitPlan[] = [];
       if (typeof step === 'function') {
-        plans = await step({ db, runId, doneUnits });
+        plans = await step({ db, accountId: deps.account.id, runId, doneUnits });
         outcome.addedUnits += plans.length;
       } else plans = [step];
       for (const plan of plans) {

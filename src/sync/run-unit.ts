@@ -69,10 +69,10 @@ export async function runWorkUnit(context: UnitContext, plan: WorkUnitPlan): Pro
   const log = context.logger.child({ workUnit: plan.unitKey, workUnitId: unit.id });
   if (unit.skipped) {
     log.info({ event: 'work_unit_skipped' }, `${plan.unitKey} already done by an earlier run; skipped`);
-    observer?.onWorkUnitEnd?.({ runId, stream: stream.name, unitKey: plan.unitKey, status: 'skipped', durationMs: 0 });
+    observer?.onWorkUnitEnd?.({ account: context.account, runId, stream: stream.name, unitKey: plan.unitKey, status: 'skipped', durationMs: 0 });
     return { status: 'skipped', unitId: unit.id };
   }
-  observer?.onWorkUnitStart?.({ runId, stream: stream.name, unitKey: plan.unitKey, propertyIds: plan.propertyIds });
+  observer?.onWorkUnitStart?.({ account: context.account, runId, stream: stream.name, unitKey: plan.unitKey, propertyIds: plan.propertyIds });
   crashPoint('unit-started');
   if (unit.startPage > 1) log.info({ event: 'work_unit_resumed', page: unit.startPage }, `${plan.unitKey} resumes at page ${unit.startPage}`);
 
@@ -135,6 +135,7 @@ export async function runWorkUnit(context: UnitContext, plan: WorkUnitPlan): Pro
         for (const problem of loaded.problems) log.warn({ event: 'record_quarantined', page: page.pageNo }, problem);
         log.debug({ event: 'page_loaded', page: page.pageNo, ...loaded, problems: undefined }, `page ${page.pageNo} loaded`);
         observer?.onPage?.({
+          account: context.account,
           runId,
           stream: stream.name,
           unitKey: plan.unitKey,
@@ -161,7 +162,7 @@ export async function runWorkUnit(context: UnitContext, plan: WorkUnitPlan): Pro
       }
       break;
     }
-    observer?.onWorkUnitEnd?.({ runId, stream: stream.name, unitKey: plan.unitKey, status: 'done', durationMs: Date.now() - started });
+    observer?.onWorkUnitEnd?.({ account: context.account, runId, stream: stream.name, unitKey: plan.unitKey, status: 'done', durationMs: Date.now() - started });
     return { status: 'done', unitId: unit.id };
   } catch (error) {
     // The attempts of the failing page still count against the unit (the client's errors say how many).
@@ -173,7 +174,7 @@ export async function runWorkUnit(context: UnitContext, plan: WorkUnitPlan): Pro
     await endWorkUnit(db, unit.id, status, message).catch(() => {});
     if (interrupted) log.warn({ event: 'work_unit_interrupted', err: message }, `${plan.unitKey} interrupted: ${message}`);
     else log.error({ event: 'work_unit_failed', err: message }, `${plan.unitKey} failed: ${message}`);
-    observer?.onWorkUnitEnd?.({ runId, stream: stream.name, unitKey: plan.unitKey, status: 'failed', error: message, durationMs: Date.now() - started });
+    observer?.onWorkUnitEnd?.({ account: context.account, runId, stream: stream.name, unitKey: plan.unitKey, status: 'failed', error: message, durationMs: Date.now() - started });
     return { status, unitId: unit.id, error };
   }
 }

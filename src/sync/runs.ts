@@ -83,7 +83,7 @@ export async function sumUnits(
 export async function finishRun(
   db: Db,
   args: { runId: number; status: RunStatus; error?: string; extraCalls: number; throttled: number; workUnitsTotal: number },
-): Promise<Omit<RunSummary, 'kind' | 'streams' | 'durationMs' | 'errors'>> {
+): Promise<Omit<RunSummary, 'account' | 'kind' | 'streams' | 'durationMs' | 'errors'>> {
   const sums = await sumUnits(db, { runId: args.runId });
   const counts: Counts = { ...pickCounts(UNIT_COUNTERS, sums), calls: sums.calls + args.extraCalls, throttled: args.throttled };
   const workUnits = { total: Math.max(args.workUnitsTotal, sums.done + sums.failedOrInterrupted + sums.skipped), done: sums.done, failed: sums.failedOrInterrupted, skipped: sums.skipped };

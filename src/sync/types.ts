@@ -53,6 +53,8 @@ export type RowCounts = Counts<RowCounter>;
 
 /** What a run did, as recorded in `sync_runs`: every run counter, and how its work units ended. */
 export interface RunSummary extends Counts {
+  /** The source account the run synced. */
+  account: string;
   runId: number;
   kind: SyncRequest['kind'];
   streams: StreamName[];
@@ -65,10 +67,10 @@ export interface RunSummary extends Counts {
 
 /** Events of a run, for progress bars, periodic log lines and metrics. */
 export interface SyncObserver {
-  onRunStart?(event: { runId: number; kind: SyncRequest['kind']; streams: StreamName[]; workUnits: number; byStream: Partial<Record<StreamName, number>> }): void;
-  onWorkUnitStart?(event: { runId: number; stream: StreamName; unitKey: string; propertyIds: string[] }): void;
+  onRunStart?(event: { account: string; runId: number; kind: SyncRequest['kind']; streams: StreamName[]; workUnits: number; byStream: Partial<Record<StreamName, number>> }): void;
+  onWorkUnitStart?(event: { account: string; runId: number; stream: StreamName; unitKey: string; propertyIds: string[] }): void;
   /** A page committed: its counters (`pages` is implied: one). */
-  onPage?(event: Counts<Exclude<RunCounter, { key: 'pages' }>> & { runId: number; stream: StreamName; unitKey: string; pageNo: number }): void;
-  onWorkUnitEnd?(event: { runId: number; stream: StreamName; unitKey: string; status: 'done' | 'failed' | 'skipped'; error?: string; durationMs: number }): void;
+  onPage?(event: Counts<Exclude<RunCounter, { key: 'pages' }>> & { account: string; runId: number; stream: StreamName; unitKey: string; pageNo: number }): void;
+  onWorkUnitEnd?(event: { account: string; runId: number; stream: StreamName; unitKey: string; status: 'done' | 'failed' | 'skipped'; error?: string; durationMs: number }): void;
   onRunEnd?(summary: RunSummary): void;
 }

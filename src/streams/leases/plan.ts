@@ -117,7 +117,7 @@ async function leasesPerProperty(context: LeasesPlanContext): Promise<Map<string
   const db: TablesDb<typeof LEASE_TABLES> = context.db;
   const { rows } = await sql<{ property_id: number; leases: number }>`
     select property_id, count(*)::int as leases from leases
-    where property_id = any(${context.propertyIds.map(Number)}::bigint[]) and deleted_at is null
+    where account_id = ${context.accountId} and property_id = any(${context.propertyIds.map(Number)}::bigint[]) and deleted_at is null
     group by property_id`.execute(db);
   return new Map(rows.map((row) => [String(row.property_id), row.leases]));
 }
@@ -128,11 +128,11 @@ async function planDisappearances(step: StepContext, propertyId: string, today: 
   if (liveUnits.length === 0) return [];
   const { rows } = await sql<{ lease_id: number }>`
     select l.lease_id from leases l
-    where l.property_id = ${Number(propertyId)} and l.deleted_at is null
+    where l.account_id = ${step.accountId} and l.property_id = ${Number(propertyId)} and l.deleted_at is null
       and l.lease_status_type_id = any(${[...LIVE_STATUSES]}::smallint[])
       and not exists (
         select 1 from sync_work_unit_seen s
-        where s.work_unit_id = any(${liveUnits}::bigint[]) and s.entity = 'lease' and s.key = l.lease_id)
+        where s.account_id = l.account_id and s.work_unit_id = any(${liveUnits}::bigint[]) and s.entity = 'lease' and s.key = l.lease_id)
     order by l.lease_id
   `.execute(step.db);
   const ids = rows.map((row) => Number(row.lease_id));

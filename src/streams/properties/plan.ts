@@ -19,7 +19,7 @@ function wholeListing(today: string, kind: string, onComplete: CompletionAction[
  */
 export async function planProperties(context: PropertiesPlanContext): Promise<Lane[]> {
   const db: TablesDb<typeof PROPERTY_TABLES> = context.db;
-  const known = await db.selectFrom('properties').select('property_id').where('deleted_at', 'is', null).execute();
+  const known = await db.selectFrom('properties').select('property_id').where('account_id', '=', context.accountId).where('deleted_at', 'is', null).execute();
   return wholeListing(context.today, 'listing', [{ type: 'mark-unseen-deleted', scope: { column: 'property_id', values: known.map((row) => Number(row.property_id)) } }]);
 }
 

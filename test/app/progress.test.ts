@@ -11,10 +11,10 @@ function capture() {
 }
 
 function drive(observer: ReturnType<typeof createProgress>['observer']) {
-  observer.onRunStart?.({ runId: 3, kind: 'sync', streams: ['leases', 'invoices'], workUnits: 3, byStream: { leases: 2, invoices: 1 } });
-  observer.onWorkUnitStart?.({ runId: 3, stream: 'leases', unitKey: 'l1', propertyIds: ['1'] });
-  observer.onPage?.({ runId: 3, stream: 'leases', unitKey: 'l1', pageNo: 1, calls: 2, retries: 1, throttled: 0, bytes: 1, records: 40, rowsInserted: 40, rowsUpdated: 0, rowsUnchanged: 0, rowsDeleted: 0, quarantined: 0 });
-  observer.onWorkUnitEnd?.({ runId: 3, stream: 'leases', unitKey: 'l1', status: 'done', durationMs: 10 });
+  observer.onRunStart?.({ account: 'default', runId: 3, kind: 'sync', streams: ['leases', 'invoices'], workUnits: 3, byStream: { leases: 2, invoices: 1 } });
+  observer.onWorkUnitStart?.({ account: 'default', runId: 3, stream: 'leases', unitKey: 'l1', propertyIds: ['1'] });
+  observer.onPage?.({ account: 'default', runId: 3, stream: 'leases', unitKey: 'l1', pageNo: 1, calls: 2, retries: 1, throttled: 0, bytes: 1, records: 40, rowsInserted: 40, rowsUpdated: 0, rowsUnchanged: 0, rowsDeleted: 0, quarantined: 0 });
+  observer.onWorkUnitEnd?.({ account: 'default', runId: 3, stream: 'leases', unitKey: 'l1', status: 'done', durationMs: 10 });
 }
 
 describe('progress', () => {

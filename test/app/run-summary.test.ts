@@ -5,6 +5,7 @@ import type { RunSummary } from '../../src/sync/types.js';
 
 export function summary(overrides: Partial<RunSummary> = {}): RunSummary {
   return {
+    account: 'default',
     runId: 7,
     kind: 'sync',
     streams: ['leases'],

@@ -84,7 +84,7 @@ describe('deploy/grafana', () => {
 describe('metric names', () => {
   it('every metric the alert rules and the dashboard name is one the scheduler exports', async () => {
     // The very factory `propsync schedule` serves /metrics from (test/deploy/runtime-install scrapes the real process too).
-    const metrics = createSyncMetrics({ dailyCallBudget: 100, openQuarantine: async () => 0 });
+    const metrics = createSyncMetrics({ accounts: [{ id: 'default', dailyCallBudget: 100 }], openQuarantine: async () => new Map([['default', 0]]) });
     const exported = exportedNames(await metrics.render());
     const unknown = queriedMetrics().filter((name) => !exported.has(name));
     expect(unknown, 'metrics queried but never exported').toEqual([]);

@@ -1,6 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { configSchema } from '../../src/config/schema.js';
+import type { AccountRuntime } from '../../src/app/propsync.js';
+import { configSchema, type Config } from '../../src/config/schema.js';
 import { createLogger } from '../../src/log/logger.js';
 import { createSyncMetrics } from '../../src/scheduler/metrics.js';
 import { startScheduler, type RunEngine } from '../../src/scheduler/scheduler.js';
@@ -33,8 +34,25 @@ function config(schedule: string) {
   });
 }
 
+/** Two accounts on the same schedule. */
+function twoAccounts(schedule: string) {
+  return configSchema.parse({
+    database: { url: database.url },
+    accounts: [
+      { id: 'north', source: { url: 'http://127.0.0.1:9', auth: { type: 'basic', username: 'u', password: 'p' } } },
+      { id: 'south', source: { url: 'http://127.0.0.1:9', auth: { type: 'apikey', org: 'o', apiKey: 'k' } } },
+    ],
+    streams: { leases: { schedule }, invoices: { schedule, enabled: false }, properties: { enabled: false } },
+  });
+}
+
+/** Each configured account with a client the fake engines never call. */
+function runtimes(config: Config): AccountRuntime[] {
+  return config.accounts.map((account) => ({ account, client: {} as SourceClient }));
+}
+
 /** A fake engine that records when each run of a stream held it, and honours the abort signal. */
-function fakeEngine(intervals: { stream: string; start: number; end: number }[], ms: number): RunEngine {
+function fakeEngine(intervals: { account?: string; stream: string; start: number; end: number }[], ms: number): RunEngine {
   let runId = 0;
   return async (request, deps) => {
     const start = Date.now();
@@ -45,7 +63,7 @@ function fakeEngine(intervals: { stream: string; start: number; end: number }[],
         resolve();
       });
     });
-    intervals.push({ stream: request.streams![0], start, end: Date.now() });
+    intervals.push({ account: deps.account.id, stream: request.streams![0], start, end: Date.now() });
     return { runId: ++runId, status: deps.signal?.aborted ? 'interrupted' : 'succeeded' } as RunSummary;
   };
 }
@@ -55,12 +73,11 @@ describe('scheduler', () => {
     const intervals: { stream: string; start: number; end: number }[] = [];
     const a = logs();
     const b = logs();
-    const client = {} as SourceClient;
     const metrics = createSyncMetrics({ defaultMetrics: false });
-    const common = { db: database.db, client, metrics, run: fakeEngine(intervals, 1500) };
-    const first = startScheduler({ ...common, config: config('*/1 * * * * *'), logger: a.logger });
-    const second = startScheduler({ ...common, config: config('*/1 * * * * *'), logger: b.logger });
-    expect(first.jobs().map((job) => job.stream)).toEqual(['leases']);
+    const common = { db: database.db, metrics, run: fakeEngine(intervals, 1500) };
+    const first = startScheduler({ ...common, config: config('*/1 * * * * *'), accounts: runtimes(config('*/1 * * * * *')), logger: a.logger });
+    const second = startScheduler({ ...common, config: config('*/1 * * * * *'), accounts: runtimes(config('*/1 * * * * *')), logger: b.logger });
+    expect(first.jobs().map((job) => [job.account, job.stream])).toEqual([['default', 'leases']]);
     await new Promise((resolve) => setTimeout(resolve, 5500));
     expect(await first.stop(5000)).toBe(true);
     expect(await second.stop(5000)).toBe(true);
@@ -70,13 +87,42 @@ describe('scheduler', () => {
     for (let i = 1; i < sorted.length; i++) expect(sorted[i].start).toBeGreaterThanOrEqual(sorted[i - 1].end);
     const skipped = [...a.lines, ...b.lines].filter((line) => line.event === 'run_skipped');
     expect(skipped.some((line) => line.reason === 'locked' && String(line.msg).includes('being synced by another propsync process'))).toBe(true);
-    expect(await metrics.render()).toMatch(/propsync_runs_skipped_total\{stream="leases"\} [1-9]/);
+    expect(await metrics.render()).toMatch(/propsync_runs_skipped_total\{account="default",stream="leases"\} [1-9]/);
+  }, 30_000);
+
+  it('runs one job per account and stream; accounts never wait for each other', async () => {
+    const intervals: { account?: string; stream: string; start: number; end: number }[] = [];
+    const { logger } = logs();
+    const seen: string[] = [];
+    const cfg = twoAccounts('*/1 * * * * *');
+    const scheduler = startScheduler({
+      db: database.db,
+      accounts: runtimes(cfg),
+      metrics: createSyncMetrics({ defaultMetrics: false }),
+      run: fakeEngine(intervals, 1500),
+      config: cfg,
+      logger,
+      beforeRun: async (runtime, stream) => {
+        seen.push(`${runtime.account.id}/${stream}`);
+        return null;
+      },
+    });
+    expect(scheduler.jobs().map((job) => [job.account, job.stream])).toEqual([['north', 'leases'], ['south', 'leases']]);
+    await new Promise((resolve) => setTimeout(resolve, 3500));
+    expect(await scheduler.stop(5000)).toBe(true);
+    const north = intervals.filter((run) => run.account === 'north');
+    const south = intervals.filter((run) => run.account === 'south');
+    expect(north.length).toBeGreaterThanOrEqual(1);
+    expect(south.length).toBeGreaterThanOrEqual(1);
+    // The two accounts' runs of the same stream overlapped in time: different locks.
+    expect(north.some((a) => south.some((b) => a.start < b.end && b.start < a.end))).toBe(true);
+    expect(new Set(seen)).toEqual(new Set(['north/leases', 'south/leases']));
   }, 30_000);
 
   it('stop aborts the run in flight and starts nothing afterwards', async () => {
     const intervals: { stream: string; start: number; end: number }[] = [];
     const { logger } = logs();
-    const scheduler = startScheduler({ db: database.db, client: {} as SourceClient, metrics: createSyncMetrics({ defaultMetrics: false }), run: fakeEngine(intervals, 60_000), config: config('*/1 * * * * *'), logger });
+    const scheduler = startScheduler({ db: database.db, accounts: runtimes(config('*/1 * * * * *')), metrics: createSyncMetrics({ defaultMetrics: false }), run: fakeEngine(intervals, 60_000), config: config('*/1 * * * * *'), logger });
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(scheduler.jobs()[0].running).toBe(true);
     const stopping = Date.now();
@@ -92,7 +138,7 @@ describe('scheduler', () => {
   it('stop gives up after its timeout when a run ignores the signal', async () => {
     const { logger } = logs();
     const stubborn: RunEngine = () => new Promise((resolve) => setTimeout(() => resolve({ runId: 1, status: 'succeeded' } as RunSummary), 4000));
-    const scheduler = startScheduler({ db: database.db, client: {} as SourceClient, metrics: createSyncMetrics({ defaultMetrics: false }), run: stubborn, config: config('*/1 * * * * *'), logger });
+    const scheduler = startScheduler({ db: database.db, accounts: runtimes(config('*/1 * * * * *')), metrics: createSyncMetrics({ defaultMetrics: false }), run: stubborn, config: config('*/1 * * * * *'), logger });
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(await scheduler.stop(300)).toBe(false);
     await new Promise((resolve) => setTimeout(resolve, 4000));

@@ -206,9 +206,12 @@ function baseType(type: PgType): string {
   return type.replace(/\(.*\)$/, '');
 }
 
-/** The columns a bulk load writes for a source table (all but the sync's own), with the type it casts to; `account_id` first. */
+/**
+ * The columns a bulk load writes for a source table from its rows (all but the sync's own), with
+ * the type it casts to; not `account_id`, which the load writes from its account for every row.
+ */
 export function loadColumns(table: SourceTable): [column: string, castType: string][] {
   return Object.entries(table.columns)
-    .filter(([name]) => !(name in SYNC_COLUMNS) || name === 'raw')
+    .filter(([name]) => name !== ACCOUNT_COLUMN && (!(name in SYNC_COLUMNS) || name === 'raw'))
     .map(([name, column]) => [name, baseType(column.type)]);
 }

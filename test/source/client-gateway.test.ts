@@ -3,9 +3,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AuthenticationError, SourceError } from '../../src/source/errors.js';
 import { createSourceClient } from '../../src/source/client.js';
 import type { SourceRequest } from '../../src/source/types.js';
-import { GET_INVOICES } from '../../src/streams/invoices/method.js';
-import { GET_LEASES } from '../../src/streams/leases/method.js';
-import { GET_PROPERTIES } from '../../src/streams/properties/method.js';
+import { GET_INVOICES } from '../../src/streams/invoices/manifest.js';
+import { GET_LEASES } from '../../src/streams/leases/manifest.js';
+import { GET_PROPERTIES } from '../../src/streams/properties/manifest.js';
 import { allPages, API_KEY, callsByStatus, captureLogger, clientFor, errorTexts, FAIL_FAST, gatewaySettings, ORG, readUnderFaults, rejection, sourceConfig, startSim, startTattler, ZONE } from './support.js';
 
 let sim: Awaited<ReturnType<typeof startSim>>;

@@ -43,6 +43,9 @@ export function sourceConfig(url: string, overrides: Partial<SourceConfig> = {})
   }).source;
   return {
     ...base,
+    url,
+    username: USER,
+    password: PASSWORD,
     retry: { maxAttempts: 5, baseDelayMs: 20, maxDelayMs: 200, maxTotalWaitMs: 10_000 },
     ...overrides,
   };

@@ -102,7 +102,7 @@ async function unitsOf(lanes: Lane[], context: PlanContext): Promise<WorkUnitPla
   for (const lane of lanes) {
     const doneUnits = new Map<string, number[]>();
     for (const step of lane.steps) {
-      const planned = typeof step === 'function' ? await step({ db: context.db, runId: 1, doneUnits }) : [step];
+      const planned = typeof step === 'function' ? await step({ db: context.db, accountId: context.accountId, runId: 1, doneUnits }) : [step];
       for (const unit of planned) {
         units.push(unit);
         doneUnits.set(unit.kind, [...(doneUnits.get(unit.kind) ?? []), units.length]);

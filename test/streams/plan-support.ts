@@ -38,6 +38,7 @@ export function planContext(stream: StreamName, fixture: PlanFixture): PlanConte
     db,
     settings: config.streams[stream],
     pageSize: config.source.pageSize,
+    accountId: config.accounts[0].id,
     today: fixture.today,
     propertyIds: fixture.propertyIds,
     full: fixture.full === true,

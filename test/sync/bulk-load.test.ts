@@ -42,14 +42,14 @@ const versions = async () =>
 
 describe('set-based upsert', () => {
   it('inserts new rows, leaves identical rows unwritten, and updates only what changed', async () => {
-    expect(await upsertRows(t.db, LEASES, [lease(1, 4), lease(2, 4), lease(3, 1)], 7)).toEqual({ inserted: 3, updated: 0, unchanged: 0 });
+    expect(await upsertRows(t.db, LEASES, [lease(1, 4), lease(2, 4), lease(3, 1)], 7, { account: 'default' })).toEqual({ inserted: 3, updated: 0, unchanged: 0 });
     const before = await versions();
 
-    expect(await upsertRows(t.db, LEASES, [lease(1, 4), lease(2, 4), lease(3, 1)], 8)).toEqual({ inserted: 0, updated: 0, unchanged: 3 });
+    expect(await upsertRows(t.db, LEASES, [lease(1, 4), lease(2, 4), lease(3, 1)], 8, { account: 'default' })).toEqual({ inserted: 0, updated: 0, unchanged: 3 });
     // No new row version at all for unchanged rows.
     expect(await versions()).toEqual(before);
 
-    expect(await upsertRows(t.db, LEASES, [lease(1, 4), lease(2, 5, { raw: { id: '2', leaseStatusTypeId: '5' } }), lease(3, 1)], 9)).toEqual({
+    expect(await upsertRows(t.db, LEASES, [lease(1, 4), lease(2, 5, { raw: { id: '2', leaseStatusTypeId: '5' } }), lease(3, 1)], 9, { account: 'default' })).toEqual({
       inserted: 0,
       updated: 1,
       unchanged: 2,
@@ -63,29 +63,29 @@ describe('set-based upsert', () => {
   });
 
   it('keeps the last row of a key that a batch holds twice', async () => {
-    const counts = await upsertRows(t.db, LEASES, [lease(10, 1), lease(10, 4, { raw: { id: '10', v: 2 } })], 1);
+    const counts = await upsertRows(t.db, LEASES, [lease(10, 1), lease(10, 4, { raw: { id: '10', v: 2 } })], 1, { account: 'default' });
     expect(counts).toEqual({ inserted: 1, updated: 0, unchanged: 0 });
     const row = await t.db.selectFrom('leases').select('lease_status_type_id').where('lease_id', '=', 10).executeTakeFirstOrThrow();
     expect(row.lease_status_type_id).toBe(4);
   });
 
   it('keeps money exact to the cent', async () => {
-    await upsertRows(t.db, AR_TRANSACTIONS, [ar(100, 1, '0.10'), ar(101, 1, '0.20'), ar(102, 1, '-1234567.89'), ar(103, 1, '1470')], 1);
+    await upsertRows(t.db, AR_TRANSACTIONS, [ar(100, 1, '0.10'), ar(101, 1, '0.20'), ar(102, 1, '-1234567.89'), ar(103, 1, '1470')], 1, { account: 'default' });
     const { rows } = await sql<{ total: string }>`select sum(amount)::text as total from ar_transactions where lease_id = 1`.execute(t.db);
     expect(rows[0].total).toBe('-1233097.59');
   });
 
   it('marks the children a parent no longer lists as deleted, and revives them when they come back', async () => {
-    await upsertRows(t.db, AR_TRANSACTIONS, [ar(200, 50, '10.00'), ar(201, 50, '20.00'), ar(300, 60, '5.00')], 1);
+    await upsertRows(t.db, AR_TRANSACTIONS, [ar(200, 50, '10.00'), ar(201, 50, '20.00'), ar(300, 60, '5.00')], 1, { account: 'default' });
     const kept = [ar(200, 50, '10.00')];
-    await upsertRows(t.db, AR_TRANSACTIONS, kept, 2);
-    expect(await markMissingChildren(t.db, AR_TRANSACTIONS, [50], kept, 2)).toBe(1);
+    await upsertRows(t.db, AR_TRANSACTIONS, kept, 2, { account: 'default' });
+    expect(await markMissingChildren(t.db, AR_TRANSACTIONS, [50], kept, 2, 'default')).toBe(1);
     const deleted = await t.db.selectFrom('ar_transactions').select(['ar_transaction_id']).where('deleted_at', 'is not', null).orderBy('ar_transaction_id').execute();
     expect(deleted.map((row) => row.ar_transaction_id)).toEqual([201]);
     // Another parent's rows are never touched, and rows are never removed.
     expect(await t.db.selectFrom('ar_transactions').select('ar_transaction_id').where('lease_id', '=', 60).execute()).toHaveLength(1);
 
-    const back = await upsertRows(t.db, AR_TRANSACTIONS, [ar(200, 50, '10.00'), ar(201, 50, '20.00')], 3);
+    const back = await upsertRows(t.db, AR_TRANSACTIONS, [ar(200, 50, '10.00'), ar(201, 50, '20.00')], 3, { account: 'default' });
     expect(back).toEqual({ inserted: 0, updated: 1, unchanged: 1 });
     const revived = await t.db.selectFrom('ar_transactions').select(['deleted_at', 'last_run_id']).where('ar_transaction_id', '=', 201).executeTakeFirstOrThrow();
     expect(revived).toEqual({ deleted_at: null, last_run_id: 3 });
@@ -94,10 +94,10 @@ describe('set-based upsert', () => {
   it('loads text and the raw record exactly, whatever characters they hold', async () => {
     const awkward = 'back\\slash, tab\tnew\nline\r\ncr, quote " and \\N, \u00e9\u2019';
     const raw = { id: '90', propertyName: awkward, nested: { list: ['a\\b', 'c\td'] } };
-    expect(await upsertRows(t.db, LEASES, [lease(90, 4, { property_name: awkward, lease_status: '', raw })], 11)).toEqual({ inserted: 1, updated: 0, unchanged: 0 });
+    expect(await upsertRows(t.db, LEASES, [lease(90, 4, { property_name: awkward, lease_status: '', raw })], 11, { account: 'default' })).toEqual({ inserted: 1, updated: 0, unchanged: 0 });
     const row = await t.db.selectFrom('leases').select(['property_name', 'lease_status', 'lease_type', 'raw']).where('lease_id', '=', 90).executeTakeFirstOrThrow();
     expect(row).toEqual({ property_name: awkward, lease_status: '', lease_type: null, raw });
-    expect(await upsertRows(t.db, LEASES, [lease(90, 4, { property_name: awkward, lease_status: '', raw })], 12)).toEqual({ inserted: 0, updated: 0, unchanged: 1 });
+    expect(await upsertRows(t.db, LEASES, [lease(90, 4, { property_name: awkward, lease_status: '', raw })], 12, { account: 'default' })).toEqual({ inserted: 0, updated: 0, unchanged: 1 });
   });
 });
 
@@ -105,7 +105,7 @@ describe('rows expected to be new (copied straight in)', () => {
   it('copies new rows into the table with the run, exactly as a merge writes them', async () => {
     const awkward = 'tab\there, back\\slash, new\nline';
     const rows = [lease(500, 4, { property_name: awkward, raw: { id: '500', note: awkward } }), lease(501, 1)];
-    expect(await upsertRows(t.db, LEASES, rows, 21, { fresh: true })).toEqual({ inserted: 2, updated: 0, unchanged: 0 });
+    expect(await upsertRows(t.db, LEASES, rows, 21, { account: 'default', fresh: true })).toEqual({ inserted: 2, updated: 0, unchanged: 0 });
     const stored = await t.db
       .selectFrom('leases')
       .select(['lease_id', 'property_name', 'raw', 'last_run_id', 'deleted_at'])
@@ -119,11 +119,11 @@ describe('rows expected to be new (copied straight in)', () => {
   });
 
   it('merges instead when a key is there after all: nothing doubled, an unchanged row not rewritten, a deleted row revived', async () => {
-    await upsertRows(t.db, LEASES, [lease(510, 4), lease(511, 4)], 30);
+    await upsertRows(t.db, LEASES, [lease(510, 4), lease(511, 4)], 30, { account: 'default' });
     await sql`update leases set deleted_at = now() where lease_id = 511`.execute(t.db);
     const before = (await sql<{ xmin: string }>`select xmin::text as xmin from leases where lease_id = 510`.execute(t.db)).rows[0].xmin;
 
-    const counts = await upsertRows(t.db, LEASES, [lease(509, 1), lease(510, 4), lease(511, 4), lease(512, 5)], 31, { fresh: true });
+    const counts = await upsertRows(t.db, LEASES, [lease(509, 1), lease(510, 4), lease(511, 4), lease(512, 5)], 31, { account: 'default', fresh: true });
     expect(counts).toEqual({ inserted: 2, updated: 1, unchanged: 1 });
     const stored = await t.db
       .selectFrom('leases')
@@ -142,10 +142,10 @@ describe('rows expected to be new (copied straight in)', () => {
   });
 
   it('leaves the transaction usable after a copy that met a key already there', async () => {
-    await upsertRows(t.db, LEASES, [lease(520, 4)], 40);
+    await upsertRows(t.db, LEASES, [lease(520, 4)], 40, { account: 'default' });
     await t.db.transaction().execute(async (trx) => {
-      expect(await upsertRows(trx, LEASES, [lease(520, 5), lease(521, 4)], 41, { fresh: true })).toEqual({ inserted: 1, updated: 1, unchanged: 0 });
-      expect(await upsertRows(trx, LEASES, [lease(522, 4)], 41, { fresh: true })).toEqual({ inserted: 1, updated: 0, unchanged: 0 });
+      expect(await upsertRows(trx, LEASES, [lease(520, 5), lease(521, 4)], 41, { account: 'default', fresh: true })).toEqual({ inserted: 1, updated: 1, unchanged: 0 });
+      expect(await upsertRows(trx, LEASES, [lease(522, 4)], 41, { account: 'default', fresh: true })).toEqual({ inserted: 1, updated: 0, unchanged: 0 });
     });
     const ids = await t.db.selectFrom('leases').select('lease_id').where('last_run_id', '=', 41).orderBy('lease_id').execute();
     expect(ids.map((row) => row.lease_id)).toEqual([520, 521, 522]);
@@ -153,8 +153,32 @@ describe('rows expected to be new (copied straight in)', () => {
 
   it('still refuses a value Postgres cannot hold', async () => {
     const bad = lease(530, 4, { move_in_date: 'not a day' });
-    await expect(upsertRows(t.db, LEASES, [bad], 50, { fresh: true })).rejects.toMatchObject({ code: '22007' });
+    await expect(upsertRows(t.db, LEASES, [bad], 50, { account: 'default', fresh: true })).rejects.toMatchObject({ code: '22007' });
     expect(await t.db.selectFrom('leases').select('lease_id').where('lease_id', '=', 530).execute()).toEqual([]);
+  });
+});
+
+describe('accounts', () => {
+  it("writes each account's rows under its own key: the same ids of another account are new rows, and neither is touched by the other's loads", async () => {
+    const mine = async () =>
+      t.db.selectFrom('leases').select(['lease_id', 'lease_status_type_id', 'last_run_id']).where('account_id', '=', 'default').where('lease_id', 'in', [1, 2, 3]).orderBy('lease_id').execute();
+    const before = await mine();
+    expect(before).toHaveLength(3);
+    // Leases 1, 2 and 3 of account `other`, with another status: inserted, not merged into `default`'s.
+    expect(await upsertRows(t.db, LEASES, [lease(1, 6), lease(2, 6), lease(3, 6)], 60, { account: 'other', fresh: true })).toEqual({ inserted: 3, updated: 0, unchanged: 0 });
+    expect(await upsertRows(t.db, LEASES, [lease(1, 6), lease(2, 6), lease(3, 6)], 61, { account: 'other' })).toEqual({ inserted: 0, updated: 0, unchanged: 3 });
+    expect(await mine()).toEqual(before);
+    const theirs = await t.db.selectFrom('leases').select(['lease_id', 'lease_status_type_id', 'last_run_id']).where('account_id', '=', 'other').orderBy('lease_id').execute();
+    expect(theirs).toEqual([1, 2, 3].map((id) => ({ lease_id: id, lease_status_type_id: 6, last_run_id: 60 })));
+
+    // A parent of `other` that no longer lists a child marks only `other`'s child deleted.
+    await upsertRows(t.db, AR_TRANSACTIONS, [ar(200, 50, '10.00'), ar(201, 50, '20.00')], 62, { account: 'other' });
+    expect(await markMissingChildren(t.db, AR_TRANSACTIONS, [50], [ar(201, 50, '20.00')], 63, 'other')).toBe(1);
+    const children = await t.db.selectFrom('ar_transactions').select(['account_id', 'deleted_at']).where('ar_transaction_id', '=', 200).orderBy('account_id').execute();
+    expect(children.map((row) => [row.account_id, row.deleted_at === null])).toEqual([
+      ['default', true],
+      ['other', false],
+    ]);
   });
 });
 

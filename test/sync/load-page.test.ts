@@ -38,8 +38,8 @@ let unitId: number;
 let pageNo = 0;
 beforeAll(async () => {
   t = await createTestDatabase();
-  runId = (await t.db.insertInto('sync_runs').values({ kind: 'sync', streams: ['leases'] }).returning('run_id').executeTakeFirstOrThrow()).run_id;
-  unitId = (await t.db.insertInto('sync_work_units').values({ run_id: runId, stream: 'leases', kind: 'test', unit_key: 'test' }).returning('work_unit_id').executeTakeFirstOrThrow())
+  runId = (await t.db.insertInto('sync_runs').values({ account_id: 'default', kind: 'sync', streams: ['leases'] }).returning('run_id').executeTakeFirstOrThrow()).run_id;
+  unitId = (await t.db.insertInto('sync_work_units').values({ account_id: 'default', run_id: runId, stream: 'leases', kind: 'test', unit_key: 'test' }).returning('work_unit_id').executeTakeFirstOrThrow())
     .work_unit_id;
 });
 afterAll(async () => {
@@ -49,6 +49,7 @@ afterAll(async () => {
 function load(records: Tree[]) {
   pageNo += 1;
   return loadPage(t.db, {
+    account: 'default',
     stream: leasesStream,
     plan: { stream: 'leases', kind: 'test', unitKey: 'test', propertyIds: ['100001'], request: { method: leasesStream.method, params: {} }, trackSeen: false, onComplete: [] },
     runId,

@@ -111,9 +111,9 @@ let runId: number;
 let unitId: number;
 beforeAll(async () => {
   t = await createTestDatabase();
-  const run = await t.db.insertInto('sync_runs').values({ kind: 'sync', streams: ['leases', 'invoices'] }).returning('run_id').executeTakeFirstOrThrow();
+  const run = await t.db.insertInto('sync_runs').values({ account_id: 'default', kind: 'sync', streams: ['leases', 'invoices'] }).returning('run_id').executeTakeFirstOrThrow();
   runId = run.run_id;
-  const unit = await t.db.insertInto('sync_work_units').values({ run_id: runId, stream: 'leases', kind: 'test', unit_key: 'test' }).returning('work_unit_id').executeTakeFirstOrThrow();
+  const unit = await t.db.insertInto('sync_work_units').values({ account_id: 'default', run_id: runId, stream: 'leases', kind: 'test', unit_key: 'test' }).returning('work_unit_id').executeTakeFirstOrThrow();
   unitId = unit.work_unit_id;
 });
 afterAll(async () => {
@@ -123,6 +123,7 @@ afterAll(async () => {
 async function loadGenerated(stream: StreamDefinition, pages: Generated[][]) {
   for (const [index, page] of pages.entries()) {
     const loaded = await loadPage(t.db, {
+      account: 'default',
       stream,
       plan: { stream: stream.name, kind: 'test', unitKey: `test-${stream.name}`, propertyIds: ['100001'], request: { method: stream.method, params: {} }, trackSeen: false, onComplete: [] },
       runId,

@@ -46,7 +46,7 @@ async function syncProperties() {
   const logger = createLogger({ level: 'silent', destination: new Writable({ write: (_chunk, _encoding, done) => done() }) });
   const client = createSourceClient({ settings: config.accounts[0].source, timeZone: config.timeZone, logger });
   try {
-    return await runSync({ kind: 'sync', streams: ['properties'] }, { db: warehouse.db, client, config, logger });
+    return await runSync({ kind: 'sync', streams: ['properties'] }, { db: warehouse.db, client, config, account: config.accounts[0], logger });
   } finally {
     await client.close();
   }

@@ -59,7 +59,7 @@ export function requestedStreams(config: Config, request: SyncRequest): StreamNa
 /** Builds a running propsync: warehouse (reachable and migrated), budget, client, signals. */
 export async function openPropsync(config: Config, options: OpenOptions): Promise<Propsync> {
   const { logger } = options;
-  const db = await openMigratedWarehouse(config.database.url, { maxConnections: options.maxConnections ?? config.source.concurrency + 2 });
+  const db = await openMigratedWarehouse(config.database, { maxConnections: options.maxConnections ?? config.source.concurrency + 2 });
   // Every client starts from what the warehouse says is left today and reads it again as it
   // goes, so that calls spent by other processes count against this one's budget too.
   let spentElsewhere: number;

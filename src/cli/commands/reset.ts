@@ -46,7 +46,7 @@ export function registerReset(program: Command, done: (code: ExitCode) => void):
       ]);
       const cursorLines = (cursors: ResetCursor[]) => formatTable(['scope', 'cursor', 'value'], cursors.map((cursor) => [cursor.scope, cursor.cursor, cursor.value]), '  ');
       const config = offlineConfigFor(command);
-      const db = await openMigratedWarehouse(config.database.url, { maxConnections: 1 });
+      const db = await openMigratedWarehouse(config.database, { maxConnections: 1 });
       try {
         const selection = { stream: options.stream, propertyId: options.property };
         const what = `${options.stream}${options.property ? ` for property ${options.property}` : ''}`;

@@ -1,0 +1,68 @@
+import { sql } from 'kysely';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runPropsync, scratchFolder } from '../support/cli.js';
+import { PASSWORD, startCliWorld, type CliWorld } from './support.js';
+
+let world: CliWorld;
+let folder: ReturnType<typeof scratchFolder>;
+beforeAll(async () => {
+  world = await startCliWorld();
+  // Lock waits give up after 3 s here (30 s by default), so that the test does not wait long.
+  folder = scratchFolder({ 'config/propsync.yaml': 'database:\n  lockTimeoutMs: 3000\n' });
+});
+afterAll(async () => {
+  await world?.close();
+  folder?.remove();
+});
+
+function sync(args: string[] = []) {
+  return runPropsync(['sync', ...args], { env: world.env, cwd: folder.dir, timeoutMs: 90_000 });
+}
+
+/** A session of another application, as an operator's psql would be. */
+async function otherSession(): Promise<pg.Client> {
+  const client = new pg.Client({ connectionString: world.database.url, application_name: 'psql-by-an-operator' });
+  client.on('error', () => {});
+  await client.connect();
+  return client;
+}
+
+describe('a table locked by another session', () => {
+  it('`lock table sync_runs` fails the sync after the lock timeout, naming the table and the session holding it', async () => {
+    const holder = await otherSession();
+    try {
+      await holder.query('begin');
+      await holder.query('lock table sync_runs in access exclusive mode');
+      const pid = (await holder.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0].pid;
+      const run = await sync();
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain('waited 3 s (database.lockTimeoutMs) for a lock on table sync_runs');
+      expect(run.stderr).toContain(`pid ${pid} (application_name "psql-by-an-operator", AccessExclusiveLock on sync_runs, idle in transaction`);
+      expect(run.stderr).not.toContain(PASSWORD);
+      expect(run.stderr).not.toContain(new URL(world.database.url).password || 'no password in the test URL');
+    } finally {
+      await holder.end();
+    }
+  });
+
+  it('rows of sync_cursors locked: the units that move a cursor fail, naming the table and the holder; once it lets go, the next sync is done', async () => {
+    const first = await sync(['--stream', 'invoices']);
+    expect(first.code, first.stderr).toBe(0);
+    const holder = await otherSession();
+    try {
+      await holder.query('begin');
+      const locked = await holder.query(`select * from sync_cursors where stream = 'invoices' for update`);
+      expect(locked.rowCount).toBeGreaterThan(0);
+      const pid = (await holder.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0].pid;
+      const run = await sync(['--stream', 'invoices']);
+      expect(run.code).toBe(1);
+      expect(run.stdout).toMatch(/error: .*waited 3 s \(database\.lockTimeoutMs\) for a lock on table sync_cursors and gave up: held by pid (\d+)/);
+      expect(run.stdout).toContain(`pid ${pid} (application_name "psql-by-an-operator"`);
+    } finally {
+      await holder.end();
+    }
+    const again = await sync(['--stream', 'invoices']);
+    expect(again.code, again.stderr).toBe(0);
+  });
+});

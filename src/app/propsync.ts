@@ -8,7 +8,7 @@ import type { Logger } from '../log/logger.js';
 import { createSourceClient } from '../source/client.js';
 import type { CallEvent, SourceClient } from '../source/types.js';
 import { runSync } from '../sync/engine.js';
-import { describeHolder, withStreamLocks } from '../sync/lock.js';
+import { describeHolder, withStreamLocks, type LockOptions } from '../sync/lock.js';
 import { combineObservers } from '../sync/observers.js';
 import { streamsOf } from '../sync/plan-run.js';
 import type { RunSummary, SyncObserver, SyncRequest } from '../sync/types.js';
@@ -16,7 +16,7 @@ import type { Db } from '../warehouse-schema.js';
 import { budgetToday, spentByOthersToday } from './budget.js';
 import { EXIT, ExitError } from './exit-codes.js';
 import { abortOnSignals, type SignalStop } from './signals.js';
-import { openMigratedWarehouse } from './warehouse.js';
+import { openMigratedWarehouse, sessionTimeouts } from './warehouse.js';
 
 /** How to build a running propsync. */
 export interface OpenOptions {
@@ -95,6 +95,11 @@ export async function openPropsync(config: Config, options: OpenOptions): Promis
   };
 }
 
+/** How a run's stream locks are held: with the configured session limits, taken again after a lost connection. */
+export function lockOptions(config: Config, logger: Logger): LockOptions {
+  return { timeouts: sessionTimeouts(config.database), reconnect: config.database.reconnect, logger };
+}
+
 function anySignal(...signals: (AbortSignal | undefined)[]): AbortSignal | undefined {
   const present = signals.filter((signal): signal is AbortSignal => signal !== undefined);
   return present.length > 1 ? AbortSignal.any(present) : present[0];
@@ -128,10 +133,12 @@ async function runLocked(options: LockedRunOptions): Promise<RunSummary> {
         client: options.client,
         config,
         logger: options.logger,
-        signal: anySignal(options.signal, lock.signal),
+        signal: options.signal,
+        lock,
         observer: combineObservers(...(options.observers ?? [])),
       },
     ),
+    lockOptions(config, options.logger),
   );
   if (!outcome.acquired) throw new ExitError(`${describeHolder(outcome.stream, outcome.holder)}; nothing was run, try again when that run has ended`, EXIT.workFailed);
   return outcome.value;

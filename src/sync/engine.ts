@@ -1,6 +1,7 @@
 import { refreshAfterSync } from '../reporting/refresh.js';
 import { pickCounts, RUN_COUNTERS } from './counters.js';
 import { planRun, streamsOf } from './plan-run.js';
+import { engineReconnect } from './reconnect.js';
 import { runLanes } from './run-lanes.js';
 import { isBudgetError } from './run-unit.js';
 import { createRun, finishRun, heartbeatEveryMs, notePlan, startHeartbeat } from './runs.js';
@@ -11,15 +12,19 @@ import type { RunStatus, RunSummary, SyncDeps, SyncRequest } from './types.js';
  * Runs one sync or backfill: finds the source's today and the properties, asks each stream for
  * its lanes of work units, runs the lanes in parallel (up to `source.concurrency`, all through
  * the client's shared pacing and budget), and records the run. Never throws for a failed work
- * unit: the summary says what failed; other units go on.
+ * unit: the summary says what failed; other units go on. A lost warehouse connection is ridden
+ * through (`database.reconnect`): the work in flight runs again on a new connection.
  */
 export async function runSync(request: SyncRequest, deps: SyncDeps): Promise<RunSummary> {
-  const { db, client, config, observer, signal } = deps;
+  const { db, client, config, observer, signal, lock } = deps;
   const started = Date.now();
   const streams = streamsOf(request, deps);
   const kind = request.kind === 'backfill' ? 'backfill' : request.full ? 'full' : 'sync';
-  const runId = await createRun(db, { kind, streams, propertyIds: request.propertyIds, requested: request });
+  const reconnect = engineReconnect(config.database.reconnect, deps.logger);
+  const runId = await reconnect.execute(() => createRun(db, { kind, streams, propertyIds: request.propertyIds, requested: request }));
   const logger = deps.logger.child({ runId });
+  // New pages and work units stop on a signal, or when a stream's lock is lost for good.
+  const stop = lock && signal ? AbortSignal.any([signal, lock.signal]) : (lock?.signal ?? signal);
   const before = client.stats();
   // Calls made before the work units (discovery); units count their own.
   let discoveryCalls = 0;
@@ -27,14 +32,16 @@ export async function runSync(request: SyncRequest, deps: SyncDeps): Promise<Run
   const finish = async (status: RunStatus, errors: string[], workUnits: number): Promise<RunSummary> => {
     heartbeat.stop();
     const after = client.stats();
-    const counts = await finishRun(db, {
-      runId,
-      status,
-      error: errors.length ? errors.join('\n') : undefined,
-      extraCalls: discoveryCalls,
-      throttled: after.throttled - before.throttled,
-      workUnitsTotal: workUnits,
-    });
+    const counts = await reconnect.execute(() =>
+      finishRun(db, {
+        runId,
+        status,
+        error: errors.length ? errors.join('\n') : undefined,
+        extraCalls: discoveryCalls,
+        throttled: after.throttled - before.throttled,
+        workUnitsTotal: workUnits,
+      }),
+    );
     await cleanUpSeen(db, { runId, abandonedAfterMinutes: config.abandonedAfterMinutes }).catch((error: unknown) =>
       logger.warn({ event: 'seen_cleanup_failed', err: (error as Error).message }, `could not remove the seen keys of finished work units: ${(error as Error).message}`),
     );
@@ -47,9 +54,10 @@ export async function runSync(request: SyncRequest, deps: SyncDeps): Promise<Run
 
   let plan;
   try {
-    plan = await planRun(request, streams, { ...deps, logger });
+    plan = await reconnect.execute(() => planRun(request, streams, { ...deps, logger, signal: stop }), stop);
     discoveryCalls = client.stats().calls - before.calls;
-    await notePlan(db, runId, { sourceToday: plan.today, workUnits: plan.workUnits });
+    const planned = plan;
+    await reconnect.execute(() => notePlan(db, runId, { sourceToday: planned.today, workUnits: planned.workUnits }));
   } catch (error) {
     discoveryCalls = client.stats().calls - before.calls;
     const message = error instanceof Error ? error.message : String(error);
@@ -63,7 +71,7 @@ export async function runSync(request: SyncRequest, deps: SyncDeps): Promise<Run
   let outcome;
   try {
     observer?.onRunStart?.({ runId, kind: request.kind, streams, workUnits: plan.workUnits, byStream: plan.byStream });
-    outcome = await runLanes(plan.lanes, runId, { ...deps, logger, latestDay: plan.latestDay });
+    outcome = await runLanes(plan.lanes, runId, { ...deps, signal: stop, logger, latestDay: plan.latestDay, reconnect });
   } catch (error) {
     // Whatever went wrong, the run's row says so rather than staying `running`.
     const message = error instanceof Error ? error.message : String(error);
@@ -72,7 +80,7 @@ export async function runSync(request: SyncRequest, deps: SyncDeps): Promise<Run
   }
   const status: RunStatus = outcome.budgetSpent
     ? 'budget_exhausted'
-    : signal?.aborted
+    : stop?.aborted
       ? 'interrupted'
       : outcome.errors.length === 0
         ? 'succeeded'
@@ -81,7 +89,8 @@ export async function runSync(request: SyncRequest, deps: SyncDeps): Promise<Run
           : 'failed';
   const errors = [...outcome.errors];
   if (status === 'budget_exhausted') errors.unshift(`the daily call budget (${config.source.dailyCallBudget} calls) is spent; unfinished work resumes on the next run`);
-  if (status === 'interrupted') errors.unshift('stopped by a signal; unfinished work resumes from its checkpoints on the next run');
+  if (status === 'interrupted' && !signal?.aborted) errors.unshift(`${(lock?.signal.reason as Error | undefined)?.message ?? 'stopped'}; unfinished work resumes from its checkpoints on the next run`);
+  else if (status === 'interrupted') errors.unshift('stopped by a signal; unfinished work resumes from its checkpoints on the next run');
   return finish(status, errors, plan.workUnits + outcome.addedUnits);
 }
 

@@ -37,6 +37,8 @@ export interface PageToLoad {
   complete: boolean;
   /** The listing changed while it was paged and is read again from page 1: forget what it saw. */
   restart?: boolean;
+  /** Checked last in the page's transaction (the stream's lock still held); throws to roll the page back. */
+  guard?: (trx: Db) => Promise<void>;
 }
 
 /** What loading a page did, plus the quarantine lines for the log. */
@@ -111,6 +113,7 @@ export async function loadPage(db: Db, page: PageToLoad): Promise<PageLoaded> {
       progress: { ...counts, pages: 1, calls: page.calls, retries: page.retries, bytes: page.bytes },
     });
     if (page.complete && (await isUnitClean(trx, page.unitId))) await resolveKeylessForUnit(trx, { unitKey: plan.unitKey, runId: page.runId });
+    await page.guard?.(trx);
     crashPoint('mid-commit');
     return counts;
   });

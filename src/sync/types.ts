@@ -3,6 +3,7 @@ import type { Logger } from '../log/logger.js';
 import type { SourceClient } from '../source/types.js';
 import type { Db } from '../warehouse-schema.js';
 import type { Counts, RowCounter, RunCounter } from './counters.js';
+import type { HeldLock } from './lock.js';
 
 /** What an operator or the scheduler asks the engine to do. */
 export interface SyncRequest {
@@ -27,6 +28,11 @@ export interface SyncDeps {
   /** Aborting stops new pages and work units; the page in flight commits or rolls back. */
   signal?: AbortSignal;
   observer?: SyncObserver;
+  /**
+   * The locks of the run's streams, held by the caller: each page commits only while its
+   * stream's lock is held, and losing one for good stops the run.
+   */
+  lock?: HeldLock;
 }
 
 /** Outcome of a run. */

@@ -1,4 +1,5 @@
 import { refreshAfterSync } from '../reporting/refresh.js';
+import { closeAbandonedRuns } from './abandoned.js';
 import { pickCounts, RUN_COUNTERS } from './counters.js';
 import { planRun, streamsOf } from './plan-run.js';
 import { engineReconnect } from './reconnect.js';
@@ -6,6 +7,8 @@ import { runLanes } from './run-lanes.js';
 import { isBudgetError } from './run-unit.js';
 import { createRun, finishRun, heartbeatEveryMs, notePlan, startHeartbeat } from './runs.js';
 import { cleanUpSeen } from './work-units.js';
+import type { StreamName } from '../config/schema.js';
+import type { Reconnect } from '../warehouse/reconnect.js';
 import type { RunStatus, RunSummary, SyncDeps, SyncRequest } from './types.js';
 
 /**
@@ -25,6 +28,7 @@ export async function runSync(request: SyncRequest, deps: SyncDeps): Promise<Run
   const logger = deps.logger.child({ runId });
   // New pages and work units stop on a signal, or when a stream's lock is lost for good.
   const stop = lock && signal ? AbortSignal.any([signal, lock.signal]) : (lock?.signal ?? signal);
+  if (lock) await closeAbandoned(deps, runId, streams, reconnect, logger);
   const before = client.stats();
   // Calls made before the work units (discovery); units count their own.
   let discoveryCalls = 0;
@@ -92,6 +96,18 @@ export async function runSync(request: SyncRequest, deps: SyncDeps): Promise<Run
   if (status === 'interrupted' && !signal?.aborted) errors.unshift(`${(lock?.signal.reason as Error | undefined)?.message ?? 'stopped'}; unfinished work resumes from its checkpoints on the next run`);
   else if (status === 'interrupted') errors.unshift('stopped by a signal; unfinished work resumes from its checkpoints on the next run');
   return finish(status, errors, plan.workUnits + outcome.addedUnits);
+}
+
+/** Closes the runs of a dead process on the run's streams (their locks are held), logs and reports them. */
+async function closeAbandoned(deps: SyncDeps, runId: number, streams: StreamName[], reconnect: Reconnect, logger: SyncDeps['logger']): Promise<void> {
+  const abandoned = await reconnect.execute(() => closeAbandonedRuns(deps.db, { runId, streams }));
+  for (const run of abandoned) {
+    logger.warn(
+      { event: 'run_abandoned', abandonedRunId: run.runId, streams: run.streams, host: run.host, pid: run.pid },
+      `run ${run.runId} (${run.streams.join(', ')}) was left running by a process that ended (pid ${run.pid ?? '?'} on ${run.host ?? '?'}); closed it as abandoned`,
+    );
+  }
+  if (abandoned.length) deps.observer?.onRunsAbandoned?.({ runId, abandoned: abandoned.map(({ runId: id, streams: names }) => ({ runId: id, streams: names })) });
 }
 
 function logFinished(logger: SyncDeps['logger'], summary: RunSummary): void {

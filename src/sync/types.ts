@@ -30,7 +30,8 @@ export interface SyncDeps {
   observer?: SyncObserver;
   /**
    * The locks of the run's streams, held by the caller: each page commits only while its
-   * stream's lock is held, and losing one for good stops the run.
+   * stream's lock is held, losing one for good stops the run, and holding them proves that
+   * runs of those streams still marked running belong to a process that died (closed as abandoned).
    */
   lock?: HeldLock;
 }
@@ -61,4 +62,6 @@ export interface SyncObserver {
   onPage?(event: Counts<Exclude<RunCounter, { key: 'pages' }>> & { runId: number; stream: StreamName; unitKey: string; pageNo: number }): void;
   onWorkUnitEnd?(event: { runId: number; stream: StreamName; unitKey: string; status: 'done' | 'failed' | 'skipped'; error?: string; durationMs: number }): void;
   onRunEnd?(summary: RunSummary): void;
+  /** Runs of a process that died, closed as abandoned by this run (which holds their streams' locks). */
+  onRunsAbandoned?(event: { runId: number; abandoned: { runId: number; streams: StreamName[] }[] }): void;
 }

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runPropsync, scratchFolder } from '../support/cli.js';
-import { PASSWORD, startCliWorld, type CliWorld } from './support.js';
+import { jsonLines, PASSWORD, startCliWorld, type CliWorld } from './support.js';
 
 let world: CliWorld;
 let folder: ReturnType<typeof scratchFolder>;
@@ -20,6 +20,10 @@ function sync(args: string[] = []) {
   return runPropsync(['sync', ...args], { env: world.env, cwd: folder.dir, timeoutMs: 90_000 });
 }
 
+async function count(query: ReturnType<typeof sql<{ n: number }>>): Promise<number> {
+  return (await query.execute(world.database.db)).rows[0].n;
+}
+
 /** A session of another application, as an operator's psql would be. */
 async function otherSession(): Promise<pg.Client> {
   const client = new pg.Client({ connectionString: world.database.url, application_name: 'psql-by-an-operator' });
@@ -27,6 +31,30 @@ async function otherSession(): Promise<pg.Client> {
   await client.connect();
   return client;
 }
+
+describe('a run left running by a process that died', () => {
+  it('is closed as abandoned, with its running units, by the next sync of its streams', async () => {
+    const { rows } = await sql<{ run_id: number }>`
+      insert into sync_runs (kind, streams, status, host, pid, started_at, heartbeat_at)
+      values ('sync', '{leases,invoices}', 'running', 'gone-host', 999999, now() - interval '3 minutes', now() - interval '2 minutes')
+      returning run_id`.execute(world.database.db);
+    const stale = rows[0].run_id;
+    await sql`
+      insert into sync_work_units (run_id, stream, kind, unit_key, status, next_page, per_page, pages, started_at)
+      values (${stale}, 'leases', 'live', 'leases:live:stale-test', 'running', 3, 500, 2, now() - interval '3 minutes')`.execute(world.database.db);
+    const run = await sync();
+    expect(run.code, run.stderr).toBe(0);
+    const closed = await world.database.db.selectFrom('sync_runs').selectAll().where('run_id', '=', stale).executeTakeFirstOrThrow();
+    expect(closed).toMatchObject({ status: 'abandoned', pages: 2, work_units_failed: 1 });
+    expect(closed.finished_at?.toISOString()).toBe(closed.heartbeat_at?.toISOString());
+    expect(closed.error).toContain('pid 999999 on gone-host');
+    const unit = await world.database.db.selectFrom('sync_work_units').select(['status']).where('run_id', '=', stale).executeTakeFirstOrThrow();
+    expect(unit.status).toBe('abandoned');
+    const line = jsonLines(run.stderr).find((entry) => entry.event === 'run_abandoned');
+    expect(line).toMatchObject({ abandonedRunId: stale, level: 40 });
+    expect(await count(sql<{ n: number }>`select count(*)::int as n from sync_runs where status = 'running'`)).toBe(0);
+  });
+});
 
 describe('a table locked by another session', () => {
   it('`lock table sync_runs` fails the sync after the lock timeout, naming the table and the session holding it', async () => {

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runPropsync, scratchFolder } from '../support/cli.js';
+import { expectedTotals, warehouseTotals } from '../support/warehouse-truth.js';
 import { jsonLines, PASSWORD, startCliWorld, type CliWorld } from './support.js';
 
 let world: CliWorld;
@@ -31,6 +32,27 @@ async function otherSession(): Promise<pg.Client> {
   await client.connect();
   return client;
 }
+
+describe('a constraint of the warehouse refuses rows', () => {
+  it('fails the unit naming the constraint, quarantines nothing, and exits 1 rather than 3', async () => {
+    await sql`alter table leases add constraint no_month_to_month check (is_month_to_month is not true)`.execute(world.database.db);
+    const refused = world.sim.dataset.leases.filter((lease) => lease.isMonthToMonth === 1).length;
+    expect(refused, 'leases the constraint refuses').toBeGreaterThan(0);
+    try {
+      const run = await sync(['--stream', 'leases']);
+      expect(run.code, run.stderr).toBe(1);
+      expect(run.stdout).toMatch(/error: .*no_month_to_month.*not a bad record/);
+      expect(await count(sql<{ n: number }>`select count(*)::int as n from quarantine`)).toBe(0);
+      expect(await count(sql<{ n: number }>`select count(*)::int as n from sync_work_units where status = 'failed' and error like '%constraint no_month_to_month%'`)).toBeGreaterThan(0);
+    } finally {
+      await sql`alter table leases drop constraint no_month_to_month`.execute(world.database.db);
+    }
+    const again = await sync();
+    expect(again.code, again.stderr).toBe(0);
+    const expected = expectedTotals(world.sim.dataset);
+    expect(await warehouseTotals(world.database.db, expected)).toEqual(expected);
+  });
+});
 
 describe('a run left running by a process that died', () => {
   it('is closed as abandoned, with its running units, by the next sync of its streams', async () => {

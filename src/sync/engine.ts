@@ -1,4 +1,5 @@
 import { refreshAfterSync } from '../reporting/refresh.js';
+import { withStatementTimeout } from '../warehouse/session.js';
 import { closeAbandonedRuns } from './abandoned.js';
 import { pickCounts, RUN_COUNTERS } from './counters.js';
 import { planRun, streamsOf } from './plan-run.js';
@@ -49,7 +50,10 @@ export async function runSync(request: SyncRequest, deps: SyncDeps): Promise<Run
     await cleanUpSeen(db, { runId, abandonedAfterMinutes: config.abandonedAfterMinutes }).catch((error: unknown) =>
       logger.warn({ event: 'seen_cleanup_failed', err: (error as Error).message }, `could not remove the seen keys of finished work units: ${(error as Error).message}`),
     );
-    await refreshAfterSync(db, config.timeZone, logger);
+    // The refresh has a statement budget of its own; it logs its own failures, this one the session's.
+    await withStatementTimeout(db, config.database.refreshStatementTimeoutMs, (session) => refreshAfterSync(session, config.timeZone, logger)).catch((error: Error) =>
+      logger.warn({ event: 'reporting_refresh_failed', err: error.message }, `could not refresh the reporting views: ${error.message}; the next sync tries again`),
+    );
     const summary: RunSummary = { ...counts, kind: request.kind, streams, durationMs: Date.now() - started, errors };
     logFinished(logger, summary);
     observer?.onRunEnd?.(summary);

@@ -1,4 +1,6 @@
+import type { StreamName } from '../config/schema.js';
 import { refreshAfterSync } from '../reporting/refresh.js';
+import type { Reconnect } from '../warehouse/reconnect.js';
 import { withStatementTimeout } from '../warehouse/session.js';
 import { closeAbandonedRuns } from './abandoned.js';
 import { pickCounts, RUN_COUNTERS } from './counters.js';
@@ -8,8 +10,6 @@ import { runLanes } from './run-lanes.js';
 import { isBudgetError } from './run-unit.js';
 import { createRun, finishRun, heartbeatEveryMs, notePlan, startHeartbeat } from './runs.js';
 import { cleanUpSeen } from './work-units.js';
-import type { StreamName } from '../config/schema.js';
-import type { Reconnect } from '../warehouse/reconnect.js';
 import type { RunStatus, RunSummary, SyncDeps, SyncRequest } from './types.js';
 
 /**
@@ -102,9 +102,15 @@ export async function runSync(request: SyncRequest, deps: SyncDeps): Promise<Run
   return finish(status, errors, plan.workUnits + outcome.addedUnits);
 }
 
-/** Closes the runs of a dead process on the run's streams (their locks are held), logs and reports them. */
+/**
+ * Closes the runs of a dead process on the run's streams (their locks are held), logs and
+ * reports them. Housekeeping: a failure is logged, and the next run tries again.
+ */
 async function closeAbandoned(deps: SyncDeps, runId: number, streams: StreamName[], reconnect: Reconnect, logger: SyncDeps['logger']): Promise<void> {
-  const abandoned = await reconnect.execute(() => closeAbandonedRuns(deps.db, { runId, streams }));
+  const abandoned = await reconnect.execute(() => closeAbandonedRuns(deps.db, { runId, streams })).catch((error: Error) => {
+    logger.warn({ event: 'abandoned_close_failed', err: error.message }, `could not close the runs left running by a process that ended: ${error.message}`);
+    return [];
+  });
   for (const run of abandoned) {
     logger.warn(
       { event: 'run_abandoned', abandonedRunId: run.runId, streams: run.streams, host: run.host, pid: run.pid },

@@ -1,7 +1,7 @@
 import type { WorkUnitPlan } from '../streams/types.js';
+import type { Reconnect } from '../warehouse/reconnect.js';
 import type { PlannedLane } from './plan-run.js';
 import { isBudgetError, runWorkUnit, type UnitContext } from './run-unit.js';
-import type { Reconnect } from '../warehouse/reconnect.js';
 import type { SyncDeps } from './types.js';
 
 /** What running the lanes came to. */

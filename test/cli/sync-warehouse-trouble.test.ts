@@ -90,7 +90,6 @@ describe('a table locked by another session', () => {
       expect(run.stderr).toContain('waited 3 s (database.lockTimeoutMs) for a lock on table sync_runs');
       expect(run.stderr).toContain(`pid ${pid} (application_name "psql-by-an-operator", AccessExclusiveLock on sync_runs, idle in transaction`);
       expect(run.stderr).not.toContain(PASSWORD);
-      expect(run.stderr).not.toContain(new URL(world.database.url).password || 'no password in the test URL');
     } finally {
       await holder.end();
     }

@@ -51,7 +51,10 @@ function describe(holder: Holder): string {
   return `pid ${holder.pid} (application_name "${holder.application_name}", ${holder.mode} on ${holder.relname}${state})`;
 }
 
-/** Other sessions holding locks on `table` (any mode), or strong locks on any table when it is unknown; the oldest transactions first. */
+/**
+ * Other sessions holding locks on `table` (any mode), or strong locks on any table when it is
+ * unknown; the oldest transactions first, without the sessions that wait for a lock themselves.
+ */
 async function findHolders(url: string, table: string | undefined): Promise<Holder[]> {
   const client = new pg.Client({ connectionString: url, application_name: 'propsync wait check', statement_timeout: 5_000, connectionTimeoutMillis: 5_000 });
   client.on('error', () => {});
@@ -64,6 +67,8 @@ async function findHolders(url: string, table: string | undefined): Promise<Hold
          join pg_stat_activity a on a.pid = l.pid
         where l.locktype = 'relation' and l.granted and l.pid <> pg_backend_pid()
           and l.database = (select oid from pg_database where datname = current_database())
+          -- not the sessions waiting in line (they hold the table too, to write it)
+          and a.wait_event_type is distinct from 'Lock'
           and c.relnamespace not in ('pg_catalog'::regnamespace, 'information_schema'::regnamespace)
           and case when $1::text is null then l.mode = any($2::text[]) else c.relname = $1 end
         order by a.xact_start nulls last, a.pid

@@ -120,22 +120,61 @@ describe('the warehouse Postgres restarted in the middle of a run', () => {
     folder?.remove();
   });
 
-  it('goes on once the server is back and ends exact, with exit 0', async () => {
-    const env = { DATABASE_URL: server.url, PROPSYNC_API_URL: sim.url, PROPSYNC_API_USERNAME: USER, PROPSYNC_API_PASSWORD: PASSWORD, PROPSYNC_MAX_CLOCK_SKEW_HOURS: '0', PROPSYNC_PAGE_SIZE: '20', PROPSYNC_CONCURRENCY: '3' };
-    const running = startPropsync(['sync'], { env, cwd: folder.dir });
-    while ((await pagesCommitted(db)) < 5 && running.child.exitCode === null) await sleep(20);
-    expect(running.child.exitCode, 'the sync was still running').toBeNull();
-    // A fast shutdown (SIGINT) ends every session, then the server starts again on its port.
+  const env = () => ({ DATABASE_URL: server.url, PROPSYNC_API_URL: sim.url, PROPSYNC_API_USERNAME: USER, PROPSYNC_API_PASSWORD: PASSWORD, PROPSYNC_MAX_CLOCK_SKEW_HOURS: '0', PROPSYNC_PAGE_SIZE: '20', PROPSYNC_CONCURRENCY: '3' });
+
+  /** Stops the server: a fast shutdown (SIGINT) ends every session. */
+  async function stop(): Promise<void> {
     await db.destroy();
     await server.stop();
+  }
+
+  /** Starts the server again on its port. */
+  async function start(): Promise<void> {
     server = await startEmbeddedPostgres({ dataDir, persistent: true, port: server.port });
     db = connect(server.url, { maxConnections: 2, applicationName: 'propsync-test' });
+  }
+
+  it('goes on once the server is back and ends exact, with exit 0', async () => {
+    const running = startPropsync(['sync'], { env: env(), cwd: folder.dir });
+    while ((await pagesCommitted(db)) < 5 && running.child.exitCode === null) await sleep(20);
+    expect(running.child.exitCode, 'the sync was still running').toBeNull();
+    await stop();
+    await start();
     const { code } = await running.exited;
     const lines = jsonLines(running.stderr());
     expect(code, running.stderr().slice(-2000)).toBe(0);
     expect(lines.some((line) => line.event === 'database_retry')).toBe(true);
     expect(lines.some((line) => line.event === 'stream_lock_retaken')).toBe(true);
     expect(running.stdout() + running.stderr()).not.toContain(new URL(server.url).password);
+    const expected = expectedTotals(sim.dataset);
+    expect(await warehouseTotals(db, expected)).toEqual(expected);
+  }, 240_000);
+
+  it('gives up once the server stays away longer than database.reconnect.maxOutageMs (exit 1, no hang); the next sync closes that run as abandoned', async () => {
+    const short = scratchFolder({ 'config/propsync.yaml': 'database:\n  reconnect:\n    maxOutageMs: 3000\n' });
+    let down = false;
+    try {
+      sim.advance(3);
+      const before = await pagesCommitted(db);
+      const running = startPropsync(['sync', '--full'], { env: env(), cwd: short.dir });
+      while ((await pagesCommitted(db)) < before + 3 && running.child.exitCode === null) await sleep(20);
+      expect(running.child.exitCode, 'the sync was still running').toBeNull();
+      await stop();
+      down = true;
+      const { code } = await running.exited;
+      expect(code).toBe(1);
+      expect(running.stderr()).toMatch(/ECONNREFUSED|Connection terminated|terminating connection/);
+      expect(running.stdout() + running.stderr()).not.toContain(new URL(server.url).password);
+    } finally {
+      short.remove();
+      if (down) await start();
+    }
+    const { rows: left } = await sql<{ run_id: number }>`select run_id from sync_runs where status = 'running'`.execute(db);
+    expect(left).toHaveLength(1);
+    const next = startPropsync(['sync'], { env: env(), cwd: folder.dir });
+    expect((await next.exited).code, next.stderr().slice(-2000)).toBe(0);
+    const closed = await db.selectFrom('sync_runs').select('status').where('run_id', '=', left[0].run_id).executeTakeFirstOrThrow();
+    expect(closed.status).toBe('abandoned');
     const expected = expectedTotals(sim.dataset);
     expect(await warehouseTotals(db, expected)).toEqual(expected);
   }, 240_000);

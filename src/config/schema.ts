@@ -186,6 +186,7 @@ export const configSchema = z
 /** The configuration after validation and defaults. */
 export type Config = z.infer<typeof configSchema>;
 export type SourceConfig = Config['source'];
+/** The `database:` settings: the URL, session limits and reconnect policy. */
 export type DatabaseConfig = Config['database'];
 
 /**

@@ -8,8 +8,9 @@ import type { Logger } from '../log/logger.js';
 import { createSourceClient } from '../source/client.js';
 import type { CallEvent, SourceClient } from '../source/types.js';
 import { refreshAfterSync } from '../reporting/refresh.js';
+import { withStatementTimeout } from '../warehouse/session.js';
 import { runSync } from '../sync/engine.js';
-import { describeHolder, withStreamLocks } from '../sync/lock.js';
+import { describeHolder, withStreamLocks, type LockOptions } from '../sync/lock.js';
 import { combineObservers } from '../sync/observers.js';
 import { streamsOf } from '../sync/plan-run.js';
 import type { RunSummary, SyncObserver, SyncRequest } from '../sync/types.js';
@@ -17,7 +18,7 @@ import type { Db } from '../catalog/tables.js';
 import { budgetToday, spentByOthersToday } from './budget.js';
 import { EXIT, ExitError } from './exit-codes.js';
 import { abortOnSignals, type SignalStop } from './signals.js';
-import { openMigratedWarehouse } from './warehouse.js';
+import { openMigratedWarehouse, sessionTimeouts } from './warehouse.js';
 
 /** How to build a running propsync. */
 export interface OpenOptions {
@@ -60,7 +61,7 @@ export function requestedStreams(config: Config, request: SyncRequest): StreamNa
 /** Builds a running propsync: warehouse (reachable and migrated), budget, client, signals. */
 export async function openPropsync(config: Config, options: OpenOptions): Promise<Propsync> {
   const { logger } = options;
-  const db = await openMigratedWarehouse(config.database.url, { maxConnections: options.maxConnections ?? config.source.concurrency + 2 });
+  const db = await openMigratedWarehouse(config.database, { maxConnections: options.maxConnections ?? config.source.concurrency + 2 });
   // Every client starts from what the warehouse says is left today and reads it again as it
   // goes, so that calls spent by other processes count against this one's budget too.
   let spentElsewhere: number;
@@ -96,6 +97,11 @@ export async function openPropsync(config: Config, options: OpenOptions): Promis
   };
 }
 
+/** How a run's stream locks are held: with the configured session limits, taken again after a lost connection. */
+export function lockOptions(config: Config, logger: Logger): LockOptions {
+  return { timeouts: sessionTimeouts(config.database), reconnect: config.database.reconnect, logger };
+}
+
 function anySignal(...signals: (AbortSignal | undefined)[]): AbortSignal | undefined {
   const present = signals.filter((signal): signal is AbortSignal => signal !== undefined);
   return present.length > 1 ? AbortSignal.any(present) : present[0];
@@ -129,13 +135,18 @@ async function runLocked(options: LockedRunOptions): Promise<RunSummary> {
         client: options.client,
         config,
         logger: options.logger,
-        signal: anySignal(options.signal, lock.signal),
+        signal: options.signal,
+        lock,
         observer: combineObservers(...(options.observers ?? [])),
       },
     ),
+    lockOptions(config, options.logger),
   );
   if (!outcome.acquired) throw new ExitError(`${describeHolder(outcome.stream, outcome.holder)}; nothing was run, try again when that run has ended`, EXIT.workFailed);
   // After the locks are released: a slow refresh never keeps another run of these streams waiting.
-  await refreshAfterSync(options.db, config.timeZone, options.logger);
+  // The refresh has a statement budget of its own; it logs its own failures, this one the session's.
+  await withStatementTimeout(options.db, config.database.refreshStatementTimeoutMs, (session) => refreshAfterSync(session, config.timeZone, options.logger)).catch((error: Error) =>
+    options.logger.warn({ event: 'reporting_refresh_failed', err: error.message }, `could not refresh the reporting views: ${error.message}; the next sync tries again`),
+  );
   return outcome.value;
 }

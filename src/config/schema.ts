@@ -75,6 +75,37 @@ const rateLimitSchema = z
   .strict()
   .default({ reserve: 2, minIntervalMs: 0, maxWaitMs: 900_000 });
 
+/** The largest value Postgres takes for a timeout setting: an int of milliseconds (about 24.8 days). */
+const MAX_POSTGRES_MS = 2 ** 31 - 1;
+
+/** `database.reconnect`: how long an outage of the warehouse is ridden through. */
+const reconnectSchema = z
+  .object({
+    /** Longest outage waited out (from its first failed statement) before the work fails. */
+    maxOutageMs: positiveInt.max(MAX_POSTGRES_MS).default(120_000),
+    /** First wait before trying again on a new connection; it doubles, with jitter. */
+    baseDelayMs: positiveInt.default(250),
+    /** Longest single wait between attempts. */
+    maxDelayMs: positiveInt.default(5_000),
+  })
+  .strict()
+  .default({ maxOutageMs: 120_000, baseDelayMs: 250, maxDelayMs: 5_000 });
+
+const databaseSchema = z
+  .object({
+    url: postgresUrl,
+    /** statement_timeout of every session: longest a statement may run. */
+    statementTimeoutMs: positiveInt.max(MAX_POSTGRES_MS).default(600_000),
+    /** lock_timeout of every session: longest a statement waits for a lock before it fails, naming the lock and its holder. */
+    lockTimeoutMs: positiveInt.max(MAX_POSTGRES_MS).default(30_000),
+    /** idle_in_transaction_session_timeout of every session: longest a transaction may sit idle. */
+    idleInTransactionTimeoutMs: positiveInt.max(MAX_POSTGRES_MS).default(300_000),
+    /** statement_timeout of the session that refreshes the reporting views after a run. */
+    refreshStatementTimeoutMs: positiveInt.max(MAX_POSTGRES_MS).default(3_600_000),
+    reconnect: reconnectSchema,
+  })
+  .strict();
+
 /** `source.versions.<method>`: the version each stream's method is called in. */
 const versionsShape = Object.fromEntries(
   STREAM_MANIFESTS.map(({ method }) => [method.name, z.enum(method.versions as [MethodVersion, ...MethodVersion[]], { message: `expected ${method.versions.join(' or ')}` }).default(method.defaultVersion)]),
@@ -129,7 +160,7 @@ const streamsSchema = z.object(streamsShape).strict();
 /** The whole configuration; every key documented in config/propsync.example.yaml. */
 export const configSchema = z
   .object({
-    database: z.object({ url: postgresUrl }).strict(),
+    database: databaseSchema,
     source: sourceSchema,
     /** Properties to sync; empty means every property the credential can see (getProperties). */
     propertyIds: z.array(propertyId).default([]),
@@ -155,6 +186,8 @@ export const configSchema = z
 /** The configuration after validation and defaults. */
 export type Config = z.infer<typeof configSchema>;
 export type SourceConfig = Config['source'];
+/** The `database:` settings: the URL, session limits and reconnect policy. */
+export type DatabaseConfig = Config['database'];
 
 /**
  * The configuration of commands that never call the source (migrate, status, reset): the

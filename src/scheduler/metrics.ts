@@ -60,6 +60,7 @@ export function createSyncMetrics(
   const lastSuccess = new Gauge({ name: 'propsync_last_success_timestamp_seconds', help: 'End time of the last successful run of each stream (Unix seconds).', labelNames: ['stream'], registers });
   const running = new Gauge({ name: 'propsync_run_in_progress', help: '1 while a run of the stream is in progress in this process.', labelNames: ['stream'], registers });
   const skipped = new Counter({ name: 'propsync_runs_skipped_total', help: 'Scheduled runs skipped because another process held the stream lock.', labelNames: ['stream'], registers });
+  const abandoned = new Counter({ name: 'propsync_runs_abandoned_total', help: 'Runs left running by a process that died, closed as abandoned by a later run of the stream.', labelNames: ['stream'], registers });
   const workUnits = new Counter({ name: 'propsync_work_units_total', help: 'Work units ended, by stream and outcome.', labelNames: ['stream', 'status'], registers });
   const workUnitDuration = new Histogram({ name: 'propsync_work_unit_duration_seconds', help: 'Duration of work units.', labelNames: ['stream'], buckets: DURATION_BUCKETS, registers });
   const pageCounters = pageMetrics(registers);
@@ -103,6 +104,9 @@ export function createSyncMetrics(
         runDuration.observe({ stream, kind: summary.kind }, summary.durationMs / 1000);
         if (summary.status === 'succeeded') lastSuccess.set({ stream }, now);
       }
+    },
+    onRunsAbandoned(event) {
+      for (const run of event.abandoned) for (const stream of run.streams) abandoned.inc({ stream });
     },
   };
 

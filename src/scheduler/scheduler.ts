@@ -4,7 +4,7 @@ import type { Logger } from '../log/logger.js';
 import type { SourceClient } from '../source/types.js';
 import type { RunSummary, SyncDeps, SyncObserver, SyncRequest } from '../sync/types.js';
 import type { Db } from '../catalog/tables.js';
-import { describeHolder, withStreamLock } from '../sync/lock.js';
+import { describeHolder, withStreamLock, type LockOptions } from '../sync/lock.js';
 import { combineObservers } from '../sync/observers.js';
 import { streamsOf } from '../sync/plan-run.js';
 import type { SyncMetrics } from './metrics.js';
@@ -28,6 +28,8 @@ export interface SchedulerOptions {
    * `propsync schedule` checks there the day's call budget, spent by every process.
    */
   beforeRun?: (stream: StreamName) => Promise<string | null>;
+  /** How each run's stream lock is held (session limits, taking it again after a lost connection). */
+  lockOptions?: LockOptions;
 }
 
 /** What `/healthz` says of one scheduled stream. */
@@ -92,11 +94,12 @@ export function startScheduler(options: SchedulerOptions): Scheduler {
             client,
             config,
             logger,
-            signal: AbortSignal.any([shutdown.signal, lock.signal]),
+            signal: shutdown.signal,
+            lock,
             observer: combineObservers(metrics.observer, options.observer),
           },
         );
-      });
+      }, options.lockOptions);
       if (!outcome.acquired) {
         state.lastSkipped = new Date().toISOString();
         metrics.lockSkipped(stream);

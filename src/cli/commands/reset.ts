@@ -37,7 +37,7 @@ export function registerReset(program: Command, done: (code: ExitCode) => void):
       const interactive = process.stdin.isTTY === true && process.stderr.isTTY === true;
       if (!options.yes && !interactive) throw new ExitError('reset forgets cursors and asks for confirmation; not on a terminal, pass --yes to confirm', EXIT.usage);
       // Loaded here, not at the top: --help and usage errors stay fast.
-      const [{ describeHolder, withStreamLock }, { cursorsToReset, resetCursors }, { offlineConfigFor }, { openMigratedWarehouse }, { formatTable }] = await Promise.all([
+      const [{ describeHolder, withStreamLock }, { cursorsToReset, resetCursors }, { offlineConfigFor }, { openMigratedWarehouse, sessionTimeouts }, { formatTable }] = await Promise.all([
         import('../../sync/lock.js'),
         import('../../sync/reset.js'),
         import('../context.js'),
@@ -46,7 +46,7 @@ export function registerReset(program: Command, done: (code: ExitCode) => void):
       ]);
       const cursorLines = (cursors: ResetCursor[]) => formatTable(['scope', 'cursor', 'value'], cursors.map((cursor) => [cursor.scope, cursor.cursor, cursor.value]), '  ');
       const config = offlineConfigFor(command);
-      const db = await openMigratedWarehouse(config.database.url, { maxConnections: 1 });
+      const db = await openMigratedWarehouse(config.database, { maxConnections: 1 });
       try {
         const selection = { stream: options.stream, propertyId: options.property };
         const what = `${options.stream}${options.property ? ` for property ${options.property}` : ''}`;
@@ -62,7 +62,7 @@ export function registerReset(program: Command, done: (code: ExitCode) => void):
             return done(EXIT.ok);
           }
         }
-        const outcome = await withStreamLock(config.database.url, options.stream, () => resetCursors(db, selection));
+        const outcome = await withStreamLock(config.database.url, options.stream, () => resetCursors(db, selection), { timeouts: sessionTimeouts(config.database) });
         if (!outcome.acquired) throw new ExitError(`${describeHolder(options.stream, outcome.holder)}; reset it once that run has ended`, EXIT.workFailed);
         process.stdout.write(`forgot ${outcome.value.length} cursor(s) of ${what}:\n${cursorLines(outcome.value).join('\n')}\n`);
         process.stdout.write(`the next \`propsync sync --stream ${options.stream}\` reads ${options.property ? 'that scope' : 'every scope'} from the start\n`);

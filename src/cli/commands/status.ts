@@ -34,7 +34,7 @@ export function registerStatus(program: Command, done: (code: ExitCode) => void)
       ]);
       const config = offlineConfigFor(command);
       const dailyCallBudget = config.source?.dailyCallBudget ?? configSchema.shape.source.shape.dailyCallBudget.parse(undefined);
-      const db = await openMigratedWarehouse(config.database.url, { maxConnections: 1 });
+      const db = await openMigratedWarehouse(config.database, { maxConnections: 1 });
       try {
         const report = await readStatus(db, { dailyCallBudget, timeZone: config.timeZone, quarantineLimit: options.quarantineLimit, abandonedAfterMinutes: config.abandonedAfterMinutes });
         if (options.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);

@@ -10,7 +10,7 @@ import { createSourceClient } from '../source/client.js';
 import type { CallEvent, SourceClient } from '../source/types.js';
 import { refreshAfterSync } from '../reporting/refresh.js';
 import { runSync } from '../sync/engine.js';
-import { describeHolder, withStreamLocks } from '../sync/lock.js';
+import { describeHolder, withStreamLocks, type LockOptions } from '../sync/lock.js';
 import { combineObservers } from '../sync/observers.js';
 import { streamsOf } from '../sync/plan-run.js';
 import type { RunSummary, SyncObserver, SyncRequest } from '../sync/types.js';
@@ -19,7 +19,8 @@ import { budgetToday, spentByOthersToday } from './budget.js';
 import { EXIT, ExitError, type ExitCode } from './exit-codes.js';
 import { exitCodeFor } from './run-summary.js';
 import { abortOnSignals, type SignalStop } from './signals.js';
-import { openMigratedWarehouse } from './warehouse.js';
+import { openMigratedWarehouse, sessionTimeouts } from './warehouse.js';
+import { withStatementTimeout } from '../warehouse/session.js';
 
 /** How to build a running propsync. */
 export interface OpenOptions {
@@ -92,7 +93,7 @@ export async function openPropsync(config: Config, options: OpenOptions): Promis
   const { logger } = options;
   const chosen = selectedAccounts(config.accounts, options.accounts);
   const connections = chosen.reduce((sum, account) => sum + account.source.concurrency, 0) + 2;
-  const db = await openMigratedWarehouse(config.database.url, { maxConnections: options.maxConnections ?? connections });
+  const db = await openMigratedWarehouse(config.database, { maxConnections: options.maxConnections ?? connections });
   const accounts: AccountRuntime[] = [];
   try {
     for (const account of chosen) {
@@ -130,7 +131,10 @@ export async function openPropsync(config: Config, options: OpenOptions): Promis
         accounts.map((runtime) => runLocked({ db, runtime, config, logger, request: { ...request, streams }, observers: runOptions.observers, signal })),
       );
       // After the locks are released: a slow refresh never keeps another run of these streams waiting.
-      await refreshAfterSync(db, config.timeZone, logger);
+      // The refresh has a statement budget of its own; it logs its own failures, this one the session's.
+      await withStatementTimeout(db, config.database.refreshStatementTimeoutMs, (session) => refreshAfterSync(session, config.timeZone, logger)).catch((error: Error) =>
+        logger.warn({ event: 'reporting_refresh_failed', err: error.message }, `could not refresh the reporting views: ${error.message}; the next sync tries again`),
+      );
       return runs;
     },
     async close() {
@@ -149,6 +153,11 @@ async function noteAccounts(db: Db, accounts: readonly Account[]): Promise<void>
     .values(accounts.map((account) => ({ account_id: account.id, name: account.name })))
     .onConflict((oc) => oc.column('account_id').doUpdateSet((eb) => ({ name: eb.ref('excluded.name'), last_seen_at: new Date() })))
     .execute();
+}
+
+/** How a run's stream locks are held: with the configured session limits, taken again after a lost connection. */
+export function lockOptions(config: Config, logger: Logger): LockOptions {
+  return { timeouts: sessionTimeouts(config.database), reconnect: config.database.reconnect, logger };
 }
 
 function anySignal(...signals: (AbortSignal | undefined)[]): AbortSignal | undefined {
@@ -189,8 +198,11 @@ async function runLocked(options: LockedRunOptions): Promise<AccountRun> {
   };
   if (runtime.refused) return failed(runtime.refused);
   try {
-    const outcome = await withStreamLocks(config.database.url, request.streams.map((stream) => lockName(account.id, stream)), (lock) =>
-      runSync(request, { db: options.db, client, config, account, logger, signal: anySignal(options.signal, lock.signal), observer: combineObservers(...(options.observers ?? [])) }),
+    const outcome = await withStreamLocks(
+      config.database.url,
+      request.streams.map((stream) => lockName(account.id, stream)),
+      (lock) => runSync(request, { db: options.db, client, config, account, logger, signal: options.signal, lock, observer: combineObservers(...(options.observers ?? [])) }),
+      lockOptions(config, logger),
     );
     if (!outcome.acquired) return failed(`${describeHolder(outcome.stream, outcome.holder)}; nothing was run, try again when that run has ended`);
     return { account: account.id, summary: outcome.value, exitCode: exitCodeFor(outcome.value) };

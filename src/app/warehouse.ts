@@ -1,16 +1,28 @@
 import { sql } from 'kysely';
+import type { DatabaseConfig } from '../config/schema.js';
 import { redactUrl } from '../log/redact.js';
 import type { Db, Warehouse } from '../catalog/tables.js';
-import { connect, type ConnectOptions } from '../warehouse/db.js';
+import { connect, type ConnectOptions, type SessionTimeouts } from '../warehouse/db.js';
 import { pendingMigrations } from '../warehouse/migrate.js';
 import { EXIT, ExitError } from './exit-codes.js';
 
+/** The limits of every session, from `database:`. */
+export function sessionTimeouts(database: DatabaseConfig): SessionTimeouts {
+  const { statementTimeoutMs, lockTimeoutMs, idleInTransactionTimeoutMs } = database;
+  return { statementTimeoutMs, lockTimeoutMs, idleInTransactionTimeoutMs };
+}
+
+/** Pool options besides the session limits, which come from `database:`. */
+export type WarehouseOptions = Omit<ConnectOptions, 'timeouts'>;
+
 /**
- * Opens the warehouse and checks that it answers. A warehouse that cannot be reached is a
- * configuration problem for the operator (exit 2), reported without its password.
+ * Opens the warehouse with the configured session limits and checks that it answers. A
+ * warehouse that cannot be reached is a configuration problem for the operator (exit 2),
+ * reported without its password.
  */
-export async function openWarehouse(url: string, options: ConnectOptions = {}): Promise<Db> {
-  const db = connect<Warehouse>(url, { applicationName: 'propsync', ...options });
+export async function openWarehouse(database: DatabaseConfig, options: WarehouseOptions = {}): Promise<Db> {
+  const { url } = database;
+  const db = connect<Warehouse>(url, { applicationName: 'propsync', ...options, timeouts: sessionTimeouts(database) });
   try {
     await sql`select 1`.execute(db);
     return db;
@@ -29,8 +41,8 @@ async function requireMigrated(db: Db): Promise<void> {
 }
 
 /** Opens the warehouse, checks that it is migrated, and closes it again if not. */
-export async function openMigratedWarehouse(url: string, options: ConnectOptions = {}): Promise<Db> {
-  const db = await openWarehouse(url, options);
+export async function openMigratedWarehouse(database: DatabaseConfig, options: WarehouseOptions = {}): Promise<Db> {
+  const db = await openWarehouse(database, options);
   try {
     await requireMigrated(db);
     return db;

@@ -27,6 +27,37 @@ type Manifest = (typeof STREAM_MANIFESTS)[number];
 /** The streams propsync knows, from the stream registry. */
 export { STREAM_NAMES, type StreamName } from '../streams/registry.js';
 
+/** The largest value Postgres takes for a timeout setting: an int of milliseconds (about 24.8 days). */
+const MAX_POSTGRES_MS = 2 ** 31 - 1;
+
+/** `database.reconnect`: how long an outage of the warehouse is ridden through. */
+const reconnectSchema = z
+  .object({
+    /** Longest outage waited out (from its first failed statement) before the work fails. */
+    maxOutageMs: positiveInt.max(MAX_POSTGRES_MS).default(120_000),
+    /** First wait before trying again on a new connection; it doubles, with jitter. */
+    baseDelayMs: positiveInt.default(250),
+    /** Longest single wait between attempts. */
+    maxDelayMs: positiveInt.default(5_000),
+  })
+  .strict()
+  .default({ maxOutageMs: 120_000, baseDelayMs: 250, maxDelayMs: 5_000 });
+
+const databaseSchema = z
+  .object({
+    url: postgresUrl,
+    /** statement_timeout of every session: longest a statement may run. */
+    statementTimeoutMs: positiveInt.max(MAX_POSTGRES_MS).default(600_000),
+    /** lock_timeout of every session: longest a statement waits for a lock before it fails, naming the lock and its holder. */
+    lockTimeoutMs: positiveInt.max(MAX_POSTGRES_MS).default(30_000),
+    /** idle_in_transaction_session_timeout of every session: longest a transaction may sit idle. */
+    idleInTransactionTimeoutMs: positiveInt.max(MAX_POSTGRES_MS).default(300_000),
+    /** statement_timeout of the session that refreshes the reporting views after a run. */
+    refreshStatementTimeoutMs: positiveInt.max(MAX_POSTGRES_MS).default(3_600_000),
+    reconnect: reconnectSchema,
+  })
+  .strict();
+
 /** `streams.<name>`: each stream's own settings, declared in its folder. */
 const withDefaults = (settings: z.ZodType) => settings.default(settings.parse({}));
 const streamsShape = Object.fromEntries(STREAM_MANIFESTS.map((manifest) => [manifest.name, withDefaults(settingsSchemaOf(manifest))])) as unknown as {
@@ -37,7 +68,7 @@ const streamsSchema = z.object(streamsShape).strict();
 /** The one-account form: `source:` and the `PROPSYNC_API_*` variables; every key documented in config/propsync.example.yaml. */
 const oneAccountSchema = z
   .object({
-    database: z.object({ url: postgresUrl }).strict(),
+    database: databaseSchema,
     source: checkedSourceSchema,
     /** Properties to sync; empty means every property the credential can see (getProperties). */
     propertyIds: z.array(propertyId).default([]),
@@ -125,6 +156,9 @@ function resolveConfig(input: unknown, ctx: z.RefinementCtx, env: Env, offline: 
   ctx.issues.push(...(r.issues.list as z.core.$ZodRawIssue[]));
   return z.NEVER;
 }
+
+/** The `database:` settings: the URL, session limits and reconnect policy. */
+export type DatabaseConfig = Config['database'];
 
 /**
  * The whole configuration, source credentials included (sync, backfill, schedule), with the

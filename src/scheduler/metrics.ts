@@ -61,6 +61,7 @@ export function createSyncMetrics(
   const lastSuccess = new Gauge({ name: 'propsync_last_success_timestamp_seconds', help: 'End time of the last successful run of each account\'s stream (Unix seconds).', labelNames: ['account', 'stream'], registers });
   const running = new Gauge({ name: 'propsync_run_in_progress', help: '1 while a run of the account\'s stream is in progress in this process.', labelNames: ['account', 'stream'], registers });
   const skipped = new Counter({ name: 'propsync_runs_skipped_total', help: 'Scheduled runs skipped because another process held the account\'s stream lock.', labelNames: ['account', 'stream'], registers });
+  const abandoned = new Counter({ name: 'propsync_runs_abandoned_total', help: 'Runs left running by a process that died, closed as abandoned by a later run of the account\'s stream.', labelNames: ['account', 'stream'], registers });
   const workUnits = new Counter({ name: 'propsync_work_units_total', help: 'Work units ended, by account, stream and outcome.', labelNames: ['account', 'stream', 'status'], registers });
   const workUnitDuration = new Histogram({ name: 'propsync_work_unit_duration_seconds', help: 'Duration of work units.', labelNames: ['account', 'stream'], buckets: DURATION_BUCKETS, registers });
   const pageCounters = pageMetrics(registers);
@@ -108,6 +109,9 @@ export function createSyncMetrics(
         runDuration.observe({ account, stream, kind: summary.kind }, summary.durationMs / 1000);
         if (summary.status === 'succeeded') lastSuccess.set({ account, stream }, now);
       }
+    },
+    onRunsAbandoned(event) {
+      for (const run of event.abandoned) for (const stream of run.streams) abandoned.inc({ account: event.account, stream });
     },
   };
 

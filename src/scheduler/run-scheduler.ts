@@ -1,7 +1,7 @@
 import { budgetToday } from '../app/budget.js';
 import { EXIT, type ExitCode } from '../app/exit-codes.js';
 import { loggerFor } from '../app/logger.js';
-import { openPropsync, selectedAccounts, type Propsync } from '../app/propsync.js';
+import { lockOptions, openPropsync, selectedAccounts, type Propsync } from '../app/propsync.js';
 import type { Logger } from '../log/logger.js';
 import type { CallEvent } from '../source/types.js';
 import { nextSignal } from '../app/signals.js';
@@ -59,6 +59,7 @@ export async function runSchedulerProcess(config: Config, asked?: StreamName[], 
     run: runSync,
     streams,
     beforeRun: async ({ account }) => (await budgetToday(db, account)).spentReason,
+    lockOptions: lockOptions(config, logger),
   });
   let http: HttpEndpoint | undefined;
   if (config.metrics.port > 0) {

@@ -5,7 +5,7 @@ import type { Config, StreamName } from '../config/schema.js';
 import type { Logger } from '../log/logger.js';
 import type { RunSummary, SyncDeps, SyncObserver, SyncRequest } from '../sync/types.js';
 import type { Db } from '../catalog/tables.js';
-import { describeHolder, withStreamLock } from '../sync/lock.js';
+import { describeHolder, withStreamLock, type LockOptions } from '../sync/lock.js';
 import { combineObservers } from '../sync/observers.js';
 import { streamsOf } from '../sync/plan-run.js';
 import type { SyncMetrics } from './metrics.js';
@@ -30,6 +30,8 @@ export interface SchedulerOptions {
    * `propsync schedule` checks there the day's call budget, spent by every process.
    */
   beforeRun?: (runtime: AccountRuntime, stream: StreamName) => Promise<string | null>;
+  /** How each run's stream lock is held (session limits, taking it again after a lost connection). */
+  lockOptions?: LockOptions;
 }
 
 /** What `/healthz` says of one scheduled stream of one account. */
@@ -98,11 +100,12 @@ export function startScheduler(options: SchedulerOptions): Scheduler {
             config,
             account,
             logger,
-            signal: AbortSignal.any([shutdown.signal, lock.signal]),
+            signal: shutdown.signal,
+            lock,
             observer: combineObservers(metrics.observer, options.observer),
           },
         );
-      });
+      }, options.lockOptions);
       if (!outcome.acquired) {
         state.lastSkipped = new Date().toISOString();
         metrics.lockSkipped(account.id, stream);

@@ -1,5 +1,9 @@
+import type { StreamName } from '../streams/registry.js';
+import type { Reconnect } from '../warehouse/reconnect.js';
 import { pickCounts, RUN_COUNTERS } from '../warehouse/run-counters.js';
+import { closeAbandonedRuns } from './abandoned.js';
 import { planRun, streamsOf } from './plan-run.js';
+import { engineReconnect } from './reconnect.js';
 import { runLanes } from './run-lanes.js';
 import { isBudgetError } from './run-unit.js';
 import { createRun, finishRun, heartbeatEveryMs, notePlan, startHeartbeat } from './runs.js';
@@ -10,15 +14,20 @@ import type { RunStatus, RunSummary, SyncDeps, SyncRequest } from './types.js';
  * Runs one sync or backfill: finds the source's today and the properties, asks each stream for
  * its lanes of work units, runs the lanes in parallel (up to `source.concurrency`, all through
  * the client's shared pacing and budget), and records the run. Never throws for a failed work
- * unit: the summary says what failed; other units go on.
+ * unit: the summary says what failed; other units go on. A lost warehouse connection is ridden
+ * through (`database.reconnect`): the work in flight runs again on a new connection.
  */
 export async function runSync(request: SyncRequest, deps: SyncDeps): Promise<RunSummary> {
-  const { db, client, config, account, observer, signal } = deps;
+  const { db, client, config, account, observer, signal, lock } = deps;
   const started = Date.now();
   const streams = streamsOf(request, deps);
   const kind = request.kind === 'backfill' ? 'backfill' : request.full ? 'full' : 'sync';
-  const runId = await createRun(db, { account: account.id, kind, streams, propertyIds: request.propertyIds, requested: request });
+  const reconnect = engineReconnect(config.database.reconnect, deps.logger);
+  const runId = await reconnect.execute(() => createRun(db, { account: account.id, kind, streams, propertyIds: request.propertyIds, requested: request }));
   const logger = deps.logger.child({ account: account.id, runId });
+  // New pages and work units stop on a signal, or when a stream's lock is lost for good.
+  const stop = lock && signal ? AbortSignal.any([signal, lock.signal]) : (lock?.signal ?? signal);
+  if (lock) await closeAbandoned(deps, runId, streams, reconnect, logger);
   const before = client.stats();
   // Calls made before the work units (discovery); units count their own.
   let discoveryCalls = 0;
@@ -26,14 +35,16 @@ export async function runSync(request: SyncRequest, deps: SyncDeps): Promise<Run
   const finish = async (status: RunStatus, errors: string[], workUnits: number): Promise<RunSummary> => {
     heartbeat.stop();
     const after = client.stats();
-    const counts = await finishRun(db, {
-      runId,
-      status,
-      error: errors.length ? errors.join('\n') : undefined,
-      extraCalls: discoveryCalls,
-      throttled: after.throttled - before.throttled,
-      workUnitsTotal: workUnits,
-    });
+    const counts = await reconnect.execute(() =>
+      finishRun(db, {
+        runId,
+        status,
+        error: errors.length ? errors.join('\n') : undefined,
+        extraCalls: discoveryCalls,
+        throttled: after.throttled - before.throttled,
+        workUnitsTotal: workUnits,
+      }),
+    );
     await cleanUpSeen(db, { runId, abandonedAfterMinutes: config.abandonedAfterMinutes }).catch((error: unknown) =>
       logger.warn({ event: 'seen_cleanup_failed', err: (error as Error).message }, `could not remove the seen keys of finished work units: ${(error as Error).message}`),
     );
@@ -45,9 +56,10 @@ export async function runSync(request: SyncRequest, deps: SyncDeps): Promise<Run
 
   let plan;
   try {
-    plan = await planRun(request, streams, { ...deps, logger });
+    plan = await reconnect.execute(() => planRun(request, streams, { ...deps, logger, signal: stop }), stop);
     discoveryCalls = client.stats().calls - before.calls;
-    await notePlan(db, runId, { sourceToday: plan.today, workUnits: plan.workUnits });
+    const planned = plan;
+    await reconnect.execute(() => notePlan(db, runId, { sourceToday: planned.today, workUnits: planned.workUnits }));
   } catch (error) {
     discoveryCalls = client.stats().calls - before.calls;
     const message = error instanceof Error ? error.message : String(error);
@@ -61,7 +73,7 @@ export async function runSync(request: SyncRequest, deps: SyncDeps): Promise<Run
   let outcome;
   try {
     observer?.onRunStart?.({ account: account.id, runId, kind: request.kind, streams, workUnits: plan.workUnits, byStream: plan.byStream });
-    outcome = await runLanes(plan.lanes, runId, { ...deps, logger, latestDay: plan.latestDay });
+    outcome = await runLanes(plan.lanes, runId, { ...deps, signal: stop, logger, latestDay: plan.latestDay, reconnect });
   } catch (error) {
     // Whatever went wrong, the run's row says so rather than staying `running`.
     const message = error instanceof Error ? error.message : String(error);
@@ -70,7 +82,7 @@ export async function runSync(request: SyncRequest, deps: SyncDeps): Promise<Run
   }
   const status: RunStatus = outcome.budgetSpent
     ? 'budget_exhausted'
-    : signal?.aborted
+    : stop?.aborted
       ? 'interrupted'
       : outcome.errors.length === 0
         ? 'succeeded'
@@ -79,8 +91,27 @@ export async function runSync(request: SyncRequest, deps: SyncDeps): Promise<Run
           : 'failed';
   const errors = [...outcome.errors];
   if (status === 'budget_exhausted') errors.unshift(`the daily call budget (${account.source.dailyCallBudget} calls) is spent; unfinished work resumes on the next run`);
-  if (status === 'interrupted') errors.unshift('stopped by a signal; unfinished work resumes from its checkpoints on the next run');
+  if (status === 'interrupted' && !signal?.aborted) errors.unshift(`${(lock?.signal.reason as Error | undefined)?.message ?? 'stopped'}; unfinished work resumes from its checkpoints on the next run`);
+  else if (status === 'interrupted') errors.unshift('stopped by a signal; unfinished work resumes from its checkpoints on the next run');
   return finish(status, errors, plan.workUnits + outcome.addedUnits);
+}
+
+/**
+ * Closes the runs of a dead process on the run's streams (their locks are held), logs and
+ * reports them. Housekeeping: a failure is logged, and the next run tries again.
+ */
+async function closeAbandoned(deps: SyncDeps, runId: number, streams: StreamName[], reconnect: Reconnect, logger: SyncDeps['logger']): Promise<void> {
+  const abandoned = await reconnect.execute(() => closeAbandonedRuns(deps.db, { account: deps.account.id, runId, streams })).catch((error: Error) => {
+    logger.warn({ event: 'abandoned_close_failed', err: error.message }, `could not close the runs left running by a process that ended: ${error.message}`);
+    return [];
+  });
+  for (const run of abandoned) {
+    logger.warn(
+      { event: 'run_abandoned', abandonedRunId: run.runId, streams: run.streams, host: run.host, pid: run.pid },
+      `run ${run.runId} (${run.streams.join(', ')}) was left running by a process that ended (pid ${run.pid ?? '?'} on ${run.host ?? '?'}); closed it as abandoned`,
+    );
+  }
+  if (abandoned.length) deps.observer?.onRunsAbandoned?.({ account: deps.account.id, runId, abandoned: abandoned.map(({ runId: id, streams: names }) => ({ runId: id, streams: names })) });
 }
 
 function logFinished(logger: SyncDeps['logger'], summary: RunSummary): void {

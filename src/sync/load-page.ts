@@ -8,6 +8,7 @@ import { markMissingChildren, markUnseenDeleted, storedParents, storedTextDigest
 import { checkRow } from '../warehouse/column-domains.js';
 import { SOURCE_HASH_COLUMN, SOURCE_TEXT_HASH_COLUMN, type SourceTable } from '../warehouse/schema.js';
 import { KnownRecord, type RecordRecognizer } from '../source/types.js';
+import { isValueError, sqlState } from '../warehouse/connection-errors.js';
 import { inTransaction } from '../warehouse/transaction.js';
 import { ROW_COUNTERS, zeroCounts } from '../warehouse/run-counters.js';
 import { writeCursor } from './cursors.js';
@@ -39,6 +40,8 @@ export interface PageToLoad {
   complete: boolean;
   /** The listing changed while it was paged and is read again from page 1: forget what it saw. */
   restart?: boolean;
+  /** Checked last in the page's transaction (the stream's lock still held); throws to roll the page back. */
+  guard?: (trx: Db) => Promise<void>;
 }
 
 /** What loading a page did, plus the quarantine lines for the log. */
@@ -113,8 +116,11 @@ export async function loadPage(db: Db, page: PageToLoad): Promise<PageLoaded> {
       progress: { ...counts, pages: 1, calls: page.calls, retries: page.retries, bytes: page.bytes },
     });
     if (page.complete && (await isUnitClean(trx, page.unitId))) await resolveKeylessForUnit(trx, { account: page.account, unitKey: plan.unitKey, runId: page.runId });
+    await page.guard?.(trx);
     crashPoint('mid-commit');
     return counts;
+  }).catch((error: unknown) => {
+    throw isConstraintError(error) ? new WarehouseConstraintError(page, error) : error;
   });
   crashPoint('after-commit');
   return loaded;
@@ -198,10 +204,11 @@ interface Written extends UpsertCounts {
 }
 
 /**
- * Writes the records' rows set-based. Should Postgres still refuse a value (a data error,
- * SQLSTATE class 22 or 23, that the checks above did not foresee), the page's rows are rolled
- * back to a savepoint and written again record by record, each under its own savepoint, so that
- * only the records Postgres refuses are left out, with its message.
+ * Writes the records' rows set-based. Should Postgres still refuse a value (a data exception,
+ * SQLSTATE class 22, that the checks above did not foresee), the page's rows are rolled back to
+ * a savepoint and written again record by record, each under its own savepoint, so that only
+ * the records Postgres refuses are left out, with its message. A constraint of the warehouse
+ * (class 23) is not a record's fault: it fails the page.
  */
 async function writeRecords(trx: Db, stream: StreamDefinition, records: readonly ReadyRecord[], how: WriteOptions): Promise<Written> {
   const attempt = async (name: string, batch: readonly ReadyRecord[]): Promise<UpsertCounts & { deleted: number }> => {
@@ -211,7 +218,7 @@ async function writeRecords(trx: Db, stream: StreamDefinition, records: readonly
       await sql`release savepoint ${sql.id(name)}`.execute(trx);
       return counts;
     } catch (error) {
-      if (!isDataError(error)) throw error;
+      if (!isValueError(error)) throw error;
       await sql`rollback to savepoint ${sql.id(name)}`.execute(trx);
       throw new RefusedRows(error);
     }
@@ -270,10 +277,26 @@ async function writeRows(trx: Db, stream: StreamDefinition, records: readonly Re
   return counts;
 }
 
-/** A data error of Postgres (SQLSTATE class 22, data exception, or 23, integrity constraint violation). */
-function isDataError(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && /^2[23]/.test(code);
+/** An integrity constraint of the warehouse refused a statement (SQLSTATE class 23). */
+function isConstraintError(error: unknown): boolean {
+  return sqlState(error)?.startsWith('23') === true;
+}
+
+/**
+ * A constraint of the warehouse (unique, foreign key, a check someone added) refused a page's
+ * rows: the warehouse's rule, not a bad record, so the unit fails naming the constraint, and
+ * nothing is quarantined.
+ */
+export class WarehouseConstraintError extends Error {
+  override name = 'WarehouseConstraintError';
+  constructor(page: Pick<PageToLoad, 'pageNo'>, cause: unknown) {
+    const { message, constraint, table, code } = cause as { message: string; constraint?: string; table?: string; code: string };
+    const where = [constraint && `constraint ${constraint}`, table && `table ${table}`, `SQLSTATE ${code}`].filter(Boolean).join(', ');
+    super(
+      `the warehouse refused page ${page.pageNo}: ${message} (${where}); a rule of the warehouse, not a bad record, so nothing was quarantined and the page was not loaded: fix or drop the constraint, then run again`,
+      { cause },
+    );
+  }
 }
 
 /** Postgres refused a value of the rows being written: its message, with the detail it gave. */

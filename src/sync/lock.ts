@@ -1,5 +1,10 @@
 import { hostname } from 'node:os';
+import { sql } from 'kysely';
 import pg from 'pg';
+import type { Logger } from '../log/logger.js';
+import type { Db } from '../catalog/tables.js';
+import { sessionConfig, type SessionTimeouts } from '../warehouse/db.js';
+import { createReconnect, type ReconnectSettings } from '../warehouse/reconnect.js';
 
 /**
  * The first half of every propsync advisory lock key ("psyn"), so that propsync's locks never
@@ -26,10 +31,30 @@ export type LockOutcome<T> = { acquired: true; value: T } | { acquired: false; h
 /** What `fn` receives while it holds the lock. */
 export interface HeldLock {
   /**
-   * Aborted when the lock's connection is lost: Postgres has then released the lock and
-   * another process may start the same stream, so the holder must stop starting new work.
+   * Aborted when the lock is lost for good: another process took it while its connection was
+   * down, or it could not be taken again within the outage allowed. The holder must stop.
    */
   signal: AbortSignal;
+  /**
+   * Inside a transaction on `db`: throws `LockNotHeldError` unless the lock's session holds the
+   * lock of `stream` at this moment, so that a page never commits without it (a stream the
+   * lock does not cover is not checked).
+   */
+  verify(db: Db, stream: string): Promise<void>;
+}
+
+/** How a lock is held. */
+export interface LockOptions {
+  /** Limits of the lock's session. */
+  timeouts?: SessionTimeouts;
+  /** Take the lock again, on a new connection, when its connection is lost; without it, the loss aborts at once. */
+  reconnect?: ReconnectSettings;
+  logger?: Pick<Logger, 'info' | 'warn'>;
+}
+
+/** A page's transaction found its stream's lock not held (its connection was lost and it is being taken again). */
+export class LockNotHeldError extends Error {
+  override name = 'LockNotHeldError';
 }
 
 /** A 32-bit key of a stream name (FNV-1a), stable across processes and versions. */
@@ -53,35 +78,17 @@ export function lockApplicationName(stream: string): string {
  * long as `fn` runs, and released by Postgres if this process dies. Does not wait: when another
  * process holds the lock, `fn` is not called and the holder is returned. Advisory locks are
  * per database, so two processes sharing a warehouse exclude each other, wherever they run.
+ * With `options.reconnect`, a lost lock connection is opened again and the lock taken again.
  */
-export async function withStreamLock<T>(databaseUrl: string, stream: string, fn: (lock: HeldLock) => Promise<T>): Promise<LockOutcome<T>> {
-  // TCP keepalive from 10 s of silence, so that a NAT or firewall never drops the idle lock connection
-  // of a long run; the heartbeat query below notices a connection that died anyway.
-  const client = new pg.Client({ connectionString: databaseUrl, application_name: lockApplicationName(stream), keepAlive: true, keepAliveInitialDelayMillis: 10_000 });
-  const lost = new AbortController();
-  client.on('error', (error) => lost.abort(new Error(`lost the lock connection of stream ${stream}: ${error.message}`)));
-  client.on('end', () => lost.abort(new Error(`the lock connection of stream ${stream} ended`)));
-  await client.connect();
-  let locked = false;
-  let heartbeat: NodeJS.Timeout | undefined;
+export async function withStreamLock<T>(databaseUrl: string, stream: string, fn: (lock: HeldLock) => Promise<T>, options: LockOptions = {}): Promise<LockOutcome<T>> {
+  const session = new LockSession(databaseUrl, stream, options);
   try {
-    const key = streamLockKey(stream);
-    const { rows } = await client.query<{ locked: boolean }>('select pg_try_advisory_lock($1::int, $2::int) as locked', [LOCK_NAMESPACE, key]);
-    locked = rows[0]?.locked === true;
-    if (!locked) return { acquired: false, holder: await findHolder(client, key) };
-    heartbeat = setInterval(() => {
-      client.query('select 1').catch((error: Error) => lost.abort(new Error(`lost the lock connection of stream ${stream}: ${error.message}`)));
-    }, LOCK_HEARTBEAT_MS);
-    heartbeat.unref();
-    const value = await fn({ signal: lost.signal });
+    const taken = await session.take();
+    if (!taken.taken) return { acquired: false, holder: taken.holder };
+    const value = await fn({ signal: session.lost.signal, verify: (db, name) => (name === stream ? session.verify(db) : Promise.resolve()) });
     return { acquired: true, value };
   } finally {
-    clearInterval(heartbeat);
-    if (locked && !lost.signal.aborted) {
-      await client.query('select pg_advisory_unlock($1::int, $2::int)', [LOCK_NAMESPACE, streamLockKey(stream)]).catch(() => {});
-    }
-    client.removeAllListeners('end');
-    await client.end().catch(() => {});
+    await session.release();
   }
 }
 
@@ -93,19 +100,142 @@ export async function withStreamLocks<T>(
   databaseUrl: string,
   streams: readonly string[],
   fn: (lock: HeldLock) => Promise<T>,
+  options: LockOptions = {},
 ): Promise<{ acquired: true; value: T } | { acquired: false; stream: string; holder: LockHolder | null }> {
   const ordered = [...new Set(streams)].sort();
-  const signals: AbortSignal[] = [];
+  const held = new Map<string, HeldLock>();
   const step = async (index: number): Promise<{ acquired: true; value: T } | { acquired: false; stream: string; holder: LockHolder | null }> => {
-    if (index === ordered.length) return { acquired: true, value: await fn({ signal: AbortSignal.any(signals) }) };
-    const outcome = await withStreamLock(databaseUrl, ordered[index], (held) => {
-      signals.push(held.signal);
-      return step(index + 1);
-    });
+    if (index === ordered.length) {
+      const signal = AbortSignal.any([...held.values()].map((lock) => lock.signal));
+      return { acquired: true, value: await fn({ signal, verify: (db, stream) => held.get(stream)?.verify(db, stream) ?? Promise.resolve() }) };
+    }
+    const outcome = await withStreamLock(
+      databaseUrl,
+      ordered[index],
+      (lock) => {
+        held.set(ordered[index], lock);
+        return step(index + 1);
+      },
+      options,
+    );
     if (!outcome.acquired) return { acquired: false, stream: ordered[index], holder: outcome.holder };
     return outcome.value;
   };
   return step(0);
+}
+
+/** The connection that holds one stream's lock, taken again when the connection is lost. */
+class LockSession {
+  /** Aborted when the lock is lost for good. */
+  readonly lost = new AbortController();
+  private readonly key: number;
+  private client: pg.Client | undefined;
+  /** Backend pid of the session holding the lock; undefined while it is being taken again. */
+  private pid: number | undefined;
+  private released = false;
+  private readonly heartbeat: NodeJS.Timeout;
+
+  constructor(
+    private readonly url: string,
+    private readonly stream: string,
+    private readonly options: LockOptions,
+  ) {
+    this.key = streamLockKey(stream);
+    // The heartbeat query notices a connection that died without a word.
+    this.heartbeat = setInterval(() => {
+      const client = this.client;
+      client?.query('select 1').catch((error: Error) => this.onLost(client, error));
+    }, LOCK_HEARTBEAT_MS);
+    this.heartbeat.unref();
+  }
+
+  /** Opens a connection and tries the lock on it; when another session holds it, says which. */
+  async take(): Promise<{ taken: true } | { taken: false; holder: LockHolder | null }> {
+    const client = new pg.Client(sessionConfig(this.url, lockApplicationName(this.stream), this.options.timeouts));
+    client.on('error', (error) => this.onLost(client, error));
+    client.on('end', () => this.onLost(client, new Error('the connection ended')));
+    try {
+      await client.connect();
+      const { rows } = await client.query<{ locked: boolean; pid: number }>('select pg_try_advisory_lock($1::int, $2::int) as locked, pg_backend_pid() as pid', [LOCK_NAMESPACE, this.key]);
+      if (rows[0]?.locked !== true) {
+        const holder = await findHolder(client, this.key);
+        await closeQuietly(client);
+        return { taken: false, holder };
+      }
+      this.client = client;
+      this.pid = rows[0].pid;
+      return { taken: true };
+    } catch (error) {
+      await closeQuietly(client);
+      throw error;
+    }
+  }
+
+  /** Inside a transaction on `db`: throws unless this session holds the lock now. */
+  async verify(db: Db): Promise<void> {
+    const { pid, client } = this;
+    const notHeld = `the lock of stream ${this.stream} is not held at the moment (its connection was lost; it is being taken again)`;
+    if (pid === undefined) throw new LockNotHeldError(notHeld);
+    const { rows } = await sql<{ held: boolean }>`
+      select exists (
+        select 1 from pg_locks
+         where locktype = 'advisory' and granted and pid = ${pid}
+           and database = (select oid from pg_database where datname = current_database())
+           and classid = (${LOCK_NAMESPACE}::int)::oid and objid = (${this.key}::int)::oid and objsubid = 2) as held`.execute(db);
+    if (rows[0]?.held === true) return;
+    if (client) this.onLost(client, new Error('its session no longer holds the lock'));
+    throw new LockNotHeldError(notHeld);
+  }
+
+  /** Unlocks (ending the session releases the lock anyway) and closes the connection. */
+  async release(): Promise<void> {
+    this.released = true;
+    clearInterval(this.heartbeat);
+    const client = this.client;
+    this.client = undefined;
+    this.pid = undefined;
+    if (!client) return;
+    await client.query('select pg_advisory_unlock($1::int, $2::int)', [LOCK_NAMESPACE, this.key]).catch(() => {});
+    await closeQuietly(client);
+  }
+
+  /** The lock's connection `client` was lost: Postgres has released the lock; take it again, or give up. */
+  private onLost(client: pg.Client, error: Error): void {
+    if (client !== this.client || this.released) return;
+    this.client = undefined;
+    this.pid = undefined;
+    void closeQuietly(client);
+    const lost = `lost the lock connection of stream ${this.stream}: ${error.message}`;
+    if (!this.options.reconnect) {
+      this.lost.abort(new Error(lost));
+      return;
+    }
+    this.options.logger?.warn({ event: 'stream_lock_lost', stream: this.stream, err: error.message }, `${lost}; taking the lock again`);
+    void this.retake(this.options.reconnect);
+  }
+
+  private async retake(settings: ReconnectSettings): Promise<void> {
+    const reconnect = createReconnect(settings, { unref: true });
+    try {
+      const outcome = await reconnect.execute(() => (this.released ? Promise.resolve({ taken: false as const, holder: null }) : this.take()));
+      if (this.released) return void (await this.release());
+      if (!outcome.taken) {
+        this.lost.abort(new Error(`lost the lock of stream ${this.stream} while its connection was down: ${describeHolder(this.stream, outcome.holder)} now`));
+        return;
+      }
+      this.options.logger?.info({ event: 'stream_lock_retaken', stream: this.stream }, `took the lock of stream ${this.stream} again`);
+    } catch (error) {
+      this.lost.abort(new Error(`lost the lock connection of stream ${this.stream} and could not take the lock again within ${settings.maxOutageMs / 1000} s: ${(error as Error).message}`));
+    }
+  }
+}
+
+/** Ends a client that is no longer wanted; its later errors are ignored. */
+async function closeQuietly(client: pg.Client): Promise<void> {
+  client.removeAllListeners('end');
+  client.removeAllListeners('error');
+  client.on('error', () => {});
+  await client.end().catch(() => {});
 }
 
 async function findHolder(client: pg.Client, key: number): Promise<LockHolder | null> {

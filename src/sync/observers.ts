@@ -21,5 +21,6 @@ export function combineObservers(...observers: (SyncObserver | undefined)[]): Sy
     onPage: (event) => each((observer) => observer.onPage?.(event)),
     onWorkUnitEnd: (event) => each((observer) => observer.onWorkUnitEnd?.(event)),
     onRunEnd: (summary) => each((observer) => observer.onRunEnd?.(summary)),
+    onRunsAbandoned: (event) => each((observer) => observer.onRunsAbandoned?.(event)),
   };
 }

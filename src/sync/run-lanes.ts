@@ -1,4 +1,5 @@
 import type { WorkUnitPlan } from '../streams/types.js';
+import type { Reconnect } from '../warehouse/reconnect.js';
 import type { PlannedLane } from './plan-run.js';
 import { isBudgetError, runWorkUnit, type UnitContext } from './run-unit.js';
 import type { SyncDeps } from './types.js';
@@ -22,21 +23,21 @@ export interface LanesOutcome {
 export async function runLanes(
   lanes: readonly PlannedLane[],
   runId: number,
-  deps: SyncDeps & { logger: UnitContext['logger']; latestDay: string },
+  deps: SyncDeps & { logger: UnitContext['logger']; latestDay: string; reconnect: Reconnect },
 ): Promise<LanesOutcome> {
-  const { db, client, config, signal, observer, logger } = deps;
+  const { db, client, config, signal, observer, logger, lock, reconnect } = deps;
   const outcome: LanesOutcome = { errors: [], budgetSpent: false, addedUnits: 0, done: 0 };
   const stopped = () => signal?.aborted === true || outcome.budgetSpent;
   const queue = [...lanes];
 
   async function runLane({ stream, lane }: PlannedLane): Promise<void> {
-    const context: UnitContext = { db, client, stream, version: client.versionOf(stream.method), runId, logger, signal, observer, account: deps.account.id, perPage: deps.account.source.pageSize, latestDay: deps.latestDay };
+    const context: UnitContext = { db, client, stream, version: client.versionOf(stream.method), runId, logger, signal, observer, account: deps.account.id, perPage: deps.account.source.pageSize, latestDay: deps.latestDay, reconnect, lock };
     const doneUnits = new Map<string, number[]>();
     for (const step of lane.steps) {
       if (stopped()) return;
       let plans: WorkUnitPlan[] = [];
       if (typeof step === 'function') {
-        plans = await step({ db, accountId: deps.account.id, runId, doneUnits });
+        plans = await reconnect.execute(() => step({ db, accountId: deps.account.id, runId, doneUnits }), signal);
         outcome.addedUnits += plans.length;
       } else plans = [step];
       for (const plan of plans) {

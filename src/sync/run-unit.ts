@@ -4,11 +4,13 @@ import type { SourceClient, SourcePage } from '../source/types.js';
 import type { CompletionAction, StreamDefinition, WorkUnitPlan } from '../streams/types.js';
 import type { StreamName } from '../streams/registry.js';
 import type { Db } from '../catalog/tables.js';
-import { pickCounts, ROW_COUNTERS } from '../warehouse/run-counters.js';
+import { pickCounts, ROW_COUNTERS, zeroCounts } from '../warehouse/run-counters.js';
+import type { Reconnect } from '../warehouse/reconnect.js';
 import { crashPoint } from './crash-points.js';
-import { keyOfRecord, loadPage, recordRecognizer } from './load-page.js';
+import { keyOfRecord, loadPage, recordRecognizer, type PageLoaded, type PageToLoad } from './load-page.js';
+import type { HeldLock } from './lock.js';
 import type { SyncObserver } from './types.js';
-import { addUnitCalls, countSeen, endWorkUnit, noteListingTotal, startWorkUnit } from './work-units.js';
+import { addUnitCalls, countSeen, endWorkUnit, noteListingTotal, pagesCommitted, startWorkUnit } from './work-units.js';
 
 /** How a work unit ended. */
 export type UnitOutcome =
@@ -32,6 +34,10 @@ export interface UnitContext {
   perPage: number;
   /** The latest day a cursor may be written at: the local today + 1 (see `latestCursorDay`). */
   latestDay: string;
+  /** Runs the unit's database work again, on a new connection, when the connection is lost. */
+  reconnect: Reconnect;
+  /** The locks of the run's streams: each page's transaction checks its stream's. */
+  lock?: HeldLock;
 }
 
 /** Restarts of a listing whose total changed while it was paged, before trusting it as it is. */
@@ -65,7 +71,9 @@ class Interrupted extends Error {
 export async function runWorkUnit(context: UnitContext, plan: WorkUnitPlan): Promise<UnitOutcome> {
   const { db, client, stream, runId, observer } = context;
   const started = Date.now();
-  const unit = await startWorkUnit(db, context.account, runId, plan, context.perPage);
+  // Database work of the unit: run again on a new connection while the warehouse is away.
+  const again = <T>(work: (attempt: number) => Promise<T>) => context.reconnect.execute(work, context.signal);
+  const unit = await again(() => startWorkUnit(db, context.account, runId, plan, context.perPage));
   const log = context.logger.child({ workUnit: plan.unitKey, workUnitId: unit.id });
   if (unit.skipped) {
     log.info({ event: 'work_unit_skipped' }, `${plan.unitKey} already done by an earlier run; skipped`);
@@ -84,7 +92,9 @@ export async function runWorkUnit(context: UnitContext, plan: WorkUnitPlan): Pro
   let storedTotal = unit.listingTotal;
   let relists = 0;
   // Records whose text a live row was loaded from are passed over by the client, undecoded.
-  const recognize = stream.tables[0].sourceHash ? recordRecognizer(db, context.account, stream, context.version) : undefined;
+  const recognizer = stream.tables[0].sourceHash ? recordRecognizer(db, context.account, stream, context.version) : undefined;
+  const recognize = recognizer && { ...recognizer, lookup: (digests: readonly string[]) => again(() => recognizer.lookup(digests)) };
+  const load = pageLoader(context, unit.id, again);
   try {
     for (;;) {
       let firstTotal = startPage > 1 ? storedTotal : undefined;
@@ -99,7 +109,7 @@ export async function runWorkUnit(context: UnitContext, plan: WorkUnitPlan): Pro
         crashPoint('page-fetched');
         if (page.pageNo === 1) {
           firstTotal = page.totalCount;
-          await noteListingTotal(db, unit.id, page.totalCount);
+          await again(() => noteListingTotal(db, unit.id, page.totalCount));
         }
         if (page.totalCount !== undefined) {
           firstTotal ??= page.totalCount;
@@ -109,13 +119,13 @@ export async function runWorkUnit(context: UnitContext, plan: WorkUnitPlan): Pro
         listing.add(stream, page);
         let shortBy = 0;
         if (page.isLast) {
-          shortBy = await listing.missing(db, context.account, unit.id, plan.trackSeen, lastTotal);
+          shortBy = await again(() => listing.missing(db, context.account, unit.id, plan.trackSeen, lastTotal));
           // A listing that changed, or cannot be shown whole, is read again from page 1 before any deletion.
           const retry = (drifted || shortBy !== 0) && relists < MAX_RELISTS;
           if (!retry && shortBy !== 0) throw new ListingError(listing.incomplete(plan.unitKey, lastTotal!, shortBy), page.calls);
           relist = retry;
         }
-        const loaded = await loadPage(db, {
+        const loaded = await load({
           account: context.account,
           stream,
           plan: completion,
@@ -158,7 +168,7 @@ export async function runWorkUnit(context: UnitContext, plan: WorkUnitPlan): Pro
       }
       if (!sawPage) {
         // A source that sends nothing at all for an empty listing: complete the unit with an empty page.
-        await loadPage(db, { account: context.account, stream, plan: completion, runId, unitId: unit.id, pageNo: startPage, records: [], version: context.version, calls: 0, retries: 0, bytes: 0, nextPage: startPage, complete: true });
+        await load({ account: context.account, stream, plan: completion, runId, unitId: unit.id, pageNo: startPage, records: [], version: context.version, calls: 0, retries: 0, bytes: 0, nextPage: startPage, complete: true });
       }
       break;
     }
@@ -168,15 +178,34 @@ export async function runWorkUnit(context: UnitContext, plan: WorkUnitPlan): Pro
     // The attempts of the failing page still count against the unit (the client's errors say how many).
     const attempts = failedAttempts(error);
     const interrupted = error instanceof Interrupted || context.signal?.aborted === true || isBudgetError(error);
-    const message = error instanceof Error ? error.message : String(error);
+    // A lock lost for good says who took it, rather than how the page in flight ended.
+    const lockLost = context.lock?.signal.aborted ? (context.lock.signal.reason as Error | undefined)?.message : undefined;
+    const message = lockLost ?? (error instanceof Error ? error.message : String(error));
     const status = interrupted ? 'interrupted' : 'failed';
-    await addUnitCalls(db, unit.id, attempts, Math.max(0, attempts - 1)).catch(() => {});
-    await endWorkUnit(db, unit.id, status, message).catch(() => {});
+    // The unit's row says how it ended, even across a blip (not stopped by the run's signal).
+    await context.reconnect.execute(() => addUnitCalls(db, unit.id, attempts, Math.max(0, attempts - 1))).catch(() => {});
+    await context.reconnect.execute(() => endWorkUnit(db, unit.id, status, message)).catch(() => {});
     if (interrupted) log.warn({ event: 'work_unit_interrupted', err: message }, `${plan.unitKey} interrupted: ${message}`);
     else log.error({ event: 'work_unit_failed', err: message }, `${plan.unitKey} failed: ${message}`);
     observer?.onWorkUnitEnd?.({ account: context.account, runId, stream: stream.name, unitKey: plan.unitKey, status: 'failed', error: message, durationMs: Date.now() - started });
     return { status, unitId: unit.id, error };
   }
+}
+
+/**
+ * Loads pages of a unit, each in its transaction under its stream's lock, again on a new
+ * connection when the connection is lost. A connection lost while the commit was on its way
+ * may have committed the page: the unit's page count says, and the page is not loaded twice.
+ */
+function pageLoader(context: UnitContext, unitId: number, again: <T>(work: (attempt: number) => Promise<T>) => Promise<T>): (page: Omit<PageToLoad, 'guard'>) => Promise<PageLoaded> {
+  const { db, lock, stream } = context;
+  const guard = lock ? (trx: Db) => lock.verify(trx, stream.name) : undefined;
+  let committed = 0;
+  return async (page) => {
+    const loaded = await again(async (attempt) => (attempt > 0 && (await pagesCommitted(db, unitId)) > committed ? undefined : loadPage(db, { ...page, guard })));
+    committed += 1;
+    return loaded ?? { ...zeroCounts(ROW_COUNTERS), problems: [] };
+  };
 }
 
 /** The cursor values of a unit's completion actions, none past `latestDay` (a source's clock far ahead must not move them). */

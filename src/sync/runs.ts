@@ -66,7 +66,7 @@ export async function sumUnits(
       sql<number>`count(*) filter (where status = 'done')::int`.as('done'),
       sql<number>`count(*) filter (where status in ('done', 'skipped'))::int`.as('doneOrSkipped'),
       sql<number>`count(*) filter (where status = 'failed')::int`.as('failed'),
-      sql<number>`count(*) filter (where status in ('failed', 'interrupted'))::int`.as('failedOrInterrupted'),
+      sql<number>`count(*) filter (where status in ('failed', 'interrupted', 'abandoned'))::int`.as('failedOrInterrupted'),
       sql<number>`count(*) filter (where status = 'skipped')::int`.as('skipped'),
       // bigint sums come back as numbers (see warehouse/db.ts).
       ...UNIT_COUNTERS.map((counter) => sql<number>`coalesce(sum(${sql.ref(counter.column)}), 0)::bigint`.as(counter.key)),
@@ -76,14 +76,17 @@ export async function sumUnits(
   return (await query.executeTakeFirstOrThrow()) as UnitSums;
 }
 
+/** How a run ended: as the engine says, or `abandoned` when a later run found its process dead. */
+export type ClosedStatus = RunStatus | 'abandoned';
+
 /**
  * Closes a run: its counters are the sums of its work units (so they are right even for
  * units resumed after a crash), plus calls made outside units (discovery).
  */
-export async function finishRun(
+export async function finishRun<S extends ClosedStatus>(
   db: Db,
-  args: { runId: number; status: RunStatus; error?: string; extraCalls: number; throttled: number; workUnitsTotal: number },
-): Promise<Omit<RunSummary, 'account' | 'kind' | 'streams' | 'durationMs' | 'errors'>> {
+  args: { runId: number; status: S; error?: string; extraCalls: number; throttled: number; workUnitsTotal: number; finishedAt?: Date },
+): Promise<Omit<RunSummary, 'account' | 'kind' | 'streams' | 'durationMs' | 'errors' | 'status'> & { status: S }> {
   const sums = await sumUnits(db, { runId: args.runId });
   const counts: Counts = { ...pickCounts(UNIT_COUNTERS, sums), calls: sums.calls + args.extraCalls, throttled: args.throttled };
   const workUnits = { total: Math.max(args.workUnitsTotal, sums.done + sums.failedOrInterrupted + sums.skipped), done: sums.done, failed: sums.failedOrInterrupted, skipped: sums.skipped };
@@ -92,7 +95,7 @@ export async function finishRun(
     .set({
       ...Object.fromEntries(RUN_COUNTERS.map((counter) => [counter.column, counts[counter.key]])),
       status: args.status,
-      finished_at: new Date(),
+      finished_at: args.finishedAt ?? new Date(),
       work_units_total: workUnits.total,
       work_units_done: workUnits.done,
       work_units_failed: workUnits.failed,

@@ -5,6 +5,7 @@ import type { Logger } from '../log/logger.js';
 import type { SourceClient } from '../source/types.js';
 import type { Db } from '../catalog/tables.js';
 import type { Counts, RowCounter, RunCounter } from '../warehouse/run-counters.js';
+import type { HeldLock } from './lock.js';
 
 /** What an operator or the scheduler asks the engine to do. */
 export interface SyncRequest {
@@ -43,6 +44,12 @@ export interface SyncDeps {
   /** Aborting stops new pages and work units; the page in flight commits or rolls back. */
   signal?: AbortSignal;
   observer?: SyncObserver;
+  /**
+   * The locks of the run's streams, held by the caller: each page commits only while its
+   * stream's lock is held, losing one for good stops the run, and holding them proves that
+   * runs of those streams still marked running belong to a process that died (closed as abandoned).
+   */
+  lock?: HeldLock;
 }
 
 /** Outcome of a run. */
@@ -73,4 +80,6 @@ export interface SyncObserver {
   onPage?(event: Counts<Exclude<RunCounter, { key: 'pages' }>> & { account: string; runId: number; stream: StreamName; unitKey: string; pageNo: number }): void;
   onWorkUnitEnd?(event: { account: string; runId: number; stream: StreamName; unitKey: string; status: 'done' | 'failed' | 'skipped'; error?: string; durationMs: number }): void;
   onRunEnd?(summary: RunSummary): void;
+  /** Runs of a process that died, closed as abandoned by this run (which holds their streams' locks). */
+  onRunsAbandoned?(event: { account: string; runId: number; abandoned: { runId: number; streams: StreamName[] }[] }): void;
 }

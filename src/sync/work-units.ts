@@ -126,6 +126,12 @@ export async function checkpointPage(db: Db, args: { unitId: number; nextPage: n
     .execute();
 }
 
+/** Pages a unit has committed (its checkpoint's count). */
+export async function pagesCommitted(db: Db, unitId: number): Promise<number> {
+  const row = await db.selectFrom('sync_work_units').select('pages').where('work_unit_id', '=', unitId).executeTakeFirst();
+  return row?.pages ?? 0;
+}
+
 /** Adds calls spent by attempts that produced no page (a failure) to a unit. */
 export async function addUnitCalls(db: Db, unitId: number, calls: number, retries: number): Promise<void> {
   if (calls === 0 && retries === 0) return;

@@ -7,9 +7,16 @@ export function withDatabase(url: string, name: string): string {
   return parsed.toString();
 }
 
+/** A client of the server's admin database; losing its server fails its query, never the process. */
+function adminClient(adminUrl: string): pg.Client {
+  const client = new pg.Client({ connectionString: adminUrl });
+  client.on('error', () => {});
+  return client;
+}
+
 /** Creates a database on the server of `adminUrl` if it does not exist yet. */
 export async function ensureDatabase(adminUrl: string, name: string): Promise<void> {
-  const client = new pg.Client({ connectionString: adminUrl });
+  const client = adminClient(adminUrl);
   await client.connect();
   try {
     const { rowCount } = await client.query('select 1 from pg_database where datname = $1', [name]);
@@ -21,7 +28,7 @@ export async function ensureDatabase(adminUrl: string, name: string): Promise<vo
 
 /** Drops a database, disconnecting whoever is still on it. */
 export async function dropDatabase(adminUrl: string, name: string): Promise<void> {
-  const client = new pg.Client({ connectionString: adminUrl });
+  const client = adminClient(adminUrl);
   await client.connect();
   try {
     await client.query(`drop database if exists ${escapeIdentifier(name)} with (force)`);

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
 import pg from 'pg';
-import { describeHolder, streamLockKey, withStreamLock, withStreamLocks } from '../../src/sync/lock.js';
+import { describeHolder, LOCK_NAMESPACE, LockNotHeldError, streamLockKey, withStreamLock, withStreamLocks, type HeldLock } from '../../src/sync/lock.js';
+import type { Logger } from '../../src/log/logger.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 
 let database: TestDatabase;
@@ -84,5 +86,80 @@ describe('withStreamLock', () => {
     release.resolve();
     await holder;
     expect(await withStreamLocks(database.url, ['leases', 'invoices'], async () => 'ran')).toEqual({ acquired: true, value: 'ran' });
+  });
+});
+
+/** Terminates this process's lock connections of `stream` (as a cut network or a failover would). */
+async function cutLockConnection(stream: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: database.url });
+  await admin.connect();
+  await admin.query(`select pg_terminate_backend(pid) from pg_stat_activity where application_name like $1 and datname = current_database()`, [`propsync lock ${stream} pid=${process.pid} %`]);
+  await admin.end();
+}
+
+/** Records the log lines of a lock. */
+function recordingLogger() {
+  const lines: { event?: unknown; msg: string }[] = [];
+  const log = ((obj: object, msg: string) => {
+    lines.push({ ...(obj as { event?: unknown }), msg });
+  }) as Logger['info'];
+  return { lines, logger: { info: log, warn: log } };
+}
+
+/** Resolves once `check` is true (polled every 20 ms). */
+async function until(check: () => boolean): Promise<void> {
+  while (!check()) await new Promise((resolve) => setTimeout(resolve, 20));
+}
+
+const RECONNECT = { maxOutageMs: 10_000, baseDelayMs: 20, maxDelayMs: 200 };
+
+describe('a lock whose connection is lost', () => {
+  it('is taken again on a new connection, which a transaction then finds holding it', async () => {
+    const { lines, logger } = recordingLogger();
+    const outcome = await withStreamLock(
+      database.url,
+      'leases',
+      async (lock: HeldLock) => {
+        await lock.verify(database.db, 'leases');
+        await cutLockConnection('leases');
+        await until(() => lines.some((line) => line.event === 'stream_lock_retaken'));
+        await database.db.transaction().execute((trx) => lock.verify(trx, 'leases'));
+        return lock.signal.aborted;
+      },
+      { reconnect: RECONNECT, logger },
+    );
+    expect(outcome).toEqual({ acquired: true, value: false });
+    expect(lines.map((line) => line.event)).toEqual(['stream_lock_lost', 'stream_lock_retaken']);
+    // Released at the end: another holder gets it.
+    expect((await withStreamLock(database.url, 'leases', async () => 1)).acquired).toBe(true);
+  });
+
+  it('stops its holder, saying who took it, when another process took it meanwhile', async () => {
+    const other = new pg.Client({ connectionString: database.url, application_name: 'propsync lock leases pid=4242 host=elsewhere' });
+    await other.connect();
+    try {
+      const outcome = await withStreamLock(
+        database.url,
+        'leases',
+        async (lock) => {
+          // The other process waits for the lock; it gets it the moment this connection dies.
+          const waiting = other.query('select pg_advisory_lock($1::int, $2::int)', [LOCK_NAMESPACE, streamLockKey('leases')]);
+          for (let waits = false; !waits; ) {
+            const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where application_name like '%pid=4242 host=elsewhere' and wait_event_type = 'Lock'`.execute(database.db);
+            waits = rows[0].n === 1;
+          }
+          await cutLockConnection('leases');
+          await waiting;
+          await until(() => lock.signal.aborted);
+          await expect(database.db.transaction().execute((trx) => lock.verify(trx, 'leases'))).rejects.toThrow(LockNotHeldError);
+          return (lock.signal.reason as Error).message;
+        },
+        { reconnect: RECONNECT },
+      );
+      expect(outcome.acquired).toBe(true);
+      if (outcome.acquired) expect(outcome.value).toMatch(/stream leases .*another propsync process \(pid=4242 host=elsewhere\)/);
+    } finally {
+      await other.end();
+    }
   });
 });

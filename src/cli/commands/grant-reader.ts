@@ -48,7 +48,7 @@ export function registerGrantReader(program: Command, done: (code: ExitCode) => 
       const password = options.login ? process.env[reader.READER_PASSWORD_ENV] : undefined;
       if (options.login && !password) throw new ExitError(`--login needs the role's password in $${reader.READER_PASSWORD_ENV}`, EXIT.usage);
       const config = offlineConfigFor(command);
-      const db = await openWarehouse(config.database.url, { maxConnections: 1 });
+      const db = await openWarehouse(config.database, { maxConnections: 1 });
       let outcome;
       try {
         // No migration check here: the reader-to-be may not read the migrator's table; the grant

@@ -39,7 +39,7 @@ export function registerReset(program: Command, done: (code: ExitCode) => void):
       const interactive = process.stdin.isTTY === true && process.stderr.isTTY === true;
       if (!options.yes && !interactive) throw new ExitError('reset forgets cursors and asks for confirmation; not on a terminal, pass --yes to confirm', EXIT.usage);
       // Loaded here, not at the top: --help and usage errors stay fast.
-      const [{ describeHolder, withStreamLock }, { cursorsToReset, resetCursors }, { offlineConfigFor }, { openMigratedWarehouse }, { formatTable }, { lockName, selectedAccounts }] = await Promise.all([
+      const [{ describeHolder, withStreamLock }, { cursorsToReset, resetCursors }, { offlineConfigFor }, { openMigratedWarehouse, sessionTimeouts }, { formatTable }, { lockName, selectedAccounts }] = await Promise.all([
         import('../../sync/lock.js'),
         import('../../sync/reset.js'),
         import('../context.js'),
@@ -51,7 +51,7 @@ export function registerReset(program: Command, done: (code: ExitCode) => void):
       const config = offlineConfigFor(command);
       if (!options.account && config.accounts.length > 1) throw new ExitError(`several accounts are configured (${config.accounts.map((account) => account.id).join(', ')}); name one with --account`, EXIT.usage);
       const [account] = selectedAccounts(config.accounts, options.account ? [options.account] : undefined);
-      const db = await openMigratedWarehouse(config.database.url, { maxConnections: 1 });
+      const db = await openMigratedWarehouse(config.database, { maxConnections: 1 });
       try {
         const selection = { account: account.id, stream: options.stream, propertyId: options.property };
         const what = `${options.stream}${options.property ? ` for property ${options.property}` : ''}`;
@@ -67,7 +67,7 @@ export function registerReset(program: Command, done: (code: ExitCode) => void):
             return done(EXIT.ok);
           }
         }
-        const outcome = await withStreamLock(config.database.url, lockName(account.id, options.stream), () => resetCursors(db, selection));
+        const outcome = await withStreamLock(config.database.url, lockName(account.id, options.stream), () => resetCursors(db, selection), { timeouts: sessionTimeouts(config.database) });
         if (!outcome.acquired) throw new ExitError(`${describeHolder(options.stream, outcome.holder)}; reset it once that run has ended`, EXIT.workFailed);
         process.stdout.write(`forgot ${outcome.value.length} cursor(s) of ${what}:\n${cursorLines(outcome.value).join('\n')}\n`);
         process.stdout.write(`the next \`propsync sync --stream ${options.stream}\` reads ${options.property ? 'that scope' : 'every scope'} from the start\n`);

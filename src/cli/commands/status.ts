@@ -36,7 +36,7 @@ export function registerStatus(program: Command, done: (code: ExitCode) => void)
       ]);
       const config = offlineConfigFor(command);
       const accounts = selectedAccounts(config.accounts, options.account);
-      const db = await openMigratedWarehouse(config.database.url, { maxConnections: 1 });
+      const db = await openMigratedWarehouse(config.database, { maxConnections: 1 });
       try {
         const reports = [];
         for (const account of accounts) {

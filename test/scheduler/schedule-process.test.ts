@@ -41,13 +41,13 @@ describe('propsync schedule, as child processes', () => {
       }, 45_000, 'three finished runs of each stream');
       const health = await fetch(`http://127.0.0.1:${port}/healthz`);
       expect(health.status).toBe(200);
-      const body = (await health.json()) as { ok: boolean; jobs: { stream: string; schedule: string }[] };
+      const body = (await health.json()) as { ok: boolean; jobs: { account: string; stream: string; schedule: string }[] };
       expect(body.ok).toBe(true);
-      expect(body.jobs.map((job) => job.stream)).toEqual(['leases', 'invoices']);
+      expect(body.jobs.map((job) => [job.account, job.stream])).toEqual([['default', 'leases'], ['default', 'invoices']]);
       const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
       // A either ran leases or skipped it for the other scheduler: one of the two counters is there.
-      expect(metrics).toMatch(/propsync_runs_(total|skipped_total)\{stream="leases"/);
-      expect(metrics).toContain('propsync_call_budget_left');
+      expect(metrics).toMatch(/propsync_runs_(total|skipped_total)\{account="default",stream="leases"/);
+      expect(metrics).toContain('propsync_call_budget_left{account="default"}');
     } finally {
       a.child.kill('SIGTERM');
       b.child.kill('SIGTERM');

@@ -70,7 +70,8 @@ let proxy: Awaited<ReturnType<typeof startRewritingProxy>>;
 beforeAll(async () => {
   h = await startSyncHarness({ scale: 'small', seed: 61, today: '2026-05-04', source: { retry: { maxAttempts: 2, baseDelayMs: 5, maxDelayMs: 10, maxTotalWaitMs: 1_000 } } });
   proxy = await startRewritingProxy(h.sim.url);
-  h.config.source.url = proxy.url;
+  // The client reads the account's source: point the account at the proxy.
+  h.config.accounts[0].source.url = proxy.url;
   expect((await h.sync({ streams: ['leases'] }, { pageSize: PAGE })).status).toBe('succeeded');
 });
 afterAll(async () => {

@@ -3,12 +3,66 @@ import { grantReader } from '../reporting/reader-role.js';
 import type { Db } from '../catalog/tables.js';
 
 /**
- * The demo's three analyst questions, answered from the reporting views (schema `reporting`,
- * docs/reporting.md) as a BI dashboard would ask them: no source conventions in this file.
+ * The demo's analyst questions, answered from the reporting views (schema `reporting`,
+ * docs/reporting.md) as a BI dashboard would ask them: no source conventions in this file. A
+ * vendor or property is its account and its id: two accounts may use the same ids.
  */
+
+/** One account, side by side with the others. */
+export interface PortfolioRow {
+  accountId: string;
+  /** The configured display name, if any. */
+  accountName: string | null;
+  properties: number;
+  units: number;
+  occupied: number;
+  /** occupied / units, in percent with one decimal, as a string. */
+  occupancyPercent: string;
+  /** Current and Notice leases of homes. */
+  currentLeases: number;
+  /** Open AR balance, exact, as a string. */
+  openAr: string;
+  /** Its part past due. */
+  pastDueAr: string;
+  /** Open AP: invoices with an amount due, and that amount. */
+  openApInvoices: number;
+  openAp: string;
+}
+
+/** The accounts side by side, from `reporting.portfolio`. */
+export async function portfolio(db: Db): Promise<PortfolioRow[]> {
+  const { rows } = await sql<{
+    account_id: string;
+    account_name: string | null;
+    properties: number;
+    units_known: number;
+    units_occupied: number;
+    occupancy_percent: string | null;
+    current_leases: number;
+    open_ar_balance: string;
+    past_due_ar_balance: string;
+    open_ap_invoices: number;
+    open_ap_amount: string;
+  }>`select * from reporting.portfolio order by account_id`.execute(db);
+  return rows.map((row) => ({
+    accountId: row.account_id,
+    accountName: row.account_name,
+    properties: row.properties,
+    units: row.units_known,
+    occupied: row.units_occupied,
+    occupancyPercent: row.occupancy_percent ?? '0.0',
+    currentLeases: row.current_leases,
+    openAr: row.open_ar_balance,
+    pastDueAr: row.past_due_ar_balance,
+    openApInvoices: row.open_ap_invoices,
+    openAp: row.open_ap_amount,
+  }));
+}
 
 /** One property's occupancy. */
 export interface OccupancyRow {
+  /** The account the property belongs to (property ids are unique within an account only). */
+  accountId: string;
   propertyId: number;
   propertyName: string | null;
   /** Units that any lease of the property has ever named (the warehouse has no unit list of its own). */
@@ -21,11 +75,18 @@ export interface OccupancyRow {
 
 /** Occupancy by property: the current month of `reporting.occupancy_monthly`. */
 export async function occupancyByProperty(db: Db): Promise<OccupancyRow[]> {
-  const { rows } = await sql<{ property_id: number; property_name: string | null; units_known: number; units_occupied: number; occupancy_percent: string | null }>`
-    select distinct on (property_id) property_id, property_name, units_known, units_occupied, occupancy_percent::text
+  const { rows } = await sql<{ account_id: string; property_id: number; property_name: string | null; units_known: number; units_occupied: number; occupancy_percent: string | null }>`
+    select distinct on (account_id, property_id) account_id, property_id, property_name, units_known, units_occupied, occupancy_percent::text
       from reporting.occupancy_monthly
-     order by property_id, month desc`.execute(db);
-  return rows.map((row) => ({ propertyId: row.property_id, propertyName: row.property_name, units: row.units_known, occupied: row.units_occupied, occupancyPercent: row.occupancy_percent ?? '0.0' }));
+     order by account_id, property_id, month desc`.execute(db);
+  return rows.map((row) => ({
+    accountId: row.account_id,
+    propertyId: row.property_id,
+    propertyName: row.property_name,
+    units: row.units_known,
+    occupied: row.units_occupied,
+    occupancyPercent: row.occupancy_percent ?? '0.0',
+  }));
 }
 
 /** Aging buckets, in the order they are shown, with the `reporting.ar_aging` column of each. */
@@ -73,6 +134,7 @@ export interface SpendRow {
   month: string;
   /** Invoices and credit memos (an invoice charged to several properties counts once for each). */
   invoices: number;
+  /** Vendors (of each account: accounts may use the same vendor ids). */
   vendors: number;
   /** Net spend (credit memos reduce it), exact, as a string. */
   spend: string;
@@ -88,17 +150,17 @@ export interface SpendRow {
 export async function vendorSpendByMonth(db: Db, months = 6): Promise<SpendRow[]> {
   const { rows } = await sql<{ month: string; invoices: number; vendors: number; spend: string; top_vendor: string | null; top_vendor_spend: string | null }>`
     with by_vendor as (
-      select post_month, vendor_id, max(vendor_name) as vendor_name, sum(invoices + credit_memos)::int as invoices, sum(amount) as amount
+      select post_month, account_id, vendor_id, max(vendor_name) as vendor_name, sum(invoices + credit_memos)::int as invoices, sum(amount) as amount
         from reporting.vendor_spend_monthly
        where post_month in (select distinct post_month from reporting.vendor_spend_monthly order by post_month desc limit ${months})
-       group by post_month, vendor_id
+       group by post_month, account_id, vendor_id
     ),
     ranked as (
-      select *, row_number() over (partition by post_month order by amount desc nulls last, vendor_id) as rank from by_vendor
+      select *, row_number() over (partition by post_month order by amount desc nulls last, account_id, vendor_id) as rank from by_vendor
     )
     select to_char(post_month, 'YYYY-MM') as month,
            sum(invoices)::int as invoices,
-           count(distinct vendor_id)::int as vendors,
+           count(vendor_id)::int as vendors,
            coalesce(sum(amount), 0)::numeric(14,2)::text as spend,
            max(vendor_name) filter (where rank = 1) as top_vendor,
            (max(amount) filter (where rank = 1))::numeric(14,2)::text as top_vendor_spend

@@ -5,7 +5,7 @@ import type { AdvanceSummary } from '../simulator/index.js';
 import type { TableCount } from '../sync/status.js';
 import type { RunSummary } from '../sync/types.js';
 import type { Db } from '../catalog/tables.js';
-import { arAging, occupancyByProperty, vendorSpendByMonth, type AgingRow, type OccupancyRow, type SpendRow } from './analyst-queries.js';
+import { arAging, occupancyByProperty, portfolio, vendorSpendByMonth, type AgingRow, type OccupancyRow, type PortfolioRow, type SpendRow } from './analyst-queries.js';
 
 /** Every line the demo prints starts with this, so that no output of it looks like production. */
 export const DEMO_PREFIX = '[demo] ';
@@ -55,11 +55,21 @@ export function changesLine(advance: AdvanceSummary): string {
   return `the simulated business moved from ${advance.from} to ${advance.to}: ${changes.length ? changes.join(', ') : 'no changes'}`;
 }
 
-/** Occupancy by property. */
-export function occupancyTable(rows: OccupancyRow[]): string[] {
+/** The accounts side by side. */
+export function portfolioTable(rows: PortfolioRow[]): string[] {
   return formatTable(
-    ['property', 'name', right('units'), right('occupied'), right('occupancy %')],
-    rows.map((row) => [row.propertyId, row.propertyName, row.units, row.occupied, row.occupancyPercent]),
+    ['account', 'name', right('properties'), right('units'), right('occupancy %'), right('current leases'), right('open AR'), right('past due AR'), right('open AP')],
+    rows.map((row) => [row.accountId, row.accountName, row.properties, row.units, row.occupancyPercent, row.currentLeases, row.openAr, row.pastDueAr, row.openAp]),
+    DEMO_PREFIX,
+  );
+}
+
+/** Occupancy by property; with several accounts, each property under its account. */
+export function occupancyTable(rows: OccupancyRow[]): string[] {
+  const accounts = new Set(rows.map((row) => row.accountId)).size > 1;
+  return formatTable(
+    [...(accounts ? ['account'] : []), 'property', 'name', right('units'), right('occupied'), right('occupancy %')],
+    rows.map((row) => [...(accounts ? [row.accountId] : []), row.propertyId, row.propertyName, row.units, row.occupied, row.occupancyPercent]),
     DEMO_PREFIX,
   );
 }
@@ -81,9 +91,14 @@ export function spendTable(rows: SpendRow[]): string[] {
 /** A query to try in psql once the demo is done. */
 export const EXAMPLE_QUERY = 'select * from reporting.rent_roll limit 20;';
 
-/** The demo's three analyst questions, each with its answer as a table, as of a day. */
+/**
+ * The demo's three analyst questions, each with its answer as a table, as of a day; first, when
+ * the warehouse holds several accounts, the accounts side by side.
+ */
 export async function analystAnswers(db: Db, asOf: string): Promise<{ title: string; lines: string[] }[]> {
+  const accounts = await portfolio(db);
   return [
+    ...(accounts.length > 1 ? [{ title: `Portfolio by account (properties, occupancy, current leases, open AR and AP, as of ${asOf})`, lines: portfolioTable(accounts) }] : []),
     { title: `Occupancy by property (units with a Current or Notice lease, as of ${asOf})`, lines: occupancyTable(await occupancyByProperty(db)) },
     { title: `AR balance by aging bucket (open balance by days past due, as of ${asOf})`, lines: agingTable(await arAging(db, asOf)) },
     { title: 'Vendor spend by month (invoice amounts by post month, refunds to residents left out)', lines: spendTable(await vendorSpendByMonth(db, 6)) },
@@ -101,6 +116,6 @@ export function biToolLines(warehouseUrl: string, reader: { role: string; passwo
     'point a BI tool (Metabase, Superset, Power BI, Tableau) at the demo warehouse:',
     `  host ${url.hostname}, port ${url.port || '5432'}, database ${decodeURIComponent(url.pathname.slice(1))}`,
     `  user ${reader.role}, password ${reader.password} (a read-only role made by \`propsync grant-reader --login\`; local demo only)`,
-    '  schema reporting: rent_roll, occupancy_monthly, ar_aging, vendor_spend_monthly ... (described in docs/reporting.md and in the database)',
+    '  schema reporting: portfolio, rent_roll, occupancy_monthly, ar_aging, vendor_spend_monthly ... (described in docs/reporting.md and in the database)',
   ].map((line) => `${DEMO_PREFIX}${line}`);
 }

@@ -10,24 +10,26 @@ function viewComment(view: ReportingView): string {
 /**
  * Writes the descriptions of schema `reporting` (views, their columns, the settings table, the
  * today() function) from the declarations in views.ts, so that a BI tool shows them. Objects
- * that do not exist (yet) are skipped: run it after the migrations, as often as wanted.
+ * and columns that do not exist (yet) are skipped: run it after the migrations, as often as wanted.
  */
 export async function applyReportingComments<DB>(db: Kysely<DB>): Promise<void> {
-  const { rows } = await sql<{ name: string; kind: string }>`
-    select c.relname as name, c.relkind as kind
+  const { rows } = await sql<{ name: string; kind: string; columns: string[] }>`
+    select c.relname as name, c.relkind as kind, array(select a.attname::text from pg_attribute a where a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped) as columns
       from pg_class c join pg_namespace n on n.oid = c.relnamespace
      where n.nspname = ${REPORTING_SCHEMA} and c.relkind in ('v', 'm', 'r')`.execute(db);
-  const kinds = new Map(rows.map((row) => [row.name, row.kind]));
+  const relations = new Map(rows.map((row) => [row.name, row]));
   const statements = [];
   const lit = (text: string) => sql.lit(text);
   for (const view of REPORTING_VIEWS) {
-    const kind = kinds.get(view.name);
-    if (!kind) continue;
+    const relation = relations.get(view.name);
+    if (!relation) continue;
     const target = sql.id(REPORTING_SCHEMA, view.name);
-    statements.push(kind === 'm' ? sql`comment on materialized view ${target} is ${lit(viewComment(view))}` : sql`comment on view ${target} is ${lit(viewComment(view))}`);
-    for (const column of view.columns) statements.push(sql`comment on column ${sql.id(REPORTING_SCHEMA, view.name, column.name)} is ${lit(column.meaning)}`);
+    statements.push(relation.kind === 'm' ? sql`comment on materialized view ${target} is ${lit(viewComment(view))}` : sql`comment on view ${target} is ${lit(viewComment(view))}`);
+    for (const column of view.columns) {
+      if (relation.columns.includes(column.name)) statements.push(sql`comment on column ${sql.id(REPORTING_SCHEMA, view.name, column.name)} is ${lit(column.meaning)}`);
+    }
   }
-  if (kinds.get(REPORTING_SETTINGS.table) === 'r') {
+  if (relations.get(REPORTING_SETTINGS.table)?.kind === 'r') {
     statements.push(sql`comment on table ${sql.id(REPORTING_SCHEMA, REPORTING_SETTINGS.table)} is ${lit(REPORTING_SETTINGS.purpose)}`);
     for (const column of REPORTING_SETTINGS.columns) {
       statements.push(sql`comment on column ${sql.id(REPORTING_SCHEMA, REPORTING_SETTINGS.table, column.name)} is ${lit(column.meaning)}`);

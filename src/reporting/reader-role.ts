@@ -1,8 +1,9 @@
 import { createHash, createHmac, pbkdf2Sync, randomBytes } from 'node:crypto';
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../catalog/tables.js';
 import { SOURCE_TABLE_NAMES as SOURCE_TABLES } from '../catalog/tables.js';
-import { REPORTING_SCHEMA } from './views.js';
+import { ACCOUNT_ID } from '../config/accounts.js';
+import { REPORTING_PRIVATE_SCHEMA, REPORTING_SCHEMA } from './views.js';
 
 /** Name of the environment variable that holds the password of a reader role made with --login. */
 export const READER_PASSWORD_ENV = 'PROPSYNC_READER_PASSWORD';
@@ -22,6 +23,11 @@ export interface GrantReaderOptions {
   password?: string;
   /** Also grant select on the synced source tables in `public`. */
   baseTables?: boolean;
+  /**
+   * The accounts the role may see (their rows only, in every view and base table); none or
+   * absent: every account, and a limit set before is lifted.
+   */
+  accounts?: readonly string[];
 }
 
 /** What grantReader did. */
@@ -35,6 +41,10 @@ export interface GrantReaderOutcome {
   baseTables: number;
   /** The role whose future objects in `reporting` the default privileges cover. */
   defaultPrivilegesFor: string;
+  /** The accounts the role sees, or null for every account. */
+  accounts: string[] | null;
+  /** Of those, the accounts no run has synced yet (not in table accounts): a typo, or an account to come. */
+  unknownAccounts: string[];
 }
 
 /** Why a role name cannot be used, or undefined when it can. */
@@ -59,16 +69,33 @@ export function scramVerifier(password: string, salt: Buffer = randomBytes(16), 
 
 const INSUFFICIENT_PRIVILEGE = '42501';
 
+/** Runs `statement`; a privilege the connecting `user` lacks becomes a ReaderRoleError that says what it may not do. */
+async function attemptAs(db: Db, user: string, what: string, statement: RawBuilder<unknown>): Promise<void> {
+  try {
+    await statement.execute(db);
+  } catch (error) {
+    if ((error as { code?: string }).code === INSUFFICIENT_PRIVILEGE) throw new ReaderRoleError(`the connecting user "${user}" may not ${what}: ${(error as Error).message}`);
+    throw error;
+  }
+}
+
+/** The table that maps a reader role to the accounts it may see (migrations/0011_reporting_accounts.ts). */
+const READER_ACCOUNTS = sql.id(REPORTING_PRIVATE_SCHEMA, 'reader_accounts');
+
 /**
  * Makes `role` a reader of the reporting layer, idempotently: creates it when missing (NOLOGIN
  * unless `login`), grants usage on schema `reporting` and select on everything in it, sets
  * default privileges so that views created later (by migrations, as the schema's owner) are
- * readable too, and with `baseTables` grants select on the source tables of `public`.
+ * readable too, limits it to `accounts` (or to none: every account), and with `baseTables`
+ * grants select on the source tables of `public`.
  * Throws ReaderRoleError when the connecting user may not create or alter the role or grant.
  */
 export async function grantReader(db: Db, options: GrantReaderOptions): Promise<GrantReaderOutcome> {
   const problem = readerRoleProblem(options.role);
   if (problem) throw new RangeError(problem);
+  const accounts = [...new Set(options.accounts ?? [])].sort();
+  const badAccount = accounts.find((id) => !ACCOUNT_ID.test(id));
+  if (badAccount !== undefined) throw new RangeError(`'${badAccount}' is not an account id; expected 1 to 40 lowercase letters, digits, - or _`);
   if (options.login && !options.password) throw new RangeError(`a login role needs a password (set ${READER_PASSWORD_ENV})`);
   const role = sql.id(options.role);
   const { rows: facts } = await sql<{ exists: boolean; user: string; may_create: boolean; owner: string | null }>`
@@ -84,19 +111,14 @@ export async function grantReader(db: Db, options: GrantReaderOptions): Promise<
     );
   }
   const password = options.login ? sql.lit(scramVerifier(options.password!)) : undefined;
-  const attempt = async (what: string, statement: ReturnType<typeof sql>) => {
-    try {
-      await statement.execute(db);
-    } catch (error) {
-      if ((error as { code?: string }).code === INSUFFICIENT_PRIVILEGE) throw new ReaderRoleError(`the connecting user "${user}" may not ${what}: ${(error as Error).message}`);
-      throw error;
-    }
-  };
+  const attempt = (what: string, statement: RawBuilder<unknown>) => attemptAs(db, user, what, statement);
   if (!exists) {
     await attempt(`create role ${options.role}`, password ? sql`create role ${role} login password ${password}` : sql`create role ${role} nologin`);
   } else if (password) {
     await attempt(`alter role ${options.role}`, sql`alter role ${role} login password ${password}`);
   }
+  // The limit before any grant: the role never holds a grant the limit does not cover yet.
+  const unknownAccounts = await limitToAccounts(db, user, options.role, accounts);
   const schema = sql.id(REPORTING_SCHEMA);
   await attempt(`grant on schema ${REPORTING_SCHEMA}`, sql`grant usage on schema ${schema} to ${role}`);
   await attempt(`grant on schema ${REPORTING_SCHEMA}`, sql`grant select on all tables in schema ${schema} to ${role}`);
@@ -112,7 +134,60 @@ export async function grantReader(db: Db, options: GrantReaderOptions): Promise<
     select count(*)::int as views
       from pg_class c join pg_namespace n on n.oid = c.relnamespace
      where n.nspname = ${REPORTING_SCHEMA} and c.relkind in ('v', 'm')`.execute(db);
-  return { created: !exists, loginSet: Boolean(password), views: counts[0].views, baseTables: options.baseTables ? SOURCE_TABLES.length : 0, defaultPrivilegesFor: owner };
+  return {
+    created: !exists,
+    loginSet: Boolean(password),
+    views: counts[0].views,
+    baseTables: options.baseTables ? SOURCE_TABLES.length : 0,
+    defaultPrivilegesFor: owner,
+    accounts: accounts.length ? accounts : null,
+    unknownAccounts,
+  };
+}
+
+/**
+ * Records the accounts `role` may see (none: every account) in reporting_private.reader_accounts,
+ * which the views of `reporting` and the row-level security of the base tables read; forgets
+ * the rows of roles dropped since. Refuses a role that would see every account whatever the
+ * table says (superuser, BYPASSRLS, the owner or a role using the owner's privileges), and base
+ * tables without row-level security. Returns the accounts no run has synced yet.
+ */
+async function limitToAccounts(db: Db, user: string, role: string, accounts: readonly string[]): Promise<string[]> {
+  const { rows: found } = await sql<{ found: boolean }>`select to_regclass(${`${REPORTING_PRIVATE_SCHEMA}.reader_accounts`}) is not null as found`.execute(db);
+  if (!found[0].found) {
+    if (accounts.length) throw new ReaderRoleError(`this warehouse's reporting layer knows no accounts yet; run \`propsync migrate\` first`);
+    return [];
+  }
+  if (accounts.length) {
+    const { rows } = await sql<{ unlimited: string | null; unprotected: string[] }>`
+      select case when r.rolsuper then 'it is a superuser'
+                  when r.rolbypassrls then 'it bypasses row-level security (BYPASSRLS)'
+                  when pg_has_role(r.oid, n.nspowner, 'USAGE') then 'it has the privileges of ' || quote_ident(pg_get_userbyid(n.nspowner)) || ', which owns the reporting layer'
+             end as unlimited,
+             array(select c.relname::text
+                     from pg_class c
+                    where c.relnamespace = 'public'::regnamespace and c.relkind = 'r' and not c.relrowsecurity
+                      and exists (select 1 from pg_attribute a where a.attrelid = c.oid and a.attname = 'account_id' and not a.attisdropped)
+                    order by 1) as unprotected
+        from pg_roles r, pg_namespace n
+       where r.rolname = ${role} and n.nspname = ${REPORTING_PRIVATE_SCHEMA}`.execute(db);
+    if (rows[0].unlimited) throw new ReaderRoleError(`role ${role} cannot be limited to some accounts: ${rows[0].unlimited}`);
+    if (rows[0].unprotected.length) throw new ReaderRoleError(`tables ${rows[0].unprotected.join(', ')} have no row-level security; run \`propsync migrate\` first`);
+  }
+  // In one transaction: the role is never without its rows, which would mean every account.
+  const what = `write ${REPORTING_PRIVATE_SCHEMA}.reader_accounts`;
+  await db.transaction().execute(async (trx) => {
+    await attemptAs(trx, user, what, sql`
+      delete from ${READER_ACCOUNTS} m
+       where m.role::oid = (select r.oid from pg_roles r where r.rolname = ${role})
+          or not exists (select 1 from pg_roles r where r.oid = m.role::oid)`);
+    await attemptAs(trx, user, what, sql`
+      insert into ${READER_ACCOUNTS} (role, account_id)
+      select r.oid::regrole, id from pg_roles r, unnest(${accounts}::text[]) id where r.rolname = ${role}`);
+  });
+  const { rows: unknown } = await sql<{ id: string }>`
+    select id from unnest(${accounts}::text[]) id where not exists (select 1 from public.accounts a where a.account_id = id) order by id`.execute(db);
+  return unknown.map((row) => row.id);
 }
 
 /** The two statements an operator runs to give a person a login in the reader role. */

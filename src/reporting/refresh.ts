@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../catalog/tables.js';
 import type { Logger } from '../log/logger.js';
-import { REPORTING_SCHEMA } from './views.js';
+import { REPORTING_PRIVATE_SCHEMA, REPORTING_SCHEMA } from './views.js';
 
 /** Memory each sort or hash of a refresh may use. */
 const REFRESH_WORK_MEM = '128MB';
@@ -20,8 +20,9 @@ export interface RefreshOutcome {
 
 /**
  * Brings the reporting layer up to date after a sync: stores the configured time zone where the
- * views read "today" from (`reporting.settings`), then refreshes the materialized views of
- * `reporting`, each after the ones it reads (`properties` first), each in a transaction of its
+ * views read "today" from (`reporting.settings`), then refreshes the materialized views (in
+ * `reporting_private`, read through the views of `reporting` of the same names), each after the
+ * ones it reads (`properties` first), each in a transaction of its
  * own. A populated view is refreshed CONCURRENTLY (every one has a unique index): readers keep
  * the old rows meanwhile, and a reader's open transaction does not block it. A view never
  * populated is filled by a plain refresh. A view whose lock is not had within
@@ -40,11 +41,11 @@ export async function refreshReporting(db: Db, options: { timeZone: string; lock
                        join pg_class u on u.oid = d.refobjid and u.relkind = 'm' and u.oid <> m.oid
                       where r.ev_class = m.oid), '{}'::text[]) as reads
       from pg_class m
-     where m.relnamespace = ${REPORTING_SCHEMA}::regnamespace and m.relkind = 'm'
+     where m.relnamespace = ${REPORTING_PRIVATE_SCHEMA}::regnamespace and m.relkind = 'm'
      order by m.relname`.execute(db);
   const outcome: RefreshOutcome = { refreshed: [], skipped: [] };
   for (const view of refreshOrder(rows)) {
-    const target = sql.id(REPORTING_SCHEMA, view.name);
+    const target = sql.id(REPORTING_PRIVATE_SCHEMA, view.name);
     try {
       await db.transaction().execute(async (trx) => {
         await sql`set local lock_timeout = ${lockTimeout}`.execute(trx);

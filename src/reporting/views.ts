@@ -2,11 +2,19 @@
  * The reporting layer's declaration: every view of schema `reporting`, what it is for, what
  * each column means, and one example query. The database comments (COMMENT ON) and
  * docs/reporting.md are generated from here; the views' SQL lives in the migrations
- * (migrations/0004_reporting.ts), and a test checks that both name the same columns.
+ * (migrations/0004_reporting.ts, with accounts since migrations/0011_reporting_accounts.ts),
+ * and a test checks that both name the same columns.
  */
 
 /** The schema of the views. */
 export const REPORTING_SCHEMA = 'reporting';
+
+/**
+ * The schema behind the views, which no reader may use: the materialized views and every
+ * view's query (reporting.X reads reporting_private.X, leaving out the rows of accounts the
+ * reader may not see), the readers' accounts and the function that looks them up.
+ */
+export const REPORTING_PRIVATE_SCHEMA = 'reporting_private';
 
 /** One column of a view. */
 export interface ReportingColumn {
@@ -38,6 +46,12 @@ export function materializedNote(view: ReportingView): string {
 }
 
 /** Words reused in several columns' meanings. */
+const ACCOUNT_ID: ReportingColumn = {
+  name: 'account_id',
+  meaning: 'The source account the row belongs to (accounts[].id of the configuration; default in the one-account form). Property, lease and invoice ids are unique within an account only.',
+};
+const ACCOUNT_NAME: ReportingColumn = { name: 'account_name', meaning: 'The account\'s display name from the configuration (accounts[].name); empty when none is configured.' };
+const ACCOUNT = [ACCOUNT_ID, ACCOUNT_NAME] as const;
 const PROPERTY_ID: ReportingColumn = { name: 'property_id', meaning: 'The property (source PropertyID).' };
 const PROPERTY_NAME: ReportingColumn = { name: 'property_name', meaning: 'The property\'s name (see reporting.properties).' };
 const AS_OF: ReportingColumn = { name: 'as_of_date', meaning: 'The day the answer is as of: today in the time zone of reporting.settings.' };
@@ -54,6 +68,32 @@ const BUCKETS: readonly ReportingColumn[] = [
 /** Every view of `reporting`, in the order the docs list them. */
 export const REPORTING_VIEWS: readonly ReportingView[] = [
   {
+    name: 'portfolio',
+    purpose: 'One row per account: its properties, units and occupancy, current leases, open AR and open AP, side by side.',
+    notes:
+      'Accounts are those the configuration has run (with their names) and any account the warehouse holds properties of. ' +
+      'Properties, units and occupancy sum reporting.properties and the latest month of reporting.occupancy_monthly (as of the last sync). ' +
+      'Current leases are Current and Notice leases of homes (other-income leases left out). Open AR is what reporting.ar_aging sums, past due AR its part due before today; ' +
+      'open AP is what reporting.ap_open_invoices lists. ' +
+      `${TODAY_NOTE} ${MONEY_NOTE}`,
+    columns: [
+      ...ACCOUNT,
+      { name: 'properties', meaning: 'Properties the account\'s leases and invoice lines name (see reporting.properties).' },
+      { name: 'units_known', meaning: 'Units any lease of the account has named (summed over its properties).' },
+      { name: 'units_occupied', meaning: 'Of those, units with a resident in the latest month of reporting.occupancy_monthly.' },
+      { name: 'occupancy_percent', meaning: 'units_occupied / units_known in percent, one decimal.' },
+      { name: 'current_leases', meaning: 'Current and Notice leases of homes (parking and storage left out).' },
+      { name: 'open_ar_balance', meaning: 'Open AR balance of the account\'s leases (positive: residents owe).' },
+      { name: 'past_due_ar_balance', meaning: 'Part of the open AR balance whose due date is before today.' },
+      { name: 'open_ap_invoices', meaning: 'Invoices with an amount still due.' },
+      { name: 'open_ap_amount', meaning: 'What those invoices still have due.' },
+      AS_OF,
+    ],
+    example: `select account_name, properties, occupancy_percent, current_leases, open_ar_balance, past_due_ar_balance, open_ap_amount
+  from reporting.portfolio
+ order by account_id;`,
+  },
+  {
     name: 'rent_roll',
     purpose: 'One row per lease that is Current or Notice today: where, who, the current term, monthly charges and balances.',
     notes:
@@ -63,6 +103,7 @@ export const REPORTING_VIEWS: readonly ReportingView[] = [
       'Balances count non-temporary, non-reversed AR transactions still open. Other-income leases (parking, storage) are included and flagged. ' +
       `${TODAY_NOTE} ${MONEY_NOTE}`,
     columns: [
+      ...ACCOUNT,
       PROPERTY_ID,
       PROPERTY_NAME,
       { name: 'lease_id', meaning: 'The lease.' },
@@ -85,11 +126,11 @@ export const REPORTING_VIEWS: readonly ReportingView[] = [
       { name: 'past_due_balance', meaning: 'Part of the open balance whose due date is before today.' },
       AS_OF,
     ],
-    example: `select property_name, count(*) as leases, sum(monthly_charges) as monthly_charges, sum(past_due_balance) as past_due
+    example: `select account_name, property_name, count(*) as leases, sum(monthly_charges) as monthly_charges, sum(past_due_balance) as past_due
   from reporting.rent_roll
  where not is_other_income
- group by property_name
- order by property_name;`,
+ group by account_id, account_name, property_id, property_name
+ order by account_name, property_name;`,
   },
   {
     name: 'occupancy_monthly',
@@ -100,6 +141,7 @@ export const REPORTING_VIEWS: readonly ReportingView[] = [
       'Other-income leases (parking, storage) and leases the source no longer lists are left out. Months run from the property\'s first move-in to the current month. ' +
       TODAY_NOTE,
     columns: [
+      ...ACCOUNT,
       PROPERTY_ID,
       PROPERTY_NAME,
       { name: 'month', meaning: 'The month, as its first day.' },
@@ -124,6 +166,7 @@ export const REPORTING_VIEWS: readonly ReportingView[] = [
       'Other-income leases and rows the source no longer lists are left out; months without any activity have no row. ' +
       TODAY_NOTE,
     columns: [
+      ...ACCOUNT,
       PROPERTY_ID,
       PROPERTY_NAME,
       { name: 'month', meaning: 'The month, as its first day.' },
@@ -145,6 +188,7 @@ export const REPORTING_VIEWS: readonly ReportingView[] = [
       'A lease has a renewal when it has a Renewal interval starting after its current one. On notice counts Notice leases (moving out). ' +
       'Other-income leases and rows the source no longer lists are left out. Past months show leases still Current after their term ended (typically month to month).',
     columns: [
+      ...ACCOUNT,
       PROPERTY_ID,
       PROPERTY_NAME,
       { name: 'month', meaning: 'The month the current interval ends, as its first day.' },
@@ -166,6 +210,7 @@ export const REPORTING_VIEWS: readonly ReportingView[] = [
       'An item falls in the bucket of today minus its due date; credits (negative balances) age like charges. ' +
       `${TODAY_NOTE} To see the buckets at another moment, set reporting.now for the session (set reporting.now = '2024-07-01 05:30+00'). ${MONEY_NOTE}`,
     columns: [
+      ...ACCOUNT,
       PROPERTY_ID,
       PROPERTY_NAME,
       { name: 'lease_id', meaning: 'The lease.' },
@@ -188,6 +233,7 @@ export const REPORTING_VIEWS: readonly ReportingView[] = [
     purpose: 'Per property: the AR aging buckets of reporting.ar_aging summed over its leases.',
     notes: `Sums reporting.ar_aging; the same rules apply. ${TODAY_NOTE} ${MONEY_NOTE}`,
     columns: [
+      ...ACCOUNT,
       PROPERTY_ID,
       PROPERTY_NAME,
       AS_OF,
@@ -209,6 +255,7 @@ export const REPORTING_VIEWS: readonly ReportingView[] = [
       'Post months are the source\'s accounting months. ' +
       MONEY_NOTE,
     columns: [
+      ...ACCOUNT,
       PROPERTY_ID,
       PROPERTY_NAME,
       { name: 'post_month', meaning: 'The accounting month, as its first day.' },
@@ -240,6 +287,7 @@ export const REPORTING_VIEWS: readonly ReportingView[] = [
       'Invoices and lines the source no longer lists are left out. ' +
       MONEY_NOTE,
     columns: [
+      ...ACCOUNT,
       { name: 'post_month', meaning: 'The invoices\' accounting month, as its first day.' },
       { name: 'vendor_id', meaning: 'The vendor.' },
       { name: 'vendor_name', meaning: 'The vendor\'s name.' },
@@ -266,6 +314,7 @@ export const REPORTING_VIEWS: readonly ReportingView[] = [
       'property_id is set when all the invoice\'s lines are charged to one property; property_count says how many they name. ' +
       `${TODAY_NOTE} ${MONEY_NOTE}`,
     columns: [
+      ...ACCOUNT,
       { name: 'invoice_id', meaning: 'The invoice.' },
       { name: 'invoice_number', meaning: 'The vendor\'s invoice number.' },
       { name: 'invoice_type_id', meaning: 'Invoice type: 5 Standard, 8 Catalog, 12 Credit Memo, 17/18 Job Cost, 20 Customer Refund.' },
@@ -297,6 +346,7 @@ export const REPORTING_VIEWS: readonly ReportingView[] = [
     purpose: 'Each voided payment with its invoice, vendor, property, amount, dates and reason.',
     notes: 'Voided payments and invoices the source no longer lists are left out. property_id is set when all the invoice\'s lines are charged to one property. ' + MONEY_NOTE,
     columns: [
+      ...ACCOUNT,
       { name: 'invoice_id', meaning: 'The invoice the payment was for.' },
       { name: 'invoice_number', meaning: 'The vendor\'s invoice number.' },
       { name: 'invoice_type', meaning: 'The invoice type\'s name.' },
@@ -320,8 +370,10 @@ export const REPORTING_VIEWS: readonly ReportingView[] = [
   {
     name: 'properties',
     purpose: 'One row per property the warehouse knows, with its name: the property dimension the other views join.',
-    notes: 'Names come from the leases and invoice lines the source still lists (the methods synced carry no property list).',
-    columns: [PROPERTY_ID, { name: 'property_name', meaning: 'The property\'s name as its leases and invoice lines give it.' }],
+    notes:
+      'Names come from the leases and invoice lines the source still lists (the methods synced carry no property list). ' +
+      'A property is its account and its id: join on both (two accounts may use the same property ids).',
+    columns: [...ACCOUNT, PROPERTY_ID, { name: 'property_name', meaning: 'The property\'s name as its leases and invoice lines give it.' }],
     materialized: 'every view joins it, and naming the properties from every lease and invoice line took 0.3 s on the large data set',
     example: `select property_id, property_name
   from reporting.properties

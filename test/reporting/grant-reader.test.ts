@@ -58,7 +58,8 @@ describe('propsync grant-reader', () => {
     expect(first.stderr).toBe('');
     expect(first.code).toBe(0);
     expect(first.stdout).toContain(`created role ${reader} (login`);
-    expect(first.stdout).toMatch(/may read schema reporting: 11 views/);
+    expect(first.stdout).toContain(`may read schema reporting: ${REPORTING_VIEWS.length} views`);
+    expect(first.stdout).toContain(`${reader} sees every account`);
 
     const again = await grantReader([reader, '--login'], { PROPSYNC_READER_PASSWORD: password });
     expect(again.code).toBe(0);
@@ -79,6 +80,10 @@ describe('propsync grant-reader', () => {
       expect(await outcome(client, 'select reporting.today()')).toBe('ok');
       for (const table of [...SOURCE_TABLES, 'sync_runs', 'quarantine', 'kysely_migration']) {
         expect([table, await outcome(client, `select * from public.${table} limit 1`)]).toEqual([table, '42501']);
+      }
+      // What the views read from and the readers' accounts are out of reach.
+      for (const statement of ['select * from reporting_private.properties', 'select * from reporting_private.rent_roll', 'select * from reporting_private.reader_accounts', "select reporting_private.visible_accounts('postgres')"]) {
+        expect([statement, await outcome(client, statement)]).toEqual([statement, '42501']);
       }
       expect(await outcome(client, `update reporting.settings set time_zone = 'UTC'`)).toBe('42501');
       expect(await outcome(client, 'create view reporting.mine as select 1 as one')).toBe('42501');

@@ -34,9 +34,9 @@ describe('refreshing the materialized reporting views', () => {
   /** An invoice posted in June 2024 with one line, as a sync would write it. */
   async function addInvoice(vendorId: number | null, propertyId: number | null, amount: string): Promise<void> {
     const id = nextId++;
-    await sql`insert into invoices (invoice_id, invoice_type_id, vendor_id, vendor_name, post_month, amount, amount_due, raw)
-              values (${id}, 5, ${vendorId}, 'Vendor', '2024-06-01', ${amount}, 0, '{}')`.execute(database.db);
-    await sql`insert into invoice_line_items (line_item_id, invoice_id, property_id, amount, raw) values (${id}, ${id}, ${propertyId}, ${amount}, '{}')`.execute(database.db);
+    await sql`insert into invoices (account_id, invoice_id, invoice_type_id, vendor_id, vendor_name, post_month, amount, amount_due, raw)
+              values ('default', ${id}, 5, ${vendorId}, 'Vendor', '2024-06-01', ${amount}, 0, '{}')`.execute(database.db);
+    await sql`insert into invoice_line_items (account_id, line_item_id, invoice_id, property_id, amount, raw) values ('default', ${id}, ${id}, ${propertyId}, ${amount}, '{}')`.execute(database.db);
   }
 
   /** The June 2024 spend of a vendor (null: no vendor) on property 100. */
@@ -99,7 +99,7 @@ describe('refreshing the materialized reporting views', () => {
     const holder = await session(database.url);
     try {
       await holder.query('begin');
-      await holder.query('refresh materialized view concurrently reporting.vendor_spend_monthly');
+      await holder.query('refresh materialized view concurrently reporting_private.vendor_spend_monthly');
       await refreshAfterSync(database.db, ZONE, logger as never, { lockTimeoutMs: 200 });
     } finally {
       await holder.end();
@@ -133,7 +133,7 @@ describe('refreshing the materialized reporting views', () => {
   });
 
   it('fills a view that was never populated', async () => {
-    await sql`refresh materialized view reporting.vendor_spend_monthly with no data`.execute(database.db);
+    await sql`refresh materialized view reporting_private.vendor_spend_monthly with no data`.execute(database.db);
     await expect(sql`select 1 from reporting.vendor_spend_monthly`.execute(database.db)).rejects.toThrow(/has not been populated/);
     expect((await refreshReporting(database.db, { timeZone: ZONE })).refreshed).toContain('vendor_spend_monthly');
     expect(await juneSpend(null)).toEqual(['15.00']);

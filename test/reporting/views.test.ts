@@ -13,6 +13,7 @@ let db: Db;
 beforeAll(async () => {
   database = await createTestDatabase();
   await insertFixture(database.db);
+  await sql`insert into accounts (account_id, name) values ('default', 'Front Range Homes')`.execute(database.db);
   db = connect<Warehouse>(database.url, { maxConnections: 1 });
   await sql`select set_config('reporting.now', ${FIXTURE_NOW}, false)`.execute(db);
   // As at the end of a sync: the materialized views are refreshed (in this session's clock).
@@ -105,7 +106,7 @@ describe('reporting views on a hand-computed fixture', () => {
       { lease_id: 3, primary_resident: 'Dee Past', lease_status: 'Past', as_of_date: '2024-06-30', open_items: 1, balance: '-50.00', not_yet_due: '0.00', days_1_30: '0.00', days_31_60: '0.00', days_61_90: '-50.00', over_90: '0.00' },
     ]);
     expect(await rows(`select * from reporting.ar_aging_by_property`)).toEqual([
-      { property_id: 100, property_name: 'Maple Court', as_of_date: '2024-06-30', leases: 3, open_items: 5, balance: '1025.00', not_yet_due: '75.00', days_1_30: '500.00', days_31_60: '300.00', days_61_90: '-50.00', over_90: '200.00' },
+      { account_id: 'default', account_name: 'Front Range Homes', property_id: 100, property_name: 'Maple Court', as_of_date: '2024-06-30', leases: 3, open_items: 5, balance: '1025.00', not_yet_due: '75.00', days_1_30: '500.00', days_31_60: '300.00', days_61_90: '-50.00', over_90: '200.00' },
     ]);
     // In UTC it is already July 1: the late fee due June 30 is a day past due, and everything ages a day.
     await inTimeZone('UTC', async () => {
@@ -138,10 +139,10 @@ describe('reporting views on a hand-computed fixture', () => {
 
   it('vendor_spend_monthly: refunds to residents and reversed invoices left out, credit memos netted, split by line property', async () => {
     expect(await rows(`select * from reporting.vendor_spend_monthly order by post_month, vendor_id, property_id`)).toEqual([
-      { post_month: '2024-05-01', vendor_id: 501, vendor_name: 'Acme Plumbing', property_id: 100, property_name: 'Maple Court', invoices: 1, credit_memos: 0, amount: '250.00', credit_memo_amount: '0.00' },
-      { post_month: '2024-06-01', vendor_id: 501, vendor_name: 'Acme Plumbing', property_id: 100, property_name: 'Maple Court', invoices: 1, credit_memos: 1, amount: '350.00', credit_memo_amount: '-50.00' },
-      { post_month: '2024-06-01', vendor_id: 501, vendor_name: 'Acme Plumbing', property_id: 200, property_name: 'Oak Plaza', invoices: 1, credit_memos: 0, amount: '100.00', credit_memo_amount: '0.00' },
-      { post_month: '2024-07-01', vendor_id: 502, vendor_name: 'Bright Electric', property_id: 200, property_name: 'Oak Plaza', invoices: 1, credit_memos: 0, amount: '60.00', credit_memo_amount: '0.00' },
+      { account_id: 'default', account_name: 'Front Range Homes', post_month: '2024-05-01', vendor_id: 501, vendor_name: 'Acme Plumbing', property_id: 100, property_name: 'Maple Court', invoices: 1, credit_memos: 0, amount: '250.00', credit_memo_amount: '0.00' },
+      { account_id: 'default', account_name: 'Front Range Homes', post_month: '2024-06-01', vendor_id: 501, vendor_name: 'Acme Plumbing', property_id: 100, property_name: 'Maple Court', invoices: 1, credit_memos: 1, amount: '350.00', credit_memo_amount: '-50.00' },
+      { account_id: 'default', account_name: 'Front Range Homes', post_month: '2024-06-01', vendor_id: 501, vendor_name: 'Acme Plumbing', property_id: 200, property_name: 'Oak Plaza', invoices: 1, credit_memos: 0, amount: '100.00', credit_memo_amount: '0.00' },
+      { account_id: 'default', account_name: 'Front Range Homes', post_month: '2024-07-01', vendor_id: 502, vendor_name: 'Bright Electric', property_id: 200, property_name: 'Oak Plaza', invoices: 1, credit_memos: 0, amount: '60.00', credit_memo_amount: '0.00' },
     ]);
   });
 
@@ -160,20 +161,20 @@ describe('reporting views on a hand-computed fixture', () => {
 
   it('voided_payments_log: each voided payment the source still lists, on invoices it still lists', async () => {
     expect(await rows(`select * from reporting.voided_payments_log`)).toEqual([
-      { invoice_id: 7, invoice_number: 'INV-7', invoice_type: 'Standard', vendor_id: 501, vendor_name: 'Acme Plumbing', property_id: 100, property_name: 'Maple Court', payment_id: 9001, payment_number: '1001', amount: '250.00', payment_date: '2024-05-20', voided_on: '2024-05-25', voided_by: 'jsmith', void_reason: 'Wrong amount' },
+      { account_id: 'default', account_name: 'Front Range Homes', invoice_id: 7, invoice_number: 'INV-7', invoice_type: 'Standard', vendor_id: 501, vendor_name: 'Acme Plumbing', property_id: 100, property_name: 'Maple Court', payment_id: 9001, payment_number: '1001', amount: '250.00', payment_date: '2024-05-20', voided_on: '2024-05-25', voided_by: 'jsmith', void_reason: 'Wrong amount' },
     ]);
   });
 
   it('properties: one row per property with its name', async () => {
     expect(await rows(`select * from reporting.properties order by property_id`)).toEqual([
-      { property_id: 100, property_name: 'Maple Court' },
-      { property_id: 200, property_name: 'Oak Plaza' },
+      { account_id: 'default', account_name: 'Front Range Homes', property_id: 100, property_name: 'Maple Court' },
+      { account_id: 'default', account_name: 'Front Range Homes', property_id: 200, property_name: 'Oak Plaza' },
     ]);
   });
 
   it("follows the source's today when its clock runs ahead of the server's (a simulator's does)", async () => {
     // A run that started at noon on June 30 (Denver) while the source said July 7: a week ahead.
-    await sql`insert into sync_runs (kind, streams, started_at, source_today) values ('sync', '{leases}', '2024-06-30T18:00:00Z', '2024-07-07')`.execute(db);
+    await sql`insert into sync_runs (account_id, kind, streams, started_at, source_today) values ('default', 'sync', '{leases}', '2024-06-30T18:00:00Z', '2024-07-07')`.execute(db);
     try {
       await refreshReporting(database.db, { timeZone: 'America/Denver' });
       const { rows: ahead } = await sql<{ days: number; offset: number }>`

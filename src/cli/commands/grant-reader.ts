@@ -1,14 +1,17 @@
 import type { Command } from 'commander';
 import { ExitError, EXIT, type ExitCode } from '../../app/exit-codes.js';
+import { collectAccount } from '../options.js';
 
 interface GrantReaderCliOptions {
   login?: boolean;
   baseTables?: boolean;
+  account?: string[];
 }
 
 /**
- * `propsync grant-reader ROLE [--login] [--base-tables]`: makes ROLE a read-only reader of the
- * reporting views for BI tools (creating it when missing); idempotent.
+ * `propsync grant-reader ROLE [--login] [--base-tables] [--account ID]...`: makes ROLE a read-only
+ * reader of the reporting views for BI tools (creating it when missing), of every account or of
+ * the accounts named only; idempotent.
  */
 export function registerGrantReader(program: Command, done: (code: ExitCode) => void): void {
   program
@@ -17,6 +20,7 @@ export function registerGrantReader(program: Command, done: (code: ExitCode) => 
     .argument('<role>', 'the role to create when missing, then grant')
     .option('--login', 'the role may log in, with the password in $PROPSYNC_READER_PASSWORD (default: NOLOGIN)')
     .option('--base-tables', 'also grant select on the synced source tables in schema public')
+    .option('--account <id>', 'the role sees this account\'s rows only (repeatable, or comma-separated; default: every account, lifting an earlier limit)', collectAccount)
     .addHelpText(
       'after',
       [
@@ -24,6 +28,10 @@ export function registerGrantReader(program: Command, done: (code: ExitCode) => 
         'Grants usage on schema reporting and select on its views, and sets default privileges so that',
         'views added by later migrations are readable too. Needs a connecting user that may create roles',
         '(CREATEROLE) when the role is missing, and that owns schema reporting (the user that ran migrate).',
+        '',
+        'With --account the role, and every role or person that uses its privileges, sees the rows of those',
+        'accounts only, in every reporting view and (row-level security) every base table; run it again',
+        'without --account to let it see every account.',
         '',
         'To give a person a login in the role (run in psql as a user with CREATEROLE):',
         "  create role alice login password 'a-strong-password';",
@@ -33,6 +41,7 @@ export function registerGrantReader(program: Command, done: (code: ExitCode) => 
         '  $ propsync grant-reader bi_reader',
         '  $ PROPSYNC_READER_PASSWORD=... propsync grant-reader metabase --login',
         '  $ propsync grant-reader analysts --base-tables',
+        '  $ propsync grant-reader north_bi --account north',
       ].join('\n'),
     )
     .action(async (roleName: string, options: GrantReaderCliOptions, command: Command) => {
@@ -53,7 +62,7 @@ export function registerGrantReader(program: Command, done: (code: ExitCode) => 
       try {
         // No migration check here: the reader-to-be may not read the migrator's table; the grant
         // itself says "run propsync migrate" when schema reporting is missing.
-        outcome = await reader.grantReader(db, { role: roleName, login: options.login, password, baseTables: options.baseTables });
+        outcome = await reader.grantReader(db, { role: roleName, login: options.login, password, baseTables: options.baseTables, accounts: options.account });
       } catch (error) {
         if (error instanceof reader.ReaderRoleError) throw new ExitError(scrubSecrets(error.message, [password]), EXIT.usage);
         if (error instanceof ExitError) throw error;
@@ -65,6 +74,8 @@ export function registerGrantReader(program: Command, done: (code: ExitCode) => 
       out(outcome.created ? `created role ${roleName} (${outcome.loginSet ? 'login; password from $' + reader.READER_PASSWORD_ENV : 'nologin'})` : `role ${roleName} exists${outcome.loginSet ? '; login allowed, password set from $' + reader.READER_PASSWORD_ENV : ''}`);
       out(`${roleName} may read schema reporting: ${outcome.views} views, and views created later by ${outcome.defaultPrivilegesFor}`);
       if (outcome.baseTables) out(`${roleName} may read the ${outcome.baseTables} source tables of schema public`);
+      out(outcome.accounts ? `${roleName} sees the rows of account${outcome.accounts.length > 1 ? 's' : ''} ${outcome.accounts.join(', ')} only` : `${roleName} sees every account`);
+      for (const id of outcome.unknownAccounts) process.stderr.write(`warning: no run has synced account ${id} yet; ${roleName} sees its rows once one does\n`);
       if (!outcome.loginSet) {
         out('to give a person a login in this role:');
         for (const line of reader.personLoginSql(roleName)) out(`  ${line}`);

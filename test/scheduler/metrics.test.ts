@@ -68,10 +68,10 @@ describe('sync metrics', () => {
     const metrics = createSyncMetrics({ defaultMetrics: false });
     // As the scheduler passes it to the engine: through the combined observer.
     const observer = combineObservers(metrics.observer, undefined);
-    observer.onRunsAbandoned?.({ runId: 9, abandoned: [{ runId: 3, streams: ['leases', 'invoices'] }, { runId: 5, streams: ['leases'] }] });
+    observer.onRunsAbandoned?.({ account: 'north', runId: 9, abandoned: [{ runId: 3, streams: ['leases', 'invoices'] }, { runId: 5, streams: ['leases'] }] });
     const text = await metrics.render();
-    expect(text).toContain('propsync_runs_abandoned_total{stream="leases"} 2');
-    expect(text).toContain('propsync_runs_abandoned_total{stream="invoices"} 1');
+    expect(text).toContain('propsync_runs_abandoned_total{account="north",stream="leases"} 2');
+    expect(text).toContain('propsync_runs_abandoned_total{account="north",stream="invoices"} 1');
   });
 
   it('does not set a last success for a run that did not succeed', async () => {

@@ -30,7 +30,10 @@ const KEYS: Record<string, string[]> = {
   quarantine: ['quarantine_id'],
 };
 
-/** Indexes whose queries filter by account: recreated with `account_id` first (name, table, the rest of the definition). */
+/**
+ * Indexes whose queries filter by account: recreated with `account_id` first (name, table, the
+ * rest of the definition: key columns, then any `include (...)` and `where ...`, as first created).
+ */
 const INDEXES: [name: string, table: string, definition: string][] = [
   ['leases_property_status_idx', 'leases', '(property_id, lease_status_type_id)'],
   ['leases_move_out_idx', 'leases', '(property_id, move_out_date)'],
@@ -44,6 +47,11 @@ const INDEXES: [name: string, table: string, definition: string][] = [
   ['invoice_line_items_invoice_idx', 'invoice_line_items', '(invoice_id)'],
   ['invoice_line_items_property_idx', 'invoice_line_items', '(property_id)'],
   ['invoices_reversal_idx', 'invoices', '(reversal_invoice_id) where reversal_invoice_id is not null'],
+  ['invoices_post_date_idx', 'invoices', '(post_date)'],
+  ['invoices_post_month_idx', 'invoices', '(post_month)'],
+  ['invoices_open_idx', 'invoices', '(due_date) include (amount_due) where deleted_at is null and amount_due <> 0'],
+  ['ar_transactions_open_idx', 'ar_transactions', '(lease_id, due_date) include (balance_due, property_id) where deleted_at is null and balance_due <> 0 and is_temporary is not true and is_reversed is not true'],
+  ['voided_payments_voided_on_idx', 'voided_payments', '(voided_on)'],
   ['leases_source_text_hash_idx', 'leases', '(source_text_hash)'],
   ['invoices_source_text_hash_idx', 'invoices', '(source_text_hash)'],
   ['properties_source_text_hash_idx', 'properties', '(source_text_hash)'],

@@ -1,5 +1,4 @@
 import type { RunSummary } from '../sync/types.js';
-import type { AccountRun } from './propsync.js';
 import { escapeControls } from '../log/redact.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
 
@@ -49,7 +48,7 @@ export function formatDuration(ms: number): string {
 }
 
 /** The lines of one account's part of a run: its summary, or why it did not run; named by its account when `named`. */
-export function accountRunLines(run: AccountRun, named: boolean): string[] {
+export function accountRunLines(run: { account: string; summary: RunSummary | null; error?: string }, named: boolean): string[] {
   const prefix = named ? `account ${run.account}: ` : '';
   if (!run.summary) return [`${prefix}not run: ${escapeControls(run.error ?? 'unknown reason')}`];
   const [first, ...rest] = summaryLines(run.summary);

@@ -29,6 +29,7 @@ export const SYNC_RUNS = defineTable({
   meaning: 'One row per run: a sync, a backfill, a scheduled run.',
   key: ['run_id'],
   indexes: [['started_at']],
+  crossAccountIndexes: [['run_id']],
   columns: {
     run_id: bigint("The run's id, referenced by last_run_id of the rows it changed.").notNull().defaulted(),
     kind: text('Kind of run: sync, full or backfill.').notNull(),
@@ -55,6 +56,7 @@ export const SYNC_WORK_UNITS = defineTable({
   meaning: 'One row per unit of work of a run: a stream, properties, a date window, paged to its end.',
   key: ['work_unit_id'],
   indexes: [['run_id'], ['unit_key', 'status']],
+  crossAccountIndexes: [['work_unit_id']],
   columns: {
     work_unit_id: bigint("The unit's id.").notNull().defaulted(),
     run_id: bigint('Its run.').notNull(),

@@ -42,7 +42,7 @@ export function renderTableReference(streams: readonly StreamTables[], bookkeepi
     '',
     h(0, 'Columns of every source table'),
     '',
-    `Every table, bookkeeping included, starts with ${code(ACCOUNT_COLUMN)}, which leads its primary key and its indexes.`,
+    `Every table, bookkeeping included, has ${code(ACCOUNT_COLUMN)}, which leads its primary key and every index but those of a run's or a work unit's id alone.`,
     '',
     ...columnTable(Object.entries({ [ACCOUNT_COLUMN]: streams[0]?.tables[0]?.columns[ACCOUNT_COLUMN], ...SYNC_COLUMNS }).filter((entry): entry is [string, Column] => entry[1] !== undefined)),
   ];

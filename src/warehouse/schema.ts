@@ -94,7 +94,10 @@ export interface Table<Name extends string = string, C extends Columns = Columns
 type TableDeclaration<Name extends string, C extends Columns> = Table<Name, C> & {
   readonly key: readonly (keyof C & string)[];
   readonly parentColumn?: keyof C & string;
+  /** Secondary indexes within an account: each is declared without `account_id`, which leads it. */
   readonly indexes?: readonly (readonly (keyof C & string)[])[];
+  /** Secondary indexes across accounts, as declared: a globally unique id looked up alone (`run_id`). */
+  readonly crossAccountIndexes?: readonly (readonly (keyof C & string)[])[];
 };
 
 /** The column every table starts with: the source account a row belongs to. */
@@ -112,7 +115,9 @@ export function primaryKey(table: Table): string[] {
 
 /** Declares a table: `account_id` comes first, and leads its primary key and its indexes. */
 export function defineTable<const Name extends string, const C extends Columns>(table: TableDeclaration<Name, C>): Table<Name, AccountColumn & C> {
-  return { ...table, columns: { ...ACCOUNT, ...table.columns }, ...(table.indexes ? { indexes: table.indexes.map((index) => [ACCOUNT_COLUMN, ...index]) } : {}) };
+  const { crossAccountIndexes, ...declared } = table;
+  const indexes = [...(table.indexes ?? []).map((index) => [ACCOUNT_COLUMN, ...index]), ...(crossAccountIndexes ?? [])];
+  return { ...declared, columns: { ...ACCOUNT, ...table.columns }, ...(indexes.length ? { indexes } : {}) };
 }
 
 /** The column of a stream's parent table holding the digest of the whole source record. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { EXIT } from '../../src/app/exit-codes.js';
-import { exitCodeFor, summaryLines, worstExitCode } from '../../src/app/run-summary.js';
+import { accountRunLines, exitCodeFor, summaryLines, worstExitCode } from '../../src/app/run-summary.js';
 import type { RunSummary } from '../../src/sync/types.js';
 
 export function summary(overrides: Partial<RunSummary> = {}): RunSummary {
@@ -61,5 +61,17 @@ describe('summaryLines', () => {
   it('caps the error list', () => {
     const lines = summaryLines(summary({ status: 'partial', errors: Array.from({ length: 25 }, (_, i) => `e${i}`) }));
     expect(lines.at(-1)).toContain('and 5 more errors');
+  });
+});
+
+describe('accountRunLines', () => {
+  it("names the account when asked, before its run's lines", () => {
+    const run = { account: 'north', summary: summary({ account: 'north' }), exitCode: EXIT.ok };
+    expect(accountRunLines(run, true)[0]).toBe('account north: run 7 (sync: leases) succeeded (4/4 work units done)');
+    expect(accountRunLines(run, true).slice(1)).toEqual(summaryLines(run.summary).slice(1));
+    expect(accountRunLines(run, false)).toEqual(summaryLines(run.summary));
+  });
+  it('says why an account did not run, without control characters', () => {
+    expect(accountRunLines({ account: 'south', summary: null, error: 'HTTP 401\u001b[31m', exitCode: EXIT.workFailed }, true)).toEqual(['account south: not run: HTTP 401\\u001b[31m']);
   });
 });

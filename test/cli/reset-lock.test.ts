@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { lockName } from '../../src/app/propsync.js';
 import { withStreamLock } from '../../src/sync/lock.js';
 import { runPropsync } from '../support/cli.js';
 import { startCliWorld, type CliWorld } from './support.js';
@@ -43,7 +44,7 @@ describe('propsync reset and the stream lock, as child processes', () => {
   });
 
   it('sync and reset refuse a stream that another process is syncing (exit 1, naming the holder)', async () => {
-    const results = await withStreamLock(world.database.url, 'leases', () =>
+    const results = await withStreamLock(world.database.url, lockName('default', 'leases'), () =>
       Promise.all([
         runPropsync(['sync', '--stream', 'leases'], { env: world.env }),
         runPropsync(['reset', '--stream', 'leases', '--yes'], { env: world.env }),
@@ -54,8 +55,9 @@ describe('propsync reset and the stream lock, as child processes', () => {
     if (!results.acquired) return;
     const [sync, reset, other] = results.value;
     expect(sync.code).toBe(1);
-    expect(sync.stderr).toContain(`stream leases is being synced by another propsync process (pid=${process.pid}`);
-    expect(sync.stderr).toContain('nothing was run');
+    // The account's lock of the stream (`default/leases`) is held: the sync says so and runs nothing.
+    expect(sync.stdout).toContain(`stream default/leases is being synced by another propsync process (pid=${process.pid}`);
+    expect(sync.stdout).toContain('nothing was run');
     expect(reset.code).toBe(1);
     expect(reset.stderr).toContain('reset it once that run has ended');
     expect(other.code, other.stderr).toBe(0);

@@ -34,7 +34,12 @@ describe('propsync sync, status and the quarantine, as child processes', () => {
 
     const [json, text] = await Promise.all([runPropsync(['status', '--json'], { env }), runPropsync(['status'], { env })]);
     expect(json.code).toBe(0);
-    const report = JSON.parse(json.stdout) as StatusReport;
+    // One report per account, each today's report plus its account: here the one account `default`.
+    const document = JSON.parse(json.stdout) as { generatedAt: string; accounts: StatusReport[] };
+    expect(Object.keys(document)).toEqual(['generatedAt', 'accounts']);
+    expect(Date.parse(document.generatedAt)).not.toBeNaN();
+    expect(document.accounts.map((account) => account.account)).toEqual(['default']);
+    const [report] = document.accounts;
     const { rows } = await sql<{ calls: number }>`select sum(calls)::int as calls from sync_runs`.execute(world.database.db);
     expect(report.budget).toEqual({ dailyCallBudget: 10_000, callsToday: rows[0].calls, left: 10_000 - rows[0].calls });
     expect(report.budget.callsToday).toBeGreaterThan(0);

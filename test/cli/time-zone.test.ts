@@ -40,7 +40,8 @@ describe(`timeZone: ${ZONE}`, () => {
     const status = await runPropsync(['status', '--json'], { env });
     const after = dayIn(ZONE, new Date());
     expect(status.code, status.stderr).toBe(0);
-    const report = JSON.parse(status.stdout) as StatusReport;
+    const [report] = (JSON.parse(status.stdout) as { accounts: StatusReport[] }).accounts;
+    expect(report.account).toBe('default');
     expect(report.timeZone).toBe(ZONE);
     expect([before, after]).toContain(report.today);
     expect(report.budget.callsToday).toBe(runs[0].calls);

@@ -14,9 +14,9 @@ import type { ChunkSize } from '../../src/dates/calendar.js';
 import { encodeParams } from '../../src/source/params.js';
 import { loadStream, STREAM_MANIFESTS, type StreamDefinition } from '../../src/streams/index.js';
 import type { Lane, PlanContext, WorkUnitPlan } from '../../src/streams/types.js';
-import { loadColumns, SOURCE_HASH_COLUMN, SOURCE_TEXT_HASH_COLUMN, type Column, type SourceTable } from '../../src/warehouse/schema.js';
+import { loadColumns, primaryKey, SOURCE_HASH_COLUMN, SOURCE_TEXT_HASH_COLUMN, type Column, type SourceTable } from '../../src/warehouse/schema.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { declared, migratedColumns, migratedPrimaryKeys, type MigratedColumn } from '../support/migrated-schema.js';
+import { comparableColumns, migratedColumns, migratedPrimaryKeys, type MigratedColumn } from '../support/migrated-schema.js';
 import { planContext } from './plan-support.js';
 
 /** The fixed clock and scope of the plan checks. */
@@ -151,9 +151,11 @@ for (const manifest of STREAM_MANIFESTS) {
     describe('declarations against the migrated schema', () => {
       it('declares every table with the columns, types, nullability, defaults and key the migrations give it', () => {
         for (const table of manifest.tables) {
-          const declaredColumns = Object.entries(table.columns).map(([name, column]) => declared(name, column));
-          expect(declaredColumns, `columns of ${table.name}`).toEqual(columns.get(table.name));
-          expect(table.key, `primary key of ${table.name}`).toEqual(primaryKeys.get(table.name));
+          const compared = comparableColumns(table, columns.get(table.name));
+          expect(compared.declared, `columns of ${table.name}`).toEqual(compared.migrated);
+          expect(compared.account.declaredFirst, `account_id first in ${table.name}`).toBe(true);
+          expect(compared.account.migrated, `account_id of ${table.name}`).toEqual(compared.account.declared);
+          expect(primaryKey(table), `primary key of ${table.name}`).toEqual(primaryKeys.get(table.name));
         }
       });
 

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import type { Column } from '../../src/warehouse/schema.js';
+import { ACCOUNT_COLUMN, type Column, type Table } from '../../src/warehouse/schema.js';
 
 /** A column of a migrated database, spelled the way declarations spell it. */
 export interface MigratedColumn {
@@ -35,6 +35,27 @@ function described(row: ColumnRow): MigratedColumn {
 
 /** A declared column in the terms of `MigratedColumn`. */
 export const declared = (name: string, column: Column): MigratedColumn => ({ name, type: column.type, nullable: column.nullable, hasDefault: column.hasDefault });
+
+/**
+ * A table's declared columns and its migrated ones, for comparing in order: `account_id` set
+ * apart from both. The declarations put it first; migration 0010 added it to tables that held
+ * rows already, and Postgres appends an added column (putting it first would rewrite every
+ * row), so where it stands in a migrated table is the migration's detail. It is checked on its
+ * own: declared first, migrated as declared.
+ */
+export function comparableColumns(table: Table, migrated: readonly MigratedColumn[] | undefined): {
+  declared: MigratedColumn[];
+  migrated: MigratedColumn[];
+  account: { declaredFirst: boolean; declared: MigratedColumn | undefined; migrated: MigratedColumn | undefined };
+} {
+  const all = Object.entries(table.columns).map(([name, column]) => declared(name, column));
+  const others = (columns: readonly MigratedColumn[]) => columns.filter((column) => column.name !== ACCOUNT_COLUMN);
+  return {
+    declared: others(all),
+    migrated: others(migrated ?? []),
+    account: { declaredFirst: all[0]?.name === ACCOUNT_COLUMN, declared: all.find((column) => column.name === ACCOUNT_COLUMN), migrated: migrated?.find((column) => column.name === ACCOUNT_COLUMN) },
+  };
+}
 
 /** The columns of every table of the current schema, in order, by table. */
 export async function migratedColumns(db: Kysely<any>): Promise<Map<string, MigratedColumn[]>> {

@@ -2,9 +2,9 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WAREHOUSE_TABLES } from '../../src/catalog/tables.js';
 import { migrateToLatest } from '../../src/warehouse/migrate.js';
-import type { Table } from '../../src/warehouse/schema.js';
+import { primaryKey, type Table } from '../../src/warehouse/schema.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { declared, migratedColumns, migratedPrimaryKeys } from '../support/migrated-schema.js';
+import { comparableColumns, migratedColumns, migratedPrimaryKeys } from '../support/migrated-schema.js';
 
 // The table declarations against a freshly migrated database: the migrations are frozen
 // history, the declarations are what the code believes; any drift fails here. Each stream's
@@ -52,8 +52,11 @@ describe('table declarations', () => {
   it('declare every column in order, with its type (precision included), nullability and default', async () => {
     const actual = await migratedColumns(t.db);
     for (const table of DECLARED) {
-      const columns = Object.entries(table.columns).map(([name, column]) => declared(name, column));
-      expect(columns, `columns of ${table.name}`).toEqual(actual.get(table.name) ?? []);
+      const columns = comparableColumns(table, actual.get(table.name));
+      expect(columns.declared, `columns of ${table.name}`).toEqual(columns.migrated);
+      // Every table starts with its account: declared first, stored as declared (wherever 0010 put it).
+      expect(columns.account.declaredFirst, `account_id first in ${table.name}`).toBe(true);
+      expect(columns.account.migrated, `account_id of ${table.name}`).toEqual(columns.account.declared);
     }
   });
 
@@ -61,7 +64,8 @@ describe('table declarations', () => {
     const keys = await migratedPrimaryKeys(t.db);
     const indexes = await secondaryIndexes();
     for (const table of DECLARED) {
-      expect(table.key, `primary key of ${table.name}`).toEqual(keys.get(table.name));
+      expect(primaryKey(table), `primary key of ${table.name}`).toEqual(keys.get(table.name));
+      expect(keys.get(table.name)?.[0], `primary key of ${table.name} leads with the account`).toBe('account_id');
       expect((table.indexes ?? []).map((columns) => columns.join(',')).sort(), `indexes of ${table.name}`).toEqual(indexes.get(table.name) ?? []);
     }
   });

@@ -24,7 +24,8 @@ async function syncThroughApp(refreshStatementTimeoutMs: number) {
   const config = { ...h.config, database: { ...h.config.database, refreshStatementTimeoutMs } };
   const propsync = await openPropsync(config, { logger: createLogger({ level: 'info', destination: sink }) });
   try {
-    return { summary: await propsync.run({ kind: 'sync' }), lines };
+    const [run] = await propsync.run({ kind: 'sync' });
+    return { summary: run.summary!, lines };
   } finally {
     await propsync.close();
   }

@@ -10,7 +10,7 @@ import { createSourceClient } from '../source/client.js';
 import type { CallEvent, SourceClient } from '../source/types.js';
 import { refreshAfterSync } from '../reporting/refresh.js';
 import { runSync } from '../sync/engine.js';
-import { describeHolder, withStreamLocks, type LockOptions } from '../sync/lock.js';
+import { describeHolder, lockName, withStreamLocks, type LockOptions } from '../sync/lock.js';
 import { combineObservers } from '../sync/observers.js';
 import { streamsOf } from '../sync/plan-run.js';
 import type { RunSummary, SyncObserver, SyncRequest } from '../sync/types.js';
@@ -177,10 +177,6 @@ interface LockedRunOptions {
   observers?: (SyncObserver | undefined)[];
 }
 
-/** The name of an account's stream lock: accounts never wait for each other. */
-export function lockName(account: string, stream: string): string {
-  return `${account}/${stream}`;
-}
 
 /**
  * Runs one account's part of a request while holding the advisory locks of its streams, so

@@ -1,11 +1,10 @@
 import { createTask, type Logger as CronLogger, type ScheduledTask } from 'node-cron';
 import type { AccountRuntime } from '../app/propsync.js';
-import { lockName } from '../app/propsync.js';
 import type { Config, StreamName } from '../config/schema.js';
 import type { Logger } from '../log/logger.js';
 import type { RunSummary, SyncDeps, SyncObserver, SyncRequest } from '../sync/types.js';
 import type { Db } from '../catalog/tables.js';
-import { describeHolder, withStreamLock, type LockOptions } from '../sync/lock.js';
+import { describeHolder, lockName, withStreamLock, type LockOptions } from '../sync/lock.js';
 import { combineObservers } from '../sync/observers.js';
 import { streamsOf } from '../sync/plan-run.js';
 import type { SyncMetrics } from './metrics.js';

@@ -67,6 +67,11 @@ export function streamLockKey(stream: string): number {
   return hash | 0;
 }
 
+/** The name of an account's stream lock: accounts never wait for each other. */
+export function lockName(account: string, stream: string): string {
+  return `${account}/${stream}`;
+}
+
 /** The application name a lock connection announces, so the loser can say who holds the lock. */
 export function lockApplicationName(stream: string): string {
   return `propsync lock ${stream} pid=${process.pid} host=${hostname()}`.slice(0, 63);

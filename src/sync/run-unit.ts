@@ -8,7 +8,7 @@ import { pickCounts, ROW_COUNTERS, zeroCounts } from '../warehouse/run-counters.
 import type { Reconnect } from '../warehouse/reconnect.js';
 import { crashPoint } from './crash-points.js';
 import { keyOfRecord, loadPage, recordRecognizer, type PageLoaded, type PageToLoad } from './load-page.js';
-import type { HeldLock } from './lock.js';
+import { lockName, type HeldLock } from './lock.js';
 import type { SyncObserver } from './types.js';
 import { addUnitCalls, countSeen, endWorkUnit, noteListingTotal, pagesCommitted, startWorkUnit } from './work-units.js';
 
@@ -199,7 +199,7 @@ export async function runWorkUnit(context: UnitContext, plan: WorkUnitPlan): Pro
  */
 function pageLoader(context: UnitContext, unitId: number, again: <T>(work: (attempt: number) => Promise<T>) => Promise<T>): (page: Omit<PageToLoad, 'guard'>) => Promise<PageLoaded> {
   const { db, lock, stream } = context;
-  const guard = lock ? (trx: Db) => lock.verify(trx, stream.name) : undefined;
+  const guard = lock ? (trx: Db) => lock.verify(trx, lockName(context.account, stream.name)) : undefined;
   let committed = 0;
   return async (page) => {
     const loaded = await again(async (attempt) => (attempt > 0 && (await pagesCommitted(db, unitId)) > committed ? undefined : loadPage(db, { ...page, guard })));

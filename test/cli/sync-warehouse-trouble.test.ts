@@ -57,13 +57,13 @@ describe('a constraint of the warehouse refuses rows', () => {
 describe('a run left running by a process that died', () => {
   it('is closed as abandoned, with its running units, by the next sync of its streams', async () => {
     const { rows } = await sql<{ run_id: number }>`
-      insert into sync_runs (kind, streams, status, host, pid, started_at, heartbeat_at)
-      values ('sync', '{leases,invoices}', 'running', 'gone-host', 999999, now() - interval '3 minutes', now() - interval '2 minutes')
+      insert into sync_runs (account_id, kind, streams, status, host, pid, started_at, heartbeat_at)
+      values ('default', 'sync', '{leases,invoices}', 'running', 'gone-host', 999999, now() - interval '3 minutes', now() - interval '2 minutes')
       returning run_id`.execute(world.database.db);
     const stale = rows[0].run_id;
     await sql`
-      insert into sync_work_units (run_id, stream, kind, unit_key, status, next_page, per_page, pages, started_at)
-      values (${stale}, 'leases', 'live', 'leases:live:stale-test', 'running', 3, 500, 2, now() - interval '3 minutes')`.execute(world.database.db);
+      insert into sync_work_units (account_id, run_id, stream, kind, unit_key, status, next_page, per_page, pages, started_at)
+      values ('default', ${stale}, 'leases', 'live', 'leases:live:stale-test', 'running', 3, 500, 2, now() - interval '3 minutes')`.execute(world.database.db);
     const run = await sync();
     expect(run.code, run.stderr).toBe(0);
     const closed = await world.database.db.selectFrom('sync_runs').selectAll().where('run_id', '=', stale).executeTakeFirstOrThrow();

@@ -66,7 +66,7 @@ describe('connections cut during a sync (pg_terminate_backend of its pool and lo
 
   it('a lock that another process took while its connection was down stops the run, which says who holds it, and commits no page after', async () => {
     const db = world.database.db;
-    const other = new pg.Client({ connectionString: world.database.url, application_name: 'propsync lock leases pid=4242 host=elsewhere' });
+    const other = new pg.Client({ connectionString: world.database.url, application_name: 'propsync lock default/leases pid=4242 host=elsewhere' });
     other.on('error', () => {});
     await other.connect();
     try {
@@ -74,12 +74,12 @@ describe('connections cut during a sync (pg_terminate_backend of its pool and lo
       const before = await pagesCommitted(db);
       while ((await pagesCommitted(db)) < before + 2 && running.child.exitCode === null) await sleep(20);
       // The other process waits for the lock, and gets it the moment the sync's lock connection dies.
-      const taken = other.query('select pg_advisory_lock($1::int, $2::int)', [LOCK_NAMESPACE, streamLockKey('leases')]);
+      const taken = other.query('select pg_advisory_lock($1::int, $2::int)', [LOCK_NAMESPACE, streamLockKey('default/leases')]);
       for (let waits = false; !waits; await sleep(20)) {
         const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where application_name like '%pid=4242%' and wait_event_type = 'Lock'`.execute(db);
         waits = rows[0].n === 1;
       }
-      await sql`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and application_name like 'propsync lock leases pid=%' and application_name not like '%pid=4242%'`.execute(db);
+      await sql`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and application_name like 'propsync lock default/leases pid=%' and application_name not like '%pid=4242%'`.execute(db);
       await taken;
       const pagesWhenTaken = await pagesCommitted(db);
       const { code } = await running.exited;

@@ -39,7 +39,7 @@ export function registerReset(program: Command, done: (code: ExitCode) => void):
       const interactive = process.stdin.isTTY === true && process.stderr.isTTY === true;
       if (!options.yes && !interactive) throw new ExitError('reset forgets cursors and asks for confirmation; not on a terminal, pass --yes to confirm', EXIT.usage);
       // Loaded here, not at the top: --help and usage errors stay fast.
-      const [{ describeHolder, withStreamLock }, { cursorsToReset, resetCursors }, { offlineConfigFor }, { openMigratedWarehouse, sessionTimeouts }, { formatTable }, { lockName, selectedAccounts }] = await Promise.all([
+      const [{ describeHolder, lockName, withStreamLock }, { cursorsToReset, resetCursors }, { offlineConfigFor }, { openMigratedWarehouse, sessionTimeouts }, { formatTable }, { selectedAccounts }] = await Promise.all([
         import('../../sync/lock.js'),
         import('../../sync/reset.js'),
         import('../context.js'),

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { lockName } from '../../src/sync/lock.js';
-import { withStreamLock } from '../../src/sync/lock.js';
+import { lockName, withStreamLock } from '../../src/sync/lock.js';
 import { runPropsync } from '../support/cli.js';
 import { startCliWorld, type CliWorld } from './support.js';
 

@@ -57,8 +57,18 @@ function isConfigError(error: unknown): error is ConfigError {
   return error instanceof Error && error.name === 'ConfigError' && Array.isArray((error as Partial<ConfigError>).problems);
 }
 
+/**
+ * Values of the environment that may be secrets: the API password, the database URL's, and any
+ * variable whose name says password, key, secret or token (an account's `passwordEnv` or
+ * `apiKeyEnv` names one of those).
+ */
+function environmentSecrets(): string[] {
+  const named = Object.entries(process.env).filter(([name, value]) => /pass|key|secret|token/i.test(name) && value && value.length >= 6).map(([, value]) => value!);
+  return [process.env.PROPSYNC_API_PASSWORD ?? '', ...urlPasswords(process.env.DATABASE_URL), ...named].filter(Boolean);
+}
+
 function reportError(error: unknown, args: readonly string[]): ExitCode {
-  const secrets = [process.env.PROPSYNC_API_PASSWORD, ...urlPasswords(process.env.DATABASE_URL)];
+  const secrets = environmentSecrets();
   if (error instanceof CommanderError) {
     if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return EXIT.ok;
     if (error.code === 'commander.help') return args.some((arg) => HELP_WORDS.has(arg)) ? EXIT.ok : EXIT.usage;

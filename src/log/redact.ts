@@ -11,6 +11,13 @@ export const REDACT_PATHS = [
   '*.sslpassword',
   'config.source.password',
   'source.password',
+  'apiKey',
+  '*.apiKey',
+  '*.*.apiKey',
+  '*.*.*.apiKey',
+  '*.*.*.password',
+  'headers["x-api-key"]',
+  '*.headers["x-api-key"]',
 ];
 
 /** The password in a URL's user information: `scheme://user:PASSWORD@`. */

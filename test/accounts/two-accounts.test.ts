@@ -14,10 +14,12 @@ import { openPropsync, type AccountRun } from '../../src/app/propsync.js';
 import { worstExitCode } from '../../src/app/run-summary.js';
 import { EXIT } from '../../src/app/exit-codes.js';
 import { SOURCE_TABLE_NAMES, WAREHOUSE_TABLES, type Db } from '../../src/catalog/tables.js';
+import type { StatusReport } from '../../src/sync/status.js';
 import { configSchemaFor, type Config } from '../../src/config/schema.js';
 import { createLogger, type Logger } from '../../src/log/logger.js';
 import { startSimulator, type AdvanceSummary, type Simulator } from '../../src/simulator/index.js';
 import { migrateToLatest, migrationProvider } from '../../src/warehouse/migrate.js';
+import { runPropsync, scratchFolder } from '../support/cli.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { expectedTotals, warehouseTotals } from '../support/warehouse-truth.js';
 
@@ -39,9 +41,9 @@ const SOURCE_DEFAULTS = {
   retry: { maxAttempts: 3, baseDelayMs: 20, maxDelayMs: 200, maxTotalWaitMs: 2_000 },
 };
 
-/** The accounts form of issue 22, secrets read from the variables it names. */
-function twoAccountConfig(databaseUrl: string, north: Simulator, south: Simulator, env: { SOUTH_API_KEY: string }): Config {
-  return configSchemaFor({ NORTH_API_PASSWORD: NORTH_PASSWORD, ...env }).parse({
+/** The accounts form of issue 22, as a configuration file holds it (no secret: the variables it names hold them). */
+function twoAccountFile(databaseUrl: string, north: Simulator, south: Simulator) {
+  return {
     database: { url: databaseUrl },
     source: SOURCE_DEFAULTS,
     accounts: [
@@ -49,7 +51,12 @@ function twoAccountConfig(databaseUrl: string, north: Simulator, south: Simulato
       { id: 'south', source: { url: south.url, auth: { type: 'apikey', org: SOUTH_ORG, apiKeyEnv: 'SOUTH_API_KEY' } } },
     ],
     logLevel: 'info',
-  });
+  };
+}
+
+/** The accounts form of issue 22, secrets read from the variables it names. */
+function twoAccountConfig(databaseUrl: string, north: Simulator, south: Simulator, env: { SOUTH_API_KEY: string }): Config {
+  return configSchemaFor({ NORTH_API_PASSWORD: NORTH_PASSWORD, ...env }).parse(twoAccountFile(databaseUrl, north, south));
 }
 
 /** A logger writing into memory: every line of every run, as text. */
@@ -220,6 +227,42 @@ describe('two accounts in one warehouse (issue 22)', () => {
     const everything = [failing.text(), log.text(), JSON.stringify(runs), lastSouth.error ?? ''].join('\n');
     expect(everything).toContain('south');
     for (const secret of SECRETS) expect(everything, 'a secret in the logs, the outcome or the run row').not.toContain(secret);
+  });
+
+  it('the CLI: sync --account south catches south up alone; status --json reports each account; an unknown account is a usage error', async () => {
+    const folder = scratchFolder({ 'config/propsync.yaml': JSON.stringify(twoAccountFile(warehouse.url, north, south)) });
+    const env = { NORTH_API_PASSWORD: NORTH_PASSWORD, SOUTH_API_KEY: SOUTH_KEY };
+    try {
+      const northBefore = await accountSnapshot(warehouse.db, 'north');
+      const sync = await runPropsync(['sync', '--account', 'south'], { env, cwd: folder.dir });
+      expect(sync.code, sync.stderr).toBe(0);
+      // Several accounts configured: the summary names its account.
+      expect(sync.stdout).toMatch(/^account south: run \d+ \(sync: leases, invoices, properties\) succeeded/m);
+      expect(sync.stdout).not.toContain('account north');
+      await expectAccountEqualsSource(warehouse.db, 'south', south);
+      expect(await accountSnapshot(warehouse.db, 'north')).toEqual(northBefore);
+
+      const [all, one] = await Promise.all([
+        runPropsync(['status', '--json'], { env, cwd: folder.dir }),
+        runPropsync(['status', '--account', 'north', '--json'], { env, cwd: folder.dir }),
+      ]);
+      expect(all.code, all.stderr).toBe(0);
+      const document = JSON.parse(all.stdout) as { generatedAt: string; accounts: StatusReport[] };
+      expect(document.accounts.map((report) => report.account)).toEqual(['north', 'south']);
+      for (const report of document.accounts) {
+        const leases = report.tables.find((table) => table.table === 'leases')!;
+        const sim = report.account === 'north' ? north : south;
+        expect(leases.rows - leases.deleted, `live leases of ${report.account}`).toBe(expectedTotals(sim.dataset).leases.rows);
+      }
+      expect((JSON.parse(one.stdout) as { accounts: StatusReport[] }).accounts.map((report) => report.account)).toEqual(['north']);
+
+      const unknown = await runPropsync(['sync', '--account', 'west'], { env, cwd: folder.dir });
+      expect(unknown.code).toBe(EXIT.usage);
+      expect(unknown.stderr).toContain("unknown account 'west'");
+      for (const result of [sync, all, one, unknown]) for (const secret of SECRETS) expect(result.stdout + result.stderr).not.toContain(secret);
+    } finally {
+      folder.remove();
+    }
   });
 });
 

@@ -68,20 +68,37 @@ export function progressModeFor(stream: { isTTY?: boolean } = process.stderr): P
   return stream.isTTY === true && process.env.CI === undefined ? 'bars' : 'log';
 }
 
-/** Creates the progress display of a command; one instance can follow several runs in turn. */
+/** One stream of one account's run, as displayed. */
+interface Shown {
+  account: string;
+  stream: string;
+  runId: number;
+  progress: StreamProgress;
+}
+
+/**
+ * Creates the progress display of a command; one instance can follow several runs in turn, and
+ * the runs of several accounts at once (each account's streams apart, named `account/stream`
+ * unless the only account is `default`). The display ends when the last run going ends.
+ */
 export function createProgress(options: ProgressOptions): Progress {
   const output = options.output ?? process.stderr;
   const label = options.mode === 'bars' ? (options.label ?? '') : '';
-  const streams = new Map<string, StreamProgress>();
-  let runId: number | undefined;
+  // By `account/stream`; the runs going on, by account.
+  const shown = new Map<string, Shown>();
+  const running = new Set<string>();
   let multibar: cliProgress.MultiBar | undefined;
   let bars = new Map<string, cliProgress.SingleBar>();
   let timer: NodeJS.Timeout | undefined;
 
-  const payload = (stream: string, progress: StreamProgress) => {
+  const keyOf = (event: { account: string; stream: string }) => `${event.account}/${event.stream}`;
+  const nameOf = (entry: Shown) => ([...shown.values()].some((other) => other.account !== 'default') ? `${entry.account}/${entry.stream}` : entry.stream);
+
+  const payload = (entry: Shown) => {
+    const { progress } = entry;
     const { recordsPerSecond, etaSeconds } = rateAndEta(progress, Date.now());
     return {
-      stream: stream.padEnd(8),
+      stream: nameOf(entry).padEnd(8),
       records: progress.records,
       calls: progress.calls,
       rate: recordsPerSecond.toFixed(0),
@@ -90,21 +107,22 @@ export function createProgress(options: ProgressOptions): Progress {
     };
   };
 
-  const redraw = (stream: string) => {
-    const progress = streams.get(stream);
-    const bar = bars.get(stream);
-    if (!progress || !bar) return;
-    if (progress.total !== bar.getTotal()) bar.setTotal(progress.total);
-    bar.update(progress.done, payload(stream, progress));
+  const redraw = (key: string) => {
+    const entry = shown.get(key);
+    const bar = bars.get(key);
+    if (!entry || !bar) return;
+    if (entry.progress.total !== bar.getTotal()) bar.setTotal(entry.progress.total);
+    bar.update(entry.progress.done, payload(entry));
   };
 
   const logLines = (logger: Logger) => {
     const now = Date.now();
-    for (const [stream, progress] of streams) {
+    for (const entry of shown.values()) {
+      const { account, stream, runId, progress } = entry;
       const { recordsPerSecond, etaSeconds } = rateAndEta(progress, now);
       logger.info(
-        { runId, stream, workUnits: progress.done, workUnitsTotal: progress.total, failed: progress.failed, records: progress.records, calls: progress.calls, recordsPerSecond: Math.round(recordsPerSecond), etaSeconds },
-        `progress ${stream}: ${progress.done}/${progress.total} work units, ${progress.records} records, ${progress.calls} calls`,
+        { account, runId, stream, workUnits: progress.done, workUnitsTotal: progress.total, failed: progress.failed, records: progress.records, calls: progress.calls, recordsPerSecond: Math.round(recordsPerSecond), etaSeconds },
+        `progress ${nameOf(entry)}: ${progress.done}/${progress.total} work units, ${progress.records} records, ${progress.calls} calls`,
       );
     }
   };
@@ -115,19 +133,26 @@ export function createProgress(options: ProgressOptions): Progress {
     multibar?.stop();
     multibar = undefined;
     bars = new Map();
+    running.clear();
   };
 
   const observer: SyncObserver = {
     onRunStart(event) {
-      stopDisplay();
-      runId = event.runId;
-      streams.clear();
+      // A run starting while none goes on starts a new display; one starting beside another joins it.
+      if (running.size === 0) {
+        stopDisplay();
+        shown.clear();
+      }
+      running.add(event.account);
       const now = Date.now();
+      const added: string[] = [];
       for (const stream of event.streams) {
-        streams.set(stream, { total: event.byStream[stream] ?? 0, done: 0, failed: 0, records: 0, calls: 0, startedAt: now });
+        const key = keyOf({ account: event.account, stream });
+        shown.set(key, { account: event.account, stream, runId: event.runId, progress: { total: event.byStream[stream] ?? 0, done: 0, failed: 0, records: 0, calls: 0, startedAt: now } });
+        added.push(key);
       }
       if (options.mode === 'bars') {
-        multibar = new cliProgress.MultiBar(
+        multibar ??= new cliProgress.MultiBar(
           {
             format: `${label}{stream} [{bar}] {value}/{total} work units | {records} records | {calls} calls | {rate} rec/s | {left} left{failed}`,
             stream: output,
@@ -138,39 +163,49 @@ export function createProgress(options: ProgressOptions): Progress {
           },
           cliProgress.Presets.shades_classic,
         );
-        for (const [stream, progress] of streams) bars.set(stream, multibar.create(Math.max(progress.total, 1), 0, payload(stream, progress)));
+        for (const key of added) {
+          const entry = shown.get(key)!;
+          const earlier = bars.get(key);
+          if (earlier) multibar.remove(earlier);
+          bars.set(key, multibar.create(Math.max(entry.progress.total, 1), 0, payload(entry)));
+        }
+        for (const key of bars.keys()) redraw(key);
       } else {
         const { logger } = options;
-        logger.info({ runId, workUnits: event.workUnits, byStream: event.byStream }, `run ${event.runId} planned ${event.workUnits} work units`);
-        timer = setInterval(() => logLines(logger), options.intervalMs ?? 10_000);
+        logger.info({ account: event.account, runId: event.runId, workUnits: event.workUnits, byStream: event.byStream }, `run ${event.runId} planned ${event.workUnits} work units`);
+        timer ??= setInterval(() => logLines(logger), options.intervalMs ?? 10_000);
         timer.unref();
       }
     },
     onWorkUnitStart(event) {
-      const progress = streams.get(event.stream);
-      if (progress && progress.done >= progress.total) {
-        progress.total = progress.done + 1;
-        redraw(event.stream);
+      const key = keyOf(event);
+      const entry = shown.get(key);
+      if (entry && entry.progress.done >= entry.progress.total) {
+        entry.progress.total = entry.progress.done + 1;
+        redraw(key);
       }
     },
     onPage(event) {
-      const progress = streams.get(event.stream);
-      if (!progress) return;
-      progress.records += event.records;
-      progress.calls += event.calls;
-      redraw(event.stream);
+      const key = keyOf(event);
+      const entry = shown.get(key);
+      if (!entry) return;
+      entry.progress.records += event.records;
+      entry.progress.calls += event.calls;
+      redraw(key);
     },
     onWorkUnitEnd(event) {
-      const progress = streams.get(event.stream);
-      if (!progress) return;
-      progress.done += 1;
-      if (event.status === 'failed') progress.failed += 1;
-      if (progress.done > progress.total) progress.total = progress.done;
-      redraw(event.stream);
+      const key = keyOf(event);
+      const entry = shown.get(key);
+      if (!entry) return;
+      entry.progress.done += 1;
+      if (event.status === 'failed') entry.progress.failed += 1;
+      if (entry.progress.done > entry.progress.total) entry.progress.total = entry.progress.done;
+      redraw(key);
     },
-    onRunEnd() {
-      for (const stream of streams.keys()) redraw(stream);
-      stopDisplay();
+    onRunEnd(summary) {
+      for (const key of shown.keys()) redraw(key);
+      running.delete(summary.account);
+      if (running.size === 0) stopDisplay();
     },
   };
 

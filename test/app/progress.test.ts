@@ -2,6 +2,7 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log/logger.js';
 import { createProgress, formatSeconds, rateAndEta } from '../../src/app/progress.js';
+import type { RunSummary } from '../../src/sync/types.js';
 
 function capture() {
   const stream = new PassThrough();
@@ -30,7 +31,7 @@ describe('progress', () => {
     const progress = createProgress({ mode: 'log', logger, intervalMs: 50 });
     drive(progress.observer);
     await new Promise((resolve) => setTimeout(resolve, 130));
-    progress.observer.onRunEnd?.({} as never);
+    progress.observer.onRunEnd?.({ account: 'default' } as RunSummary);
     const lines = out.text().trim().split('\n').map((line) => JSON.parse(line));
     expect(lines[0]).toMatchObject({ runId: 3, workUnits: 3, msg: 'run 3 planned 3 work units' });
     const leases = lines.filter((line) => line.stream === 'leases');
@@ -42,12 +43,39 @@ describe('progress', () => {
     expect(out.text().trim().split('\n')).toHaveLength(count);
   });
 
+  it("follows two accounts' runs at once, each account's streams apart, until the last run ends", async () => {
+    const out = capture();
+    const logger = createLogger({ destination: out.stream, level: 'info' });
+    const progress = createProgress({ mode: 'log', logger, intervalMs: 40 });
+    const { observer } = progress;
+    const page = { pageNo: 1, retries: 0, throttled: 0, bytes: 1, rowsInserted: 0, rowsUpdated: 0, rowsUnchanged: 0, rowsDeleted: 0, quarantined: 0 };
+    observer.onRunStart?.({ account: 'north', runId: 1, kind: 'sync', streams: ['leases'], workUnits: 2, byStream: { leases: 2 } });
+    observer.onRunStart?.({ account: 'south', runId: 2, kind: 'sync', streams: ['leases'], workUnits: 3, byStream: { leases: 3 } });
+    observer.onPage?.({ account: 'north', runId: 1, stream: 'leases', unitKey: 'n1', calls: 1, records: 10, ...page });
+    observer.onPage?.({ account: 'south', runId: 2, stream: 'leases', unitKey: 's1', calls: 2, records: 7, ...page });
+    observer.onWorkUnitEnd?.({ account: 'north', runId: 1, stream: 'leases', unitKey: 'n1', status: 'done', durationMs: 5 });
+    // North ends first: south's lines go on.
+    observer.onRunEnd?.({ account: 'north' } as RunSummary);
+    const ended = out.text().split('\n').length;
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    const lines = out.text().trim().split('\n').map((line) => JSON.parse(line));
+    expect(out.text().split('\n').length).toBeGreaterThan(ended);
+    const southLines = lines.filter((line) => line.account === 'south' && line.stream === 'leases' && 'workUnitsTotal' in line);
+    expect(southLines.at(-1)).toMatchObject({ runId: 2, workUnits: 0, workUnitsTotal: 3, records: 7, calls: 2, msg: 'progress south/leases: 0/3 work units, 7 records, 2 calls' });
+    const northLines = lines.filter((line) => line.account === 'north' && 'workUnitsTotal' in line);
+    expect(northLines.at(-1)).toMatchObject({ runId: 1, workUnits: 1, workUnitsTotal: 2, records: 10, calls: 1 });
+    observer.onRunEnd?.({ account: 'south' } as RunSummary);
+    const count = out.text().length;
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    expect(out.text().length).toBe(count);
+  });
+
   it('draws a bar per stream and prints log lines above the bars', () => {
     const out = capture();
     const progress = createProgress({ mode: 'bars', output: out.stream, label: '[demo] ' });
     drive(progress.observer);
     progress.sink.write('a log line\n');
-    progress.observer.onRunEnd?.({} as never);
+    progress.observer.onRunEnd?.({ account: 'default' } as RunSummary);
     const text = out.text();
     expect(text).toContain('[demo] leases');
     expect(text).toContain('[demo] invoices');

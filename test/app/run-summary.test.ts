@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { EXIT } from '../../src/app/exit-codes.js';
 import { accountRunLines, exitCodeFor, summaryLines, worstExitCode } from '../../src/app/run-summary.js';
+import type { AccountRun } from '../../src/app/propsync.js';
 import type { RunSummary } from '../../src/sync/types.js';
 
 export function summary(overrides: Partial<RunSummary> = {}): RunSummary {
@@ -66,12 +67,13 @@ describe('summaryLines', () => {
 
 describe('accountRunLines', () => {
   it("names the account when asked, before its run's lines", () => {
-    const run = { account: 'north', summary: summary({ account: 'north' }), exitCode: EXIT.ok };
+    const run = { account: 'north', summary: summary({ account: 'north' }), exitCode: EXIT.ok } satisfies AccountRun;
     expect(accountRunLines(run, true)[0]).toBe('account north: run 7 (sync: leases) succeeded (4/4 work units done)');
     expect(accountRunLines(run, true).slice(1)).toEqual(summaryLines(run.summary).slice(1));
     expect(accountRunLines(run, false)).toEqual(summaryLines(run.summary));
   });
   it('says why an account did not run, without control characters', () => {
-    expect(accountRunLines({ account: 'south', summary: null, error: 'HTTP 401\u001b[31m', exitCode: EXIT.workFailed }, true)).toEqual(['account south: not run: HTTP 401\\u001b[31m']);
+    const run: AccountRun = { account: 'south', summary: null, error: 'HTTP 401\u001b[31m', exitCode: EXIT.workFailed };
+    expect(accountRunLines(run, true)).toEqual(['account south: not run: HTTP 401\\u001b[31m']);
   });
 });

@@ -42,15 +42,16 @@ export function expectedTotals(dataset: SimDataset): TableTotals {
   return out;
 }
 
-/** The same totals read from the warehouse (rows not marked deleted). */
-export async function warehouseTotals(db: Db, expected: TableTotals): Promise<TableTotals> {
+/** The same totals read from the warehouse (rows not marked deleted), of one account's rows when `account` is given. */
+export async function warehouseTotals(db: Db, expected: TableTotals, options: { account?: string } = {}): Promise<TableTotals> {
+  const ofAccount = options.account === undefined ? sql`true` : sql`account_id = ${options.account}`;
   const out: TableTotals = {};
   for (const [table, want] of Object.entries(expected)) {
     const sums = Object.keys(want.cents ?? {});
     const select = sums.length
       ? sql.join([sql`count(*)::int as rows`, ...sums.map((column) => sql`coalesce(sum(${sql.ref(column)} * 100), 0)::bigint::text as ${sql.ref(column)}`)])
       : sql`count(*)::int as rows`;
-    const { rows } = await sql<Record<string, string | number>>`select ${select} from ${sql.table(table)} where deleted_at is null`.execute(db);
+    const { rows } = await sql<Record<string, string | number>>`select ${select} from ${sql.table(table)} where deleted_at is null and ${ofAccount}`.execute(db);
     const row = rows[0];
     out[table] = { rows: Number(row.rows), ...(sums.length ? { cents: Object.fromEntries(sums.map((column) => [column, String(row[column])])) } : {}) };
   }

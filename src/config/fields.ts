@@ -14,29 +14,14 @@ type Manifest = (typeof STREAM_MANIFESTS)[number];
 /** The default of `timeZone`: the zone of the source's dates, "today" and the call budget's day. */
 export const DEFAULT_TIME_ZONE = 'America/Denver';
 
-export const postgresUrl = z.string().refine(
-  (value) => {
-    try {
-      const url = new URL(value);
-      return url.protocol === 'postgres:' || url.protocol === 'postgresql:';
-    } catch {
-      return false;
-    }
-  },
-  { message: 'is not a Postgres URL; expected postgres://user@host:5432/database' },
-);
+/** A URL of one of `protocols`, else `message`. */
+function urlOf(protocols: readonly string[], message: string) {
+  return z.string().refine((value) => URL.canParse(value) && protocols.includes(new URL(value).protocol), { message });
+}
 
-export const httpUrl = z.string().refine(
-  (value) => {
-    try {
-      const url = new URL(value);
-      return url.protocol === 'http:' || url.protocol === 'https:';
-    } catch {
-      return false;
-    }
-  },
-  { message: 'is not an http(s) URL; expected the service base such as https://example.entrata.com' },
-);
+export const postgresUrl = urlOf(['postgres:', 'postgresql:'], 'is not a Postgres URL; expected postgres://user@host:5432/database');
+
+export const httpUrl = urlOf(['http:', 'https:'], 'is not an http(s) URL; expected the service base such as https://example.entrata.com');
 
 export const propertyId = z.coerce
   .string()

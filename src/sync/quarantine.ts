@@ -84,14 +84,15 @@ export async function resolveKeylessForUnit(db: Db, args: { account: string; uni
 
 /** Quarantine entries no later run has resolved yet, by account (every given account, 0 included). */
 export async function countOpenQuarantine(db: Db, accounts: readonly string[]): Promise<Map<string, number>> {
+  const open = new Map(accounts.map((account) => [account, 0]));
+  if (accounts.length === 0) return open;
   const rows = await db
     .selectFrom('quarantine')
     .select(['account_id', (eb) => eb.fn.countAll<string>().as('open')])
     .where('resolved_at', 'is', null)
-    .where('account_id', 'in', accounts.length ? [...accounts] : [''])
+    .where('account_id', 'in', [...accounts])
     .groupBy('account_id')
     .execute();
-  const open = new Map(accounts.map((account) => [account, 0]));
   for (const row of rows) open.set(row.account_id, Number(row.open));
   return open;
 }

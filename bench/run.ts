@@ -2,16 +2,17 @@
  * The benchmark of issue "Performance": `npm run bench -- [--scale small|medium|large[,...]]
  * [--format json|xml|both]`. What it runs and measures: docs/benchmark.md
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
+import { Pool } from 'undici';
 
 const SCALES = ['small', 'medium', 'large'] as const;
 const FORMATS = ['json', 'xml'] as const;
@@ -28,6 +29,10 @@ const INVOICE_WINDOW_KINDS = ['post_date', 'paid', 'voided'];
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const cli = join(root, 'bin', 'propsync.mjs');
+/** Loaded into the runs whose requests are replayed: records each request the sync sends. */
+const recorder = pathToFileURL(join(root, 'bench', 'record-requests.mjs')).href;
+/** Runs whose requests are recorded and replayed (the full load's replay would only time the simulator). */
+const REPLAYED: RunName[] = ['rerun', 'incremental'];
 
 interface Row {
   scale: Scale;
@@ -35,6 +40,13 @@ interface Row {
   run: RunName;
   wallMs: number;
   rows: number;
+  records: number;
+  /** CPU time of the sync's process tree (user + system). */
+  cpuMs: number;
+  /** CPU time the simulator spent meanwhile. */
+  simCpuMs: number;
+  /** Wall time of the replay of the run's own requests, and its concurrency. */
+  replay?: { ms: number; concurrency: number };
   copyRowsPerSecond?: number;
   peakRssBytes: number;
   calls: number;
@@ -44,14 +56,16 @@ interface Row {
 }
 
 function usage(message: string): never {
-  process.stderr.write(`${message}\nusage: npm run bench -- [--scale small|medium|large[,...]] [--format json|xml|both]\n`);
+  process.stderr.write(`${message}\nusage: npm run bench -- [--scale small|medium|large[,...]] [--format json|xml|both] [--profile DIR]\n`);
   process.exit(2);
 }
 
-function options(): { scales: Scale[]; formats: Format[] } {
+function options(): { scales: Scale[]; formats: Format[]; profile?: string } {
   let values;
   try {
-    ({ values } = parseArgs({ options: { scale: { type: 'string', default: 'medium' }, format: { type: 'string', default: 'json' } } }));
+    ({ values } = parseArgs({
+      options: { scale: { type: 'string', default: 'medium' }, format: { type: 'string', default: 'json' }, profile: { type: 'string' } },
+    }));
   } catch (error) {
     usage((error as Error).message);
   }
@@ -59,7 +73,7 @@ function options(): { scales: Scale[]; formats: Format[] } {
   for (const scale of scales) if (!SCALES.includes(scale as Scale)) usage(`--scale: unknown scale '${scale}'`);
   const formats = values.format === 'both' ? [...FORMATS] : [values.format];
   for (const format of formats) if (!FORMATS.includes(format as Format)) usage(`--format: unknown format '${format}'`);
-  return { scales: scales as Scale[], formats: formats as Format[] };
+  return { scales: scales as Scale[], formats: formats as Format[], profile: values.profile === undefined ? undefined : resolve(values.profile) };
 }
 
 const note = (line: string) => process.stderr.write(`[bench] ${line}\n`);
@@ -103,7 +117,38 @@ interface ChildRun {
   code: number;
   wallMs: number;
   peakRssBytes: number;
+  /** CPU time of the child and of every process below it that was waited for (user + system). */
+  cpuMs: number;
   output: string;
+}
+
+/** Clock ticks per second, the unit of CPU times in /proc. */
+const CLOCK_TICKS = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/** Fields of /proc/PID/stat from the state on (field 3 is index 0), or undefined once the process ended. */
+function statFields(pid: number | 'self'): string[] | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name is in parentheses and may hold anything.
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return undefined;
+  }
+}
+
+/** CPU milliseconds (user + system) of a process itself (`own`), or of its children that ended and were waited for (`children`). */
+function cpuMs(pid: number | 'self', whose: 'own' | 'children'): number {
+  const fields = statFields(pid);
+  if (!fields) return 0;
+  // utime, stime are fields 14, 15; cutime, cstime 16, 17.
+  const first = whose === 'own' ? 14 - 3 : 16 - 3;
+  return ((Number(fields[first]) + Number(fields[first + 1])) * 1000) / CLOCK_TICKS;
 }
 
 /** The pids of `root` and of every process below it, from the parent pid in each /proc/PID/stat. */
@@ -111,14 +156,9 @@ function processTree(root: number): number[] {
   const children = new Map<number, number[]>();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-    } catch {
-      continue; // ended meanwhile
-    }
-    // The command name is in parentheses and may hold anything; then come the state and the parent pid.
-    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    const fields = statFields(Number(entry));
+    if (!fields) continue; // ended meanwhile
+    const ppid = Number(fields[1]);
     children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
   }
   const tree = [root];
@@ -158,11 +198,14 @@ function watchTreeMemory(root: number): { stop(): number } {
 
 /**
  * Runs `bin/propsync.mjs ARGS` as an operator does (its first line starts node with the heap
- * limits) and measures its wall time and the peak RSS of its whole process tree (from /proc),
- * so that a process it started would count; the simulator and this process are not in it.
+ * limits) and measures its wall time, the peak RSS of its whole process tree (from /proc),
+ * so that a process it started would count, and its CPU time (this process's children's
+ * times, which the kernel adds when a child is waited for: the commands run one at a time, and
+ * the simulator, still running, is not in them); the simulator and this process are not in it.
  */
 async function runCli(args: string[], env: NodeJS.ProcessEnv, outputFile: string): Promise<ChildRun> {
   const out = createWriteStream(outputFile);
+  const cpuBefore = cpuMs('self', 'children');
   const started = performance.now();
   const child = spawn(cli, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout!.pipe(out, { end: false });
@@ -174,8 +217,9 @@ async function runCli(args: string[], env: NodeJS.ProcessEnv, outputFile: string
   });
   const wallMs = performance.now() - started;
   const peakKb = memory?.stop() ?? 0;
+  const cpu = cpuMs('self', 'children') - cpuBefore;
   await new Promise((done) => out.end(done));
-  return { code, wallMs, peakRssBytes: peakKb * 1024, output: readFileSync(outputFile, 'utf8') };
+  return { code, wallMs, peakRssBytes: peakKb * 1024, cpuMs: cpu, output: readFileSync(outputFile, 'utf8') };
 }
 
 function withDatabase(url: string, name: string): string {
@@ -195,9 +239,12 @@ async function adminQuery(adminUrl: string, text: string): Promise<void> {
 }
 
 /** The run history's counters of the runs after `afterRunId`. */
-async function runsAfter(db: pg.Client, afterRunId: number): Promise<{ lastRunId: number; rows: number; calls: number; status: string }> {
-  const { rows } = await db.query<{ run_id: string; status: string; rows: number; calls: number }>(
-    `select run_id, status, (rows_inserted + rows_updated + rows_unchanged)::int as rows, calls
+async function runsAfter(
+  db: pg.Client,
+  afterRunId: number,
+): Promise<{ lastRunId: number; rows: number; records: number; calls: number; bytes: number; status: string }> {
+  const { rows } = await db.query<{ run_id: string; status: string; rows: number; records: number; calls: number; bytes: string }>(
+    `select run_id, status, (rows_inserted + rows_updated + rows_unchanged)::int as rows, records, calls, bytes
      from sync_runs where run_id > $1 order by run_id`,
     [afterRunId],
   );
@@ -205,7 +252,9 @@ async function runsAfter(db: pg.Client, afterRunId: number): Promise<{ lastRunId
   return {
     lastRunId: Number(rows[rows.length - 1].run_id),
     rows: rows.reduce((sum, row) => sum + row.rows, 0),
+    records: rows.reduce((sum, row) => sum + row.records, 0),
     calls: rows.reduce((sum, row) => sum + row.calls, 0),
+    bytes: rows.reduce((sum, row) => sum + Number(row.bytes), 0),
     status: [...new Set(rows.map((row) => row.status))].join('+'),
   };
 }
@@ -282,8 +331,56 @@ async function timeCopy(db: pg.Client, dir: string): Promise<{ rows: number; ms:
   return { rows, ms };
 }
 
+/** One request the sync sent, as bench/record-requests.mjs wrote it. */
+interface RecordedRequest {
+  origin: string;
+  method: string;
+  path: string;
+  headers: [string, string][];
+  body: string | null;
+  inFlight: number;
+}
+
+/**
+ * Sends the recorded requests again, in their order, from as many workers as the sync had
+ * requests in flight at most (each worker takes the next request when its reply has been read),
+ * over a keep-alive pool of as many connections, and reads and drops each reply: the time the
+ * simulator and the wire need for the run's replies, its floor. Throws on a reply other than 200.
+ */
+async function replay(file: string): Promise<{ ms: number; bytes: number; calls: number; concurrency: number }> {
+  const requests = readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as RecordedRequest);
+  if (requests.length === 0) throw new Error(`no request was recorded in ${file}`);
+  const concurrency = Math.max(...requests.map((request) => request.inFlight));
+  const pool = new Pool(requests[0].origin, { connections: concurrency });
+  let next = 0;
+  let bytes = 0;
+  const worker = async () => {
+    while (next < requests.length) {
+      const request = requests[next++];
+      const reply = await pool.request({
+        method: request.method as 'POST',
+        path: request.path,
+        headers: request.headers.flat(),
+        body: request.body === null ? undefined : Buffer.from(request.body, 'base64'),
+      });
+      for await (const chunk of reply.body) bytes += (chunk as Buffer).length;
+      if (reply.statusCode !== 200) throw new Error(`the replay of ${request.path} answered ${reply.statusCode}`);
+    }
+  };
+  const started = performance.now();
+  try {
+    await Promise.all(Array.from({ length: concurrency }, worker));
+    return { ms: performance.now() - started, bytes, calls: requests.length, concurrency };
+  } finally {
+    await pool.close();
+  }
+}
+
 /** Benchmarks one scale in one format, adding each run's row to `rows` as soon as it is measured. */
-async function benchOne(scale: Scale, format: Format, adminUrl: string, dir: string, rows: Row[]): Promise<void> {
+async function benchOne(scale: Scale, format: Format, adminUrl: string, dir: string, rows: Row[], profile?: string): Promise<void> {
   const password = randomBytes(12).toString('hex');
   const name = `propsync_bench_${process.pid}_${scale}_${format}`;
   const url = withDatabase(adminUrl, name);
@@ -312,20 +409,53 @@ async function benchOne(scale: Scale, format: Format, adminUrl: string, dir: str
       if (run === 'incremental') await advanceOneDay(sim.url);
       const load = loadavg()[0];
       const log = join(dir, `${name}.${run}.log`);
-      const child = await runCli(['sync'], env, log);
+      const record = join(dir, `${name}.${run}.requests`);
+      // Node flags for the run: the recorder of its requests; with --profile, a CPU profile of each thread.
+      const flags = [
+        ...(REPLAYED.includes(run) ? [`--import=${recorder}`] : []),
+        ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${join(profile, `${scale}-${format}-${run}`)}`] : []),
+      ];
+      const runEnv = { ...env, PROPSYNC_BENCH_RECORD: record, NODE_OPTIONS: [env.NODE_OPTIONS ?? '', ...flags].join(' ').trim() };
+      const simCpuBefore = cpuMs(sim.child.pid!, 'own');
+      const child = await runCli(['sync'], runEnv, log);
+      const simCpuMs = cpuMs(sim.child.pid!, 'own') - simCpuBefore;
       // 3: done, with records quarantined; the rows are still counted and the run still measured.
       if (child.code !== 0 && child.code !== 3) throw new Error(`propsync sync (${scale} ${format} ${run}) exited ${child.code}:\n${child.output.slice(-4000)}`);
       if (child.code === 3) note(`${scale} ${format} ${run}: records were quarantined (exit 3)`);
       const runs = await runsAfter(db, lastRunId);
       lastRunId = runs.lastRunId;
-      const row: Row = { scale, format, run, wallMs: child.wallMs, rows: runs.rows, peakRssBytes: child.peakRssBytes, calls: runs.calls, load, status: runs.status };
+      const row: Row = {
+        scale,
+        format,
+        run,
+        wallMs: child.wallMs,
+        rows: runs.rows,
+        records: runs.records,
+        cpuMs: child.cpuMs,
+        simCpuMs,
+        peakRssBytes: child.peakRssBytes,
+        calls: runs.calls,
+        load,
+        status: runs.status,
+      };
+      if (REPLAYED.includes(run)) {
+        // The simulator's state is the one the run read: reading changes nothing in it.
+        const replayed = await replay(record);
+        row.replay = { ms: replayed.ms, concurrency: replayed.concurrency };
+        // The bytes differ by a few in a thousand: replies carry the time they were made.
+        if (replayed.calls !== runs.calls || Math.abs(replayed.bytes - runs.bytes) > runs.bytes / 100) {
+          note(`${scale} ${format} ${run}: the replay sent ${replayed.calls} calls for ${replayed.bytes} bytes, the run counted ${runs.calls} calls, ${runs.bytes} bytes`);
+        }
+        rmSync(record);
+      }
       if (run === 'full') {
         const copy = await timeCopy(db, dir);
         row.copyRowsPerSecond = copy.rows / (copy.ms / 1000);
         if (copy.rows !== runs.rows) note(`${scale} ${format}: COPY moved ${copy.rows} rows, the full load wrote ${runs.rows}`);
       }
       if (run === 'incremental') row.floor = await incrementalFloor(db, lastRunId);
-      note(`${scale} ${format} ${run}: ${(row.wallMs / 1000).toFixed(1)} s, ${row.rows} rows, ${row.calls} calls, ${mb(row.peakRssBytes)}`);
+      const replayed = row.replay ? `, replay ${(row.replay.ms / 1000).toFixed(1)} s` : '';
+      note(`${scale} ${format} ${run}: ${(row.wallMs / 1000).toFixed(1)} s${replayed}, ${row.rows} rows, ${row.calls} calls, CPU ${(row.cpuMs / 1000).toFixed(1)} s, ${mb(row.peakRssBytes)}`);
       rows.push(row);
     }
   } finally {
@@ -357,21 +487,34 @@ const rate = (perSecond: number) => (perSecond >= 1000 ? `${(perSecond / 1000).t
 /**
  * One markdown table. COPY rows/s and the ratio (sync rows/s over COPY rows/s) are shown on the
  * full load only: the rerun and the incremental mostly confirm unchanged rows without writing
- * them, which COPY has no counterpart for. `floor` is the incremental's floor (see above).
+ * them, which COPY has no counterpart for. `replay` is the wall time of the run's own requests
+ * sent again (see `replay`), `×replay` the run's wall over it. `CPU` is the sync's process tree,
+ * `CPU/1k` its CPU per 1,000 source records, `sim CPU` the simulator's meanwhile. `floor` is the
+ * incremental's floor of calls (see above).
  */
 function table(rows: Row[]): string {
-  const header = ['scale', 'format', 'run', 'wall', 'rows', 'rows/s', 'COPY rows/s', 'ratio', 'peak RSS', 'calls', 'floor', 'load'];
+  const header = [
+    'scale', 'format', 'run', 'wall', 'rows', 'rows/s', 'COPY rows/s', 'ratio', 'replay', '×replay',
+    'records', 'CPU', 'CPU/1k rec', 'sim CPU', 'peak RSS', 'calls', 'floor', 'load',
+  ];
+  const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
   const lines = rows.map((row) => {
     const perSecond = row.rows / (row.wallMs / 1000);
     return [
       row.scale,
       row.format,
       row.status === 'succeeded' ? row.run : `${row.run} (${row.status})`,
-      `${(row.wallMs / 1000).toFixed(1)} s`,
+      seconds(row.wallMs),
       String(row.rows),
       rate(perSecond),
       row.copyRowsPerSecond ? rate(row.copyRowsPerSecond) : '',
       row.copyRowsPerSecond ? (perSecond / row.copyRowsPerSecond).toFixed(2) : '',
+      row.replay ? `${seconds(row.replay.ms)} (×${row.replay.concurrency})` : '',
+      row.replay ? (row.wallMs / row.replay.ms).toFixed(2) : '',
+      String(row.records),
+      seconds(row.cpuMs),
+      row.records ? `${(row.cpuMs / row.records).toFixed(3)} s` : '',
+      seconds(row.simCpuMs),
       mb(row.peakRssBytes),
       String(row.calls),
       row.floor === undefined ? '' : String(row.floor),
@@ -383,14 +526,14 @@ function table(rows: Row[]): string {
 }
 
 async function main(): Promise<void> {
-  const { scales, formats } = options();
+  const { scales, formats, profile } = options();
   const adminUrl = withDatabase(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres', 'postgres');
   const dir = mkdtempSync(join(tmpdir(), 'propsync-bench-'));
   const rows: Row[] = [];
   let help: { wallMs: number; peakRssBytes: number } | undefined;
   try {
     help = await timeHelp(dir);
-    for (const scale of scales) for (const format of formats) await benchOne(scale, format, adminUrl, dir, rows);
+    for (const scale of scales) for (const format of formats) await benchOne(scale, format, adminUrl, dir, rows, profile);
   } catch (error) {
     note(`the children's output is kept in ${dir}`);
     throw error;
@@ -400,7 +543,8 @@ async function main(): Promise<void> {
       process.stdout.write(`${table(rows)}\n`);
       process.stdout.write(
         `${new Date().toISOString().slice(0, 10)}, ${cpus().length} cores, node ${process.version}; ` +
-          'load = 1-minute load average when the run started; wall and peak RSS are of the `propsync sync` command (every process it started, summed)\n',
+          'load = 1-minute load average when the run started; wall, CPU and peak RSS are of the `propsync sync` command (every process it started, summed); ' +
+          'replay (×concurrency) = its own requests sent again and the replies read and dropped\n',
       );
     }
     if (help) {

@@ -13,6 +13,7 @@ import { CONTENT_TYPES, jsonEnvelope, xmlEnvelope } from './envelope.js';
 import { SourceError, ThrottledError, type CallSite } from './errors.js';
 import { Pacer } from './pacing.js';
 import { effectivePageSize, isLastPage, pageCap, parseLinkHeader, parseTotalCount, totalAgrees } from './paging.js';
+import { decodeJsonRecognizing } from './codec-json-split.js';
 import { assertRoomToDecode } from './decode-memory.js';
 import { encodeParams } from './params.js';
 import { parseRateLimitHeaders, parseRetryAfter, tightestRemaining } from './rate-headers.js';
@@ -120,10 +121,12 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
   // XML is decoded on other threads (see xml-decoder.ts); JSON on this one.
   const xml = settings.format === 'xml' ? createXmlDecoder({ threads: settings.decodeThreads }) : undefined;
   // XML's bytes go to a decoding thread as they are (no text of them on this one); the records a
-  // recognizer holds are passed over there. JSON is decoded here, whole (JSON.parse is cheap).
+  // recognizer holds are passed over there. JSON is decoded here, the records a recognizer holds
+  // passed over unparsed.
   const decoderFor = (recognizer: RecordRecognizer | undefined): BodyDecoder => (format, body, records) => {
     if (format === 'xml' && xml) return xml.decode(body, ['result', records[0]], recognizer && { item: records[1], recognizer });
     assertRoomToDecode(body.length);
+    if (format === 'json' && recognizer) return decodeJsonRecognizing(body, records, recognizer);
     return decodeBytes(format, body, records);
   };
   const { secrets } = auth;

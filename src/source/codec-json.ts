@@ -15,6 +15,11 @@ export function decodeJson(text: string): Tree {
   return root === undefined ? '' : root;
 }
 
+/** Normalizes a value `JSON.parse` gave, in place, as `decodeJson` does; `undefined` means "leave it out". */
+export function normalizeJson(value: unknown): Tree | undefined {
+  return normalize(value);
+}
+
 /** Normalizes a parsed JSON value in place; `undefined` means "leave it out". */
 function normalize(value: unknown): Tree | undefined {
   switch (typeof value) {

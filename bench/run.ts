@@ -196,6 +196,12 @@ function watchTreeMemory(root: number): { stop(): number } {
   };
 }
 
+/** The node flags of the first line of bin/propsync.mjs (`#!/usr/bin/env -S node FLAGS`). */
+function shebangFlags(): string[] {
+  const first = readFileSync(cli, 'utf8').split('\n', 1)[0];
+  return first.split(/\s+/).filter((word) => word.startsWith('--'));
+}
+
 /**
  * Runs `bin/propsync.mjs ARGS` as an operator does (its first line starts node with the heap
  * limits) and measures its wall time, the peak RSS of its whole process tree (from /proc),
@@ -203,11 +209,14 @@ function watchTreeMemory(root: number): { stop(): number } {
  * times, which the kernel adds when a child is waited for: the commands run one at a time, and
  * the simulator, still running, is not in them); the simulator and this process are not in it.
  */
-async function runCli(args: string[], env: NodeJS.ProcessEnv, outputFile: string): Promise<ChildRun> {
+async function runCli(args: string[], env: NodeJS.ProcessEnv, outputFile: string, nodeFlags: string[] = []): Promise<ChildRun> {
   const out = createWriteStream(outputFile);
   const cpuBefore = cpuMs('self', 'children');
   const started = performance.now();
-  const child = spawn(cli, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Flags node refuses in NODE_OPTIONS (--cpu-prof) go on its command line, after the first line's.
+  const child = nodeFlags.length
+    ? spawn(process.execPath, [...shebangFlags(), ...nodeFlags, cli, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] })
+    : spawn(cli, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout!.pipe(out, { end: false });
   child.stderr!.pipe(out, { end: false });
   const memory = child.pid === undefined ? undefined : watchTreeMemory(child.pid);
@@ -410,14 +419,13 @@ async function benchOne(scale: Scale, format: Format, adminUrl: string, dir: str
       const load = loadavg()[0];
       const log = join(dir, `${name}.${run}.log`);
       const record = join(dir, `${name}.${run}.requests`);
-      // Node flags for the run: the recorder of its requests; with --profile, a CPU profile of each thread.
-      const flags = [
-        ...(REPLAYED.includes(run) ? [`--import=${recorder}`] : []),
-        ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${join(profile, `${scale}-${format}-${run}`)}`] : []),
-      ];
-      const runEnv = { ...env, PROPSYNC_BENCH_RECORD: record, NODE_OPTIONS: [env.NODE_OPTIONS ?? '', ...flags].join(' ').trim() };
+      // The recorder of the run's requests; with --profile, a CPU profile of each thread.
+      const runEnv = REPLAYED.includes(run)
+        ? { ...env, PROPSYNC_BENCH_RECORD: record, NODE_OPTIONS: `${env.NODE_OPTIONS ?? ''} --import=${recorder}`.trim() }
+        : env;
+      const profiling = profile ? ['--cpu-prof', `--cpu-prof-dir=${join(profile, `${scale}-${format}-${run}`)}`] : [];
       const simCpuBefore = cpuMs(sim.child.pid!, 'own');
-      const child = await runCli(['sync'], runEnv, log);
+      const child = await runCli(['sync'], runEnv, log, profiling);
       const simCpuMs = cpuMs(sim.child.pid!, 'own') - simCpuBefore;
       // 3: done, with records quarantined; the rows are still counted and the run still measured.
       if (child.code !== 0 && child.code !== 3) throw new Error(`propsync sync (${scale} ${format} ${run}) exited ${child.code}:\n${child.output.slice(-4000)}`);

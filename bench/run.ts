@@ -45,6 +45,9 @@ interface Row {
   cpuMs: number;
   /** CPU time the simulator spent meanwhile. */
   simCpuMs: number;
+  /** The run's own time (sync_runs, start to finish: no start-up, no reporting refresh), and the reporting refresh's (from its log line). */
+  runMs: number;
+  refreshMs?: number;
   /** Wall time of the replay of the run's own requests, and its concurrency. */
   replay?: { ms: number; concurrency: number };
   copyRowsPerSecond?: number;
@@ -56,15 +59,20 @@ interface Row {
 }
 
 function usage(message: string): never {
-  process.stderr.write(`${message}\nusage: npm run bench -- [--scale small|medium|large[,...]] [--format json|xml|both] [--profile DIR]\n`);
+  process.stderr.write(`${message}\nusage: npm run bench -- [--scale small|medium|large[,...]] [--format json|xml|both] [--profile DIR] [--keep]\n`);
   process.exit(2);
 }
 
-function options(): { scales: Scale[]; formats: Format[]; profile?: string } {
+function options(): { scales: Scale[]; formats: Format[]; profile?: string; keep: boolean } {
   let values;
   try {
     ({ values } = parseArgs({
-      options: { scale: { type: 'string', default: 'medium' }, format: { type: 'string', default: 'json' }, profile: { type: 'string' } },
+      options: {
+        scale: { type: 'string', default: 'medium' },
+        format: { type: 'string', default: 'json' },
+        profile: { type: 'string' },
+        keep: { type: 'boolean', default: false },
+      },
     }));
   } catch (error) {
     usage((error as Error).message);
@@ -73,7 +81,7 @@ function options(): { scales: Scale[]; formats: Format[]; profile?: string } {
   for (const scale of scales) if (!SCALES.includes(scale as Scale)) usage(`--scale: unknown scale '${scale}'`);
   const formats = values.format === 'both' ? [...FORMATS] : [values.format];
   for (const format of formats) if (!FORMATS.includes(format as Format)) usage(`--format: unknown format '${format}'`);
-  return { scales: scales as Scale[], formats: formats as Format[], profile: values.profile === undefined ? undefined : resolve(values.profile) };
+  return { scales: scales as Scale[], formats: formats as Format[], profile: values.profile === undefined ? undefined : resolve(values.profile), keep: values.keep };
 }
 
 const note = (line: string) => process.stderr.write(`[bench] ${line}\n`);
@@ -251,9 +259,10 @@ async function adminQuery(adminUrl: string, text: string): Promise<void> {
 async function runsAfter(
   db: pg.Client,
   afterRunId: number,
-): Promise<{ lastRunId: number; rows: number; records: number; calls: number; bytes: number; status: string }> {
-  const { rows } = await db.query<{ run_id: string; status: string; rows: number; records: number; calls: number; bytes: string }>(
-    `select run_id, status, (rows_inserted + rows_updated + rows_unchanged)::int as rows, records, calls, bytes
+): Promise<{ lastRunId: number; rows: number; records: number; calls: number; bytes: number; ms: number; status: string }> {
+  const { rows } = await db.query<{ run_id: string; status: string; rows: number; records: number; calls: number; bytes: string; ms: number }>(
+    `select run_id, status, (rows_inserted + rows_updated + rows_unchanged)::int as rows, records, calls, bytes,
+       (extract(epoch from finished_at - started_at) * 1000)::float8 as ms
      from sync_runs where run_id > $1 order by run_id`,
     [afterRunId],
   );
@@ -264,6 +273,7 @@ async function runsAfter(
     records: rows.reduce((sum, row) => sum + row.records, 0),
     calls: rows.reduce((sum, row) => sum + row.calls, 0),
     bytes: rows.reduce((sum, row) => sum + Number(row.bytes), 0),
+    ms: rows.reduce((sum, row) => sum + row.ms, 0),
     status: [...new Set(rows.map((row) => row.status))].join('+'),
   };
 }
@@ -338,6 +348,17 @@ async function timeCopy(db: pg.Client, dir: string): Promise<{ rows: number; ms:
     rmSync(file);
   }
   return { rows, ms };
+}
+
+/** How long the reporting refresh after the run took, from its log line (`reporting_refreshed`). */
+function refreshMs(output: string): number | undefined {
+  const line = output.split('\n').find((text) => text.includes('"event":"reporting_refreshed"'));
+  if (!line) return undefined;
+  try {
+    return (JSON.parse(line) as { durationMs?: number }).durationMs;
+  } catch {
+    return undefined;
+  }
 }
 
 /** One request the sync sent, as bench/record-requests.mjs wrote it. */
@@ -439,6 +460,8 @@ async function benchOne(scale: Scale, format: Format, adminUrl: string, dir: str
         wallMs: child.wallMs,
         rows: runs.rows,
         records: runs.records,
+        runMs: runs.ms,
+        refreshMs: refreshMs(child.output),
         cpuMs: child.cpuMs,
         simCpuMs,
         peakRssBytes: child.peakRssBytes,
@@ -495,14 +518,16 @@ const rate = (perSecond: number) => (perSecond >= 1000 ? `${(perSecond / 1000).t
 /**
  * One markdown table. COPY rows/s and the ratio (sync rows/s over COPY rows/s) are shown on the
  * full load only: the rerun and the incremental mostly confirm unchanged rows without writing
- * them, which COPY has no counterpart for. `replay` is the wall time of the run's own requests
- * sent again (see `replay`), `×replay` the run's wall over it. `CPU` is the sync's process tree,
+ * them, which COPY has no counterpart for. `in run` is the run's own time (sync_runs: no start-up,
+ * no reporting refresh), `refresh` the reporting refresh after it. `replay` is the wall time of
+ * the run's own requests sent again (see `replay`), `×replay` the command's wall over it, `run
+ * ×replay` the run's own time over it. `CPU` is the sync's process tree,
  * `CPU/1k` its CPU per 1,000 source records, `sim CPU` the simulator's meanwhile. `floor` is the
  * incremental's floor of calls (see above).
  */
 function table(rows: Row[]): string {
   const header = [
-    'scale', 'format', 'run', 'wall', 'rows', 'rows/s', 'COPY rows/s', 'ratio', 'replay', '×replay',
+    'scale', 'format', 'run', 'wall', 'in run', 'refresh', 'rows', 'rows/s', 'COPY rows/s', 'ratio', 'replay', '×replay', 'run ×replay',
     'records', 'CPU', 'CPU/1k rec', 'sim CPU', 'peak RSS', 'calls', 'floor', 'load',
   ];
   const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
@@ -513,12 +538,15 @@ function table(rows: Row[]): string {
       row.format,
       row.status === 'succeeded' ? row.run : `${row.run} (${row.status})`,
       seconds(row.wallMs),
+      seconds(row.runMs),
+      row.refreshMs === undefined ? '' : seconds(row.refreshMs),
       String(row.rows),
       rate(perSecond),
       row.copyRowsPerSecond ? rate(row.copyRowsPerSecond) : '',
       row.copyRowsPerSecond ? (perSecond / row.copyRowsPerSecond).toFixed(2) : '',
       row.replay ? `${seconds(row.replay.ms)} (×${row.replay.concurrency})` : '',
       row.replay ? (row.wallMs / row.replay.ms).toFixed(2) : '',
+      row.replay ? (row.runMs / row.replay.ms).toFixed(2) : '',
       String(row.records),
       seconds(row.cpuMs),
       row.records ? `${(row.cpuMs / row.records).toFixed(3)} s` : '',
@@ -534,7 +562,7 @@ function table(rows: Row[]): string {
 }
 
 async function main(): Promise<void> {
-  const { scales, formats, profile } = options();
+  const { scales, formats, profile, keep } = options();
   const adminUrl = withDatabase(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres', 'postgres');
   const dir = mkdtempSync(join(tmpdir(), 'propsync-bench-'));
   const rows: Row[] = [];
@@ -559,7 +587,8 @@ async function main(): Promise<void> {
       process.stdout.write(`propsync --help: ${(help.wallMs / 1000).toFixed(2)} s (median of 7), peak RSS ${mb(help.peakRssBytes)}\n`);
     }
   }
-  rmSync(dir, { recursive: true, force: true });
+  if (keep) note(`the children's output is kept in ${dir}`);
+  else rmSync(dir, { recursive: true, force: true });
 }
 
 main().catch((error: Error) => {

@@ -3,10 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSyncHarness, type SyncHarness } from '../support/sync-harness.js';
 import { expectedTotals, warehouseTotals } from '../support/warehouse-truth.js';
 
-// XML decoding is most of an XML sync's work, so a record whose text is the very text a live
-// row was loaded from is passed over undecoded (its text's digest is kept in the row). These
-// tests tell a record passed over from one decoded and skipped by its tree's digest by spoiling
-// the stored tree digests: a record decoded again would no longer match, and be written.
+// Decoding is most of a sync's work when little changed, so a record whose text is the very text
+// a live row was loaded from is passed over undecoded (its text's digest is kept in the row), in
+// XML and in JSON. These tests tell a record passed over from one decoded and skipped by its
+// tree's digest by spoiling the stored tree digests: a record decoded again would no longer
+// match, and be written.
 
 const PARENTS = ['leases', 'invoices', 'properties'] as const;
 
@@ -15,11 +16,11 @@ async function count(h: SyncHarness, query: ReturnType<typeof sql<{ n: number }>
   return rows[0].n;
 }
 
-describe('XML records whose text a live row was loaded from', () => {
+for (const format of ['xml', 'json'] as const) describe(`${format.toUpperCase()} records whose text a live row was loaded from`, () => {
   let h: SyncHarness;
   let spoiledLease = 0;
   beforeAll(async () => {
-    h = await startSyncHarness({ scale: 'small', seed: 31, today: '2026-05-20', format: 'xml' });
+    h = await startSyncHarness({ scale: 'small', seed: 31, today: '2026-05-20', format });
   });
   afterAll(async () => {
     await h?.close();
@@ -69,14 +70,20 @@ describe('XML records whose text a live row was loaded from', () => {
     expect(await count(h, sql`select count(*)::int as n from leases where last_run_id = ${summary.runId}`)).toBeGreaterThan(0);
   });
 
-  it('are not recognized from rows a JSON sync wrote, which keep no text digest', async () => {
+  it.runIf(format === 'xml')('are not recognized from rows a JSON sync wrote, whose text digest is of the JSON text', async () => {
+    const before = await h.warehouse.db.selectFrom('leases').select(['lease_id', 'source_text_hash']).where('source_hash', '=', 'spoiled').execute();
     const json = await h.sync({}, { format: 'json' });
     expect(json.status).toBe('succeeded');
-    // JSON reads the records whole: every row still holding a spoiled digest is written again, without a text digest.
+    // No XML text digest recognizes a JSON record: every row still holding a spoiled digest is
+    // decoded, and written again with the digest of its JSON text.
     expect(await count(h, sql`select count(*)::int as n from leases where source_hash = 'spoiled'`)).toBe(0);
-    const rewritten = await count(h, sql`select count(*)::int as n from leases where last_run_id = ${json.runId}`);
-    expect(rewritten).toBeGreaterThan(0);
-    expect(await count(h, sql`select count(*)::int as n from leases where last_run_id = ${json.runId} and source_text_hash is not null`)).toBe(0);
+    const rewritten = await h.warehouse.db.selectFrom('leases').select(['lease_id', 'source_text_hash']).where('last_run_id', '=', json.runId).execute();
+    expect(rewritten.length).toBe(before.length);
+    const xmlDigests = new Map(before.map((row) => [row.lease_id, row.source_text_hash]));
+    for (const row of rewritten) {
+      expect(row.source_text_hash).toMatch(/^[A-Za-z0-9+/]{27}=$/);
+      expect(row.source_text_hash).not.toBe(xmlDigests.get(row.lease_id));
+    }
     // XML again: those are decoded (nothing recognizes them), found unchanged by their tree, and not written.
     const xml = await h.sync();
     expect(xml).toMatchObject({ status: 'succeeded', rowsInserted: 0, rowsUpdated: 0, rowsDeleted: 0 });

@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import { decodeXml, dropLayoutText, LAYOUT, xmlParser } from './codec-xml.js';
 import { isTreeObject, type Tree, type TreeObject } from './tree.js';
+import { plainElement } from './xml-plain.js';
 
 /** Characters of child elements decoded together. */
 const SLICE_CHARS = 64 * 1024;
@@ -177,6 +178,13 @@ function childrenJson(text: string, children: readonly Span[], passOver: Readonl
   for (let first = 0; first < children.length; ) {
     if (passOver.has(first)) {
       add(children[first].name, PASSED_OVER_JSON);
+      first++;
+      continue;
+    }
+    // A plain record is read without the parser (see xml-plain.ts); others go to it, a slice at a time.
+    const plain = plainElement(text, children[first].start, children[first].end);
+    if (plain !== undefined) {
+      add(children[first].name, JSON.stringify(plain));
       first++;
       continue;
     }

@@ -387,22 +387,39 @@ async function replay(file: string): Promise<{ ms: number; bytes: number; calls:
   const pool = new Pool(requests[0].origin, { connections: concurrency });
   let next = 0;
   let bytes = 0;
+  let retries = 0;
+  /** One request: its reply read and dropped; its bytes. */
+  const send = async (request: RecordedRequest): Promise<number> => {
+    const reply = await pool.request({
+      method: request.method as 'POST',
+      path: request.path,
+      headers: request.headers.flat(),
+      body: request.body === null ? undefined : Buffer.from(request.body, 'base64'),
+    });
+    let received = 0;
+    for await (const chunk of reply.body) received += (chunk as Buffer).length;
+    if (reply.statusCode !== 200) throw new Error(`the replay of ${request.path} answered ${reply.statusCode}`);
+    return received;
+  };
   const worker = async () => {
     while (next < requests.length) {
       const request = requests[next++];
-      const reply = await pool.request({
-        method: request.method as 'POST',
-        path: request.path,
-        headers: request.headers.flat(),
-        body: request.body === null ? undefined : Buffer.from(request.body, 'base64'),
-      });
-      for await (const chunk of reply.body) bytes += (chunk as Buffer).length;
-      if (reply.statusCode !== 200) throw new Error(`the replay of ${request.path} answered ${reply.statusCode}`);
+      // A connection the busy simulator reset is tried again, as the sync's client does.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          bytes += await send(request);
+          break;
+        } catch (error) {
+          if (attempt >= 3 || (error as Error).message.includes('answered')) throw error;
+          retries += 1;
+        }
+      }
     }
   };
   const started = performance.now();
   try {
     await Promise.all(Array.from({ length: concurrency }, worker));
+    if (retries > 0) note(`the replay of ${file} tried ${retries} request(s) again after a connection error`);
     return { ms: performance.now() - started, bytes, calls: requests.length, concurrency };
   } finally {
     await pool.close();

@@ -407,7 +407,8 @@ async function replay(file: string): Promise<{ ms: number; bytes: number; calls:
       // A connection the busy simulator reset is tried again, as the sync's client does.
       for (let attempt = 1; ; attempt++) {
         try {
-          bytes += await send(request);
+          const received = await send(request);
+          bytes += received;
           break;
         } catch (error) {
           if (attempt >= 3 || (error as Error).message.includes('answered')) throw error;

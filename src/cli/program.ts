@@ -1,4 +1,4 @@
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, Option } from 'commander';
 import type { ConfigError } from '../config/load.js';
 import { scrubSecrets, urlPasswords } from '../log/redact.js';
 import { registerBackfill } from './commands/backfill.js';
@@ -23,7 +23,7 @@ export function buildProgram(done: (code: ExitCode) => void): Command {
   const program = new Command('propsync')
     .description(`Keeps a Postgres warehouse in step with the property-management API (streams: ${STREAM_NAMES.join(', ')}).`)
     .version(packageVersion(), '-V, --version', 'print the version of propsync')
-    .option('-c, --config <path>', 'configuration file (default: config/propsync.yaml when present)')
+    .addOption(new Option('-c, --config <path>', 'configuration file (default: config/propsync.yaml when present)').env('PROPSYNC_CONFIG'))
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
   program.configureHelp({ showGlobalOptions: true });

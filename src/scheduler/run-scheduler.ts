@@ -10,9 +10,8 @@ import { redactUrl } from '../log/redact.js';
 import { runSync } from '../sync/index.js';
 import { countOpenQuarantine } from '../sync/quarantine.js';
 import { lastSuccessByStream } from '../sync/status.js';
-import { databaseHealth } from './health.js';
-import { startHttpServer, type HttpEndpoint } from './http-server.js';
-import { createSyncMetrics } from './metrics.js';
+import { serveHealthAndMetrics } from '../app/http-server.js';
+import { createSyncMetrics } from '../app/metrics.js';
 import { scheduledStreams, startScheduler } from './scheduler.js';
 
 /** Longest wait for runs in flight after SIGINT/SIGTERM/SIGHUP, leaving time to close within 30 s. */
@@ -61,19 +60,7 @@ export async function runSchedulerProcess(config: Config, asked?: StreamName[], 
     beforeRun: async ({ account }) => (await budgetToday(db, account)).spentReason,
     lockOptions: lockOptions(config, logger),
   });
-  let http: HttpEndpoint | undefined;
-  if (config.metrics.port > 0) {
-    http = await startHttpServer({
-      host: config.metrics.host,
-      port: config.metrics.port,
-      metrics,
-      health: async () => {
-        const database = await databaseHealth(db);
-        return { ok: database === 'ok' && !scheduler.stopping(), stopping: scheduler.stopping(), database, jobs: scheduler.jobs() };
-      },
-    });
-    logger.info({ event: 'http_listening', url: http.url }, `serving ${http.url}/healthz and ${http.url}/metrics`);
-  }
+  const http = await serveHealthAndMetrics({ metricsConfig: config.metrics, metrics, db, logger, stopping: () => scheduler.stopping(), details: () => ({ jobs: scheduler.jobs() }) });
   logger.info({ event: 'scheduler_started', streams, warehouse: redactUrl(config.database.url) }, `scheduler started for ${streams.join(', ')}; stop with SIGINT, SIGTERM or SIGHUP`);
 
   const signal = await nextSignal((again) => {

@@ -7,7 +7,7 @@ import type { Db } from '../catalog/tables.js';
 import { describeHolder, lockName, withStreamLock, type LockOptions } from '../sync/lock.js';
 import { combineObservers } from '../sync/observers.js';
 import { streamsOf } from '../sync/plan-run.js';
-import type { SyncMetrics } from './metrics.js';
+import type { SyncMetrics } from '../app/metrics.js';
 
 /** The engine's entry point (`runSync`), passed in so that the scheduler can be tested on its own. */
 export type RunEngine = (request: SyncRequest, deps: SyncDeps) => Promise<RunSummary>;

@@ -107,7 +107,9 @@ async function syncCase(adminUrl: string, name: string, sims: Simulator[]): Prom
   const totals = await runTotals(url);
   rmSync(dir, { recursive: true, force: true });
   await admin(adminUrl, `drop database if exists "${name}" with (force)`);
-  return { name: 'one sync', wallMs, ...totals, throttled: throttledOf(sims) - before };
+  const result = { name: 'one sync', wallMs, ...totals, throttled: throttledOf(sims) - before };
+  note(JSON.stringify(result));
+  return result;
 }
 
 async function workersCase(adminUrl: string, name: string, sims: Simulator[], workers: number, label: string): Promise<Case> {
@@ -117,18 +119,24 @@ async function workersCase(adminUrl: string, name: string, sims: Simulator[], wo
   const enqueued = await runCli(['enqueue'], dir);
   if (enqueued.code !== 0) throw new Error(`enqueue exited ${enqueued.code}: ${enqueued.output}`);
   const running = Array.from({ length: workers }, () => startCli(['worker', '--concurrency', '4'], dir));
-  for (;;) {
-    const open = await query<{ n: number }>(url, `select count(*)::int as n from sync_runs where status = 'running'`);
-    if (open[0]!.n === 0) break;
-    await sleep(500);
+  let wallMs: number;
+  try {
+    for (;;) {
+      const open = await query<{ n: number }>(url, `select count(*)::int as n from sync_runs where status = 'running'`);
+      if (open[0]!.n === 0) break;
+      await sleep(500);
+    }
+    wallMs = Date.now() - started;
+  } finally {
+    for (const worker of running) worker.child.kill('SIGTERM');
+    await Promise.all(running.map((worker) => worker.done));
   }
-  const wallMs = Date.now() - started;
-  for (const worker of running) worker.child.kill('SIGTERM');
-  await Promise.all(running.map((worker) => worker.done));
   const totals = await runTotals(url);
   rmSync(dir, { recursive: true, force: true });
   await admin(adminUrl, `drop database if exists "${name}" with (force)`);
-  return { name: label, wallMs, ...totals, throttled: throttledOf(sims) - before };
+  const result = { name: label, wallMs, ...totals, throttled: throttledOf(sims) - before };
+  note(JSON.stringify(result));
+  return result;
 }
 
 function table(title: string, cases: Case[]): string {

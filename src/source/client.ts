@@ -197,7 +197,7 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
       });
       const windows = parseRateLimitHeaders(reply.headers['x-ratelimit-limit'], reply.headers['x-ratelimit-remaining'], reply.headers['x-ratelimit-reset']);
       pacer.observe(ticket, windows);
-      if (options.gate && windows.length) {
+      if (options.gate) {
         options.gate.observe(method.name, windows).catch((error: Error) => logger?.warn({ event: 'pacing_share_failed', err: error.message }, `could not share the rate-limit headers: ${error.message}`));
       }
       trace.serverDate = clock.observe(reply.headers.date);

@@ -60,7 +60,8 @@ describe('queue mode and dead letters (issue 23)', () => {
   it('a lane whose retries run out: dead-letter queue, shown by status; enqueue --wait exits 1', async () => {
     const folder = scratchFolder({ 'config/propsync.yaml': configFile(warehouse.url, { north: sim, broken }) });
     try {
-      const worker = startPropsync(['worker', '--concurrency', '2'], folder.dir);
+      const port = 20_000 + Math.floor(Math.random() * 20_000);
+      const worker = startPropsync(['worker', '--concurrency', '2'], folder.dir, { PROPSYNC_METRICS_PORT: String(port) });
       const waited = await runPropsync(['enqueue', '--account', 'broken', '--wait'], { cwd: folder.dir, env: ENV, timeoutMs: 150_000 });
       expect(waited.code).toBe(1);
       expect(waited.stdout).toMatch(/dead-letter queue/);
@@ -70,6 +71,12 @@ describe('queue mode and dead letters (issue 23)', () => {
       const accounts = JSON.parse(json.stdout).accounts as { account: string; deadLetters: { laneKey: string }[] }[];
       expect(accounts.find((account) => account.account === 'broken')!.deadLetters.length).toBeGreaterThan(0);
       expect(accounts.find((account) => account.account === 'north')!.deadLetters).toEqual([]);
+      const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+      expect(metrics).toMatch(/propsync_dead_letter_jobs\{account="broken"\} [1-9]/);
+      expect(metrics).toMatch(/propsync_dead_letter_jobs\{account="north"\} 0/);
+      const health = await fetch(`http://127.0.0.1:${port}/healthz`);
+      expect(health.status).toBe(200);
+      expect(await health.json()).toMatchObject({ ok: true, database: 'ok', jobsInFlight: 0 });
       worker.child.kill('SIGTERM');
       expect(await worker.exited).toBe(0);
     } finally {

@@ -57,6 +57,24 @@ describe('queue mode and dead letters (issue 23)', () => {
     }
   }, 120_000);
 
+  it('a second enqueue does not queue a lane again while it waits: its run notes the lane skipped', async () => {
+    const folder = scratchFolder({ 'config/propsync.yaml': configFile(warehouse.url, { north: sim }) });
+    try {
+      await runPropsync(['enqueue'], { cwd: folder.dir, env: ENV });
+      const again = await runPropsync(['enqueue'], { cwd: folder.dir, env: ENV });
+      expect(again.code).toBe(0);
+      expect(again.stdout).toMatch(/run (\d+) queued: 0 lanes \((\d+) already waiting on the queue\)/);
+      const runId = Number(/run (\d+) queued/.exec(again.stdout)![1]);
+      const { rows: twice } = await sql`
+        select singleton_key from propsync_queue.job where name = 'propsync-units-north' and state = 'created' group by 1 having count(*) > 1`.execute(warehouse.db);
+      expect(twice).toEqual([]);
+      const { rows: lanes } = await sql<{ status: string }>`select distinct status from sync_run_lanes where run_id = ${runId}`.execute(warehouse.db);
+      expect(lanes.map((lane) => lane.status)).toEqual(['skipped']);
+    } finally {
+      folder.remove();
+    }
+  }, 120_000);
+
   it('a lane whose retries run out: dead-letter queue, shown by status; enqueue --wait exits 1', async () => {
     const folder = scratchFolder({ 'config/propsync.yaml': configFile(warehouse.url, { north: sim, broken }) });
     try {

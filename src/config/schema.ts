@@ -85,6 +85,20 @@ const oneAccountSchema = z
       })
       .strict()
       .default({ port: 9464, host: '127.0.0.1' }),
+    schedule: z
+      .object({
+        /** `in-process`: `propsync schedule` runs the work itself; `queue`: it only enqueues, and `propsync worker` processes run it. */
+        mode: z.enum(['in-process', 'queue']).default('in-process'),
+      })
+      .strict()
+      .default({ mode: 'in-process' }),
+    worker: z
+      .object({
+        /** Jobs (lanes of work units) one `propsync worker` runs at once. */
+        concurrency: positiveInt.max(64).default(2),
+      })
+      .strict()
+      .default({ concurrency: 2 }),
   })
   .strict();
 

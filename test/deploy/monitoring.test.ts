@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createSyncMetrics } from '../../src/scheduler/metrics.js';
+import { createSyncMetrics } from '../../src/app/metrics.js';
 import { alertRules, dashboardQueries, exportedNames, promql, queriedMetrics, readText, readYaml } from './support.js';
 
 const DURATION = /^\d+(ms|s|m|h|d|w|y)$/;

@@ -50,7 +50,13 @@ const CALL_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
  * Node's default process metrics unless `defaultMetrics: false`.
  */
 export function createSyncMetrics(
-  options: { defaultMetrics?: boolean; accounts?: readonly { id: string; dailyCallBudget: number }[]; openQuarantine?: () => Promise<ReadonlyMap<string, number>> } = {},
+  options: {
+    defaultMetrics?: boolean;
+    accounts?: readonly { id: string; dailyCallBudget: number }[];
+    openQuarantine?: () => Promise<ReadonlyMap<string, number>>;
+    /** Jobs in the dead-letter queue by account (workers): read at each scrape. */
+    deadLetters?: () => Promise<ReadonlyMap<string, number>>;
+  } = {},
 ): SyncMetrics {
   const registry = new Registry();
   if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry, prefix: 'propsync_' });
@@ -87,6 +93,20 @@ export function createSyncMetrics(
       for (const [account, open] of await openQuarantine()) this.set({ account }, open);
     },
   });
+  const deadLetters = options.deadLetters;
+  if (deadLetters) {
+    new Gauge({
+      name: 'propsync_dead_letter_jobs',
+      help: 'Jobs whose retries ran out, waiting in the dead-letter queue, by account, read from the warehouse at each scrape.',
+      labelNames: ['account'],
+      registers,
+      async collect() {
+        this.reset();
+        for (const account of options.accounts ?? []) this.set({ account: account.id }, 0);
+        for (const [account, count] of await deadLetters()) this.set({ account }, count);
+      },
+    });
+  }
   const rateLeft = new Gauge({ name: 'propsync_rate_limit_remaining', help: 'Calls left in the tightest rate-limit window, as the source last announced.', labelNames: ['account', 'method'], registers });
 
   const observer: SyncObserver = {

@@ -3,7 +3,7 @@ import { addDays, chunkRange, firstDayOfPreviousMonth, minDay } from '../../date
 import type { SourceRequest } from '../../source/types.js';
 import { fullRefreshDue, nextFullRefresh } from '../full-refresh.js';
 import type { CompletionAction, Lane, PlanContext, StreamSettings, WorkUnitPlan } from '../types.js';
-import { GET_INVOICES, type invoices } from './manifest.js';
+import { GET_INVOICES, INVOICE_CALL_PARAMS, type invoices } from './manifest.js';
 
 /** What the invoices plan is given: its settings (`streams.invoices`). */
 type InvoicesPlanContext = PlanContext<StreamSettings<typeof invoices>>;
@@ -27,7 +27,7 @@ export function propertyGroups(propertyIds: readonly string[], size: number): st
 function invoicesRequest(group: string[], params: SourceRequest['params'], workUnit: string): SourceRequest {
   return {
     method: GET_INVOICES,
-    params: { propertyIds: group, includeExported: true, customerRefunds: true, includeVoidedPayments: true, ...params },
+    params: { propertyIds: group, ...INVOICE_CALL_PARAMS, ...params },
     context: { stream: 'invoices', property: group.length === 1 ? group[0] : `${group[0]}..(${group.length})`, workUnit },
   };
 }

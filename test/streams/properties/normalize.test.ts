@@ -40,6 +40,11 @@ describe('properties normalize, a recorded getProperties r1 reply', () => {
     expect(rows.properties![0]).toMatchObject({ property_id: 7, marketing_name: 'Closed', is_disabled: true, street: null, country: null, parent_property_id: null, year_built: null, ar_post_month: null });
   });
 
+  it('keeps the parent property of a child property, its lookup code, year built and open post months', () => {
+    const { rows } = normalizeProperty({ PropertyID: '12', ParentPropertyID: '11', LookupCode: 'OAK12', YearBuilt: '1987', PostMonths: { ArPostMonth: '07/2026', ApPostMonth: '06/2026' } });
+    expect(rows.properties![0]).toMatchObject({ property_id: 12, parent_property_id: 11, lookup_code: 'OAK12', year_built: 1987, ar_post_month: '2026-07-01', ap_post_month: '2026-06-01' });
+  });
+
   it('refuses a record without a property id', () => {
     expect(() => normalizeProperty({ MarketingName: 'No id' })).toThrow(RecordError);
   });

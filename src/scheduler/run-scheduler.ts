@@ -14,6 +14,8 @@ import { databaseHealth } from './health.js';
 import { startHttpServer, type HttpEndpoint } from './http-server.js';
 import { createSyncMetrics } from './metrics.js';
 import { scheduledStreams, startScheduler } from './scheduler.js';
+import { latestDrift } from '../sync/verifications.js';
+import { startVerifyJobs } from './verify-job.js';
 
 /** Longest wait for runs in flight after SIGINT/SIGTERM/SIGHUP, leaving time to close within 30 s. */
 export const STOP_TIMEOUT_MS = 25_000;
@@ -45,10 +47,16 @@ export async function runSchedulerProcess(config: Config, asked?: StreamName[], 
   const streams = scheduledStreams(config, asked);
   const chosen = selectedAccounts(config.accounts, askedAccounts);
   let openQuarantine = async (): Promise<ReadonlyMap<string, number>> => new Map();
-  const metrics = createSyncMetrics({ accounts: chosen.map((account) => ({ id: account.id, dailyCallBudget: account.source.dailyCallBudget })), openQuarantine: () => openQuarantine() });
+  let verifyDrift = async (): Promise<Awaited<ReturnType<typeof latestDrift>>> => [];
+  const metrics = createSyncMetrics({
+    accounts: chosen.map((account) => ({ id: account.id, dailyCallBudget: account.source.dailyCallBudget })),
+    openQuarantine: () => openQuarantine(),
+    verifyDrift: () => verifyDrift(),
+  });
   const propsync = await openForSchedule(config, { logger, streams, accounts: askedAccounts, onCall: metrics.onCall });
   const { db, accounts } = propsync;
   openQuarantine = () => countOpenQuarantine(db, chosen.map((account) => account.id));
+  verifyDrift = () => latestDrift(db, chosen.map((account) => account.id));
   for (const row of await lastSuccessByStream(db)) if (chosen.some((account) => account.id === row.account)) metrics.setLastSuccess(row.account, row.stream, row.at);
   const scheduler = startScheduler({
     config,
@@ -61,6 +69,7 @@ export async function runSchedulerProcess(config: Config, asked?: StreamName[], 
     beforeRun: async ({ account }) => (await budgetToday(db, account)).spentReason,
     lockOptions: lockOptions(config, logger),
   });
+  const verifyJobs = startVerifyJobs(propsync, streams);
   let http: HttpEndpoint | undefined;
   if (config.metrics.port > 0) {
     http = await startHttpServer({
@@ -82,7 +91,7 @@ export async function runSchedulerProcess(config: Config, asked?: StreamName[], 
   });
   const stopping = Date.now();
   logger.info({ event: 'scheduler_stopping', signal }, `${signal}: starting no new runs; waiting up to ${STOP_TIMEOUT_MS / 1000} s for the pages in flight`);
-  const graceful = await scheduler.stop(STOP_TIMEOUT_MS);
+  const [graceful] = await Promise.all([scheduler.stop(STOP_TIMEOUT_MS), verifyJobs.stop()]);
   await http?.close();
   await Promise.all(accounts.map(({ client }) => client.close()));
   // A run that did not stop holds its connections: the process exit closes them (and rolls back).

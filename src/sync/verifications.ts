@@ -100,3 +100,15 @@ export async function leastRecentlyVerified(db: Db, account: string, candidates:
 export function sampleSize(count: number, percent: number): number {
   return Math.min(count, Math.max(1, Math.ceil((count * percent) / 100)));
 }
+
+/** The drifted rows of each account's latest verification, by stream, table and kind (zero rows included), for the metrics. */
+export async function latestDrift(db: Db, accounts: readonly string[]): Promise<{ account: string; stream: string; table: string; kind: 'missing' | 'extra' | 'differing'; rows: number }[]> {
+  const out = [];
+  for (const account of accounts) {
+    const last = await lastVerification(db, account);
+    for (const table of last?.tables ?? []) {
+      for (const kind of ['missing', 'extra', 'differing'] as const) out.push({ account, stream: table.stream, table: table.table, kind, rows: table[kind] });
+    }
+  }
+  return out;
+}

@@ -1,11 +1,12 @@
 import type { StreamName } from '../config/schema.js';
 import { loadStream } from '../streams/index.js';
-import type { SyncObserver } from '../sync/types.js';
-import { verifyAccount, type AccountVerification, type VerifySelection } from '../sync/verify.js';
+import { describeHolder, lockName, withStreamLocks } from '../sync/lock.js';
+import type { SyncDeps, SyncObserver } from '../sync/types.js';
+import { verifyAccount, type AccountVerification, type VerifyRequest, type VerifySelection } from '../sync/verify.js';
 import { forgetDigests } from '../sync/verify-repair.js';
 import type { VerifiedStream } from '../sync/verify-scope.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
-import { requestedStreams, type AccountRun, type AccountRuntime, type Propsync } from './propsync.js';
+import { lockOptions, requestedStreams, type AccountRun, type AccountRuntime, type Propsync } from './propsync.js';
 
 /** What `propsync verify` asks. */
 export interface VerifyCommand {
@@ -34,6 +35,22 @@ export function verifyExitCode(outcome: Pick<AccountVerifyOutcome, 'check' | 're
 }
 
 /**
+ * Verifies an account while holding its streams' locks, so that no run of those streams writes
+ * between the source's reading and the comparison (the stream locks are those every run takes;
+ * see docs/verify.md). Throws, naming the holder, when a stream is being synced elsewhere.
+ */
+export async function verifyLocked(request: VerifyRequest, deps: Omit<SyncDeps, 'lock'>): Promise<AccountVerification> {
+  const outcome = await withStreamLocks(
+    deps.config.database.url,
+    request.streams.map((stream) => lockName(deps.account.id, stream)),
+    () => verifyAccount(request, deps),
+    lockOptions(deps.config, deps.logger),
+  );
+  if (!outcome.acquired) throw new Error(`${describeHolder(outcome.stream, outcome.holder)}; nothing was verified, try again when that run has ended`);
+  return outcome.value;
+}
+
+/**
  * Verifies each account of a running propsync (side by side; each within its own budget and
  * pacing), and with `repair` refreshes the drifted scopes through the engine (a full refresh
  * of the drifted properties of each stream, their record digests forgotten first so that
@@ -50,7 +67,7 @@ async function verifyOne(propsync: Propsync, runtime: AccountRuntime, command: V
   const observer = observers.find((item) => item !== undefined);
   const deps = { db: propsync.db, client, config: propsync.config, account, logger: propsync.logger, signal: propsync.signal, observer };
   try {
-    const check = await verifyAccount({ streams: command.streams, selection: command.selection, pass: 'check' }, deps);
+    const check = await verifyLocked({ streams: command.streams, selection: command.selection, pass: 'check' }, deps);
     const drifted = check.streams.filter((stream) => stream.driftedProperties.length > 0);
     if (!command.repair || drifted.length === 0 || check.status === 'budget_exhausted' || propsync.signal?.aborted) {
       return { account: account.id, check, exitCode: verifyExitCode({ check }) };
@@ -62,7 +79,7 @@ async function verifyOne(propsync: Propsync, runtime: AccountRuntime, command: V
       runs.push(...(await propsync.run({ kind: 'sync', full: true, streams: [stream.stream], propertyIds: stream.driftedProperties }, { observers, accounts: [account.id] })));
     }
     const properties = [...new Set(drifted.flatMap((stream) => stream.driftedProperties))];
-    const recheck = await verifyAccount({ streams: drifted.map((stream) => stream.stream), selection: { kind: 'property', propertyIds: properties }, pass: 'recheck' }, deps);
+    const recheck = await verifyLocked({ streams: drifted.map((stream) => stream.stream), selection: { kind: 'property', propertyIds: properties }, pass: 'recheck' }, deps);
     const repair = { runs, recheck };
     return { account: account.id, check, repair, exitCode: verifyExitCode({ check, repair }) };
   } catch (error) {

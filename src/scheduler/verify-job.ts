@@ -1,7 +1,7 @@
 import { createTask, type ScheduledTask } from 'node-cron';
 import type { Propsync } from '../app/propsync.js';
 import type { StreamName } from '../config/schema.js';
-import { verifyAccount } from '../sync/verify.js';
+import { verifyLocked } from '../app/verify.js';
 
 /** The scheduled verifications of a `propsync schedule` process. */
 export interface VerifyJobs {
@@ -29,7 +29,7 @@ export function startVerifyJobs(propsync: Propsync, streams: StreamName[]): Veri
     const verify = async () => {
       if (shutdown.signal.aborted) return;
       try {
-        await verifyAccount(
+        await verifyLocked(
           { streams, selection: { kind: 'sample', percent: config.verify.sample }, pass: 'check' },
           { db: propsync.db, client, config, account, logger: log, signal: shutdown.signal },
         );

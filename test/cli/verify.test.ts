@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT } from '../../src/app/exit-codes.js';
+import { lockName, withStreamLock } from '../../src/sync/lock.js';
 import { runPropsync } from '../support/cli.js';
 import { expectedTotals, warehouseTotals } from '../support/warehouse-truth.js';
 import { startCliWorld, type CliWorld } from './support.js';
@@ -77,6 +78,17 @@ describe('propsync verify, as a child process', () => {
     const again = await runPropsync(['verify', '--all'], { env: world.env });
     expect(again.code, again.stderr).toBe(EXIT.ok);
   }, 240_000);
+
+  it('refuses to compare while a run of a stream is in progress (exit 1, naming the holder), recording nothing', async () => {
+    const before = await world.database.db.selectFrom('sync_verifications').select('verification_id').execute();
+    const held = await withStreamLock(world.database.url, lockName('default', 'leases'), () => runPropsync(['verify', '--all'], { env: world.env }));
+    expect(held.acquired).toBe(true);
+    if (!held.acquired) return;
+    expect(held.value.code).toBe(EXIT.workFailed);
+    expect(held.value.stdout).toContain('stream default/leases is being synced by another propsync process');
+    expect(held.value.stdout).toContain('nothing was verified');
+    expect(await world.database.db.selectFrom('sync_verifications').select('verification_id').execute()).toHaveLength(before.length);
+  }, 60_000);
 
   it('exits 1 when the daily call budget stops it, and 2 on bad usage', async () => {
     const budget = await runPropsync(['verify', '--all'], { env: { ...world.env, PROPSYNC_DAILY_CALL_BUDGET: '3' } });

@@ -20,9 +20,10 @@ describe('propsync verify against the simulator over HTTP', () => {
   let property: string;
 
   /** Verifies with a client of its own (as a new process would), optionally against another source URL or with a budget. */
-  async function verify(selection: VerifyRequest['selection'], overrides: { url?: string; dailyCallBudget?: number } = {}): Promise<AccountVerification> {
+  async function verify(selection: VerifyRequest['selection'], overrides: { url?: string; dailyCallBudget?: number; format?: 'json' | 'xml' } = {}): Promise<AccountVerification> {
     const [base] = h.config.accounts;
-    const account = { ...base, source: { ...base.source, url: overrides.url ?? base.source.url, dailyCallBudget: overrides.dailyCallBudget ?? base.source.dailyCallBudget } };
+    const source = { ...base.source, url: overrides.url ?? base.source.url, dailyCallBudget: overrides.dailyCallBudget ?? base.source.dailyCallBudget, format: overrides.format ?? base.source.format };
+    const account = { ...base, source };
     const client = createSourceClient({ settings: account.source, timeZone: account.timeZone, logger: quiet() });
     try {
       return await verifyAccount({ streams: STREAMS, selection, pass: 'check' }, { db: h.warehouse.db, client, config: h.config, account, logger: quiet() });
@@ -56,6 +57,12 @@ describe('propsync verify against the simulator over HTTP', () => {
     expect(recorded).toMatchObject({ verificationId: result.verificationId, status: 'succeeded', clean: true, driftRows: 0, selection: 'all' });
   }, 120_000);
 
+  it('compares alike whichever format the source is read in (a JSON-loaded warehouse verified over XML)', async () => {
+    const result = await verify({ kind: 'all' }, { format: 'xml' });
+    expect(result).toMatchObject({ status: 'succeeded', driftRows: 0 });
+    expect(table(result, 'leases', 'lease_customers').checked).toBeGreaterThan(10);
+  }, 120_000);
+
   it('names drift made behind the sync\'s back (a row deleted, an amount changed, a status changed) and changes nothing', async () => {
     const db = h.warehouse.db;
     const { rows: ar } = await sql<{ ar_transaction_id: string; amount: string }>`
@@ -68,6 +75,8 @@ describe('propsync verify against the simulator over HTTP', () => {
     await sql`delete from ar_transactions where account_id = 'default' and ar_transaction_id = ${gone.ar_transaction_id}`.execute(db);
     await sql`update ar_transactions set amount = amount + 1 where account_id = 'default' and ar_transaction_id = ${changed.ar_transaction_id}`.execute(db);
     await sql`update leases set lease_status_type_id = ${newStatus} where account_id = 'default' and lease_id = ${lease.lease_id}`.execute(db);
+    // A lease the source never listed, written by a bad script.
+    await sql`insert into leases (account_id, lease_id, property_id, lease_status_type_id, raw) values ('default', 987654321, ${Number(property)}, 4, '{}')`.execute(db);
     const before = await sql`select * from ar_transactions where account_id = 'default' and ar_transaction_id = ${changed.ar_transaction_id}`.execute(db);
 
     const result = await verify({ kind: 'property', propertyIds: [property] });
@@ -77,9 +86,9 @@ describe('propsync verify against the simulator over HTTP', () => {
       extra: [],
       differing: [{ key: `ar_transaction_id=${changed.ar_transaction_id}`, columns: ['amount'] }],
     });
-    expect(table(result, 'leases', 'leases')).toMatchObject({ missing: [], extra: [], differing: [{ key: `lease_id=${lease.lease_id}`, columns: ['lease_status_type_id'] }] });
+    expect(table(result, 'leases', 'leases')).toMatchObject({ missing: [], extra: ['lease_id=987654321'], differing: [{ key: `lease_id=${lease.lease_id}`, columns: ['lease_status_type_id'] }] });
     expect(table(result, 'invoices', 'invoices')).toMatchObject({ missing: [], extra: [], differing: [] });
-    expect(result.driftRows).toBe(3);
+    expect(result.driftRows).toBe(4);
     expect(result.streams.find((s) => s.stream === 'leases')!.driftedProperties).toEqual([property]);
 
     // Nothing was changed: the row is still gone, the amount and status still as they were made.
@@ -88,7 +97,7 @@ describe('propsync verify against the simulator over HTTP', () => {
     expect((await sql`select * from ar_transactions where account_id = 'default' and ar_transaction_id = ${changed.ar_transaction_id}`.execute(db)).rows).toEqual(before.rows);
     const { rows: status } = await sql<{ s: number }>`select lease_status_type_id as s from leases where account_id = 'default' and lease_id = ${lease.lease_id}`.execute(db);
     expect(status[0].s).toBe(newStatus);
-    expect(await lastVerification(db, 'default')).toMatchObject({ clean: false, driftRows: 3, propertyIds: [property] });
+    expect(await lastVerification(db, 'default')).toMatchObject({ clean: false, driftRows: 4, propertyIds: [property] });
     const recorded = (await lastVerification(db, 'default'))!.tables.find((t) => t.table === 'ar_transactions')!;
     expect(recorded).toMatchObject({ stream: 'leases', missing: 1, differing: 1, missingKeys: [`ar_transaction_id=${gone.ar_transaction_id}`] });
   }, 120_000);
@@ -97,7 +106,7 @@ describe('propsync verify against the simulator over HTTP', () => {
     const propsync = await openPropsync(h.config, { logger: quiet() });
     try {
       const [outcome] = await runVerify(propsync, { streams: STREAMS, selection: { kind: 'property', propertyIds: [property] }, repair: true });
-      expect(outcome.check!.driftRows).toBe(3);
+      expect(outcome.check!.driftRows).toBe(4);
       expect(outcome.repair!.runs.map((run) => run.summary?.status)).toEqual(['succeeded']);
       expect(outcome.repair!.recheck).toMatchObject({ status: 'succeeded', driftRows: 0, propertyIds: [property] });
       expect(outcome.exitCode).toBe(EXIT.ok);
@@ -107,6 +116,9 @@ describe('propsync verify against the simulator over HTTP', () => {
     const expected = expectedTotals(h.sim.dataset);
     expect(await warehouseTotals(h.warehouse.db, expected)).toEqual(expected);
     expect((await verify({ kind: 'all' })).driftRows).toBe(0);
+    // The extra lease is marked deleted (rows are never removed), as the sync marks what the source no longer lists.
+    const { rows: extra } = await sql<{ deleted: boolean }>`select deleted_at is not null as deleted from leases where account_id = 'default' and lease_id = 987654321`.execute(h.warehouse.db);
+    expect(extra).toEqual([{ deleted: true }]);
   }, 180_000);
 
   it('samples least recently verified properties first, so every property is verified within ceil(100 / percent) runs', async () => {

@@ -2,6 +2,7 @@ import { createTask, type ScheduledTask } from 'node-cron';
 import type { Propsync } from '../app/propsync.js';
 import type { StreamName } from '../config/schema.js';
 import { verifyLocked } from '../app/verify.js';
+import { cronLogger } from './scheduler.js';
 
 /** The scheduled verifications of a `propsync schedule` process. */
 export interface VerifyJobs {
@@ -44,7 +45,7 @@ export function startVerifyJobs(propsync: Propsync, streams: StreamName[]): Veri
         inFlight.add(job);
         return job.finally(() => inFlight.delete(job));
       },
-      { name: `propsync-verify-${account.id}`, timezone: account.timeZone, noOverlap: true },
+      { name: `propsync-verify-${account.id}`, timezone: account.timeZone, noOverlap: true, logger: cronLogger(log.child({ component: 'node-cron' })) },
     );
     tasks.push(task);
     void task.start();

@@ -77,6 +77,9 @@ describe('propsync verify against the simulator over HTTP', () => {
     await sql`update leases set lease_status_type_id = ${newStatus} where account_id = 'default' and lease_id = ${lease.lease_id}`.execute(db);
     // A lease the source never listed, written by a bad script.
     await sql`insert into leases (account_id, lease_id, property_id, lease_status_type_id, raw) values ('default', 987654321, ${Number(property)}, 4, '{}')`.execute(db);
+    // An invoice, with a line at the property, that the source never listed.
+    await sql`insert into invoices (account_id, invoice_id, amount, raw) values ('default', 987654322, '10.00', '{}')`.execute(db);
+    await sql`insert into invoice_line_items (account_id, line_item_id, invoice_id, property_id, amount, raw) values ('default', 987654323, 987654322, ${Number(property)}, '10.00', '{}')`.execute(db);
     const before = await sql`select * from ar_transactions where account_id = 'default' and ar_transaction_id = ${changed.ar_transaction_id}`.execute(db);
 
     const result = await verify({ kind: 'property', propertyIds: [property] });
@@ -87,8 +90,9 @@ describe('propsync verify against the simulator over HTTP', () => {
       differing: [{ key: `ar_transaction_id=${changed.ar_transaction_id}`, columns: ['amount'] }],
     });
     expect(table(result, 'leases', 'leases')).toMatchObject({ missing: [], extra: ['lease_id=987654321'], differing: [{ key: `lease_id=${lease.lease_id}`, columns: ['lease_status_type_id'] }] });
-    expect(table(result, 'invoices', 'invoices')).toMatchObject({ missing: [], extra: [], differing: [] });
-    expect(result.driftRows).toBe(4);
+    expect(table(result, 'invoices', 'invoices')).toMatchObject({ missing: [], extra: ['invoice_id=987654322'], differing: [] });
+    expect(table(result, 'invoices', 'invoice_line_items')).toMatchObject({ missing: [], extra: ['line_item_id=987654323'], differing: [] });
+    expect(result.driftRows).toBe(6);
     expect(result.streams.find((s) => s.stream === 'leases')!.driftedProperties).toEqual([property]);
 
     // Nothing was changed: the row is still gone, the amount and status still as they were made.
@@ -97,7 +101,7 @@ describe('propsync verify against the simulator over HTTP', () => {
     expect((await sql`select * from ar_transactions where account_id = 'default' and ar_transaction_id = ${changed.ar_transaction_id}`.execute(db)).rows).toEqual(before.rows);
     const { rows: status } = await sql<{ s: number }>`select lease_status_type_id as s from leases where account_id = 'default' and lease_id = ${lease.lease_id}`.execute(db);
     expect(status[0].s).toBe(newStatus);
-    expect(await lastVerification(db, 'default')).toMatchObject({ clean: false, driftRows: 4, propertyIds: [property] });
+    expect(await lastVerification(db, 'default')).toMatchObject({ clean: false, driftRows: 6, propertyIds: [property] });
     const recorded = (await lastVerification(db, 'default'))!.tables.find((t) => t.table === 'ar_transactions')!;
     expect(recorded).toMatchObject({ stream: 'leases', missing: 1, differing: 1, missingKeys: [`ar_transaction_id=${gone.ar_transaction_id}`] });
   }, 120_000);
@@ -106,8 +110,8 @@ describe('propsync verify against the simulator over HTTP', () => {
     const propsync = await openPropsync(h.config, { logger: quiet() });
     try {
       const [outcome] = await runVerify(propsync, { streams: STREAMS, selection: { kind: 'property', propertyIds: [property] }, repair: true });
-      expect(outcome.check!.driftRows).toBe(4);
-      expect(outcome.repair!.runs.map((run) => run.summary?.status)).toEqual(['succeeded']);
+      expect(outcome.check!.driftRows).toBe(6);
+      expect(outcome.repair!.runs.map((run) => run.summary?.status)).toEqual(['succeeded', 'succeeded']);
       expect(outcome.repair!.recheck).toMatchObject({ status: 'succeeded', driftRows: 0, propertyIds: [property] });
       expect(outcome.exitCode).toBe(EXIT.ok);
     } finally {
@@ -117,8 +121,11 @@ describe('propsync verify against the simulator over HTTP', () => {
     expect(await warehouseTotals(h.warehouse.db, expected)).toEqual(expected);
     expect((await verify({ kind: 'all' })).driftRows).toBe(0);
     // The extra lease is marked deleted (rows are never removed), as the sync marks what the source no longer lists.
-    const { rows: extra } = await sql<{ deleted: boolean }>`select deleted_at is not null as deleted from leases where account_id = 'default' and lease_id = 987654321`.execute(h.warehouse.db);
-    expect(extra).toEqual([{ deleted: true }]);
+    const { rows: extra } = await sql<{ deleted: boolean }>`
+      select deleted_at is not null as deleted from leases where account_id = 'default' and lease_id = 987654321
+      union all select deleted_at is not null from invoices where account_id = 'default' and invoice_id = 987654322
+      union all select deleted_at is not null from invoice_line_items where account_id = 'default' and line_item_id = 987654323`.execute(h.warehouse.db);
+    expect(extra).toEqual([{ deleted: true }, { deleted: true }, { deleted: true }]);
   }, 180_000);
 
   it('samples least recently verified properties first, so every property is verified within ceil(100 / percent) runs', async () => {

@@ -25,6 +25,7 @@ elif command -v podman >/dev/null 2>&1; then
   command -v docker-compose >/dev/null || die "podman is here but docker-compose is not (../shared/tools/container-engine.sh installs both)"
   socket=/run/podman/podman.sock
   if ! curl -sf --unix-socket "$socket" http://d/_ping >/dev/null 2>&1; then
+    mkdir -p "$(dirname "$socket")"
     podman system service --time=0 "unix://$socket" &
     started_service=$!
     for _ in $(seq 1 50); do curl -sf --unix-socket "$socket" http://d/_ping >/dev/null 2>&1 && break; sleep 0.2; done

@@ -21,6 +21,15 @@ export interface SyncMetrics {
   contentType: string;
 }
 
+/** Rows of one kind that drifted in one table at an account's latest verification. */
+export interface VerifyDrift {
+  account: string;
+  stream: string;
+  table: string;
+  kind: 'missing' | 'extra' | 'differing';
+  rows: number;
+}
+
 type MeteredCounter = Extract<RunCounter, { metric: object }>;
 
 /**
@@ -56,6 +65,8 @@ export function createSyncMetrics(
     openQuarantine?: () => Promise<ReadonlyMap<string, number>>;
     /** Jobs in the dead-letter queue by account (workers): read at each scrape. */
     deadLetters?: () => Promise<ReadonlyMap<string, number>>;
+    /** The drifted rows of each account's latest verification, by stream, table and kind (read at each scrape). */
+    verifyDrift?: () => Promise<readonly VerifyDrift[]>;
   } = {},
 ): SyncMetrics {
   const registry = new Registry();
@@ -107,6 +118,18 @@ export function createSyncMetrics(
       },
     });
   }
+  const verifyDrift = options.verifyDrift;
+  new Gauge({
+    name: 'propsync_verify_drift_rows',
+    help: "Rows of the warehouse that differed from the source at each account's latest verification (propsync verify), by stream, table and kind (missing, extra, differing); read from the warehouse at each scrape.",
+    labelNames: ['account', 'stream', 'table', 'kind'],
+    registers,
+    async collect() {
+      if (!verifyDrift) return;
+      this.reset();
+      for (const drift of await verifyDrift()) this.set({ account: drift.account, stream: drift.stream, table: drift.table, kind: drift.kind }, drift.rows);
+    },
+  });
   const rateLeft = new Gauge({ name: 'propsync_rate_limit_remaining', help: 'Calls left in the tightest rate-limit window, as the source last announced.', labelNames: ['account', 'method'], registers });
 
   const observer: SyncObserver = {

@@ -69,7 +69,7 @@ export interface Propsync {
   /** Aborted by SIGINT/SIGTERM/SIGHUP when `stopOnSignals` was asked for. */
   signal?: AbortSignal;
   /** Runs every account's part of the request side by side, each under its own stream locks (see `runLocked`). */
-  run(request: SyncRequest, options?: { observers?: (SyncObserver | undefined)[]; signal?: AbortSignal }): Promise<AccountRun[]>;
+  run(request: SyncRequest, options?: { observers?: (SyncObserver | undefined)[]; signal?: AbortSignal; accounts?: readonly string[] }): Promise<AccountRun[]>;
   /** Closes the clients and the pool and removes the signal handlers. */
   close(): Promise<void>;
 }
@@ -130,7 +130,7 @@ export async function openPropsync(config: Config, options: OpenOptions): Promis
       const streams = requestedStreams(config, request);
       const signal = anySignal(signals?.signal, runOptions.signal);
       const runs = await Promise.all(
-        accounts.map((runtime) => runLocked({ db, runtime, config, logger, request: { ...request, streams }, observers: runOptions.observers, signal })),
+        accounts.filter((runtime) => !runOptions.accounts || runOptions.accounts.includes(runtime.account.id)).map((runtime) => runLocked({ db, runtime, config, logger, request: { ...request, streams }, observers: runOptions.observers, signal })),
       );
       // After the locks are released: a slow refresh never keeps another run of these streams waiting.
       await refreshAfterRun(db, config, logger);

@@ -13,12 +13,13 @@ import { registerStatus } from './commands/status.js';
 import { registerSync } from './commands/sync.js';
 import { registerEnqueue } from './commands/enqueue.js';
 import { registerWorker } from './commands/worker.js';
+import { registerVerify } from './commands/verify.js';
 import { ExitError, EXIT, type ExitCode } from '../app/exit-codes.js';
 import { STREAM_NAMES } from '../streams/registry.js';
 import { packageVersion } from './version.js';
 
 /** Each command registers itself here; a command file only parses and prints. */
-const COMMANDS = [registerMigrate, registerConfigCheck, registerSync, registerBackfill, registerStatus, registerReset, registerSchedule, registerEnqueue, registerWorker, registerSimulate, registerDemo, registerGrantReader];
+const COMMANDS = [registerMigrate, registerConfigCheck, registerSync, registerBackfill, registerStatus, registerVerify, registerReset, registerSchedule, registerEnqueue, registerWorker, registerSimulate, registerDemo, registerGrantReader];
 
 /** Builds the `propsync` program; `done` receives the exit code the command chose. */
 export function buildProgram(done: (code: ExitCode) => void): Command {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { STREAM_MANIFESTS } from '../streams/registry.js';
-import { nonNegativeInt, positiveInt, settingsSchemaOf } from '../streams/settings.js';
+import { cronSchema, nonNegativeInt, positiveInt, settingsSchemaOf } from '../streams/settings.js';
 import {
   DEFAULT_ACCOUNT_ID,
   resolveAccounts,
@@ -99,6 +99,14 @@ const oneAccountSchema = z
       })
       .strict()
       .default({ concurrency: 2 }),
+    /** `propsync verify` run by `propsync schedule`: a sample of the properties at `cron` (never, without it). */
+    verify: z
+      .object({
+        cron: cronSchema.optional(),
+        sample: z.coerce.number().positive().max(100).default(5),
+      })
+      .strict()
+      .default({ sample: 5 }),
   })
   .strict();
 

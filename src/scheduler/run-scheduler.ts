@@ -16,6 +16,8 @@ import { scheduledStreams, startScheduler, type RunEngine } from './scheduler.js
 import { openBoss } from '../queue/boss.js';
 import { enqueueRun } from '../queue/enqueue.js';
 import { claimTick } from '../queue/schedule-tick.js';
+import { latestDrift } from '../sync/verifications.js';
+import { startVerifyJobs } from './verify-job.js';
 
 /** Longest wait for runs in flight after SIGINT/SIGTERM/SIGHUP, leaving time to close within 30 s. */
 export const STOP_TIMEOUT_MS = 25_000;
@@ -47,10 +49,16 @@ export async function runSchedulerProcess(config: Config, asked?: StreamName[], 
   const streams = scheduledStreams(config, asked);
   const chosen = selectedAccounts(config.accounts, askedAccounts);
   let openQuarantine = async (): Promise<ReadonlyMap<string, number>> => new Map();
-  const metrics = createSyncMetrics({ accounts: chosen.map((account) => ({ id: account.id, dailyCallBudget: account.source.dailyCallBudget })), openQuarantine: () => openQuarantine() });
+  let verifyDrift = async (): Promise<Awaited<ReturnType<typeof latestDrift>>> => [];
+  const metrics = createSyncMetrics({
+    accounts: chosen.map((account) => ({ id: account.id, dailyCallBudget: account.source.dailyCallBudget })),
+    openQuarantine: () => openQuarantine(),
+    verifyDrift: () => verifyDrift(),
+  });
   const propsync = await openForSchedule(config, { logger, streams, accounts: askedAccounts, onCall: metrics.onCall });
   const { db, accounts } = propsync;
   openQuarantine = () => countOpenQuarantine(db, chosen.map((account) => account.id));
+  verifyDrift = () => latestDrift(db, chosen.map((account) => account.id));
   for (const row of await lastSuccessByStream(db)) if (chosen.some((account) => account.id === row.account)) metrics.setLastSuccess(row.account, row.stream, row.at);
   // Queue mode: each cron time only plans the run and queues its lanes, for `propsync worker`.
   const boss = config.schedule.mode === 'queue' ? await openBoss(config.database.url, logger, { maxConnections: 2 }) : undefined;
@@ -75,6 +83,7 @@ export async function runSchedulerProcess(config: Config, asked?: StreamName[], 
     beforeRun: async ({ account }) => (await budgetToday(db, account)).spentReason,
     lockOptions: lockOptions(config, logger),
   });
+  const verifyJobs = startVerifyJobs(propsync, streams);
   const http = await serveHealthAndMetrics({ metricsConfig: config.metrics, metrics, db, logger, stopping: () => scheduler.stopping(), details: () => ({ jobs: scheduler.jobs() }) });
   logger.info(
     { event: 'scheduler_started', streams, mode: config.schedule.mode, warehouse: redactUrl(config.database.url) },
@@ -87,7 +96,7 @@ export async function runSchedulerProcess(config: Config, asked?: StreamName[], 
   });
   const stopping = Date.now();
   logger.info({ event: 'scheduler_stopping', signal }, `${signal}: starting no new runs; waiting up to ${STOP_TIMEOUT_MS / 1000} s for the pages in flight`);
-  const graceful = await scheduler.stop(STOP_TIMEOUT_MS);
+  const [graceful] = await Promise.all([scheduler.stop(STOP_TIMEOUT_MS), verifyJobs.stop()]);
   await boss?.stop({ graceful: false, close: true, wait: true }).catch(() => {});
   await http?.close();
   await Promise.all(accounts.map(({ client }) => client.close()));

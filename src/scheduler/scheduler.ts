@@ -178,7 +178,7 @@ export function startScheduler(options: SchedulerOptions): Scheduler {
  * node-cron's own messages as pino lines. Its warnings (overlap prevented, execution missed)
  * go to debug: the scheduler logs overlaps itself, as `run_skipped` events.
  */
-function cronLogger(logger: Logger): CronLogger {
+export function cronLogger(logger: Logger): CronLogger {
   const text = (message: string | Error) => (message instanceof Error ? message.message : message);
   return {
     info: (message) => logger.debug(message),

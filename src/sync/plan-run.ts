@@ -107,7 +107,7 @@ async function discoverProperties(deps: SyncDeps): Promise<DiscoveredProperty[]>
  * The source's today and the properties of the run, from the discovery listing (its `Date`
  * header gives today). Asked-for properties that the source does not list stop the run.
  */
-async function discover(request: SyncRequest, deps: SyncDeps): Promise<{ today: string; propertyIds: string[] }> {
+export async function discover(request: SyncRequest, deps: SyncDeps): Promise<{ today: string; propertyIds: string[] }> {
   const { client, logger } = deps;
   const wanted = request.propertyIds?.length ? request.propertyIds : deps.account.propertyIds;
   let listed: string[] | undefined;

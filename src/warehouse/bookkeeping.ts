@@ -1,6 +1,7 @@
 import {
   bigint,
   bigintArray,
+  boolean,
   date,
   defineTable,
   integer,
@@ -140,6 +141,29 @@ export const ACCOUNTS = defineTable({
   },
 });
 
+export const SYNC_VERIFICATIONS = defineTable({
+  name: 'sync_verifications',
+  meaning: 'One row per pass of `propsync verify` over an account: what was read again from the source, and how the warehouse differed from it, per table.',
+  key: ['verification_id'],
+  indexes: [['finished_at']],
+  crossAccountIndexes: [['verification_id']],
+  columns: {
+    verification_id: bigint("The verification's id.").notNull().defaulted(),
+    run_id: bigint('The run (sync_runs, kind verify) whose calls it spent.'),
+    pass: text('check: a verification; recheck: the one after a repair (--repair).').notNull(),
+    selection: text('How its properties were chosen: all, sample (least recently verified first) or property (named).').notNull(),
+    streams: textArray('Streams verified.').notNull(),
+    property_ids: bigintArray('Properties verified whole (a pass stopped early lists those it finished).').notNull(),
+    started_at: timestamptz('When it started.').notNull().defaulted(),
+    finished_at: timestamptz('When it ended.'),
+    status: text('succeeded, or why it stopped early (budget_exhausted, interrupted, failed).').notNull(),
+    clean: boolean('No row differed from the source.').notNull(),
+    drift_rows: integer('Rows missing, extra or differing, all tables together.').notNull().defaulted(),
+    tables: jsonb('Per stream and table: rows checked, the counts of missing, extra and differing rows, and the first keys of each (with the differing columns).').notNull().defaulted(),
+    error: text('Why it stopped early, if it did.'),
+  },
+});
+
 /** The sync's bookkeeping tables. */
 export const SOURCE_PACING = defineTable({
   name: 'source_pacing',
@@ -178,4 +202,4 @@ export const SYNC_RUN_LANES = defineTable({
   },
 });
 
-export const SYNC_TABLES = [ACCOUNTS, SYNC_RUNS, SYNC_WORK_UNITS, SYNC_WORK_UNIT_SEEN, SYNC_CURSORS, QUARANTINE, SOURCE_PACING, SOURCE_BUDGET, SYNC_RUN_LANES] as const;
+export const SYNC_TABLES = [ACCOUNTS, SYNC_RUNS, SYNC_WORK_UNITS, SYNC_WORK_UNIT_SEEN, SYNC_CURSORS, QUARANTINE, SOURCE_PACING, SOURCE_BUDGET, SYNC_RUN_LANES, SYNC_VERIFICATIONS] as const;

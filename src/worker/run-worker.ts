@@ -16,11 +16,14 @@ import type { Config } from '../config/schema.js';
 import { redactUrl } from '../log/redact.js';
 import { deadLetters, ensureQueues, JOB_HEARTBEAT_MS, openBoss, releaseJob, touchJob } from '../queue/boss.js';
 import { runLaneJob, type LaneJobData } from '../queue/lane-job.js';
-import { endLane } from '../queue/queued-runs.js';
+import { endDeadLanes, endLane } from '../queue/queued-runs.js';
 import { countOpenQuarantine } from '../sync/quarantine.js';
 
 /** Longest wait for the jobs in flight after a stop signal, leaving time to close within 30 s. */
 export const STOP_TIMEOUT_MS = 25_000;
+
+/** How often a worker ends the lanes of jobs dead-lettered without a word (their worker died on the last attempt). */
+const DEAD_LANE_SWEEP_MS = 30_000;
 
 /** Wait between two looks at empty queues. */
 const IDLE_MS = 1_000;
@@ -137,6 +140,16 @@ export async function runWorkerProcess(config: Config, options: { accounts?: rea
   }
 
   const http = await serveHealthAndMetrics({ metricsConfig: config.metrics, metrics, db, logger, stopping: () => stop.signal.aborted, details: () => ({ jobsInFlight: active, concurrency }) });
+  // Lanes whose worker died during their last attempt: pg-boss dead-letters the job, this ends the lane (and its run).
+  const sweep = setInterval(() => {
+    endDeadLanes(db, ids, config.abandonedAfterMinutes)
+      .then((ended) => {
+        for (const summary of ended) metrics.observer.onRunEnd?.(summary);
+        if (ended.length) refresh.request();
+      })
+      .catch((error: Error) => logger.warn({ event: 'dead_lane_sweep_failed', err: error.message }, `could not end the lanes of dead-lettered jobs: ${error.message}`));
+  }, DEAD_LANE_SWEEP_MS);
+  sweep.unref();
   const loops = Promise.all(Array.from({ length: concurrency }, (_, slot) => loop(slot)));
   logger.info(
     { event: 'worker_started', accounts: ids, concurrency, warehouse: redactUrl(config.database.url) },
@@ -149,6 +162,7 @@ export async function runWorkerProcess(config: Config, options: { accounts?: rea
   const stopping = Date.now();
   logger.info({ event: 'worker_stopping', signal, jobsInFlight: active }, `${signal}: taking no new job; the pages in flight end and their jobs go back to the queue`);
   stop.abort(new Error(`stopped by ${signal}`));
+  clearInterval(sweep);
   const graceful = await Promise.race([Promise.all([loops, refresh.idle()]).then(() => true), sleep(STOP_TIMEOUT_MS).then(() => false)]);
   await http?.close();
   await boss.stop({ graceful: false, close: true, wait: true }).catch(() => {});

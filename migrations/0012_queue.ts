@@ -6,6 +6,14 @@ import PgBoss from 'pg-boss';
  * pg-boss upgrades it itself when a later version starts), the pacing and daily budget of each
  * account shared by every process, and the lanes of a run put on the queue.
  */
+/** The tables made here, each with an account_id. */
+const NEW_TABLES = ['source_pacing', 'source_budget', 'sync_run_lanes'];
+
+/** The rows of accounts the current user may see: 0011's policy, frozen here. */
+const VISIBLE = sql.raw(
+  '((select reporting_private.visible_accounts(current_user)) is null or account_id = any((select reporting_private.visible_accounts(current_user))::text[]))',
+);
+
 export async function up(db: Kysely<unknown>): Promise<void> {
   // Kysely runs each migration in a transaction of its own: pg-boss's BEGIN and COMMIT are left out.
   const plans = PgBoss.getConstructionPlans('propsync_queue').replace(/^\s*(BEGIN|COMMIT);\s*$/gm, '');
@@ -38,6 +46,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       finished_at timestamptz,
       primary key (account_id, run_id, lane_key)
     )`.execute(db);
+  // Readers given the base tables see only their accounts' rows, as 0011 set for every table with an account_id.
+  for (const table of NEW_TABLES) {
+    await sql`alter table ${sql.id('public', table)} enable row level security`.execute(db);
+    await sql`create policy account_readers on ${sql.id('public', table)} for all using (${VISIBLE}) with check (${VISIBLE})`.execute(db);
+  }
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

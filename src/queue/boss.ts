@@ -55,14 +55,36 @@ const QUEUE_OPTIONS: Omit<PgBoss.Queue, 'name'> = {
   deadLetter: DEAD_LETTER_QUEUE,
 };
 
-/** Makes the dead-letter queue and an account's queue, or brings an existing one to the current options (createQueue ignores them). */
-export async function ensureQueue(boss: PgBoss, account: string): Promise<string> {
-  const name = queueOf(account);
-  const known = new Set((await boss.getQueues()).map((queue) => queue.name));
-  if (!known.has(DEAD_LETTER_QUEUE)) await boss.createQueue(DEAD_LETTER_QUEUE, { name: DEAD_LETTER_QUEUE, policy: 'standard', retentionDays: 30 });
-  if (known.has(name)) await boss.updateQueue(name, { name, ...QUEUE_OPTIONS });
-  else await boss.createQueue(name, { name, ...QUEUE_OPTIONS });
-  return name;
+/** The queue of claimed cron times of schedulers in queue mode (see schedule-tick.ts). */
+export const TICKS_QUEUE = 'propsync-schedule-ticks';
+
+/** The advisory lock key under which queues are made (pg-boss makes a queue with DDL, which two processes at once may deadlock on). */
+const QUEUES_LOCK = [0x7073796e, 0x71756575] as const;
+
+/**
+ * Makes the dead-letter queue, the ticks queue and each account's queue, or brings an existing
+ * account queue to the current options (createQueue ignores them on an existing queue), one
+ * process at a time. Returns the accounts' queue names.
+ */
+export async function ensureQueues(db: Db, boss: PgBoss, accounts: readonly string[]): Promise<string[]> {
+  return db.connection().execute(async (session) => {
+    await sql`select pg_advisory_lock(${QUEUES_LOCK[0]}::int, ${QUEUES_LOCK[1]}::int)`.execute(session);
+    try {
+      const known = new Set((await boss.getQueues()).map((queue) => queue.name));
+      if (!known.has(DEAD_LETTER_QUEUE)) await boss.createQueue(DEAD_LETTER_QUEUE, { name: DEAD_LETTER_QUEUE, policy: 'standard', retentionDays: 30 });
+      if (!known.has(TICKS_QUEUE)) await boss.createQueue(TICKS_QUEUE, { name: TICKS_QUEUE, policy: 'standard', retentionDays: 2 });
+      const names: string[] = [];
+      for (const account of accounts) {
+        const name = queueOf(account);
+        if (known.has(name)) await boss.updateQueue(name, { name, ...QUEUE_OPTIONS });
+        else await boss.createQueue(name, { name, ...QUEUE_OPTIONS });
+        names.push(name);
+      }
+      return names;
+    } finally {
+      await sql`select pg_advisory_unlock(${QUEUES_LOCK[0]}::int, ${QUEUES_LOCK[1]}::int)`.execute(session);
+    }
+  });
 }
 
 /** Moves an active job's expiry on: its worker is alive. */

@@ -11,7 +11,7 @@ import type { SourceClient } from '../source/types.js';
 import { planRun } from '../sync/plan-run.js';
 import { createRun, notePlan } from '../sync/runs.js';
 import type { RunSummary, SyncRequest } from '../sync/types.js';
-import { ensureQueue } from './boss.js';
+import { queueOf } from './boss.js';
 import type { LaneJobData } from './lane-job.js';
 import { addLanes, addRunCounts, endLane, finishIfLast } from './queued-runs.js';
 
@@ -37,7 +37,7 @@ export interface EnqueueDeps {
   logger: Logger;
 }
 
-/** Plans one account's run and sends its lanes (see the module comment). */
+/** Plans one account's run and sends its lanes (see the module comment); the account's queue exists (`ensureQueue`, one account after the other: pg-boss makes a queue with DDL). */
 export async function enqueueRun(request: SyncRequest & { streams: StreamName[] }, deps: EnqueueDeps): Promise<Enqueued> {
   const { db, boss, config, account, client } = deps;
   const kind = request.kind === 'backfill' ? 'backfill' : request.full ? 'full' : 'sync';
@@ -58,13 +58,13 @@ export async function enqueueRun(request: SyncRequest & { streams: StreamName[] 
   await notePlan(db, runId, { sourceToday: plan.today, workUnits: plan.workUnits });
   const lanes = plan.lanes.map(({ stream, lane }) => ({ laneKey: lane.key, stream: stream.name }));
   await addLanes(db, account.id, runId, lanes);
-  const queue = await ensureQueue(boss, account.id);
+  const queue = queueOf(account.id);
   let queued = 0;
   let alreadyQueued = 0;
   let ended: RunSummary | null = null;
   for (const lane of lanes) {
     const data: LaneJobData = { account: account.id, runId, stream: lane.stream as StreamName, laneKey: lane.laneKey, request, today: plan.today, propertyIds: plan.propertyIds };
-    const id = await boss.send(queue, data, { singletonKey: `${account.id}/${lane.laneKey}` });
+    const id = await boss.send(queue, data, { singletonKey: `${account.id}/${lane.stream}/${lane.laneKey}` });
     if (id) queued += 1;
     else {
       alreadyQueued += 1;

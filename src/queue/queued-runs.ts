@@ -6,6 +6,7 @@ import { sql } from 'kysely';
 import type { Db } from '../catalog/tables.js';
 import type { StreamName } from '../streams/registry.js';
 import { cleanUpSeen } from '../sync/work-units.js';
+import { deadLetters } from './boss.js';
 import { finishRun } from '../sync/runs.js';
 import type { RunStatus, RunSummary, SyncRequest } from '../sync/types.js';
 
@@ -74,4 +75,27 @@ export async function finishIfLast(trx: Db, account: string, runId: number): Pro
   const final: RunStatus = status === 'succeeded' && counts.workUnits.failed > 0 ? 'partial' : status;
   if (final !== status) await trx.updateTable('sync_runs').set({ status: final }).where('run_id', '=', runId).execute();
   return { ...counts, status: final, account, kind: requested.kind ?? 'sync', streams: run.streams as StreamName[], durationMs: Date.now() - run.started_at.getTime(), errors };
+}
+
+/**
+ * Ends, as `dead`, the lanes still open whose job is in the dead-letter queue: a worker killed
+ * during a job's last attempt never said so (pg-boss moved the expired job there). Returns the
+ * summaries of the runs that this ended.
+ */
+export async function endDeadLanes(db: Db, accounts: readonly string[], abandonedAfterMinutes: number): Promise<RunSummary[]> {
+  const ended: RunSummary[] = [];
+  for (const letter of await deadLetters(db, accounts)) {
+    const open = await db
+      .selectFrom('sync_run_lanes')
+      .select('lane_key')
+      .where('account_id', '=', letter.account)
+      .where('run_id', '=', letter.runId)
+      .where('lane_key', '=', letter.laneKey)
+      .where('finished_at', 'is', null)
+      .executeTakeFirst();
+    if (!open) continue;
+    const summary = await endLane(db, { account: letter.account, runId: letter.runId, laneKey: letter.laneKey, status: 'dead', error: `its retries ran out (dead-letter queue): ${letter.error}`, abandonedAfterMinutes });
+    if (summary) ended.push(summary);
+  }
+  return ended;
 }

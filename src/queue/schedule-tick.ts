@@ -7,9 +7,8 @@
 import { createHash } from 'node:crypto';
 import type PgBoss from 'pg-boss';
 import type { StreamName } from '../streams/registry.js';
+import { TICKS_QUEUE } from './boss.js';
 
-/** The queue of claimed cron times: never worked, each claim is kept two days (its id stays taken), then dropped by pg-boss. */
-export const TICKS_QUEUE = 'propsync-schedule-ticks';
 
 /** A UUID of a text, the same in every process (SHA-1 based, as a version 5 UUID is). */
 export function uuidOf(text: string): string {
@@ -18,10 +17,9 @@ export function uuidOf(text: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
-/** Claims an account's stream's cron time (to the second): true for the one scheduler that gets it. */
+/** Claims an account's stream's cron time (to the second): true for the one scheduler that gets it. A claim is never worked: it is kept two days in the ticks queue (its id stays taken), then dropped by pg-boss. */
 export async function claimTick(boss: PgBoss, account: string, stream: StreamName, at: Date): Promise<boolean> {
   const slot = new Date(Math.floor(at.getTime() / 1000) * 1000).toISOString();
-  if (!(await boss.getQueue(TICKS_QUEUE))) await boss.createQueue(TICKS_QUEUE, { name: TICKS_QUEUE, policy: 'standard', retentionDays: 2 }).catch(() => {});
   const id = await boss.send(TICKS_QUEUE, { account, stream, slot }, { id: uuidOf(`${account}/${stream}@${slot}`) });
   return id !== null;
 }

@@ -13,7 +13,7 @@ import { lastSuccessByStream } from '../sync/status.js';
 import { serveHealthAndMetrics } from '../app/http-server.js';
 import { createSyncMetrics } from '../app/metrics.js';
 import { scheduledStreams, startScheduler, type RunEngine } from './scheduler.js';
-import { openBoss } from '../queue/boss.js';
+import { ensureQueues, openBoss } from '../queue/boss.js';
 import { enqueueRun } from '../queue/enqueue.js';
 import { claimTick } from '../queue/schedule-tick.js';
 import { latestDrift } from '../sync/verifications.js';
@@ -62,6 +62,7 @@ export async function runSchedulerProcess(config: Config, asked?: StreamName[], 
   for (const row of await lastSuccessByStream(db)) if (chosen.some((account) => account.id === row.account)) metrics.setLastSuccess(row.account, row.stream, row.at);
   // Queue mode: each cron time only plans the run and queues its lanes, for `propsync worker`.
   const boss = config.schedule.mode === 'queue' ? await openBoss(config.database.url, logger, { maxConnections: 2 }) : undefined;
+  if (boss) await ensureQueues(db, boss, accounts.map((runtime) => runtime.account.id));
   const enqueueAtTick: RunEngine = async (request, deps, at) => {
     const stream = request.streams![0]!;
     if (!(await claimTick(boss!, deps.account.id, stream, at))) {

@@ -9,7 +9,7 @@ import { displayLogger } from '../app/logger.js';
 import { openPropsync, requestedStreams } from '../app/propsync.js';
 import { accountRunLines, exitCodeFor, worstExitCode } from '../app/run-summary.js';
 import type { Config, StreamName } from '../config/schema.js';
-import { openBoss } from '../queue/boss.js';
+import { ensureQueues, openBoss } from '../queue/boss.js';
 import { enqueueRun, type Enqueued } from '../queue/enqueue.js';
 import type { Db } from '../catalog/tables.js';
 import type { RunSummary, SyncRequest } from '../sync/types.js';
@@ -29,13 +29,11 @@ export async function runEnqueue(config: Config, request: SyncRequest, options: 
     const enqueued: Enqueued[] = [];
     const refused: { account: string; error: string }[] = [];
     try {
-      for (const runtime of propsync.accounts) {
-        if (runtime.refused) {
-          refused.push({ account: runtime.account.id, error: runtime.refused });
-          continue;
-        }
-        enqueued.push(await enqueueRun({ ...request, streams }, { db: propsync.db, boss, config, account: runtime.account, client: runtime.client, logger }));
-      }
+      for (const runtime of propsync.accounts) if (runtime.refused) refused.push({ account: runtime.account.id, error: runtime.refused });
+      // Accounts are planned side by side, each through its own client.
+      const ready = propsync.accounts.filter((runtime) => !runtime.refused);
+      await ensureQueues(propsync.db, boss, ready.map((runtime) => runtime.account.id));
+      enqueued.push(...(await Promise.all(ready.map((runtime) => enqueueRun({ ...request, streams }, { db: propsync.db, boss, config, account: runtime.account, client: runtime.client, logger })))));
     } finally {
       await boss.stop({ graceful: false, close: true, wait: true }).catch(() => {});
     }

@@ -14,13 +14,16 @@ import { lockOptions, openPropsync, refreshAfterRun, selectedAccounts, type Acco
 import { nextSignal } from '../app/signals.js';
 import type { Config } from '../config/schema.js';
 import { redactUrl } from '../log/redact.js';
-import { deadLetters, ensureQueue, JOB_HEARTBEAT_MS, openBoss, releaseJob, touchJob } from '../queue/boss.js';
+import { deadLetters, ensureQueues, JOB_HEARTBEAT_MS, openBoss, releaseJob, touchJob } from '../queue/boss.js';
 import { runLaneJob, type LaneJobData } from '../queue/lane-job.js';
-import { endLane } from '../queue/queued-runs.js';
+import { endDeadLanes, endLane } from '../queue/queued-runs.js';
 import { countOpenQuarantine } from '../sync/quarantine.js';
 
 /** Longest wait for the jobs in flight after a stop signal, leaving time to close within 30 s. */
 export const STOP_TIMEOUT_MS = 25_000;
+
+/** How often a worker ends the lanes of jobs dead-lettered without a word (their worker died on the last attempt). */
+const DEAD_LANE_SWEEP_MS = 30_000;
 
 /** Wait between two looks at empty queues. */
 const IDLE_MS = 1_000;
@@ -53,9 +56,12 @@ export async function runWorkerProcess(config: Config, options: { accounts?: rea
     throw error;
   }
   const queues = new Map<string, AccountRuntime>();
-  for (const runtime of propsync.accounts) queues.set(await ensureQueue(boss, runtime.account.id), runtime);
+  const names = await ensureQueues(db, boss, propsync.accounts.map((runtime) => runtime.account.id));
+  propsync.accounts.forEach((runtime, i) => queues.set(names[i]!, runtime));
   const stop = new AbortController();
   let active = 0;
+  // The reporting refresh after a run's end runs beside the jobs, one at a time (a run ending meanwhile asks for one more).
+  const refresh = coalesced(() => refreshAfterRun(db, config, logger));
 
   /** Takes the next job of any account's queue (in turn), runs it, and ends, fails or gives it back. */
   async function loop(slot: number): Promise<void> {
@@ -119,7 +125,7 @@ export async function runWorkerProcess(config: Config, options: { accounts?: rea
       if (outcome.runEnded) {
         log.info({ event: 'run_finished', status: outcome.runEnded.status }, `run ${data.runId} ${outcome.runEnded.status}: the last of its lanes ended here`);
         metrics.observer.onRunEnd?.(outcome.runEnded);
-        await refreshAfterRun(db, config, log);
+        refresh.request();
       }
     } catch (error) {
       clearInterval(touch);
@@ -127,13 +133,23 @@ export async function runWorkerProcess(config: Config, options: { accounts?: rea
       log.error({ event: 'job_failed', lastAttempt, err: message }, `lane ${data.laneKey} failed: ${message}`);
       if (lastAttempt) {
         const ended = await endLane(db, { account: data.account, runId: data.runId, laneKey: data.laneKey, status: 'dead', error: `its retries ran out (dead-letter queue): ${message}`, abandonedAfterMinutes: config.abandonedAfterMinutes }).catch(() => null);
-        if (ended) await refreshAfterRun(db, config, log);
+        if (ended) refresh.request();
       }
       await boss.fail(job.name, job.id, { message }).catch(() => {});
     }
   }
 
   const http = await serveHealthAndMetrics({ metricsConfig: config.metrics, metrics, db, logger, stopping: () => stop.signal.aborted, details: () => ({ jobsInFlight: active, concurrency }) });
+  // Lanes whose worker died during their last attempt: pg-boss dead-letters the job, this ends the lane (and its run).
+  const sweep = setInterval(() => {
+    endDeadLanes(db, ids, config.abandonedAfterMinutes)
+      .then((ended) => {
+        for (const summary of ended) metrics.observer.onRunEnd?.(summary);
+        if (ended.length) refresh.request();
+      })
+      .catch((error: Error) => logger.warn({ event: 'dead_lane_sweep_failed', err: error.message }, `could not end the lanes of dead-lettered jobs: ${error.message}`));
+  }, DEAD_LANE_SWEEP_MS);
+  sweep.unref();
   const loops = Promise.all(Array.from({ length: concurrency }, (_, slot) => loop(slot)));
   logger.info(
     { event: 'worker_started', accounts: ids, concurrency, warehouse: redactUrl(config.database.url) },
@@ -146,7 +162,8 @@ export async function runWorkerProcess(config: Config, options: { accounts?: rea
   const stopping = Date.now();
   logger.info({ event: 'worker_stopping', signal, jobsInFlight: active }, `${signal}: taking no new job; the pages in flight end and their jobs go back to the queue`);
   stop.abort(new Error(`stopped by ${signal}`));
-  const graceful = await Promise.race([loops.then(() => true), sleep(STOP_TIMEOUT_MS).then(() => false)]);
+  clearInterval(sweep);
+  const graceful = await Promise.race([Promise.all([loops, refresh.idle()]).then(() => true), sleep(STOP_TIMEOUT_MS).then(() => false)]);
   await http?.close();
   await boss.stop({ graceful: false, close: true, wait: true }).catch(() => {});
   if (graceful) await propsync.close();
@@ -154,4 +171,30 @@ export async function runWorkerProcess(config: Config, options: { accounts?: rea
   if (graceful) logger.info({ event: 'worker_stopped', ms }, `stopped in ${ms} ms; the jobs in flight went back to the queue`);
   else logger.error({ event: 'worker_stopped', ms }, `a job did not stop within ${STOP_TIMEOUT_MS / 1000} s; exiting anyway: its job is taken again once it expires`);
   return graceful ? EXIT.ok : EXIT.workFailed;
+}
+
+/** Runs `work` when asked, never twice at once: asked while it runs, it runs once more after. */
+function coalesced(work: () => Promise<void>): { request(): void; idle(): Promise<void> } {
+  let running: Promise<void> | undefined;
+  let again = false;
+  const start = (): void => {
+    running = work()
+      .catch(() => {})
+      .then(() => {
+        running = undefined;
+        if (again) {
+          again = false;
+          start();
+        }
+      });
+  };
+  return {
+    request() {
+      if (running) again = true;
+      else start();
+    },
+    async idle() {
+      while (running) await running;
+    },
+  };
 }

@@ -8,7 +8,7 @@ import type { Account, Config } from '../config/schema.js';
 import type { Logger } from '../log/logger.js';
 import type { SourceClient } from '../source/types.js';
 import type { StreamName } from '../streams/registry.js';
-import { lockName, withStreamLock, type HeldLock, type LockOptions } from '../sync/lock.js';
+import { describeHolder, lockName, withStreamLock, type HeldLock, type LockOptions } from '../sync/lock.js';
 import { latestCursorDay, planStream } from '../sync/plan-run.js';
 import { engineReconnect } from '../sync/reconnect.js';
 import { runLanes } from '../sync/run-lanes.js';
@@ -65,16 +65,24 @@ export async function runLaneJob(data: LaneJobData, deps: LaneJobDeps): Promise<
   const counting: SyncObserver = { onPage: (event) => (throttled += event.throttled) };
   const heartbeat = startHeartbeat(db, data.runId, heartbeatEveryMs(config.abandonedAfterMinutes), logger);
   try {
-    const outcome = await withStreamLock(
+    // The stream's lock in share mode (a `sync` of the stream holds it whole), then the lane's own.
+    const streamLock = lockName(account.id, data.stream);
+    const shared = await withStreamLock(config.database.url, streamLock, (stream) => withStreamLock(
       config.database.url,
       name,
       async (held) => {
-        // Every page of the lane commits only while this lane's lock is held.
-        const lock: HeldLock = { signal: held.signal, verify: (trx) => held.verify(trx, name) };
+        // Every page of the lane commits only while both locks are held.
+        const lock: HeldLock = {
+          signal: AbortSignal.any([stream.signal, held.signal]),
+          verify: async (trx) => {
+            await stream.verify(trx, streamLock);
+            await held.verify(trx, name);
+          },
+        };
         const planned = (await planStream(data.stream, data.request, { today: data.today, propertyIds: data.propertyIds }, { db, config, account })).filter(
           (lane) => lane.lane.key === data.laneKey,
         );
-        const signal = AbortSignal.any([deps.signal, held.signal]);
+        const signal = AbortSignal.any([deps.signal, lock.signal]);
         const reconnect = engineReconnect(config.database.reconnect, logger);
         return runLanes(planned, data.runId, {
           db,
@@ -90,8 +98,10 @@ export async function runLaneJob(data: LaneJobData, deps: LaneJobDeps): Promise<
         });
       },
       deps.lockOptions,
-    );
+    ), { ...deps.lockOptions, shared: true });
     if (throttled) await addRunCounts(db, data.runId, { throttled });
+    if (!shared.acquired) return { kind: 'released', reason: `${describeHolder(streamLock, shared.holder)}; the lane waits for it` };
+    const outcome = shared.value;
     if (!outcome.acquired) return { kind: 'released', reason: `lane ${data.laneKey} is run by another worker (an earlier delivery of its job)` };
     const lanes = outcome.value;
     const end = (status: LaneStatus, error?: string) => endLane(db, { account: account.id, runId: data.runId, laneKey: data.laneKey, status, error, abandonedAfterMinutes: config.abandonedAfterMinutes });

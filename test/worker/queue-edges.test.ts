@@ -8,9 +8,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STREAM_NAMES } from '../../src/streams/registry.js';
 import { startSimulator, type Simulator } from '../../src/simulator/index.js';
+import { lockName, withStreamLock } from '../../src/sync/lock.js';
 import { runPropsync, scratchFolder } from '../support/cli.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { configFile, ENV, killAll, PASSWORD, startPropsync } from './support.js';
+import { configFile, ENV, killAll, PASSWORD, startPropsync, until } from './support.js';
 
 const TODAY = '2026-06-15';
 let sim: Simulator;
@@ -101,4 +102,29 @@ describe('queue mode and dead letters (issue 23)', () => {
       folder.remove();
     }
   }, 200_000);
+  it('sync and the workers exclude each other on a stream: a worker gives its lane back while sync holds it, sync refuses a stream workers run', async () => {
+    const folder = scratchFolder({ 'config/propsync.yaml': configFile(warehouse.url, { north: sim }) });
+    try {
+      const stream = lockName('north', 'properties');
+      // As `propsync sync` does: the account's stream lock, whole.
+      const whole = await withStreamLock(warehouse.url, stream, async () => {
+        const worker = startPropsync(['worker', '--account', 'north'], folder.dir);
+        const queued = await runPropsync(['enqueue', '--account', 'north', '--stream', 'properties'], { cwd: folder.dir, env: ENV });
+        expect(queued.code, queued.stderr).toBe(0);
+        await until('the worker to give the lane back', async () => /"event":"job_released".*north\/properties is being synced by another propsync process.*the lane waits for it/.test(worker.output()));
+        expect(worker.output()).not.toMatch(/"event":"job_done".*properties/);
+        worker.child.kill('SIGTERM');
+        return worker.exited;
+      });
+      expect(whole).toEqual({ acquired: true, value: 0 });
+      // As each worker does while it runs a lane: the stream's lock in share mode.
+      const shared = await withStreamLock(warehouse.url, stream, () => runPropsync(['sync', '--account', 'north', '--stream', 'properties'], { cwd: folder.dir, env: ENV }), { shared: true });
+      expect(shared.acquired).toBe(true);
+      if (!shared.acquired) return;
+      expect(shared.value.code).toBe(1);
+      expect(shared.value.stdout).toContain('stream north/properties is being synced by another propsync process');
+    } finally {
+      folder.remove();
+    }
+  }, 120_000);
 });

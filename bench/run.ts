@@ -580,6 +580,8 @@ function table(rows: Row[]): string {
 }
 
 async function main(): Promise<void> {
+  // The workers' scaling (issue 23) is a bench of its own: bench/scaling.ts.
+  if (process.argv.includes('--scaling')) return (await import('./scaling.js')).benchScaling();
   const { scales, formats, profile, keep } = options();
   const adminUrl = withDatabase(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres', 'postgres');
   const dir = mkdtempSync(join(tmpdir(), 'propsync-bench-'));

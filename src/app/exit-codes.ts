@@ -13,6 +13,8 @@ export const EXIT = {
   usage: 2,
   /** Finished, but some records were quarantined (see `propsync status`). */
   quarantined: 3,
+  /** `propsync verify`: the warehouse differs from the source (rows missing, extra or differing; after `--repair`, still). */
+  drift: 4,
 } as const;
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 

@@ -15,6 +15,7 @@ import { combineObservers } from '../sync/observers.js';
 import { streamsOf } from '../sync/plan-run.js';
 import type { RunSummary, SyncObserver, SyncRequest } from '../sync/types.js';
 import type { Db } from '../catalog/tables.js';
+import { createCallGate } from '../queue/call-gate.js';
 import { budgetToday, spentByOthersToday } from './budget.js';
 import { EXIT, ExitError, type ExitCode } from './exit-codes.js';
 import { exitCodeFor } from './run-summary.js';
@@ -68,7 +69,7 @@ export interface Propsync {
   /** Aborted by SIGINT/SIGTERM/SIGHUP when `stopOnSignals` was asked for. */
   signal?: AbortSignal;
   /** Runs every account's part of the request side by side, each under its own stream locks (see `runLocked`). */
-  run(request: SyncRequest, options?: { observers?: (SyncObserver | undefined)[]; signal?: AbortSignal }): Promise<AccountRun[]>;
+  run(request: SyncRequest, options?: { observers?: (SyncObserver | undefined)[]; signal?: AbortSignal; accounts?: readonly string[] }): Promise<AccountRun[]>;
   /** Closes the clients and the pool and removes the signal handlers. */
   close(): Promise<void>;
 }
@@ -107,6 +108,7 @@ export async function openPropsync(config: Config, options: OpenOptions): Promis
         logger: logger.child({ account: account.id }),
         onCall: options.onCall && ((event) => options.onCall!(event, account.id)),
         sharedBudget: { initial: spentElsewhere, spentElsewhere: () => spentByOthersToday(db, account) },
+        gate: createCallGate(db, account),
       });
       const refused = today.spentReason && options.budget !== 'whole' ? `${today.spentReason}; run again after midnight or raise source.dailyCallBudget` : undefined;
       accounts.push({ account, client, ...(refused ? { refused } : {}) });
@@ -128,13 +130,10 @@ export async function openPropsync(config: Config, options: OpenOptions): Promis
       const streams = requestedStreams(config, request);
       const signal = anySignal(signals?.signal, runOptions.signal);
       const runs = await Promise.all(
-        accounts.map((runtime) => runLocked({ db, runtime, config, logger, request: { ...request, streams }, observers: runOptions.observers, signal })),
+        accounts.filter((runtime) => !runOptions.accounts || runOptions.accounts.includes(runtime.account.id)).map((runtime) => runLocked({ db, runtime, config, logger, request: { ...request, streams }, observers: runOptions.observers, signal })),
       );
       // After the locks are released: a slow refresh never keeps another run of these streams waiting.
-      // The refresh has a statement budget of its own; it logs its own failures, this one the session's.
-      await withStatementTimeout(db, config.database.refreshStatementTimeoutMs, (session) => refreshAfterSync(session, config.timeZone, logger)).catch((error: Error) =>
-        logger.warn({ event: 'reporting_refresh_failed', err: error.message }, `could not refresh the reporting views: ${error.message}; the next sync tries again`),
-      );
+      await refreshAfterRun(db, config, logger);
       return runs;
     },
     async close() {
@@ -143,6 +142,16 @@ export async function openPropsync(config: Config, options: OpenOptions): Promis
       await db.destroy();
     },
   };
+}
+
+/**
+ * Refreshes the reporting layer after a run (or a queued run's last lane). It has a statement
+ * budget of its own; it logs its own failures, this one the session's: never throws.
+ */
+export async function refreshAfterRun(db: Db, config: Config, logger: Logger): Promise<void> {
+  await withStatementTimeout(db, config.database.refreshStatementTimeoutMs, (session) => refreshAfterSync(session, config.timeZone, logger)).catch((error: Error) =>
+    logger.warn({ event: 'reporting_refresh_failed', err: error.message }, `could not refresh the reporting views: ${error.message}; the next sync tries again`),
+  );
 }
 
 /** Records the accounts about to run and their display names (the reporting views show them). */

@@ -16,7 +16,7 @@ export function exitCodeFor(summary: Pick<RunSummary, 'status' | 'workUnits' | '
 
 /** Combines the exit codes of several runs (one per stream): the most serious one wins. */
 export function worstExitCode(codes: readonly ExitCode[]): ExitCode {
-  const order: ExitCode[] = [EXIT.usage, EXIT.workFailed, EXIT.quarantined, EXIT.ok];
+  const order: ExitCode[] = [EXIT.usage, EXIT.workFailed, EXIT.drift, EXIT.quarantined, EXIT.ok];
   return order.find((code) => codes.includes(code)) ?? EXIT.ok;
 }
 

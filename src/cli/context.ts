@@ -14,12 +14,17 @@ export function globalOptions(command: Command): GlobalOptions {
   return root.opts<GlobalOptions>();
 }
 
+/** `--config`, or else `PROPSYNC_CONFIG`; an empty value (compose's unset variable) means none. */
+function configPathOf(command: Command): string | undefined {
+  return globalOptions(command).config || undefined;
+}
+
 /** The full configuration (source included) for commands that call the source. */
 export function configFor(command: Command): Config {
-  return loadConfig({ configPath: globalOptions(command).config });
+  return loadConfig({ configPath: configPathOf(command) });
 }
 
 /** The configuration of commands that only touch the warehouse. */
 export function offlineConfigFor(command: Command): OfflineConfig {
-  return loadOfflineConfig({ configPath: globalOptions(command).config });
+  return loadOfflineConfig({ configPath: configPathOf(command) });
 }

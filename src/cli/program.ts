@@ -1,4 +1,4 @@
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, Option } from 'commander';
 import type { ConfigError } from '../config/load.js';
 import { scrubSecrets, urlPasswords } from '../log/redact.js';
 import { registerBackfill } from './commands/backfill.js';
@@ -11,19 +11,22 @@ import { registerSchedule } from './commands/schedule.js';
 import { registerSimulate } from './commands/simulate.js';
 import { registerStatus } from './commands/status.js';
 import { registerSync } from './commands/sync.js';
+import { registerEnqueue } from './commands/enqueue.js';
+import { registerWorker } from './commands/worker.js';
+import { registerVerify } from './commands/verify.js';
 import { ExitError, EXIT, type ExitCode } from '../app/exit-codes.js';
 import { STREAM_NAMES } from '../streams/registry.js';
 import { packageVersion } from './version.js';
 
 /** Each command registers itself here; a command file only parses and prints. */
-const COMMANDS = [registerMigrate, registerConfigCheck, registerSync, registerBackfill, registerStatus, registerReset, registerSchedule, registerSimulate, registerDemo, registerGrantReader];
+const COMMANDS = [registerMigrate, registerConfigCheck, registerSync, registerBackfill, registerStatus, registerVerify, registerReset, registerSchedule, registerEnqueue, registerWorker, registerSimulate, registerDemo, registerGrantReader];
 
 /** Builds the `propsync` program; `done` receives the exit code the command chose. */
 export function buildProgram(done: (code: ExitCode) => void): Command {
   const program = new Command('propsync')
     .description(`Keeps a Postgres warehouse in step with the property-management API (streams: ${STREAM_NAMES.join(', ')}).`)
     .version(packageVersion(), '-V, --version', 'print the version of propsync')
-    .option('-c, --config <path>', 'configuration file (default: config/propsync.yaml when present)')
+    .addOption(new Option('-c, --config <path>', 'configuration file (default: config/propsync.yaml when present)').env('PROPSYNC_CONFIG'))
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
   program.configureHelp({ showGlobalOptions: true });

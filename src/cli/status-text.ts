@@ -3,6 +3,7 @@
  * action. Why: docs/architecture.md#lazy-loading
  */
 import type { RunInfo, StatusReport, StreamStatus } from '../sync/status.js';
+import type { VerificationRecord } from '../sync/verifications.js';
 import { formatDuration } from '../app/run-summary.js';
 import { formatTable } from '../app/table.js';
 
@@ -47,6 +48,26 @@ export function statusText(reports: readonly StatusReport[], warehouse: string):
   return lines;
 }
 
+/** The latest verification: when, what, and per drifted table its counts and first keys. */
+function verificationText(verification: VerificationRecord | null): string[] {
+  if (!verification) return ['last verification: none (propsync verify)'];
+  const { verificationId, pass, selection, finishedAt, status, propertyIds, driftRows } = verification;
+  const lines = [
+    `last verification: #${verificationId} ${pass} (${selection}) at ${finishedAt ?? '?'}, ${status}, ${propertyIds.length} properties, ${driftRows === 0 ? 'clean' : `${driftRows} rows drifted`}`,
+  ];
+  const drifted = verification.tables.filter((table) => table.missing + table.extra + table.differing > 0);
+  if (drifted.length) {
+    lines.push(
+      ...formatTable(
+        ['stream', 'table', { header: 'checked', align: 'right' }, { header: 'missing', align: 'right' }, { header: 'extra', align: 'right' }, { header: 'differing', align: 'right' }, 'first keys'],
+        drifted.map((table) => [table.stream, table.table, table.checked, table.missing, table.extra, table.differing, [...table.missingKeys, ...table.extraKeys, ...table.differingKeys.map((row) => row.key)].slice(0, 3).join('; ')]),
+        '  ',
+      ),
+    );
+  }
+  return lines;
+}
+
 function accountText(report: StatusReport): string[] {
   const lines = [
     `today ${report.today} (${report.timeZone})`,
@@ -55,6 +76,7 @@ function accountText(report: StatusReport): string[] {
   ];
   for (const stream of report.streams) lines.push(...streamText(stream), '');
   lines.push('rows', ...formatTable(['table', { header: 'rows', align: 'right' }, { header: 'deleted', align: 'right' }], report.tables.map((table) => [table.table, table.rows, table.deleted]), '  '), '');
+  lines.push(...verificationText(report.lastVerification), '');
   lines.push(`open quarantine entries: ${report.quarantine.open}${report.quarantine.open > report.quarantine.entries.length ? ` (newest ${report.quarantine.entries.length} shown)` : ''}`);
   if (report.quarantine.entries.length) {
     lines.push(

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { STREAM_MANIFESTS } from '../streams/registry.js';
-import { nonNegativeInt, positiveInt, settingsSchemaOf } from '../streams/settings.js';
+import { cronSchema, nonNegativeInt, positiveInt, settingsSchemaOf } from '../streams/settings.js';
 import {
   DEFAULT_ACCOUNT_ID,
   resolveAccounts,
@@ -85,6 +85,28 @@ const oneAccountSchema = z
       })
       .strict()
       .default({ port: 9464, host: '127.0.0.1' }),
+    schedule: z
+      .object({
+        /** `in-process`: `propsync schedule` runs the work itself; `queue`: it only enqueues, and `propsync worker` processes run it. */
+        mode: z.enum(['in-process', 'queue']).default('in-process'),
+      })
+      .strict()
+      .default({ mode: 'in-process' }),
+    worker: z
+      .object({
+        /** Jobs (lanes of work units) one `propsync worker` runs at once. */
+        concurrency: positiveInt.max(64).default(2),
+      })
+      .strict()
+      .default({ concurrency: 2 }),
+    /** `propsync verify` run by `propsync schedule`: a sample of the properties at `cron` (never, without it). */
+    verify: z
+      .object({
+        cron: cronSchema.optional(),
+        sample: z.coerce.number().positive().max(100).default(5),
+      })
+      .strict()
+      .default({ sample: 5 }),
   })
   .strict();
 

@@ -2,7 +2,8 @@
  * The reporting layer's declaration: every view of schema `reporting`, what it is for, what
  * each column means, and one example query. The database comments (COMMENT ON) and
  * docs/reporting.md are generated from here; the views' SQL lives in the migrations
- * (migrations/0004_reporting.ts, with accounts since migrations/0011_reporting_accounts.ts),
+ * (migrations/0004_reporting.ts, with accounts since migrations/0011_reporting_accounts.ts;
+ * properties from the dimension since migrations/0013_verifications_property_fields.ts),
  * and a test checks that both name the same columns.
  */
 
@@ -78,7 +79,7 @@ export const REPORTING_VIEWS: readonly ReportingView[] = [
       `${TODAY_NOTE} ${MONEY_NOTE}`,
     columns: [
       ...ACCOUNT,
-      { name: 'properties', meaning: 'Properties the account\'s leases and invoice lines name (see reporting.properties).' },
+      { name: 'properties', meaning: 'Properties of the account: those the source lists, and any its leases and invoice lines name besides (see reporting.properties).' },
       { name: 'units_known', meaning: 'Units any lease of the account has named (summed over its properties).' },
       { name: 'units_occupied', meaning: 'Of those, units with a resident in the latest month of reporting.occupancy_monthly.' },
       { name: 'occupancy_percent', meaning: 'units_occupied / units_known in percent, one decimal.' },
@@ -369,13 +370,30 @@ export const REPORTING_VIEWS: readonly ReportingView[] = [
   },
   {
     name: 'properties',
-    purpose: 'One row per property the warehouse knows, with its name: the property dimension the other views join.',
+    purpose: 'One row per property the warehouse knows, with its name, kind, parent, year built and address: the property dimension the other views join.',
     notes:
-      'Names come from the leases and invoice lines the source still lists (the methods synced carry no property list). ' +
+      'Read from the properties the source lists (getProperties, the properties stream); a property it does not list (the stream disabled, or a property the source no longer lists) ' +
+      'is still named, by its leases and invoice lines, with the dimension\'s columns empty. ' +
       'A property is its account and its id: join on both (two accounts may use the same property ids).',
-    columns: [...ACCOUNT, PROPERTY_ID, { name: 'property_name', meaning: 'The property\'s name as its leases and invoice lines give it.' }],
+    columns: [
+      ...ACCOUNT,
+      PROPERTY_ID,
+      { name: 'property_name', meaning: 'The property\'s marketing name (for a property the source does not list: the name its leases and invoice lines give).' },
+      { name: 'property_type', meaning: 'Kind of property, as the source names it (Apartment, Student ...).' },
+      { name: 'parent_property_id', meaning: 'The parent property, for a child property of a parent/child pair; empty otherwise.' },
+      { name: 'lookup_code', meaning: 'The property\'s short lookup code.' },
+      { name: 'year_built', meaning: 'Year the property was built.' },
+      { name: 'street', meaning: 'Street address.' },
+      { name: 'city', meaning: 'City.' },
+      { name: 'state', meaning: 'State or province code.' },
+      { name: 'postal_code', meaning: 'Postal code.' },
+      { name: 'country', meaning: 'Country code.' },
+      { name: 'is_disabled', meaning: 'The property is disabled at the source (its leases and invoices are not synced).' },
+      { name: 'ar_post_month', meaning: 'The open accounts-receivable post month, its first day.' },
+      { name: 'ap_post_month', meaning: 'The open accounts-payable post month, its first day.' },
+    ],
     materialized: 'every view joins it, and naming the properties from every lease and invoice line took 0.3 s on the large data set',
-    example: `select property_id, property_name
+    example: `select property_id, property_name, property_type, city, year_built
   from reporting.properties
  order by property_name;`,
   },

@@ -10,10 +10,14 @@ import { redactUrl } from '../log/redact.js';
 import { runSync } from '../sync/index.js';
 import { countOpenQuarantine } from '../sync/quarantine.js';
 import { lastSuccessByStream } from '../sync/status.js';
-import { databaseHealth } from './health.js';
-import { startHttpServer, type HttpEndpoint } from './http-server.js';
-import { createSyncMetrics } from './metrics.js';
-import { scheduledStreams, startScheduler } from './scheduler.js';
+import { serveHealthAndMetrics } from '../app/http-server.js';
+import { createSyncMetrics } from '../app/metrics.js';
+import { scheduledStreams, startScheduler, type RunEngine } from './scheduler.js';
+import { ensureQueues, openBoss } from '../queue/boss.js';
+import { enqueueRun } from '../queue/enqueue.js';
+import { claimTick } from '../queue/schedule-tick.js';
+import { latestDrift } from '../sync/verifications.js';
+import { startVerifyJobs } from './verify-job.js';
 
 /** Longest wait for runs in flight after SIGINT/SIGTERM/SIGHUP, leaving time to close within 30 s. */
 export const STOP_TIMEOUT_MS = 25_000;
@@ -45,36 +49,47 @@ export async function runSchedulerProcess(config: Config, asked?: StreamName[], 
   const streams = scheduledStreams(config, asked);
   const chosen = selectedAccounts(config.accounts, askedAccounts);
   let openQuarantine = async (): Promise<ReadonlyMap<string, number>> => new Map();
-  const metrics = createSyncMetrics({ accounts: chosen.map((account) => ({ id: account.id, dailyCallBudget: account.source.dailyCallBudget })), openQuarantine: () => openQuarantine() });
+  let verifyDrift = async (): Promise<Awaited<ReturnType<typeof latestDrift>>> => [];
+  const metrics = createSyncMetrics({
+    accounts: chosen.map((account) => ({ id: account.id, dailyCallBudget: account.source.dailyCallBudget })),
+    openQuarantine: () => openQuarantine(),
+    verifyDrift: () => verifyDrift(),
+  });
   const propsync = await openForSchedule(config, { logger, streams, accounts: askedAccounts, onCall: metrics.onCall });
   const { db, accounts } = propsync;
   openQuarantine = () => countOpenQuarantine(db, chosen.map((account) => account.id));
+  verifyDrift = () => latestDrift(db, chosen.map((account) => account.id));
   for (const row of await lastSuccessByStream(db)) if (chosen.some((account) => account.id === row.account)) metrics.setLastSuccess(row.account, row.stream, row.at);
+  // Queue mode: each cron time only plans the run and queues its lanes, for `propsync worker`.
+  const boss = config.schedule.mode === 'queue' ? await openBoss(config.database.url, logger, { maxConnections: 2 }) : undefined;
+  if (boss) await ensureQueues(db, boss, accounts.map((runtime) => runtime.account.id));
+  const enqueueAtTick: RunEngine = async (request, deps, at) => {
+    const stream = request.streams![0]!;
+    if (!(await claimTick(boss!, deps.account.id, stream, at))) {
+      deps.logger.info({ event: 'run_skipped', reason: 'enqueued elsewhere', at: at.toISOString() }, `skipped this run: another scheduler enqueued ${stream} for account ${deps.account.id} at ${at.toISOString()}`);
+      return null;
+    }
+    const runtime = accounts.find((candidate) => candidate.account.id === deps.account.id)!;
+    await enqueueRun({ ...request, streams: [stream] }, { db, boss: boss!, config, account: runtime.account, client: runtime.client, logger: deps.logger });
+    return null;
+  };
   const scheduler = startScheduler({
     config,
     db,
     accounts,
     logger,
     metrics,
-    run: runSync,
+    run: boss ? enqueueAtTick : runSync,
     streams,
     beforeRun: async ({ account }) => (await budgetToday(db, account)).spentReason,
     lockOptions: lockOptions(config, logger),
   });
-  let http: HttpEndpoint | undefined;
-  if (config.metrics.port > 0) {
-    http = await startHttpServer({
-      host: config.metrics.host,
-      port: config.metrics.port,
-      metrics,
-      health: async () => {
-        const database = await databaseHealth(db);
-        return { ok: database === 'ok' && !scheduler.stopping(), stopping: scheduler.stopping(), database, jobs: scheduler.jobs() };
-      },
-    });
-    logger.info({ event: 'http_listening', url: http.url }, `serving ${http.url}/healthz and ${http.url}/metrics`);
-  }
-  logger.info({ event: 'scheduler_started', streams, warehouse: redactUrl(config.database.url) }, `scheduler started for ${streams.join(', ')}; stop with SIGINT, SIGTERM or SIGHUP`);
+  const verifyJobs = startVerifyJobs(propsync, streams);
+  const http = await serveHealthAndMetrics({ metricsConfig: config.metrics, metrics, db, logger, stopping: () => scheduler.stopping(), details: () => ({ jobs: scheduler.jobs() }) });
+  logger.info(
+    { event: 'scheduler_started', streams, mode: config.schedule.mode, warehouse: redactUrl(config.database.url) },
+    `scheduler started for ${streams.join(', ')}${boss ? ' (queue mode: it enqueues, workers run)' : ''}; stop with SIGINT, SIGTERM or SIGHUP`,
+  );
 
   const signal = await nextSignal((again) => {
     logger.warn({ event: 'signal', signal: again, again: true }, `${again} again: exiting at once; open transactions roll back`);
@@ -82,7 +97,8 @@ export async function runSchedulerProcess(config: Config, asked?: StreamName[], 
   });
   const stopping = Date.now();
   logger.info({ event: 'scheduler_stopping', signal }, `${signal}: starting no new runs; waiting up to ${STOP_TIMEOUT_MS / 1000} s for the pages in flight`);
-  const graceful = await scheduler.stop(STOP_TIMEOUT_MS);
+  const [graceful] = await Promise.all([scheduler.stop(STOP_TIMEOUT_MS), verifyJobs.stop()]);
+  await boss?.stop({ graceful: false, close: true, wait: true }).catch(() => {});
   await http?.close();
   await Promise.all(accounts.map(({ client }) => client.close()));
   // A run that did not stop holds its connections: the process exit closes them (and rolls back).

@@ -7,10 +7,11 @@ import type { Db } from '../catalog/tables.js';
 import { describeHolder, lockName, withStreamLock, type LockOptions } from '../sync/lock.js';
 import { combineObservers } from '../sync/observers.js';
 import { streamsOf } from '../sync/plan-run.js';
-import type { SyncMetrics } from './metrics.js';
+import type { SyncMetrics } from '../app/metrics.js';
 
 /** The engine's entry point (`runSync`), passed in so that the scheduler can be tested on its own. */
-export type RunEngine = (request: SyncRequest, deps: SyncDeps) => Promise<RunSummary>;
+/** Runs a scheduled run (`runSync`), or only enqueues it (queue mode: null, or null when another scheduler took this cron time); `at` is the cron time. */
+export type RunEngine = (request: SyncRequest, deps: SyncDeps, at: Date) => Promise<RunSummary | null>;
 
 export interface SchedulerOptions {
   config: Config;
@@ -75,7 +76,7 @@ export function startScheduler(options: SchedulerOptions): Scheduler {
   const inFlight = new Set<Promise<void>>();
   const jobs = new Map<string, { state: JobState; task: ScheduledTask }>();
 
-  const runJob = async (runtime: AccountRuntime, stream: StreamName): Promise<void> => {
+  const runJob = async (runtime: AccountRuntime, stream: StreamName, at: Date): Promise<void> => {
     if (shutdown.signal.aborted) return;
     const { account, client } = runtime;
     const state = jobs.get(lockName(account.id, stream))!.state;
@@ -103,6 +104,7 @@ export function startScheduler(options: SchedulerOptions): Scheduler {
             lock,
             observer: combineObservers(metrics.observer, options.observer),
           },
+          at,
         );
       }, options.lockOptions);
       if (!outcome.acquired) {
@@ -131,8 +133,8 @@ export function startScheduler(options: SchedulerOptions): Scheduler {
       const logger = options.logger.child({ account: account.id, stream });
       const task = createTask(
         schedule,
-        () => {
-          const job = runJob(runtime, stream);
+        (context) => {
+          const job = runJob(runtime, stream, context?.date ?? new Date());
           inFlight.add(job);
           return job.finally(() => inFlight.delete(job));
         },
@@ -176,7 +178,7 @@ export function startScheduler(options: SchedulerOptions): Scheduler {
  * node-cron's own messages as pino lines. Its warnings (overlap prevented, execution missed)
  * go to debug: the scheduler logs overlaps itself, as `run_skipped` events.
  */
-function cronLogger(logger: Logger): CronLogger {
+export function cronLogger(logger: Logger): CronLogger {
   const text = (message: string | Error) => (message instanceof Error ? message.message : message);
   return {
     info: (message) => logger.debug(message),

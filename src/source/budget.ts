@@ -50,19 +50,23 @@ export class DailyBudget {
     return this.spent;
   }
 
+  /** Throws `BudgetExhaustedError` for `site`: the budget shared by every process is spent. */
+  refuse(site: Partial<CallSite> = {}): never {
+    this.roll();
+    throw new BudgetExhaustedError({
+      ...site,
+      budget: this.limit,
+      day: this.day,
+      resetsAt: this.clock.endOfDay(this.day),
+      timeZone: this.clock.timeZone,
+      now: this.clock.nowMs(),
+    });
+  }
+
   /** Spends one call, or throws `BudgetExhaustedError` (naming the budget and its reset) when none is left. */
   take(site: Partial<CallSite> = {}): void {
     this.roll();
-    if (this.spent + this.elsewhere >= this.limit) {
-      throw new BudgetExhaustedError({
-        ...site,
-        budget: this.limit,
-        day: this.day,
-        resetsAt: this.clock.endOfDay(this.day),
-        timeZone: this.clock.timeZone,
-        now: this.clock.nowMs(),
-      });
-    }
+    if (this.spent + this.elsewhere >= this.limit) this.refuse(site);
     this.spent += 1;
   }
 }

@@ -22,7 +22,7 @@ import { RetrySchedule, timerDelay } from './retry.js';
 import { Transport, type HttpReply } from './transport.js';
 import { createXmlDecoder } from './xml-decoder.js';
 import type { MethodVersion, SourceSettings } from './settings.js';
-import type { CallEvent, ClientStats, PagesOptions, RecordRecognizer, SourceClient, SourceMethod, SourcePage, SourceRequest } from './types.js';
+import type { CallEvent, CallGate, ClientStats, PagesOptions, RecordRecognizer, SourceClient, SourceMethod, SourcePage, SourceRequest } from './types.js';
 
 /** Options of `createSourceClient`. */
 export interface SourceClientOptions {
@@ -50,6 +50,8 @@ export interface SourceClientOptions {
    * stops before its next call once the day's budget is spent, by whichever process.
    */
   sharedBudget?: { spentElsewhere: () => Promise<number>; initial?: number; refreshMs?: number };
+  /** Pacing and budget shared with every other process calling the account: each call waits its turn there too. */
+  gate?: CallGate;
 }
 
 /** The version a method is called in: the configured one (`source.versions.<name>`), else the method's default. */
@@ -157,6 +159,13 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
     remaining?: number;
   }
 
+  /** Waits for the call's turn among every process (its reserved start), or refuses it when the shared budget is spent. */
+  async function takeTurn(gate: CallGate, method: string, site: CallSite, signal: AbortSignal | undefined): Promise<void> {
+    const wait = await gate.reserve(method);
+    if (wait === null) return budget.refuse(site);
+    if (wait > 0) await sleep(timerDelay(wait), undefined, { signal });
+  }
+
   /** One HTTP call (one attempt); the reply's headers are taken in whatever its status. */
   async function attempt(
     request: SourceRequest,
@@ -171,6 +180,7 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
     await refreshShared();
     const ticket = await pacer.acquire(method.name, signal);
     try {
+      if (options.gate) await takeTurn(options.gate, method.name, site, signal);
       // Spent when the call is about to go, not while it waits its turn.
       budget.take(site);
       const requestId = `${idPrefix}-${++requestSeq}`;
@@ -190,6 +200,9 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
       });
       const windows = parseRateLimitHeaders(reply.headers['x-ratelimit-limit'], reply.headers['x-ratelimit-remaining'], reply.headers['x-ratelimit-reset']);
       pacer.observe(ticket, windows);
+      if (options.gate) {
+        options.gate.observe(method.name, windows).catch((error: Error) => logger?.warn({ event: 'pacing_share_failed', err: error.message }, `could not share the rate-limit headers: ${error.message}`));
+      }
       trace.serverDate = clock.observe(reply.headers.date);
       totals.bytes += reply.body.length;
       trace.status = reply.status;

@@ -4,6 +4,7 @@
  * A method is described by the stream that reads it (`SourceMethod`), never coded here.
  */
 import type { MethodVersion } from './settings.js';
+import type { RateWindowState } from './rate-headers.js';
 
 /**
  * A parameter value before encoding: strings pass as they are, numbers become digit strings,
@@ -166,4 +167,16 @@ export interface SourceClient {
   stats(): ClientStats;
   /** Closes the keep-alive pool. */
   close(): Promise<void>;
+}
+
+/**
+ * What every process calling one account's source shares, passed before each call (after this
+ * process's own pacing): a call's turn under the rate limits and its call of the day's budget.
+ * Implemented outside the client (rows in the warehouse, see docs/operating.md#workers).
+ */
+export interface CallGate {
+  /** Reserves one call of `method`: milliseconds until it may start, or `null` when the day's budget is spent. */
+  reserve(method: string): Promise<number | null>;
+  /** Tells what a reply of `method` announced of its rate-limit windows. */
+  observe(method: string, windows: readonly RateWindowState[]): Promise<void>;
 }

@@ -8,5 +8,5 @@ import type { StreamCode, StreamDefinition, StreamManifest, StreamSettings } fro
 export function defineStream<M extends StreamManifest>(manifest: M, code: StreamCode<StreamSettings<M>, RowsOf<M['tables']>>): StreamDefinition<M['name']> {
   const { plan, planBackfill, normalize, recordKey } = code;
   // Rows of declared tables are rows by table name, which TypeScript cannot see for any `M`.
-  return { name: manifest.name, method: manifest.method, entity: manifest.entity, tables: manifest.tables, plan, planBackfill, normalize: normalize as StreamCode['normalize'], recordKey };
+  return { name: manifest.name, method: manifest.method, entity: manifest.entity, tables: manifest.tables, verify: manifest.verify, plan, planBackfill, normalize: normalize as StreamCode['normalize'], recordKey };
 }

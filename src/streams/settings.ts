@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { CHUNK_SIZES, type ChunkSize } from '../dates/calendar.js';
 
 /** A cron expression of five or six fields. */
-const cronSchema = z
+export const cronSchema = z
   .string()
   .refine((value) => isValidCron(value), { message: 'is not a valid cron expression; expected five or six fields such as "0 2 * * *"' });
 

@@ -28,6 +28,25 @@ export interface StreamManifest {
   settings(builders: SettingsBuilders): ZodType;
   /** Its tables, parent first (the warehouse's schema is assembled from these). */
   tables: readonly SourceTable[];
+  /** How one property's whole scope is read again and compared (`propsync verify`); absent: the stream is not verified. */
+  verify?: VerifyDeclaration;
+}
+
+/**
+ * What `propsync verify` needs of a stream, as data: the call that lists one property's whole
+ * scope (every record, with every child the tables hold), and which parent rows of the
+ * warehouse that listing covers. See docs/verify.md.
+ */
+export interface VerifyDeclaration {
+  /** Parameters of the call besides the property (children, history and every status included). */
+  params: SourceRequest['params'];
+  /** The parameter naming the property, and whether it takes a list (`propertyIds`) or one id. */
+  propertyParam: { name: string; list: boolean };
+  /**
+   * The warehouse rows the listing covers: the parents whose `column` of `table` (the parent
+   * table, or a child table whose `parentColumn` names the parent) is the property.
+   */
+  covers: { table: string; column: string };
 }
 
 /** The values of a stream's settings (`streams.<name>` of the configuration), from its manifest's schema. */
@@ -72,7 +91,7 @@ export interface StreamCode<Settings = any, Rows = RowsByTable> {
  * A stream, loaded: its manifest's declarations (which method it calls, its record's name, its
  * tables) with its code. The engine (src/sync/) runs the work units and knows no stream by name.
  */
-export interface StreamDefinition<Name extends string = string> extends StreamCode, Pick<StreamManifest, 'method' | 'entity' | 'tables'> {
+export interface StreamDefinition<Name extends string = string> extends StreamCode, Pick<StreamManifest, 'method' | 'entity' | 'tables' | 'verify'> {
   name: Name;
 }
 

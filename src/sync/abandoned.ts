@@ -13,7 +13,7 @@ export interface AbandonedRun {
 
 /**
  * Closes as `abandoned` the runs of an account's `streams` still marked running, other than `runId`, with
- * their running work units. The caller holds those streams' locks, and a run holds its locks
+ * their running work units (not the runs put on the queue). The caller holds those streams' locks, and a run holds its locks
  * until it ends, so such a run's process died. Each run's counters are summed from its units
  * and it ends at its last heartbeat; its unfinished units resume from their checkpoints as before.
  */
@@ -25,6 +25,8 @@ export async function closeAbandonedRuns(db: Db, args: { account: string; runId:
     .where('status', '=', 'running')
     .where('run_id', '<>', args.runId)
     .where(sql<boolean>`streams && ${args.streams as string[]}::text[]`)
+    // A run whose lanes are on the queue belongs to no process: its workers finish it.
+    .where(sql<boolean>`not (requested ? 'queued')`)
     .orderBy('run_id')
     .execute();
   for (const row of rows) {

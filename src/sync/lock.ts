@@ -50,6 +50,12 @@ export interface LockOptions {
   /** Take the lock again, on a new connection, when its connection is lost; without it, the loss aborts at once. */
   reconnect?: ReconnectSettings;
   logger?: Pick<Logger, 'info' | 'warn'>;
+  /**
+   * Take the lock in share mode: any number of shared holders at once, none beside the one
+   * exclusive holder. Workers share a stream's lock (each lane has its own lock besides), so a
+   * `sync` of the same stream waits for them and they wait for it.
+   */
+  shared?: boolean;
 }
 
 /** A page's transaction found its stream's lock not held (its connection was lost and it is being taken again). */
@@ -161,7 +167,8 @@ class LockSession {
     client.on('end', () => this.onLost(client, new Error('the connection ended')));
     try {
       await client.connect();
-      const { rows } = await client.query<{ locked: boolean; pid: number }>('select pg_try_advisory_lock($1::int, $2::int) as locked, pg_backend_pid() as pid', [LOCK_NAMESPACE, this.key]);
+      const tryLock = this.options.shared ? 'pg_try_advisory_lock_shared' : 'pg_try_advisory_lock';
+      const { rows } = await client.query<{ locked: boolean; pid: number }>(`select ${tryLock}($1::int, $2::int) as locked, pg_backend_pid() as pid`, [LOCK_NAMESPACE, this.key]);
       if (rows[0]?.locked !== true) {
         const holder = await findHolder(client, this.key);
         await closeQuietly(client);
@@ -200,7 +207,8 @@ class LockSession {
     this.client = undefined;
     this.pid = undefined;
     if (!client) return;
-    await client.query('select pg_advisory_unlock($1::int, $2::int)', [LOCK_NAMESPACE, this.key]).catch(() => {});
+    const unlock = this.options.shared ? 'pg_advisory_unlock_shared' : 'pg_advisory_unlock';
+    await client.query(`select ${unlock}($1::int, $2::int)`, [LOCK_NAMESPACE, this.key]).catch(() => {});
     await closeQuietly(client);
   }
 

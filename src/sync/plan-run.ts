@@ -42,7 +42,6 @@ export function latestCursorDay(timeZone: string, now?: () => number): string {
 
 /** Finds today and the properties, then asks each stream for its lanes (backfill or incremental). */
 export async function planRun(request: SyncRequest, streams: StreamName[], deps: SyncDeps): Promise<RunPlan> {
-  const { db, config } = deps;
   const discovered = await discover(request, deps);
   const { propertyIds } = discovered;
   const latestDay = latestCursorDay(deps.account.timeZone);
@@ -52,23 +51,7 @@ export async function planRun(request: SyncRequest, streams: StreamName[], deps:
     deps.logger.warn({ event: 'source_today_clamped', sourceToday: discovered.today, today }, `the source's today ${discovered.today} is past the local tomorrow; planning with ${today}`);
   }
   const lanes: PlannedLane[] = [];
-  for (const name of streams) {
-    const stream = await loadStream(name);
-    const context: PlanContext = {
-      db,
-      settings: config.streams[name],
-      pageSize: deps.account.source.pageSize,
-      accountId: deps.account.id,
-      today,
-      propertyIds,
-      full: request.full === true,
-      cursor: (scope, cursor) => readCursor(db, deps.account.id, stream.name, scope, cursor),
-    };
-    const planned = request.backfill
-      ? stream.planBackfill(context, { ...request.backfill, chunk: request.backfill.chunk ?? config.streams[name].chunk })
-      : await stream.plan(context);
-    lanes.push(...planned.map((lane) => ({ stream, lane })));
-  }
+  for (const name of streams) lanes.push(...(await planStream(name, request, { today, propertyIds }, deps)));
   const byStream: Partial<Record<StreamName, number>> = {};
   let workUnits = 0;
   for (const { stream, lane } of lanes) {
@@ -77,6 +60,29 @@ export async function planRun(request: SyncRequest, streams: StreamName[], deps:
     workUnits += units;
   }
   return { today, latestDay, propertyIds, lanes: interleave(lanes, (planned) => planned.stream.name), workUnits, byStream };
+}
+
+/**
+ * The lanes of one stream for a request, given the day and properties discovery found: what
+ * `planRun` does per stream, and what a queued lane is planned again from when a worker takes it.
+ */
+export async function planStream(name: StreamName, request: SyncRequest, found: { today: string; propertyIds: string[] }, deps: Pick<SyncDeps, 'db' | 'config' | 'account'>): Promise<PlannedLane[]> {
+  const { db, config } = deps;
+  const stream = await loadStream(name);
+  const context: PlanContext = {
+    db,
+    settings: config.streams[name],
+    pageSize: deps.account.source.pageSize,
+    accountId: deps.account.id,
+    today: found.today,
+    propertyIds: found.propertyIds,
+    full: request.full === true,
+    cursor: (scope, cursor) => readCursor(db, deps.account.id, stream.name, scope, cursor),
+  };
+  const planned = request.backfill
+    ? stream.planBackfill(context, { ...request.backfill, chunk: request.backfill.chunk ?? config.streams[name].chunk })
+    : await stream.plan(context);
+  return planned.map((lane) => ({ stream, lane }));
 }
 
 /** Every property the source lists (all pages of the discovery method). */
@@ -101,7 +107,7 @@ async function discoverProperties(deps: SyncDeps): Promise<DiscoveredProperty[]>
  * The source's today and the properties of the run, from the discovery listing (its `Date`
  * header gives today). Asked-for properties that the source does not list stop the run.
  */
-async function discover(request: SyncRequest, deps: SyncDeps): Promise<{ today: string; propertyIds: string[] }> {
+export async function discover(request: SyncRequest, deps: SyncDeps): Promise<{ today: string; propertyIds: string[] }> {
   const { client, logger } = deps;
   const wanted = request.propertyIds?.length ? request.propertyIds : deps.account.propertyIds;
   let listed: string[] | undefined;

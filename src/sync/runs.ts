@@ -6,7 +6,7 @@ import { pickCounts, RUN_COUNTERS, UNIT_COUNTERS, type Counts, type UnitCounter 
 import type { RunStatus, RunSummary, SyncRequest } from './types.js';
 
 /** Opens a run in `sync_runs` and returns its id. */
-export async function createRun(db: Db, args: { account: string; kind: string; streams: StreamName[]; propertyIds: string[] | undefined; requested: SyncRequest }): Promise<number> {
+export async function createRun(db: Db, args: { account: string; kind: string; streams: StreamName[]; propertyIds: string[] | undefined; requested: SyncRequest | Record<string, unknown> }): Promise<number> {
   const row = await db
     .insertInto('sync_runs')
     .values({

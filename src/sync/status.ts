@@ -3,6 +3,7 @@ import { STREAM_NAMES, type StreamName } from '../streams/registry.js';
 import { SOURCE_TABLE_NAMES, type Db, type Warehouse } from '../catalog/tables.js';
 import { pickCounts, RUN_COUNTERS, type Counts, type RunCounter } from '../warehouse/run-counters.js';
 import { sumUnits } from './runs.js';
+import { lastVerification, type VerificationRecord } from './verifications.js';
 
 /** The run counters `status` shows. */
 const STATUS_COUNTER_KEYS = ['records', 'rowsInserted', 'rowsUpdated', 'quarantined', 'calls'] as const;
@@ -87,6 +88,8 @@ export interface StatusReport {
   streams: StreamStatus[];
   tables: TableCount[];
   quarantine: { open: number; entries: QuarantineEntry[] };
+  /** The account's latest `propsync verify` pass, or null when it was never verified. */
+  lastVerification: VerificationRecord | null;
 }
 
 export interface StatusOptions {
@@ -130,6 +133,7 @@ export async function readStatus(db: Db, options: StatusOptions): Promise<Status
     streams,
     tables: await tableCounts(db, account),
     quarantine: { open: [...quarantineByStream.values()].reduce((a, b) => a + b, 0), entries },
+    lastVerification: await lastVerification(db, account),
   };
 }
 

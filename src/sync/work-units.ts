@@ -18,19 +18,33 @@ export interface StartedUnit {
  * Records a work unit of a run. An unfinished earlier attempt with the same unit key is resumed
  * from its checkpoint (its next page, and the keys it had seen) when it paged with the same page
  * size (a page number means nothing under another size, so the unit then starts over); a
- * finished backfill chunk is recorded as skipped.
+ * finished backfill chunk is recorded as skipped. Met again in the same run (a queued lane taken
+ * again by another worker), the unit goes on in its own row, or is skipped when done.
  */
 export async function startWorkUnit(db: Db, account: string, runId: number, plan: WorkUnitPlan, perPage: number): Promise<StartedUnit> {
   return db.transaction().execute(async (trx) => {
     const previous = await trx
       .selectFrom('sync_work_units')
-      .select(['work_unit_id', 'status', 'next_page', 'per_page', 'listing_total'])
+      .select(['work_unit_id', 'run_id', 'status', 'next_page', 'per_page', 'listing_total'])
       .where('account_id', '=', account)
       .where('unit_key', '=', plan.unitKey)
-      .where('run_id', '<>', runId)
       .orderBy('work_unit_id', 'desc')
       .limit(1)
       .executeTakeFirst();
+    // The same run met the unit before (a queued lane taken again): done, it is skipped; else its own row goes on from its checkpoint.
+    if (previous && previous.run_id === runId) {
+      const finished = previous.status === 'done' || previous.status === 'skipped';
+      const goesOn = previous.per_page === perPage;
+      if (!finished) {
+        await trx
+          .updateTable('sync_work_units')
+          .set({ status: 'running', error: null, finished_at: null, ...(goesOn ? {} : { next_page: 1, per_page: perPage, listing_total: null }) })
+          .where('work_unit_id', '=', previous.work_unit_id)
+          .execute();
+      }
+      const startPage = finished || !goesOn ? 1 : previous.next_page;
+      return { id: previous.work_unit_id, startPage, skipped: finished, ...(!finished && goesOn && previous.listing_total != null ? { listingTotal: previous.listing_total } : {}) };
+    }
     // A chunk done once stays done (a later rerun records it as skipped).
     const skipped = plan.kind === 'backfill' && (previous?.status === 'done' || previous?.status === 'skipped');
     const unfinished = previous && previous.status !== 'done' && previous.status !== 'skipped';

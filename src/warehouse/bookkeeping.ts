@@ -1,6 +1,7 @@
 import {
   bigint,
   bigintArray,
+  boolean,
   date,
   defineTable,
   integer,
@@ -140,5 +141,65 @@ export const ACCOUNTS = defineTable({
   },
 });
 
+export const SYNC_VERIFICATIONS = defineTable({
+  name: 'sync_verifications',
+  meaning: 'One row per pass of `propsync verify` over an account: what was read again from the source, and how the warehouse differed from it, per table.',
+  key: ['verification_id'],
+  indexes: [['finished_at']],
+  crossAccountIndexes: [['verification_id']],
+  columns: {
+    verification_id: bigint("The verification's id.").notNull().defaulted(),
+    run_id: bigint('The run (sync_runs, kind verify) whose calls it spent.'),
+    pass: text('check: a verification; recheck: the one after a repair (--repair).').notNull(),
+    selection: text('How its properties were chosen: all, sample (least recently verified first) or property (named).').notNull(),
+    streams: textArray('Streams verified.').notNull(),
+    property_ids: bigintArray('Properties verified whole (a pass stopped early lists those it finished).').notNull(),
+    started_at: timestamptz('When it started.').notNull().defaulted(),
+    finished_at: timestamptz('When it ended.'),
+    status: text('succeeded, or why it stopped early (budget_exhausted, interrupted, failed).').notNull(),
+    clean: boolean('No row differed from the source.').notNull(),
+    drift_rows: integer('Rows missing, extra or differing, all tables together.').notNull().defaulted(),
+    tables: jsonb('Per stream and table: rows checked, the counts of missing, extra and differing rows, and the first keys of each (with the differing columns).').notNull().defaulted(),
+    error: text('Why it stopped early, if it did.'),
+  },
+});
+
 /** The sync's bookkeeping tables. */
-export const SYNC_TABLES = [ACCOUNTS, SYNC_RUNS, SYNC_WORK_UNITS, SYNC_WORK_UNIT_SEEN, SYNC_CURSORS, QUARANTINE] as const;
+export const SOURCE_PACING = defineTable({
+  name: 'source_pacing',
+  meaning: 'The pacing of one source method of an account, shared by every process that calls it: each call reserves its start here.',
+  key: ['method'],
+  columns: {
+    method: text('The source method (each has its own rate-limit windows).').notNull(),
+    next_at: timestamptz('The earliest start of the next call.').notNull().defaulted(),
+    interval_ms: integer("Least gap between two starts, from the short windows' limits less the reserve.").notNull().defaulted(),
+    remaining: integer('Calls left in the tightest announced window, less the calls reserved since (null: not announced yet).'),
+    reset_at: timestamptz('When that window resets.'),
+  },
+});
+
+export const SOURCE_BUDGET = defineTable({
+  name: 'source_budget',
+  meaning: "Calls of an account's daily budget reserved by every process together, per day in the account's time zone.",
+  key: ['day'],
+  columns: {
+    day: date("The day, in the account's time zone.").notNull(),
+    spent: integer('Calls reserved that day (each is reserved just before it goes).').notNull().defaulted(),
+  },
+});
+
+export const SYNC_RUN_LANES = defineTable({
+  name: 'sync_run_lanes',
+  meaning: "The lanes of a run put on the queue (propsync enqueue): one job each; the worker that ends the run's last lane finishes the run.",
+  key: ['run_id', 'lane_key'],
+  columns: {
+    run_id: bigint('The run that planned the lane.').notNull(),
+    lane_key: text("The lane's key (its stream and scope).").notNull(),
+    stream: text('The stream of the lane.').notNull(),
+    status: text('queued, then done, failed, interrupted, budget_exhausted or dead (its retries ran out: in the dead-letter queue).').notNull().defaulted(),
+    error: text('Why it failed, if it did.'),
+    finished_at: timestamptz('When its job ended for good.'),
+  },
+});
+
+export const SYNC_TABLES = [ACCOUNTS, SYNC_RUNS, SYNC_WORK_UNITS, SYNC_WORK_UNIT_SEEN, SYNC_CURSORS, QUARANTINE, SOURCE_PACING, SOURCE_BUDGET, SYNC_RUN_LANES, SYNC_VERIFICATIONS] as const;

@@ -153,13 +153,18 @@ export type SourceTable<Name extends string = string, C extends Columns = Column
  * Declares a table of a stream. The stream's parent table sets `sourceHash` (a record that
  * comes back identical is skipped); its children set `parentColumn`.
  */
-export function defineSourceTable<const Name extends string, const C extends Columns, const H extends boolean = false>(
-  table: TableDeclaration<Name, C> & { sourceHash?: H },
-): SourceTable<Name, AccountColumn & C & (H extends true ? SourceHash : {}) & SyncColumns> {
-  const columns = { ...table.columns, ...(table.sourceHash ? SOURCE_HASH : {}), ...SYNC_COLUMNS, ...(table.sourceHash ? SOURCE_TEXT_HASH : {}) };
+export function defineSourceTable<const Name extends string, const C extends Columns, const H extends boolean = false, const A extends Columns = {}>(
+  table: TableDeclaration<Name, C> & {
+    sourceHash?: H;
+    /** Columns a later migration appended (Postgres adds a column last): they follow every other column, in the order added. */
+    addedColumns?: A;
+  },
+): SourceTable<Name, AccountColumn & C & (H extends true ? SourceHash : {}) & SyncColumns & A> {
+  const { addedColumns, ...rest } = table;
+  const columns = { ...table.columns, ...(table.sourceHash ? SOURCE_HASH : {}), ...SYNC_COLUMNS, ...(table.sourceHash ? SOURCE_TEXT_HASH : {}), ...addedColumns };
   const indexes = table.sourceHash ? [...(table.indexes ?? []), [SOURCE_TEXT_HASH_COLUMN]] : table.indexes;
-  const declared = defineTable({ ...table, columns, ...(indexes ? { indexes } : {}) } as TableDeclaration<Name, Columns>);
-  return { ...declared, sourceHash: table.sourceHash === true } as unknown as SourceTable<Name, AccountColumn & C & (H extends true ? SourceHash : {}) & SyncColumns>;
+  const declared = defineTable({ ...rest, columns, ...(indexes ? { indexes } : {}) } as TableDeclaration<Name, Columns>);
+  return { ...declared, sourceHash: table.sourceHash === true } as unknown as SourceTable<Name, AccountColumn & C & (H extends true ? SourceHash : {}) & SyncColumns & A>;
 }
 
 /** The TypeScript value of a Postgres type as read (see db.ts for the parsers); `timestamptz` is written as Date or ISO text. */

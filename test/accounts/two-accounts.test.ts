@@ -320,7 +320,7 @@ describe('a warehouse of before accounts (migration 0009), upgraded in place', (
     const filesBefore = await files();
 
     // `propsync migrate`.
-    expect((await migrateToLatest(old.db, WAREHOUSE_TABLES)).applied).toEqual(['0010_accounts', '0011_reporting_accounts']);
+    expect((await migrateToLatest(old.db, WAREHOUSE_TABLES)).applied).toEqual(['0010_accounts', '0011_reporting_accounts', '0012_queue', '0013_verifications_property_fields']);
 
     // Every row is account `default`, none lost; no table was rewritten to get there.
     for (const table of tables) {
@@ -346,9 +346,10 @@ describe('a warehouse of before accounts (migration 0009), upgraded in place', (
     expect(await old.db.selectFrom('accounts').select('account_id').execute()).toEqual([{ account_id: 'default' }]);
     await expectAccountEqualsSource(old.db, 'default', sim);
 
-    // The next incremental of account `default` carries on from the old cursors and rewrites nothing.
+    // The next incremental of account `default` carries on from the old cursors and rewrites nothing
+    // but the property rows, which gain the getProperties fields that migration 0013 added.
     const [next] = await syncAccounts(config(old.url), log.logger);
-    expect(next).toMatchObject({ account: 'default', exitCode: EXIT.ok, summary: { status: 'succeeded', rowsInserted: 0, rowsUpdated: 0, rowsDeleted: 0 } });
+    expect(next).toMatchObject({ account: 'default', exitCode: EXIT.ok, summary: { status: 'succeeded', rowsInserted: 0, rowsUpdated: sim.dataset.properties.length, rowsDeleted: 0 } });
     expect(next.summary!.records).toBeGreaterThan(0);
     await expectAccountEqualsSource(old.db, 'default', sim);
     const runs = await old.db.selectFrom('sync_runs').select(['account_id', 'run_id']).orderBy('run_id').execute();

@@ -14,7 +14,7 @@ import { DISCOVERY, loadStream, STREAM_MANIFESTS } from '../../src/streams/index
 const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '../../src');
 
 /** Folders that run any stream and so must name none. */
-const GENERIC = ['sync', 'source', 'cli', 'scheduler', 'demo', 'app', 'catalog', 'warehouse'];
+const GENERIC = ['sync', 'source', 'cli', 'scheduler', 'worker', 'queue', 'demo', 'app', 'catalog', 'warehouse'];
 /**
  * Files of those folders that are about the data itself: the demo's analyst questions are SQL
  * over named tables by nature (the BI layer's business, not the engine's).
@@ -146,7 +146,7 @@ export function importCircles(files: readonly string[]): string[] {
 }
 
 /** The folders of src/ that run one way: each may import only those after it (see docs/architecture.md). */
-const LAYERS = [['cli'], ['scheduler', 'demo'], ['app'], ['sync', 'reporting'], ['catalog'], ['config'], ['streams'], ['source', 'warehouse'], ['log', 'dates']];
+const LAYERS = [['cli'], ['scheduler', 'worker', 'demo'], ['app'], ['queue'], ['sync', 'reporting'], ['catalog'], ['config'], ['streams'], ['source', 'warehouse'], ['log', 'dates']];
 const layerOf = (folder: string) => LAYERS.findIndex((layer) => layer.includes(folder));
 
 /** Which folders may not import which: each rule of docs/architecture.md; the last is the layering itself. */

@@ -196,6 +196,18 @@ describe('propsync config check', () => {
     expect(result.stdout.match(/^ {8}apiKey: "\*\*\*"$/gm)).toHaveLength(1);
   });
 
+  it('reads the file named by PROPSYNC_CONFIG when no --config is given (an empty value means none)', async () => {
+    const cwd = folderWith({
+      'elsewhere/accounts.yaml': ['database:', '  url: postgres://propsync@127.0.0.1:5432/propsync', 'accounts:', '  - id: west', '    source:', '      url: https://west.example.com', '      auth: { type: apikey, org: west-org, apiKeyEnv: WEST_API_KEY }'].join('\n'),
+    });
+    const named = await runPropsync(['config', 'check'], { cwd, env: { PROPSYNC_CONFIG: 'elsewhere/accounts.yaml', WEST_API_KEY: 'w3st-K3y-env-p2' } });
+    expect(named.code).toBe(0);
+    expect(named.stdout.split('\n').slice(0, 2)).toEqual(['# configuration is valid; read from elsewhere/accounts.yaml', '# account west: auth apikey, https://west.example.com, time zone America/Denver']);
+    const empty = await runPropsync(['config', 'check'], { cwd, env: { ...VALID_ENV, PROPSYNC_CONFIG: '' } });
+    expect(empty.code).toBe(0);
+    expect(empty.stdout).toMatch(/^# account default: /m);
+  });
+
   it('groups the problems per account', async () => {
     const secret = 's0uth-K3y-cli-z7';
     const cwd = folderWith({

@@ -46,9 +46,13 @@ const SECRET_ENTRY = /PASSWORD|DATABASE_URL/;
 /** Environment variables that propsync reads: the configuration's, and those a command reads itself. */
 function knownVariables(): Set<string> {
   const known = new Set<string>(ENVIRONMENT_KEYS.map((key) => key.env));
+  // The secrets that the accounts files under deploy/config name.
+  for (const name of readdirSync(resolve(ROOT, 'deploy/config'))) {
+    for (const match of readText(`deploy/config/${name}`).matchAll(/(?:passwordEnv|apiKeyEnv): ([A-Z][A-Z0-9_]*)/g)) known.add(match[1]);
+  }
   for (const file of listSources(resolve(ROOT, 'src'))) {
-    // process.env.NAME, and names a module keeps in a constant (`..._ENV = 'NAME'`) to read process.env[...] by.
-    for (const match of readFileSync(file, 'utf8').matchAll(/process\.env\.([A-Z][A-Z0-9_]*)|_ENV = '([A-Z][A-Z0-9_]*)'/g)) known.add(match[1] ?? match[2]);
+    // process.env.NAME, names a module keeps in a constant (`..._ENV = 'NAME'`) to read process.env[...] by, and an option's `.env('NAME')`.
+    for (const match of readFileSync(file, 'utf8').matchAll(/process\.env\.([A-Z][A-Z0-9_]*)|_ENV = '([A-Z][A-Z0-9_]*)'|\.env\('([A-Z][A-Z0-9_]*)'\)/g)) known.add(match[1] ?? match[2] ?? match[3]);
   }
   return known;
 }
@@ -119,7 +123,7 @@ describe('docker-compose.yml', () => {
       for (const arg of args.filter((a) => a.startsWith('-'))) expect(flags, `${name}: ${commandName} ${arg}`).toContain(arg.split('=')[0]);
     }
     const commands = Object.fromEntries(propsyncServices.map(([name, service]) => [name, service.command?.[0]]));
-    expect(commands).toMatchObject({ migrate: 'migrate', propsync: 'schedule', simulator: 'simulate', 'first-sync': 'sync', 'grant-reader': 'grant-reader' });
+    expect(commands).toMatchObject({ migrate: 'migrate', propsync: 'schedule', worker: 'worker', simulator: 'simulate', 'simulator-south': 'simulate', 'first-sync': 'enqueue', 'grant-reader': 'grant-reader' });
   });
 
   it('sets only environment variables that propsync knows', () => {
@@ -141,10 +145,6 @@ describe('docker-compose.yml', () => {
     const dockerfile = readText('Dockerfile');
     expect(dockerfile).toMatch(new RegExp(`PROPSYNC_METRICS_PORT=${METRICS_PORT}\\b`));
     expect(dockerfile).toMatch(new RegExp(`^EXPOSE ${METRICS_PORT}$`, 'm'));
-    // In the demo, the scheduler reaches the simulator where the simulator listens.
-    const simulator = compose.services.simulator.command!;
-    expect(demoCompose.services.propsync.environment?.PROPSYNC_API_URL).toBe(`http://simulator:${simulator[simulator.indexOf('--port') + 1]}`);
-    expect(simulator[simulator.indexOf('--host') + 1]).toBe('0.0.0.0');
   });
 
   it('has the services, profiles and restart policies of the design', () => {
@@ -153,10 +153,16 @@ describe('docker-compose.yml', () => {
     expect(compose.services.migrate.depends_on).toEqual({ postgres: { condition: 'service_healthy' } });
     expect(compose.services.propsync.depends_on).toEqual({ migrate: { condition: 'service_completed_successfully' } });
     expect(compose.services.propsync.restart).toBe('unless-stopped');
+    // The scheduler enqueues and the workers (`--scale worker=N`: no host port of their own) run the units.
+    expect(compose.services.worker.depends_on).toEqual({ migrate: { condition: 'service_completed_successfully' } });
+    expect(compose.services.worker.restart).toBe('unless-stopped');
+    expect(compose.services.worker.ports).toBeUndefined();
+    expect(compose.services.worker.healthcheck?.test?.join(' ')).toContain(`http://127.0.0.1:${METRICS_PORT}/healthz`);
+    expect(interpolate(composeText, demoEnv).text).toMatch(/PROPSYNC_SCHEDULE_MODE: queue$/m);
     const profiles = Object.fromEntries(services.map(([name, service]) => [name, (service.profiles ?? []).join(',')]));
     expect(profiles).toEqual({
-      postgres: '', migrate: '', propsync: '',
-      simulator: 'demo', 'first-sync': 'demo',
+      postgres: '', migrate: '', propsync: '', worker: '',
+      simulator: 'demo', 'simulator-south': 'demo', 'first-sync': 'demo',
       'grant-reader': 'bi', metabase: 'bi',
       prometheus: 'monitoring', grafana: 'monitoring',
     });
@@ -168,22 +174,24 @@ describe('docker-compose.yml', () => {
 
 describe('passwords', () => {
   it('have no default: compose refuses to start until .env sets each, naming it', () => {
-    const required = ['GRAFANA_ADMIN_PASSWORD', 'POSTGRES_PASSWORD', 'PROPSYNC_API_PASSWORD', 'PROPSYNC_API_URL', 'PROPSYNC_READER_PASSWORD'];
+    const required = ['GRAFANA_ADMIN_PASSWORD', 'POSTGRES_PASSWORD', 'PROPSYNC_READER_PASSWORD'];
     const { missing } = interpolate(composeText, {});
     expect([...new Set(missing.map((variable) => variable.name))].sort()).toEqual(required);
     for (const { name, message } of missing) expect(message, name).toContain(`set ${name} in .env`);
     // .env.example copied as it is: every password still to be set.
     const copied = interpolate(composeText, parseEnv(readText('.env.example')));
     expect([...new Set(copied.missing.map((variable) => variable.name))].sort()).toEqual(required.filter((name) => SECRET_VARIABLE.test(name)));
-    const defaulted = [...composeText.matchAll(/\$\{([A-Z0-9_]+)(:?-)/g)].map((match) => match[1]).filter((name) => SECRET_VARIABLE.test(name));
-    expect(defaulted, 'password variables with a default').toEqual([]);
+    // The source's credentials may be empty (an accounts file names its own), never defaulted.
+    const defaulted = [...composeText.matchAll(/\$\{([A-Z0-9_]+):?-([^}]*)\}/g)].filter((match) => SECRET_VARIABLE.test(match[1]) && match[2] !== '');
+    expect(defaulted.map((match) => match[0]), 'password variables with a default').toEqual([]);
   });
 
   it('are required by every service outside the demo profile that uses one', () => {
     const outside = services.filter(([, service]) => !(service.profiles ?? []).includes('demo'));
     const entries = outside.flatMap(([name, service]) => Object.entries(service.environment ?? {}).filter(([key]) => SECRET_ENTRY.test(key)).map(([key, value]) => ({ name, key, value })));
-    expect(entries.map((entry) => `${entry.name}.${entry.key}`)).toEqual(expect.arrayContaining(['postgres.POSTGRES_PASSWORD', 'migrate.DATABASE_URL', 'propsync.DATABASE_URL', 'propsync.PROPSYNC_API_PASSWORD', 'grant-reader.PROPSYNC_READER_PASSWORD', 'grafana.GF_SECURITY_ADMIN_PASSWORD']));
-    for (const { name, key, value } of entries) expect(value, `${name}.${key}`).toMatch(/\$\{[A-Z0-9_]*PASSWORD:\?/);
+    expect(entries.map((entry) => `${entry.name}.${entry.key}`)).toEqual(expect.arrayContaining(['postgres.POSTGRES_PASSWORD', 'migrate.DATABASE_URL', 'propsync.DATABASE_URL', 'worker.DATABASE_URL', 'grant-reader.PROPSYNC_READER_PASSWORD', 'grafana.GF_SECURITY_ADMIN_PASSWORD']));
+    // The source's (one account's, or the demo's) may be empty: propsync itself stops without it.
+    for (const { name, key, value } of entries) expect(value, `${name}.${key}`).toMatch(/\$\{[A-Z0-9_]*PASSWORD:\?|^\$\{PROPSYNC_(API|DEMO)_PASSWORD:-\}$/);
   });
 
   it(`of the demo come from ${DEMO_ENV}, which starts the demo stack on its own`, () => {
@@ -193,17 +201,31 @@ describe('passwords', () => {
     const simulator = demoCompose.services.simulator.environment!;
     const folder = scratchFolder();
     try {
-      for (const name of ['migrate', 'propsync', 'first-sync', 'grant-reader']) {
+      for (const name of ['migrate', 'propsync', 'worker', 'first-sync', 'grant-reader']) {
         const environment = demoCompose.services[name].environment!;
         expect(new URL(environment.DATABASE_URL).password, name).toBe(postgres.POSTGRES_PASSWORD);
       }
-      // The propsync services accept their configuration: plain http to the simulator is allowed there.
-      for (const name of ['propsync', 'first-sync']) {
+      // The propsync services accept the accounts file the demo mounts (plain http to the simulators is
+      // allowed there): north through Basic auth, south through the gateway, each at its simulator.
+      const north = demoCompose.services.simulator.command!;
+      const south = demoCompose.services['simulator-south'].command!;
+      const portOf = (command: string[]) => command[command.indexOf('--port') + 1];
+      for (const name of ['propsync', 'worker', 'first-sync']) {
+        const service = demoCompose.services[name];
+        const mount = service.volumes!.map((volume) => volume.split(':')).find(([, target]) => demoEnv.PROPSYNC_CONFIG.startsWith(`${target}/`));
+        expect(mount, `${name} mounts ${demoEnv.PROPSYNC_CONFIG}`).toBeDefined();
         // `KEY: ` is an empty variable to Compose, null to YAML.
-        const env = Object.fromEntries(Object.entries(demoCompose.services[name].environment!).map(([key, value]) => [key, value ?? '']));
-        const config = loadConfig({ cwd: folder.dir, env });
-        expect(config.source, name).toMatchObject({ url: 'http://simulator:8080', allowInsecureHttp: true, username: simulator.PROPSYNC_API_USERNAME, password: simulator.PROPSYNC_API_PASSWORD });
+        const env = Object.fromEntries(Object.entries(service.environment!).map(([key, value]) => [key, value ?? '']));
+        expect(env.PROPSYNC_CONFIG, name).toBe(demoEnv.PROPSYNC_CONFIG);
+        const accounts = loadConfig({ cwd: folder.dir, env, configPath: resolve(ROOT, mount![0], demoEnv.PROPSYNC_CONFIG.slice(mount![1].length + 1)) }).accounts;
+        expect(accounts.map((account) => [account.id, account.source.url, account.source.auth.type]), name).toEqual([
+          ['north', `http://simulator:${portOf(north)}`, 'basic'],
+          ['south', `http://simulator-south:${portOf(south)}`, 'apikey'],
+        ]);
+        expect(accounts[0].source.auth, name).toMatchObject({ username: simulator.PROPSYNC_API_USERNAME, password: simulator.PROPSYNC_API_PASSWORD });
+        expect(accounts[1].source.auth, name).toMatchObject({ org: south[south.indexOf('--org') + 1], apiKey: south[south.indexOf('--api-key') + 1] });
       }
+      for (const command of [north, south]) expect(command[command.indexOf('--host') + 1]).toBe('0.0.0.0');
     } finally {
       folder.remove();
     }

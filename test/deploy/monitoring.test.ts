@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createSyncMetrics } from '../../src/scheduler/metrics.js';
+import { createSyncMetrics } from '../../src/app/metrics.js';
 import { alertRules, dashboardQueries, exportedNames, promql, queriedMetrics, readText, readYaml } from './support.js';
 
 const DURATION = /^\d+(ms|s|m|h|d|w|y)$/;
@@ -26,7 +26,7 @@ describe('deploy/prometheus', () => {
     expect(new Set(rules.map((rule) => rule.alert)).size).toBe(rules.length);
   });
 
-  it('alert on what the operator must know: staleness, failed runs, quarantine, budget, throttling', () => {
+  it('alert on what the operator must know: staleness, failed runs, quarantine, budget, throttling, drift', () => {
     const exprs = alertRules().map((rule) => rule.expr);
     const alerting = (pattern: RegExp) => exprs.some((expr) => pattern.test(expr));
     expect(alerting(/time\(\) - propsync_last_success_timestamp_seconds > 26 \* 3600/)).toBe(true);
@@ -34,6 +34,7 @@ describe('deploy/prometheus', () => {
     expect(alerting(/propsync_quarantine_open > 0/)).toBe(true);
     expect(alerting(/propsync_call_budget_left < 0\.1 \* propsync_call_budget_daily/)).toBe(true);
     expect(alerting(/propsync_source_throttled_total/)).toBe(true);
+    expect(alerting(/propsync_verify_drift_rows\) > 0/)).toBe(true);
   });
 
   it('prometheus.yml loads the rules and scrapes the scheduler', () => {
@@ -84,8 +85,14 @@ describe('deploy/grafana', () => {
 describe('metric names', () => {
   it('every metric the alert rules and the dashboard name is one the scheduler exports', async () => {
     // The very factory `propsync schedule` serves /metrics from (test/deploy/runtime-install scrapes the real process too).
-    const metrics = createSyncMetrics({ accounts: [{ id: 'default', dailyCallBudget: 100 }], openQuarantine: async () => new Map([['default', 0]]) });
-    const exported = exportedNames(await metrics.render());
+    const metrics = createSyncMetrics({
+      accounts: [{ id: 'default', dailyCallBudget: 100 }],
+      openQuarantine: async () => new Map([['default', 0]]),
+      verifyDrift: async () => [{ account: 'default', stream: 'leases', table: 'ar_transactions', kind: 'missing', rows: 2 }],
+    });
+    const text = await metrics.render();
+    expect(text).toContain('propsync_verify_drift_rows{account="default",stream="leases",table="ar_transactions",kind="missing"} 2');
+    const exported = exportedNames(text);
     const unknown = queriedMetrics().filter((name) => !exported.has(name));
     expect(unknown, 'metrics queried but never exported').toEqual([]);
   });

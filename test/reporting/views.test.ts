@@ -165,11 +165,31 @@ describe('reporting views on a hand-computed fixture', () => {
     ]);
   });
 
-  it('properties: one row per property with its name', async () => {
-    expect(await rows(`select * from reporting.properties order by property_id`)).toEqual([
-      { account_id: 'default', account_name: 'Front Range Homes', property_id: 100, property_name: 'Maple Court' },
-      { account_id: 'default', account_name: 'Front Range Homes', property_id: 200, property_name: 'Oak Plaza' },
+  it('properties: one row per property with its name (from its leases and invoice lines while the source lists no property)', async () => {
+    expect(await rows(`select account_id, account_name, property_id, property_name, property_type, year_built from reporting.properties order by property_id`)).toEqual([
+      { account_id: 'default', account_name: 'Front Range Homes', property_id: 100, property_name: 'Maple Court', property_type: null, year_built: null },
+      { account_id: 'default', account_name: 'Front Range Homes', property_id: 200, property_name: 'Oak Plaza', property_type: null, year_built: null },
     ]);
+  });
+
+  it('properties: read from the property dimension where the source lists the property', async () => {
+    await sql`
+      insert into properties (account_id, property_id, marketing_name, property_type, is_disabled, city, state, raw, parent_property_id, lookup_code, year_built, ar_post_month, ap_post_month)
+      values ('default', 100, 'Maple Court Residences', 'Apartment', false, 'Boulder', 'CO', '{}', null, 'MCR1', 1987, '2024-06-01', '2024-05-01'),
+             ('default', 300, 'Aspen Annex', 'Apartment', false, 'Boulder', 'CO', '{}', 100, 'AA3', 2004, null, null)`.execute(db);
+    try {
+      await refreshReporting(db, { timeZone: 'America/Denver' });
+      expect(await rows(`select property_id, property_name, parent_property_id, lookup_code, year_built, city, ar_post_month::text from reporting.properties order by property_id`)).toEqual([
+        { property_id: 100, property_name: 'Maple Court Residences', parent_property_id: null, lookup_code: 'MCR1', year_built: 1987, city: 'Boulder', ar_post_month: '2024-06-01' },
+        { property_id: 200, property_name: 'Oak Plaza', parent_property_id: null, lookup_code: null, year_built: null, city: null, ar_post_month: null },
+        { property_id: 300, property_name: 'Aspen Annex', parent_property_id: 100, lookup_code: 'AA3', year_built: 2004, city: 'Boulder', ar_post_month: null },
+      ]);
+      // The other views name the property as the dimension does.
+      expect(await rows(`select distinct property_name from reporting.rent_roll where property_id = 100`)).toEqual([{ property_name: 'Maple Court Residences' }]);
+    } finally {
+      await sql`delete from properties where account_id = 'default'`.execute(db);
+      await refreshReporting(db, { timeZone: 'America/Denver' });
+    }
   });
 
   it("follows the source's today when its clock runs ahead of the server's (a simulator's does)", async () => {

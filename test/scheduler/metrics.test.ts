@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createSyncMetrics } from '../../src/scheduler/metrics.js';
-import { startHttpServer } from '../../src/scheduler/http-server.js';
+import { createSyncMetrics } from '../../src/app/metrics.js';
+import { startHttpServer } from '../../src/app/http-server.js';
 import { combineObservers } from '../../src/sync/observers.js';
 
 function feed(metrics: ReturnType<typeof createSyncMetrics>, account = 'north') {

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AccountRuntime } from '../../src/app/propsync.js';
 import { configSchema, type Config } from '../../src/config/schema.js';
 import { createLogger } from '../../src/log/logger.js';
-import { createSyncMetrics } from '../../src/scheduler/metrics.js';
+import { createSyncMetrics } from '../../src/app/metrics.js';
 import { startScheduler, type RunEngine } from '../../src/scheduler/scheduler.js';
 import type { SourceClient } from '../../src/source/types.js';
 import type { RunSummary } from '../../src/sync/types.js';

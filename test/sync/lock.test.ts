@@ -50,6 +50,43 @@ describe('withStreamLock', () => {
     expect(await withStreamLock(database.url, 'leases', async () => 'third')).toEqual({ acquired: true, value: 'third' });
   });
 
+  it('in share mode, is held by many sharers at once and by no exclusive holder beside them', async () => {
+    const release = deferred();
+    const entered = [deferred(), deferred()];
+    const sharers = entered.map((gate) => withStreamLock(database.url, 'north/leases', async () => {
+      gate.resolve();
+      await release.promise;
+      return 'shared';
+    }, { shared: true }));
+    await Promise.all(entered.map((gate) => gate.promise));
+    const exclusive = await withStreamLock(database.url, 'north/leases', async () => 'sync');
+    expect(exclusive.acquired).toBe(false);
+    if (!exclusive.acquired) expect(describeHolder('north/leases', exclusive.holder)).toMatch(/^stream north\/leases is being synced by another propsync process \(pid=\d+/);
+    release.resolve();
+    expect(await Promise.all(sharers)).toEqual([{ acquired: true, value: 'shared' }, { acquired: true, value: 'shared' }]);
+    // Released by every sharer: the exclusive holder gets it, and then no sharer does.
+    const again = deferred();
+    const inside = deferred();
+    const held = withStreamLock(database.url, 'north/leases', async () => {
+      inside.resolve();
+      await again.promise;
+      return 'sync';
+    });
+    await inside.promise;
+    expect((await withStreamLock(database.url, 'north/leases', async () => 'shared', { shared: true })).acquired).toBe(false);
+    again.resolve();
+    expect(await held).toEqual({ acquired: true, value: 'sync' });
+  });
+
+  it('in share mode, verifies inside a transaction that this session holds it', async () => {
+    const db = database.db;
+    const outcome = await withStreamLock(database.url, 'south/invoices', async (lock: HeldLock) => {
+      await db.transaction().execute((trx) => lock.verify(trx, 'south/invoices'));
+      return 'verified';
+    }, { shared: true });
+    expect(outcome).toEqual({ acquired: true, value: 'verified' });
+  });
+
   it('releases the lock when fn throws', async () => {
     await expect(withStreamLock(database.url, 'leases', async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
     expect((await withStreamLock(database.url, 'leases', async () => 1)).acquired).toBe(true);

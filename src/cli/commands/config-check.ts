@@ -44,7 +44,7 @@ export function registerConfigCheck(program: Command, done: (code: ExitCode) => 
         done(EXIT.usage);
         return;
       }
-      const file = globalOptions(command).config ?? DEFAULT_CONFIG_PATH;
+      const file = globalOptions(command).config || DEFAULT_CONFIG_PATH;
       const variables = ENVIRONMENT_KEYS.filter((key) => process.env[key.env]).map((key) => key.env);
       const sources = [existsSync(file) ? file : null, variables.length ? `environment (${variables.join(', ')})` : null].filter(Boolean);
       process.stdout.write(`# configuration is valid; read from ${sources.length ? sources.join(', then ') : 'defaults only'}\n`);

@@ -34,6 +34,7 @@ export function registerStatus(program: Command, done: (code: ExitCode) => void)
         import('../status-text.js'),
         import('../../app/propsync.js'),
       ]);
+      const { deadLetters } = await import('../../queue/boss.js');
       const config = offlineConfigFor(command);
       const accounts = selectedAccounts(config.accounts, options.account);
       const db = await openMigratedWarehouse(config.database, { maxConnections: 1 });
@@ -43,8 +44,15 @@ export function registerStatus(program: Command, done: (code: ExitCode) => void)
           const { id, timeZone, source } = account;
           reports.push(await readStatus(db, { account: id, dailyCallBudget: source.dailyCallBudget, timeZone, quarantineLimit: options.quarantineLimit, abandonedAfterMinutes: config.abandonedAfterMinutes }));
         }
-        if (options.json) process.stdout.write(`${JSON.stringify({ generatedAt: new Date().toISOString(), accounts: reports }, null, 2)}\n`);
-        else process.stdout.write(`${statusText(reports, redactUrl(config.database.url)).map(escapeControls).join('\n')}\n`);
+        // Jobs of `propsync worker` whose retries ran out (docs/operating.md#workers).
+        const letters = await deadLetters(db, accounts.map((account) => account.id));
+        const withLetters = reports.map((report) => ({ ...report, deadLetters: letters.filter((letter) => letter.account === report.account) }));
+        if (options.json) process.stdout.write(`${JSON.stringify({ generatedAt: new Date().toISOString(), accounts: withLetters }, null, 2)}\n`);
+        else {
+          const lines = statusText(reports, redactUrl(config.database.url));
+          for (const letter of letters) lines.push(`dead-letter queue: account ${letter.account}, run #${letter.runId}, lane ${letter.laneKey} since ${letter.at.toISOString()}: ${letter.error.split('\n')[0]}`);
+          process.stdout.write(`${lines.map(escapeControls).join('\n')}\n`);
+        }
       } finally {
         await db.destroy();
       }

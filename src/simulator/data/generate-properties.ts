@@ -174,18 +174,25 @@ export function generateProperties(seed: number, scale: Scale, today: EpochDay, 
     if (parking.length > 0) buildings.push({ name: 'Parking', units: parking });
     if (storage.length > 0) buildings.push({ name: 'Storage', units: storage });
     const postal = `${city.zip}${String(rng.int(1, 99)).padStart(2, '0')}`;
+    const lookupCode = `${name.replace(/[^A-Za-z ]/g, '').split(' ').filter(Boolean).map((w) => w[0].toUpperCase()).join('').slice(0, 4)}${String(p + 1).padStart(3, '0')}`;
+    // Derived without the generator, so that adding these fields left every other value of the data set as it was.
+    const month = ymd(today);
+    const postMonth = `${String(month.month).padStart(2, '0')}/${month.year}`;
     properties.push({
       PropertyID: propertyId,
       MarketingName: name,
       Type: type,
       IsDisabled: 0,
+      ...(p % 4 === 1 ? { ParentPropertyID: propertyId - 1 } : {}),
+      LookupCode: lookupCode,
+      YearBuilt: 1962 + ((p * 17) % 60),
       Address: { Address: street, City: city.city, State: city.state, PostalCode: postal, Country: 'US' },
+      PostMonths: { ArPostMonth: postMonth, ApPostMonth: postMonth },
       _buildings: buildings,
     });
     const leasingDay = today - rng.int(settings.minHistoryDays, settings.maxHistoryDays);
     // Construction and set-up bills come in for months before the first move-in.
     const openDay = Math.min(leasingDay - rng.int(90, 240), today - INVOICE_HISTORY_DAYS - rng.int(0, 60));
-    const lookupCode = `${name.replace(/[^A-Za-z ]/g, '').split(' ').filter(Boolean).map((w) => w[0].toUpperCase()).join('').slice(0, 4)}${String(p + 1).padStart(3, '0')}`;
     const jobs: WorldJob[] = [];
     const jobCount = rng.int(2, 4);
     for (let j = 0; j < jobCount; j++) {

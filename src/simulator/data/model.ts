@@ -45,7 +45,13 @@ export interface SimProperty {
   MarketingName: string;
   Type: string;
   IsDisabled: 0 | 1;
+  /** The parent property of a child property (parent/child pairs); absent otherwise. */
+  ParentPropertyID?: number;
+  LookupCode?: string;
+  YearBuilt?: number;
   Address: { Address: string; City: string; State: string; PostalCode: string; Country: string };
+  /** The open post months, `MM/YYYY`. */
+  PostMonths?: { ArPostMonth: string; ApPostMonth: string };
   /** Buildings and units, for generation and `advance`. */
   _buildings: { name: string; units: SimUnit[] }[];
 }

@@ -55,6 +55,9 @@ export const GET_INVOICES: SourceMethod = {
   adapt: adaptVendorFilter,
 };
 
+/** Parameters of every getInvoices call: exported invoices, refunds and voided payments included. */
+export const INVOICE_CALL_PARAMS = { includeExported: true, customerRefunds: true, includeVoidedPayments: true } as const;
+
 /** Vendor invoices with line items, payments and voided payments, per property group. */
 export const invoices = {
   name: 'invoices',
@@ -62,6 +65,8 @@ export const invoices = {
   method: GET_INVOICES,
   tables: INVOICE_TABLES,
   backfillBy: 'post date',
+  // An invoice is listed for a property when one of its lines is charged to it.
+  verify: { params: { ...INVOICE_CALL_PARAMS }, propertyParam: { name: 'propertyIds', list: true }, covers: { table: 'invoice_line_items', column: 'property_id' } },
   settings: ({ nonNegativeInt, positiveInt, streamSettings }: SettingsBuilders) =>
     streamSettings(
       { schedule: '45 2 * * *', chunk: '3m' },

@@ -1,9 +1,11 @@
+import { sql } from 'kysely';
 import type { ChunkSize } from '../../dates/calendar.js';
 import { addDays, chunkRange, firstDayOfPreviousMonth, minDay } from '../../dates/days.js';
 import type { SourceRequest } from '../../source/types.js';
 import { fullRefreshDue, nextFullRefresh } from '../full-refresh.js';
-import type { CompletionAction, Lane, PlanContext, StreamSettings, WorkUnitPlan } from '../types.js';
-import { GET_INVOICES, type invoices } from './manifest.js';
+import type { CompletionAction, Lane, PlanContext, StepContext, StreamSettings, TablesDb, WorkUnitPlan } from '../types.js';
+import { GET_INVOICES, INVOICE_CALL_PARAMS, type invoices } from './manifest.js';
+import type { INVOICE_TABLES } from './tables.js';
 
 /** What the invoices plan is given: its settings (`streams.invoices`). */
 type InvoicesPlanContext = PlanContext<StreamSettings<typeof invoices>>;
@@ -27,12 +29,12 @@ export function propertyGroups(propertyIds: readonly string[], size: number): st
 function invoicesRequest(group: string[], params: SourceRequest['params'], workUnit: string): SourceRequest {
   return {
     method: GET_INVOICES,
-    params: { propertyIds: group, includeExported: true, customerRefunds: true, includeVoidedPayments: true, ...params },
+    params: { propertyIds: group, ...INVOICE_CALL_PARAMS, ...params },
     context: { stream: 'invoices', property: group.length === 1 ? group[0] : `${group[0]}..(${group.length})`, workUnit },
   };
 }
 
-function unit(group: string[], args: { kind: string; unitKey: string; window?: { from: string; to: string }; params: SourceRequest['params']; onComplete: CompletionAction[] }): WorkUnitPlan {
+function unit(group: string[], args: { kind: string; unitKey: string; window?: { from: string; to: string }; params: SourceRequest['params']; onComplete: CompletionAction[]; trackSeen?: boolean }): WorkUnitPlan {
   return {
     stream: 'invoices',
     kind: args.kind,
@@ -40,14 +42,54 @@ function unit(group: string[], args: { kind: string; unitKey: string; window?: {
     propertyIds: group,
     window: args.window,
     request: invoicesRequest(group, args.params, args.unitKey),
-    trackSeen: false,
+    trackSeen: args.trackSeen === true,
     onComplete: args.onComplete,
   };
 }
 
+/** Invoices asked for by id in one call when looking for disappearances. */
+const MISSING_BATCH = 100;
+
+/**
+ * After a group's full listing: the invoices the warehouse holds live with a line at the group's
+ * properties that the listing did not return, asked for again by id (at any property). One the
+ * source does not return even so is gone (marked deleted, with its children); one it returns (its
+ * lines moved to other properties) is loaded as it now is.
+ */
+async function planDisappearances(step: StepContext, group: string[], today: string): Promise<WorkUnitPlan[]> {
+  const fullUnits = step.doneUnits.get('full') ?? [];
+  if (fullUnits.length === 0) return [];
+  const db: TablesDb<typeof INVOICE_TABLES> = step.db;
+  const { rows } = await sql<{ invoice_id: number }>`
+    select distinct i.invoice_id from invoices i
+    join invoice_line_items li on li.account_id = i.account_id and li.invoice_id = i.invoice_id and li.deleted_at is null
+    where i.account_id = ${step.accountId} and i.deleted_at is null and li.property_id = any(${group.map(Number)}::bigint[])
+      and not exists (
+        select 1 from sync_work_unit_seen s
+        where s.account_id = i.account_id and s.work_unit_id = any(${fullUnits}::bigint[]) and s.entity = 'invoice' and s.key = i.invoice_id)
+    order by i.invoice_id`.execute(db);
+  const ids = rows.map((row) => Number(row.invoice_id));
+  const plans: WorkUnitPlan[] = [];
+  for (let i = 0; i < ids.length; i += MISSING_BATCH) {
+    const batch = ids.slice(i, i + MISSING_BATCH);
+    const unitKey = `invoices:missing:${group.join(',')}:${batch[0]}-${batch[batch.length - 1]}@${today}`;
+    plans.push({
+      stream: 'invoices',
+      kind: 'missing',
+      unitKey,
+      propertyIds: group,
+      request: { method: GET_INVOICES, params: { ...INVOICE_CALL_PARAMS, ids: batch }, context: { stream: 'invoices', property: group.join(','), workUnit: unitKey } },
+      trackSeen: true,
+      onComplete: [{ type: 'mark-unseen-deleted', scope: { column: 'invoice_id', values: batch } }],
+    });
+  }
+  return plans;
+}
+
 /**
  * The incremental plan of one property group: when never loaded, when its periodic full
- * re-read is due, or with `--full`, every invoice of the group (no date filter); otherwise three
+ * re-read is due, or with `--full`, every invoice of the group (no date filter), then the
+ * invoices of the warehouse that listing no longer returned, asked for by id; otherwise three
  * windows up to the source's today, each from its cursor minus `lookbackDays`: post date (reaching
  * back at least to the first day of the previous month, since invoices are back-dated into open
  * periods), payment applied, and payment voided. Windows longer than `windowDays` are cut.
@@ -71,11 +113,13 @@ export async function planInvoices(context: InvoicesPlanContext): Promise<Lane[]
             kind: 'full',
             unitKey: `invoices:full:${scope}@${today}`,
             params: {},
+            trackSeen: true,
             onComplete: [
               ...INVOICE_WINDOWS.map((window): CompletionAction => ({ type: 'cursor', scope, cursor: window.cursor, value: today })),
               { type: 'cursor', scope, cursor: 'full_refresh', value: today, state: { nextDue } },
             ],
           }),
+          (step) => planDisappearances(step, group, today),
         ],
       });
       continue;

@@ -32,6 +32,12 @@ export const GET_LEASES: SourceMethod = {
   },
 };
 
+/** Parameters of every getLeases call: children, history and other-income leases included. */
+export const LEASE_CALL_PARAMS = { includeArTransactions: true, includeLeaseHistory: true, includeOtherIncomeLeases: true } as const;
+
+/** Every lease status, so that nothing is hidden by the source's default (Current and Notice only). */
+export const ALL_STATUSES = [1, 2, 3, 4, 5, 6] as const;
+
 /** Leases with their customers, unit spaces, charges, intervals, activities and AR transactions, per property. */
 export const leases = {
   name: 'leases',
@@ -39,6 +45,11 @@ export const leases = {
   method: GET_LEASES,
   tables: LEASE_TABLES,
   backfillBy: 'move-in date',
+  verify: {
+    params: { ...LEASE_CALL_PARAMS, leaseStatusTypeIds: [...ALL_STATUSES] },
+    propertyParam: { name: 'propertyId', list: false },
+    covers: { table: 'leases', column: 'property_id' },
+  },
   settings: ({ nonNegativeInt, positiveInt, streamSettings }: SettingsBuilders) =>
     streamSettings(
       { schedule: '15 2 * * *', chunk: '1y' },

@@ -4,7 +4,7 @@ import { addDays, chunkRange } from '../../dates/days.js';
 import type { SourceRequest } from '../../source/types.js';
 import { fullRefreshDue, nextFullRefresh } from '../full-refresh.js';
 import type { Lane, PlanContext, StepContext, StreamSettings, TablesDb, WorkUnitPlan } from '../types.js';
-import { GET_LEASES, type leases } from './manifest.js';
+import { ALL_STATUSES, GET_LEASES, LEASE_CALL_PARAMS, type leases } from './manifest.js';
 import { LEASE_TABLES } from './tables.js';
 
 /** What the leases plan is given: its settings (`streams.leases`). */
@@ -12,8 +12,7 @@ type LeasesPlanContext = PlanContext<StreamSettings<typeof leases>>;
 
 /** Statuses of the live set, read on every run: Applicant, Future, Current, Notice. */
 export const LIVE_STATUSES = [1, 3, 4, 5] as const;
-/** Every status, so that nothing is hidden by the source's default (Current and Notice only). */
-export const ALL_STATUSES = [1, 2, 3, 4, 5, 6] as const;
+export { ALL_STATUSES };
 /** Leases asked for by id in one call when looking for disappearances. */
 const MISSING_BATCH = 100;
 
@@ -21,13 +20,7 @@ const MISSING_BATCH = 100;
 function leasesRequest(propertyId: string, params: SourceRequest['params'], workUnit: string): SourceRequest {
   return {
     method: GET_LEASES,
-    params: {
-      propertyId,
-      includeArTransactions: true,
-      includeLeaseHistory: true,
-      includeOtherIncomeLeases: true,
-      ...params,
-    },
+    params: { propertyId, ...LEASE_CALL_PARAMS, ...params },
     context: { stream: 'leases', property: propertyId, workUnit },
   };
 }

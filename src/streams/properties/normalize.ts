@@ -1,4 +1,4 @@
-import { asBoolean, asId, asText, required } from '../../source/field-readers.js';
+import { asBoolean, asId, asInt, asPostMonth, asText, required } from '../../source/field-readers.js';
 import type { TreeObject } from '../../source/tree.js';
 import type { LoadRowOf } from '../../warehouse/schema.js';
 import { asObject, nested } from '../record.js';
@@ -20,6 +20,7 @@ export function normalizeProperty(value: unknown): NormalizedRecord<PropertyRows
   const identity = propertyIdentity(property);
   const propertyId = required(identity.id, 'PropertyID');
   const address = nested(property, 'Address');
+  const postMonths = nested(property, 'PostMonths');
   const row: LoadRowOf<typeof PROPERTIES> = {
     property_id: propertyId,
     marketing_name: identity.name,
@@ -30,6 +31,11 @@ export function normalizeProperty(value: unknown): NormalizedRecord<PropertyRows
     state: asText(address.State, 'Address.State'),
     postal_code: asText(address.PostalCode, 'Address.PostalCode'),
     country: asText(address.Country, 'Address.Country'),
+    parent_property_id: asId(property.ParentPropertyID, 'ParentPropertyID'),
+    lookup_code: asText(property.LookupCode, 'LookupCode'),
+    year_built: asInt(property.YearBuilt, 'YearBuilt'),
+    ar_post_month: asPostMonth(postMonths.ArPostMonth, 'PostMonths.ArPostMonth'),
+    ap_post_month: asPostMonth(postMonths.ApPostMonth, 'PostMonths.ApPostMonth'),
     raw: property,
   };
   return { key: propertyId, rows: { properties: [row] } };

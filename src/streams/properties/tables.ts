@@ -1,4 +1,4 @@
-import { bigint, boolean, defineSourceTable, text, type RowsOf } from '../../warehouse/schema.js';
+import { bigint, boolean, date, defineSourceTable, integer, text, type RowsOf } from '../../warehouse/schema.js';
 
 /** The table of the properties stream: the property dimension, one row per property the source lists. */
 
@@ -17,6 +17,13 @@ export const PROPERTIES = defineSourceTable({
     state: text('State or province code.'),
     postal_code: text('Postal code.'),
     country: text('Country code.'),
+  },
+  addedColumns: {
+    parent_property_id: bigint('The parent property, for a child property of a parent/child pair (ParentPropertyID); null otherwise.'),
+    lookup_code: text("The property's short lookup code (LookupCode)."),
+    year_built: integer('Year the property was built (YearBuilt).'),
+    ar_post_month: date('The open accounts-receivable post month (PostMonths.ArPostMonth), its first day.'),
+    ap_post_month: date('The open accounts-payable post month (PostMonths.ApPostMonth), its first day.'),
   },
 });
 

@@ -1,5 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Kysely } from 'kysely';
+import type { Logger } from '../log/logger.js';
+import { databaseHealth } from './health.js';
 
 /** What `/healthz` reports: 200 when `ok`, else 503, with the details as JSON (no secrets, hosts or users). */
 export interface Health {
@@ -65,4 +68,32 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpE
         server.closeAllConnections();
       }),
   };
+}
+
+/**
+ * The `/healthz` and `/metrics` of a long-running process (scheduler, worker) on
+ * `metrics.host:metrics.port`, or none when the port is 0: healthy while the warehouse answers
+ * and the process is not stopping; `details` adds what the process reports of itself.
+ */
+export async function serveHealthAndMetrics<DB>(options: {
+  metricsConfig: { host: string; port: number };
+  metrics: HttpServerOptions['metrics'];
+  db: Kysely<DB>;
+  logger: Pick<Logger, 'info'>;
+  stopping: () => boolean;
+  details: () => Record<string, unknown>;
+}): Promise<HttpEndpoint | undefined> {
+  const { metricsConfig, logger } = options;
+  if (metricsConfig.port <= 0) return undefined;
+  const http = await startHttpServer({
+    host: metricsConfig.host,
+    port: metricsConfig.port,
+    metrics: options.metrics,
+    health: async () => {
+      const database = await databaseHealth(options.db);
+      return { ok: database === 'ok' && !options.stopping(), stopping: options.stopping(), database, ...options.details() };
+    },
+  });
+  logger.info({ event: 'http_listening', url: http.url }, `serving ${http.url}/healthz and ${http.url}/metrics`);
+  return http;
 }

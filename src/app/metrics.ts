@@ -21,6 +21,15 @@ export interface SyncMetrics {
   contentType: string;
 }
 
+/** Rows of one kind that drifted in one table at an account's latest verification. */
+export interface VerifyDrift {
+  account: string;
+  stream: string;
+  table: string;
+  kind: 'missing' | 'extra' | 'differing';
+  rows: number;
+}
+
 type MeteredCounter = Extract<RunCounter, { metric: object }>;
 
 /**
@@ -50,7 +59,15 @@ const CALL_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
  * Node's default process metrics unless `defaultMetrics: false`.
  */
 export function createSyncMetrics(
-  options: { defaultMetrics?: boolean; accounts?: readonly { id: string; dailyCallBudget: number }[]; openQuarantine?: () => Promise<ReadonlyMap<string, number>> } = {},
+  options: {
+    defaultMetrics?: boolean;
+    accounts?: readonly { id: string; dailyCallBudget: number }[];
+    openQuarantine?: () => Promise<ReadonlyMap<string, number>>;
+    /** Jobs in the dead-letter queue by account (workers): read at each scrape. */
+    deadLetters?: () => Promise<ReadonlyMap<string, number>>;
+    /** The drifted rows of each account's latest verification, by stream, table and kind (read at each scrape). */
+    verifyDrift?: () => Promise<readonly VerifyDrift[]>;
+  } = {},
 ): SyncMetrics {
   const registry = new Registry();
   if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry, prefix: 'propsync_' });
@@ -85,6 +102,32 @@ export function createSyncMetrics(
     async collect() {
       if (!openQuarantine) return;
       for (const [account, open] of await openQuarantine()) this.set({ account }, open);
+    },
+  });
+  const deadLetters = options.deadLetters;
+  if (deadLetters) {
+    new Gauge({
+      name: 'propsync_dead_letter_jobs',
+      help: 'Jobs whose retries ran out, waiting in the dead-letter queue, by account, read from the warehouse at each scrape.',
+      labelNames: ['account'],
+      registers,
+      async collect() {
+        this.reset();
+        for (const account of options.accounts ?? []) this.set({ account: account.id }, 0);
+        for (const [account, count] of await deadLetters()) this.set({ account }, count);
+      },
+    });
+  }
+  const verifyDrift = options.verifyDrift;
+  new Gauge({
+    name: 'propsync_verify_drift_rows',
+    help: "Rows of the warehouse that differed from the source at each account's latest verification (propsync verify), by stream, table and kind (missing, extra, differing); read from the warehouse at each scrape.",
+    labelNames: ['account', 'stream', 'table', 'kind'],
+    registers,
+    async collect() {
+      if (!verifyDrift) return;
+      this.reset();
+      for (const drift of await verifyDrift()) this.set({ account: drift.account, stream: drift.stream, table: drift.table, kind: drift.kind }, drift.rows);
     },
   });
   const rateLeft = new Gauge({ name: 'propsync_rate_limit_remaining', help: 'Calls left in the tightest rate-limit window, as the source last announced.', labelNames: ['account', 'method'], registers });

@@ -1,0 +1,129 @@
+/**
+ * The job queue: pg-boss in its own schema of the warehouse (`propsync_queue`, made by
+ * `propsync migrate`), one queue per account, one dead-letter queue. How a job flows:
+ * docs/operating.md#workers.
+ */
+import PgBoss from 'pg-boss';
+import { sql } from 'kysely';
+import type { Db } from '../catalog/tables.js';
+import type { Logger } from '../log/logger.js';
+
+/** The schema pg-boss keeps its tables in. */
+export const QUEUE_SCHEMA = 'propsync_queue';
+
+/** Where a job lands once its retries are spent; `propsync status` shows them. */
+export const DEAD_LETTER_QUEUE = 'propsync-dead-letters';
+
+/** A job not heard of for this long (its worker died) is taken again by another worker. */
+export const EXPIRE_SECONDS = 30;
+
+/** How often a worker running a job says so (moving the job's expiry on). */
+export const JOB_HEARTBEAT_MS = 10_000;
+
+/** Attempts of a job after its first, each resuming from the checkpoints. */
+export const RETRY_LIMIT = 3;
+
+/** Seconds between pg-boss's maintenance passes (which retry the jobs of dead workers). */
+const MAINTENANCE_SECONDS = 5;
+
+/** The queue of an account's lanes. */
+export function queueOf(account: string): string {
+  return `propsync-units-${account}`;
+}
+
+/** Starts pg-boss on the warehouse's database (its schema migrated up if a newer pg-boss needs it). */
+export async function openBoss(databaseUrl: string, logger: Logger, options: { maxConnections?: number } = {}): Promise<PgBoss> {
+  const boss = new PgBoss({
+    connectionString: databaseUrl,
+    schema: QUEUE_SCHEMA,
+    max: options.maxConnections ?? 4,
+    application_name: `propsync queue pid=${process.pid}`,
+    maintenanceIntervalSeconds: MAINTENANCE_SECONDS,
+    schedule: false,
+  });
+  boss.on('error', (error: Error) => logger.warn({ event: 'queue_error', err: error.message }, `queue: ${error.message}`));
+  await boss.start();
+  return boss;
+}
+
+/** The options of every account's queue: one copy of a lane queued and one running at most, retried, then dead-lettered. */
+const QUEUE_OPTIONS: Omit<PgBoss.Queue, 'name'> = {
+  policy: 'stately',
+  retryLimit: RETRY_LIMIT,
+  retryDelay: 5,
+  expireInSeconds: EXPIRE_SECONDS,
+  deadLetter: DEAD_LETTER_QUEUE,
+};
+
+/** The queue of claimed cron times of schedulers in queue mode (see schedule-tick.ts). */
+export const TICKS_QUEUE = 'propsync-schedule-ticks';
+
+/** The advisory lock key under which queues are made (pg-boss makes a queue with DDL, which two processes at once may deadlock on). */
+const QUEUES_LOCK = [0x7073796e, 0x71756575] as const;
+
+/**
+ * Makes the dead-letter queue, the ticks queue and each account's queue, or brings an existing
+ * account queue to the current options (createQueue ignores them on an existing queue), one
+ * process at a time. Returns the accounts' queue names.
+ */
+export async function ensureQueues(db: Db, boss: PgBoss, accounts: readonly string[]): Promise<string[]> {
+  return db.connection().execute(async (session) => {
+    await sql`select pg_advisory_lock(${QUEUES_LOCK[0]}::int, ${QUEUES_LOCK[1]}::int)`.execute(session);
+    try {
+      const known = new Set((await boss.getQueues()).map((queue) => queue.name));
+      if (!known.has(DEAD_LETTER_QUEUE)) await boss.createQueue(DEAD_LETTER_QUEUE, { name: DEAD_LETTER_QUEUE, policy: 'standard', retentionDays: 30 });
+      if (!known.has(TICKS_QUEUE)) await boss.createQueue(TICKS_QUEUE, { name: TICKS_QUEUE, policy: 'standard', retentionDays: 2 });
+      const names: string[] = [];
+      for (const account of accounts) {
+        const name = queueOf(account);
+        if (known.has(name)) await boss.updateQueue(name, { name, ...QUEUE_OPTIONS });
+        else await boss.createQueue(name, { name, ...QUEUE_OPTIONS });
+        names.push(name);
+      }
+      return names;
+    } finally {
+      await sql`select pg_advisory_unlock(${QUEUES_LOCK[0]}::int, ${QUEUES_LOCK[1]}::int)`.execute(session);
+    }
+  });
+}
+
+/** Moves an active job's expiry on: its worker is alive. */
+export async function touchJob(db: Db, queue: string, id: string): Promise<void> {
+  await sql`update ${sql.table(`${QUEUE_SCHEMA}.job`)} set started_on = now() where name = ${queue} and id = ${id}::uuid and state = 'active'`.execute(db);
+}
+
+/**
+ * Gives an active job back to the queue without spending one of its retries (a worker that
+ * stops, or a lane another worker still runs): taken again after `afterSeconds`.
+ */
+export async function releaseJob(db: Db, queue: string, id: string, afterSeconds: number): Promise<void> {
+  await sql`
+    update ${sql.table(`${QUEUE_SCHEMA}.job`)}
+       set state = 'retry', start_after = now() + make_interval(secs => ${afterSeconds}::float8), retry_limit = retry_limit + 1
+     where name = ${queue} and id = ${id}::uuid and state = 'active'`.execute(db);
+}
+
+/** A job in the dead-letter queue: the lane it ran and why its last attempt failed. */
+export interface DeadLetter {
+  account: string;
+  runId: number;
+  laneKey: string;
+  error: string;
+  at: Date;
+}
+
+/** The jobs of the dead-letter queue not yet dealt with (an operator deletes them, or runs the work again). */
+export async function deadLetters(db: Db, accounts: readonly string[]): Promise<DeadLetter[]> {
+  if (accounts.length === 0) return [];
+  const { rows } = await sql<{ data: { account: string; runId: number; laneKey: string }; output: { message?: string; value?: { message?: string } } | null; created_on: Date }>`
+    select data, output, created_on from ${sql.table(`${QUEUE_SCHEMA}.job`)}
+     where name = ${DEAD_LETTER_QUEUE} and state < 'active' and data->>'account' = any(${accounts as string[]}::text[])
+     order by created_on`.execute(db);
+  return rows.map((row) => ({
+    account: row.data.account,
+    runId: Number(row.data.runId),
+    laneKey: row.data.laneKey,
+    error: row.output?.message ?? row.output?.value?.message ?? 'its retries ran out',
+    at: row.created_on,
+  }));
+}

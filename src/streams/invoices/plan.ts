@@ -64,9 +64,9 @@ async function planDisappearances(step: StepContext, group: string[], today: str
     select distinct i.invoice_id from invoices i
     join invoice_line_items li on li.account_id = i.account_id and li.invoice_id = i.invoice_id and li.deleted_at is null
     where i.account_id = ${step.accountId} and i.deleted_at is null and li.property_id = any(${group.map(Number)}::bigint[])
-      and not exists (
-        select 1 from sync_work_unit_seen s
-        where s.account_id = i.account_id and s.work_unit_id = any(${fullUnits}::bigint[]) and s.entity = 'invoice' and s.key = i.invoice_id)
+      and i.invoice_id not in (
+        select s.key from sync_work_unit_seen s
+        where s.account_id = ${step.accountId} and s.work_unit_id = any(${fullUnits}::bigint[]) and s.entity = 'invoice')
     order by i.invoice_id`.execute(db);
   const ids = rows.map((row) => Number(row.invoice_id));
   const plans: WorkUnitPlan[] = [];

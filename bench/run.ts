@@ -13,6 +13,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
 import { Pool } from 'undici';
+import { dropDatabase, ensureDatabase, withDatabase } from '../src/warehouse/databases.js';
 
 const SCALES = ['small', 'medium', 'large'] as const;
 const FORMATS = ['json', 'xml'] as const;
@@ -239,21 +240,7 @@ async function runCli(args: string[], env: NodeJS.ProcessEnv, outputFile: string
   return { code, wallMs, peakRssBytes: peakKb * 1024, cpuMs: cpu, output: readFileSync(outputFile, 'utf8') };
 }
 
-function withDatabase(url: string, name: string): string {
-  const parsed = new URL(url);
-  parsed.pathname = `/${name}`;
-  return parsed.toString();
-}
 
-async function adminQuery(adminUrl: string, text: string): Promise<void> {
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
-  try {
-    await client.query(text);
-  } finally {
-    await client.end();
-  }
-}
 
 /** The run history's counters of the runs after `afterRunId`. */
 async function runsAfter(
@@ -435,8 +422,8 @@ async function benchOne(scale: Scale, format: Format, adminUrl: string, dir: str
   const started = performance.now();
   const sim = await startSimulator(scale, password);
   note(`${scale} ${format}: simulator ready in ${((performance.now() - started) / 1000).toFixed(1)} s at ${sim.url}`);
-  await adminQuery(adminUrl, `drop database if exists "${name}" with (force)`);
-  await adminQuery(adminUrl, `create database "${name}"`);
+  await dropDatabase(adminUrl, name);
+  await ensureDatabase(adminUrl, name);
   const db = new pg.Client({ connectionString: url });
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -510,7 +497,7 @@ async function benchOne(scale: Scale, format: Format, adminUrl: string, dir: str
   } finally {
     await db.end().catch(() => undefined);
     await stopSimulator(sim.child);
-    await adminQuery(adminUrl, `drop database if exists "${name}" with (force)`);
+    await dropDatabase(adminUrl, name);
   }
 }
 

@@ -17,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { startSimulator, type Simulator } from '../src/simulator/index.js';
+import { dropDatabase, ensureDatabase, withDatabase } from '../src/warehouse/databases.js';
 
 const TODAY = '2026-06-15';
 const PASSWORD = 'bench-scaling-pw';
@@ -36,21 +37,7 @@ interface Case {
   status: string;
 }
 
-function withDatabase(url: string, database: string): string {
-  const parsed = new URL(url);
-  parsed.pathname = `/${database}`;
-  return parsed.toString();
-}
 
-async function admin(adminUrl: string, text: string): Promise<void> {
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
-  try {
-    await client.query(text);
-  } finally {
-    await client.end();
-  }
-}
 
 async function query<T extends pg.QueryResultRow>(url: string, text: string): Promise<T[]> {
   const client = new pg.Client({ connectionString: url });
@@ -64,8 +51,8 @@ async function query<T extends pg.QueryResultRow>(url: string, text: string): Pr
 
 /** A fresh, migrated database and a folder whose config names the simulators as accounts. */
 async function prepare(adminUrl: string, name: string, sims: Simulator[], pageSize?: number): Promise<{ url: string; dir: string }> {
-  await admin(adminUrl, `drop database if exists "${name}" with (force)`);
-  await admin(adminUrl, `create database "${name}"`);
+  await dropDatabase(adminUrl, name);
+  await ensureDatabase(adminUrl, name);
   const url = withDatabase(adminUrl, name);
   const dir = mkdtempSync(join(tmpdir(), 'propsync-scaling-'));
   mkdirSync(join(dir, 'config'));
@@ -110,7 +97,7 @@ async function syncCase(adminUrl: string, name: string, sims: Simulator[]): Prom
   if (run.code !== 0) note(`sync exited ${run.code}`);
   const totals = await runTotals(url);
   rmSync(dir, { recursive: true, force: true });
-  await admin(adminUrl, `drop database if exists "${name}" with (force)`);
+  await dropDatabase(adminUrl, name);
   const result = { name: 'one sync', wallMs, ...totals, throttled: throttledOf(sims) - before };
   note(JSON.stringify(result));
   return result;
@@ -138,7 +125,7 @@ export async function workersCase(adminUrl: string, name: string, sims: Simulato
   }
   const totals = await runTotals(url);
   rmSync(dir, { recursive: true, force: true });
-  await admin(adminUrl, `drop database if exists "${name}" with (force)`);
+  await dropDatabase(adminUrl, name);
   const result = { name: label, wallMs, enqueueMs, ...totals, throttled: throttledOf(sims) - before };
   note(JSON.stringify(result));
   return result;

@@ -10,6 +10,7 @@ import { createSourceClient } from '../source/client.js';
 import type { CallEvent, SourceClient } from '../source/types.js';
 import { refreshAfterSync } from '../reporting/refresh.js';
 import { runSync } from '../sync/engine.js';
+import { engineReconnect } from '../sync/reconnect.js';
 import { describeHolder, lockName, withStreamLocks, type LockOptions } from '../sync/lock.js';
 import { combineObservers } from '../sync/observers.js';
 import { streamsOf } from '../sync/plan-run.js';
@@ -108,7 +109,7 @@ export async function openPropsync(config: Config, options: OpenOptions): Promis
         logger: logger.child({ account: account.id }),
         onCall: options.onCall && ((event) => options.onCall!(event, account.id)),
         sharedBudget: { initial: spentElsewhere, spentElsewhere: () => spentByOthersToday(db, account) },
-        gate: createCallGate(db, account),
+        gate: createCallGate(db, account, engineReconnect(config.database.reconnect, logger.child({ account: account.id }))),
       });
       const refused = today.spentReason && options.budget !== 'whole' ? `${today.spentReason}; run again after midnight or raise source.dailyCallBudget` : undefined;
       accounts.push({ account, client, ...(refused ? { refused } : {}) });

@@ -7,6 +7,7 @@ import { sql } from 'kysely';
 import type { Db } from '../catalog/tables.js';
 import type { RateWindowState } from '../source/rate-headers.js';
 import type { CallGate } from '../source/types.js';
+import type { Reconnect } from '../warehouse/reconnect.js';
 
 /** Windows up to this long are spread evenly (their limit less the reserve, over their length); longer ones by their count. */
 const SPREAD_WINDOWS_UP_TO_MS = 600_000;
@@ -31,14 +32,17 @@ export function intervalOf(windows: readonly RateWindowState[], reserve: number,
   return interval;
 }
 
-/** The gate of one account on the warehouse (see the module comment). */
-export function createCallGate(db: Db, account: GatedAccount): CallGate {
+/**
+ * The gate of one account on the warehouse (see the module comment). Its statements ride out a
+ * lost warehouse connection through `reconnect`, as the engine's own do.
+ */
+export function createCallGate(db: Db, account: GatedAccount, reconnect: Reconnect): CallGate {
   const { reserve, minIntervalMs } = account.source.rateLimit;
   // Until a reply tells the limits, calls go one a second.
   const firstInterval = Math.max(minIntervalMs, FIRST_INTERVAL_MS);
   return {
     async reserve(method) {
-      const { rows } = await sql<{ wait_ms: number | null }>`
+      const { rows } = await reconnect.execute(() => sql<{ wait_ms: number | null }>`
         with budget as (
           insert into source_budget as b (account_id, day, spent)
           values (${account.id}, (now() at time zone ${account.timeZone})::date, 1)
@@ -55,7 +59,7 @@ export function createCallGate(db: Db, account: GatedAccount): CallGate {
           returning case when xmax = 0 then now() else next_at - make_interval(secs => interval_ms / 1000.0) end as start_at
         )
         select (select greatest(0, extract(epoch from start_at - now()) * 1000)::float8 from turn) as wait_ms
-          from budget`.execute(db);
+          from budget`.execute(db));
       return rows.length === 0 ? null : Math.ceil(rows[0]!.wait_ms ?? 0);
     },
     async observe(method, windows) {
@@ -63,21 +67,21 @@ export function createCallGate(db: Db, account: GatedAccount): CallGate {
       // Short windows are paced by the interval; the long ones (hour, day) by what they have left.
       const long = windows.filter((window) => Number.isFinite(window.remaining) && !((window.lengthMs ?? Infinity) <= SPREAD_WINDOWS_UP_TO_MS));
       if (long.length === 0) {
-        await sql`
+        await reconnect.execute(() => sql`
           update source_pacing set interval_ms = ${interval}::int, next_at = least(next_at, now() + make_interval(secs => ${interval / 1000}::float8))
-          where account_id = ${account.id} and method = ${method}`.execute(db);
+          where account_id = ${account.id} and method = ${method}`.execute(db));
         return;
       }
       const tightest = long.reduce((a, b) => (b.remaining < a.remaining ? b : a));
       const resetMs = tightest.resetMs ?? tightest.lengthMs ?? 3_600_000;
-      await sql`
+      await reconnect.execute(() => sql`
         update source_pacing set
           interval_ms = ${interval}::int,
           next_at = least(next_at, now() + make_interval(secs => ${interval / 1000}::float8)),
           remaining = case when reset_at is null or reset_at < now() or now() + make_interval(secs => ${resetMs / 1000}::float8) > reset_at + interval '1 second'
                            then ${tightest.remaining}::int else least(remaining, ${tightest.remaining}::int) end,
           reset_at = now() + make_interval(secs => ${resetMs / 1000}::float8)
-        where account_id = ${account.id} and method = ${method}`.execute(db);
+        where account_id = ${account.id} and method = ${method}`.execute(db));
     },
   };
 }

@@ -2,9 +2,13 @@
  * The call gate (issue 23, part 4): each account's daily budget and each method's pacing are
  * reserved in the warehouse, so that every process sees what the others spend.
  */
+import type { Reconnect } from '../../src/warehouse/reconnect.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCallGate, intervalOf } from '../../src/queue/call-gate.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
+
+/** Each statement once: these tests cut no connection. */
+const once: Reconnect = { execute: (work) => work(0) };
 
 let t: TestDatabase;
 beforeAll(async () => {
@@ -18,9 +22,9 @@ const account = (id: string, dailyCallBudget = 1000, reserve = 2) => ({ id, time
 
 describe('call gate', () => {
   it('refuses a call once the day is reserved, across gates (processes) of the same account, not of another', async () => {
-    const first = createCallGate(t.db, account('a', 3));
-    const second = createCallGate(t.db, account('a', 3));
-    const other = createCallGate(t.db, account('b', 3));
+    const first = createCallGate(t.db, account('a', 3), once);
+    const second = createCallGate(t.db, account('a', 3), once);
+    const other = createCallGate(t.db, account('b', 3), once);
     const waits = await Promise.all([first.reserve('m1'), second.reserve('m2'), first.reserve('m2'), second.reserve('m1')]);
     expect(waits.filter((wait) => wait === null)).toHaveLength(1);
     expect(await first.reserve('m1')).toBeNull();
@@ -28,8 +32,8 @@ describe('call gate', () => {
   });
 
   it('spaces the starts of every process by the short windows less the reserve', async () => {
-    const one = createCallGate(t.db, account('c'));
-    const two = createCallGate(t.db, account('c'));
+    const one = createCallGate(t.db, account('c'), once);
+    const two = createCallGate(t.db, account('c'), once);
     expect(await one.reserve('m')).toBe(0);
     await one.observe('m', [{ name: 'second', limit: 5, lengthMs: 1000, remaining: 4, resetMs: 1000 }]);
     const waits = [await two.reserve('m'), await one.reserve('m'), await two.reserve('m')] as number[];
@@ -40,7 +44,7 @@ describe('call gate', () => {
   });
 
   it('holds calls until the reset once a long window is down to the reserve', async () => {
-    const gate = createCallGate(t.db, account('d'));
+    const gate = createCallGate(t.db, account('d'), once);
     await gate.reserve('m');
     await gate.observe('m', [{ name: 'hour', limit: 1000, lengthMs: 3_600_000, remaining: 2, resetMs: 5_000 }]);
     expect(await gate.reserve('m')).toBeGreaterThan(5_000);

@@ -26,6 +26,14 @@ function watchStopSignals(onStop: (signal: NodeJS.Signals, again: boolean) => vo
   for (const signal of STOP_SIGNALS) process.on(signal, handler);
   return () => {
     for (const signal of STOP_SIGNALS) process.off(signal, handler);
+    // A stop under way: the same stop arriving late must not kill the process by the signal's
+    // default action while it closes; after SAME_STOP_MS a signal acts as usual again.
+    if (first === undefined) return;
+    const late = () => {};
+    for (const signal of STOP_SIGNALS) process.on(signal, late);
+    setTimeout(() => {
+      for (const signal of STOP_SIGNALS) process.off(signal, late);
+    }, Math.max(0, first + SAME_STOP_MS - Date.now())).unref();
   };
 }
 

@@ -102,8 +102,11 @@ const PRIMARY_RESIDENT = sql`
      limit 1
   ) r on true`;
 
-/** Each relation of reporting_private, in the order it is made (each after those it reads), materialized or not, with its unique index. */
-const VIEWS: { name: string; materialized?: { key: string }; query: RawBuilder<unknown> }[] = [
+/**
+ * Each relation of reporting_private, in the order it is made (each after those it reads),
+ * materialized or not, with its unique index (exported for the migrations that replace one).
+ */
+export const VIEWS: { name: string; materialized?: { key: string }; query: RawBuilder<unknown> }[] = [
   {
     // As in 0004: every view joins it.
     name: 'properties',

@@ -1,5 +1,5 @@
-import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { applyReportingComments } from '../src/reporting/comments.js';
+import { sql, type Kysely } from 'kysely';
+import { replaceMaterializedView } from '../src/reporting/replace-materialized-view.js';
 
 /**
  * Issue 25. `sync_verifications`: one row per pass of `propsync verify` over an account (what
@@ -13,13 +13,9 @@ import { applyReportingComments } from '../src/reporting/comments.js';
  * names its leases and invoice lines give: its name, kind, parent, lookup code, year built and
  * address. A property the dimension does not list (the properties stream disabled, or a property
  * the source stopped listing) keeps the name its leases and invoice lines give, so that every
- * view still names it. A materialized view's query cannot be replaced in place: the relations that
- * read it (every other reporting relation joins it) are saved as Postgres prints them, dropped with
- * it and made again in their order, with their indexes, options and grants. The SQL here is frozen.
+ * view still names it (every other reporting relation joins it: replaceMaterializedView makes
+ * them again). The SQL here is frozen.
  */
-/** The rows of accounts the current user may see (as in 0011). */
-const VISIBLE = sql.raw(`((select reporting_private.visible_accounts(current_user)) is null or v.account_id = any((select reporting_private.visible_accounts(current_user))::text[]))`);
-
 /** Names of the properties as leases and invoice lines give them (0011's query). */
 const NAMED = sql`
   select named.account_id, named.property_id, max(named.property_name) as property_name
@@ -58,55 +54,6 @@ const FROM_LEASES_AND_INVOICES = sql`
     from (${NAMED}) n
     left join public.accounts a on a.account_id = n.account_id`;
 
-/** A relation that reads reporting_private.properties, saved to be made again. */
-interface Dependent {
-  schema: string;
-  name: string;
-  kind: string;
-  definition: string;
-  options: string[] | null;
-  indexes: string[];
-  grantees: string[];
-}
-
-/**
- * Replaces the query of the materialized view reporting_private.properties: saves every relation
- * that reads it (directly or not), drops it with them, makes it again from `query` with its unique
- * index, then the saved relations in their order (reporting.properties itself as `select *` of the
- * new one), and writes the reporting comments again.
- */
-async function replaceProperties(db: Kysely<unknown>, query: RawBuilder<unknown>): Promise<void> {
-  const { rows: paths } = await sql<{ path: string }>`select current_setting('search_path') as path`.execute(db);
-  await sql`select set_config('search_path', '', true)`.execute(db);
-  const { rows: dependents } = await sql<Dependent>`
-    with recursive readers(oid) as (
-      select r.ev_class from pg_catalog.pg_depend d join pg_catalog.pg_rewrite r on r.oid = d.objid
-       where d.refobjid = 'reporting_private.properties'::pg_catalog.regclass and r.ev_class <> d.refobjid
-      union
-      select r.ev_class from readers x join pg_catalog.pg_depend d on d.refobjid = x.oid join pg_catalog.pg_rewrite r on r.oid = d.objid
-       where r.ev_class <> d.refobjid
-    )
-    select n.nspname as schema, c.relname as name, c.relkind::text as kind, pg_catalog.pg_get_viewdef(c.oid) as definition, c.reloptions::text[] as options,
-           coalesce((select pg_catalog.array_agg(pg_catalog.pg_get_indexdef(x.indexrelid) order by x.indexrelid) from pg_catalog.pg_index x where x.indrelid = c.oid), '{}') as indexes,
-           coalesce((select pg_catalog.array_agg(distinct case when acl.grantee = 0 then 'public' else pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(acl.grantee)) end)
-                       from pg_catalog.aclexplode(c.relacl) acl where acl.privilege_type = 'SELECT' and acl.grantee <> c.relowner), '{}') as grantees
-      from (select distinct oid from readers) x join pg_catalog.pg_class c on c.oid = x.oid join pg_catalog.pg_namespace n on n.oid = c.relnamespace
-     order by c.oid`.execute(db);
-  await sql`select pg_catalog.set_config('search_path', ${paths[0].path}, true)`.execute(db);
-  await sql`drop materialized view reporting_private.properties cascade`.execute(db);
-  await sql`create materialized view reporting_private.properties as ${query}`.execute(db);
-  await sql`create unique index properties_grain_idx on reporting_private.properties (account_id, property_id)`.execute(db);
-  for (const relation of dependents) {
-    const target = sql.id(relation.schema, relation.name);
-    const options = relation.options?.length ? sql` with (${sql.raw(relation.options.join(', '))})` : sql``;
-    const definition = relation.schema === 'reporting' && relation.name === 'properties' ? sql`select * from reporting_private.properties v where ${VISIBLE}` : sql.raw(relation.definition.replace(/;\s*$/, ''));
-    await sql`create ${sql.raw(relation.kind === 'm' ? 'materialized view' : 'view')} ${target}${options} as ${definition}`.execute(db);
-    for (const index of relation.indexes) await sql.raw(index).execute(db);
-    if (relation.grantees.length) await sql`grant select on ${target} to ${sql.raw(relation.grantees.join(', '))}`.execute(db);
-  }
-  await applyReportingComments(db);
-}
-
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`
     create table sync_verifications (
@@ -143,11 +90,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       add column ap_post_month date`.execute(db);
   // A property's record is read again in full at the next run (its digest no longer matches).
   await sql`update properties set source_hash = null, source_text_hash = null`.execute(db);
-  await replaceProperties(db, FROM_DIMENSION);
+  await replaceMaterializedView(db, 'properties', FROM_DIMENSION);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  await replaceProperties(db, FROM_LEASES_AND_INVOICES);
+  await replaceMaterializedView(db, 'properties', FROM_LEASES_AND_INVOICES);
   await sql`alter table properties drop column parent_property_id, drop column lookup_code, drop column year_built, drop column ar_post_month, drop column ap_post_month`.execute(db);
   await sql`drop table if exists sync_verifications`.execute(db);
 }

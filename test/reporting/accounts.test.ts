@@ -203,6 +203,6 @@ describe('upgrading a warehouse of one account in place', () => {
       expect((await sql<{ n: number }>`select count(*)::int as n from reporting.properties`.execute(trx)).rows[0].n).toBe(2);
     });
     expect((await sql<{ n: number }>`select count(*)::int as n from pg_policies where schemaname = 'public'`.execute(database.db)).rows[0].n).toBe(0);
-    expect((await migrateToLatest(database.db)).applied).toEqual(['0011_reporting_accounts', '0012_queue', '0013_verifications_property_fields']);
+    expect((await migrateToLatest(database.db)).applied).toEqual(['0011_reporting_accounts', '0012_queue', '0013_verifications_property_fields', '0014_account_load_costs']);
   });
 });

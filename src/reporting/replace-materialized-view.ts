@@ -1,0 +1,57 @@
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { applyReportingComments } from './comments.js';
+import { REPORTING_PRIVATE_SCHEMA, REPORTING_SCHEMA } from './views.js';
+
+/** The rows of accounts the current user may see, as every reader view of migration 0011 filters them. */
+const VISIBLE = sql.raw(`((select reporting_private.visible_accounts(current_user)) is null or v.account_id = any((select reporting_private.visible_accounts(current_user))::text[]))`);
+
+/** A relation saved to be made again: the view itself, or one that reads it. */
+interface Saved {
+  schema: string;
+  name: string;
+  kind: string;
+  definition: string;
+  options: string[] | null;
+  indexes: string[];
+  grantees: string[];
+}
+
+/**
+ * Replaces the query of the materialized view reporting_private.NAME, for a migration: Postgres
+ * cannot replace a materialized view's query in place. Saves its indexes and every relation that
+ * reads it (directly or not) as Postgres prints them, drops it with them, makes it again from
+ * `query` with its indexes, then the saved relations in their order, with their indexes, options
+ * and grants (reporting.NAME as `select *` of the new one, so that it takes any new column), and
+ * writes the reporting comments again.
+ */
+export async function replaceMaterializedView(db: Kysely<unknown>, name: string, query: RawBuilder<unknown>): Promise<void> {
+  const view = `${REPORTING_PRIVATE_SCHEMA}.${name}`;
+  const { rows: paths } = await sql<{ path: string }>`select current_setting('search_path') as path`.execute(db);
+  await sql`select set_config('search_path', '', true)`.execute(db);
+  const { rows: saved } = await sql<Saved>`
+    with recursive readers(oid) as (
+      select ${view}::pg_catalog.regclass::pg_catalog.oid
+      union
+      select r.ev_class from readers x join pg_catalog.pg_depend d on d.refobjid = x.oid join pg_catalog.pg_rewrite r on r.oid = d.objid
+       where r.ev_class <> d.refobjid
+    )
+    select n.nspname as schema, c.relname as name, c.relkind::text as kind, pg_catalog.pg_get_viewdef(c.oid) as definition, c.reloptions::text[] as options,
+           coalesce((select pg_catalog.array_agg(pg_catalog.pg_get_indexdef(x.indexrelid) order by x.indexrelid) from pg_catalog.pg_index x where x.indrelid = c.oid), '{}') as indexes,
+           coalesce((select pg_catalog.array_agg(distinct case when acl.grantee = 0 then 'public' else pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(acl.grantee)) end)
+                       from pg_catalog.aclexplode(c.relacl) acl where acl.privilege_type = 'SELECT' and acl.grantee <> c.relowner), '{}') as grantees
+      from (select distinct oid from readers) x join pg_catalog.pg_class c on c.oid = x.oid join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+     order by c.oid <> ${view}::pg_catalog.regclass::pg_catalog.oid, c.oid`.execute(db);
+  await sql`select pg_catalog.set_config('search_path', ${paths[0].path}, true)`.execute(db);
+  await sql`drop materialized view ${sql.id(REPORTING_PRIVATE_SCHEMA, name)} cascade`.execute(db);
+  for (const relation of saved) {
+    const target = sql.id(relation.schema, relation.name);
+    const options = relation.options?.length ? sql` with (${sql.raw(relation.options.join(', '))})` : sql``;
+    const itself = relation.schema === REPORTING_PRIVATE_SCHEMA && relation.name === name;
+    const reader = relation.schema === REPORTING_SCHEMA && relation.name === name;
+    const definition = itself ? query : reader ? sql`select * from ${sql.id(REPORTING_PRIVATE_SCHEMA, name)} v where ${VISIBLE}` : sql.raw(relation.definition.replace(/;\s*$/, ''));
+    await sql`create ${sql.raw(relation.kind === 'm' ? 'materialized view' : 'view')} ${target}${options} as ${definition}`.execute(db);
+    for (const index of relation.indexes) await sql.raw(index).execute(db);
+    if (relation.grantees.length) await sql`grant select on ${target} to ${sql.raw(relation.grantees.join(', '))}`.execute(db);
+  }
+  await applyReportingComments(db);
+}

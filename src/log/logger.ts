@@ -33,3 +33,8 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   }
   return pino(settings, (options.destination as pino.DestinationStream | undefined) ?? pino.destination({ fd: 2, sync: true }));
 }
+
+/** A child logger whose lines name the account: bound once, not again when the parent already names it. */
+export function accountLogger(logger: Logger, account: string, fields: Record<string, unknown> = {}): Logger {
+  return logger.child(logger.bindings().account === account ? fields : { account, ...fields });
+}

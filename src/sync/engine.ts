@@ -1,3 +1,4 @@
+import { accountLogger } from '../log/logger.js';
 import type { StreamName } from '../streams/registry.js';
 import type { Reconnect } from '../warehouse/reconnect.js';
 import { pickCounts, RUN_COUNTERS } from '../warehouse/run-counters.js';
@@ -24,7 +25,7 @@ export async function runSync(request: SyncRequest, deps: SyncDeps): Promise<Run
   const kind = request.kind === 'backfill' ? 'backfill' : request.full ? 'full' : 'sync';
   const reconnect = engineReconnect(config.database.reconnect, deps.logger);
   const runId = await reconnect.execute(() => createRun(db, { account: account.id, kind, streams, propertyIds: request.propertyIds, requested: request }));
-  const logger = deps.logger.child({ account: account.id, runId });
+  const logger = accountLogger(deps.logger, account.id, { runId });
   // New pages and work units stop on a signal, or when a stream's lock is lost for good.
   const stop = lock && signal ? AbortSignal.any([signal, lock.signal]) : (lock?.signal ?? signal);
   if (lock) await closeAbandoned(deps, runId, streams, reconnect, logger);

@@ -1,3 +1,4 @@
+import { accountLogger } from '../log/logger.js';
 import { loadStream } from '../streams/index.js';
 import type { StreamName } from '../streams/registry.js';
 import { RUN_COUNTERS, zeroCounts } from '../warehouse/run-counters.js';
@@ -80,7 +81,7 @@ export async function verifyAccount(request: VerifyRequest, deps: SyncDeps): Pro
   const startedAt = new Date().toISOString();
   const streams = await verifiedStreams(request.streams);
   const runId = await createRun(db, { account: account.id, kind: 'verify', streams: [], propertyIds: undefined, requested: { kind: 'verify', ...request } });
-  const logger = deps.logger.child({ account: account.id, runId });
+  const logger = accountLogger(deps.logger, account.id, { runId });
   const before = client.stats();
   const started = Date.now();
   const totals = streams.map((stream) => ({ stream: stream.name, tables: stream.tables.map((table): ScopeTable => ({ table: table.name, checked: 0, missing: [], extra: [], differing: [] })), drifted: new Set<string>() }));

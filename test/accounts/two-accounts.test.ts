@@ -239,6 +239,10 @@ describe('two accounts in one warehouse (issue 22)', () => {
       // Several accounts configured: the summary names its account.
       expect(sync.stdout).toMatch(/^account south: run \d+ \(sync: leases, invoices, properties\) succeeded/m);
       expect(sync.stdout).not.toContain('account north');
+      // Every log line of the run names its account, once.
+      const lines = sync.stderr.split('\n').filter((line) => line.startsWith('{'));
+      expect(lines.filter((line) => line.includes('"runId"')).length).toBeGreaterThan(0);
+      for (const line of lines.filter((line) => line.includes('"runId"'))) expect(line.match(/"account":/g), line).toEqual(['"account":']);
       await expectAccountEqualsSource(warehouse.db, 'south', south);
       expect(await accountSnapshot(warehouse.db, 'north')).toEqual(northBefore);
 

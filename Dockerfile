@@ -33,7 +33,7 @@ LABEL org.opencontainers.image.title="propsync" \
 # The heap limits of bin/propsync.mjs's first line, which `node FILE` does not read: one process,
 # no launcher (README, Benchmark, "Memory"); `docker run -e NODE_OPTIONS=...` chooses others.
 ENV NODE_ENV=production \
-    NODE_OPTIONS="--max-old-space-size=160 --max-semi-space-size=4" \
+    NODE_OPTIONS="--max-old-space-size=160 --max-semi-space-size=8" \
     PROPSYNC_METRICS_HOST=0.0.0.0 \
     PROPSYNC_METRICS_PORT=9464
 WORKDIR /app

@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --max-old-space-size=160 --max-semi-space-size=4
+#!/usr/bin/env -S node --max-old-space-size=160 --max-semi-space-size=8
 // Entry point of the `propsync` command: runs the compiled build in dist/ (`npm run build`, run by
 // `npm ci`; `npm run dev -- ...` runs the TypeScript sources). The first line sets the heap limits,
 // so this process is the whole of propsync. Why: docs/benchmark.md#memory

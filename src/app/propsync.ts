@@ -14,6 +14,7 @@ import { engineReconnect } from '../sync/reconnect.js';
 import { describeHolder, lockName, withStreamLocks, type LockOptions } from '../sync/lock.js';
 import { combineObservers } from '../sync/observers.js';
 import { streamsOf } from '../sync/plan-run.js';
+import { lanesInFlight } from '../sync/run-lanes.js';
 import type { RunSummary, SyncObserver, SyncRequest } from '../sync/types.js';
 import type { Db } from '../catalog/tables.js';
 import { createCallGate } from '../queue/call-gate.js';
@@ -29,7 +30,7 @@ export interface OpenOptions {
   logger: Logger;
   /** The accounts to run (`--account`, repeatable); default: every configured account. */
   accounts?: readonly string[];
-  /** Connections of the warehouse pool (default: the accounts' concurrency plus two). */
+  /** Connections of the warehouse pool (default: the accounts' lanes in flight plus two). */
   maxConnections?: number;
   /** Called after every HTTP call to the source (metrics), with the account that made it. */
   onCall?: (event: CallEvent, account: string) => void;
@@ -94,7 +95,7 @@ export function selectedAccounts<A extends { id: string }>(accounts: readonly A[
 export async function openPropsync(config: Config, options: OpenOptions): Promise<Propsync> {
   const { logger } = options;
   const chosen = selectedAccounts(config.accounts, options.accounts);
-  const connections = chosen.reduce((sum, account) => sum + account.source.concurrency, 0) + 2;
+  const connections = chosen.reduce((sum, account) => sum + lanesInFlight(account.source.concurrency), 0) + 2;
   const db = await openMigratedWarehouse(config.database, { maxConnections: options.maxConnections ?? connections });
   const accounts: AccountRuntime[] = [];
   try {

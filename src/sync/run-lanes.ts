@@ -16,7 +16,19 @@ export interface LanesOutcome {
 }
 
 /**
- * Runs lanes on `source.concurrency` workers. Inside a lane, steps run in order and a failed
+ * Lanes in flight per call in flight (`source.concurrency`, which the client holds the calls
+ * to): while one lane's page loads, another's call is out, so the calls are not idle while the
+ * warehouse works. Each lane holds one page at a time, and one warehouse connection while it loads.
+ */
+export const LANES_PER_CALL = 2;
+
+/** The lanes one account runs at once. */
+export function lanesInFlight(concurrency: number): number {
+  return concurrency * LANES_PER_CALL;
+}
+
+/**
+ * Runs lanes on `lanesInFlight(source.concurrency)` workers. Inside a lane, steps run in order and a failed
  * unit ends its lane (later steps build on what earlier ones loaded);
  * other lanes go on. A spent budget or an aborted signal stops every worker before its next unit.
  */
@@ -69,6 +81,6 @@ export async function runLanes(
       });
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(deps.account.source.concurrency, lanes.length)) }, worker));
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(lanesInFlight(deps.account.source.concurrency), lanes.length)) }, worker));
   return outcome;
 }

@@ -45,10 +45,28 @@ export async function migrateToLatest<DB>(db: Kysely<DB>, tables: readonly Table
   return migrated;
 }
 
-/** The migrations that the database has not applied yet, by name. */
-export async function pendingMigrations<DB>(db: Kysely<DB>): Promise<string[]> {
-  const migrations = await migrator(db).getMigrations();
-  return migrations.filter((migration) => !migration.executedAt).map((migration) => migration.name);
+/** A migration file as Kysely's provider reads them: `.js`, `.mjs`, `.ts` or `.mts`, not declarations. */
+const MIGRATION_FILE = /^(?!.*\.d\.m?ts$).*\.(m?js|m?ts)$/;
+
+/** SQLSTATE undefined_table. */
+const UNDEFINED_TABLE = '42P01';
+
+/**
+ * The migrations that the database has not applied yet, by name: the folder's file names
+ * against the migrator's table. Every command checks this at start-up, so nothing is imported
+ * (the migrations and what they import) and nothing is created for it.
+ */
+export async function pendingMigrations<DB>(db: Kysely<DB>, folder: string = MIGRATIONS_FOLDER): Promise<string[]> {
+  const names = new Set((await fs.readdir(folder)).filter((file) => MIGRATION_FILE.test(file)).map((file) => file.replace(/\.[^.]+$/, '')));
+  let applied: Set<string>;
+  try {
+    const { rows } = await sql<{ name: string }>`select name from ${sql.table(DEFAULT_MIGRATION_TABLE)}`.execute(db);
+    applied = new Set(rows.map((row) => row.name));
+  } catch (error) {
+    if ((error as { code?: string }).code !== UNDEFINED_TABLE) throw error;
+    applied = new Set();
+  }
+  return [...names].sort().filter((name) => !applied.has(name));
 }
 
 /**

@@ -1,7 +1,9 @@
-import { readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MIGRATIONS_FOLDER, migrateDownAll, migrateToLatest } from '../../src/warehouse/migrate.js';
+import { MIGRATIONS_FOLDER, migrateDownAll, migrateToLatest, pendingMigrations } from '../../src/warehouse/migrate.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 
 // The tables, columns and types below are the contract of the foundation issue with the
@@ -214,6 +216,9 @@ describe('migrations on an empty database', () => {
 
   it('starts from a database without any table', async () => {
     expect(await tableNames()).toEqual([]);
+    expect(await pendingMigrations(database.db)).toEqual(migrationFiles);
+    // Asking creates nothing.
+    expect(await tableNames()).toEqual([]);
   });
 
   it('migrateToLatest applies every migration in order', async () => {
@@ -271,8 +276,27 @@ describe('migrations on an empty database', () => {
   });
 
   it('a second run applies nothing and changes nothing', async () => {
+    expect(await pendingMigrations(database.db)).toEqual([]);
     expect(await migrateToLatest(database.db)).toEqual({ applied: [] });
     expect(await schemaSnapshot()).toEqual(afterFirst);
+  });
+
+  it('names the migrations not applied yet from the files, compiled or not', async () => {
+    const last = migrationFiles[migrationFiles.length - 1];
+    const { rows } = await sql<{ name: string; timestamp: string }>`select name, timestamp from kysely_migration where name = ${last}`.execute(database.db);
+    await sql`delete from kysely_migration where name = ${last}`.execute(database.db);
+    try {
+      expect(await pendingMigrations(database.db)).toEqual([last]);
+    } finally {
+      await sql`insert into kysely_migration (name, timestamp) values (${rows[0].name}, ${rows[0].timestamp})`.execute(database.db);
+    }
+    const folder = mkdtempSync(join(tmpdir(), 'propsync-pending-'));
+    try {
+      for (const file of ['0001_source_tables.js', '0001_source_tables.d.ts', '0001_source_tables.js.map', '9998_next.ts', '9999_after.mjs', 'README.md']) writeFileSync(join(folder, file), '');
+      expect(await pendingMigrations(database.db, folder)).toEqual(['9998_next', '9999_after']);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 
   it('migrateDownAll reverts every migration, newest first, and leaves no table behind', async () => {

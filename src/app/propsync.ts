@@ -23,7 +23,6 @@ import { EXIT, ExitError, type ExitCode } from './exit-codes.js';
 import { exitCodeFor } from './run-summary.js';
 import { abortOnSignals, type SignalStop } from './signals.js';
 import { openMigratedWarehouse, sessionTimeouts } from './warehouse.js';
-import { withStatementTimeout } from '../warehouse/session.js';
 
 /** How to build a running propsync. */
 export interface OpenOptions {
@@ -147,13 +146,12 @@ export async function openPropsync(config: Config, options: OpenOptions): Promis
 }
 
 /**
- * Refreshes the reporting layer after a run (or a queued run's last lane). It has a statement
- * budget of its own; it logs its own failures, this one the session's: never throws.
+ * Refreshes the reporting layer after a run (or a queued run's last lane): the views side by
+ * side on connections of the pool (the run's lanes have given theirs back), each under a
+ * statement budget of its own. It logs its failures: never throws.
  */
 export async function refreshAfterRun(db: Db, config: Config, logger: Logger): Promise<void> {
-  await withStatementTimeout(db, config.database.refreshStatementTimeoutMs, (session) => refreshAfterSync(session, config.timeZone, logger)).catch((error: Error) =>
-    logger.warn({ event: 'reporting_refresh_failed', err: error.message }, `could not refresh the reporting views: ${error.message}; the next sync tries again`),
-  );
+  await refreshAfterSync(db, config.timeZone, logger, { statementTimeoutMs: config.database.refreshStatementTimeoutMs, parallel: true });
 }
 
 /** Records the accounts about to run and their display names (the reporting views show them). */

@@ -18,18 +18,31 @@ export interface RefreshOutcome {
   skipped: string[];
 }
 
+/** How a refresh runs: the "today" of the views, and how long a view may wait for its lock or run. */
+export interface RefreshOptions {
+  timeZone: string;
+  lockTimeoutMs?: number;
+  /** statement_timeout of each view's refresh (default: the session's). */
+  statementTimeoutMs?: number;
+  /**
+   * Refresh views side by side, each on a connection of the pool, as soon as the views it reads
+   * are refreshed (default: one after the other, on whatever connection `db` gives).
+   */
+  parallel?: boolean;
+}
+
 /**
  * Brings the reporting layer up to date after a sync: stores the configured time zone where the
  * views read "today" from (`reporting.settings`), then refreshes the materialized views (in
  * `reporting_private`, read through the views of `reporting` of the same names), each after the
- * ones it reads (`properties` first), each in a transaction of its
- * own. A populated view is refreshed CONCURRENTLY (every one has a unique index): readers keep
- * the old rows meanwhile, and a reader's open transaction does not block it. A view never
- * populated is filled by a plain refresh. A view whose lock is not had within
- * `lockTimeoutMs` (another refresh, a maintenance command) is skipped and keeps its rows until
- * the next run refreshes it.
+ * ones it reads (`properties` first), each in a transaction of its own. A populated view is
+ * refreshed CONCURRENTLY (every one has a unique index): readers keep the old rows meanwhile,
+ * and a reader's open transaction does not block it. A view never populated is filled by a
+ * plain refresh. A view whose lock is not had within `lockTimeoutMs` (another refresh, a
+ * maintenance command) is skipped and keeps its rows until the next run refreshes it. Should one
+ * fail otherwise, no view starts after it, and the error is thrown once those under way end.
  */
-export async function refreshReporting(db: Db, options: { timeZone: string; lockTimeoutMs?: number }): Promise<RefreshOutcome> {
+export async function refreshReporting(db: Db, options: RefreshOptions): Promise<RefreshOutcome> {
   const lockTimeout = sql.lit(`${options.lockTimeoutMs ?? REFRESH_LOCK_TIMEOUT_MS}ms`);
   await setReportingTimeZone(db, options.timeZone);
   const { rows } = await sql<{ name: string; populated: boolean; reads: string[] }>`
@@ -44,11 +57,14 @@ export async function refreshReporting(db: Db, options: { timeZone: string; lock
      where m.relnamespace = ${REPORTING_PRIVATE_SCHEMA}::regnamespace and m.relkind = 'm'
      order by m.relname`.execute(db);
   const outcome: RefreshOutcome = { refreshed: [], skipped: [] };
-  for (const view of refreshOrder(rows)) {
+  let failure: { error: unknown } | undefined;
+  const refresh = async (view: (typeof rows)[number]) => {
+    if (failure) return;
     const target = sql.id(REPORTING_PRIVATE_SCHEMA, view.name);
     try {
       await db.transaction().execute(async (trx) => {
         await sql`set local lock_timeout = ${lockTimeout}`.execute(trx);
+        if (options.statementTimeoutMs !== undefined) await sql`set local statement_timeout = ${sql.lit(`${options.statementTimeoutMs}ms`)}`.execute(trx);
         // The aggregates sort a whole ledger: in memory, not in temporary files of 4 MB sorts.
         await sql`set local work_mem = ${sql.lit(REFRESH_WORK_MEM)}`.execute(trx);
         await (view.populated ? sql`refresh materialized view concurrently ${target}` : sql`refresh materialized view ${target}`).execute(trx);
@@ -56,10 +72,20 @@ export async function refreshReporting(db: Db, options: { timeZone: string; lock
       });
       outcome.refreshed.push(view.name);
     } catch (error) {
-      if ((error as { code?: string }).code !== LOCK_NOT_AVAILABLE) throw error;
-      outcome.skipped.push(view.name);
+      if ((error as { code?: string }).code === LOCK_NOT_AVAILABLE) outcome.skipped.push(view.name);
+      else failure ??= { error };
     }
+  };
+  const order = refreshOrder(rows);
+  if (options.parallel) {
+    // Each view waits for the views it reads, then goes: the order puts those first.
+    const finished = new Map<string, Promise<void>>();
+    for (const view of order) finished.set(view.name, Promise.all(view.reads.map((name) => finished.get(name))).then(() => refresh(view)));
+    await Promise.all(finished.values());
+  } else {
+    for (const view of order) await refresh(view);
   }
+  if (failure) throw failure.error;
   return outcome;
 }
 
@@ -106,15 +132,10 @@ async function setReportingTimeZone(db: Db, timeZone: string): Promise<void> {
  * the run's data is committed whatever happens to the reporting layer, and the next run retries.
  * A view skipped for its lock is a warning: it keeps the rows of its last refresh until then.
  */
-export async function refreshAfterSync(
-  db: Db,
-  timeZone: string,
-  logger: Pick<Logger, 'info' | 'warn'>,
-  options: { lockTimeoutMs?: number } = {},
-): Promise<void> {
+export async function refreshAfterSync(db: Db, timeZone: string, logger: Pick<Logger, 'info' | 'warn'>, options: Omit<RefreshOptions, 'timeZone'> = {}): Promise<void> {
   const started = Date.now();
   try {
-    const { refreshed, skipped } = await refreshReporting(db, { timeZone, lockTimeoutMs: options.lockTimeoutMs });
+    const { refreshed, skipped } = await refreshReporting(db, { timeZone, ...options });
     const durationMs = Date.now() - started;
     logger.info({ event: 'reporting_refreshed', views: refreshed, skipped, durationMs }, `refreshed ${refreshed.length} materialized reporting views in ${durationMs} ms`);
     if (skipped.length) {

@@ -88,6 +88,30 @@ describe('refreshing the materialized reporting views', () => {
     }
   });
 
+  it('side by side, each view after those it reads: a view waiting for a lock holds back none that does not read it', async () => {
+    await addInvoice(779, 100, '3.21');
+    // Another session holds the AR ledger: the AR activity waits for it, the vendor spend does not read it.
+    const holder = await session(database.url);
+    let done: Promise<unknown> | undefined;
+    try {
+      await holder.query('begin');
+      await holder.query('lock table public.ar_transactions in access exclusive mode');
+      done = refreshReporting(database.db, { timeZone: ZONE, lockTimeoutMs: 60_000, parallel: true });
+      await waitFor(async () => (await juneSpend(779)).length > 0, 20_000, 'the vendor spend to be refreshed while the AR activity waits');
+      expect(await juneSpend(779)).toEqual(['3.21']);
+      const { rows } = await sql`select 1 from pg_stat_activity where query ilike 'refresh materialized view%ar_activity_monthly%' and wait_event_type = 'Lock'`.execute(database.db);
+      expect(rows.length).toBe(1);
+      await holder.query('commit');
+      const outcome = (await done) as { refreshed: string[]; skipped: string[] };
+      expect([...outcome.refreshed].sort()).toEqual([...MATERIALIZED].sort());
+      expect(outcome.refreshed[0]).toBe('properties');
+      expect(outcome.skipped).toEqual([]);
+    } finally {
+      await holder.end().catch(() => {});
+      await done?.catch(() => {});
+    }
+  });
+
   it('skips a view whose lock it cannot get, with a warning, and refreshes it at the next run', async () => {
     await addInvoice(778, 100, '56.78');
     const logs: { level: string; event: unknown; message: string }[] = [];

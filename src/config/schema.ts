@@ -52,7 +52,7 @@ const databaseSchema = z
     lockTimeoutMs: positiveInt.max(MAX_POSTGRES_MS).default(30_000),
     /** idle_in_transaction_session_timeout of every session: longest a transaction may sit idle. */
     idleInTransactionTimeoutMs: positiveInt.max(MAX_POSTGRES_MS).default(300_000),
-    /** statement_timeout of the session that refreshes the reporting views after a run. */
+    /** statement_timeout of the refresh of each reporting view after a run. */
     refreshStatementTimeoutMs: positiveInt.max(MAX_POSTGRES_MS).default(3_600_000),
     reconnect: reconnectSchema,
   })

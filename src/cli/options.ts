@@ -48,3 +48,13 @@ export function parseChunk(value: string): ChunkSize {
   if (!(CHUNK_SIZES as readonly string[]).includes(value)) throw new InvalidArgumentError(`'${value}' is not a chunk size; expected ${CHUNK_SIZES.join(', ')}`);
   return value as ChunkSize;
 }
+
+/** A parser of a whole number from `min` to `max` (`--quarantine-limit`, `--concurrency`). */
+export function wholeNumber(min: number, max = Number.MAX_SAFE_INTEGER): (value: string) => number {
+  const range = max === Number.MAX_SAFE_INTEGER ? `${min} or more` : `from ${min} to ${max}`;
+  return (value) => {
+    const number = Number(value);
+    if (!/^\d+$/.test(value) || number < min || number > max) throw new InvalidArgumentError(`'${value}' is not a count; expected a whole number ${range}`);
+    return number;
+  };
+}

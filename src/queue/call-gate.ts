@@ -66,21 +66,18 @@ export function createCallGate(db: Db, account: GatedAccount, reconnect: Reconne
       const interval = intervalOf(windows, reserve, minIntervalMs);
       // Short windows are paced by the interval; the long ones (hour, day) by what they have left.
       const long = windows.filter((window) => Number.isFinite(window.remaining) && !((window.lengthMs ?? Infinity) <= SPREAD_WINDOWS_UP_TO_MS));
-      if (long.length === 0) {
-        await reconnect.execute(() => sql`
-          update source_pacing set interval_ms = ${interval}::int, next_at = least(next_at, now() + make_interval(secs => ${interval / 1000}::float8))
-          where account_id = ${account.id} and method = ${method}`.execute(db));
-        return;
-      }
-      const tightest = long.reduce((a, b) => (b.remaining < a.remaining ? b : a));
-      const resetMs = tightest.resetMs ?? tightest.lengthMs ?? 3_600_000;
+      const tightest = long.length ? long.reduce((a, b) => (b.remaining < a.remaining ? b : a)) : undefined;
+      const resetMs = tightest ? (tightest.resetMs ?? tightest.lengthMs ?? 3_600_000) : 0;
+      const left = tightest
+        ? sql`,
+          remaining = case when reset_at is null or reset_at < now() or now() + make_interval(secs => ${resetMs / 1000}::float8) > reset_at + interval '1 second'
+                           then ${tightest.remaining}::int else least(remaining, ${tightest.remaining}::int) end,
+          reset_at = now() + make_interval(secs => ${resetMs / 1000}::float8)`
+        : sql``;
       await reconnect.execute(() => sql`
         update source_pacing set
           interval_ms = ${interval}::int,
-          next_at = least(next_at, now() + make_interval(secs => ${interval / 1000}::float8)),
-          remaining = case when reset_at is null or reset_at < now() or now() + make_interval(secs => ${resetMs / 1000}::float8) > reset_at + interval '1 second'
-                           then ${tightest.remaining}::int else least(remaining, ${tightest.remaining}::int) end,
-          reset_at = now() + make_interval(secs => ${resetMs / 1000}::float8)
+          next_at = least(next_at, now() + make_interval(secs => ${interval / 1000}::float8))${left}
         where account_id = ${account.id} and method = ${method}`.execute(db));
     },
   };

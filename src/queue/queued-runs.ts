@@ -83,17 +83,18 @@ export async function finishIfLast(trx: Db, account: string, runId: number): Pro
  * summaries of the runs that this ended.
  */
 export async function endDeadLanes(db: Db, accounts: readonly string[], abandonedAfterMinutes: number): Promise<RunSummary[]> {
+  const letters = await deadLetters(db, accounts);
+  if (letters.length === 0) return [];
+  // The dead-letter queue keeps its jobs for days: only the lanes still open among them are ended.
+  const open = await db
+    .selectFrom('sync_run_lanes')
+    .select(['account_id', 'run_id', 'lane_key'])
+    .where('finished_at', 'is', null)
+    .where((eb) => eb.or(letters.map((letter) => eb.and([eb('account_id', '=', letter.account), eb('run_id', '=', letter.runId), eb('lane_key', '=', letter.laneKey)]))))
+    .execute();
   const ended: RunSummary[] = [];
-  for (const letter of await deadLetters(db, accounts)) {
-    const open = await db
-      .selectFrom('sync_run_lanes')
-      .select('lane_key')
-      .where('account_id', '=', letter.account)
-      .where('run_id', '=', letter.runId)
-      .where('lane_key', '=', letter.laneKey)
-      .where('finished_at', 'is', null)
-      .executeTakeFirst();
-    if (!open) continue;
+  for (const letter of letters) {
+    if (!open.some((lane) => lane.account_id === letter.account && lane.run_id === letter.runId && lane.lane_key === letter.laneKey)) continue;
     const summary = await endLane(db, { account: letter.account, runId: letter.runId, laneKey: letter.laneKey, status: 'dead', error: `its retries ran out (dead-letter queue): ${letter.error}`, abandonedAfterMinutes });
     if (summary) ended.push(summary);
   }

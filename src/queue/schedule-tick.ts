@@ -9,7 +9,6 @@ import type PgBoss from 'pg-boss';
 import type { StreamName } from '../streams/registry.js';
 import { TICKS_QUEUE } from './boss.js';
 
-
 /** A UUID of a text, the same in every process (SHA-1 based, as a version 5 UUID is). */
 export function uuidOf(text: string): string {
   const hex = createHash('sha1').update(text).digest('hex');

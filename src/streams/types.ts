@@ -3,7 +3,7 @@ import type { z, ZodType } from 'zod';
 import type { MethodVersion } from '../source/settings.js';
 import type { SourceMethod, SourceRequest } from '../source/types.js';
 import type { LoadRow } from '../warehouse/bulk-load.js';
-import type { DatabaseOf, SourceTable, Table } from '../warehouse/schema.js';
+import type { AnyDatabase, DatabaseOf, SourceTable, Table } from '../warehouse/schema.js';
 import type { SettingsBuilders } from './settings.js';
 
 /**
@@ -101,7 +101,7 @@ export interface PlanContext<Settings = any> {
    * The warehouse. A stream types it by its own tables (`const db: TablesDb<typeof TABLES> =
    * context.db`), never by the assembled warehouse.
    */
-  db: Kysely<any>;
+  db: AnyDatabase;
   /** The stream's own settings (`streams.<name>` of the configuration). */
   settings: Settings;
   /** Records per page the source is asked for. */
@@ -147,7 +147,7 @@ export interface Lane {
 /** What a dynamic step may look at: the warehouse and the work units already done in its lane. */
 export interface StepContext {
   /** The warehouse, typed by the stream as in `PlanContext`. */
-  db: Kysely<any>;
+  db: AnyDatabase;
   /** The source account of the run: a query reads this account's rows only. */
   accountId: string;
   runId: number;

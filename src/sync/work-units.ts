@@ -31,24 +31,22 @@ export async function startWorkUnit(db: Db, account: string, runId: number, plan
       .orderBy('work_unit_id', 'desc')
       .limit(1)
       .executeTakeFirst();
-    // The same run met the unit before (a queued lane taken again): done, it is skipped; else its own row goes on from its checkpoint.
+    const finished = previous?.status === 'done' || previous?.status === 'skipped';
+    const resume = previous && !finished && previous.per_page === perPage ? previous : undefined;
+    const from = { startPage: resume?.next_page ?? 1, ...(resume?.listing_total != null ? { listingTotal: resume.listing_total } : {}) };
+    // The same run met the unit before (a queued lane taken again): done, it is skipped; else its own row goes on.
     if (previous && previous.run_id === runId) {
-      const finished = previous.status === 'done' || previous.status === 'skipped';
-      const goesOn = previous.per_page === perPage;
       if (!finished) {
         await trx
           .updateTable('sync_work_units')
-          .set({ status: 'running', error: null, finished_at: null, ...(goesOn ? {} : { next_page: 1, per_page: perPage, listing_total: null }) })
+          .set({ status: 'running', error: null, finished_at: null, ...(resume ? {} : { next_page: 1, per_page: perPage, listing_total: null }) })
           .where('work_unit_id', '=', previous.work_unit_id)
           .execute();
       }
-      const startPage = finished || !goesOn ? 1 : previous.next_page;
-      return { id: previous.work_unit_id, startPage, skipped: finished, ...(!finished && goesOn && previous.listing_total != null ? { listingTotal: previous.listing_total } : {}) };
+      return { id: previous.work_unit_id, skipped: finished, ...from };
     }
     // A chunk done once stays done (a later rerun records it as skipped).
-    const skipped = plan.kind === 'backfill' && (previous?.status === 'done' || previous?.status === 'skipped');
-    const unfinished = previous && previous.status !== 'done' && previous.status !== 'skipped';
-    const resume = unfinished && previous.per_page === perPage ? previous : undefined;
+    const skipped = plan.kind === 'backfill' && finished;
     const inserted = await trx
       .insertInto('sync_work_units')
       .values({
@@ -85,7 +83,7 @@ export async function startWorkUnit(db: Db, account: string, runId: number, plan
         .onConflict((oc) => oc.doNothing())
         .execute();
     }
-    return { id, startPage: resume?.next_page ?? 1, skipped, ...(resume?.listing_total != null ? { listingTotal: resume.listing_total } : {}) };
+    return { id, skipped, ...from };
   });
 }
 

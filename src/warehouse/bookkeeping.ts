@@ -164,7 +164,6 @@ export const SYNC_VERIFICATIONS = defineTable({
   },
 });
 
-/** The sync's bookkeeping tables. */
 export const SOURCE_PACING = defineTable({
   name: 'source_pacing',
   meaning: 'The pacing of one source method of an account, shared by every process that calls it: each call reserves its start here.',
@@ -196,10 +195,11 @@ export const SYNC_RUN_LANES = defineTable({
     run_id: bigint('The run that planned the lane.').notNull(),
     lane_key: text("The lane's key (its stream and scope).").notNull(),
     stream: text('The stream of the lane.').notNull(),
-    status: text('queued, then done, failed, interrupted, budget_exhausted or dead (its retries ran out: in the dead-letter queue).').notNull().defaulted(),
+    status: text('queued, then done, skipped (already waiting on the queue for an earlier run), failed, budget_exhausted or dead (its retries ran out: in the dead-letter queue).').notNull().defaulted(),
     error: text('Why it failed, if it did.'),
     finished_at: timestamptz('When its job ended for good.'),
   },
 });
 
+/** The sync's bookkeeping tables. */
 export const SYNC_TABLES = [ACCOUNTS, SYNC_RUNS, SYNC_WORK_UNITS, SYNC_WORK_UNIT_SEEN, SYNC_CURSORS, QUARANTINE, SOURCE_PACING, SOURCE_BUDGET, SYNC_RUN_LANES, SYNC_VERIFICATIONS] as const;

@@ -1,9 +1,9 @@
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { CompiledQuery, sql, type Kysely, type RawBuilder } from 'kysely';
+import { CompiledQuery, sql, type RawBuilder } from 'kysely';
 import { escapeIdentifier } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import { ACCOUNT_COLUMN, loadColumns, primaryKey, SOURCE_HASH_COLUMN, SOURCE_TEXT_HASH_COLUMN, type SourceTable } from './schema.js';
+import { ACCOUNT_COLUMN, type AnyDatabase, loadColumns, primaryKey, SOURCE_HASH_COLUMN, SOURCE_TEXT_HASH_COLUMN, type SourceTable } from './schema.js';
 
 /**
  * Loading of a stream's tables, whichever the stream: the table is chosen at run time, so the
@@ -11,8 +11,6 @@ import { ACCOUNT_COLUMN, loadColumns, primaryKey, SOURCE_HASH_COLUMN, SOURCE_TEX
  * statement is one account's: it writes that account's id and touches no other account's rows.
  */
 
-/** Any typed database: the table is chosen at run time, so statements here are built from its declaration. */
-type AnyDatabase = Kysely<any>;
 
 /** A row of a source table as normalization produced it: its columns plus the source record as `raw`. */
 export type LoadRow = Record<string, unknown> & { raw: unknown };

@@ -1,6 +1,6 @@
-import { sql, type Kysely } from 'kysely';
+import { sql } from 'kysely';
 import { dedupeByKey, type LoadRow } from './bulk-load.js';
-import { ACCOUNT_COLUMN, SOURCE_HASH_COLUMN, SOURCE_TEXT_HASH_COLUMN, SYNC_COLUMNS, type SourceTable } from './schema.js';
+import { ACCOUNT_COLUMN, SOURCE_HASH_COLUMN, SOURCE_TEXT_HASH_COLUMN, SYNC_COLUMNS, type AnyDatabase, type SourceTable } from './schema.js';
 
 /**
  * How a table's live rows compare with rows freshly normalized from the source, key by key:
@@ -55,7 +55,7 @@ function recordsetColumn(table: SourceTable, column: string) {
  * read by Postgres in the declared types, so `12.5` and `12.50`, two spellings of one instant,
  * or a jsonb with its keys in another order are equal. Reads only.
  */
-export async function compareTable(db: Kysely<any>, account: string, table: SourceTable, parents: readonly number[], fresh: readonly LoadRow[]): Promise<TableComparison> {
+export async function compareTable(db: AnyDatabase, account: string, table: SourceTable, parents: readonly number[], fresh: readonly LoadRow[]): Promise<TableComparison> {
   const rows = dedupeByKey(table, fresh);
   const content = contentColumns(table);
   const columns = [...table.key, ...content];
@@ -105,7 +105,7 @@ export async function compareTable(db: Kysely<any>, account: string, table: Sour
  * The parent records of `scope` live in the warehouse: the parent key column of `table` (the
  * parent table, or a child naming its parent) where `column` is one of `values`.
  */
-export async function parentsInScope(db: Kysely<any>, account: string, table: SourceTable, column: string, values: readonly number[]): Promise<number[]> {
+export async function parentsInScope(db: AnyDatabase, account: string, table: SourceTable, column: string, values: readonly number[]): Promise<number[]> {
   const parent = parentKeyColumn(table);
   const { rows } = await sql<{ id: string | number }>`
     select distinct ${sql.id(parent)} as id from ${sql.table(table.name)}

@@ -1,4 +1,4 @@
-import type { ColumnType } from 'kysely';
+import type { ColumnType, Kysely } from 'kysely';
 
 /**
  * The declaration of a warehouse table, written once: its columns (Postgres type, nullability,
@@ -195,6 +195,13 @@ export type ColumnTypeOf<C extends Column> = ColumnType<
 export type RowTypeOf<T extends Table> = { -readonly [K in keyof T['columns']]: ColumnTypeOf<T['columns'][K]> };
 
 /** Kysely's database type of a list of declared tables. */
+/**
+ * The warehouse typed by none of its tables: for code generic over every declared table (the
+ * table is chosen at run time, its statements built from its declaration), and for the streams,
+ * each of which types it by its own tables.
+ */
+export type AnyDatabase = Kysely<any>;
+
 export type DatabaseOf<Ts extends readonly Table[]> = { [T in Ts[number] as T['name']]: RowTypeOf<T> };
 
 /** Columns of a source table that normalization does not fill (the sync does). */

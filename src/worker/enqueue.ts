@@ -13,7 +13,6 @@ import { ensureQueues, openBoss } from '../queue/boss.js';
 import { enqueueRun, type Enqueued } from '../queue/enqueue.js';
 import type { Db } from '../catalog/tables.js';
 import type { RunSummary, SyncRequest } from '../sync/types.js';
-import type { StatusOfRun } from './run-status.js';
 import { readRunSummary } from './run-status.js';
 
 /** How often `--wait` looks at the runs. */
@@ -57,7 +56,7 @@ async function waitForRuns(db: Db, runs: readonly Enqueued[], signal: AbortSigna
   while (done.size < runs.length) {
     for (const run of runs) {
       if (done.has(run.runId)) continue;
-      const status: StatusOfRun = await readRunSummary(db, run.runId);
+      const status = await readRunSummary(db, run.runId);
       if (status) done.set(run.runId, status);
     }
     if (done.size === runs.length) break;

@@ -97,6 +97,7 @@ describe('propsync commands, as an operator runs them', () => {
       [['backfill', '--stream', 'leases', '--from', '2024-01-01', '--to', '2024-02-01', '--chunk', '2w'], /'2w' is not a chunk size; expected 1m, 3m, 1y/],
       [['reset', '--yes'], /required option '--stream <name>' not specified/],
       [['status', '--quarantine-limit', 'many'], /expected a whole number/],
+      [['worker', '--concurrency', '0'], /'0' is not a count; expected a whole number from 1 to 64/],
       [['demo', '--colour'], /unknown option '--colour'/],
       [['schedule', '--stream', 'x'], /unknown stream 'x'/],
       [['schedule'], /the warehouse is not migrated/],

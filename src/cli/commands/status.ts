@@ -1,6 +1,6 @@
-import { InvalidArgumentError, type Command } from 'commander';
+import type { Command } from 'commander';
 import { EXIT, type ExitCode } from '../../app/exit-codes.js';
-import { ACCOUNT_OPTION_HELP, collectAccount } from '../options.js';
+import { ACCOUNT_OPTION_HELP, collectAccount, wholeNumber } from '../options.js';
 
 /** `propsync status [--json]`: what the warehouse knows of its syncs, read without calling the source. */
 export function registerStatus(program: Command, done: (code: ExitCode) => void): void {
@@ -9,7 +9,7 @@ export function registerStatus(program: Command, done: (code: ExitCode) => void)
     .description('show cursors, last runs, rows per table, calls spent today and open quarantine entries')
     .option('--account <id>', ACCOUNT_OPTION_HELP, collectAccount)
     .option('--json', 'print one JSON document instead of tables (for scripts and monitoring)')
-    .option('--quarantine-limit <n>', 'open quarantine entries listed, newest first', parseCount, 20)
+    .option('--quarantine-limit <n>', 'open quarantine entries listed, newest first', wholeNumber(0), 20)
     .addHelpText(
       'after',
       [
@@ -58,9 +58,4 @@ export function registerStatus(program: Command, done: (code: ExitCode) => void)
       }
       done(EXIT.ok);
     });
-}
-
-function parseCount(value: string): number {
-  if (!/^\d+$/.test(value)) throw new InvalidArgumentError('expected a whole number such as 20');
-  return Number(value);
 }

@@ -1,6 +1,6 @@
-import { InvalidArgumentError, type Command } from 'commander';
+import type { Command } from 'commander';
 import type { ExitCode } from '../../app/exit-codes.js';
-import { ACCOUNT_OPTION_HELP, collectAccount } from '../options.js';
+import { ACCOUNT_OPTION_HELP, collectAccount, wholeNumber } from '../options.js';
 
 /** `propsync worker [--account ID]... [--concurrency N]`: runs queued work until stopped. */
 export function registerWorker(program: Command, done: (code: ExitCode) => void): void {
@@ -8,7 +8,7 @@ export function registerWorker(program: Command, done: (code: ExitCode) => void)
     .command('worker')
     .description('run the work units queued by propsync enqueue (or a scheduler in queue mode) until stopped')
     .option('--account <id>', ACCOUNT_OPTION_HELP, collectAccount)
-    .option('--concurrency <n>', 'jobs (lanes of work units) run at once (default: worker.concurrency, PROPSYNC_WORKER_CONCURRENCY)', parsePositive)
+    .option('--concurrency <n>', 'jobs (lanes of work units) run at once (default: worker.concurrency, PROPSYNC_WORKER_CONCURRENCY)', wholeNumber(1, 64))
     .addHelpText(
       'after',
       [
@@ -30,9 +30,4 @@ export function registerWorker(program: Command, done: (code: ExitCode) => void)
       const [{ configFor }, { runWorkerProcess }] = await Promise.all([import('../context.js'), import('../../worker/run-worker.js')]);
       done(await runWorkerProcess(configFor(command), { accounts: options.account, concurrency: options.concurrency }));
     });
-}
-
-function parsePositive(value: string): number {
-  if (!/^[1-9]\d*$/.test(value) || Number(value) > 64) throw new InvalidArgumentError('expected a whole number from 1 to 64');
-  return Number(value);
 }

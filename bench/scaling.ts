@@ -37,8 +37,6 @@ interface Case {
   status: string;
 }
 
-
-
 async function query<T extends pg.QueryResultRow>(url: string, text: string): Promise<T[]> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
@@ -70,7 +68,8 @@ async function prepare(adminUrl: string, name: string, sims: Simulator[], pageSi
 }
 
 function startCli(args: string[], dir: string): { child: ChildProcess; done: Promise<{ code: number | null; output: string }> } {
-  const child = spawn(process.execPath, [cli, ...args], { cwd: dir, env: { ...process.env, BENCH_PASSWORD: PASSWORD }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // As an operator runs it: the command's first line starts node with its heap limits.
+  const child = spawn(cli, args, { cwd: dir, env: { ...process.env, BENCH_PASSWORD: PASSWORD }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout!.on('data', (chunk) => (output += String(chunk)));
   child.stderr!.on('data', (chunk) => (output += String(chunk)));
@@ -103,7 +102,7 @@ async function syncCase(adminUrl: string, name: string, sims: Simulator[]): Prom
   return result;
 }
 
-export async function workersCase(adminUrl: string, name: string, sims: Simulator[], workers: number, label: string, pageSize?: number): Promise<Case> {
+async function workersCase(adminUrl: string, name: string, sims: Simulator[], workers: number, label: string, pageSize?: number): Promise<Case> {
   const { url, dir } = await prepare(adminUrl, name, sims, pageSize);
   const before = throttledOf(sims);
   const started = Date.now();

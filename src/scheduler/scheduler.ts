@@ -9,8 +9,11 @@ import { combineObservers } from '../sync/observers.js';
 import { streamsOf } from '../sync/plan-run.js';
 import type { SyncMetrics } from '../app/metrics.js';
 
-/** The engine's entry point (`runSync`), passed in so that the scheduler can be tested on its own. */
-/** Runs a scheduled run (`runSync`), or only enqueues it (queue mode: null, or null when another scheduler took this cron time); `at` is the cron time. */
+/**
+ * What a cron time does, passed in so that the scheduler can be tested on its own: the engine's
+ * entry point (`runSync`), or in queue mode the enqueueing of the run (null: its lanes went to
+ * the workers, or another scheduler took this cron time, `at`).
+ */
 export type RunEngine = (request: SyncRequest, deps: SyncDeps, at: Date) => Promise<RunSummary | null>;
 
 export interface SchedulerOptions {

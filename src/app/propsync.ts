@@ -103,13 +103,14 @@ export async function openPropsync(config: Config, options: OpenOptions): Promis
       // it again as it goes, so that calls spent by other processes count against it too.
       const today = await budgetToday(db, account);
       const spentElsewhere = await spentByOthersToday(db, account);
+      const accountLog = logger.child({ account: account.id });
       const client = createSourceClient({
         settings: account.source,
         timeZone: account.timeZone,
-        logger: logger.child({ account: account.id }),
+        logger: accountLog,
         onCall: options.onCall && ((event) => options.onCall!(event, account.id)),
         sharedBudget: { initial: spentElsewhere, spentElsewhere: () => spentByOthersToday(db, account) },
-        gate: createCallGate(db, account, engineReconnect(config.database.reconnect, logger.child({ account: account.id }))),
+        gate: createCallGate(db, account, engineReconnect(config.database.reconnect, accountLog)),
       });
       const refused = today.spentReason && options.budget !== 'whole' ? `${today.spentReason}; run again after midnight or raise source.dailyCallBudget` : undefined;
       accounts.push({ account, client, ...(refused ? { refused } : {}) });

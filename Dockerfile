@@ -30,10 +30,12 @@ LABEL org.opencontainers.image.title="propsync" \
       org.opencontainers.image.version="0.1.0" \
       org.opencontainers.image.licenses="UNLICENSED" \
       org.opencontainers.image.base.name="docker.io/library/node:20.20.2-bookworm-slim"
-# The heap limits of bin/propsync.mjs's first line, which `node FILE` does not read: one process,
-# no launcher (README, Benchmark, "Memory"); `docker run -e NODE_OPTIONS=...` chooses others.
+# The heap limits and malloc arenas of bin/propsync.mjs's first line, which `node FILE` does not
+# read: one process, no launcher (README, Benchmark, "Memory"); `docker run -e NODE_OPTIONS=...`
+# chooses others.
 ENV NODE_ENV=production \
     NODE_OPTIONS="--max-old-space-size=160 --max-semi-space-size=8" \
+    MALLOC_ARENA_MAX=2 \
     PROPSYNC_METRICS_HOST=0.0.0.0 \
     PROPSYNC_METRICS_PORT=9464
 WORKDIR /app

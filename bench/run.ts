@@ -207,8 +207,16 @@ function watchTreeMemory(root: number): { stop(): number } {
 
 /** The node flags of the first line of bin/propsync.mjs (`#!/usr/bin/env -S node FLAGS`). */
 function shebangFlags(): string[] {
-  const first = readFileSync(cli, 'utf8').split('\n', 1)[0];
-  return first.split(/\s+/).filter((word) => word.startsWith('--'));
+  return shebangWords().filter((word) => word.startsWith('--'));
+}
+
+/** The variables the command's first line sets (`NAME=value` before `node`). */
+function shebangEnv(): Record<string, string> {
+  return Object.fromEntries(shebangWords().flatMap((word) => (/^[A-Z_]+=/.test(word) ? [word.split('=', 2) as [string, string]] : [])));
+}
+
+function shebangWords(): string[] {
+  return readFileSync(cli, 'utf8').split('\n', 1)[0].split(/\s+/);
 }
 
 /**
@@ -224,7 +232,7 @@ async function runCli(args: string[], env: NodeJS.ProcessEnv, outputFile: string
   const started = performance.now();
   // Flags node refuses in NODE_OPTIONS (--cpu-prof) go on its command line, after the first line's.
   const child = nodeFlags.length
-    ? spawn(process.execPath, [...shebangFlags(), ...nodeFlags, cli, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] })
+    ? spawn(process.execPath, [...shebangFlags(), ...nodeFlags, cli, ...args], { env: { ...env, ...shebangEnv() }, stdio: ['ignore', 'pipe', 'pipe'] })
     : spawn(cli, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout!.pipe(out, { end: false });
   child.stderr!.pipe(out, { end: false });

@@ -1,8 +1,9 @@
 /**
  * The task a decoding thread runs (see xml-decoder.ts): an XML reply's bytes in, the plain tree
- * out as JSON text. Why JSON text: docs/source-client.md#xml-off-the-main-thread
+ * out as JSON text in UTF-8, moved back to the main thread. Why: docs/source-client.md#xml-off-the-main-thread
  */
 import type { MessagePort } from 'node:worker_threads';
+import { Piscina } from 'piscina';
 import { decodeXmlRecognizing, decodeXmlToJson, type ContainerPath, type RecognizedJson } from './codec-xml-split.js';
 
 export interface XmlDecodeTask {
@@ -13,6 +14,9 @@ export interface XmlDecodeTask {
   /** The records' element, the digests' salt, and the port to ask which records to pass over. */
   recognize?: { item: string; salt: string; port: MessagePort };
 }
+
+/** What a thread hands back: the tree's JSON text as UTF-8 bytes, and the records' digests. */
+export type DecodedJsonBytes = Omit<RecognizedJson, 'json'> & { json: Uint8Array };
 
 /** What the main thread answers on the port: which records to pass over, or why it cannot say. */
 export type PassOverAnswer = { passed: boolean[] } | { error: string };
@@ -31,12 +35,25 @@ function ask(port: MessagePort, digests: string[]): Promise<boolean[]> {
   });
 }
 
-export default async function decodeXmlTask(task: XmlDecodeTask): Promise<RecognizedJson> {
+const utf8 = new TextEncoder();
+
+/**
+ * The result with its JSON text as bytes whose buffer moves to the main thread: a string would be
+ * copied into a message and out again, two more copies of a page's text.
+ */
+function moved(result: RecognizedJson): DecodedJsonBytes {
+  const json = utf8.encode(result.json);
+  // piscina's own protocol of a value with its transferables (its types name the symbols only as `symbol`).
+  const value = { [Piscina.transferableSymbol]: json.buffer, [Piscina.valueSymbol]: { ...result, json } } as unknown as Parameters<typeof Piscina.move>[0];
+  return Piscina.move(value) as unknown as DecodedJsonBytes;
+}
+
+export default async function decodeXmlTask(task: XmlDecodeTask): Promise<DecodedJsonBytes> {
   const text = Buffer.from(task.bytes.buffer, task.bytes.byteOffset, task.bytes.byteLength).toString('utf8');
   const recognize = task.recognize;
-  if (!recognize) return { json: decodeXmlToJson(text, task.container) };
+  if (!recognize) return moved({ json: decodeXmlToJson(text, task.container) });
   try {
-    return await decodeXmlRecognizing(text, task.container, { item: recognize.item, salt: recognize.salt, passOver: (digests) => ask(recognize.port, digests) });
+    return moved(await decodeXmlRecognizing(text, task.container, { item: recognize.item, salt: recognize.salt, passOver: (digests) => ask(recognize.port, digests) }));
   } finally {
     recognize.port.close();
   }

@@ -13,7 +13,7 @@ import { RecognizerFailure, UndecodableReplyError } from './errors.js';
 import type { DecodedBody } from './reply.js';
 import type { Tree } from './tree.js';
 import type { RecordRecognizer } from './types.js';
-import type { PassOverAnswer, XmlDecodeTask } from './xml-decode-task.js';
+import type { DecodedJsonBytes, PassOverAnswer, XmlDecodeTask } from './xml-decode-task.js';
 
 /** Replies shorter than this (in bytes) are decoded on the calling thread. */
 export const OFF_THREAD_MIN_BYTES = 64 * 1024;
@@ -74,6 +74,11 @@ function defaultThreads(): number {
   return Math.max(1, Math.min(4, availableParallelism() - 1));
 }
 
+/** A thread's result with its JSON text as a string again. */
+function asText({ json, ...rest }: DecodedJsonBytes): RecognizedJson {
+  return { ...rest, json: Buffer.from(json.buffer, json.byteOffset, json.byteLength).toString('utf8') };
+}
+
 /** Whether a thread was ended because its heap was full. */
 function outOfMemory(error: unknown): boolean {
   return (error as { code?: unknown } | null)?.code === 'ERR_WORKER_OUT_OF_MEMORY';
@@ -83,13 +88,13 @@ function outOfMemory(error: unknown): boolean {
 export function createXmlDecoder(options: XmlDecoderOptions = {}): XmlDecoder {
   const minBytes = options.minBytes ?? OFF_THREAD_MIN_BYTES;
   const heapMb = options.heapMb ?? THREAD_HEAP_MB;
-  let pool: Piscina<XmlDecodeTask, RecognizedJson> | undefined;
+  let pool: Piscina<XmlDecodeTask, DecodedJsonBytes> | undefined;
   let closed = false;
 
-  function pooled(): Piscina<XmlDecodeTask, RecognizedJson> {
+  function pooled(): Piscina<XmlDecodeTask, DecodedJsonBytes> {
     if (!pool) {
       const threadCount = options.threads ?? defaultThreads();
-      pool = new Piscina<XmlDecodeTask, RecognizedJson>({
+      pool = new Piscina<XmlDecodeTask, DecodedJsonBytes>({
         ...taskModule(),
         // Threads start with the replies and end after a few idle seconds: a scheduler waiting for
         // its next run holds none.
@@ -107,7 +112,7 @@ export function createXmlDecoder(options: XmlDecoderOptions = {}): XmlDecoder {
   /** Decodes on a thread, answering its question about the records over a port of its own. */
   async function onThread(bytes: Uint8Array, container: ContainerPath, lookup: ReplyLookup | undefined): Promise<RecognizedJson> {
     const transferList: TransferListItem[] = [bytes.buffer as ArrayBuffer];
-    if (!lookup) return pooled().run({ bytes, container }, { transferList });
+    if (!lookup) return asText(await pooled().run({ bytes, container }, { transferList }));
     const { port1, port2 } = new MessageChannel();
     port1.on('message', (digests: string[]) => {
       lookup.passOver(digests).then(
@@ -116,7 +121,7 @@ export function createXmlDecoder(options: XmlDecoderOptions = {}): XmlDecoder {
       );
     });
     try {
-      return await pooled().run({ bytes, container, recognize: { item: lookup.item, salt: lookup.salt, port: port2 } }, { transferList: [...transferList, port2] });
+      return asText(await pooled().run({ bytes, container, recognize: { item: lookup.item, salt: lookup.salt, port: port2 } }, { transferList: [...transferList, port2] }));
     } finally {
       port1.close();
     }

@@ -95,9 +95,9 @@ describe('the runtime install (npm pack, then npm install --omit=dev)', () => {
     expect(demo.stderr).toContain('embedded Postgres is not installed');
   });
 
-  it('runs as one process with the heap limits of its first line, and says what a limit in NODE_OPTIONS does', async () => {
-    // Every node process started prints its own flags.
-    const trace = `--import=data:text/javascript,${encodeURIComponent("process._rawDebug('node flags: ' + JSON.stringify(process.execArgv))")}`;
+  it('runs as one process with the heap limits and malloc arenas of its first line, and says what a limit in NODE_OPTIONS does', async () => {
+    // Every node process started prints its own flags and its allocator's arena limit.
+    const trace = `--import=data:text/javascript,${encodeURIComponent("process._rawDebug('node flags: ' + JSON.stringify(process.execArgv) + '\\nmalloc arenas: ' + process.env.MALLOC_ARENA_MAX)")}`;
     const flags = (stderr: string) => [...stderr.matchAll(/^node flags: (.*)$/gm)].map((match) => JSON.parse(match[1]) as string[]);
     const installed = async (args: string[], env: Record<string, string>) => {
       const child = startPropsync(args, { env, cwd: folder, bin, exec: true });
@@ -106,6 +106,7 @@ describe('the runtime install (npm pack, then npm install --omit=dev)', () => {
     // One process (no launcher), with the limits (it stops there: no configuration is given).
     const sync = await installed(['sync'], { NODE_OPTIONS: trace });
     expect(flags(sync.stderr)).toEqual([['--max-old-space-size=160', '--max-semi-space-size=8']]);
+    expect(sync.stderr).toContain('malloc arenas: 2');
     // The simulator's large data set does not fit: it says how to start node for it.
     const simulate = await installed(['simulate', '--scale', 'large'], { NODE_OPTIONS: trace });
     expect(simulate.code).toBe(2);

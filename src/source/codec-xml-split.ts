@@ -164,45 +164,97 @@ function findContainer(text: string, path: ContainerPath): Found | undefined {
 /** The JSON text standing for a record passed over (see `decodeXmlRecognizing`). */
 export const PASSED_OVER_JSON = '{}';
 
+const utf8 = new TextEncoder();
+
 /**
- * The child elements of the container, decoded a slice at a time, as `name → JSON texts`; a
- * child in `passOver` is not decoded, and stands as `PASSED_OVER_JSON`.
+ * JSON text written piece by piece as UTF-8 into one buffer, grown when full: the page's JSON is
+ * never held as strings besides, nor joined from them.
  */
-function childrenJson(text: string, children: readonly Span[], passOver: ReadonlySet<number>): Map<string, string[]> {
-  const byName = new Map<string, string[]>();
-  const add = (name: string, json: string) => {
-    let texts = byName.get(name);
-    if (!texts) byName.set(name, (texts = []));
-    texts.push(json);
-  };
-  for (let first = 0; first < children.length; ) {
-    if (passOver.has(first)) {
-      add(children[first].name, PASSED_OVER_JSON);
-      first++;
-      continue;
-    }
-    // A plain record is read without the parser (see xml-plain.ts); others go to it, a slice at a time.
-    const plain = plainElement(text, children[first].start, children[first].end);
-    if (plain !== undefined) {
-      add(children[first].name, JSON.stringify(plain));
-      first++;
-      continue;
-    }
-    let last = first;
-    while (last + 1 < children.length && !passOver.has(last + 1) && children[last + 1].end - children[first].start <= SLICE_CHARS) last++;
-    const slice = text.slice(children[first].start, children[last].end);
-    const doc = xmlParser.parse(`<slice>${slice}</slice>`) as { slice: Tree };
-    if (LAYOUT.test(slice)) dropLayoutText(doc);
-    const decoded = doc.slice;
-    if (isTreeObject(decoded)) {
-      for (const [name, value] of Object.entries(decoded)) {
-        if (Array.isArray(value)) for (const item of value) add(name, JSON.stringify(item));
-        else add(name, JSON.stringify(value));
-      }
-    }
-    first = last + 1;
+class Utf8Writer {
+  private buffer: Uint8Array;
+  private length = 0;
+
+  constructor(capacity: number) {
+    this.buffer = new Uint8Array(Math.max(1024, capacity));
   }
-  return byName;
+
+  write(text: string): void {
+    let rest = text;
+    for (;;) {
+      const { read, written } = utf8.encodeInto(rest, this.buffer.subarray(this.length));
+      this.length += written;
+      if (read === rest.length) return;
+      rest = rest.slice(read);
+      const grown = new Uint8Array(Math.max(this.buffer.length * 2, this.length + rest.length * 3));
+      grown.set(this.buffer.subarray(0, this.length));
+      this.buffer = grown;
+    }
+  }
+
+  /** The bytes written (a view of the buffer, which may be longer). */
+  bytes(): Uint8Array {
+    return this.buffer.subarray(0, this.length);
+  }
+}
+
+/**
+ * Writes the container's child elements as the members of its JSON object, `"name":value` or
+ * `"name":[values]` per name in the order the names first come (as the whole parse has them),
+ * decoded a slice of adjacent same-named children at a time; a child in `passOver` is not
+ * decoded, and stands as `PASSED_OVER_JSON`.
+ */
+function writeChildren(out: Utf8Writer, text: string, children: readonly Span[], passOver: ReadonlySet<number>): void {
+  const byName = new Map<string, number[]>();
+  children.forEach((child, index) => {
+    let indexes = byName.get(child.name);
+    if (!indexes) byName.set(child.name, (indexes = []));
+    indexes.push(index);
+  });
+  let members = 0;
+  for (const [name, indexes] of byName) {
+    out.write(`${members++ === 0 ? '' : ','}${JSON.stringify(name)}:${indexes.length === 1 ? '' : '['}`);
+    let values = 0;
+    const put = (json: string) => {
+      if (values++ > 0) out.write(',');
+      out.write(json);
+    };
+    for (let i = 0; i < indexes.length; ) {
+      const first = indexes[i];
+      if (passOver.has(first)) {
+        put(PASSED_OVER_JSON);
+        i++;
+        continue;
+      }
+      // A plain record is read without the parser (see xml-plain.ts); others go to it, a slice at a time.
+      const plain = plainElement(text, children[first].start, children[first].end);
+      if (plain !== undefined) {
+        put(JSON.stringify(plain));
+        i++;
+        continue;
+      }
+      let last = i;
+      while (
+        last + 1 < indexes.length &&
+        indexes[last + 1] === indexes[last] + 1 &&
+        !passOver.has(indexes[last + 1]) &&
+        children[indexes[last + 1]].end - children[first].start <= SLICE_CHARS
+      )
+        last++;
+      const slice = text.slice(children[first].start, children[indexes[last]].end);
+      const doc = xmlParser.parse(`<slice>${slice}</slice>`) as { slice: Tree };
+      if (LAYOUT.test(slice)) dropLayoutText(doc);
+      const decoded = doc.slice;
+      // Adjacent children of one name, only layout between them: they decode to that name alone.
+      if (!isTreeObject(decoded) || Object.keys(decoded).length !== 1 || decoded[name] === undefined) {
+        throw new Error(`the <${name}> elements ${first + 1} to ${indexes[last] + 1} of the records' container decoded to something else`);
+      }
+      const value = decoded[name];
+      if (Array.isArray(value)) for (const item of value) put(JSON.stringify(item));
+      else put(JSON.stringify(value));
+      i = last + 1;
+    }
+    if (indexes.length !== 1) out.write(']');
+  }
 }
 
 /** A marker no reply holds, standing for the container while the rest is decoded; and its JSON text. */
@@ -230,31 +282,34 @@ function prepare(text: string, path: ContainerPath): Prepared | undefined {
   return { found, skeleton, holder, key };
 }
 
-/** The document's JSON text, its container's children decoded a slice at a time (those in `passOver` not at all). */
-function assemble(text: string, prepared: Prepared, passOver: ReadonlySet<number> = new Set()): string {
+/** The document's JSON text in UTF-8, its container's children decoded a slice at a time (those in `passOver` not at all). */
+function assemble(text: string, prepared: Prepared, passOver: ReadonlySet<number> = new Set()): Uint8Array {
   const { found, skeleton, holder, key } = prepared;
   holder[key] = MARK;
-  const parts: string[] = [];
-  for (const [name, texts] of childrenJson(text, found.children, passOver)) {
-    parts.push(`${JSON.stringify(name)}:${texts.length === 1 ? texts[0] : `[${texts.join(',')}]`}`);
-  }
   const json = JSON.stringify(skeleton);
   const at = json.indexOf(MARK_JSON);
-  return `${json.slice(0, at)}{${parts.join(',')}}${json.slice(at + MARK_JSON.length)}`;
+  // The JSON of a page is shorter than its XML: one buffer of the XML's length seldom grows.
+  const out = new Utf8Writer(text.length);
+  out.write(json.slice(0, at));
+  out.write('{');
+  writeChildren(out, text, found.children, passOver);
+  out.write('}');
+  out.write(json.slice(at + MARK_JSON.length));
+  return out.bytes();
 }
 
 /**
- * The plain tree of an XML reply as JSON text, the records' container (at `path` below the
- * root) decoded a slice at a time. Throws what `decodeXml` throws on a broken document.
+ * The plain tree of an XML reply as JSON text in UTF-8, the records' container (at `path` below
+ * the root) decoded a slice at a time. Throws what `decodeXml` throws on a broken document.
  */
-export function decodeXmlToJson(text: string, path: ContainerPath): string {
+export function decodeXmlToJson(text: string, path: ContainerPath): Uint8Array {
   const prepared = prepare(text, path);
   return prepared ? assemble(text, prepared) : wholeJson(text);
 }
 
-/** The JSON text of the document decoded whole (where slicing cannot be sure). */
-function wholeJson(text: string): string {
-  return JSON.stringify(decodeXml(text));
+/** The JSON text of the document decoded whole (where slicing cannot be sure), in UTF-8. */
+function wholeJson(text: string): Uint8Array {
+  return utf8.encode(JSON.stringify(decodeXml(text)));
 }
 
 /** The digest of one record's XML text: the same text, under the same salt, always decodes and loads the same. */
@@ -264,8 +319,8 @@ function textDigest(salt: string, text: string, span: Span): string {
 
 /** A reply decoded by `decodeXmlRecognizing`. */
 export interface RecognizedJson {
-  /** The tree's JSON text; a record passed over stands as `PASSED_OVER_JSON`. */
-  json: string;
+  /** The tree's JSON text in UTF-8; a record passed over stands as `PASSED_OVER_JSON`. */
+  json: Uint8Array;
   /**
    * The digest of each record's text, in the order of the records (absent when the reply was
    * decoded whole); the records passed over are those `passOver` answered for.

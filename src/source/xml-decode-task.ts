@@ -1,6 +1,6 @@
 /**
  * The task a decoding thread runs (see xml-decoder.ts): an XML reply's bytes in, the plain tree
- * out as JSON text in UTF-8, moved back to the main thread. Why: docs/source-client.md#xml-off-the-main-thread
+ * out as JSON text in UTF-8, moved to the main thread. Why: docs/source-client.md#xml-off-the-main-thread
  */
 import type { MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
@@ -14,9 +14,6 @@ export interface XmlDecodeTask {
   /** The records' element, the digests' salt, and the port to ask which records to pass over. */
   recognize?: { item: string; salt: string; port: MessagePort };
 }
-
-/** What a thread hands back: the tree's JSON text as UTF-8 bytes, and the records' digests. */
-export type DecodedJsonBytes = Omit<RecognizedJson, 'json'> & { json: Uint8Array };
 
 /** What the main thread answers on the port: which records to pass over, or why it cannot say. */
 export type PassOverAnswer = { passed: boolean[] } | { error: string };
@@ -35,20 +32,14 @@ function ask(port: MessagePort, digests: string[]): Promise<boolean[]> {
   });
 }
 
-const utf8 = new TextEncoder();
-
-/**
- * The result with its JSON text as bytes whose buffer moves to the main thread: a string would be
- * copied into a message and out again, two more copies of a page's text.
- */
-function moved(result: RecognizedJson): DecodedJsonBytes {
-  const json = utf8.encode(result.json);
+/** The result, its JSON bytes' buffer moved to the main thread rather than copied into a message. */
+function moved(result: RecognizedJson): RecognizedJson {
   // piscina's own protocol of a value with its transferables (its types name the symbols only as `symbol`).
-  const value = { [Piscina.transferableSymbol]: json.buffer, [Piscina.valueSymbol]: { ...result, json } } as unknown as Parameters<typeof Piscina.move>[0];
-  return Piscina.move(value) as unknown as DecodedJsonBytes;
+  const value = { [Piscina.transferableSymbol]: result.json.buffer, [Piscina.valueSymbol]: result } as unknown as Parameters<typeof Piscina.move>[0];
+  return Piscina.move(value) as unknown as RecognizedJson;
 }
 
-export default async function decodeXmlTask(task: XmlDecodeTask): Promise<DecodedJsonBytes> {
+export default async function decodeXmlTask(task: XmlDecodeTask): Promise<RecognizedJson> {
   const text = Buffer.from(task.bytes.buffer, task.bytes.byteOffset, task.bytes.byteLength).toString('utf8');
   const recognize = task.recognize;
   if (!recognize) return moved({ json: decodeXmlToJson(text, task.container) });

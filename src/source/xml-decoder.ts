@@ -13,7 +13,7 @@ import { RecognizerFailure, UndecodableReplyError } from './errors.js';
 import type { DecodedBody } from './reply.js';
 import type { Tree } from './tree.js';
 import type { RecordRecognizer } from './types.js';
-import type { DecodedJsonBytes, PassOverAnswer, XmlDecodeTask } from './xml-decode-task.js';
+import type { PassOverAnswer, XmlDecodeTask } from './xml-decode-task.js';
 
 /** Replies shorter than this (in bytes) are decoded on the calling thread. */
 export const OFF_THREAD_MIN_BYTES = 64 * 1024;
@@ -74,9 +74,9 @@ function defaultThreads(): number {
   return Math.max(1, Math.min(4, availableParallelism() - 1));
 }
 
-/** A thread's result with its JSON text as a string again. */
-function asText({ json, ...rest }: DecodedJsonBytes): RecognizedJson {
-  return { ...rest, json: Buffer.from(json.buffer, json.byteOffset, json.byteLength).toString('utf8') };
+/** The tree of a reply's JSON text in UTF-8. */
+function parseJson(json: Uint8Array): Tree {
+  return JSON.parse(Buffer.from(json.buffer, json.byteOffset, json.byteLength).toString('utf8')) as Tree;
 }
 
 /** Whether a thread was ended because its heap was full. */
@@ -88,13 +88,13 @@ function outOfMemory(error: unknown): boolean {
 export function createXmlDecoder(options: XmlDecoderOptions = {}): XmlDecoder {
   const minBytes = options.minBytes ?? OFF_THREAD_MIN_BYTES;
   const heapMb = options.heapMb ?? THREAD_HEAP_MB;
-  let pool: Piscina<XmlDecodeTask, DecodedJsonBytes> | undefined;
+  let pool: Piscina<XmlDecodeTask, RecognizedJson> | undefined;
   let closed = false;
 
-  function pooled(): Piscina<XmlDecodeTask, DecodedJsonBytes> {
+  function pooled(): Piscina<XmlDecodeTask, RecognizedJson> {
     if (!pool) {
       const threadCount = options.threads ?? defaultThreads();
-      pool = new Piscina<XmlDecodeTask, DecodedJsonBytes>({
+      pool = new Piscina<XmlDecodeTask, RecognizedJson>({
         ...taskModule(),
         // Threads start with the replies and end after a few idle seconds: a scheduler waiting for
         // its next run holds none.
@@ -112,7 +112,7 @@ export function createXmlDecoder(options: XmlDecoderOptions = {}): XmlDecoder {
   /** Decodes on a thread, answering its question about the records over a port of its own. */
   async function onThread(bytes: Uint8Array, container: ContainerPath, lookup: ReplyLookup | undefined): Promise<RecognizedJson> {
     const transferList: TransferListItem[] = [bytes.buffer as ArrayBuffer];
-    if (!lookup) return asText(await pooled().run({ bytes, container }, { transferList }));
+    if (!lookup) return pooled().run({ bytes, container }, { transferList });
     const { port1, port2 } = new MessageChannel();
     port1.on('message', (digests: string[]) => {
       lookup.passOver(digests).then(
@@ -121,7 +121,7 @@ export function createXmlDecoder(options: XmlDecoderOptions = {}): XmlDecoder {
       );
     });
     try {
-      return asText(await pooled().run({ bytes, container, recognize: { item: lookup.item, salt: lookup.salt, port: port2 } }, { transferList: [...transferList, port2] }));
+      return await pooled().run({ bytes, container, recognize: { item: lookup.item, salt: lookup.salt, port: port2 } }, { transferList: [...transferList, port2] });
     } finally {
       port1.close();
     }
@@ -139,7 +139,7 @@ export function createXmlDecoder(options: XmlDecoderOptions = {}): XmlDecoder {
         // The bytes move to the thread without a copy when they fill their buffer; else a copy of them does.
         const bytes = body.byteOffset === 0 && body.buffer.byteLength === body.byteLength ? body : new Uint8Array(body);
         const json = await onThread(bytes, container, lookup);
-        return lookup ? lookup.decoded(json) : { tree: JSON.parse(json.json) as Tree };
+        return lookup ? lookup.decoded(json) : { tree: parseJson(json.json) };
       } catch (error) {
         if (lookup?.failure) throw new RecognizerFailure(lookup.failure.error);
         if (outOfMemory(error)) {
@@ -192,7 +192,7 @@ class ReplyLookup {
 
   /** The tree of the decoded reply, with the key of each record passed over. */
   decoded(result: RecognizedJson): DecodedBody {
-    const tree = JSON.parse(result.json) as Tree;
+    const tree = parseJson(result.json);
     const { digests } = result;
     return digests ? { tree, digests, keys: digests.map((digest) => this.known.get(digest)) } : { tree };
   }

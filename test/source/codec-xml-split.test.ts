@@ -20,6 +20,12 @@ function plainLease(i: number): string {
   return `<lease><id>${1000 + i}</id><propertyName>Sunset Gardens</propertyName><note></note><arTransactions>${ar}</arTransactions></lease>`;
 }
 
+/** The JSON text of UTF-8 bytes. */
+const utf8Text = (json: Uint8Array) => new TextDecoder().decode(json);
+
+/** The sliced decoding's JSON text. */
+const toJson = (xml: string, path: readonly string[]) => utf8Text(decodeXmlToJson(xml, path));
+
 /** What slicing must give: the JSON of the whole document decoded at once. */
 const whole = (text: string) => JSON.stringify(decodeXml(text));
 
@@ -27,12 +33,12 @@ describe('decodeXmlToJson (records decoded a slice at a time)', () => {
   it('gives the JSON of the whole document for a page of many records, over many slices', () => {
     const text = reply(400);
     expect(text.length).toBeGreaterThan(1_000_000);
-    expect(decodeXmlToJson(text, PATH)).toBe(whole(text));
+    expect(toJson(text, PATH)).toBe(whole(text));
   });
 
   it('keeps a single record a record (not a list) and an empty container empty', () => {
-    for (const text of [reply(1), reply(0), reply(2)]) expect(decodeXmlToJson(text, PATH)).toBe(whole(text));
-    expect(JSON.parse(decodeXmlToJson(reply(1), PATH)).response.result.leases.lease.id).toBe('1000');
+    for (const text of [reply(1), reply(0), reply(2)]) expect(toJson(text, PATH)).toBe(whole(text));
+    expect(JSON.parse(toJson(reply(1), PATH)).response.result.leases.lease.id).toBe('1000');
   });
 
   it('reads attributes, character references, CDATA, comments and self-closing records inside records as the whole parse does', () => {
@@ -41,28 +47,35 @@ describe('decodeXmlToJson (records decoded a slice at a time)', () => {
         ? `<lease status="a&amp;b" n='x>y'><id>${i}</id><name>Jos&#233; O&#x2019;Brien &amp; Sons</name><memo><![CDATA[</lease><b>&amp;]]></memo><!-- </lease> --></lease><lease/>`
         : plainLease(i),
     );
-    expect(decodeXmlToJson(text, PATH)).toBe(whole(text));
+    expect(toJson(text, PATH)).toBe(whole(text));
   });
 
   it('reads end tags with space before their >, elements named like the record inside a record, and names that share a prefix', async () => {
     const text = reply(200, (i) =>
       i % 5 === 0 ? `<lease ><id >${i}</id ><lease><leaseId>${i}</leaseId></lease ><leases>x</leases><leaseX/></lease   >` : plainLease(i),
     );
-    expect(decodeXmlToJson(text, PATH)).toBe(whole(text));
-    expect(JSON.parse(decodeXmlToJson(text, PATH)).response.result.leases.lease).toHaveLength(200);
+    expect(toJson(text, PATH)).toBe(whole(text));
+    expect(JSON.parse(toJson(text, PATH)).response.result.leases.lease).toHaveLength(200);
     // Sliced, not decoded whole: only the sliced path digests the records.
     const recognized = await decodeXmlRecognizing(text, PATH, { item: 'lease', salt: 's', passOver: async (digests) => digests.map(() => false) });
     expect(recognized.digests).toHaveLength(200);
   });
 
+  it('writes JSON longer than the XML it came from (quotes escaped, characters of three UTF-8 bytes)', () => {
+    const text = reply(300, (i) => `<lease><id>${i}</id><memo>${'"’\\'.repeat(400)}</memo></lease>`);
+    const json = decodeXmlToJson(text, PATH);
+    expect(json.byteLength).toBeGreaterThan(text.length * 2);
+    expect(utf8Text(json)).toBe(whole(text));
+  });
+
   it('drops layout white space between records as the whole parse does (pretty-printed replies)', () => {
     const text = reply(200, (i) => `\n    <lease>\n      <id>${i}</id>\n      <name> spaced </name>\n    </lease>`);
-    expect(decodeXmlToJson(text, PATH)).toBe(whole(text));
+    expect(toJson(text, PATH)).toBe(whole(text));
   });
 
   it('keeps other children of the container in the order they came, lists where repeated', () => {
     const text = reply(150, (i) => (i % 50 === 0 ? `<note>n${i}</note>${plainLease(i)}` : plainLease(i)));
-    expect(decodeXmlToJson(text, PATH)).toBe(whole(text));
+    expect(toJson(text, PATH)).toBe(whole(text));
   });
 
   it('falls back to the whole parse where slicing cannot be sure (text or CDATA among records, attributes on the container, a DOCTYPE, two containers)', () => {
@@ -77,14 +90,14 @@ describe('decodeXmlToJson (records decoded a slice at a time)', () => {
       // fast-xml-parser does not match end tags to start tags; slicing leaves such a reply to it.
       reply(20).replace('</lease>', '</leaze>'),
     ];
-    for (const text of cases) expect(decodeXmlToJson(text, PATH)).toBe(whole(text));
+    for (const text of cases) expect(toJson(text, PATH)).toBe(whole(text));
   });
 
   it('fails on a broken or truncated reply as the whole parse does', () => {
     const text = reply(100);
     for (const broken of [text.slice(0, Math.floor(text.length / 2)), text.slice(0, text.indexOf('</leases>')), text.slice(0, text.indexOf('</result>'))]) {
       expect(() => decodeXml(broken)).toThrow();
-      expect(() => decodeXmlToJson(broken, PATH)).toThrow();
+      expect(() => toJson(broken, PATH)).toThrow();
     }
   });
 });
@@ -113,7 +126,7 @@ describe('decodeXmlRecognizing (records the caller holds are passed over undecod
     expect(first.asked).toHaveLength(1);
     expect(decoded.digests).toHaveLength(120);
     expect(new Set(decoded.digests).size).toBe(120);
-    expect(decoded.json).toBe(whole(text));
+    expect(utf8Text(decoded.json)).toBe(whole(text));
     expect((await recognizing(text, 's1', (d) => d.map(() => false)).result).digests).toEqual(decoded.digests);
     // Another salt (another normalization or method version) gives other digests.
     const salted = (await recognizing(text, 's2', (d) => d.map(() => false)).result).digests!;
@@ -130,18 +143,18 @@ describe('decodeXmlRecognizing (records the caller holds are passed over undecod
     const { result } = recognizing(text, 's', (digests) => digests.map((_, i) => held(i)));
     const decoded = await result;
     expect(decoded.digests).toHaveLength(300);
-    const tree = JSON.parse(decoded.json) as { response: { result: { leases: { lease: unknown[] } } } };
+    const tree = JSON.parse(utf8Text(decoded.json)) as { response: { result: { leases: { lease: unknown[] } } } };
     const expected = JSON.parse(whole(text)) as typeof tree;
     expected.response.result.leases.lease = expected.response.result.leases.lease.map((lease, i) => (held(i) ? {} : lease));
     expect(tree).toEqual(expected);
-    expect(decoded.json.length).toBeLessThan(whole(text).length / 2);
+    expect(utf8Text(decoded.json).length).toBeLessThan(whole(text).length / 2);
   });
 
   it('asks nothing of a reply it decodes whole, or of one without records', async () => {
     for (const text of [reply(20).replace('<leases>', '<leases><![CDATA[x]]>'), reply(0), reply(5).replace(/<\/?leases>/g, '')]) {
       const { result, asked } = recognizing(text, 's', (digests) => digests.map(() => true));
       const decoded = await result;
-      expect(decoded.json).toBe(whole(text));
+      expect(utf8Text(decoded.json)).toBe(whole(text));
       expect(decoded.digests).toBeUndefined();
       expect(asked.flat()).toEqual([]);
     }

@@ -1,19 +1,32 @@
 /**
- * XML reply → the plain tree as JSON text, one slice of records at a time; anything unsure goes
- * whole through `decodeXml`. Why: docs/source-client.md#xml-a-slice-of-records-at-a-time
+ * XML reply (its bytes) → the plain tree as JSON text, one slice of records at a time; anything
+ * unsure goes whole through `decodeXml`. Why: docs/source-client.md#xml-a-slice-of-records-at-a-time
  */
 import { createHash } from 'node:crypto';
 import { decodeXml, dropLayoutText, LAYOUT, xmlParser } from './codec-xml.js';
 import { isTreeObject, type Tree, type TreeObject } from './tree.js';
 import { plainElement } from './xml-plain.js';
 
-/** Characters of child elements decoded together. */
-const SLICE_CHARS = 64 * 1024;
+/** Bytes of child elements decoded together. */
+const SLICE_BYTES = 64 * 1024;
+
+/**
+ * A reply is read as its UTF-8 bytes, never as one string: markup is ASCII, so every delimiter
+ * is one byte that no other character's bytes contain, and only the records' slices become text.
+ */
+type Bytes = Buffer;
+
+/** Whether the bytes at `at` are the ASCII text `ascii`. */
+function startsWithAscii(xml: Bytes, ascii: string, at: number): boolean {
+  if (at + ascii.length > xml.length) return false;
+  for (let i = 0; i < ascii.length; i++) if (xml[at + i] !== ascii.charCodeAt(i)) return false;
+  return true;
+}
 
 /** Where the records' container sits: the element names below the root (`['result', 'leases']`). */
 export type ContainerPath = readonly string[];
 
-/** Where a child element of the container starts and ends (end exclusive), and its name. */
+/** Where a child element of the container starts and ends (byte offsets, end exclusive), and its name. */
 interface Span {
   start: number;
   end: number;
@@ -34,23 +47,23 @@ const isSpace = (code: number) => code === 0x20 || code === 0x09 || code === 0x0
  * -1 when the text ends first or when it is a DOCTYPE (which may declare entities a slice would
  * not know).
  */
-function specialEnd(text: string, at: number): number {
-  if (text.startsWith('<!--', at)) return endAfter(text, '-->', at + 4);
-  if (text.startsWith('<![CDATA[', at)) return endAfter(text, ']]>', at + 9);
-  if (text.startsWith('<?', at)) return endAfter(text, '?>', at + 2);
+function specialEnd(xml: Bytes, at: number): number {
+  if (startsWithAscii(xml, '<!--', at)) return endAfter(xml, '-->', at + 4);
+  if (startsWithAscii(xml, '<![CDATA[', at)) return endAfter(xml, ']]>', at + 9);
+  if (startsWithAscii(xml, '<?', at)) return endAfter(xml, '?>', at + 2);
   return -1;
 }
 
-function endAfter(text: string, terminator: string, from: number): number {
-  const at = text.indexOf(terminator, from);
+function endAfter(xml: Bytes, terminator: string, from: number): number {
+  const at = xml.indexOf(terminator, from, 'latin1');
   return at < 0 ? -1 : at + terminator.length;
 }
 
-/** Where the element name starting at `start` ends: at a space, `/` or `>` (or the text's end). */
-function nameEnd(text: string, start: number): number {
+/** Where the element name starting at `start` ends: at a space, `/` or `>` (or the reply's end). */
+function nameEnd(xml: Bytes, start: number): number {
   let i = start;
-  for (; i < text.length; i++) {
-    const code = text.charCodeAt(i);
+  for (; i < xml.length; i++) {
+    const code = xml[i];
     if (isSpace(code) || code === 0x2f || code === 0x3e) break;
   }
   return i;
@@ -60,11 +73,11 @@ function nameEnd(text: string, start: number): number {
  * The end (exclusive) of the tag whose name ends at `from`, skipping quoted attribute values;
  * -1 when the text ends first. A tag without attributes ends right there.
  */
-function tagEnd(text: string, from: number): number {
-  if (text.charCodeAt(from) === 0x3e) return from + 1;
+function tagEnd(xml: Bytes, from: number): number {
+  if (xml[from] === 0x3e) return from + 1;
   let quote = 0;
-  for (let i = from; i < text.length; i++) {
-    const code = text.charCodeAt(i);
+  for (let i = from; i < xml.length; i++) {
+    const code = xml[i];
     if (quote !== 0) {
       if (code === quote) quote = 0;
     } else if (code === 0x22 || code === 0x27) quote = code;
@@ -73,46 +86,46 @@ function tagEnd(text: string, from: number): number {
   return -1;
 }
 
-/** Whether the name at `at` is exactly `name`. */
-function nameIs(text: string, at: number, length: number, name: string): boolean {
-  return length === name.length && text.startsWith(name, at);
+/** Whether the name at `at` is exactly `name` (a name of the path, in ASCII). */
+function nameIs(xml: Bytes, at: number, length: number, name: string): boolean {
+  return length === name.length && startsWithAscii(xml, name, at);
 }
 
-/** Whether the `length` characters at `a` and at `b` are the same. */
-function sameText(text: string, a: number, b: number, length: number): boolean {
-  for (let i = 0; i < length; i++) if (text.charCodeAt(a + i) !== text.charCodeAt(b + i)) return false;
+/** Whether the `length` bytes at `a` and at `b` are the same. */
+function sameBytes(xml: Bytes, a: number, b: number, length: number): boolean {
+  for (let i = 0; i < length; i++) if (xml[a + i] !== xml[b + i]) return false;
   return true;
 }
 
 /**
  * Finds the container at `path` below the root and the spans of its child elements, or
  * undefined when the document is not plainly shaped that way (see the module's note). Every tag
- * is read, so the names of open elements are kept as places in the text (start and length)
+ * is read, so the names of open elements are kept as places in the reply (start and length)
  * rather than as strings: only the container's children's names are made into strings.
  */
-function findContainer(text: string, path: ContainerPath): Found | undefined {
+function findContainer(xml: Bytes, path: ContainerPath): Found | undefined {
   const starts: number[] = [];
   const lengths: number[] = [];
   const depth = path.length;
   let container: Found | undefined;
   let childStart = -1;
   let childName = '';
-  let pos = text.indexOf('<');
+  let pos = xml.indexOf(0x3c);
   while (pos >= 0) {
     const inContainer = container !== undefined && starts.length === depth + 1;
-    const second = text.charCodeAt(pos + 1);
+    const second = xml[pos + 1];
     let end: number;
     if (second === 0x21 /* ! */ || second === 0x3f /* ? */) {
-      end = specialEnd(text, pos);
+      end = specialEnd(xml, pos);
       if (end < 0) return undefined;
       // Comments and PIs may sit between records; CDATA there is text of the container.
-      if (inContainer && text.startsWith('<![CDATA[', pos)) return undefined;
+      if (inContainer && startsWithAscii(xml, '<![CDATA[', pos)) return undefined;
     } else if (second === 0x2f /* / */) {
-      const stop = nameEnd(text, pos + 2);
-      end = tagEnd(text, stop);
+      const stop = nameEnd(xml, pos + 2);
+      end = tagEnd(xml, stop);
       const length = stop - pos - 2;
       const top = starts.length - 1;
-      if (end < 0 || top < 0 || lengths[top] !== length || !sameText(text, starts[top], pos + 2, length)) return undefined;
+      if (end < 0 || top < 0 || lengths[top] !== length || !sameBytes(xml, starts[top], pos + 2, length)) return undefined;
       starts.pop();
       lengths.pop();
       if (container && starts.length === depth + 1 && childStart >= 0) {
@@ -123,13 +136,13 @@ function findContainer(text: string, path: ContainerPath): Found | undefined {
         return container;
       }
     } else {
-      const stop = nameEnd(text, pos + 1);
-      end = tagEnd(text, stop);
+      const stop = nameEnd(xml, pos + 1);
+      end = tagEnd(xml, stop);
       if (end < 0) return undefined;
       const length = stop - pos - 1;
-      const selfClosing = text.charCodeAt(end - 2) === 0x2f;
+      const selfClosing = xml[end - 2] === 0x2f;
       if (inContainer) {
-        const name = text.slice(pos + 1, stop);
+        const name = xml.toString('utf8', pos + 1, stop);
         if (selfClosing) container!.children.push({ start: pos, end, name });
         else {
           childStart = pos;
@@ -138,8 +151,8 @@ function findContainer(text: string, path: ContainerPath): Found | undefined {
       } else if (
         !container &&
         starts.length === depth &&
-        nameIs(text, pos + 1, length, path[depth - 1]) &&
-        path.every((step, i) => i === depth - 1 || nameIs(text, starts[i + 1], lengths[i + 1], step))
+        nameIs(xml, pos + 1, length, path[depth - 1]) &&
+        path.every((step, i) => i === depth - 1 || nameIs(xml, starts[i + 1], lengths[i + 1], step))
       ) {
         // The container itself: no attributes, and not empty-by-self-closing.
         if (selfClosing || end - pos !== length + 2) return undefined;
@@ -151,10 +164,10 @@ function findContainer(text: string, path: ContainerPath): Found | undefined {
       }
     }
     // Text between this markup and the next: inside the container it must be layout only.
-    const next = text.indexOf('<', end);
+    const next = xml.indexOf(0x3c, end);
     if (container && starts.length === depth + 1 && childStart < 0) {
-      const stop = next < 0 ? text.length : next;
-      for (let i = end; i < stop; i++) if (!isSpace(text.charCodeAt(i))) return undefined;
+      const stop = next < 0 ? xml.length : next;
+      for (let i = end; i < stop; i++) if (!isSpace(xml[i])) return undefined;
     }
     pos = next;
   }
@@ -203,7 +216,7 @@ class Utf8Writer {
  * decoded a slice of adjacent same-named children at a time; a child in `passOver` is not
  * decoded, and stands as `PASSED_OVER_JSON`.
  */
-function writeChildren(out: Utf8Writer, text: string, children: readonly Span[], passOver: ReadonlySet<number>): void {
+function writeChildren(out: Utf8Writer, xml: Bytes, children: readonly Span[], passOver: ReadonlySet<number>): void {
   const byName = new Map<string, number[]>();
   children.forEach((child, index) => {
     let indexes = byName.get(child.name);
@@ -226,7 +239,8 @@ function writeChildren(out: Utf8Writer, text: string, children: readonly Span[],
         continue;
       }
       // A plain record is read without the parser (see xml-plain.ts); others go to it, a slice at a time.
-      const plain = plainElement(text, children[first].start, children[first].end);
+      const record = xml.toString('utf8', children[first].start, children[first].end);
+      const plain = plainElement(record, 0, record.length);
       if (plain !== undefined) {
         put(JSON.stringify(plain));
         i++;
@@ -237,10 +251,10 @@ function writeChildren(out: Utf8Writer, text: string, children: readonly Span[],
         last + 1 < indexes.length &&
         indexes[last + 1] === indexes[last] + 1 &&
         !passOver.has(indexes[last + 1]) &&
-        children[indexes[last + 1]].end - children[first].start <= SLICE_CHARS
+        children[indexes[last + 1]].end - children[first].start <= SLICE_BYTES
       )
         last++;
-      const slice = text.slice(children[first].start, children[indexes[last]].end);
+      const slice = xml.toString('utf8', children[first].start, children[indexes[last]].end);
       const doc = xmlParser.parse(`<slice>${slice}</slice>`) as { slice: Tree };
       if (LAYOUT.test(slice)) dropLayoutText(doc);
       const decoded = doc.slice;
@@ -270,10 +284,10 @@ interface Prepared {
 }
 
 /** Finds the container and decodes the rest of the document, or undefined when it must be decoded whole. */
-function prepare(text: string, path: ContainerPath): Prepared | undefined {
-  const found = path.length > 0 ? findContainer(text, path) : undefined;
+function prepare(xml: Bytes, path: ContainerPath): Prepared | undefined {
+  const found = path.length > 0 ? findContainer(xml, path) : undefined;
   if (!found || found.children.length === 0) return undefined;
-  const skeleton = decodeXml(text.slice(0, found.contentStart) + text.slice(found.contentEnd)) as TreeObject;
+  const skeleton = decodeXml(xml.toString('utf8', 0, found.contentStart) + xml.toString('utf8', found.contentEnd)) as TreeObject;
   // The emptied container decodes to '': the records go there.
   let holder: Tree | undefined = skeleton[Object.keys(skeleton)[0]];
   for (let i = 0; i < path.length - 1 && isTreeObject(holder); i++) holder = holder[path[i]];
@@ -283,16 +297,16 @@ function prepare(text: string, path: ContainerPath): Prepared | undefined {
 }
 
 /** The document's JSON text in UTF-8, its container's children decoded a slice at a time (those in `passOver` not at all). */
-function assemble(text: string, prepared: Prepared, passOver: ReadonlySet<number> = new Set()): Uint8Array {
+function assemble(xml: Bytes, prepared: Prepared, passOver: ReadonlySet<number> = new Set()): Uint8Array {
   const { found, skeleton, holder, key } = prepared;
   holder[key] = MARK;
   const json = JSON.stringify(skeleton);
   const at = json.indexOf(MARK_JSON);
   // The JSON of a page is shorter than its XML: one buffer of the XML's length seldom grows.
-  const out = new Utf8Writer(text.length);
+  const out = new Utf8Writer(xml.length);
   out.write(json.slice(0, at));
   out.write('{');
-  writeChildren(out, text, found.children, passOver);
+  writeChildren(out, xml, found.children, passOver);
   out.write('}');
   out.write(json.slice(at + MARK_JSON.length));
   return out.bytes();
@@ -302,19 +316,24 @@ function assemble(text: string, prepared: Prepared, passOver: ReadonlySet<number
  * The plain tree of an XML reply as JSON text in UTF-8, the records' container (at `path` below
  * the root) decoded a slice at a time. Throws what `decodeXml` throws on a broken document.
  */
-export function decodeXmlToJson(text: string, path: ContainerPath): Uint8Array {
-  const prepared = prepare(text, path);
-  return prepared ? assemble(text, prepared) : wholeJson(text);
+export function decodeXmlToJson(reply: Uint8Array, path: ContainerPath): Uint8Array {
+  const xml = bytesOf(reply);
+  const prepared = prepare(xml, path);
+  return prepared ? assemble(xml, prepared) : wholeJson(xml);
+}
+
+function bytesOf(reply: Uint8Array): Bytes {
+  return Buffer.isBuffer(reply) ? reply : Buffer.from(reply.buffer, reply.byteOffset, reply.byteLength);
 }
 
 /** The JSON text of the document decoded whole (where slicing cannot be sure), in UTF-8. */
-function wholeJson(text: string): Uint8Array {
-  return utf8.encode(JSON.stringify(decodeXml(text)));
+function wholeJson(xml: Bytes): Uint8Array {
+  return utf8.encode(JSON.stringify(decodeXml(xml.toString('utf8'))));
 }
 
-/** The digest of one record's XML text: the same text, under the same salt, always decodes and loads the same. */
-function textDigest(salt: string, text: string, span: Span): string {
-  return createHash('sha1').update(salt).update('\n').update(text.slice(span.start, span.end)).digest('base64');
+/** The digest of one record's XML text (its UTF-8 bytes): the same text, under the same salt, always decodes and loads the same. */
+function textDigest(salt: string, xml: Bytes, span: Span): string {
+  return createHash('sha1').update(salt).update('\n').update(xml.subarray(span.start, span.end)).digest('base64');
 }
 
 /** A reply decoded by `decodeXmlRecognizing`. */
@@ -335,18 +354,19 @@ export interface RecognizedJson {
  * A reply that is not plainly shaped is decoded whole, and nothing is asked.
  */
 export async function decodeXmlRecognizing(
-  text: string,
+  reply: Uint8Array,
   path: ContainerPath,
   recognize: { item: string; salt: string; passOver: (digests: string[]) => Promise<readonly boolean[]> },
 ): Promise<RecognizedJson> {
-  const prepared = prepare(text, path);
-  if (!prepared) return { json: wholeJson(text) };
+  const xml = bytesOf(reply);
+  const prepared = prepare(xml, path);
+  if (!prepared) return { json: wholeJson(xml) };
   const records: number[] = [];
   prepared.found.children.forEach((child, index) => {
     if (child.name === recognize.item) records.push(index);
   });
-  const digests = records.map((index) => textDigest(recognize.salt, text, prepared.found.children[index]));
+  const digests = records.map((index) => textDigest(recognize.salt, xml, prepared.found.children[index]));
   const answer = digests.length > 0 ? await recognize.passOver(digests) : [];
   const skip = new Set(records.filter((_, index) => answer[index] === true));
-  return { json: assemble(text, prepared, skip), digests };
+  return { json: assemble(xml, prepared, skip), digests };
 }

@@ -32,19 +32,23 @@ function ask(port: MessagePort, digests: string[]): Promise<boolean[]> {
   });
 }
 
-/** The result, its JSON bytes' buffer moved to the main thread rather than copied into a message. */
-function moved(result: RecognizedJson): RecognizedJson {
+/**
+ * The result, its JSON bytes' buffer moved to the main thread rather than copied into a message,
+ * and the reply's bytes moved back with it, unreferenced: they leave this thread now, not when
+ * its heap is next collected (its heap is small, and buffers held outside it add up meanwhile).
+ */
+function moved(result: RecognizedJson, reply: Uint8Array): RecognizedJson {
+  const buffers = reply.buffer === result.json.buffer ? [result.json.buffer] : [result.json.buffer, reply.buffer];
   // piscina's own protocol of a value with its transferables (its types name the symbols only as `symbol`).
-  const value = { [Piscina.transferableSymbol]: result.json.buffer, [Piscina.valueSymbol]: result } as unknown as Parameters<typeof Piscina.move>[0];
+  const value = { [Piscina.transferableSymbol]: buffers, [Piscina.valueSymbol]: result } as unknown as Parameters<typeof Piscina.move>[0];
   return Piscina.move(value) as unknown as RecognizedJson;
 }
 
 export default async function decodeXmlTask(task: XmlDecodeTask): Promise<RecognizedJson> {
-  const text = Buffer.from(task.bytes.buffer, task.bytes.byteOffset, task.bytes.byteLength).toString('utf8');
   const recognize = task.recognize;
-  if (!recognize) return moved({ json: decodeXmlToJson(text, task.container) });
+  if (!recognize) return moved({ json: decodeXmlToJson(task.bytes, task.container) }, task.bytes);
   try {
-    return moved(await decodeXmlRecognizing(text, task.container, { item: recognize.item, salt: recognize.salt, passOver: (digests) => ask(recognize.port, digests) }));
+    return moved(await decodeXmlRecognizing(task.bytes, task.container, { item: recognize.item, salt: recognize.salt, passOver: (digests) => ask(recognize.port, digests) }), task.bytes);
   } finally {
     recognize.port.close();
   }

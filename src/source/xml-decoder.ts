@@ -132,9 +132,8 @@ export function createXmlDecoder(options: XmlDecoderOptions = {}): XmlDecoder {
       const lookup = recognize && new ReplyLookup(recognize);
       try {
         if (closed || body.byteLength < minBytes) {
-          const text = Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
-          if (!lookup) return { tree: decodeXml(text) };
-          return lookup.decoded(await decodeXmlRecognizing(text, container, { item: lookup.item, salt: lookup.salt, passOver: lookup.passOver }));
+          if (!lookup) return { tree: decodeXml(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8')) };
+          return lookup.decoded(await decodeXmlRecognizing(body, container, { item: lookup.item, salt: lookup.salt, passOver: lookup.passOver }));
         }
         // The bytes move to the thread without a copy when they fill their buffer; else a copy of them does.
         const bytes = body.byteOffset === 0 && body.buffer.byteLength === body.byteLength ? body : new Uint8Array(body);

@@ -24,7 +24,7 @@ function plainLease(i: number): string {
 const utf8Text = (json: Uint8Array) => new TextDecoder().decode(json);
 
 /** The sliced decoding's JSON text. */
-const toJson = (xml: string, path: readonly string[]) => utf8Text(decodeXmlToJson(xml, path));
+const toJson = (xml: string, path: readonly string[]) => utf8Text(decodeXmlToJson(Buffer.from(xml), path));
 
 /** What slicing must give: the JSON of the whole document decoded at once. */
 const whole = (text: string) => JSON.stringify(decodeXml(text));
@@ -57,13 +57,13 @@ describe('decodeXmlToJson (records decoded a slice at a time)', () => {
     expect(toJson(text, PATH)).toBe(whole(text));
     expect(JSON.parse(toJson(text, PATH)).response.result.leases.lease).toHaveLength(200);
     // Sliced, not decoded whole: only the sliced path digests the records.
-    const recognized = await decodeXmlRecognizing(text, PATH, { item: 'lease', salt: 's', passOver: async (digests) => digests.map(() => false) });
+    const recognized = await decodeXmlRecognizing(Buffer.from(text), PATH, { item: 'lease', salt: 's', passOver: async (digests) => digests.map(() => false) });
     expect(recognized.digests).toHaveLength(200);
   });
 
   it('writes JSON longer than the XML it came from (quotes escaped, characters of three UTF-8 bytes)', () => {
     const text = reply(300, (i) => `<lease><id>${i}</id><memo>${'"’\\'.repeat(400)}</memo></lease>`);
-    const json = decodeXmlToJson(text, PATH);
+    const json = decodeXmlToJson(Buffer.from(text), PATH);
     expect(json.byteLength).toBeGreaterThan(text.length * 2);
     expect(utf8Text(json)).toBe(whole(text));
   });
@@ -107,7 +107,7 @@ describe('decodeXmlRecognizing (records the caller holds are passed over undecod
   /** Recognizes with a fixed answer, noting the digests it was asked about. */
   function recognizing(text: string, salt: string, answer: (digests: string[]) => boolean[]) {
     const asked: string[][] = [];
-    const result = decodeXmlRecognizing(text, PATH, {
+    const result = decodeXmlRecognizing(Buffer.from(text), PATH, {
       item,
       salt,
       passOver: async (digests) => {
@@ -161,7 +161,7 @@ describe('decodeXmlRecognizing (records the caller holds are passed over undecod
   });
 
   it("fails when the caller cannot answer, as a broken reply fails", async () => {
-    const failing = decodeXmlRecognizing(reply(10), PATH, { item, salt: 's', passOver: async () => Promise.reject(new Error('warehouse unreachable')) });
+    const failing = decodeXmlRecognizing(Buffer.from(reply(10)), PATH, { item, salt: 's', passOver: async () => Promise.reject(new Error('warehouse unreachable')) });
     await expect(failing).rejects.toThrow('warehouse unreachable');
     await expect(recognizing(reply(100).slice(0, 5000), 's', (d) => d.map(() => true)).result).rejects.toThrow();
   });

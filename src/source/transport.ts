@@ -133,7 +133,10 @@ export class Transport {
 
   /**
    * Reads a body whole, counting its bytes as they come; past the limit the stream is
-   * destroyed (the connection goes with it) and the reply refused.
+   * destroyed (the connection goes with it) and the reply refused. A length announced within the
+   * limit is read into one buffer of that length, each chunk copied in as it comes, so the reply
+   * is never held twice over (its chunks, then their concatenation); bytes past the announced
+   * length are kept as chunks.
    */
   private async readBody(body: Dispatcher.ResponseData['body'], contentLength: string | undefined, site: CallSite & { status: number }): Promise<Buffer> {
     const limit = this.options.maxReplyBytes ?? MAX_REPLY_BYTES;
@@ -142,17 +145,26 @@ export class Transport {
       body.destroy();
       throw new ReplyTooLargeError(limit, { ...site, received: 0, announced });
     }
+    let whole = announced !== undefined && announced > 0 ? Buffer.allocUnsafe(announced) : undefined;
     const chunks: Buffer[] = [];
     let received = 0;
     for await (const chunk of body) {
-      received += (chunk as Buffer).length;
-      if (received > limit) {
+      const bytes = chunk as Buffer;
+      if (received + bytes.length > limit) {
         chunks.length = 0;
+        whole = undefined;
         body.destroy();
         throw new ReplyTooLargeError(limit, { ...site, received: limit });
       }
-      chunks.push(chunk as Buffer);
+      if (whole && received + bytes.length <= whole.length) bytes.copy(whole, received);
+      else {
+        if (whole) chunks.push(whole.subarray(0, received));
+        whole = undefined;
+        chunks.push(bytes);
+      }
+      received += bytes.length;
     }
+    if (whole) return received === whole.length ? whole : whole.subarray(0, received);
     return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, received);
   }
 

@@ -5,6 +5,7 @@
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { setFlagsFromString } from 'node:v8';
 import { MessageChannel, type TransferListItem } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { decodeXmlRecognizing, type ContainerPath, type RecognizedJson } from './codec-xml-split.js';
@@ -94,6 +95,10 @@ export function createXmlDecoder(options: XmlDecoderOptions = {}): XmlDecoder {
   function pooled(): Piscina<XmlDecodeTask, RecognizedJson> {
     if (!pool) {
       const threadCount = options.threads ?? defaultThreads();
+      // V8's --max-semi-space-size (the command's first line) is the process's, and wins over a
+      // thread's young-generation limit: a thread would take the main thread's 16 MB. Cleared
+      // here, it counts only for isolates made from now on, which are these threads.
+      setFlagsFromString('--max-semi-space-size=0');
       pool = new Piscina<XmlDecodeTask, RecognizedJson>({
         ...taskModule(),
         // Threads start with the replies and end after a few idle seconds: a scheduler waiting for

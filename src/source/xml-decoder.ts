@@ -21,9 +21,9 @@ export const OFF_THREAD_MIN_BYTES = 64 * 1024;
 
 /**
  * The old-space limit of a decoding thread, in MB. Decoded a slice of records at a time
- * (codec-xml-split.ts), a reply needs about its JSON text twice over plus one slice's trees: a
- * 4.7 MB page decodes within 24 MB. A reply that is not shaped for slicing is decoded whole,
- * which takes some fifteen times its size.
+ * (codec-xml-split.ts), a reply needs one slice's strings and trees in the heap (its bytes and its
+ * JSON's are buffers outside it): a 6 MB page decodes within 25 MB of heap. A reply that is not
+ * shaped for slicing is decoded whole, which takes some fifteen times its size.
  */
 export const THREAD_HEAP_MB = 64;
 

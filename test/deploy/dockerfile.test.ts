@@ -47,12 +47,15 @@ describe('Dockerfile', () => {
     expect(text).toMatch(/npm ci --omit=dev --omit=optional/);
   });
 
-  it('gives node the heap limits of bin/propsync.mjs\'s first line, which `node FILE` does not read, as the npm scripts do', () => {
-    const flags = /^#!\/usr\/bin\/env -S node (.+)$/m.exec(readText('bin/propsync.mjs'))?.[1];
+  it('gives node the heap limits and malloc arenas of bin/propsync.mjs\'s first line, which `node FILE` does not read, as the npm scripts do', () => {
+    const [, variables = '', flags = ''] = /^#!\/usr\/bin\/env -S ((?:[A-Z_]+=\S+ )*)node (.+)$/m.exec(readText('bin/propsync.mjs')) ?? [];
     expect(flags).toMatch(/--max-old-space-size=\d+/);
-    expect(args('ENV').join(' ')).toContain(`NODE_OPTIONS="${flags}"`);
+    expect(variables).toContain('MALLOC_ARENA_MAX=2');
+    const env = args('ENV').join(' ');
+    expect(env).toContain(`NODE_OPTIONS="${flags}"`);
+    for (const variable of variables.trim().split(' ')) expect(env).toContain(variable);
     const scripts = (JSON.parse(readText('package.json')) as { scripts: Record<string, string> }).scripts;
-    for (const name of ['propsync', 'demo']) expect(scripts[name], name).toMatch(new RegExp(`^node ${flags} bin/propsync\\.mjs\\b`));
+    for (const name of ['propsync', 'demo']) expect(scripts[name], name).toMatch(new RegExp(`^${variables}node ${flags} bin/propsync\\.mjs\\b`));
   });
 
   it('copies into the runtime stage what `npm pack` ships, and production dependencies only', () => {

@@ -5,7 +5,7 @@
  * SIGINT/SIGTERM/SIGHUP handling. Accounts run side by side and fail alone.
  */
 import type { Account, Config, StreamName } from '../config/schema.js';
-import type { Logger } from '../log/logger.js';
+import { accountLogger, type Logger } from '../log/logger.js';
 import { createSourceClient } from '../source/client.js';
 import type { CallEvent, SourceClient } from '../source/types.js';
 import { refreshAfterSync } from '../reporting/refresh.js';
@@ -103,7 +103,7 @@ export async function openPropsync(config: Config, options: OpenOptions): Promis
       // it again as it goes, so that calls spent by other processes count against it too.
       const today = await budgetToday(db, account);
       const spentElsewhere = await spentByOthersToday(db, account);
-      const accountLog = logger.child({ account: account.id });
+      const accountLog = accountLogger(logger, account.id);
       const client = createSourceClient({
         settings: account.source,
         timeZone: account.timeZone,

@@ -92,9 +92,11 @@ export async function endDeadLanes(db: Db, accounts: readonly string[], abandone
     .where('finished_at', 'is', null)
     .where((eb) => eb.or(letters.map((letter) => eb.and([eb('account_id', '=', letter.account), eb('run_id', '=', letter.runId), eb('lane_key', '=', letter.laneKey)]))))
     .execute();
+  const laneId = (account: string, runId: number | string, laneKey: string) => JSON.stringify([account, Number(runId), laneKey]);
+  const stillOpen = new Set(open.map((lane) => laneId(lane.account_id, lane.run_id, lane.lane_key)));
   const ended: RunSummary[] = [];
   for (const letter of letters) {
-    if (!open.some((lane) => lane.account_id === letter.account && lane.run_id === letter.runId && lane.lane_key === letter.laneKey)) continue;
+    if (!stillOpen.has(laneId(letter.account, letter.runId, letter.laneKey))) continue;
     const summary = await endLane(db, { account: letter.account, runId: letter.runId, laneKey: letter.laneKey, status: 'dead', error: `its retries ran out (dead-letter queue): ${letter.error}`, abandonedAfterMinutes });
     if (summary) ended.push(summary);
   }

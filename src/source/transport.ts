@@ -152,7 +152,6 @@ export class Transport {
       const bytes = chunk as Buffer;
       if (received + bytes.length > limit) {
         chunks.length = 0;
-        whole = undefined;
         body.destroy();
         throw new ReplyTooLargeError(limit, { ...site, received: limit });
       }

@@ -38,9 +38,8 @@ function ask(port: MessagePort, digests: string[]): Promise<boolean[]> {
  * its heap is next collected (its heap is small, and buffers held outside it add up meanwhile).
  */
 function moved(result: RecognizedJson, reply: Uint8Array): RecognizedJson {
-  const buffers = reply.buffer === result.json.buffer ? [result.json.buffer] : [result.json.buffer, reply.buffer];
   // piscina's own protocol of a value with its transferables (its types name the symbols only as `symbol`).
-  const value = { [Piscina.transferableSymbol]: buffers, [Piscina.valueSymbol]: result } as unknown as Parameters<typeof Piscina.move>[0];
+  const value = { [Piscina.transferableSymbol]: [result.json.buffer, reply.buffer], [Piscina.valueSymbol]: result } as unknown as Parameters<typeof Piscina.move>[0];
   return Piscina.move(value) as unknown as RecognizedJson;
 }
 

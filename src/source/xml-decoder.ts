@@ -75,9 +75,14 @@ function defaultThreads(): number {
   return Math.max(1, Math.min(4, availableParallelism() - 1));
 }
 
+/** UTF-8 bytes as text, read in place. */
+function utf8Text(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+}
+
 /** The tree of a reply's JSON text in UTF-8. */
 function parseJson(json: Uint8Array): Tree {
-  return JSON.parse(Buffer.from(json.buffer, json.byteOffset, json.byteLength).toString('utf8')) as Tree;
+  return JSON.parse(utf8Text(json)) as Tree;
 }
 
 /** Whether a thread was ended because its heap was full. */
@@ -137,7 +142,7 @@ export function createXmlDecoder(options: XmlDecoderOptions = {}): XmlDecoder {
       const lookup = recognize && new ReplyLookup(recognize);
       try {
         if (closed || body.byteLength < minBytes) {
-          if (!lookup) return { tree: decodeXml(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8')) };
+          if (!lookup) return { tree: decodeXml(utf8Text(body)) };
           return lookup.decoded(await decodeXmlRecognizing(body, container, { item: lookup.item, salt: lookup.salt, passOver: lookup.passOver }));
         }
         // The bytes move to the thread without a copy when they fill their buffer; else a copy of them does.

@@ -11,7 +11,6 @@ import { ACCOUNT_COLUMN, type AnyDatabase, loadColumns, primaryKey, SOURCE_HASH_
  * statement is one account's: it writes that account's id and touches no other account's rows.
  */
 
-
 /** A row of a source table as normalization produced it: its columns plus the source record as `raw`. */
 export type LoadRow = Record<string, unknown> & { raw: unknown };
 

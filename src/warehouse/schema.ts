@@ -194,7 +194,6 @@ export type ColumnTypeOf<C extends Column> = ColumnType<
 /** Kysely's table interface of a declared table. */
 export type RowTypeOf<T extends Table> = { -readonly [K in keyof T['columns']]: ColumnTypeOf<T['columns'][K]> };
 
-/** Kysely's database type of a list of declared tables. */
 /**
  * The warehouse typed by none of its tables: for code generic over every declared table (the
  * table is chosen at run time, its statements built from its declaration), and for the streams,
@@ -202,6 +201,7 @@ export type RowTypeOf<T extends Table> = { -readonly [K in keyof T['columns']]: 
  */
 export type AnyDatabase = Kysely<any>;
 
+/** Kysely's database type of a list of declared tables. */
 export type DatabaseOf<Ts extends readonly Table[]> = { [T in Ts[number] as T['name']]: RowTypeOf<T> };
 
 /** Columns of a source table that normalization does not fill (the sync does). */

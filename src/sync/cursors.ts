@@ -6,24 +6,48 @@ export interface CursorValue {
   state: Record<string, unknown>;
 }
 
-/** Reads one cursor of an account's stream and scope (a property id, or a property group's ids). */
-export async function readCursor(db: Db, account: string, stream: string, scope: string, cursor: string): Promise<CursorValue | undefined> {
-  const row = await db
-    .selectFrom('sync_cursors')
-    .select(['value', 'state'])
-    .where('account_id', '=', account)
-    .where('stream', '=', stream)
-    .where('scope', '=', scope)
-    .where('cursor', '=', cursor)
-    .executeTakeFirst();
-  return row ? { value: row.value, state: (row.state ?? {}) as Record<string, unknown> } : undefined;
+/** Reads the cursors of an account's stream, all in one statement: a plan asks for one per scope. */
+export function cursorReader(db: Db, account: string, stream: string): (scope: string, cursor: string) => Promise<CursorValue | undefined> {
+  let all: Promise<Map<string, CursorValue>> | undefined;
+  const load = async () => {
+    const rows = await db.selectFrom('sync_cursors').select(['scope', 'cursor', 'value', 'state']).where('account_id', '=', account).where('stream', '=', stream).execute();
+    return new Map(rows.map((row) => [cursorKey(row.scope, row.cursor), { value: row.value, state: (row.state ?? {}) as Record<string, unknown> }]));
+  };
+  return async (scope, cursor) => (await (all ??= load())).get(cursorKey(scope, cursor));
 }
 
-/** Sets a cursor; called in the transaction of the page that completes its window. */
-export async function writeCursor(db: Db, args: { account: string; stream: string; scope: string; cursor: string; value: string; state?: Record<string, unknown>; runId: number }): Promise<void> {
+function cursorKey(scope: string, cursor: string): string {
+  return `${scope}\u0000${cursor}`;
+}
+
+/** A cursor to set. */
+export interface CursorWrite {
+  scope: string;
+  cursor: string;
+  value: string;
+  state?: Record<string, unknown>;
+}
+
+/** Sets cursors of an account's stream, in one statement; called in the transaction of the page that completes their window. */
+export async function writeCursors(db: Db, args: { account: string; stream: string; runId: number; cursors: readonly CursorWrite[] }): Promise<void> {
+  if (args.cursors.length === 0) return;
+  // One statement may not set a row twice: a cursor named again keeps its last value, as a second write would.
+  const last = new Map(args.cursors.map((cursor) => [cursorKey(cursor.scope, cursor.cursor), cursor]));
+  const updatedAt = new Date();
   await db
     .insertInto('sync_cursors')
-    .values({ account_id: args.account, stream: args.stream, scope: args.scope, cursor: args.cursor, value: args.value, state: JSON.stringify(args.state ?? {}), updated_at: new Date(), last_run_id: args.runId })
+    .values(
+      [...last.values()].map((cursor) => ({
+        account_id: args.account,
+        stream: args.stream,
+        scope: cursor.scope,
+        cursor: cursor.cursor,
+        value: cursor.value,
+        state: JSON.stringify(cursor.state ?? {}),
+        updated_at: updatedAt,
+        last_run_id: args.runId,
+      })),
+    )
     .onConflict((oc) =>
       oc.columns(['account_id', 'stream', 'scope', 'cursor']).doUpdateSet((eb) => ({
         value: eb.ref('excluded.value'),

@@ -4,18 +4,18 @@ import type { MethodVersion } from '../source/settings.js';
 import type { CompletionAction, StreamDefinition, WorkUnitPlan } from '../streams/types.js';
 import type { Db } from '../catalog/tables.js';
 import { RecordError, tracingFields } from '../source/field-readers.js';
-import { markMissingChildren, markUnseenDeleted, storedParents, storedTextDigests, upsertRows, type LoadRow, type UpsertCounts } from '../warehouse/bulk-load.js';
+import { markUnseenDeleted, prepareStaging, storedParents, storedTextDigests, upsertRows, type LoadRow, type UpsertCounts } from '../warehouse/bulk-load.js';
 import { checkRow } from '../warehouse/column-domains.js';
 import { SOURCE_HASH_COLUMN, SOURCE_TEXT_HASH_COLUMN, type SourceTable } from '../warehouse/schema.js';
 import { KnownRecord, type RecordRecognizer } from '../source/types.js';
 import { isValueError, sqlState } from '../warehouse/connection-errors.js';
 import { inTransaction } from '../warehouse/transaction.js';
 import { ROW_COUNTERS, zeroCounts } from '../warehouse/run-counters.js';
-import { writeCursor } from './cursors.js';
+import { writeCursors } from './cursors.js';
 import { quarantineRecords, resolveKeylessForUnit, resolveQuarantined, type QuarantineEntry } from './quarantine.js';
 import type { RowCounts } from './types.js';
 import { crashPoint } from './crash-points.js';
-import { checkpointPage, forgetSeen, isUnitClean, recordSeen, seenBy } from './work-units.js';
+import { checkpointPage, forgetSeen, recordSeen, seenBy } from './work-units.js';
 
 /** One page to load, with where it sits in its unit. */
 export interface PageToLoad {
@@ -36,6 +36,8 @@ export interface PageToLoad {
   bytes: number;
   /** Page to fetch next (written as the checkpoint). */
   nextPage: number;
+  /** On the first page of a pass: the total its listing announced (null: none), kept with the checkpoint. */
+  listingTotal?: number | null;
   /** The unit's listing is complete: run its completion actions and mark it done. */
   complete: boolean;
   /** The listing changed while it was paged and is read again from page 1: forget what it saw. */
@@ -106,16 +108,15 @@ export async function loadPage(db: Db, page: PageToLoad): Promise<PageLoaded> {
     await resolveQuarantined(trx, { account: page.account, stream: stream.name, keys: written.loaded.map((record) => String(record.key)), runId: page.runId });
     if (plan.trackSeen && page.restart) await forgetSeen(trx, page.account, page.unitId);
     else if (plan.trackSeen) await recordSeen(trx, page.account, page.unitId, stream.entity, seenKeys);
-    if (page.complete) {
-      for (const action of plan.onComplete) counts.rowsDeleted += await complete(trx, stream, page, action);
-    }
-    await checkpointPage(trx, {
+    if (page.complete) counts.rowsDeleted += await complete(trx, stream, page, plan.onComplete);
+    const { clean } = await checkpointPage(trx, {
       unitId: page.unitId,
       nextPage: page.nextPage,
       done: page.complete,
+      listingTotal: page.listingTotal,
       progress: { ...counts, pages: 1, calls: page.calls, retries: page.retries, bytes: page.bytes },
     });
-    if (page.complete && (await isUnitClean(trx, page.unitId))) await resolveKeylessForUnit(trx, { account: page.account, unitKey: plan.unitKey, runId: page.runId });
+    if (page.complete && clean) await resolveKeylessForUnit(trx, { account: page.account, unitKey: plan.unitKey, runId: page.runId });
     await page.guard?.(trx);
     crashPoint('mid-commit');
     return counts;
@@ -211,6 +212,7 @@ interface Written extends UpsertCounts {
  * (class 23) is not a record's fault: it fails the page.
  */
 async function writeRecords(trx: Db, stream: StreamDefinition, records: readonly ReadyRecord[], how: WriteOptions): Promise<Written> {
+  if (records.length === 0) return { inserted: 0, updated: 0, unchanged: 0, deleted: 0, loaded: [], refused: [] };
   const attempt = async (name: string, batch: readonly ReadyRecord[]): Promise<UpsertCounts & { deleted: number }> => {
     await sql`savepoint ${sql.id(name)}`.execute(trx);
     try {
@@ -263,16 +265,18 @@ interface WriteOptions {
 async function writeRows(trx: Db, stream: StreamDefinition, records: readonly ReadyRecord[], { account, runId, fresh }: WriteOptions): Promise<UpsertCounts & { deleted: number }> {
   const rowsOf = (table: SourceTable) => records.flatMap((record) => record.rows.get(table.name) ?? []);
   const [parent, ...children] = stream.tables;
-  const counts = { ...(await upsertRows(trx, parent, rowsOf(parent), runId, { account, fresh })), deleted: 0 };
+  // Rows that may be in the warehouse are merged through staging tables: all made in one round trip.
+  const staged = !fresh && records.length > 0;
+  if (staged) await prepareStaging(trx, stream.tables);
+  const counts = { ...(await upsertRows(trx, parent, rowsOf(parent), runId, { account, fresh, staged })), deleted: 0 };
   const parentsNew = counts.updated === 0 && counts.unchanged === 0;
-  const parentKeys = records.map((record) => record.key);
+  const parents = parentsNew ? undefined : records.map((record) => record.key);
   for (const table of children) {
-    const rows = rowsOf(table);
-    const written = await upsertRows(trx, table, rows, runId, { account, fresh: parentsNew });
+    const written = await upsertRows(trx, table, rowsOf(table), runId, { account, fresh: parentsNew, staged, parents });
     counts.inserted += written.inserted;
     counts.updated += written.updated;
     counts.unchanged += written.unchanged;
-    if (!parentsNew) counts.deleted += await markMissingChildren(trx, table, parentKeys, rows, runId, account);
+    counts.deleted += written.deleted ?? 0;
   }
   return counts;
 }
@@ -336,14 +340,15 @@ function quarantineOf(page: PageToLoad, key: RecordKey, index: number, reason: s
   };
 }
 
-async function complete(db: Db, stream: StreamDefinition, page: PageToLoad, action: CompletionAction): Promise<number> {
-  switch (action.type) {
-    case 'cursor':
-      await writeCursor(db, { account: page.account, stream: stream.name, scope: action.scope, cursor: action.cursor, value: action.value, state: action.state, runId: page.runId });
-      return 0;
-    case 'mark-unseen-deleted':
-      return markUnseenDeleted(db, stream.tables, action.scope, (key) => seenBy(page.account, page.unitId, stream.entity, key), page.runId, page.account);
+/** Runs a unit's completion actions: its cursors set in one statement, then the deletions. Returns the rows marked deleted. */
+async function complete(db: Db, stream: StreamDefinition, page: PageToLoad, actions: readonly CompletionAction[]): Promise<number> {
+  const cursors = actions.flatMap((action) => (action.type === 'cursor' ? [action] : []));
+  await writeCursors(db, { account: page.account, stream: stream.name, runId: page.runId, cursors });
+  let deleted = 0;
+  for (const action of actions) {
+    if (action.type === 'mark-unseen-deleted') deleted += await markUnseenDeleted(db, stream.tables, action.scope, (key) => seenBy(page.account, page.unitId, stream.entity, key), page.runId, page.account);
   }
+  return deleted;
 }
 
 /** Bump when normalization changes, so that records loaded by an older propsync are loaded again. */

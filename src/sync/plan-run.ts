@@ -3,7 +3,7 @@ import { DISCOVERY, loadStream } from '../streams/index.js';
 import type { DiscoveredProperty, Lane, PlanContext, StreamDefinition } from '../streams/types.js';
 import { addDays } from '../dates/days.js';
 import { SourceClock } from '../source/clock.js';
-import { readCursor } from './cursors.js';
+import { cursorReader } from './cursors.js';
 import { isBudgetError } from './run-unit.js';
 import type { SyncDeps, SyncRequest } from './types.js';
 
@@ -77,7 +77,7 @@ export async function planStream(name: StreamName, request: SyncRequest, found: 
     today: found.today,
     propertyIds: found.propertyIds,
     full: request.full === true,
-    cursor: (scope, cursor) => readCursor(db, deps.account.id, stream.name, scope, cursor),
+    cursor: cursorReader(db, deps.account.id, stream.name),
   };
   const planned = request.backfill
     ? stream.planBackfill(context, { ...request.backfill, chunk: request.backfill.chunk ?? config.streams[name].chunk })

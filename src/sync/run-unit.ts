@@ -10,7 +10,7 @@ import { crashPoint } from './crash-points.js';
 import { keyOfRecord, loadPage, recordRecognizer, type PageLoaded, type PageToLoad } from './load-page.js';
 import { lockName, type HeldLock } from './lock.js';
 import type { SyncObserver } from './types.js';
-import { addUnitCalls, countSeen, endWorkUnit, noteListingTotal, pagesCommitted, startWorkUnit } from './work-units.js';
+import { addUnitCalls, countSeen, endWorkUnit, pagesCommitted, startWorkUnit } from './work-units.js';
 
 /** How a work unit ended. */
 export type UnitOutcome =
@@ -107,10 +107,7 @@ export async function runWorkUnit(context: UnitContext, plan: WorkUnitPlan): Pro
       for await (const page of client.pages(request, { startPage, signal: context.signal, recognize })) {
         sawPage = true;
         crashPoint('page-fetched');
-        if (page.pageNo === 1) {
-          firstTotal = page.totalCount;
-          await again(() => noteListingTotal(db, unit.id, page.totalCount));
-        }
+        if (page.pageNo === 1) firstTotal = page.totalCount;
         if (page.totalCount !== undefined) {
           firstTotal ??= page.totalCount;
           if (page.totalCount !== firstTotal) drifted = true;
@@ -139,6 +136,7 @@ export async function runWorkUnit(context: UnitContext, plan: WorkUnitPlan): Pro
           retries: page.retries,
           bytes: page.bytes,
           nextPage: relist ? 1 : page.pageNo + 1,
+          ...(page.pageNo === 1 && { listingTotal: page.totalCount ?? null }),
           complete: page.isLast && !relist,
           restart: relist,
         });

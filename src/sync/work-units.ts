@@ -22,31 +22,33 @@ export interface StartedUnit {
  * again by another worker), the unit goes on in its own row, or is skipped when done.
  */
 export async function startWorkUnit(db: Db, account: string, runId: number, plan: WorkUnitPlan, perPage: number): Promise<StartedUnit> {
-  return db.transaction().execute(async (trx) => {
-    const previous = await trx
-      .selectFrom('sync_work_units')
-      .select(['work_unit_id', 'run_id', 'status', 'next_page', 'per_page', 'listing_total'])
-      .where('account_id', '=', account)
-      .where('unit_key', '=', plan.unitKey)
-      .orderBy('work_unit_id', 'desc')
-      .limit(1)
-      .executeTakeFirst();
-    const finished = previous?.status === 'done' || previous?.status === 'skipped';
-    const resume = previous && !finished && previous.per_page === perPage ? previous : undefined;
-    const from = { startPage: resume?.next_page ?? 1, ...(resume?.listing_total != null ? { listingTotal: resume.listing_total } : {}) };
-    // The same run met the unit before (a queued lane taken again): done, it is skipped; else its own row goes on.
-    if (previous && previous.run_id === runId) {
-      if (!finished) {
-        await trx
-          .updateTable('sync_work_units')
-          .set({ status: 'running', error: null, finished_at: null, ...(resume ? {} : { next_page: 1, per_page: perPage, listing_total: null }) })
-          .where('work_unit_id', '=', previous.work_unit_id)
-          .execute();
-      }
-      return { id: previous.work_unit_id, skipped: finished, ...from };
+  const previous = await db
+    .selectFrom('sync_work_units')
+    .select(['work_unit_id', 'run_id', 'status', 'next_page', 'per_page', 'listing_total'])
+    .where('account_id', '=', account)
+    .where('unit_key', '=', plan.unitKey)
+    .orderBy('work_unit_id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  const finished = previous?.status === 'done' || previous?.status === 'skipped';
+  const resume = previous && !finished && previous.per_page === perPage ? previous : undefined;
+  const from = { startPage: resume?.next_page ?? 1, ...(resume?.listing_total != null ? { listingTotal: resume.listing_total } : {}) };
+  // The same run met the unit before (a queued lane taken again): done, it is skipped; else its own row goes on.
+  if (previous && previous.run_id === runId) {
+    if (!finished) {
+      await db
+        .updateTable('sync_work_units')
+        .set({ status: 'running', error: null, finished_at: null, ...(resume ? {} : { next_page: 1, per_page: perPage, listing_total: null }) })
+        .where('work_unit_id', '=', previous.work_unit_id)
+        .execute();
     }
-    // A chunk done once stays done (a later rerun records it as skipped).
-    const skipped = plan.kind === 'backfill' && finished;
+    return { id: previous.work_unit_id, skipped: finished, ...from };
+  }
+  // A chunk done once stays done (a later rerun records it as skipped).
+  const skipped = plan.kind === 'backfill' && finished;
+  // One statement, unless a resume copies the keys its attempt saw: then both in one transaction.
+  const seenOf = resume && plan.trackSeen ? resume.work_unit_id : undefined;
+  const record = async (trx: Db) => {
     const inserted = await trx
       .insertInto('sync_work_units')
       .values({
@@ -69,7 +71,7 @@ export async function startWorkUnit(db: Db, account: string, runId: number, plan
       .returning('work_unit_id')
       .executeTakeFirstOrThrow();
     const id = inserted.work_unit_id;
-    if (resume && plan.trackSeen) {
+    if (seenOf !== undefined) {
       await trx
         .insertInto('sync_work_unit_seen')
         .columns(['account_id', 'work_unit_id', 'entity', 'key'])
@@ -78,18 +80,14 @@ export async function startWorkUnit(db: Db, account: string, runId: number, plan
             .selectFrom('sync_work_unit_seen')
             .select(['account_id', eb.val(id).as('work_unit_id'), 'entity', 'key'])
             .where('account_id', '=', account)
-            .where('work_unit_id', '=', resume.work_unit_id),
+            .where('work_unit_id', '=', seenOf),
         )
         .onConflict((oc) => oc.doNothing())
         .execute();
     }
     return { id, skipped, ...from };
-  });
-}
-
-/** Keeps the total a listing announced on the first page of a pass in the unit's checkpoint. */
-export async function noteListingTotal(db: Db, unitId: number, total: number | undefined): Promise<void> {
-  await db.updateTable('sync_work_units').set({ listing_total: total ?? null }).where('work_unit_id', '=', unitId).execute();
+  };
+  return seenOf === undefined ? record(db) : db.transaction().execute(record);
 }
 
 /** Distinct keys a unit has recorded as seen, together with `extra` keys (a page not yet loaded). */
@@ -124,18 +122,25 @@ export async function cleanUpSeen(db: Db, args: { runId: number; abandonedAfterM
 /** Per-page increments of a unit's counters (`pages` is 1). */
 export type PageProgress = Counts<UnitCounter>;
 
-/** Writes a page's checkpoint and adds its counters to the unit's; called inside the page's transaction. */
-export async function checkpointPage(db: Db, args: { unitId: number; nextPage: number; progress: PageProgress; done: boolean }): Promise<void> {
-  await db
+/**
+ * Writes a page's checkpoint and adds its counters to the unit's; called inside the page's
+ * transaction. With the first page of a pass comes the total its listing announced (null: none).
+ * Returns whether the unit has quarantined nothing so far, this page included.
+ */
+export async function checkpointPage(db: Db, args: { unitId: number; nextPage: number; progress: PageProgress; done: boolean; listingTotal?: number | null }): Promise<{ clean: boolean }> {
+  const row = await db
     .updateTable('sync_work_units')
     .set((eb) => ({
       ...Object.fromEntries(UNIT_COUNTERS.map((counter) => [counter.column, eb(counter.column, '+', args.progress[counter.key])])),
       next_page: args.nextPage,
       status: args.done ? 'done' : 'running',
       finished_at: args.done ? sql<Date>`now()` : null,
+      ...(args.listingTotal !== undefined && { listing_total: args.listingTotal }),
     }))
     .where('work_unit_id', '=', args.unitId)
-    .execute();
+    .returning('quarantined')
+    .executeTakeFirst();
+  return { clean: row?.quarantined === 0 };
 }
 
 /** Pages a unit has committed (its checkpoint's count). */
@@ -157,12 +162,6 @@ export async function addUnitCalls(db: Db, unitId: number, calls: number, retrie
 /** Ends a unit that did not complete: `failed` (with the error) or `interrupted` (shutdown, budget). */
 export async function endWorkUnit(db: Db, unitId: number, status: 'failed' | 'interrupted', error: string): Promise<void> {
   await db.updateTable('sync_work_units').set({ status, error, finished_at: new Date() }).where('work_unit_id', '=', unitId).execute();
-}
-
-/** Whether a unit has quarantined nothing so far. */
-export async function isUnitClean(db: Db, unitId: number): Promise<boolean> {
-  const row = await db.selectFrom('sync_work_units').select('quarantined').where('work_unit_id', '=', unitId).executeTakeFirst();
-  return row?.quarantined === 0;
 }
 
 /** Records the keys a unit saw on one page (for deletion detection); inside the page's transaction. */

@@ -19,6 +19,8 @@ export interface UpsertCounts {
   inserted: number;
   updated: number;
   unchanged: number;
+  /** Rows marked deleted (with `UpsertOptions.parents`). */
+  deleted?: number;
 }
 
 const ident = (name: string) => sql.ref(name);
@@ -152,11 +154,15 @@ async function copyInto(db: AnyDatabase, copySql: string, chunks: Iterable<strin
  * DO UPDATE ... WHERE` the row differs, so a row whose content did not change is not written at
  * all (no new row version). A row seen again after being marked deleted is revived.
  * `last_synced_at`/`last_run_id` move only on rows actually written. Everything runs on `db`'s
- * connection, so inside the page's transaction; rows are merged in key order.
+ * connection, so inside the page's transaction; rows are merged in key order. With `parents`,
+ * the same statement marks deleted those parents' other rows (`markMissingChildren`).
  */
 export async function upsertRows(db: AnyDatabase, spec: SourceTable, rows: readonly LoadRow[], runId: number, options: UpsertOptions): Promise<UpsertCounts> {
   const unique = dedupeByKey(spec, rows);
-  if (unique.length === 0) return { inserted: 0, updated: 0, unchanged: 0 };
+  if (unique.length === 0) {
+    const deleted = options.parents ? await markMissingChildren(db, spec, options.parents, [], runId, options.account) : 0;
+    return { inserted: 0, updated: 0, unchanged: 0, ...(options.parents && { deleted }) };
+  }
   // Staging, copy and merge need one connection and one transaction (the staging table empties at commit).
   if (!db.isTransaction) return db.transaction().execute((trx) => writeUnique(trx, spec, unique, runId, options));
   return writeUnique(db, spec, unique, runId, options);
@@ -171,11 +177,21 @@ export interface UpsertOptions {
    * straight into the table, and merged through staging only when one of them is there after all.
    */
   fresh?: boolean;
+  /** `prepareStaging` made and emptied this table's staging table in this transaction. */
+  staged?: boolean;
+  /**
+   * The parents whose children the rows are, all of them as the source lists them now: their
+   * other rows are marked deleted, and counted as `deleted`.
+   */
+  parents?: readonly number[];
 }
 
 async function writeUnique(db: AnyDatabase, spec: SourceTable, unique: readonly LoadRow[], runId: number, options: UpsertOptions): Promise<UpsertCounts> {
-  if (options.fresh && (await copyNewRows(db, spec, unique, runId, options.account))) return { inserted: unique.length, updated: 0, unchanged: 0 };
-  return mergeRows(db, spec, unique, runId, options.account);
+  if (options.fresh && (await copyNewRows(db, spec, unique, runId, options.account))) {
+    const deleted = options.parents ? await markMissingChildren(db, spec, options.parents, unique, runId, options.account) : 0;
+    return { inserted: unique.length, updated: 0, unchanged: 0, ...(options.parents && { deleted }) };
+  }
+  return mergeRows(db, spec, unique, runId, options);
 }
 
 /** Unique violation: a key that is already in the table. */
@@ -202,24 +218,57 @@ async function copyNewRows(db: AnyDatabase, spec: SourceTable, unique: readonly 
   return true;
 }
 
-async function mergeRows(db: AnyDatabase, spec: SourceTable, unique: readonly LoadRow[], runId: number, account: string): Promise<UpsertCounts> {
+/** The session's staging table of a source table (`pg_temp`, emptied at every commit). */
+function stagingTable(spec: SourceTable): string {
+  return `pg_temp.${escapeIdentifier(`propsync_stage_${spec.name}`)}`;
+}
+
+/** The statements that make a table's staging table if the session has none, and empty it. */
+function stagingStatements(spec: SourceTable): string {
+  const definitions = [[ACCOUNT_COLUMN, 'text'], ...loadColumns(spec)].map(([column, type]) => `${escapeIdentifier(column)} ${type}`).join(', ');
+  return `create temp table if not exists ${stagingTable(spec)} (${definitions}) on commit delete rows; delete from ${stagingTable(spec)}`;
+}
+
+/**
+ * Makes and empties the staging tables of several tables in one round trip, for merges that
+ * follow in the same transaction (`UpsertOptions.staged`).
+ */
+export async function prepareStaging(db: AnyDatabase, specs: readonly SourceTable[]): Promise<void> {
+  if (specs.length) await sql.raw(specs.map(stagingStatements).join('; ')).execute(db);
+}
+
+async function mergeRows(db: AnyDatabase, spec: SourceTable, unique: readonly LoadRow[], runId: number, options: UpsertOptions): Promise<UpsertCounts> {
+  const { account, parents } = options;
   const columns: [string, string][] = [[ACCOUNT_COLUMN, 'text'], ...loadColumns(spec)];
   const all = columns.map(([column]) => column);
   const key = primaryKey(spec);
   const names = sql.join(all.map((column) => ident(column)));
   const table = sql.table(spec.name);
-  const stage = `pg_temp.${escapeIdentifier(`propsync_stage_${spec.name}`)}`;
+  const stage = stagingTable(spec);
   const updatable = all.filter((column) => !key.includes(column));
   const assignments = sql.join(updatable.map((column) => sql`${ident(column)} = excluded.${ident(column)}`));
   const current = sql.join([...updatable, 'deleted_at'].map((column) => sql`${sql.raw(spec.name)}.${ident(column)}`));
   const incoming = sql.join([...updatable, 'deleted_at'].map((column) => sql`excluded.${ident(column)}`));
-  const definitions = columns.map(([column, type]) => `${escapeIdentifier(column)} ${type}`).join(', ');
   const columnList = all.map(escapeIdentifier).join(', ');
   // One round trip: the staging table exists once per session and is emptied at every commit
   // (and here, should a transaction load the same table twice).
-  await sql.raw(`create temp table if not exists ${stage} (${definitions}) on commit delete rows; delete from ${stage}`).execute(db);
+  if (!options.staged) await sql.raw(stagingStatements(spec)).execute(db);
   await copyInto(db, `copy ${stage} (${columnList}) from stdin`, copyChunks(unique, columns.slice(1), `${copyText(account)}\t`));
-  const result = await sql<{ inserted: number; updated: number }>`
+  // The parents' rows not staged: the staged keys are exactly those the rows keep, and the
+  // merge writes only staged keys, so the two never touch one row.
+  const gone =
+    parents && spec.parentColumn
+      ? sql`, gone as (
+      update ${table} set deleted_at = now(), last_synced_at = now(), last_run_id = ${runId}
+      where ${ident(ACCOUNT_COLUMN)} = ${account} and ${ident(spec.parentColumn)} = any(${parents as number[]}::bigint[]) and deleted_at is null
+        and not exists (select 1 from ${sql.raw(stage)} s where ${sql.join(
+          spec.key.map((column) => sql`s.${ident(column)} = ${sql.raw(spec.name)}.${ident(column)}`),
+          sql` and `,
+        )})
+      returning 1
+    )`
+      : sql``;
+  const result = await sql<{ inserted: number; updated: number; deleted: number }>`
     with written as (
       insert into ${table} (${names}, last_run_id)
       select ${names}, ${runId}::bigint from ${sql.raw(stage)} order by ${sql.join(key.map(ident))}
@@ -227,11 +276,13 @@ async function mergeRows(db: AnyDatabase, spec: SourceTable, unique: readonly Lo
         ${assignments}, deleted_at = null, last_synced_at = now(), last_run_id = excluded.last_run_id
       where (${current}) is distinct from (${incoming})
       returning (xmax = 0) as inserted
-    )
-    select count(*) filter (where inserted)::int as inserted, count(*) filter (where not inserted)::int as updated from written
+    )${gone}
+    select count(*) filter (where inserted)::int as inserted, count(*) filter (where not inserted)::int as updated,
+           ${parents && spec.parentColumn ? sql`(select count(*) from gone)::int` : sql`0`} as deleted
+      from written
   `.execute(db);
-  const { inserted, updated } = result.rows[0];
-  return { inserted, updated, unchanged: unique.length - inserted - updated };
+  const { inserted, updated, deleted } = result.rows[0];
+  return { inserted, updated, unchanged: unique.length - inserted - updated, ...(parents && { deleted }) };
 }
 
 /**

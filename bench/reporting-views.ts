@@ -96,7 +96,7 @@ if (!args.has('--load-only')) {
       const example = await time(db, view.example, RUNS);
       const median = (times: number[]) => times[Math.floor(times.length / 2)];
       console.log(
-        `${view.name.padEnd(24)} ${(view.materialized ? 'materialized' : 'view').padEnd(12)} ${String(count.rows[0].n).padStart(7)}  ${ms(all[0])} ${ms(median(all))}                 ${ms(example[0])} ${ms(median(example))}`,
+        `${view.name.padEnd(24)} ${(view.maintained ? 'maintained' : view.materialized ? 'materialized' : 'view').padEnd(12)} ${String(count.rows[0].n).padStart(7)}  ${ms(all[0])} ${ms(median(all))}                 ${ms(example[0])} ${ms(median(example))}`,
       );
     }
   } finally {

@@ -1,9 +1,10 @@
 import { sql, type Kysely } from 'kysely';
-import { materializedNote, REPORTING_SCHEMA, REPORTING_SETTINGS, REPORTING_VIEWS, type ReportingView } from './views.js';
+import { keepingNote, REPORTING_SCHEMA, REPORTING_SETTINGS, REPORTING_VIEWS, type ReportingView } from './views.js';
 
-/** The comment of a view: its purpose, then the rules behind its rows. */
+/** The comment of a view: its purpose, the rules behind its rows, then how it is kept (materialized or maintained). */
 function viewComment(view: ReportingView): string {
-  return `${view.purpose} ${view.notes}${view.materialized ? ` ${materializedNote(view)}` : ''}`;
+  const keeping = keepingNote(view);
+  return `${view.purpose} ${view.notes}${keeping ? ` ${keeping}` : ''}`;
 }
 
 

@@ -1,6 +1,6 @@
 import { personLoginSql } from './reader-role.js';
 import { REFRESH_LOCK_TIMEOUT_MS } from './refresh.js';
-import { materializedNote, REPORTING_SETTINGS, REPORTING_VIEWS } from './views.js';
+import { keepingNote, REPORTING_SETTINGS, REPORTING_VIEWS } from './views.js';
 
 /** The path of the generated document, from the top of the checkout. */
 export const REPORTING_DOCS_PATH = 'docs/reporting.md';
@@ -90,6 +90,18 @@ export function renderReportingDocs(): string {
     'own as soon as the views it reads are (`properties` first): a view waiting for a lock holds back',
     'none that does not read it.',
     '',
+    `${REPORTING_VIEWS.filter((view) => view.maintained).map((view) => `\`${view.name}\``).join(', ')} is maintained group by group instead. Its sums (one row per account,`,
+    'property, post month and AR code) are kept in a table, `reporting_private.ar_activity_groups`, and',
+    'its view names the account and the property when read, so names are always current. Triggers on',
+    'the AR ledger and on the leases note which (account, property, post month) groups each statement',
+    'wrote, COPY and upserts included (a lease deleted or revived: every group of its transactions);',
+    'the end of each sync sums only those groups again from the ledger, in one transaction, so readers',
+    "see a group's old rows or its new ones, never a mix. Summing the whole ledger again was the costliest",
+    'part of the refresh, for the few dozen transactions a nightly sync changes (see docs/benchmark.md,',
+    'Reporting views); a full load notes every group, and the refresh after it sums them all once.',
+    'The update waits for its lock under the same rule and is skipped the same way; two processes',
+    'updating at once take turns, and a group a sync notes meanwhile waits for the next update.',
+    '',
     '## Views',
     '',
     ...REPORTING_VIEWS.map((view) => `- [\`reporting.${view.name}\`](#reporting${view.name}): ${view.purpose}`),
@@ -97,7 +109,8 @@ export function renderReportingDocs(): string {
   ];
   for (const view of REPORTING_VIEWS) {
     lines.push(`### \`reporting.${view.name}\``, '', view.purpose, '', view.notes, '');
-    if (view.materialized) lines.push(materializedNote(view), '');
+    const keeping = keepingNote(view);
+    if (keeping) lines.push(keeping, '');
     lines.push('| column | meaning |', '|---|---|');
     for (const column of view.columns) lines.push(`| \`${column.name}\` | ${column.meaning.replace(/\|/g, '\\|')} |`);
     lines.push('', 'Example:', '', '```sql', view.example, '```', '');

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../catalog/tables.js';
 import type { Logger } from '../log/logger.js';
+import { AR_ACTIVITY_VIEW, updateArActivityGroups } from './ar-activity-groups.js';
 import { REPORTING_PRIVATE_SCHEMA, REPORTING_SCHEMA } from './views.js';
 
 /** Memory each sort or hash of a refresh may use. */
@@ -12,7 +13,7 @@ export const REFRESH_LOCK_TIMEOUT_MS = 5_000;
 /** SQLSTATE lock_not_available: a lock wait ran past `lock_timeout`. */
 const LOCK_NOT_AVAILABLE = '55P03';
 
-/** What a refresh did: views refreshed, and views skipped because a lock could not be had in time. */
+/** What a refresh did: views refreshed (or brought up to date), and views skipped because a lock could not be had in time. */
 export interface RefreshOutcome {
   refreshed: string[];
   skipped: string[];
@@ -38,23 +39,27 @@ export interface RefreshOptions {
  * ones it reads (`properties` first), each in a transaction of its own. A populated view is
  * refreshed CONCURRENTLY (every one has a unique index): readers keep the old rows meanwhile,
  * and a reader's open transaction does not block it. A view never populated is filled by a
- * plain refresh. A view whose lock is not had within `lockTimeoutMs` (another refresh, a
- * maintenance command) is skipped and keeps its rows until the next run refreshes it. Should one
- * fail otherwise, no view starts after it, and the error is thrown once those under way end.
+ * plain refresh. `ar_activity_monthly`, a plain view over sums kept group by group, has the groups
+ * the sync wrote summed again instead (updateArActivityGroups), in its turn among them: after
+ * `properties`, which its view reads, so that a property's first groups come with its name. A
+ * view whose lock is not had within `lockTimeoutMs` (another refresh, a maintenance command) is
+ * skipped and keeps its rows until the next run refreshes it. Should one fail otherwise, no view
+ * starts after it, and the error is thrown once those under way end.
  */
 export async function refreshReporting(db: Db, options: RefreshOptions): Promise<RefreshOutcome> {
   const lockTimeout = sql.lit(`${options.lockTimeoutMs ?? REFRESH_LOCK_TIMEOUT_MS}ms`);
   await setReportingTimeZone(db, options.timeZone);
-  const { rows } = await sql<{ name: string; populated: boolean; reads: string[] }>`
+  const { rows } = await sql<{ name: string; populated: boolean; maintained: boolean; reads: string[] }>`
     select m.relname as name,
            m.relispopulated as populated,
+           m.relkind = 'v' as maintained,
            coalesce((select array_agg(distinct u.relname::text)
                        from pg_rewrite r
                        join pg_depend d on d.classid = 'pg_rewrite'::regclass and d.objid = r.oid
                        join pg_class u on u.oid = d.refobjid and u.relkind = 'm' and u.oid <> m.oid
                       where r.ev_class = m.oid), '{}'::text[]) as reads
       from pg_class m
-     where m.relnamespace = ${REPORTING_PRIVATE_SCHEMA}::regnamespace and m.relkind = 'm'
+     where m.relnamespace = ${REPORTING_PRIVATE_SCHEMA}::regnamespace and (m.relkind = 'm' or (m.relkind = 'v' and m.relname = ${AR_ACTIVITY_VIEW}))
      order by m.relname`.execute(db);
   const outcome: RefreshOutcome = { refreshed: [], skipped: [] };
   let failure: { error: unknown } | undefined;
@@ -62,11 +67,17 @@ export async function refreshReporting(db: Db, options: RefreshOptions): Promise
     if (failure) return;
     const target = sql.id(REPORTING_PRIVATE_SCHEMA, view.name);
     try {
-      await db.transaction().execute(async (trx) => {
+      // The groups' update takes its lock before its snapshot (see updateArActivityGroups).
+      const transaction = view.maintained ? db.transaction().setIsolationLevel('repeatable read') : db.transaction();
+      await transaction.execute(async (trx) => {
         await sql`set local lock_timeout = ${lockTimeout}`.execute(trx);
         if (options.statementTimeoutMs !== undefined) await sql`set local statement_timeout = ${sql.lit(`${options.statementTimeoutMs}ms`)}`.execute(trx);
         // The aggregates sort a whole ledger: in memory, not in temporary files of 4 MB sorts.
         await sql`set local work_mem = ${sql.lit(REFRESH_WORK_MEM)}`.execute(trx);
+        if (view.maintained) {
+          await updateArActivityGroups(trx);
+          return;
+        }
         await (view.populated ? sql`refresh materialized view concurrently ${target}` : sql`refresh materialized view ${target}`).execute(trx);
         await sql`analyze ${target}`.execute(trx);
       });
@@ -137,7 +148,7 @@ export async function refreshAfterSync(db: Db, timeZone: string, logger: Pick<Lo
   try {
     const { refreshed, skipped } = await refreshReporting(db, { timeZone, ...options });
     const durationMs = Date.now() - started;
-    logger.info({ event: 'reporting_refreshed', views: refreshed, skipped, durationMs }, `refreshed ${refreshed.length} materialized reporting views in ${durationMs} ms`);
+    logger.info({ event: 'reporting_refreshed', views: refreshed, skipped, durationMs }, `refreshed ${refreshed.length} reporting views in ${durationMs} ms`);
     if (skipped.length) {
       logger.warn(
         { event: 'reporting_refresh_skipped', views: skipped },

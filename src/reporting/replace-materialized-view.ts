@@ -16,6 +16,9 @@ interface Saved {
   grantees: string[];
 }
 
+/** What reporting_private.NAME is made again as: a plain view, or a materialized view with these index definitions (default: those it has). */
+export type ReportingRelationKind = { kind: 'view' } | { kind: 'materialized view'; indexes?: string[] };
+
 /**
  * Replaces the query of the materialized view reporting_private.NAME, for a migration: Postgres
  * cannot replace a materialized view's query in place. Saves its indexes and every relation that
@@ -25,6 +28,14 @@ interface Saved {
  * writes the reporting comments again.
  */
 export async function replaceMaterializedView(db: Kysely<unknown>, name: string, query: RawBuilder<unknown>): Promise<void> {
+  await replaceReportingQuery(db, name, query, { kind: 'materialized view' });
+}
+
+/**
+ * replaceMaterializedView for a relation of either kind, made again as `as` says: a materialized
+ * view becomes a plain view (its indexes dropped with it), or a plain view a materialized one.
+ */
+export async function replaceReportingQuery(db: Kysely<unknown>, name: string, query: RawBuilder<unknown>, as: ReportingRelationKind): Promise<void> {
   const view = `${REPORTING_PRIVATE_SCHEMA}.${name}`;
   const { rows: paths } = await sql<{ path: string }>`select current_setting('search_path') as path`.execute(db);
   await sql`select set_config('search_path', '', true)`.execute(db);
@@ -42,15 +53,18 @@ export async function replaceMaterializedView(db: Kysely<unknown>, name: string,
       from (select distinct oid from readers) x join pg_catalog.pg_class c on c.oid = x.oid join pg_catalog.pg_namespace n on n.oid = c.relnamespace
      order by c.oid <> ${view}::pg_catalog.regclass::pg_catalog.oid, c.oid`.execute(db);
   await sql`select pg_catalog.set_config('search_path', ${paths[0].path}, true)`.execute(db);
-  await sql`drop materialized view ${sql.id(REPORTING_PRIVATE_SCHEMA, name)} cascade`.execute(db);
+  await sql`drop ${sql.raw(saved[0].kind === 'm' ? 'materialized view' : 'view')} ${sql.id(REPORTING_PRIVATE_SCHEMA, name)} cascade`.execute(db);
   for (const relation of saved) {
     const target = sql.id(relation.schema, relation.name);
-    const options = relation.options?.length ? sql` with (${sql.raw(relation.options.join(', '))})` : sql``;
     const itself = relation.schema === REPORTING_PRIVATE_SCHEMA && relation.name === name;
     const reader = relation.schema === REPORTING_SCHEMA && relation.name === name;
     const definition = itself ? query : reader ? sql`select * from ${sql.id(REPORTING_PRIVATE_SCHEMA, name)} v where ${VISIBLE}` : sql.raw(relation.definition.replace(/;\s*$/, ''));
-    await sql`create ${sql.raw(relation.kind === 'm' ? 'materialized view' : 'view')} ${target}${options} as ${definition}`.execute(db);
-    for (const index of relation.indexes) await sql.raw(index).execute(db);
+    const materialized = itself ? as.kind === 'materialized view' : relation.kind === 'm';
+    // A relation's options are those of its kind: kept only while it stays of that kind.
+    const options = relation.options?.length && materialized === (relation.kind === 'm') ? sql` with (${sql.raw(relation.options.join(', '))})` : sql``;
+    await sql`create ${sql.raw(materialized ? 'materialized view' : 'view')} ${target}${options} as ${definition}`.execute(db);
+    const indexes = !itself ? relation.indexes : as.kind === 'view' ? [] : (as.indexes ?? relation.indexes);
+    for (const index of indexes) await sql.raw(index).execute(db);
     if (relation.grantees.length) await sql`grant select on ${target} to ${sql.raw(relation.grantees.join(', '))}`.execute(db);
   }
   await applyReportingComments(db);

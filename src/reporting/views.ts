@@ -39,11 +39,27 @@ export interface ReportingView {
    * the plain view too slow on the large data set.
    */
   materialized?: string;
+  /**
+   * Why the view's sums are kept in a table, maintained group by group at the end of each sync
+   * (the groups the sync wrote summed again), when they are: what a refresh of the whole cost.
+   */
+  maintained?: string;
 }
 
 /** The sentence that says a view is materialized, and why. */
 export function materializedNote(view: ReportingView): string {
   return `Materialized view, refreshed at the end of each sync: ${view.materialized}.`;
+}
+
+/** The sentence that says a view's sums are maintained group by group, and why. */
+export function maintainedNote(view: ReportingView): string {
+  return `Maintained group by group: its sums are kept in a table, and only the groups (account, property and post month) whose AR transactions or leases a sync changed are refreshed at the end of each sync, since ${view.maintained}.`;
+}
+
+/** The sentence of a view's comment and docs on how it is kept, if it is not a plain view. */
+export function keepingNote(view: ReportingView): string | undefined {
+  if (view.maintained) return maintainedNote(view);
+  return view.materialized ? materializedNote(view) : undefined;
 }
 
 /** Words reused in several columns' meanings. */
@@ -272,7 +288,9 @@ export const REPORTING_VIEWS: readonly ReportingView[] = [
       { name: 'write_offs', meaning: 'Balances written off (type 7), negative.' },
       { name: 'net_amount', meaning: 'Sum of all the above: the change of the AR balance.' },
     ],
-    materialized: 'it sums the whole AR ledger, seconds on the large data set',
+    maintained:
+      'summing the whole AR ledger again took seconds on the large data set, for the few dozen transactions a nightly sync changes. ' +
+      'Account and property names are read with the rows, so they are always current',
     example: `select post_month, sum(charges) as charges, sum(payments) as payments, sum(concessions) as concessions, sum(write_offs) as write_offs
   from reporting.ar_activity_monthly
  where post_month >= date '2025-01-01'

@@ -2,6 +2,7 @@ import { Migrator, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db, Warehouse } from '../../src/catalog/tables.js';
 import { grantReader } from '../../src/reporting/reader-role.js';
+import { updateArActivityGroups } from '../../src/reporting/ar-activity-groups.js';
 import { refreshReporting } from '../../src/reporting/refresh.js';
 import { REPORTING_VIEWS } from '../../src/reporting/views.js';
 import { connect } from '../../src/warehouse/db.js';
@@ -50,12 +51,13 @@ describe('reporting views of two accounts with the same ids', () => {
     for (const view of VIEWS) for (const account of ['north', 'south']) together.set(`${view}/${account}`, await viewRows(session, view, account));
     for (const account of ['north', 'south']) {
       const other = account === 'north' ? 'south' : 'north';
-      // The account alone: the other's rows deleted and the materialized views refreshed, then all undone.
+      // The account alone: the other's rows deleted, the materialized views refreshed and the AR activity's groups updated, then all undone.
       const alone = await session
         .transaction()
         .execute(async (trx) => {
           for (const table of [...FIXTURE_TABLES, 'accounts']) await sql`delete from ${sql.id('public', table)} where account_id = ${other}`.execute(trx);
-          for (const view of ['properties', 'occupancy_monthly', 'ar_activity_monthly', 'vendor_spend_monthly']) await sql`refresh materialized view ${sql.id('reporting_private', view)}`.execute(trx);
+          for (const view of ['properties', 'occupancy_monthly', 'vendor_spend_monthly']) await sql`refresh materialized view ${sql.id('reporting_private', view)}`.execute(trx);
+          await updateArActivityGroups(trx);
           const rows = new Map<string, unknown[]>();
           for (const view of VIEWS) {
             expect(await viewRows(trx, view, other), `${view} without ${other}`).toEqual([]);
@@ -116,14 +118,14 @@ describe('reporting views of two accounts with the same ids', () => {
     }
   });
 
-  it('refresh concurrently: each materialized view is unique on its grain led by account_id', async () => {
+  it('refresh concurrently: each materialized view (and the AR activity\'s groups) is unique on its grain led by account_id', async () => {
     const { rows } = await sql<{ view: string; columns: string }>`
       select c.relname as view, pg_get_indexdef(x.indexrelid) as columns
         from pg_index x join pg_class c on c.oid = x.indrelid
-       where c.relnamespace = 'reporting_private'::regnamespace and c.relkind = 'm' and x.indisunique
+       where c.relnamespace = 'reporting_private'::regnamespace and c.relkind in ('m', 'r') and x.indisunique and not x.indisprimary
        order by 1`.execute(session);
     expect(rows.map((row) => [row.view, /\((account_id,[^)]*)\)/.exec(row.columns)?.[1]])).toEqual([
-      ['ar_activity_monthly', 'account_id, post_month, property_id, ar_code_id'],
+      ['ar_activity_groups', 'account_id, property_id, post_month, ar_code_id'],
       ['occupancy_monthly', 'account_id, property_id, month'],
       ['properties', 'account_id, property_id'],
       ['vendor_spend_monthly', 'account_id, post_month, vendor_id, property_id'],
@@ -203,6 +205,6 @@ describe('upgrading a warehouse of one account in place', () => {
       expect((await sql<{ n: number }>`select count(*)::int as n from reporting.properties`.execute(trx)).rows[0].n).toBe(2);
     });
     expect((await sql<{ n: number }>`select count(*)::int as n from pg_policies where schemaname = 'public'`.execute(database.db)).rows[0].n).toBe(0);
-    expect((await migrateToLatest(database.db)).applied).toEqual(['0011_reporting_accounts', '0012_queue', '0013_verifications_property_fields', '0014_account_load_costs']);
+    expect((await migrateToLatest(database.db)).applied).toEqual(['0011_reporting_accounts', '0012_queue', '0013_verifications_property_fields', '0014_account_load_costs', '0015_ar_activity_groups']);
   });
 });

@@ -3,13 +3,14 @@
 # The base is pinned by version (the same Node release as CI); pin it by digest too where the
 # registry is reachable: FROM node:20.20.2-bookworm-slim@sha256:...
 
-# Build stage: the dependencies (TypeScript included; no optional platform binaries, which the
-# build does not need), then the compiled build in dist/.
+# Build stage: the dependencies, optional ones included (esbuild's binary for this machine is an
+# optional dependency of esbuild; nothing else of this stage ships), then the bundled build in dist/.
 FROM node:20.20.2-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=optional --no-audit --no-fund --ignore-scripts
-COPY tsconfig.json tsconfig.build.json ./
+RUN npm ci --no-audit --no-fund --ignore-scripts
+COPY tsconfig.json ./
+COPY scripts/build.mjs ./scripts/build.mjs
 COPY src ./src
 COPY migrations ./migrations
 RUN npm run build
@@ -22,8 +23,9 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --omit=optional --ignore-scripts --no-audit --no-fund \
   && npm cache clean --force
 
-# Runtime stage: what `npm pack` ships (bin/propsync.mjs, dist/ with the compiled migrations,
-# the example configuration, README.md, package.json) plus the production node_modules.
+# Runtime stage: what `npm pack` ships (bin/propsync.mjs, dist/ with the bundled migrations,
+# the example configuration, README.md, package.json) plus the production node_modules, where
+# the packages the bundle leaves out are found.
 FROM node:20.20.2-bookworm-slim AS runtime
 LABEL org.opencontainers.image.title="propsync" \
       org.opencontainers.image.description="Keeps a Postgres warehouse in step with a property-management system's web API (leases, AR, invoices)." \

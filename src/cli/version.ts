@@ -1,6 +1,6 @@
 /**
  * propsync's version, from its package.json: two folders up from the sources (`src/cli`), three
- * from the compiled build (`dist/src/cli`).
+ * from the build (`dist/src/cli`, or the bundle's `dist/src/chunks`).
  */
 import { readFileSync } from 'node:fs';
 

@@ -62,13 +62,14 @@ export interface XmlDecoderOptions {
 }
 
 /**
- * Where the thread's task is: the compiled module next to this one, or, when propsync runs from
- * its TypeScript sources (tests, `npm run dev`), the source module loaded through tsx.
+ * Where the thread's task is: the built module in `source/` (found from this module's folder, or
+ * from the bundle's `chunks/` beside it), or, when propsync runs from its TypeScript sources
+ * (tests, `npm run dev`), the source module loaded through tsx.
  */
 function taskModule(): { filename: string; execArgv?: string[] } {
-  const compiled = new URL('./xml-decode-task.js', import.meta.url);
+  const compiled = new URL('../source/xml-decode-task.js', import.meta.url);
   if (existsSync(fileURLToPath(compiled))) return { filename: compiled.href };
-  return { filename: new URL('./xml-decode-task.ts', import.meta.url).href, execArgv: ['--import', 'tsx'] };
+  return { filename: new URL('../source/xml-decode-task.ts', import.meta.url).href, execArgv: ['--import', 'tsx'] };
 }
 
 function defaultThreads(): number {

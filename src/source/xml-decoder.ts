@@ -4,7 +4,8 @@
  */
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { MessageChannel, type TransferListItem } from 'node:worker_threads';
 import { Piscina } from 'piscina';
@@ -59,6 +60,14 @@ export interface XmlDecoderOptions {
   minBytes?: number;
   /** Heap limit of each thread in MB (default `THREAD_HEAP_MB`). */
   heapMb?: number;
+  /** The threads' task module (default: `taskModule()`). */
+  task?: TaskModule;
+}
+
+/** A module for the threads to run, with the node options it needs. */
+export interface TaskModule {
+  filename: string;
+  execArgv?: string[];
 }
 
 /**
@@ -66,10 +75,12 @@ export interface XmlDecoderOptions {
  * from the bundle's `chunks/` beside it), or, when propsync runs from its TypeScript sources
  * (tests, `npm run dev`), the source module loaded through tsx.
  */
-function taskModule(): { filename: string; execArgv?: string[] } {
+function taskModule(): TaskModule {
   const compiled = new URL('../source/xml-decode-task.js', import.meta.url);
   if (existsSync(fileURLToPath(compiled))) return { filename: compiled.href };
-  return { filename: new URL('../source/xml-decode-task.ts', import.meta.url).href, execArgv: ['--import', 'tsx'] };
+  // tsx as this checkout has it: a bare name would be looked for from the working folder.
+  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+  return { filename: new URL('../source/xml-decode-task.ts', import.meta.url).href, execArgv: ['--import', tsx] };
 }
 
 function defaultThreads(): number {
@@ -95,18 +106,21 @@ function outOfMemory(error: unknown): boolean {
 export function createXmlDecoder(options: XmlDecoderOptions = {}): XmlDecoder {
   const minBytes = options.minBytes ?? OFF_THREAD_MIN_BYTES;
   const heapMb = options.heapMb ?? THREAD_HEAP_MB;
-  let pool: Piscina<XmlDecodeTask, RecognizedJson> | undefined;
+  // With the pool, a promise rejected when one of its threads fails otherwise than by its memory
+  // (its task module does not load, say): piscina would keep the tasks queued for a thread that
+  // never starts.
+  let pool: { threads: Piscina<XmlDecodeTask, RecognizedJson>; broken: Promise<never> } | undefined;
   let closed = false;
 
-  function pooled(): Piscina<XmlDecodeTask, RecognizedJson> {
+  function pooled(): NonNullable<typeof pool> {
     if (!pool) {
       const threadCount = options.threads ?? defaultThreads();
       // V8's --max-semi-space-size (the command's first line) is the process's, and wins over a
       // thread's young-generation limit: a thread would take the main thread's 16 MB. Cleared
       // here, it counts only for isolates made from now on, which are these threads.
       setFlagsFromString('--max-semi-space-size=0');
-      pool = new Piscina<XmlDecodeTask, RecognizedJson>({
-        ...taskModule(),
+      const started = new Piscina<XmlDecodeTask, RecognizedJson>({
+        ...(options.task ?? taskModule()),
         // Threads start with the replies and end after a few idle seconds: a scheduler waiting for
         // its next run holds none.
         minThreads: 0,
@@ -114,16 +128,32 @@ export function createXmlDecoder(options: XmlDecoderOptions = {}): XmlDecoder {
         idleTimeout: IDLE_MS,
         resourceLimits: { maxOldGenerationSizeMb: heapMb, maxYoungGenerationSizeMb: THREAD_YOUNG_MB },
       });
-      // A thread ended for its memory rejects its task (reported below); piscina replaces it.
-      pool.on('error', () => undefined);
+      let fail: (error: unknown) => void = () => undefined;
+      const broken = new Promise<never>((_, reject) => (fail = reject));
+      broken.catch(() => undefined);
+      const current = { threads: started, broken };
+      started.on('error', (error: unknown) => {
+        // A thread ended for its memory rejects its task (reported below); piscina replaces it.
+        if (outOfMemory(error)) return;
+        fail(new Error(`the XML decoding thread failed: ${error instanceof Error ? error.message : String(error)}`));
+        if (pool === current) pool = undefined;
+        void started.destroy().catch(() => undefined);
+      });
+      pool = current;
     }
     return pool;
+  }
+
+  /** A task of the pool, or the pool's failure, whichever comes first. */
+  function run(task: XmlDecodeTask, transferList: TransferListItem[]): Promise<RecognizedJson> {
+    const { threads, broken } = pooled();
+    return Promise.race([threads.run(task, { transferList }), broken]);
   }
 
   /** Decodes on a thread, answering its question about the records over a port of its own. */
   async function onThread(bytes: Uint8Array, container: ContainerPath, lookup: ReplyLookup | undefined): Promise<RecognizedJson> {
     const transferList: TransferListItem[] = [bytes.buffer as ArrayBuffer];
-    if (!lookup) return pooled().run({ bytes, container }, { transferList });
+    if (!lookup) return run({ bytes, container }, transferList);
     const { port1, port2 } = new MessageChannel();
     port1.on('message', (digests: string[]) => {
       lookup.passOver(digests).then(
@@ -132,7 +162,7 @@ export function createXmlDecoder(options: XmlDecoderOptions = {}): XmlDecoder {
       );
     });
     try {
-      return await pooled().run({ bytes, container, recognize: { item: lookup.item, salt: lookup.salt, port: port2 } }, { transferList: [...transferList, port2] });
+      return await run({ bytes, container, recognize: { item: lookup.item, salt: lookup.salt, port: port2 } }, [...transferList, port2]);
     } finally {
       port1.close();
     }
@@ -160,12 +190,12 @@ export function createXmlDecoder(options: XmlDecoderOptions = {}): XmlDecoder {
         throw error;
       }
     },
-    threads: () => pool?.threads.length ?? 0,
+    threads: () => pool?.threads.threads.length ?? 0,
     async close() {
       closed = true;
       const running = pool;
       pool = undefined;
-      await running?.destroy();
+      await running?.threads.destroy();
     },
   };
 }

@@ -1,3 +1,8 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { decodeXml } from '../../src/source/codec-xml.js';
 import { RecognizerFailure, UndecodableReplyError } from '../../src/source/errors.js';
@@ -71,6 +76,23 @@ describe('createXmlDecoder', () => {
     // Sliced, the same reply fits.
     expect((await decoder.decode(Buffer.from(text), PATH)).tree).toEqual(decodeXml(text));
   }, 60_000);
+
+  it('fails the decoding, not hangs, when its threads cannot start, and starts them again for the next reply', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'propsync-task-'));
+    const task = join(folder, 'task.mjs');
+    writeFileSync(task, "throw new Error('the task module is broken');\n");
+    try {
+      const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+      decoder = createXmlDecoder({ threads: 1, task: { filename: pathToFileURL(task).href, execArgv: ['--import', tsx] } });
+      const text = reply(300);
+      await expect(decoder.decode(Buffer.from(text), PATH)).rejects.toThrow(/XML decoding thread failed: the task module is broken/);
+      // Mended, the next reply gets new threads.
+      writeFileSync(task, `export { default } from ${JSON.stringify(new URL('../../src/source/xml-decode-task.ts', import.meta.url).href)};\n`);
+      expect((await decoder.decode(Buffer.from(text), PATH)).tree).toEqual(decodeXml(text));
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  }, 30_000);
 
   /** A recognizer holding the digests it learns through `hold`, each as the key it is given. */
   function recognizer() {

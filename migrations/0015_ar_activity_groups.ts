@@ -87,7 +87,12 @@ const LEDGER_FUNCTION = sql`
     return null;
   end $$`;
 
-/** Notes the groups of the ledger rows of the leases a statement made live or not live. */
+/**
+ * Notes the groups of the ledger rows of the leases a statement made live or not live. Each lease
+ * looks up its own ledger rows through the ledger's index on (account_id, lease_id, post_month)
+ * (`offset 0` keeps the lookup per lease): joined whole, the planner hashed the growing ledger
+ * for every page of a full load, whose new leases have no ledger rows yet.
+ */
 const LEASES_FUNCTION = sql`
   create function reporting_private.note_ar_activity_leases() returns trigger
   language plpgsql security definer
@@ -96,25 +101,29 @@ const LEASES_FUNCTION = sql`
   begin
     if tg_op = 'INSERT' then
       insert into reporting_private.ar_activity_dirty (account_id, property_id, post_month)
-      select distinct t.account_id, t.property_id, t.post_month
-        from new_rows n join public.ar_transactions t on t.account_id = n.account_id and t.lease_id = n.lease_id
-       where n.deleted_at is null and t.post_month is not null
+      select distinct n.account_id, t.property_id, t.post_month
+        from new_rows n
+        cross join lateral (select t.property_id, t.post_month from public.ar_transactions t
+                             where t.account_id = n.account_id and t.lease_id = n.lease_id and t.post_month is not null offset 0) t
+       where n.deleted_at is null
       on conflict do nothing;
     elsif tg_op = 'UPDATE' then
       -- Most updates keep a lease live (or deleted): only a change of that counts.
       insert into reporting_private.ar_activity_dirty (account_id, property_id, post_month)
-      select distinct t.account_id, t.property_id, t.post_month
+      select distinct c.account_id, t.property_id, t.post_month
         from (select coalesce(n.account_id, o.account_id) as account_id, coalesce(n.lease_id, o.lease_id) as lease_id
                 from old_rows o full join new_rows n on n.account_id = o.account_id and n.lease_id = o.lease_id
                where (o.lease_id is not null and o.deleted_at is null) is distinct from (n.lease_id is not null and n.deleted_at is null)) c
-        join public.ar_transactions t on t.account_id = c.account_id and t.lease_id = c.lease_id
-       where t.post_month is not null
+        cross join lateral (select t.property_id, t.post_month from public.ar_transactions t
+                             where t.account_id = c.account_id and t.lease_id = c.lease_id and t.post_month is not null offset 0) t
       on conflict do nothing;
     else
       insert into reporting_private.ar_activity_dirty (account_id, property_id, post_month)
-      select distinct t.account_id, t.property_id, t.post_month
-        from old_rows o join public.ar_transactions t on t.account_id = o.account_id and t.lease_id = o.lease_id
-       where o.deleted_at is null and t.post_month is not null
+      select distinct o.account_id, t.property_id, t.post_month
+        from old_rows o
+        cross join lateral (select t.property_id, t.post_month from public.ar_transactions t
+                             where t.account_id = o.account_id and t.lease_id = o.lease_id and t.post_month is not null offset 0) t
+       where o.deleted_at is null
       on conflict do nothing;
     end if;
     return null;

@@ -89,43 +89,36 @@ const LEDGER_FUNCTION = sql`
 
 /**
  * Notes the groups of the ledger rows of the leases a statement made live or not live. Each lease
- * looks up its own ledger rows through the ledger's index on (account_id, lease_id, post_month)
- * (`offset 0` keeps the lookup per lease): joined whole, the planner hashed the growing ledger
- * for every page of a full load, whose new leases have no ledger rows yet.
+ * looks up its own ledger rows (`offset 0` keeps the lookup per lease, through the ledger's index
+ * on (account_id, lease_id, post_month)), planned anew each time (`execute`): during a full load
+ * the ledger grows from nothing, and a plan kept from its first page scanned all of an account's
+ * ledger once per lease.
  */
 const LEASES_FUNCTION = sql`
   create function reporting_private.note_ar_activity_leases() returns trigger
   language plpgsql security definer
   set search_path = pg_catalog, pg_temp
   as $$
+  declare
+    -- The leases whose ledger rows to note: made live or not live by the statement.
+    leases text;
   begin
     if tg_op = 'INSERT' then
-      insert into reporting_private.ar_activity_dirty (account_id, property_id, post_month)
-      select distinct n.account_id, t.property_id, t.post_month
-        from new_rows n
-        cross join lateral (select t.property_id, t.post_month from public.ar_transactions t
-                             where t.account_id = n.account_id and t.lease_id = n.lease_id and t.post_month is not null offset 0) t
-       where n.deleted_at is null
-      on conflict do nothing;
+      leases := 'select n.account_id, n.lease_id from new_rows n where n.deleted_at is null';
     elsif tg_op = 'UPDATE' then
       -- Most updates keep a lease live (or deleted): only a change of that counts.
-      insert into reporting_private.ar_activity_dirty (account_id, property_id, post_month)
-      select distinct c.account_id, t.property_id, t.post_month
-        from (select coalesce(n.account_id, o.account_id) as account_id, coalesce(n.lease_id, o.lease_id) as lease_id
-                from old_rows o full join new_rows n on n.account_id = o.account_id and n.lease_id = o.lease_id
-               where (o.lease_id is not null and o.deleted_at is null) is distinct from (n.lease_id is not null and n.deleted_at is null)) c
-        cross join lateral (select t.property_id, t.post_month from public.ar_transactions t
-                             where t.account_id = c.account_id and t.lease_id = c.lease_id and t.post_month is not null offset 0) t
-      on conflict do nothing;
+      leases := 'select coalesce(n.account_id, o.account_id) as account_id, coalesce(n.lease_id, o.lease_id) as lease_id
+                   from old_rows o full join new_rows n on n.account_id = o.account_id and n.lease_id = o.lease_id
+                  where (o.lease_id is not null and o.deleted_at is null) is distinct from (n.lease_id is not null and n.deleted_at is null)';
     else
-      insert into reporting_private.ar_activity_dirty (account_id, property_id, post_month)
-      select distinct o.account_id, t.property_id, t.post_month
-        from old_rows o
-        cross join lateral (select t.property_id, t.post_month from public.ar_transactions t
-                             where t.account_id = o.account_id and t.lease_id = o.lease_id and t.post_month is not null offset 0) t
-       where o.deleted_at is null
-      on conflict do nothing;
+      leases := 'select o.account_id, o.lease_id from old_rows o where o.deleted_at is null';
     end if;
+    execute 'insert into reporting_private.ar_activity_dirty (account_id, property_id, post_month)
+             select distinct c.account_id, t.property_id, t.post_month
+               from (' || leases || ') c
+               cross join lateral (select t.property_id, t.post_month from public.ar_transactions t
+                                    where t.account_id = c.account_id and t.lease_id = c.lease_id and t.post_month is not null offset 0) t
+             on conflict do nothing';
     return null;
   end $$`;
 

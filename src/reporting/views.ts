@@ -40,10 +40,15 @@ export interface ReportingView {
    */
   materialized?: string;
   /**
-   * Why the view's sums are kept in a table, maintained group by group at the end of each sync
-   * (the groups the sync wrote summed again), when they are: what a refresh of the whole cost.
+   * How and why the view's sums are kept in a table, maintained group by group at the end of
+   * each sync (the groups the sync wrote summed again), when they are.
    */
-  maintained?: string;
+  maintained?: {
+    /** The groups, and the rows of theirs a sync writes: "(account and post month) whose invoices or invoice lines". */
+    groups: string;
+    /** What a refresh of the whole cost. */
+    reason: string;
+  };
 }
 
 /** The sentence that says a view is materialized, and why. */
@@ -53,7 +58,7 @@ export function materializedNote(view: ReportingView): string {
 
 /** The sentence that says a view's sums are maintained group by group, and why. */
 export function maintainedNote(view: ReportingView): string {
-  return `Maintained group by group: its sums are kept in a table, and only the groups (account, property and post month) whose AR transactions or leases a sync changed are refreshed at the end of each sync, since ${view.maintained}.`;
+  return `Maintained group by group: its sums are kept in a table, and only the groups ${view.maintained?.groups} a sync changed are refreshed at the end of each sync, since ${view.maintained?.reason}.`;
 }
 
 /** The sentence of a view's comment and docs on how it is kept, if it is not a plain view. */
@@ -288,9 +293,12 @@ export const REPORTING_VIEWS: readonly ReportingView[] = [
       { name: 'write_offs', meaning: 'Balances written off (type 7), negative.' },
       { name: 'net_amount', meaning: 'Sum of all the above: the change of the AR balance.' },
     ],
-    maintained:
-      'summing the whole AR ledger again took seconds on the large data set, for the few dozen transactions a nightly sync changes. ' +
-      'Account and property names are read with the rows, so they are always current',
+    maintained: {
+      groups: '(account, property and post month) whose AR transactions or leases',
+      reason:
+        'summing the whole AR ledger again took seconds on the large data set, for the few dozen transactions a nightly sync changes. ' +
+        'Account and property names are read with the rows, so they are always current',
+    },
     example: `select post_month, sum(charges) as charges, sum(payments) as payments, sum(concessions) as concessions, sum(write_offs) as write_offs
   from reporting.ar_activity_monthly
  where post_month >= date '2025-01-01'
@@ -317,7 +325,12 @@ export const REPORTING_VIEWS: readonly ReportingView[] = [
       { name: 'amount', meaning: 'Net amount of the lines: invoices minus credit memos.' },
       { name: 'credit_memo_amount', meaning: 'Part of amount from credit memos (negative).' },
     ],
-    materialized: 'it sums every invoice line, seconds on the large data set',
+    maintained: {
+      groups: '(account and invoice post month) whose invoices or invoice lines',
+      reason:
+        'summing every invoice line again took a second on the large data set, for the dozen invoices a nightly sync changes. ' +
+        'Account and property names are read with the rows, so they are always current',
+    },
     example: `select vendor_name, sum(amount) as spend
   from reporting.vendor_spend_monthly
  where post_month >= date_trunc('month', reporting.today()) - interval '11 months'

@@ -324,7 +324,7 @@ describe('a warehouse of before accounts (migration 0009), upgraded in place', (
     const filesBefore = await files();
 
     // `propsync migrate`.
-    expect((await migrateToLatest(old.db, WAREHOUSE_TABLES)).applied).toEqual(['0010_accounts', '0011_reporting_accounts', '0012_queue', '0013_verifications_property_fields', '0014_account_load_costs']);
+    expect((await migrateToLatest(old.db, WAREHOUSE_TABLES)).applied).toEqual(['0010_accounts', '0011_reporting_accounts', '0012_queue', '0013_verifications_property_fields', '0014_account_load_costs', '0015_ar_activity_groups', '0016_vendor_spend_groups']);
 
     // Every row is account `default`, none lost; no table was rewritten to get there.
     for (const table of tables) {

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db, Warehouse } from '../../src/catalog/tables.js';
 import { grantReader } from '../../src/reporting/reader-role.js';
 import { updateArActivityGroups } from '../../src/reporting/ar-activity-groups.js';
+import { updateVendorSpendGroups } from '../../src/reporting/vendor-spend-groups.js';
 import { refreshReporting } from '../../src/reporting/refresh.js';
 import { REPORTING_VIEWS } from '../../src/reporting/views.js';
 import { connect } from '../../src/warehouse/db.js';
@@ -51,13 +52,14 @@ describe('reporting views of two accounts with the same ids', () => {
     for (const view of VIEWS) for (const account of ['north', 'south']) together.set(`${view}/${account}`, await viewRows(session, view, account));
     for (const account of ['north', 'south']) {
       const other = account === 'north' ? 'south' : 'north';
-      // The account alone: the other's rows deleted, the materialized views refreshed and the AR activity's groups updated, then all undone.
+      // The account alone: the other's rows deleted, the materialized views refreshed and the groups of the views kept group by group updated, then all undone.
       const alone = await session
         .transaction()
         .execute(async (trx) => {
           for (const table of [...FIXTURE_TABLES, 'accounts']) await sql`delete from ${sql.id('public', table)} where account_id = ${other}`.execute(trx);
-          for (const view of ['properties', 'occupancy_monthly', 'vendor_spend_monthly']) await sql`refresh materialized view ${sql.id('reporting_private', view)}`.execute(trx);
+          for (const view of ['properties', 'occupancy_monthly']) await sql`refresh materialized view ${sql.id('reporting_private', view)}`.execute(trx);
           await updateArActivityGroups(trx);
+          await updateVendorSpendGroups(trx);
           const rows = new Map<string, unknown[]>();
           for (const view of VIEWS) {
             expect(await viewRows(trx, view, other), `${view} without ${other}`).toEqual([]);
@@ -118,7 +120,7 @@ describe('reporting views of two accounts with the same ids', () => {
     }
   });
 
-  it('refresh concurrently: each materialized view (and the AR activity\'s groups) is unique on its grain led by account_id', async () => {
+  it('refresh concurrently: each materialized view (and the groups of the views kept group by group) is unique on its grain led by account_id', async () => {
     const { rows } = await sql<{ view: string; columns: string }>`
       select c.relname as view, pg_get_indexdef(x.indexrelid) as columns
         from pg_index x join pg_class c on c.oid = x.indrelid
@@ -128,7 +130,7 @@ describe('reporting views of two accounts with the same ids', () => {
       ['ar_activity_groups', 'account_id, property_id, post_month, ar_code_id'],
       ['occupancy_monthly', 'account_id, property_id, month'],
       ['properties', 'account_id, property_id'],
-      ['vendor_spend_monthly', 'account_id, post_month, vendor_id, property_id'],
+      ['vendor_spend_groups', 'account_id, post_month, vendor_id, property_id'],
     ]);
     // The views are populated: this refresh runs CONCURRENTLY, over the same grains in both accounts.
     expect(await refreshReporting(session, { timeZone: ZONE })).toEqual({ refreshed: ['properties', 'ar_activity_monthly', 'occupancy_monthly', 'vendor_spend_monthly'], skipped: [] });
@@ -205,6 +207,6 @@ describe('upgrading a warehouse of one account in place', () => {
       expect((await sql<{ n: number }>`select count(*)::int as n from reporting.properties`.execute(trx)).rows[0].n).toBe(2);
     });
     expect((await sql<{ n: number }>`select count(*)::int as n from pg_policies where schemaname = 'public'`.execute(database.db)).rows[0].n).toBe(0);
-    expect((await migrateToLatest(database.db)).applied).toEqual(['0011_reporting_accounts', '0012_queue', '0013_verifications_property_fields', '0014_account_load_costs', '0015_ar_activity_groups']);
+    expect((await migrateToLatest(database.db)).applied).toEqual(['0011_reporting_accounts', '0012_queue', '0013_verifications_property_fields', '0014_account_load_costs', '0015_ar_activity_groups', '0016_vendor_spend_groups']);
   });
 });

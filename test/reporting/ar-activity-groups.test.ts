@@ -9,7 +9,7 @@ import { updateArActivityGroups } from '../../src/reporting/ar-activity-groups.j
 import { grantReader } from '../../src/reporting/reader-role.js';
 import { refreshReporting } from '../../src/reporting/refresh.js';
 import { connect } from '../../src/warehouse/db.js';
-import { migrateToLatest, migrationProvider } from '../../src/warehouse/migrate.js';
+import { migrationProvider } from '../../src/warehouse/migrate.js';
 import { waitFor } from '../cli/support.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { insertFixture, SOUTH } from './fixture.js';
@@ -417,14 +417,14 @@ describe('migration 0015 on a warehouse of 0014', () => {
       expect.objectContaining({ relation: 'reporting_private.ar_activity_monthly', kind: 'm', indexes: [expect.stringContaining('ar_activity_monthly_grain_idx')] }),
     ]);
 
-    expect((await migrateToLatest(old.db)).applied).toEqual(['0015_ar_activity_groups']);
+    const migrator = new Migrator({ db: old.db, provider: migrationProvider() });
+    expect((await migrator.migrateTo('0015_ar_activity_groups')).results?.map((result) => result.migrationName)).toEqual(['0015_ar_activity_groups']);
     const [readerView, privateView] = before as { kind: string; indexes: string[] }[];
     expect(await shape()).toEqual([readerView, { ...privateView, kind: 'v', indexes: [] }]);
     expect(await rows()).toEqual(rowsBefore);
     const { rows: comment } = await sql<{ comment: string }>`select obj_description('reporting.ar_activity_monthly'::regclass, 'pg_class') as comment`.execute(old.db);
     expect(comment[0].comment).toMatch(/Maintained group by group: .* refreshed at the end of each sync/);
 
-    const migrator = new Migrator({ db: old.db, provider: migrationProvider() });
     expect((await migrator.migrateTo('0014_account_load_costs')).error).toBeUndefined();
     expect(await shape()).toEqual(before);
     expect(await rows()).toEqual(rowsBefore);

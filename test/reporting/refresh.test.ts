@@ -9,6 +9,7 @@ import { runPropsync } from '../support/cli.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { insertFixture } from './fixture.js';
 
+/** The views a refresh brings up to date: materialized ones, and those kept group by group. */
 const MATERIALIZED = ['ar_activity_monthly', 'occupancy_monthly', 'properties', 'vendor_spend_monthly'];
 const ZONE = 'America/Denver';
 
@@ -122,11 +123,11 @@ describe('refreshing the materialized reporting views', () => {
       info: (fields: { event?: unknown }, message: string) => logs.push({ level: 'info', event: fields.event, message }),
       warn: (fields: { event?: unknown }, message: string) => logs.push({ level: 'warn', event: fields.event, message }),
     };
-    // Another process's refresh of the same view, under way.
+    // Another process's update of the same view's groups, under way.
     const holder = await session(database.url);
     try {
-      await holder.query('begin');
-      await holder.query('refresh materialized view concurrently reporting_private.vendor_spend_monthly');
+      await holder.query('begin isolation level repeatable read');
+      await holder.query('lock table reporting_private.vendor_spend_dirty in share row exclusive mode');
       await refreshAfterSync(database.db, ZONE, logger as never, { lockTimeoutMs: 200 });
     } finally {
       await holder.end();
@@ -160,10 +161,12 @@ describe('refreshing the materialized reporting views', () => {
   });
 
   it('fills a view that was never populated', async () => {
-    await sql`refresh materialized view reporting_private.vendor_spend_monthly with no data`.execute(database.db);
-    await expect(sql`select 1 from reporting.vendor_spend_monthly`.execute(database.db)).rejects.toThrow(/has not been populated/);
-    expect((await refreshReporting(database.db, { timeZone: ZONE })).refreshed).toContain('vendor_spend_monthly');
-    expect(await juneSpend(null)).toEqual(['15.00']);
+    const count = sql<{ n: number }>`select count(*)::int as n from reporting.occupancy_monthly`;
+    const rows = (await count.execute(database.db)).rows[0].n;
+    await sql`refresh materialized view reporting_private.occupancy_monthly with no data`.execute(database.db);
+    await expect(count.execute(database.db)).rejects.toThrow(/has not been populated/);
+    expect((await refreshReporting(database.db, { timeZone: ZONE })).refreshed).toContain('occupancy_monthly');
+    expect((await count.execute(database.db)).rows[0].n).toBe(rows);
   });
 });
 

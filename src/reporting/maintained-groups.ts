@@ -1,0 +1,79 @@
+import { sql, type RawBuilder } from 'kysely';
+import type { Db } from '../catalog/tables.js';
+import { REPORTING_PRIVATE_SCHEMA } from './views.js';
+
+/**
+ * A reporting view whose rows are kept group by group rather than refreshed: a plain view of
+ * reporting_private over a table of sums, whose groups triggers on the tables it sums note in a
+ * table of dirty groups (a migration makes the three; ar-activity-groups.ts and
+ * vendor-spend-groups.ts declare them).
+ */
+export interface MaintainedView {
+  /** The view of reporting_private over the sums, named by it in a refresh's outcome. */
+  view: string;
+  /** The table of reporting_private holding the sums. */
+  groups: string;
+  /** The table of reporting_private holding the groups noted since they were last summed. */
+  dirty: string;
+  /** The columns of a group, the dirty table's key: the sums' rows of a group share them. */
+  key: readonly string[];
+  /**
+   * The fewest groups (summed and dirty) for which dirty ones from a quarter of them on are
+   * summed from the whole source: below, either way takes milliseconds, when groups are small.
+   */
+  wholeMinGroups: number;
+  /**
+   * The statement that inserts into `groups` the sums of the groups in `dirty`, or of the whole
+   * source when `whole`.
+   */
+  insertSums(whole: boolean): RawBuilder<unknown>;
+}
+
+/**
+ * Dirty groups from this share of all groups on (a quarter) are summed again from the whole
+ * source, in a warehouse of at least the view's `wholeMinGroups` groups.
+ */
+const WHOLE_SHARE = 4;
+
+/**
+ * Sums again the groups of `view` that its triggers noted since the last time, and forgets them;
+ * returns how many.
+ *
+ * `trx` is a REPEATABLE READ transaction that has taken no snapshot yet: the lock on the dirty
+ * table comes first. It waits for every open transaction that noted a group, so the snapshot
+ * the next statement takes holds their rows, and holds back those that would note one until
+ * this commits (they note it again then, for the next time); a second update waits for the
+ * first and sees its rows. Readers see a group's old rows or its new ones, never a half.
+ */
+export async function updateGroups(trx: Db, view: MaintainedView): Promise<number> {
+  // The declarations' names, unquoted: the statements read as 0015's did (in pg_stat_activity too).
+  const groups = sql.raw(`${REPORTING_PRIVATE_SCHEMA}.${view.groups}`);
+  const dirtyTable = sql.raw(`${REPORTING_PRIVATE_SCHEMA}.${view.dirty}`);
+  const key = view.key.map((column) => sql.raw(column));
+  await sql`lock table ${dirtyTable} in share row exclusive mode`.execute(trx);
+  const { rows } = await sql<{ dirty: number; groups: number }>`
+    select (select count(*) from ${dirtyTable})::int as dirty,
+           (select count(*) from (select distinct ${sql.join(key)} from ${groups}) g)::int as groups`.execute(trx);
+  const { dirty, groups: summed } = rows[0];
+  if (dirty === 0) return 0;
+  // A good share of the groups (after a full load, all of them): the whole source summed once
+  // costs less than a search of it per group.
+  // Groups there are, new ones counted: at most those summed last plus the dirty ones.
+  const total = summed + dirty;
+  const whole = total >= view.wholeMinGroups && dirty * WHOLE_SHARE >= total;
+  if (whole) await sql`delete from ${groups}`.execute(trx);
+  else {
+    // The planner sees how many groups are dirty: a few after a nightly sync.
+    await sql`analyze ${dirtyTable}`.execute(trx);
+    const same = sql.join(
+      key.map((column) => sql`g.${column} = d.${column}`),
+      sql` and `,
+    );
+    await sql`delete from ${groups} g using ${dirtyTable} d where ${same}`.execute(trx);
+  }
+  await view.insertSums(whole).execute(trx);
+  if (whole) await sql`analyze ${groups}`.execute(trx);
+  // Under the lock no group was noted since the snapshot: every row here was summed above.
+  await sql`delete from ${dirtyTable}`.execute(trx);
+  return dirty;
+}

@@ -1,21 +1,12 @@
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { Migrator, sql } from 'kysely';
+import { sql } from 'kysely';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db, Warehouse } from '../../src/catalog/tables.js';
 import { updateArActivityGroups } from '../../src/reporting/ar-activity-groups.js';
-import { grantReader } from '../../src/reporting/reader-role.js';
-import { refreshReporting } from '../../src/reporting/refresh.js';
-import { connect } from '../../src/warehouse/db.js';
-import { migrationProvider } from '../../src/warehouse/migrate.js';
-import { waitFor } from '../cli/support.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { insertFixture, SOUTH } from './fixture.js';
-
-const ZONE = 'America/Denver';
-const ORDER = 'order by account_id, property_id, post_month, ar_code_id';
+import type { TestDatabase } from '../support/database.js';
+import { dropWarehouse, maintainedViewTests, migrationTests, migrator, openWarehouse, type MaintainedViewCase } from './maintained-view-support.js';
 
 /** The sum of one transaction type's amounts. */
 const money = (type: number, name: string) => `coalesce(sum(t.amount) filter (where t.transaction_type_id = ${type}), 0)::numeric(14,2) as ${name}`;
@@ -35,8 +26,24 @@ const FULL = `
     left join public.accounts a on a.account_id = g.account_id
     left join reporting_private.properties p on p.account_id = g.account_id and p.property_id = g.property_id`;
 
+/** ar_activity_monthly, maintained by migration 0015: its groups are an account's property and post month. */
+const AR_ACTIVITY: MaintainedViewCase = {
+  view: 'ar_activity_monthly',
+  groups: 'ar_activity_groups',
+  dirty: 'ar_activity_dirty',
+  stem: 'ar_activity',
+  // The groups noted dirty, as account/property/month.
+  label: `account_id || '/' || property_id || '/' || to_char(post_month, 'YYYY-MM')`,
+  order: 'order by account_id, property_id, post_month, ar_code_id',
+  full: FULL,
+  previousMigration: '0014_account_load_costs',
+  update: updateArActivityGroups,
+};
+
 let database: TestDatabase;
 let nextId = 5000;
+const view = maintainedViewTests(AR_ACTIVITY, () => database);
+const { dirty, bothWays, expectMaintained } = view;
 
 /** A ledger row of `account`, on property 100 unless said. */
 function arRow(account: string, lease: number, postMonth: string | null, amount: string, extra: Record<string, unknown> = {}) {
@@ -61,30 +68,6 @@ async function addAr(...rows: ReturnType<typeof arRow>[]): Promise<void> {
   await database.db.insertInto('ar_transactions').values(rows as never).execute();
 }
 
-/** The groups noted dirty, as account/property/month. */
-async function dirty(db: Db = database.db): Promise<string[]> {
-  const { rows } = await sql<{ group: string }>`
-    select account_id || '/' || property_id || '/' || to_char(post_month, 'YYYY-MM') as group from reporting_private.ar_activity_dirty order by 1`.execute(db);
-  return rows.map((row) => row.group);
-}
-
-/** The maintained rows and the full query's, each in the grain's order. */
-async function bothWays(db: Db = database.db): Promise<{ maintained: unknown[]; full: unknown[] }> {
-  const maintained = (await sql.raw(`select * from reporting_private.ar_activity_monthly ${ORDER}`).execute(db)).rows;
-  const full = (await sql.raw(`select * from (${FULL}) f ${ORDER}`).execute(db)).rows;
-  return { maintained, full };
-}
-
-/** Refreshes as the end of a sync does, then expects the maintained rows to be the full query's, and nothing left dirty. */
-async function expectMaintained(): Promise<unknown[]> {
-  const outcome = await refreshReporting(database.db, { timeZone: ZONE });
-  expect(outcome).toEqual({ refreshed: ['properties', 'ar_activity_monthly', 'occupancy_monthly', 'vendor_spend_monthly'], skipped: [] });
-  const { maintained, full } = await bothWays();
-  expect(maintained).toEqual(full);
-  expect(await dirty()).toEqual([]);
-  return maintained;
-}
-
 /** The sums of one group of an account, by AR code. */
 async function group(account: string, month: string, property = 100): Promise<{ ar_code_id: number | null; transactions: number; net_amount: string }[]> {
   const { rows } = await sql<{ ar_code_id: number | null; transactions: number; net_amount: string }>`
@@ -94,23 +77,13 @@ async function group(account: string, month: string, property = 100): Promise<{ 
 }
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  await insertFixture(database.db, 'north');
-  await insertFixture(database.db, 'south', SOUTH);
-  await sql`insert into accounts (account_id, name) values ('north', 'North Homes'), ('south', 'South Estates')`.execute(database.db);
-  await refreshReporting(database.db, { timeZone: ZONE });
+  database = await openWarehouse();
 });
-afterAll(async () => {
-  await database?.drop();
-});
+afterAll(() => dropWarehouse(database));
 
 describe('ar_activity_monthly maintained group by group', () => {
   it('is a plain view over the groups, and gives the full query\'s rows after the migration and a refresh', async () => {
-    const { rows } = await sql<{ kind: string }>`select relkind::text as kind from pg_class where oid = 'reporting_private.ar_activity_monthly'::regclass`.execute(database.db);
-    expect(rows).toEqual([{ kind: 'v' }]);
-    const maintained = await expectMaintained();
-    expect(maintained.length).toBeGreaterThan(10);
-    expect(new Set(maintained.map((row: any) => row.account_id))).toEqual(new Set(['north', 'south']));
+    await view.expectPlainView(10);
   });
 
   it('sums again the groups of inserted transactions: one it had, one new, one without an AR code', async () => {
@@ -218,220 +191,74 @@ describe('ar_activity_monthly maintained group by group', () => {
   });
 
   it("leaves an account's groups untouched when another account changes the same ids", async () => {
-    const rows = sql<{ ctid: string }>`
-      select ctid::text from reporting_private.ar_activity_groups where account_id = 'north' and property_id = 100 and post_month = '2024-06-01' order by ar_code_id`;
-    const before = (await rows.execute(database.db)).rows;
-    const southBefore = (await group('south', '2024-06-01')).map((row) => row.net_amount);
-    await sql`update ar_transactions set amount = amount + 100 where account_id = 'south' and ar_transaction_id = 1`.execute(database.db);
-    expect(await dirty()).toEqual(['south/100/2024-06']);
-    await expectMaintained();
-    // The same row versions: not deleted and inserted again.
-    expect((await rows.execute(database.db)).rows).toEqual(before);
-    expect((await group('south', '2024-06-01')).map((row) => row.net_amount)).not.toEqual(southBefore);
+    await view.expectOtherAccountUntouched({
+      untouched: `account_id = 'north' and property_id = 100 and post_month = '2024-06-01'`,
+      sums: async () => (await group('south', '2024-06-01')).map((row) => row.net_amount),
+      writes: [`update ar_transactions set amount = amount + 100 where account_id = 'south' and ar_transaction_id = 1`],
+      noted: ['south/100/2024-06'],
+    });
   });
 
   it('sums the whole ledger once when most of the groups of a warehouse of hundreds are dirty (as after a full load)', async () => {
-    const rows = sql<{ ctid: string }>`
-      select ctid::text from reporting_private.ar_activity_groups where account_id = 'north' and property_id = 100 and post_month = '2024-06-01' order by ar_code_id`;
-    const before = (await rows.execute(database.db)).rows;
-    // 300 months of a property loaded at once: most groups are new.
-    await sql`
-      insert into ar_transactions (account_id, ar_transaction_id, lease_id, property_id, transaction_type_id, ar_code_id, ar_code_name, post_month, amount, raw)
-      select 'north', 900000 + n, 1, 900, 1 + n % 7, 101, 'Rent', date '2000-01-01' + make_interval(months => n), (n * 1.25)::numeric(14,2), '{}'
-        from generate_series(0, 299) n`.execute(database.db);
-    expect((await dirty()).length).toBe(300);
-    await expectMaintained();
-    // Every row written again, those of groups no row of which changed too.
-    expect((await rows.execute(database.db)).rows).not.toEqual(before);
-    // A few groups among hundreds: those only.
-    const after = (await rows.execute(database.db)).rows;
-    await sql`update ar_transactions set amount = amount + 1 where account_id = 'north' and ar_transaction_id = 900007`.execute(database.db);
-    expect(await dirty()).toEqual(['north/900/2000-08']);
-    await expectMaintained();
-    expect((await rows.execute(database.db)).rows).toEqual(after);
+    await view.expectWholeSumAfterFullLoad({
+      untouched: `account_id = 'north' and property_id = 100 and post_month = '2024-06-01'`,
+      // 300 months of a property loaded at once: most groups are new.
+      load: [
+        `insert into ar_transactions (account_id, ar_transaction_id, lease_id, property_id, transaction_type_id, ar_code_id, ar_code_name, post_month, amount, raw)
+         select 'north', 900000 + n, 1, 900, 1 + n % 7, 101, 'Rent', date '2000-01-01' + make_interval(months => n), (n * 1.25)::numeric(14,2), '{}'
+           from generate_series(0, 299) n`,
+      ],
+      groups: 300,
+      write: `update ar_transactions set amount = amount + 1 where account_id = 'north' and ar_transaction_id = 900007`,
+      noted: ['north/900/2000-08'],
+    });
   });
 
   it('names the account and the property as they are now: a renamed property after the refresh, with no group summed again', async () => {
-    await sql`update accounts set name = 'North Homes LLC' where account_id = 'north'`.execute(database.db);
-    const names = sql<{ account_name: string; property_name: string }>`
-      select distinct account_name, property_name from reporting.ar_activity_monthly where account_id = 'north' and property_id = 100`;
-    expect((await names.execute(database.db)).rows).toEqual([{ account_name: 'North Homes LLC', property_name: 'Maple Court' }]);
-    await sql`insert into properties (account_id, property_id, marketing_name, raw) values ('north', 100, 'Maple Court Residences', '{}')`.execute(database.db);
-    expect(await dirty()).toEqual([]);
-    await expectMaintained();
-    expect((await names.execute(database.db)).rows).toEqual([{ account_name: 'North Homes LLC', property_name: 'Maple Court Residences' }]);
+    await view.expectNamesAsNow(`account_id = 'north' and property_id = 100`);
   });
 
   it('notes every group after a truncate', async () => {
-    await database.db
-      .transaction()
-      .execute(async (trx) => {
-        await sql`truncate ar_transactions`.execute(trx);
-        expect((await dirty(trx)).length).toBeGreaterThan(5);
-        expect(await updateArActivityGroups(trx)).toBeGreaterThan(5);
-        expect((await sql`select 1 from reporting_private.ar_activity_groups`.execute(trx)).rows).toEqual([]);
-        throw new Error('undo');
-      })
-      .catch((error: Error) => {
-        if (error.message !== 'undo') throw error;
-      });
-    expect((await bothWays()).maintained).toEqual((await bothWays()).full);
+    await view.expectTruncateNotesAll(['ar_transactions'], 5);
   });
 });
 
 describe('ar_activity_monthly updated while others write or update', () => {
-  /** A connection of its own, as another process would hold. */
-  async function session(): Promise<pg.Client> {
-    const client = new pg.Client({ connectionString: database.url, application_name: 'other-process' });
-    await client.connect();
-    return client;
-  }
-
-  const waitingOn = (pattern: string) => async () =>
-    (await sql`select 1 from pg_stat_activity where query ilike ${pattern} and wait_event_type = 'Lock'`.execute(database.db)).rows.length > 0;
-
   it("waits for a sync's transaction that noted a group, and sums its rows once it commits", async () => {
-    const sync = await session();
-    const refreshing: Db = connect<Warehouse>(database.url, { maxConnections: 1 });
-    let done: Promise<unknown> | undefined;
-    try {
-      // June is dirty already: the sync's note of it is the row there (on conflict do nothing).
-      await sql`update ar_transactions set amount = amount + 1 where account_id = 'north' and ar_transaction_id = 2`.execute(database.db);
-      await sync.query('begin');
-      await sync.query(`insert into ar_transactions (account_id, ar_transaction_id, lease_id, property_id, transaction_type_id, ar_code_id, ar_code_name, post_month, amount, raw)
-                        values ('north', ${nextId++}, 2, 100, 1, 101, 'Rent', '2024-06-01', '40.00', '{}'), ('north', ${nextId++}, 2, 100, 1, 101, 'Rent', '2025-01-01', '40.00', '{}')`);
-      done = refreshReporting(refreshing, { timeZone: ZONE, lockTimeoutMs: 60_000 });
-      await waitFor(waitingOn('lock table reporting_private.ar_activity_dirty%'), 20_000, 'the update to wait for the dirty groups');
-      await sync.query('commit');
-      expect(await done).toEqual({ refreshed: ['properties', 'ar_activity_monthly', 'occupancy_monthly', 'vendor_spend_monthly'], skipped: [] });
-      // Its snapshot came after the lock: the committed rows are summed, and their groups forgotten.
-      expect(await group('north', '2025-01-01')).toEqual([{ ar_code_id: 101, transactions: 1, net_amount: '40.00' }]);
-      const { maintained, full } = await bothWays();
-      expect(maintained).toEqual(full);
-      expect(await dirty()).toEqual([]);
-    } finally {
-      await sync.end().catch(() => {});
-      await done?.catch(() => {});
-      await refreshing.destroy();
-    }
+    await view.expectWaitForNotingSync({
+      // June is dirty already.
+      dirtyFirst: `update ar_transactions set amount = amount + 1 where account_id = 'north' and ar_transaction_id = 2`,
+      writes: [
+        `insert into ar_transactions (account_id, ar_transaction_id, lease_id, property_id, transaction_type_id, ar_code_id, ar_code_name, post_month, amount, raw)
+         values ('north', ${nextId++}, 2, 100, 1, 101, 'Rent', '2024-06-01', '40.00', '{}'), ('north', ${nextId++}, 2, 100, 1, 101, 'Rent', '2025-01-01', '40.00', '{}')`,
+      ],
+      expectSummed: async () => expect(await group('north', '2025-01-01')).toEqual([{ ar_code_id: 101, transactions: 1, net_amount: '40.00' }]),
+    });
   });
 
   it('keeps a group noted while an update is under way for the next one, and skips an update that cannot have its lock', async () => {
-    const sync = await session();
-    const updating: Db = connect<Warehouse>(database.url, { maxConnections: 1 });
-    let written: Promise<unknown> | undefined;
-    try {
-      await sql`update ar_transactions set amount = amount + 1 where account_id = 'north' and ar_transaction_id = 1`.execute(database.db);
-      await updating
-        .transaction()
-        .setIsolationLevel('repeatable read')
-        .execute(async (trx) => {
-          expect(await updateArActivityGroups(trx)).toBe(1);
-          // A sync writes meanwhile: it waits for this update to end, then notes its group.
-          written = sync.query(`update ar_transactions set amount = amount + 2 where account_id = 'north' and ar_transaction_id = 3`);
-          await waitFor(waitingOn('update ar_transactions%'), 20_000, 'the sync to wait for the update');
-          // A second update cannot have the lock: skipped, the materialized views refreshed.
-          expect(await refreshReporting(database.db, { timeZone: ZONE, lockTimeoutMs: 200 })).toEqual({
-            refreshed: ['properties', 'occupancy_monthly', 'vendor_spend_monthly'],
-            skipped: ['ar_activity_monthly'],
-          });
-        });
-      await written;
-      expect(await dirty()).toEqual(['north/100/2024-06']);
-      await expectMaintained();
-    } finally {
-      await written?.catch(() => {});
-      await sync.end().catch(() => {});
-      await updating.destroy();
-    }
+    await view.expectNotedDuringUpdate({
+      dirtyFirst: `update ar_transactions set amount = amount + 1 where account_id = 'north' and ar_transaction_id = 1`,
+      write: `update ar_transactions set amount = amount + 2 where account_id = 'north' and ar_transaction_id = 3`,
+      writeWaiting: 'update ar_transactions%',
+      noted: ['north/100/2024-06'],
+    });
   });
 
   it('two processes updating at once take turns: no group doubled, none lost', async () => {
-    await sql`update ar_transactions set amount = amount + 1 where account_id in ('north', 'south') and ar_transaction_id in (1, 2, 3)`.execute(database.db);
-    const pools = [0, 1].map(() => connect<Warehouse>(database.url, { maxConnections: 2 }));
-    try {
-      const outcomes = await Promise.all(pools.map((pool) => refreshReporting(pool, { timeZone: ZONE, parallel: true })));
-      for (const outcome of outcomes) expect(outcome.skipped).toEqual([]);
-    } finally {
-      for (const pool of pools) await pool.destroy();
-    }
-    const { maintained, full } = await bothWays();
-    expect(maintained).toEqual(full);
-    expect(await dirty()).toEqual([]);
+    await view.expectTurnsTaken(`update ar_transactions set amount = amount + 1 where account_id in ('north', 'south') and ar_transaction_id in (1, 2, 3)`);
   });
 });
 
 describe('migration 0015 on a warehouse of 0014', () => {
-  let old: TestDatabase;
-  const reader = `propsync_test_groups_${Math.random().toString(16).slice(2, 10)}`;
-
-  /** The reader view and the view behind it as Postgres has them: kind, options, columns with types, indexes, who may read them. */
-  async function shape(): Promise<unknown[]> {
-    const { rows } = await sql`
-      select c.oid::regclass::text as relation, c.relkind::text as kind, c.reloptions::text[] as options,
-             array(select a.attname || ' ' || format_type(a.atttypid, a.atttypmod) from pg_attribute a
-                    where a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped order by a.attnum) as columns,
-             array(select pg_get_indexdef(x.indexrelid) from pg_index x where x.indrelid = c.oid order by 1) as indexes,
-             array(select distinct pg_get_userbyid(acl.grantee)::text from aclexplode(c.relacl) acl where acl.grantee <> c.relowner order by 1) as readers
-        from pg_class c
-       where c.oid in ('reporting.ar_activity_monthly'::regclass, 'reporting_private.ar_activity_monthly'::regclass)
-       order by 1`.execute(old.db);
-    return rows;
-  }
-
-  /** Every row of reporting.ar_activity_monthly, as its owner and as the reader limited to account north. */
-  async function rows(): Promise<{ owner: unknown[]; reader: unknown[] }> {
-    const owner = (await sql.raw(`select * from reporting.ar_activity_monthly ${ORDER}`).execute(old.db)).rows;
-    const limited = await old.db.transaction().execute(async (trx) => {
-      await sql`set local role ${sql.id(reader)}`.execute(trx);
-      return (await sql.raw(`select * from reporting.ar_activity_monthly ${ORDER}`).execute(trx)).rows;
-    });
-    return { owner, reader: limited };
-  }
-
-  beforeAll(async () => {
-    old = await createTestDatabase({ migrate: false });
-    const migrator = new Migrator({ db: old.db, provider: migrationProvider() });
-    expect((await migrator.migrateTo('0014_account_load_costs')).error).toBeUndefined();
-    await insertFixture(old.db, 'north');
-    await insertFixture(old.db, 'south', SOUTH);
-    await sql`insert into accounts (account_id, name) values ('north', 'North Homes'), ('south', 'South Estates')`.execute(old.db);
-    await grantReader(old.db, { role: reader, accounts: ['north'] });
-    await refreshReporting(old.db, { timeZone: ZONE });
-  });
-  afterAll(async () => {
-    if (old) {
-      await sql`drop owned by ${sql.id(reader)}`.execute(old.db).catch(() => {});
-      await sql`drop role if exists ${sql.id(reader)}`.execute(old.db);
-    }
-    await old?.drop();
-  });
+  const migration = migrationTests(AR_ACTIVITY, 'propsync_test_groups');
+  beforeAll(() => migration.open());
+  afterAll(() => migration.close());
 
   it('keeps the columns, types, rows, options and readers of ar_activity_monthly; down makes the materialized view of 0014 again', async () => {
-    const before = await shape();
-    const rowsBefore = await rows();
-    expect(rowsBefore.owner.length).toBeGreaterThan(rowsBefore.reader.length);
-    expect(rowsBefore.reader.length).toBeGreaterThan(0);
-    expect(before).toEqual([
-      expect.objectContaining({ relation: 'reporting.ar_activity_monthly', kind: 'v', options: ['security_barrier=true'], readers: [reader] }),
-      expect.objectContaining({ relation: 'reporting_private.ar_activity_monthly', kind: 'm', indexes: [expect.stringContaining('ar_activity_monthly_grain_idx')] }),
-    ]);
-
-    const migrator = new Migrator({ db: old.db, provider: migrationProvider() });
-    expect((await migrator.migrateTo('0015_ar_activity_groups')).results?.map((result) => result.migrationName)).toEqual(['0015_ar_activity_groups']);
-    const [readerView, privateView] = before as { kind: string; indexes: string[] }[];
-    expect(await shape()).toEqual([readerView, { ...privateView, kind: 'v', indexes: [] }]);
-    expect(await rows()).toEqual(rowsBefore);
-    const { rows: comment } = await sql<{ comment: string }>`select obj_description('reporting.ar_activity_monthly'::regclass, 'pg_class') as comment`.execute(old.db);
-    expect(comment[0].comment).toMatch(/Maintained group by group: .* refreshed at the end of each sync/);
-
-    expect((await migrator.migrateTo('0014_account_load_costs')).error).toBeUndefined();
-    expect(await shape()).toEqual(before);
-    expect(await rows()).toEqual(rowsBefore);
-    const { rows: left } = await sql`
-      select relname from pg_class where relnamespace = 'reporting_private'::regnamespace and relname like 'ar_activity_%' and relkind <> 'i'
-      union all select proname from pg_proc where proname like 'note_ar_activity%'
-      union all select tgname from pg_trigger where tgname like 'ar_activity%'`.execute(old.db);
-    expect(left).toEqual([{ relname: 'ar_activity_monthly' }]);
+    const before = await migration.expectMaterialized();
+    expect((await migrator(migration.db()).migrateTo('0015_ar_activity_groups')).results?.map((result) => result.migrationName)).toEqual(['0015_ar_activity_groups']);
+    await migration.expectMaintainedAfterUp(before);
+    await migration.expectMaterializedAfterDown(before);
   });
 });

@@ -1,22 +1,15 @@
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { Migrator, sql } from 'kysely';
+import { sql } from 'kysely';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db, Warehouse } from '../../src/catalog/tables.js';
-import { grantReader } from '../../src/reporting/reader-role.js';
 import { refreshReporting } from '../../src/reporting/refresh.js';
 import { updateVendorSpendGroups } from '../../src/reporting/vendor-spend-groups.js';
-import { connect } from '../../src/warehouse/db.js';
-import { migrateToLatest, migrationProvider } from '../../src/warehouse/migrate.js';
+import { migrateToLatest } from '../../src/warehouse/migrate.js';
 import { waitFor } from '../cli/support.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { insertFixture, SOUTH } from './fixture.js';
-
-const ZONE = 'America/Denver';
-const ORDER = 'order by account_id, post_month, vendor_id, property_id';
-const REFRESHED = ['properties', 'ar_activity_monthly', 'occupancy_monthly', 'vendor_spend_monthly'];
+import type { TestDatabase } from '../support/database.js';
+import { dropWarehouse, maintainedViewTests, migrationTests, openWarehouse, REFRESHED, ZONE, type MaintainedViewCase } from './maintained-view-support.js';
 
 /** vendor_spend_monthly as migration 0014 computed it: every invoice line summed, then named. */
 const FULL = `
@@ -44,8 +37,24 @@ const FULL = `
     left join public.accounts a on a.account_id = g.account_id
     left join reporting_private.properties p on p.account_id = g.account_id and p.property_id = g.property_id`;
 
+/** vendor_spend_monthly, maintained by migration 0016: its groups are an account's post month. */
+const VENDOR_SPEND: MaintainedViewCase = {
+  view: 'vendor_spend_monthly',
+  groups: 'vendor_spend_groups',
+  dirty: 'vendor_spend_dirty',
+  stem: 'vendor_spend',
+  // The groups noted dirty, as account/month.
+  label: `account_id || '/' || to_char(post_month, 'YYYY-MM')`,
+  order: 'order by account_id, post_month, vendor_id, property_id',
+  full: FULL,
+  previousMigration: '0015_ar_activity_groups',
+  update: updateVendorSpendGroups,
+};
+
 let database: TestDatabase;
 let nextId = 5000;
+const view = maintainedViewTests(VENDOR_SPEND, () => database);
+const { dirty, bothWays, expectMaintained, session, waitingOn } = view;
 
 /** An invoice of `account`, a standard one of vendor 501 unless said. */
 function invoiceRow(account: string, postMonth: string | null, extra: Record<string, unknown> = {}) {
@@ -65,28 +74,6 @@ async function addInvoice(account: string, postMonth: string, amounts: string[],
   return invoice.invoice_id;
 }
 
-/** The groups noted dirty, as account/month. */
-async function dirty(db: Db = database.db): Promise<string[]> {
-  const { rows } = await sql<{ group: string }>`
-    select account_id || '/' || to_char(post_month, 'YYYY-MM') as group from reporting_private.vendor_spend_dirty order by 1`.execute(db);
-  return rows.map((row) => row.group);
-}
-
-/** The maintained rows and the full query's, each in the grain's order. */
-async function bothWays(db: Db = database.db): Promise<{ maintained: unknown[]; full: unknown[] }> {
-  const maintained = (await sql.raw(`select * from reporting_private.vendor_spend_monthly ${ORDER}`).execute(db)).rows;
-  const full = (await sql.raw(`select * from (${FULL}) f ${ORDER}`).execute(db)).rows;
-  return { maintained, full };
-}
-
-/** Refreshes as the end of a sync does, then expects the maintained rows to be the full query's, and nothing left dirty. */
-async function expectMaintained(): Promise<unknown[]> {
-  expect(await refreshReporting(database.db, { timeZone: ZONE })).toEqual({ refreshed: REFRESHED, skipped: [] });
-  const { maintained, full } = await bothWays();
-  expect(maintained).toEqual(full);
-  expect(await dirty()).toEqual([]);
-  return maintained;
-}
 
 interface Spend {
   vendor_id: number | null;
@@ -106,27 +93,17 @@ async function month(account: string, postMonth: string): Promise<Spend[]> {
 }
 
 /** The row versions of north's June groups: the same ones when those groups were not summed again. */
-const NORTH_JUNE = sql<{ ctid: string }>`
-  select ctid::text from reporting_private.vendor_spend_groups where account_id = 'north' and post_month = '2024-06-01' order by vendor_id, property_id`;
+const NORTH_JUNE = `account_id = 'north' and post_month = '2024-06-01'`;
+const northJuneVersions = view.rowVersions(NORTH_JUNE);
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  await insertFixture(database.db, 'north');
-  await insertFixture(database.db, 'south', SOUTH);
-  await sql`insert into accounts (account_id, name) values ('north', 'North Homes'), ('south', 'South Estates')`.execute(database.db);
-  await refreshReporting(database.db, { timeZone: ZONE });
+  database = await openWarehouse();
 });
-afterAll(async () => {
-  await database?.drop();
-});
+afterAll(() => dropWarehouse(database));
 
 describe('vendor_spend_monthly maintained group by group', () => {
   it("is a plain view over the groups, and gives the full query's rows after the migration and a refresh", async () => {
-    const { rows } = await sql<{ kind: string }>`select relkind::text as kind from pg_class where oid = 'reporting_private.vendor_spend_monthly'::regclass`.execute(database.db);
-    expect(rows).toEqual([{ kind: 'v' }]);
-    const maintained = await expectMaintained();
-    expect(maintained.length).toBeGreaterThan(5);
-    expect(new Set(maintained.map((row: any) => row.account_id))).toEqual(new Set(['north', 'south']));
+    await view.expectPlainView(5);
     // North's invoice 4 is reversed by 5: neither counts; south's 5 reverses nothing, so both count there.
     expect((await month('north', '2024-06-01')).map((row) => row.vendor_id)).not.toContain(502);
     expect(await month('south', '2024-06-01')).toContainEqual({ vendor_id: 502, vendor_name: 'South Bright Electric', property_id: 100, invoices: 1, credit_memos: 1, amount: '0.00' });
@@ -263,12 +240,12 @@ describe('vendor_spend_monthly maintained group by group', () => {
     await expectMaintained();
     expect(await month('north', '2024-07-01')).toHaveLength(1);
     // South's invoice 5 starts reversing its 4, both of June: in south only.
-    const northJune = (await NORTH_JUNE.execute(database.db)).rows;
+    const northJune = await northJuneVersions();
     await sql`update invoices set reversal_invoice_id = 4 where account_id = 'south' and invoice_id = 5`.execute(database.db);
     expect(await dirty()).toEqual(['south/2024-06']);
     await expectMaintained();
     expect((await month('south', '2024-06-01')).map((row) => row.vendor_id)).not.toContain(502);
-    expect((await NORTH_JUNE.execute(database.db)).rows).toEqual(northJune);
+    expect(await northJuneVersions()).toEqual(northJune);
   });
 
   it('notes the months of invoices and lines loaded with COPY', async () => {
@@ -314,108 +291,59 @@ describe('vendor_spend_monthly maintained group by group', () => {
     expect((await month('south', '2024-12-01')).map((row) => row.amount)).toEqual(['500.00']);
   });
 
+
   it("leaves an account's groups untouched when another account changes the same ids", async () => {
-    const before = (await NORTH_JUNE.execute(database.db)).rows;
-    const southBefore = await month('south', '2024-06-01');
-    await sql`update invoice_line_items set amount = amount + 100 where account_id = 'south' and line_item_id = 1`.execute(database.db);
-    await sql`update invoices set vendor_name = 'South Acme Plumbing Inc' where account_id = 'south' and invoice_id = 1`.execute(database.db);
-    expect(await dirty()).toEqual(['south/2024-06']);
-    await expectMaintained();
-    // The same row versions: not deleted and inserted again.
-    expect((await NORTH_JUNE.execute(database.db)).rows).toEqual(before);
-    expect(await month('south', '2024-06-01')).not.toEqual(southBefore);
+    await view.expectOtherAccountUntouched({
+      untouched: NORTH_JUNE,
+      sums: () => month('south', '2024-06-01'),
+      writes: [
+        `update invoice_line_items set amount = amount + 100 where account_id = 'south' and line_item_id = 1`,
+        `update invoices set vendor_name = 'South Acme Plumbing Inc' where account_id = 'south' and invoice_id = 1`,
+      ],
+      noted: ['south/2024-06'],
+    });
   });
 
   it('sums all invoices once when most of the groups of a warehouse of hundreds are dirty (as after a full load)', async () => {
-    const before = (await NORTH_JUNE.execute(database.db)).rows;
-    // 300 months of a vendor loaded at once: most groups are new.
-    await sql`
-      insert into invoices (account_id, invoice_id, invoice_type_id, vendor_id, vendor_name, post_month, amount, amount_due, raw)
-      select 'north', 900000 + n, 5, 901, 'Loaded', date '2000-01-01' + make_interval(months => n), 0, 0, '{}' from generate_series(0, 299) n`.execute(database.db);
-    await sql`
-      insert into invoice_line_items (account_id, line_item_id, invoice_id, property_id, amount, raw)
-      select 'north', 900000 + n, 900000 + n, 100, (n * 1.25)::numeric(14,2), '{}' from generate_series(0, 299) n`.execute(database.db);
-    expect((await dirty()).length).toBe(300);
-    await expectMaintained();
-    // Every row written again, those of groups no row of which changed too.
-    expect((await NORTH_JUNE.execute(database.db)).rows).not.toEqual(before);
-    // A few groups among hundreds: those only.
-    const after = (await NORTH_JUNE.execute(database.db)).rows;
-    await sql`update invoice_line_items set amount = amount + 1 where account_id = 'north' and line_item_id = 900007`.execute(database.db);
-    expect(await dirty()).toEqual(['north/2000-08']);
-    await expectMaintained();
-    expect((await NORTH_JUNE.execute(database.db)).rows).toEqual(after);
+    await view.expectWholeSumAfterFullLoad({
+      untouched: NORTH_JUNE,
+      // 300 months of a vendor loaded at once: most groups are new.
+      load: [
+        `insert into invoices (account_id, invoice_id, invoice_type_id, vendor_id, vendor_name, post_month, amount, amount_due, raw)
+         select 'north', 900000 + n, 5, 901, 'Loaded', date '2000-01-01' + make_interval(months => n), 0, 0, '{}' from generate_series(0, 299) n`,
+        `insert into invoice_line_items (account_id, line_item_id, invoice_id, property_id, amount, raw)
+         select 'north', 900000 + n, 900000 + n, 100, (n * 1.25)::numeric(14,2), '{}' from generate_series(0, 299) n`,
+      ],
+      groups: 300,
+      write: `update invoice_line_items set amount = amount + 1 where account_id = 'north' and line_item_id = 900007`,
+      noted: ['north/2000-08'],
+    });
   });
 
   it('names the account and the property as they are now, with no group summed again', async () => {
-    await sql`update accounts set name = 'North Homes LLC' where account_id = 'north'`.execute(database.db);
-    const names = sql<{ account_name: string; property_name: string }>`
-      select distinct account_name, property_name from reporting.vendor_spend_monthly where account_id = 'north' and property_id = 100 and post_month = '2024-06-01'`;
-    expect((await names.execute(database.db)).rows).toEqual([{ account_name: 'North Homes LLC', property_name: 'Maple Court' }]);
-    await sql`insert into properties (account_id, property_id, marketing_name, raw) values ('north', 100, 'Maple Court Residences', '{}')`.execute(database.db);
-    expect(await dirty()).toEqual([]);
-    await expectMaintained();
-    expect((await names.execute(database.db)).rows).toEqual([{ account_name: 'North Homes LLC', property_name: 'Maple Court Residences' }]);
+    await view.expectNamesAsNow(`account_id = 'north' and property_id = 100 and post_month = '2024-06-01'`);
   });
 
   it('notes every group after a truncate of the lines or of the invoices', async () => {
-    for (const table of ['invoice_line_items', 'invoices']) {
-      await database.db
-        .transaction()
-        .execute(async (trx) => {
-          await sql`truncate ${sql.table(table)}`.execute(trx);
-          expect((await dirty(trx)).length).toBeGreaterThan(300);
-          expect(await updateVendorSpendGroups(trx)).toBeGreaterThan(300);
-          expect((await sql`select 1 from reporting_private.vendor_spend_groups`.execute(trx)).rows).toEqual([]);
-          throw new Error('undo');
-        })
-        .catch((error: Error) => {
-          if (error.message !== 'undo') throw error;
-        });
-    }
-    const { maintained, full } = await bothWays();
-    expect(maintained).toEqual(full);
+    await view.expectTruncateNotesAll(['invoice_line_items', 'invoices'], 300);
   });
 });
 
 describe('vendor_spend_monthly updated while others write or update', () => {
-  /** A connection of its own, as another process would hold. */
-  async function session(): Promise<pg.Client> {
-    const client = new pg.Client({ connectionString: database.url, application_name: 'other-process' });
-    await client.connect();
-    return client;
-  }
-
-  const waitingOn = (pattern: string) => async () =>
-    (await sql`select 1 from pg_stat_activity where datname = current_database() and query ilike ${pattern} and wait_event_type = 'Lock'`.execute(database.db)).rows.length > 0;
-
   it("waits for a sync's transaction that noted a group, and sums its rows once it commits", async () => {
-    const sync = await session();
-    const refreshing: Db = connect<Warehouse>(database.url, { maxConnections: 1 });
-    let done: Promise<unknown> | undefined;
-    try {
-      // June is dirty already: the sync's note of it is the row there (on conflict do nothing).
-      await sql`update invoice_line_items set amount = amount + 1 where account_id = 'north' and line_item_id = 1`.execute(database.db);
-      const invoice = nextId++;
-      await sync.query('begin');
-      await sync.query(`insert into invoices (account_id, invoice_id, invoice_type_id, vendor_id, vendor_name, post_month, amount, amount_due, raw)
-                        values ('north', ${invoice}, 5, 701, 'Late Co', '2025-01-01', 0, 0, '{}')`);
-      await sync.query(`insert into invoice_line_items (account_id, line_item_id, invoice_id, property_id, amount, raw)
-                        values ('north', ${nextId++}, ${invoice}, 100, '40.00', '{}'), ('north', ${nextId++}, 1, 100, '2.00', '{}')`);
-      done = refreshReporting(refreshing, { timeZone: ZONE, lockTimeoutMs: 60_000 });
-      await waitFor(waitingOn('lock table reporting_private.vendor_spend_dirty%'), 20_000, 'the update to wait for the dirty groups');
-      await sync.query('commit');
-      expect(await done).toEqual({ refreshed: REFRESHED, skipped: [] });
-      // Its snapshot came after the lock: the committed rows are summed, and their groups forgotten.
-      expect(await month('north', '2025-01-01')).toEqual([{ vendor_id: 701, vendor_name: 'Late Co', property_id: 100, invoices: 1, credit_memos: 0, amount: '40.00' }]);
-      const { maintained, full } = await bothWays();
-      expect(maintained).toEqual(full);
-      expect(await dirty()).toEqual([]);
-    } finally {
-      await sync.end().catch(() => {});
-      await done?.catch(() => {});
-      await refreshing.destroy();
-    }
+    const invoice = nextId++;
+    await view.expectWaitForNotingSync({
+      // June is dirty already.
+      dirtyFirst: `update invoice_line_items set amount = amount + 1 where account_id = 'north' and line_item_id = 1`,
+      writes: [
+        `insert into invoices (account_id, invoice_id, invoice_type_id, vendor_id, vendor_name, post_month, amount, amount_due, raw)
+         values ('north', ${invoice}, 5, 701, 'Late Co', '2025-01-01', 0, 0, '{}')`,
+        `insert into invoice_line_items (account_id, line_item_id, invoice_id, property_id, amount, raw)
+         values ('north', ${nextId++}, ${invoice}, 100, '40.00', '{}'), ('north', ${nextId++}, 1, 100, '2.00', '{}')`,
+      ],
+      expectSummed: async () =>
+        expect(await month('north', '2025-01-01')).toEqual([{ vendor_id: 701, vendor_name: 'Late Co', property_id: 100, invoices: 1, credit_memos: 0, amount: '40.00' }]),
+    });
   });
 
   it('waits for a transaction that wrote a line of an invoice it could not see yet, though it noted no group', async () => {
@@ -460,144 +388,47 @@ describe('vendor_spend_monthly updated while others write or update', () => {
   });
 
   it('keeps a group noted while an update is under way for the next one, and skips an update that cannot have its lock', async () => {
-    const sync = await session();
-    const updating: Db = connect<Warehouse>(database.url, { maxConnections: 1 });
-    let written: Promise<unknown> | undefined;
-    try {
-      await sql`update invoice_line_items set amount = amount + 1 where account_id = 'north' and line_item_id = 1`.execute(database.db);
-      await updating
-        .transaction()
-        .setIsolationLevel('repeatable read')
-        .execute(async (trx) => {
-          expect(await updateVendorSpendGroups(trx)).toBe(1);
-          // A sync writes meanwhile: it waits for this update to end, then notes its group.
-          written = sync.query(`update invoice_line_items set amount = amount + 2 where account_id = 'north' and line_item_id = 10`);
-          await waitFor(waitingOn('update invoice_line_items%'), 20_000, 'the sync to wait for the update');
-          // A second update cannot have the lock: skipped, the others refreshed.
-          expect(await refreshReporting(database.db, { timeZone: ZONE, lockTimeoutMs: 200 })).toEqual({
-            refreshed: ['properties', 'ar_activity_monthly', 'occupancy_monthly'],
-            skipped: ['vendor_spend_monthly'],
-          });
-        });
-      await written;
-      expect(await dirty()).toEqual(['north/2024-07']);
-      await expectMaintained();
-    } finally {
-      await written?.catch(() => {});
-      await sync.end().catch(() => {});
-      await updating.destroy();
-    }
+    await view.expectNotedDuringUpdate({
+      dirtyFirst: `update invoice_line_items set amount = amount + 1 where account_id = 'north' and line_item_id = 1`,
+      write: `update invoice_line_items set amount = amount + 2 where account_id = 'north' and line_item_id = 10`,
+      writeWaiting: 'update invoice_line_items%',
+      noted: ['north/2024-07'],
+    });
   });
 
   it('two processes updating at once take turns: no group doubled, none lost', async () => {
-    await sql`update invoice_line_items set amount = amount + 1 where account_id in ('north', 'south') and line_item_id in (1, 3, 8, 10)`.execute(database.db);
-    const pools = [0, 1].map(() => connect<Warehouse>(database.url, { maxConnections: 2 }));
-    try {
-      const outcomes = await Promise.all(pools.map((pool) => refreshReporting(pool, { timeZone: ZONE, parallel: true })));
-      for (const outcome of outcomes) expect(outcome.skipped).toEqual([]);
-    } finally {
-      for (const pool of pools) await pool.destroy();
-    }
-    const { maintained, full } = await bothWays();
-    expect(maintained).toEqual(full);
-    expect(await dirty()).toEqual([]);
+    await view.expectTurnsTaken(`update invoice_line_items set amount = amount + 1 where account_id in ('north', 'south') and line_item_id in (1, 3, 8, 10)`);
   });
 });
 
 describe('migration 0016 on a warehouse of 0015', () => {
-  let old: TestDatabase;
-  const reader = `propsync_test_spend_${Math.random().toString(16).slice(2, 10)}`;
-
-  /** The reader view and the view behind it as Postgres has them: kind, options, columns with types, indexes, who may read them. */
-  async function shape(): Promise<unknown[]> {
-    const { rows } = await sql`
-      select c.oid::regclass::text as relation, c.relkind::text as kind, c.reloptions::text[] as options,
-             array(select a.attname || ' ' || format_type(a.atttypid, a.atttypmod) from pg_attribute a
-                    where a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped order by a.attnum) as columns,
-             array(select pg_get_indexdef(x.indexrelid) from pg_index x where x.indrelid = c.oid order by 1) as indexes,
-             array(select distinct pg_get_userbyid(acl.grantee)::text from aclexplode(c.relacl) acl where acl.grantee <> c.relowner order by 1) as readers
-        from pg_class c
-       where c.oid in ('reporting.vendor_spend_monthly'::regclass, 'reporting_private.vendor_spend_monthly'::regclass)
-       order by 1`.execute(old.db);
-    return rows;
-  }
-
-  /** Every row of reporting.vendor_spend_monthly, as its owner and as the reader limited to account north. */
-  async function rows(): Promise<{ owner: unknown[]; reader: unknown[] }> {
-    const owner = (await sql.raw(`select * from reporting.vendor_spend_monthly ${ORDER}`).execute(old.db)).rows;
-    const limited = await old.db.transaction().execute(async (trx) => {
-      await sql`set local role ${sql.id(reader)}`.execute(trx);
-      return (await sql.raw(`select * from reporting.vendor_spend_monthly ${ORDER}`).execute(trx)).rows;
-    });
-    return { owner, reader: limited };
-  }
-
-  /** What 0016 makes besides the view: tables, functions, triggers. */
-  async function made(): Promise<unknown[]> {
-    return (
-      await sql`
-        select relname as name from pg_class where relnamespace = 'reporting_private'::regnamespace and relname like 'vendor_spend_%' and relkind <> 'i'
-        union all select proname from pg_proc where proname like 'note_vendor_spend%'
-        union all select tgname || ' on ' || tgrelid::regclass::text from pg_trigger where tgname like 'vendor_spend%'
-        order by 1`.execute(old.db)
-    ).rows;
-  }
-
-  beforeAll(async () => {
-    old = await createTestDatabase({ migrate: false });
-    const migrator = new Migrator({ db: old.db, provider: migrationProvider() });
-    expect((await migrator.migrateTo('0015_ar_activity_groups')).error).toBeUndefined();
-    await insertFixture(old.db, 'north');
-    await insertFixture(old.db, 'south', SOUTH);
-    await sql`insert into accounts (account_id, name) values ('north', 'North Homes'), ('south', 'South Estates')`.execute(old.db);
-    await grantReader(old.db, { role: reader, accounts: ['north'] });
-    await refreshReporting(old.db, { timeZone: ZONE });
-  });
-  afterAll(async () => {
-    if (old) {
-      await sql`drop owned by ${sql.id(reader)}`.execute(old.db).catch(() => {});
-      await sql`drop role if exists ${sql.id(reader)}`.execute(old.db);
-    }
-    await old?.drop();
-  });
+  const migration = migrationTests(VENDOR_SPEND, 'propsync_test_spend');
+  beforeAll(() => migration.open());
+  afterAll(() => migration.close());
 
   it('keeps the columns, types, rows, options and readers of vendor_spend_monthly; down makes the materialized view of 0014 again', async () => {
-    const before = await shape();
-    const rowsBefore = await rows();
-    expect(rowsBefore.owner.length).toBeGreaterThan(rowsBefore.reader.length);
-    expect(rowsBefore.reader.length).toBeGreaterThan(0);
-    expect(before).toEqual([
-      expect.objectContaining({ relation: 'reporting.vendor_spend_monthly', kind: 'v', options: ['security_barrier=true'], readers: [reader] }),
-      expect.objectContaining({ relation: 'reporting_private.vendor_spend_monthly', kind: 'm', indexes: [expect.stringContaining('vendor_spend_monthly_grain_idx')] }),
-    ]);
-    expect(await made()).toEqual([{ name: 'vendor_spend_monthly' }]);
+    const old = migration.db();
+    const before = await migration.expectMaterialized();
+    expect(await migration.made()).toEqual([{ name: 'vendor_spend_monthly' }]);
 
-    expect((await migrateToLatest(old.db)).applied).toEqual(['0016_vendor_spend_groups']);
-    const [readerView, privateView] = before as { kind: string; indexes: string[] }[];
-    expect(await shape()).toEqual([readerView, { ...privateView, kind: 'v', indexes: [] }]);
-    expect(await rows()).toEqual(rowsBefore);
-    const { rows: comment } = await sql<{ comment: string }>`select obj_description('reporting.vendor_spend_monthly'::regclass, 'pg_class') as comment`.execute(old.db);
-    expect(comment[0].comment).toMatch(/Maintained group by group: .* refreshed at the end of each sync/);
+    expect((await migrateToLatest(old)).applied).toEqual(['0016_vendor_spend_groups']);
+    await migration.expectMaintainedAfterUp(before);
     // The reader may read the view, not the tables behind it.
-    await old.db.transaction().execute(async (trx) => {
-      await sql`set local role ${sql.id(reader)}`.execute(trx);
+    await old.transaction().execute(async (trx) => {
+      await sql`set local role ${sql.id(migration.reader)}`.execute(trx);
       await expect(sql`select 1 from reporting_private.vendor_spend_groups`.execute(trx)).rejects.toThrow(/permission denied/);
     });
-    expect((await made()).length).toBe(14);
+    expect((await migration.made()).length).toBe(14);
     // A write after the migration is noted and summed by a refresh.
-    await sql`update invoice_line_items set amount = amount + 1 where account_id = 'north' and line_item_id = 1`.execute(old.db);
-    expect((await refreshReporting(old.db, { timeZone: ZONE })).skipped).toEqual([]);
-    expect((await rows()).owner).not.toEqual(rowsBefore.owner);
-    await sql`update invoice_line_items set amount = amount - 1 where account_id = 'north' and line_item_id = 1`.execute(old.db);
-    await refreshReporting(old.db, { timeZone: ZONE });
+    await sql`update invoice_line_items set amount = amount + 1 where account_id = 'north' and line_item_id = 1`.execute(old);
+    expect((await refreshReporting(old, { timeZone: ZONE })).skipped).toEqual([]);
+    expect((await migration.rows()).owner).not.toEqual(before.rows.owner);
+    await sql`update invoice_line_items set amount = amount - 1 where account_id = 'north' and line_item_id = 1`.execute(old);
+    await refreshReporting(old, { timeZone: ZONE });
 
-    const migrator = new Migrator({ db: old.db, provider: migrationProvider() });
-    expect((await migrator.migrateTo('0015_ar_activity_groups')).error).toBeUndefined();
-    expect(await shape()).toEqual(before);
-    expect(await rows()).toEqual(rowsBefore);
-    expect(await made()).toEqual([{ name: 'vendor_spend_monthly' }]);
+    await migration.expectMaterializedAfterDown(before);
     // And up again.
-    expect((await migrateToLatest(old.db)).applied).toEqual(['0016_vendor_spend_groups']);
-    expect(await rows()).toEqual(rowsBefore);
+    expect((await migrateToLatest(old)).applied).toEqual(['0016_vendor_spend_groups']);
+    expect(await migration.rows()).toEqual(before.rows);
   });
 });

@@ -106,10 +106,10 @@ function outOfMemory(error: unknown): boolean {
 export function createXmlDecoder(options: XmlDecoderOptions = {}): XmlDecoder {
   const minBytes = options.minBytes ?? OFF_THREAD_MIN_BYTES;
   const heapMb = options.heapMb ?? THREAD_HEAP_MB;
-  // With the pool, a promise rejected when one of its threads fails otherwise than by its memory
-  // (its task module does not load, say): piscina would keep the tasks queued for a thread that
-  // never starts.
-  let pool: { threads: Piscina<XmlDecodeTask, RecognizedJson>; broken: Promise<never> } | undefined;
+  // With the pool, the tasks waiting on it, each failed should one of its threads fail otherwise
+  // than by its memory (its task module does not load, say): piscina would keep them queued for
+  // a thread that never starts.
+  let pool: { threads: Piscina<XmlDecodeTask, RecognizedJson>; waiting: Set<(error: Error) => void> } | undefined;
   let closed = false;
 
   function pooled(): NonNullable<typeof pool> {
@@ -128,14 +128,12 @@ export function createXmlDecoder(options: XmlDecoderOptions = {}): XmlDecoder {
         idleTimeout: IDLE_MS,
         resourceLimits: { maxOldGenerationSizeMb: heapMb, maxYoungGenerationSizeMb: THREAD_YOUNG_MB },
       });
-      let fail: (error: unknown) => void = () => undefined;
-      const broken = new Promise<never>((_, reject) => (fail = reject));
-      broken.catch(() => undefined);
-      const current = { threads: started, broken };
+      const current = { threads: started, waiting: new Set<(error: Error) => void>() };
       started.on('error', (error: unknown) => {
         // A thread ended for its memory rejects its task (reported below); piscina replaces it.
         if (outOfMemory(error)) return;
-        fail(new Error(`the XML decoding thread failed: ${error instanceof Error ? error.message : String(error)}`));
+        const failure = new Error(`the XML decoding thread failed: ${error instanceof Error ? error.message : String(error)}`);
+        for (const fail of current.waiting) fail(failure);
         if (pool === current) pool = undefined;
         void started.destroy().catch(() => undefined);
       });
@@ -144,10 +142,16 @@ export function createXmlDecoder(options: XmlDecoderOptions = {}): XmlDecoder {
     return pool;
   }
 
-  /** A task of the pool, or the pool's failure, whichever comes first. */
+  /** A task of the pool; failed, should the pool fail first. Nothing of it is held once it settles. */
   function run(task: XmlDecodeTask, transferList: TransferListItem[]): Promise<RecognizedJson> {
-    const { threads, broken } = pooled();
-    return Promise.race([threads.run(task, { transferList }), broken]);
+    const { threads, waiting } = pooled();
+    return new Promise<RecognizedJson>((resolve, reject) => {
+      waiting.add(reject);
+      threads
+        .run(task, { transferList })
+        .then(resolve, reject)
+        .finally(() => waiting.delete(reject));
+    });
   }
 
   /** Decodes on a thread, answering its question about the records over a port of its own. */

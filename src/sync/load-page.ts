@@ -4,7 +4,7 @@ import type { MethodVersion } from '../source/settings.js';
 import type { CompletionAction, StreamDefinition, WorkUnitPlan } from '../streams/types.js';
 import type { Db } from '../catalog/tables.js';
 import { RecordError, tracingFields } from '../source/field-readers.js';
-import { markUnseenDeleted, prepareStaging, storedParents, storedTextDigests, upsertRows, type LoadRow, type UpsertCounts } from '../warehouse/bulk-load.js';
+import { markUnseenDeleted, storedParents, storedTextDigests, upsertRows, upsertStaged, type LoadRow, type UpsertCounts } from '../warehouse/bulk-load.js';
 import { checkRow } from '../warehouse/column-domains.js';
 import { SOURCE_HASH_COLUMN, SOURCE_TEXT_HASH_COLUMN, type SourceTable } from '../warehouse/schema.js';
 import { KnownRecord, type RecordRecognizer } from '../source/types.js';
@@ -256,7 +256,9 @@ interface WriteOptions {
 
 /**
  * Upserts every table's rows of the records, and marks deleted the children their parents no
- * longer list. When every parent row was inserted just now, the children are most likely new
+ * longer list. Records some of which the warehouse holds (an incremental's) are staged table by
+ * table and merged in one statement. Records none of which it holds (a full load's) are copied
+ * table by table; when every parent row was inserted just now, the children are most likely new
  * too (copied straight in), and no other row can name one of those parents (children are only
  * ever written with their parent, and rows are never removed), so there is nothing to mark: the
  * search is skipped. It matters on a full load, when the tables grow faster than Postgres's
@@ -265,19 +267,24 @@ interface WriteOptions {
 async function writeRows(trx: Db, stream: StreamDefinition, records: readonly ReadyRecord[], { account, runId, fresh }: WriteOptions): Promise<UpsertCounts & { deleted: number }> {
   const rowsOf = (table: SourceTable) => records.flatMap((record) => record.rows.get(table.name) ?? []);
   const [parent, ...children] = stream.tables;
-  // Rows that may be in the warehouse are merged through staging tables: all made in one round trip.
-  const staged = !fresh && records.length > 0;
-  if (staged) await prepareStaging(trx, stream.tables);
-  const counts = { ...(await upsertRows(trx, parent, rowsOf(parent), runId, { account, fresh, staged })), deleted: 0 };
-  const parentsNew = counts.updated === 0 && counts.unchanged === 0;
-  const parents = parentsNew ? undefined : records.map((record) => record.key);
-  for (const table of children) {
-    const written = await upsertRows(trx, table, rowsOf(table), runId, { account, fresh: parentsNew, staged, parents });
+  const counts = { inserted: 0, updated: 0, unchanged: 0, deleted: 0 };
+  const add = (written: UpsertCounts) => {
     counts.inserted += written.inserted;
     counts.updated += written.updated;
     counts.unchanged += written.unchanged;
     counts.deleted += written.deleted ?? 0;
+  };
+  if (!fresh) {
+    // Rows that may be in the warehouse: every table staged, then merged in one statement.
+    const keys = records.map((record) => record.key);
+    const tables = stream.tables.map((table, index) => ({ spec: table, rows: rowsOf(table), parents: index === 0 ? undefined : keys }));
+    for (const written of await upsertStaged(trx, tables, runId, account)) add(written);
+    return counts;
   }
+  add(await upsertRows(trx, parent, rowsOf(parent), runId, { account, fresh }));
+  const parentsNew = counts.updated === 0 && counts.unchanged === 0;
+  const parents = parentsNew ? undefined : records.map((record) => record.key);
+  for (const table of children) add(await upsertRows(trx, table, rowsOf(table), runId, { account, fresh: parentsNew, parents }));
   return counts;
 }
 

@@ -177,8 +177,6 @@ export interface UpsertOptions {
    * straight into the table, and merged through staging only when one of them is there after all.
    */
   fresh?: boolean;
-  /** `prepareStaging` made and emptied this table's staging table in this transaction. */
-  staged?: boolean;
   /**
    * The parents whose children the rows are, all of them as the source lists them now: their
    * other rows are marked deleted, and counted as `deleted`.
@@ -229,60 +227,111 @@ function stagingStatements(spec: SourceTable): string {
   return `create temp table if not exists ${stagingTable(spec)} (${definitions}) on commit delete rows; delete from ${stagingTable(spec)}`;
 }
 
-/**
- * Makes and empties the staging tables of several tables in one round trip, for merges that
- * follow in the same transaction (`UpsertOptions.staged`).
- */
-export async function prepareStaging(db: AnyDatabase, specs: readonly SourceTable[]): Promise<void> {
+/** Makes and empties the staging tables of several tables in one round trip. */
+async function prepareStaging(db: AnyDatabase, specs: readonly SourceTable[]): Promise<void> {
   if (specs.length) await sql.raw(specs.map(stagingStatements).join('; ')).execute(db);
 }
 
 async function mergeRows(db: AnyDatabase, spec: SourceTable, unique: readonly LoadRow[], runId: number, options: UpsertOptions): Promise<UpsertCounts> {
   const { account, parents } = options;
-  const columns: [string, string][] = [[ACCOUNT_COLUMN, 'text'], ...loadColumns(spec)];
-  const all = columns.map(([column]) => column);
-  const key = primaryKey(spec);
-  const names = sql.join(all.map((column) => ident(column)));
-  const table = sql.table(spec.name);
-  const stage = stagingTable(spec);
-  const updatable = all.filter((column) => !key.includes(column));
-  const assignments = sql.join(updatable.map((column) => sql`${ident(column)} = excluded.${ident(column)}`));
-  const current = sql.join([...updatable, 'deleted_at'].map((column) => sql`${sql.raw(spec.name)}.${ident(column)}`));
-  const incoming = sql.join([...updatable, 'deleted_at'].map((column) => sql`excluded.${ident(column)}`));
-  const columnList = all.map(escapeIdentifier).join(', ');
   // One round trip: the staging table exists once per session and is emptied at every commit
   // (and here, should a transaction load the same table twice).
-  if (!options.staged) await sql.raw(stagingStatements(spec)).execute(db);
-  await copyInto(db, `copy ${stage} (${columnList}) from stdin`, copyChunks(unique, columns.slice(1), `${copyText(account)}\t`));
-  // The parents' rows not staged: the staged keys are exactly those the rows keep, and the
-  // merge writes only staged keys, so the two never touch one row.
-  const gone =
-    parents && spec.parentColumn
-      ? sql`, gone as (
-      update ${table} set deleted_at = now(), last_synced_at = now(), last_run_id = ${runId}
-      where ${ident(ACCOUNT_COLUMN)} = ${account} and ${ident(spec.parentColumn)} = any(${parents as number[]}::bigint[]) and deleted_at is null
-        and not exists (select 1 from ${sql.raw(stage)} s where ${sql.join(
-          spec.key.map((column) => sql`s.${ident(column)} = ${sql.raw(spec.name)}.${ident(column)}`),
-          sql` and `,
-        )})
-      returning 1
-    )`
-      : sql``;
-  const result = await sql<{ inserted: number; updated: number; deleted: number }>`
-    with written as (
+  await sql.raw(stagingStatements(spec)).execute(db);
+  await stageRows(db, spec, unique, account);
+  const [counts] = await mergeStaged(db, [{ spec, staged: unique.length, parents }], runId, account);
+  return counts;
+}
+
+/** Streams rows into the table's (made and emptied) staging table with COPY. */
+async function stageRows(db: AnyDatabase, spec: SourceTable, unique: readonly LoadRow[], account: string): Promise<void> {
+  const columns: [string, string][] = [[ACCOUNT_COLUMN, 'text'], ...loadColumns(spec)];
+  const columnList = columns.map(([column]) => escapeIdentifier(column)).join(', ');
+  await copyInto(db, `copy ${stagingTable(spec)} (${columnList}) from stdin`, copyChunks(unique, columns.slice(1), `${copyText(account)}\t`));
+}
+
+/** One table's part of a merge: its staged rows (how many), and the parents whose other rows to mark deleted. */
+interface MergePart {
+  spec: SourceTable;
+  staged: number;
+  parents?: readonly number[];
+}
+
+/**
+ * Merges the staged rows of several tables in one statement, each table its own CTEs: the
+ * upsert of its staged rows and, with `parents`, the marking of those parents' rows not staged.
+ * Each table's CTEs touch only its rows, the upsert only staged keys and the marking only
+ * others, so no row is touched twice.
+ */
+async function mergeStaged(db: AnyDatabase, parts: readonly MergePart[], runId: number, account: string): Promise<UpsertCounts[]> {
+  const ctes: RawBuilder<unknown>[] = [];
+  const counts: RawBuilder<unknown>[] = [];
+  for (const [index, { spec, parents }] of parts.entries()) {
+    const all = [ACCOUNT_COLUMN, ...loadColumns(spec).map(([column]) => column)];
+    const key = primaryKey(spec);
+    const names = sql.join(all.map((column) => ident(column)));
+    const table = sql.table(spec.name);
+    const stage = sql.raw(stagingTable(spec));
+    const updatable = all.filter((column) => !key.includes(column));
+    const assignments = sql.join(updatable.map((column) => sql`${ident(column)} = excluded.${ident(column)}`));
+    const current = sql.join([...updatable, 'deleted_at'].map((column) => sql`${sql.raw(spec.name)}.${ident(column)}`));
+    const incoming = sql.join([...updatable, 'deleted_at'].map((column) => sql`excluded.${ident(column)}`));
+    const written = sql.raw(`written_${index}`);
+    const gone = sql.raw(`gone_${index}`);
+    ctes.push(sql`${written} as (
       insert into ${table} (${names}, last_run_id)
-      select ${names}, ${runId}::bigint from ${sql.raw(stage)} order by ${sql.join(key.map(ident))}
+      select ${names}, ${runId}::bigint from ${stage} order by ${sql.join(key.map(ident))}
       on conflict (${sql.join(key.map(ident))}) do update set
         ${assignments}, deleted_at = null, last_synced_at = now(), last_run_id = excluded.last_run_id
       where (${current}) is distinct from (${incoming})
       returning (xmax = 0) as inserted
-    )${gone}
-    select count(*) filter (where inserted)::int as inserted, count(*) filter (where not inserted)::int as updated,
-           ${parents && spec.parentColumn ? sql`(select count(*) from gone)::int` : sql`0`} as deleted
-      from written
-  `.execute(db);
-  const { inserted, updated, deleted } = result.rows[0];
-  return { inserted, updated, unchanged: unique.length - inserted - updated, ...(parents && { deleted }) };
+    )`);
+    const marks = parents && spec.parentColumn;
+    if (marks) {
+      ctes.push(sql`${gone} as (
+      update ${table} set deleted_at = now(), last_synced_at = now(), last_run_id = ${runId}
+      where ${ident(ACCOUNT_COLUMN)} = ${account} and ${ident(spec.parentColumn!)} = any(${parents as number[]}::bigint[]) and deleted_at is null
+        and not exists (select 1 from ${stage} s where ${sql.join(
+          spec.key.map((column) => sql`s.${ident(column)} = ${sql.raw(spec.name)}.${ident(column)}`),
+          sql` and `,
+        )})
+      returning 1
+    )`);
+    }
+    counts.push(sql`(select count(*) filter (where inserted) from ${written})::int as ${sql.raw(`inserted_${index}`)},
+      (select count(*) filter (where not inserted) from ${written})::int as ${sql.raw(`updated_${index}`)},
+      ${marks ? sql`(select count(*) from ${gone})::int` : sql`0`} as ${sql.raw(`deleted_${index}`)}`);
+  }
+  const { rows } = await sql<Record<string, number>>`with ${sql.join(ctes)} select ${sql.join(counts)}`.execute(db);
+  return parts.map((part, index) => {
+    const inserted = rows[0][`inserted_${index}`];
+    const updated = rows[0][`updated_${index}`];
+    return { inserted, updated, unchanged: part.staged - inserted - updated, ...(part.parents && { deleted: rows[0][`deleted_${index}`] }) };
+  });
+}
+
+/** One table's rows for `upsertStaged`, and the parents whose rows they are (for children). */
+export interface StagedTable {
+  spec: SourceTable;
+  rows: readonly LoadRow[];
+  parents?: readonly number[];
+}
+
+/**
+ * Upserts several tables' rows through their staging tables in three steps, whatever the number
+ * of tables: one round trip makes and empties the staging tables, a COPY per table with rows
+ * fills them, and one statement merges them all and, for the tables given `parents`, marks
+ * deleted those parents' rows not among them (an empty table's included). For rows that may be
+ * in the warehouse (an incremental's pages); in a transaction.
+ */
+export async function upsertStaged(db: AnyDatabase, tables: readonly StagedTable[], runId: number, account: string): Promise<UpsertCounts[]> {
+  await prepareStaging(db, tables.map((table) => table.spec));
+  const parts: MergePart[] = [];
+  for (const { spec, rows, parents } of tables) {
+    const unique = dedupeByKey(spec, rows);
+    if (unique.length) await stageRows(db, spec, unique, account);
+    parts.push({ spec, staged: unique.length, parents });
+  }
+  return mergeStaged(db, parts, runId, account);
 }
 
 /**

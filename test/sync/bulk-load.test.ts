@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { markMissingChildren, prepareStaging, upsertRows, type LoadRow } from '../../src/warehouse/bulk-load.js';
+import { markMissingChildren, upsertRows, upsertStaged, type LoadRow } from '../../src/warehouse/bulk-load.js';
 import { AR_TRANSACTIONS, LEASES } from '../../src/streams/leases/tables.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 
@@ -91,17 +91,28 @@ describe('set-based upsert', () => {
     expect(revived).toEqual({ deleted_at: null, last_run_id: 3 });
   });
 
-  it('merges a parent\'s children and marks deleted the ones it no longer lists in one statement, staged ahead with the others', async () => {
+  it('stages several tables and merges them in one statement, marking deleted the children their parents no longer list', async () => {
+    await upsertRows(t.db, LEASES, [lease(70, 4), lease(71, 4), lease(80, 4)], 1, { account: 'default' });
     await upsertRows(t.db, AR_TRANSACTIONS, [ar(700, 70, '1.00'), ar(701, 70, '2.00'), ar(702, 71, '3.00'), ar(800, 80, '4.00')], 1, { account: 'default' });
     await t.db.transaction().execute(async (trx) => {
-      await prepareStaging(trx, [LEASES, AR_TRANSACTIONS]);
       const statements: string[] = [];
       const counted = trx.withPlugin({ transformQuery: (args) => (statements.push(args.node.kind), args.node), transformResult: async (args) => args.result });
-      // Lease 70 keeps 700 (changed) and adds 703; lease 71 lists nothing any more; lease 80 is not among the parents.
-      const counts = await upsertRows(counted, AR_TRANSACTIONS, [ar(700, 70, '1.50'), ar(703, 70, '5.00')], 4, { account: 'default', staged: true, parents: [70, 71] });
-      expect(counts).toEqual({ inserted: 1, updated: 1, unchanged: 0, deleted: 2 });
-      // Besides the COPY (which kysely's plugins do not see): one statement, no staging of its own.
-      expect(statements, 'one statement merges and marks').toHaveLength(1);
+      // Lease 70 changes, keeps 700 (changed) and adds 703; lease 71 lists nothing any more; lease 80 is not among the parents.
+      const counts = await upsertStaged(
+        counted,
+        [
+          { spec: LEASES, rows: [lease(70, 5), lease(71, 4)] },
+          { spec: AR_TRANSACTIONS, rows: [ar(700, 70, '1.50'), ar(703, 70, '5.00')], parents: [70, 71] },
+        ],
+        4,
+        'default',
+      );
+      expect(counts).toEqual([
+        { inserted: 0, updated: 1, unchanged: 1 },
+        { inserted: 1, updated: 1, unchanged: 0, deleted: 2 },
+      ]);
+      // Besides the COPYs (which kysely's plugins do not see): the staging tables made in one statement, and one merge.
+      expect(statements, 'the staging, then one statement that merges and marks').toHaveLength(2);
     });
     const rows = await t.db.selectFrom('ar_transactions').select(['ar_transaction_id', 'amount', 'deleted_at', 'last_run_id']).where('lease_id', 'in', [70, 71, 80]).orderBy('ar_transaction_id').execute();
     expect(rows.map((row) => [row.ar_transaction_id, row.amount, row.deleted_at !== null, row.last_run_id])).toEqual([
@@ -111,8 +122,12 @@ describe('set-based upsert', () => {
       [703, '5.00', false, 4],
       [800, '4.00', false, 1],
     ]);
+    expect((await t.db.selectFrom('leases').select('lease_status_type_id').where('lease_id', '=', 70).executeTakeFirstOrThrow()).lease_status_type_id).toBe(5);
     // No rows at all: every child of the parents is marked.
-    expect(await upsertRows(t.db, AR_TRANSACTIONS, [], 5, { account: 'default', parents: [70] })).toEqual({ inserted: 0, updated: 0, unchanged: 0, deleted: 2 });
+    await t.db.transaction().execute(async (trx) => {
+      expect(await upsertStaged(trx, [{ spec: AR_TRANSACTIONS, rows: [], parents: [70] }], 5, 'default')).toEqual([{ inserted: 0, updated: 0, unchanged: 0, deleted: 2 }]);
+    });
+    expect(await upsertRows(t.db, AR_TRANSACTIONS, [], 6, { account: 'default', parents: [80] })).toEqual({ inserted: 0, updated: 0, unchanged: 0, deleted: 1 });
   });
 
   it('loads text and the raw record exactly, whatever characters they hold', async () => {

@@ -16,7 +16,8 @@ import { combineObservers } from '../sync/observers.js';
 import { streamsOf } from '../sync/plan-run.js';
 import { lanesInFlight } from '../sync/run-lanes.js';
 import type { RunSummary, SyncObserver, SyncRequest } from '../sync/types.js';
-import type { Db } from '../catalog/tables.js';
+import { SOURCE_TABLE_NAMES, type Db } from '../catalog/tables.js';
+import { analyzeChanged } from '../warehouse/statistics.js';
 import { createCallGate } from '../queue/call-gate.js';
 import { budgetToday, spentByOthersToday } from './budget.js';
 import { EXIT, ExitError, type ExitCode } from './exit-codes.js';
@@ -147,12 +148,28 @@ export async function openPropsync(config: Config, options: OpenOptions): Promis
 }
 
 /**
- * Refreshes the reporting layer after a run (or a queued run's last lane): the views side by
- * side on connections of the pool (the run's lanes have given theirs back), each under a
- * statement budget of its own. It logs its failures: never throws.
+ * Refreshes the reporting layer after a run (or a queued run's last lane): first the statistics
+ * of the tables the run changed much, then the views side by side on connections of the pool
+ * (the run's lanes have given theirs back), each under a statement budget of its own. It logs
+ * its failures: never throws.
  */
 export async function refreshAfterRun(db: Db, config: Config, logger: Logger): Promise<void> {
+  await analyzeAfterRun(db, logger);
   await refreshAfterSync(db, config.timeZone, logger, { statementTimeoutMs: config.database.refreshStatementTimeoutMs, parallel: true });
+}
+
+/** analyzeChanged over the source tables, logged; a failure is logged, not thrown (autovacuum analyzes later). */
+async function analyzeAfterRun(db: Db, logger: Logger): Promise<void> {
+  const started = Date.now();
+  try {
+    // The source tables: what the reporting views and the next run's lookups read. Not the seen keys, empty between runs.
+    const tables = await analyzeChanged(db, SOURCE_TABLE_NAMES);
+    const durationMs = Date.now() - started;
+    if (tables.length) logger.info({ event: 'statistics_analyzed', tables, durationMs }, `analyzed ${tables.length} tables the run changed much (${tables.join(', ')}) in ${durationMs} ms`);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    logger.warn({ event: 'statistics_analyze_failed', err: message }, `could not analyze the tables the run changed: ${message}; autovacuum will`);
+  }
 }
 
 /** Records the accounts about to run and their display names (the reporting views show them). */

@@ -1,24 +1,31 @@
 import { sql } from 'kysely';
 import type { AnyDatabase } from './schema.js';
 
+/** How much a table may grow (its size on disk against the last measure of it) before its statistics are taken again. */
+const GROWTH = 1.2;
+
+/** Blocks of 8 kB below which a table's statistics do not matter. */
+const MIN_BLOCKS = 8;
+
 /** How long an ANALYZE waits for its table's lock (autovacuum's own ANALYZE, say) before it leaves the table to it. */
 const ANALYZE_LOCK_TIMEOUT = '5s';
 
 /**
- * Brings Postgres's statistics of the tables up to date where autovacuum would: those whose rows
- * changed since their last ANALYZE past `autovacuum_analyze_threshold` +
- * `autovacuum_analyze_scale_factor` × their rows (a full load, a backfill; seldom a nightly run).
- * Autovacuum would get there minutes later; meanwhile the next run and the reporting refresh
- * would plan on tables taken for empty. Side by side on the pool's connections; a table whose
- * lock is held (autovacuum analyzing it already) is left to that. Returns the tables analyzed.
+ * Brings Postgres's statistics of the tables up to date where they have fallen far behind: a
+ * table never measured (by ANALYZE or VACUUM) that now holds data, or one that grew by more than
+ * a fifth since (a full load, a backfill; seldom a nightly run). Told by the table's size on
+ * disk, which is exact at once, where the counts of changed rows that autovacuum goes by reach
+ * the statistics seconds after their commit. Autovacuum would get there minutes later;
+ * meanwhile the next run and the reporting refresh would plan on tables taken for empty. Side by
+ * side on the pool's connections; a table whose lock is held (autovacuum analyzing it already)
+ * is left to that. Returns the tables analyzed.
  */
 export async function analyzeChanged(db: AnyDatabase, tables: readonly string[]): Promise<string[]> {
   const { rows } = await sql<{ name: string }>`
-    select s.relname as name
-      from pg_stat_user_tables s join pg_class c on c.oid = s.relid
-     where s.schemaname = current_schema() and s.relname = any(${tables as string[]}::text[])
-       and s.n_mod_since_analyze > current_setting('autovacuum_analyze_threshold')::float8
-                                   + current_setting('autovacuum_analyze_scale_factor')::float8 * greatest(c.reltuples, 0)
+    select c.relname as name
+      from pg_class c
+     where c.relnamespace = current_schema()::regnamespace and c.relkind = 'r' and c.relname = any(${tables as string[]}::text[])
+       and pg_relation_size(c.oid) / current_setting('block_size')::int > c.relpages * ${sql.lit(GROWTH)} + ${sql.lit(MIN_BLOCKS)}
      order by c.relpages desc`.execute(db);
   const analyzed = await Promise.all(
     rows.map(({ name }) =>

@@ -43,18 +43,20 @@ it('analyzes the tables a full load filled before the reporting refresh, and non
   const full = await syncThroughApp();
   expect(full.summary.status).toBe('succeeded');
   const analyzed = full.lines.find((line) => line.event === 'statistics_analyzed');
-  expect(analyzed?.tables).toEqual(expect.arrayContaining(['leases', 'ar_transactions', 'invoices', 'invoice_line_items']));
   // Before the views are refreshed from them.
   expect(full.lines.indexOf(analyzed!)).toBeLessThan(full.lines.findIndex((line) => line.event === 'reporting_refreshed'));
   const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_stats where schemaname = current_schema() and tablename = 'ar_transactions'`.execute(h.warehouse.db);
   expect(rows[0].n).toBeGreaterThan(0);
+  // Each analyzed by the run, unless autovacuum happened to get there first.
+  const { rows: auto } = await sql<{ name: string }>`select relname as name from pg_stat_user_tables where last_autoanalyze is not null`.execute(h.warehouse.db);
+  const byAutovacuum = auto.map((row) => row.name);
+  for (const table of ['leases', 'ar_transactions', 'invoices', 'invoice_line_items']) {
+    expect([...(analyzed?.tables as string[]), ...byAutovacuum], table).toContain(table);
+  }
   const after = await lastAnalyzed();
   for (const [table, at] of after) expect(at, table).not.toBeNull();
 
-  // The same listing again. Postgres counts a backend's writes up to seconds after they commit:
-  // those of the full load's last pages may only reach the statistics after its ANALYZE, and be
-  // taken for the next run's. Past that one, a run that changed little analyzes nothing.
-  expect((await syncThroughApp()).summary.status).toBe('succeeded');
+  // The same listing again: no table grew, nothing analyzed.
   const rerun = await syncThroughApp();
   expect(rerun.summary.status).toBe('succeeded');
   expect(rerun.lines.find((line) => line.event === 'statistics_analyzed')).toBeUndefined();

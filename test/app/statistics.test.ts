@@ -51,7 +51,7 @@ it('analyzes the tables a full load filled before the reporting refresh, and non
   const { rows: auto } = await sql<{ name: string }>`select relname as name from pg_stat_user_tables where last_autoanalyze is not null`.execute(h.warehouse.db);
   const byAutovacuum = auto.map((row) => row.name);
   for (const table of ['leases', 'ar_transactions', 'invoices', 'invoice_line_items']) {
-    expect([...(analyzed?.tables as string[]), ...byAutovacuum], table).toContain(table);
+    expect([...((analyzed?.tables as string[] | undefined) ?? []), ...byAutovacuum], table).toContain(table);
   }
   const after = await lastAnalyzed();
   for (const [table, at] of after) expect(at, table).not.toBeNull();

@@ -1,6 +1,5 @@
 import { sql } from 'kysely';
-import type { Db } from '../catalog/tables.js';
-import { updateGroups, type MaintainedView } from './maintained-groups.js';
+import type { MaintainedView } from './maintained-groups.js';
 
 /** The sum of one transaction type's amounts. */
 const MONEY = (type: number) => sql.raw(`coalesce(sum(t.amount) filter (where t.transaction_type_id = ${type}), 0)::numeric(14,2)`);
@@ -54,12 +53,3 @@ export const AR_ACTIVITY: MaintainedView = {
        group by t.property_id, t.post_month, t.ar_code_id, t.account_id`;
   },
 };
-
-/**
- * Sums again the groups of reporting_private.ar_activity_groups that the ledger's and the leases'
- * triggers noted since the last time, and forgets them; returns how many (see updateGroups: `trx`
- * is a REPEATABLE READ transaction that has taken no snapshot yet).
- */
-export async function updateArActivityGroups(trx: Db): Promise<number> {
-  return updateGroups(trx, AR_ACTIVITY);
-}

@@ -57,8 +57,8 @@ export async function updateGroups(trx: Db, view: MaintainedView): Promise<numbe
   const { dirty, groups: summed } = rows[0];
   if (dirty === 0) return 0;
   // A good share of the groups (after a full load, all of them): the whole source summed once
-  // costs less than a search of it per group.
-  // Groups there are, new ones counted: at most those summed last plus the dirty ones.
+  // costs less than a search of it per group. The groups there are, new ones counted, are at
+  // most those summed last plus the dirty ones.
   const total = summed + dirty;
   const whole = total >= view.wholeMinGroups && dirty * WHOLE_SHARE >= total;
   if (whole) await sql`delete from ${groups}`.execute(trx);

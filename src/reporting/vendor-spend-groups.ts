@@ -1,6 +1,5 @@
 import { sql } from 'kysely';
-import type { Db } from '../catalog/tables.js';
-import { updateGroups, type MaintainedView } from './maintained-groups.js';
+import type { MaintainedView } from './maintained-groups.js';
 
 /**
  * `vendor_spend_monthly`, a plain view over reporting_private.vendor_spend_groups
@@ -57,12 +56,3 @@ export const VENDOR_SPEND: MaintainedView = {
        group by s.post_month, s.vendor_id, li.property_id, s.account_id`;
   },
 };
-
-/**
- * Sums again the groups of reporting_private.vendor_spend_groups that the invoices' and the lines'
- * triggers noted since the last time, and forgets them; returns how many (see updateGroups: `trx`
- * is a REPEATABLE READ transaction that has taken no snapshot yet).
- */
-export async function updateVendorSpendGroups(trx: Db): Promise<number> {
-  return updateGroups(trx, VENDOR_SPEND);
-}

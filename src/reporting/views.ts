@@ -57,8 +57,8 @@ export function materializedNote(view: ReportingView): string {
 }
 
 /** The sentence that says a view's sums are maintained group by group, and why. */
-export function maintainedNote(view: ReportingView): string {
-  return `Maintained group by group: its sums are kept in a table, and only the groups ${view.maintained?.groups} a sync changed are refreshed at the end of each sync, since ${view.maintained?.reason}.`;
+function maintainedNote(view: ReportingView): string {
+  return `Maintained group by group: its sums are kept in a table, and only the groups ${view.maintained?.groups} a sync changed are refreshed at the end of each sync, since ${view.maintained?.reason}. Account and property names are read with the rows, so they are always current.`;
 }
 
 /** The sentence of a view's comment and docs on how it is kept, if it is not a plain view. */
@@ -296,8 +296,7 @@ export const REPORTING_VIEWS: readonly ReportingView[] = [
     maintained: {
       groups: '(account, property and post month) whose AR transactions or leases',
       reason:
-        'summing the whole AR ledger again took seconds on the large data set, for the few dozen transactions a nightly sync changes. ' +
-        'Account and property names are read with the rows, so they are always current',
+        'summing the whole AR ledger again took seconds on the large data set, for the few dozen transactions a nightly sync changes',
     },
     example: `select post_month, sum(charges) as charges, sum(payments) as payments, sum(concessions) as concessions, sum(write_offs) as write_offs
   from reporting.ar_activity_monthly
@@ -328,8 +327,7 @@ export const REPORTING_VIEWS: readonly ReportingView[] = [
     maintained: {
       groups: '(account and invoice post month) whose invoices or invoice lines',
       reason:
-        'summing every invoice line again took a second on the large data set, for the dozen invoices a nightly sync changes. ' +
-        'Account and property names are read with the rows, so they are always current',
+        'summing every invoice line again took a second on the large data set, for the dozen invoices a nightly sync changes',
     },
     example: `select vendor_name, sum(amount) as spend
   from reporting.vendor_spend_monthly

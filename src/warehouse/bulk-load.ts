@@ -233,13 +233,18 @@ async function prepareStaging(db: AnyDatabase, specs: readonly SourceTable[]): P
 }
 
 async function mergeRows(db: AnyDatabase, spec: SourceTable, unique: readonly LoadRow[], runId: number, options: UpsertOptions): Promise<UpsertCounts> {
-  const { account, parents } = options;
-  // One round trip: the staging table exists once per session and is emptied at every commit
-  // (and here, should a transaction load the same table twice).
-  await sql.raw(stagingStatements(spec)).execute(db);
-  await stageRows(db, spec, unique, account);
-  const [counts] = await mergeStaged(db, [{ spec, staged: unique.length, parents }], runId, account);
+  const [counts] = await stageAndMerge(db, [{ spec, unique, parents: options.parents }], runId, options.account);
   return counts;
+}
+
+/**
+ * Makes and empties the tables' staging tables (one round trip; they exist once per session and
+ * empty at every commit), fills those with rows by COPY, and merges all in one statement.
+ */
+async function stageAndMerge(db: AnyDatabase, tables: readonly { spec: SourceTable; unique: readonly LoadRow[]; parents?: readonly number[] }[], runId: number, account: string): Promise<UpsertCounts[]> {
+  await prepareStaging(db, tables.map((table) => table.spec));
+  for (const { spec, unique } of tables) if (unique.length) await stageRows(db, spec, unique, account);
+  return mergeStaged(db, tables.map(({ spec, unique, parents }) => ({ spec, staged: unique.length, parents })), runId, account);
 }
 
 /** Streams rows into the table's (made and emptied) staging table with COPY. */
@@ -287,15 +292,8 @@ async function mergeStaged(db: AnyDatabase, parts: readonly MergePart[], runId: 
     )`);
     const marks = parents && spec.parentColumn;
     if (marks) {
-      ctes.push(sql`${gone} as (
-      update ${table} set deleted_at = now(), last_synced_at = now(), last_run_id = ${runId}
-      where ${ident(ACCOUNT_COLUMN)} = ${account} and ${ident(spec.parentColumn!)} = any(${parents as number[]}::bigint[]) and deleted_at is null
-        and not exists (select 1 from ${stage} s where ${sql.join(
-          spec.key.map((column) => sql`s.${ident(column)} = ${sql.raw(spec.name)}.${ident(column)}`),
-          sql` and `,
-        )})
-      returning 1
-    )`);
+      const kept = sql`exists (select 1 from ${stage} s where ${sameKey(spec, 's')})`;
+      ctes.push(sql`${gone} as (${markDeleted(spec, runId, account, sql`${ident(spec.parentColumn!)} = any(${parents as number[]}::bigint[]) and not ${kept}`)} returning 1)`);
     }
     counts.push(sql`(select count(*) filter (where inserted) from ${written})::int as ${sql.raw(`inserted_${index}`)},
       (select count(*) filter (where not inserted) from ${written})::int as ${sql.raw(`updated_${index}`)},
@@ -324,14 +322,7 @@ export interface StagedTable {
  * in the warehouse (an incremental's pages); in a transaction.
  */
 export async function upsertStaged(db: AnyDatabase, tables: readonly StagedTable[], runId: number, account: string): Promise<UpsertCounts[]> {
-  await prepareStaging(db, tables.map((table) => table.spec));
-  const parts: MergePart[] = [];
-  for (const { spec, rows, parents } of tables) {
-    const unique = dedupeByKey(spec, rows);
-    if (unique.length) await stageRows(db, spec, unique, account);
-    parts.push({ spec, staged: unique.length, parents });
-  }
-  return mergeStaged(db, parts, runId, account);
+  return stageAndMerge(db, tables.map(({ spec, rows, parents }) => ({ spec, unique: dedupeByKey(spec, rows), parents })), runId, account);
 }
 
 /**
@@ -347,30 +338,34 @@ export async function markMissingChildren(
   account: string,
 ): Promise<number> {
   if (!spec.parentColumn || parentIds.length === 0) return 0;
-  const table = sql.table(spec.name);
   const keyArrays = spec.key.map((column) => keptRows.map((row) => row[column] as number));
   // An anti-join (hashed), not `key <> all(array)`: that compares every row with every kept key,
   // which took half a second a page on a property's AR ledger.
-  const keep = sql`not exists (
+  const kept = sql`exists (
     select 1 from unnest(${sql.join(keyArrays.map((values) => sql`${values}::bigint[]`))}) as k(${sql.join(spec.key.map(ident))})
-    where ${sql.join(
-      spec.key.map((column) => sql`k.${ident(column)} = ${sql.raw(spec.name)}.${ident(column)}`),
-      sql` and `,
-    )})`;
-  const result = await sql`
-    update ${table} set deleted_at = now(), last_synced_at = now(), last_run_id = ${runId}
-    where ${ident(ACCOUNT_COLUMN)} = ${account} and ${ident(spec.parentColumn)} = any(${parentIds as number[]}::bigint[]) and deleted_at is null and ${keep}
-  `.execute(db);
+    where ${sameKey(spec, 'k')})`;
+  const result = await markDeleted(spec, runId, account, sql`${ident(spec.parentColumn)} = any(${parentIds as number[]}::bigint[]) and not ${kept}`).execute(db);
   return Number(result.numAffectedRows ?? 0);
+}
+
+/** The statement that marks deleted the live rows of an account in `spec` that `condition` names (rows are never removed). */
+function markDeleted(spec: SourceTable, runId: number, account: string, condition: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`update ${sql.table(spec.name)} set deleted_at = now(), last_synced_at = now(), last_run_id = ${runId}
+    where ${ident(ACCOUNT_COLUMN)} = ${account} and deleted_at is null and ${condition}`;
+}
+
+/** `alias`'s key columns equal to those of the table's row. */
+function sameKey(spec: SourceTable, alias: string): RawBuilder<unknown> {
+  return sql.join(
+    spec.key.map((column) => sql`${sql.ref(`${alias}.${column}`)} = ${sql.raw(spec.name)}.${ident(column)}`),
+    sql` and `,
+  );
 }
 
 /** Marks deleted the not-yet-deleted rows of `spec` whose `column` is among `values`. */
 export async function markDeletedWhere(db: AnyDatabase, spec: SourceTable, column: string, values: readonly number[], runId: number, account: string): Promise<number> {
   if (values.length === 0) return 0;
-  const result = await sql`
-    update ${sql.table(spec.name)} set deleted_at = now(), last_synced_at = now(), last_run_id = ${runId}
-    where ${ident(ACCOUNT_COLUMN)} = ${account} and ${ident(column)} = any(${values as number[]}::bigint[]) and deleted_at is null
-  `.execute(db);
+  const result = await markDeleted(spec, runId, account, sql`${ident(column)} = any(${values as number[]}::bigint[])`).execute(db);
   return Number(result.numAffectedRows ?? 0);
 }
 

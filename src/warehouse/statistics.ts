@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { isLockTimeout } from './connection-errors.js';
 import type { AnyDatabase } from './schema.js';
 
 /** How much a table may grow (its size on disk against the last measure of it) before its statistics are taken again. */
@@ -37,7 +38,7 @@ export async function analyzeChanged(db: AnyDatabase, tables: readonly string[])
           return name;
         })
         .catch((error: unknown) => {
-          if ((error as { code?: string }).code === '55P03') return undefined;
+          if (isLockTimeout(error)) return undefined;
           throw error;
         }),
     ),

@@ -2,8 +2,9 @@ import { Migrator, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db, Warehouse } from '../../src/catalog/tables.js';
 import { grantReader } from '../../src/reporting/reader-role.js';
-import { updateArActivityGroups } from '../../src/reporting/ar-activity-groups.js';
-import { updateVendorSpendGroups } from '../../src/reporting/vendor-spend-groups.js';
+import { updateGroups } from '../../src/reporting/maintained-groups.js';
+import { AR_ACTIVITY } from '../../src/reporting/ar-activity-groups.js';
+import { VENDOR_SPEND } from '../../src/reporting/vendor-spend-groups.js';
 import { refreshReporting } from '../../src/reporting/refresh.js';
 import { REPORTING_VIEWS } from '../../src/reporting/views.js';
 import { connect } from '../../src/warehouse/db.js';
@@ -58,8 +59,8 @@ describe('reporting views of two accounts with the same ids', () => {
         .execute(async (trx) => {
           for (const table of [...FIXTURE_TABLES, 'accounts']) await sql`delete from ${sql.id('public', table)} where account_id = ${other}`.execute(trx);
           for (const view of ['properties', 'occupancy_monthly']) await sql`refresh materialized view ${sql.id('reporting_private', view)}`.execute(trx);
-          await updateArActivityGroups(trx);
-          await updateVendorSpendGroups(trx);
+          await updateGroups(trx, AR_ACTIVITY);
+          await updateGroups(trx, VENDOR_SPEND);
           const rows = new Map<string, unknown[]>();
           for (const view of VIEWS) {
             expect(await viewRows(trx, view, other), `${view} without ${other}`).toEqual([]);

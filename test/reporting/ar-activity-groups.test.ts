@@ -4,7 +4,8 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { updateArActivityGroups } from '../../src/reporting/ar-activity-groups.js';
+import { updateGroups } from '../../src/reporting/maintained-groups.js';
+import { AR_ACTIVITY as MAINTAINED } from '../../src/reporting/ar-activity-groups.js';
 import type { TestDatabase } from '../support/database.js';
 import { dropWarehouse, maintainedViewTests, migrationTests, migrator, openWarehouse, type MaintainedViewCase } from './maintained-view-support.js';
 
@@ -37,7 +38,7 @@ const AR_ACTIVITY: MaintainedViewCase = {
   order: 'order by account_id, property_id, post_month, ar_code_id',
   full: FULL,
   previousMigration: '0014_account_load_costs',
-  update: updateArActivityGroups,
+  update: (trx) => updateGroups(trx, MAINTAINED),
 };
 
 let database: TestDatabase;

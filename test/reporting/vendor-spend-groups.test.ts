@@ -5,7 +5,8 @@ import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { refreshReporting } from '../../src/reporting/refresh.js';
-import { updateVendorSpendGroups } from '../../src/reporting/vendor-spend-groups.js';
+import { updateGroups } from '../../src/reporting/maintained-groups.js';
+import { VENDOR_SPEND as MAINTAINED } from '../../src/reporting/vendor-spend-groups.js';
 import { migrateToLatest } from '../../src/warehouse/migrate.js';
 import { waitFor } from '../cli/support.js';
 import type { TestDatabase } from '../support/database.js';
@@ -48,7 +49,7 @@ const VENDOR_SPEND: MaintainedViewCase = {
   order: 'order by account_id, post_month, vendor_id, property_id',
   full: FULL,
   previousMigration: '0015_ar_activity_groups',
-  update: updateVendorSpendGroups,
+  update: (trx) => updateGroups(trx, MAINTAINED),
 };
 
 let database: TestDatabase;

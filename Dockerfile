@@ -34,7 +34,7 @@ LABEL org.opencontainers.image.title="propsync" \
       org.opencontainers.image.base.name="docker.io/library/node:20.20.2-bookworm-slim"
 # The heap limits and malloc arenas of bin/propsync.mjs's first line, which `node FILE` does not
 # read: one process, no launcher (README, Benchmark, "Memory"); `docker run -e NODE_OPTIONS=...`
-# chooses others.
+# chooses others. NODE_OPTIONS refuses --initial-old-space-size: the entrypoint passes it.
 ENV NODE_ENV=production \
     NODE_OPTIONS="--max-old-space-size=160 --max-semi-space-size=8" \
     MALLOC_ARENA_MAX=2 \
@@ -51,5 +51,5 @@ USER 1000:1000
 EXPOSE 9464
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PROPSYNC_METRICS_PORT||9464)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-ENTRYPOINT ["node", "/app/bin/propsync.mjs"]
+ENTRYPOINT ["node", "--initial-old-space-size=64", "/app/bin/propsync.mjs"]
 CMD ["schedule"]

@@ -115,10 +115,12 @@ export function createXmlDecoder(options: XmlDecoderOptions = {}): XmlDecoder {
   function pooled(): NonNullable<typeof pool> {
     if (!pool) {
       const threadCount = options.threads ?? defaultThreads();
-      // V8's --max-semi-space-size (the command's first line) is the process's, and wins over a
-      // thread's young-generation limit: a thread would take the main thread's 16 MB. Cleared
-      // here, it counts only for isolates made from now on, which are these threads.
+      // V8's --max-semi-space-size and --initial-old-space-size (the command's first line) are
+      // the process's and win over a thread's own heap limits: a thread would take the main
+      // thread's 16 MB young generation and let its old one reach 64 MB before collecting it.
+      // Cleared here, they count only for isolates made from now on, which are these threads.
       setFlagsFromString('--max-semi-space-size=0');
+      setFlagsFromString('--initial-old-space-size=0');
       const started = new Piscina<XmlDecodeTask, RecognizedJson>({
         ...(options.task ?? taskModule()),
         // Threads start with the replies and end after a few idle seconds: a scheduler waiting for

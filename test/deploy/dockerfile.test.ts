@@ -13,6 +13,11 @@ const runtime = instructions.slice(instructions.map((i) => i.getKeyword()).lastI
 const copyStage = (copy: (typeof instructions)[number]) => (copy as unknown as { getFlags(): { getName(): string; getValue(): string | null }[] }).getFlags().find((flag) => flag.getName() === 'from')?.getValue() ?? null;
 const args = (keyword: string) => runtime.filter((i) => i.getKeyword() === keyword).map((i) => i.getArgumentsContent() ?? '');
 
+/** The first line of bin/propsync.mjs: the variables before node, and node's flags. */
+const [, variables = '', flags = ''] = /^#!\/usr\/bin\/env -S ((?:[A-Z_]+=\S+ )*)node (.+)$/m.exec(readText('bin/propsync.mjs')) ?? [];
+/** The first line's flags that NODE_OPTIONS refuses, which the entrypoint passes instead. */
+const entrypointFlags = flags.split(' ').filter((flag) => flag.startsWith('--initial-old-space-size='));
+
 describe('Dockerfile', () => {
   it('passes the Dockerfile linter (dockerfile-utils) with every check an error', () => {
     const all = ValidationSeverity.ERROR;
@@ -39,7 +44,8 @@ describe('Dockerfile', () => {
     const user = args('USER');
     expect(user).toHaveLength(1);
     expect(user[0]).not.toMatch(/^(root|0)(:|$)/);
-    expect(args('ENTRYPOINT')).toEqual(['["node", "/app/bin/propsync.mjs"]']);
+    expect(args('ENTRYPOINT')).toHaveLength(1);
+    expect(JSON.parse(args('ENTRYPOINT')[0])).toEqual(['node', ...entrypointFlags, '/app/bin/propsync.mjs']);
     expect(args('CMD')).toEqual(['["schedule"]']);
     expect(args('HEALTHCHECK').join(' ')).toMatch(/\/healthz/);
     expect(args('ENV').join(' ')).toMatch(/PROPSYNC_METRICS_HOST=0\.0\.0\.0/);
@@ -48,11 +54,14 @@ describe('Dockerfile', () => {
   });
 
   it('gives node the heap limits and malloc arenas of bin/propsync.mjs\'s first line, which `node FILE` does not read, as the npm scripts do', () => {
-    const [, variables = '', flags = ''] = /^#!\/usr\/bin\/env -S ((?:[A-Z_]+=\S+ )*)node (.+)$/m.exec(readText('bin/propsync.mjs')) ?? [];
     expect(flags).toMatch(/--max-old-space-size=\d+/);
     expect(variables).toContain('MALLOC_ARENA_MAX=2');
     const env = args('ENV').join(' ');
-    expect(env).toContain(`NODE_OPTIONS="${flags}"`);
+    // NODE_OPTIONS takes the flags node allows there; the entrypoint's command line the others.
+    const allowed = flags.split(' ').filter((flag) => !entrypointFlags.includes(flag));
+    expect(env).toContain(`NODE_OPTIONS="${allowed.join(' ')}"`);
+    for (const flag of entrypointFlags) expect(() => execFileSync(process.execPath, ['-e', ''], { env: { ...process.env, NODE_OPTIONS: flag }, stdio: 'pipe' })).toThrow(/not allowed in NODE_OPTIONS/);
+    expect(() => execFileSync(process.execPath, ['-e', ''], { env: { ...process.env, NODE_OPTIONS: allowed.join(' ') }, stdio: 'pipe' })).not.toThrow();
     for (const variable of variables.trim().split(' ')) expect(env).toContain(variable);
     const scripts = (JSON.parse(readText('package.json')) as { scripts: Record<string, string> }).scripts;
     for (const name of ['propsync', 'demo']) expect(scripts[name], name).toMatch(new RegExp(`^${variables}node ${flags} bin/propsync\\.mjs\\b`));

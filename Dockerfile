@@ -51,5 +51,5 @@ USER 1000:1000
 EXPOSE 9464
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PROPSYNC_METRICS_PORT||9464)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-ENTRYPOINT ["node", "--initial-old-space-size=64", "/app/bin/propsync.mjs"]
+ENTRYPOINT ["node", "--initial-old-space-size=48", "/app/bin/propsync.mjs"]
 CMD ["schedule"]

@@ -1,4 +1,4 @@
-#!/usr/bin/env -S MALLOC_ARENA_MAX=2 node --max-old-space-size=160 --max-semi-space-size=8 --initial-old-space-size=64
+#!/usr/bin/env -S MALLOC_ARENA_MAX=2 node --max-old-space-size=160 --max-semi-space-size=8 --initial-old-space-size=48
 // Entry point of the `propsync` command: runs the bundled build in dist/ (`npm run build`, run by
 // `npm ci`; `npm run dev -- ...` runs the TypeScript sources). The first line sets the heap limits
 // and the allocator's arenas, so this process is the whole of propsync. Why: docs/benchmark.md#memory

@@ -117,7 +117,7 @@ export function createXmlDecoder(options: XmlDecoderOptions = {}): XmlDecoder {
       const threadCount = options.threads ?? defaultThreads();
       // V8's --max-semi-space-size and --initial-old-space-size (the command's first line) are
       // the process's and win over a thread's own heap limits: a thread would take the main
-      // thread's 16 MB young generation and let its old one reach 64 MB before collecting it.
+      // thread's 16 MB young generation and let its old one fill to the main thread's floor first.
       // Cleared here, they count only for isolates made from now on, which are these threads.
       setFlagsFromString('--max-semi-space-size=0');
       setFlagsFromString('--initial-old-space-size=0');

@@ -139,7 +139,7 @@ describe('the runtime install (npm pack, then npm install --omit=dev)', () => {
     };
     // One process (no launcher), with the limits (it stops there: no configuration is given).
     const sync = await installed(['sync'], { NODE_OPTIONS: trace });
-    expect(flags(sync.stderr)).toEqual([['--max-old-space-size=160', '--max-semi-space-size=8', '--initial-old-space-size=64']]);
+    expect(flags(sync.stderr)).toEqual([['--max-old-space-size=160', '--max-semi-space-size=8', '--initial-old-space-size=48']]);
     expect(sync.stderr).toContain('malloc arenas: 2');
     // The simulator's large data set does not fit: it says how to start node for it.
     const simulate = await installed(['simulate', '--scale', 'large'], { NODE_OPTIONS: trace });

@@ -103,9 +103,14 @@ function copyScalar(value: unknown): string {
   return typeof value === 'number' ? String(value) : copyText(scalarText(value));
 }
 
-/** A value of an array column: an array literal, or whatever else it is as text. */
+/** A value of an array column as Postgres reads it from text: an array literal, or whatever else it is as text. */
+function arrayValueText(value: unknown): string {
+  return Array.isArray(value) ? arrayText(value) : scalarText(value);
+}
+
+/** A value of an array column in COPY text. */
 function copyArray(value: unknown): string {
-  return copyText(Array.isArray(value) ? arrayText(value) : scalarText(value));
+  return copyText(arrayValueText(value));
 }
 
 /** How a column's (non-null) values become COPY text, by its type: jsonb as JSON, arrays as array literals. */
@@ -263,7 +268,7 @@ async function stageAndMerge(db: AnyDatabase, tables: readonly { spec: SourceTab
  * that each column's type reads it with the same input function as from COPY.
  */
 function inlineJson(rows: readonly LoadRow[], columns: readonly [string, string][]): string {
-  const encoders = columns.map(([, type]) => (type === 'jsonb' || type === 'json' ? (value: unknown) => value : type.endsWith('[]') ? arrayValueText : scalarValueText));
+  const encoders = columns.map(([, type]) => (type === 'jsonb' || type === 'json' ? (value: unknown) => value : type.endsWith('[]') ? arrayValueText : scalarText));
   return JSON.stringify(
     rows.map((row) => {
       const object: Record<string, unknown> = {};
@@ -274,16 +279,6 @@ function inlineJson(rows: readonly LoadRow[], columns: readonly [string, string]
       return object;
     }),
   );
-}
-
-/** A scalar column's value as the text COPY sends. */
-function scalarValueText(value: unknown): string {
-  return typeof value === 'number' ? String(value) : scalarText(value);
-}
-
-/** An array column's value as the text COPY sends. */
-function arrayValueText(value: unknown): string {
-  return Array.isArray(value) ? arrayText(value) : scalarText(value);
 }
 
 /** Streams rows into the table's (made and emptied) staging table with COPY. */

@@ -15,6 +15,7 @@ import { writeCursors } from './cursors.js';
 import { quarantineRecords, resolveKeylessForUnit, resolveQuarantined, type QuarantineEntry } from './quarantine.js';
 import type { RowCounts } from './types.js';
 import { crashPoint } from './crash-points.js';
+import { pageRetryLockKey } from './lock.js';
 import { checkpointPage, forgetSeen, recordSeen, seenBy } from './work-units.js';
 
 /** One page to load, with where it sits in its unit. */
@@ -120,7 +121,7 @@ export async function loadPage(db: Db, page: PageToLoad): Promise<PageLoaded> {
     await page.guard?.(trx);
     crashPoint('mid-commit');
     return counts;
-  }).catch((error: unknown) => {
+  }, { retriesOneAtATime: pageRetryLockKey(page.account) }).catch((error: unknown) => {
     throw isConstraintError(error) ? new WarehouseConstraintError(page, error) : error;
   });
   crashPoint('after-commit');

@@ -73,6 +73,17 @@ export function streamLockKey(stream: string): number {
   return hash | 0;
 }
 
+/** The first half of the key of the lock an account's pages take to run again after a deadlock ("psyr"). */
+const PAGE_RETRY_NAMESPACE = 0x70737972;
+
+/**
+ * The transaction-scoped lock that an account's page loads take when they run again after a
+ * deadlock: the pages that met run again one at a time (`inTransaction`), per account.
+ */
+export function pageRetryLockKey(account: string): [number, number] {
+  return [PAGE_RETRY_NAMESPACE, streamLockKey(account)];
+}
+
 /** The name of an account's stream lock: accounts never wait for each other. */
 export function lockName(account: string, stream: string): string {
   return `${account}/${stream}`;

@@ -257,8 +257,8 @@ interface WriteOptions {
 
 /**
  * Upserts every table's rows of the records, and marks deleted the children their parents no
- * longer list. Records some of which the warehouse holds (an incremental's) are staged table by
- * table and merged in one statement. Records none of which it holds (a full load's) are copied
+ * longer list. Records some of which the warehouse holds (an incremental's) are merged in one
+ * statement for all tables (`upsertStaged`). Records none of which it holds (a full load's) are copied
  * table by table; when every parent row was inserted just now, the children are most likely new
  * too (copied straight in), and no other row can name one of those parents (children are only
  * ever written with their parent, and rows are never removed), so there is nothing to mark: the
@@ -276,7 +276,7 @@ async function writeRows(trx: Db, stream: StreamDefinition, records: readonly Re
     counts.deleted += written.deleted ?? 0;
   };
   if (!fresh) {
-    // Rows that may be in the warehouse: every table staged, then merged in one statement.
+    // Rows that may be in the warehouse: every table merged in one statement.
     const keys = records.map((record) => record.key);
     const tables = stream.tables.map((table, index) => ({ spec: table, rows: rowsOf(table), parents: index === 0 ? undefined : keys }));
     for (const written of await upsertStaged(trx, tables, runId, account)) add(written);

@@ -63,10 +63,10 @@ export class LockNotHeldError extends Error {
   override name = 'LockNotHeldError';
 }
 
-/** A 32-bit key of a stream name (FNV-1a), stable across processes and versions. */
-export function streamLockKey(stream: string): number {
+/** A 32-bit key of a lock's name (FNV-1a: an account's stream, an account), stable across processes and versions. */
+export function lockKey(name: string): number {
   let hash = 0x811c9dc5;
-  for (const byte of Buffer.from(stream, 'utf8')) {
+  for (const byte of Buffer.from(name, 'utf8')) {
     hash ^= byte;
     hash = Math.imul(hash, 0x01000193);
   }
@@ -81,7 +81,7 @@ const PAGE_RETRY_NAMESPACE = 0x70737972;
  * deadlock: the pages that met run again one at a time (`inTransaction`), per account.
  */
 export function pageRetryLockKey(account: string): [number, number] {
-  return [PAGE_RETRY_NAMESPACE, streamLockKey(account)];
+  return [PAGE_RETRY_NAMESPACE, lockKey(account)];
 }
 
 /** The name of an account's stream lock: accounts never wait for each other. */
@@ -162,7 +162,7 @@ class LockSession {
     private readonly stream: string,
     private readonly options: LockOptions,
   ) {
-    this.key = streamLockKey(stream);
+    this.key = lockKey(stream);
     // The heartbeat query notices a connection that died without a word.
     this.heartbeat = setInterval(() => {
       const client = this.client;

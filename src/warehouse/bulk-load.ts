@@ -113,17 +113,28 @@ function copyArray(value: unknown): string {
   return copyText(arrayValueText(value));
 }
 
-/** How a column's (non-null) values become COPY text, by its type: jsonb as JSON, arrays as array literals. */
-function columnEncoder(type: string): (value: unknown) => string {
-  if (type === 'jsonb' || type === 'json') return copyJson;
-  if (type.endsWith('[]')) return copyArray;
-  return copyScalar;
+/** How a column's values travel, by its type: jsonb as JSON, arrays as array literals, the rest as their text. */
+type ColumnKind = 'json' | 'array' | 'scalar';
+
+function columnKind(type: string): ColumnKind {
+  if (type === 'jsonb' || type === 'json') return 'json';
+  return type.endsWith('[]') ? 'array' : 'scalar';
 }
+
+/** A column's (non-null) value in COPY text, by its kind. */
+const COPY_ENCODERS: Record<ColumnKind, (value: unknown) => string> = { json: copyJson, array: copyArray, scalar: copyScalar };
+
+/**
+ * A column's (non-null) value in the JSON of an inline merge (`inlineJson`), by its kind: a JSON
+ * column's value as JSON, any other as the text COPY sends before its escaping.
+ */
+const INLINE_ENCODERS: Record<ColumnKind, (value: unknown) => unknown> = { json: (value) => value, array: arrayValueText, scalar: scalarText };
+
 
 /** The rows as COPY text (`\\N` for null), a chunk of rows at a time; `prefix` starts and `suffix` ends every line (constant columns). */
 function* copyChunks(rows: readonly LoadRow[], columns: readonly [string, string][], prefix: string, suffix = ''): Generator<string> {
   const names = columns.map(([name]) => name);
-  const encoders = columns.map(([, type]) => columnEncoder(type));
+  const encoders = columns.map(([, type]) => COPY_ENCODERS[columnKind(type)]);
   for (let start = 0; start < rows.length; start += COPY_CHUNK_ROWS) {
     let text = '';
     for (let r = start; r < Math.min(rows.length, start + COPY_CHUNK_ROWS); r++) {
@@ -226,9 +237,14 @@ function stagingTable(spec: SourceTable): string {
   return `pg_temp.${escapeIdentifier(`propsync_stage_${spec.name}`)}`;
 }
 
+/** Column definitions (`"name" type, ...`), as a table or a record set declares them. */
+function columnDefinitions(columns: readonly [string, string][]): string {
+  return columns.map(([column, type]) => `${escapeIdentifier(column)} ${type}`).join(', ');
+}
+
 /** The statements that make a table's staging table if the session has none, and empty it. */
 function stagingStatements(spec: SourceTable): string {
-  const definitions = [[ACCOUNT_COLUMN, 'text'], ...loadColumns(spec)].map(([column, type]) => `${escapeIdentifier(column)} ${type}`).join(', ');
+  const definitions = columnDefinitions([[ACCOUNT_COLUMN, 'text'], ...loadColumns(spec)]);
   return `create temp table if not exists ${stagingTable(spec)} (${definitions}) on commit delete rows; delete from ${stagingTable(spec)}`;
 }
 
@@ -253,13 +269,13 @@ const INLINE_MAX_ROWS = 250;
  * into the tables' staging tables (made and emptied in one round trip; they exist once per
  * session and empty at every commit), a COPY per table.
  */
-async function stageAndMerge(db: AnyDatabase, tables: readonly { spec: SourceTable; unique: readonly LoadRow[]; parents?: readonly number[] }[], runId: number, account: string): Promise<UpsertCounts[]> {
-  if (tables.reduce((count, table) => count + table.unique.length, 0) <= INLINE_MAX_ROWS) {
-    return mergeStaged(db, tables.map(({ spec, unique, parents }) => ({ spec, staged: unique.length, parents, inline: unique })), runId, account);
+async function stageAndMerge(db: AnyDatabase, parts: readonly MergePart[], runId: number, account: string): Promise<UpsertCounts[]> {
+  const inline = parts.reduce((count, part) => count + part.unique.length, 0) <= INLINE_MAX_ROWS;
+  if (!inline) {
+    await prepareStaging(db, parts.map((part) => part.spec));
+    for (const { spec, unique } of parts) if (unique.length) await stageRows(db, spec, unique, account);
   }
-  await prepareStaging(db, tables.map((table) => table.spec));
-  for (const { spec, unique } of tables) if (unique.length) await stageRows(db, spec, unique, account);
-  return mergeStaged(db, tables.map(({ spec, unique, parents }) => ({ spec, staged: unique.length, parents })), runId, account);
+  return mergeStaged(db, parts, { inline, runId, account });
 }
 
 /**
@@ -268,7 +284,7 @@ async function stageAndMerge(db: AnyDatabase, tables: readonly { spec: SourceTab
  * that each column's type reads it with the same input function as from COPY.
  */
 function inlineJson(rows: readonly LoadRow[], columns: readonly [string, string][]): string {
-  const encoders = columns.map(([, type]) => (type === 'jsonb' || type === 'json' ? (value: unknown) => value : type.endsWith('[]') ? arrayValueText : scalarText));
+  const encoders = columns.map(([, type]) => INLINE_ENCODERS[columnKind(type)]);
   return JSON.stringify(
     rows.map((row) => {
       const object: Record<string, unknown> = {};
@@ -288,27 +304,24 @@ async function stageRows(db: AnyDatabase, spec: SourceTable, unique: readonly Lo
   await copyInto(db, `copy ${stagingTable(spec)} (${columnList}) from stdin`, copyChunks(unique, columns.slice(1), `${copyText(account)}\t`));
 }
 
-/**
- * One table's part of a merge: its staged rows (how many), and the parents whose other rows to
- * mark deleted; with `inline`, the rows themselves, which are then not in the staging table.
- */
+/** One table's part of a merge: its rows (one per key), and the parents whose other rows to mark deleted. */
 interface MergePart {
   spec: SourceTable;
-  staged: number;
+  unique: readonly LoadRow[];
   parents?: readonly number[];
-  inline?: readonly LoadRow[];
 }
 
 /**
- * Merges the staged rows of several tables in one statement, each table its own CTEs: the
- * upsert of its staged rows and, with `parents`, the marking of those parents' rows not staged.
- * Each table's CTEs touch only its rows, the upsert only staged keys and the marking only
- * others, so no row is touched twice.
+ * Merges several tables' rows in one statement, each table its own CTEs: the upsert of its rows
+ * and, with `parents`, the marking of those parents' rows not among them. The rows are read from
+ * the tables' staging tables or, `inline`, from the statement's own JSON parameter. Each table's
+ * CTEs touch only its rows, the upsert only the rows' keys and the marking only others, so no
+ * row is touched twice.
  */
-async function mergeStaged(db: AnyDatabase, parts: readonly MergePart[], runId: number, account: string): Promise<UpsertCounts[]> {
+async function mergeStaged(db: AnyDatabase, parts: readonly MergePart[], { inline, runId, account }: { inline: boolean; runId: number; account: string }): Promise<UpsertCounts[]> {
   const ctes: RawBuilder<unknown>[] = [];
   const counts: RawBuilder<unknown>[] = [];
-  for (const [index, { spec, parents, inline }] of parts.entries()) {
+  for (const [index, { spec, unique, parents }] of parts.entries()) {
     const columns = loadColumns(spec);
     const all = [ACCOUNT_COLUMN, ...columns.map(([column]) => column)];
     const key = primaryKey(spec);
@@ -317,9 +330,9 @@ async function mergeStaged(db: AnyDatabase, parts: readonly MergePart[], runId: 
     let stage = sql.raw(stagingTable(spec));
     if (inline) {
       stage = sql.raw(`staged_${index}`);
-      const definitions = sql.raw(columns.map(([column, type]) => `${escapeIdentifier(column)} ${type}`).join(', '));
+      const definitions = sql.raw(columnDefinitions(columns));
       ctes.push(sql`${stage} as (
-        select ${account}::text as ${ident(ACCOUNT_COLUMN)}, s.* from json_to_recordset(${inlineJson(inline, columns)}::json) as s(${definitions})
+        select ${account}::text as ${ident(ACCOUNT_COLUMN)}, s.* from json_to_recordset(${inlineJson(unique, columns)}::json) as s(${definitions})
       )`);
     }
     const updatable = all.filter((column) => !key.includes(column));
@@ -349,7 +362,7 @@ async function mergeStaged(db: AnyDatabase, parts: readonly MergePart[], runId: 
   return parts.map((part, index) => {
     const inserted = rows[0][`inserted_${index}`];
     const updated = rows[0][`updated_${index}`];
-    return { inserted, updated, unchanged: part.staged - inserted - updated, ...(part.parents && { deleted: rows[0][`deleted_${index}`] }) };
+    return { inserted, updated, unchanged: part.unique.length - inserted - updated, ...(part.parents && { deleted: rows[0][`deleted_${index}`] }) };
   });
 }
 
@@ -361,11 +374,11 @@ export interface StagedTable {
 }
 
 /**
- * Upserts several tables' rows through their staging tables in three steps, whatever the number
- * of tables: one round trip makes and empties the staging tables, a COPY per table with rows
- * fills them, and one statement merges them all and, for the tables given `parents`, marks
- * deleted those parents' rows not among them (an empty table's included). For rows that may be
- * in the warehouse (an incremental's pages); in a transaction.
+ * Upserts several tables' rows in one merge statement, whatever the number of tables, which
+ * also marks deleted, for the tables given `parents`, those parents' rows not among them (an
+ * empty table's included). Up to `INLINE_MAX_ROWS` rows in all are its parameter; more are first
+ * copied into staging tables (one round trip makes and empties them, a COPY per table with rows
+ * fills them). For rows that may be in the warehouse (an incremental's pages); in a transaction.
  */
 export async function upsertStaged(db: AnyDatabase, tables: readonly StagedTable[], runId: number, account: string): Promise<UpsertCounts[]> {
   return stageAndMerge(db, tables.map(({ spec, rows, parents }) => ({ spec, unique: dedupeByKey(spec, rows), parents })), runId, account);

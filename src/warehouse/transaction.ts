@@ -12,10 +12,11 @@ export function isRetryableTransactionError(error: unknown): boolean {
   return typeof error === 'object' && error !== null && RETRYABLE_SQLSTATES.has((error as { code?: string }).code ?? '');
 }
 
+/** Attempts in all of a transaction that Postgres keeps aborting for a concurrent one. */
+const ATTEMPTS = 5;
+
 /** How `inTransaction` runs again. */
 export interface RetryOptions {
-  /** Attempts in all (5 by default). */
-  attempts?: number;
   /**
    * An advisory lock key (two integers) that every attempt after the first takes before its
    * work, so that the transactions that met once run again one at a time, not into each other.
@@ -24,13 +25,12 @@ export interface RetryOptions {
 }
 
 /**
- * Runs `work` in a transaction, again (up to `attempts` times, after a random pause that grows)
+ * Runs `work` in a transaction, again (up to `ATTEMPTS` times, after a random pause that grows)
  * when Postgres aborts it for a deadlock or a serialization failure with a concurrent
  * transaction: e.g. two property groups' pages updating the same multi-property invoice, or two
  * properties' pages when leases moved from each to the other.
  */
 export async function inTransaction<DB, T>(db: Kysely<DB>, work: (trx: Transaction<DB>) => Promise<T>, options: RetryOptions = {}): Promise<T> {
-  const attempts = options.attempts ?? 5;
   const key = options.retriesOneAtATime;
   for (let attempt = 1; ; attempt++) {
     try {
@@ -39,7 +39,7 @@ export async function inTransaction<DB, T>(db: Kysely<DB>, work: (trx: Transacti
         return work(trx);
       });
     } catch (error) {
-      if (attempt >= attempts || !isRetryableTransactionError(error)) throw error;
+      if (attempt >= ATTEMPTS || !isRetryableTransactionError(error)) throw error;
       await sleep(Math.floor((0.5 + Math.random()) * 20 * 2 ** attempt));
     }
   }

@@ -6,7 +6,7 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator } from '../../src/simulator/index.js';
-import { LOCK_NAMESPACE, streamLockKey } from '../../src/sync/lock.js';
+import { LOCK_NAMESPACE, lockKey } from '../../src/sync/lock.js';
 import { WAREHOUSE_TABLES, type Db, type Warehouse } from '../../src/catalog/tables.js';
 import { connect } from '../../src/warehouse/db.js';
 import { migrateToLatest } from '../../src/warehouse/migrate.js';
@@ -74,7 +74,7 @@ describe('connections cut during a sync (pg_terminate_backend of its pool and lo
       const before = await pagesCommitted(db);
       while ((await pagesCommitted(db)) < before + 2 && running.child.exitCode === null) await sleep(20);
       // The other process waits for the lock, and gets it the moment the sync's lock connection dies.
-      const taken = other.query('select pg_advisory_lock($1::int, $2::int)', [LOCK_NAMESPACE, streamLockKey('default/leases')]);
+      const taken = other.query('select pg_advisory_lock($1::int, $2::int)', [LOCK_NAMESPACE, lockKey('default/leases')]);
       for (let waits = false; !waits; await sleep(20)) {
         const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where application_name like '%pid=4242%' and wait_event_type = 'Lock'`.execute(db);
         waits = rows[0].n === 1;

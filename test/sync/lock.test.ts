@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import pg from 'pg';
-import { describeHolder, LOCK_NAMESPACE, LockNotHeldError, streamLockKey, withStreamLock, withStreamLocks, type HeldLock } from '../../src/sync/lock.js';
+import { describeHolder, LOCK_NAMESPACE, LockNotHeldError, lockKey, withStreamLock, withStreamLocks, type HeldLock } from '../../src/sync/lock.js';
 import type { Logger } from '../../src/log/logger.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 
@@ -22,9 +22,9 @@ function deferred() {
 
 describe('withStreamLock', () => {
   it('gives stable, distinct keys per stream', () => {
-    expect(streamLockKey('leases')).toBe(streamLockKey('leases'));
-    expect(streamLockKey('leases')).not.toBe(streamLockKey('invoices'));
-    expect(Number.isInteger(streamLockKey('invoices'))).toBe(true);
+    expect(lockKey('leases')).toBe(lockKey('leases'));
+    expect(lockKey('leases')).not.toBe(lockKey('invoices'));
+    expect(Number.isInteger(lockKey('invoices'))).toBe(true);
   });
 
   it('runs fn under the lock and lets a second holder of the same stream skip, naming the holder', async () => {
@@ -180,7 +180,7 @@ describe('a lock whose connection is lost', () => {
         'leases',
         async (lock) => {
           // The other process waits for the lock; it gets it the moment this connection dies.
-          const waiting = other.query('select pg_advisory_lock($1::int, $2::int)', [LOCK_NAMESPACE, streamLockKey('leases')]);
+          const waiting = other.query('select pg_advisory_lock($1::int, $2::int)', [LOCK_NAMESPACE, lockKey('leases')]);
           for (let waits = false; !waits; ) {
             const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where application_name like '%pid=4242 host=elsewhere' and wait_event_type = 'Lock'`.execute(database.db);
             waits = rows[0].n === 1;

@@ -1,5 +1,6 @@
 import type { WorkUnitPlan } from '../streams/types.js';
 import type { Reconnect } from '../warehouse/reconnect.js';
+import { LoadStatistics } from '../warehouse/statistics.js';
 import type { PlannedLane } from './plan-run.js';
 import { isBudgetError, runWorkUnit, type UnitContext } from './run-unit.js';
 import type { SyncDeps } from './types.js';
@@ -43,9 +44,10 @@ export async function runLanes(
   const outcome: LanesOutcome = { errors: [], budgetSpent: false, addedUnits: 0, done: 0 };
   const stopped = () => signal?.aborted === true || outcome.budgetSpent;
   const queue = [...lanes];
+  const statistics = new LoadStatistics(db);
 
   async function runLane({ stream, lane }: PlannedLane): Promise<void> {
-    const context: UnitContext = { db, client, stream, version: client.versionOf(stream.method), runId, logger, signal, observer, account: deps.account.id, perPage: deps.account.source.pageSize, latestDay: deps.latestDay, reconnect, lock };
+    const context: UnitContext = { db, client, stream, version: client.versionOf(stream.method), runId, logger, signal, observer, account: deps.account.id, perPage: deps.account.source.pageSize, latestDay: deps.latestDay, reconnect, lock, statistics };
     const doneUnits = new Map<string, number[]>();
     for (const step of lane.steps) {
       if (stopped()) return;

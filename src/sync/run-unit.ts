@@ -6,6 +6,7 @@ import type { StreamName } from '../streams/registry.js';
 import type { Db } from '../catalog/tables.js';
 import { pickCounts, ROW_COUNTERS, zeroCounts } from '../warehouse/run-counters.js';
 import type { Reconnect } from '../warehouse/reconnect.js';
+import type { LoadStatistics } from '../warehouse/statistics.js';
 import { crashPoint } from './crash-points.js';
 import { keyOfRecord, loadPage, recordRecognizer, type PageLoaded, type PageToLoad } from './load-page.js';
 import { lockName, type HeldLock } from './lock.js';
@@ -38,6 +39,8 @@ export interface UnitContext {
   reconnect: Reconnect;
   /** The locks of the run's streams: each page's transaction checks its stream's. */
   lock?: HeldLock;
+  /** Statistics taken as pages insert rows, where Postgres's would take the account's rows for none. */
+  statistics?: LoadStatistics;
 }
 
 /** Restarts of a listing whose total changed while it was paged, before trusting it as it is. */
@@ -202,8 +205,21 @@ function pageLoader(context: UnitContext, unitId: number, again: <T>(work: (atte
   return async (page) => {
     const loaded = await again(async (attempt) => (attempt > 0 && (await pagesCommitted(db, unitId)) > committed ? undefined : loadPage(db, { ...page, guard })));
     committed += 1;
+    if (loaded && loaded.rowsInserted > 0) await measureInserted(context);
     return loaded ?? { ...zeroCounts(ROW_COUNTERS), problems: [] };
   };
+}
+
+/** Takes the statistics a page's inserts call for (`LoadStatistics`); a failure is logged: the load goes on, planned as before. */
+async function measureInserted({ statistics, stream, account, logger }: UnitContext): Promise<void> {
+  if (!statistics) return;
+  try {
+    const tables = await statistics.afterInsert(stream.tables.map((table) => table.name), account);
+    if (tables.length) logger.info({ event: 'statistics_taken', tables }, `analyzed ${tables.join(', ')}: their statistics did not know account ${account}'s rows`);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    logger.warn({ event: 'statistics_failed', err: message }, `could not analyze ${stream.name}'s tables during the run: ${message}`);
+  }
 }
 
 /** The cursor values of a unit's completion actions, none past `latestDay` (a source's clock far ahead must not move them). */

@@ -454,6 +454,15 @@ export async function markUnseenDeleted(
   return deleted;
 }
 
+/**
+ * Ends a lookup's subquery that reads one key (`offset 0`: Postgres may not merge it into the
+ * join), so that each key is looked up in the index that holds account and key. Merged, the
+ * planner weighs one read of the account's rows against the keys' lookups, and where its
+ * statistics take the account's rows for few (a table never measured, an account new to it) it
+ * reads them all, for every page of a load that makes them many.
+ */
+const BY_KEY = sql.raw('offset 0');
+
 /** What the warehouse holds of some parent keys. */
 export interface StoredParents {
   /** The digest stored with each key whose row is not marked deleted. */
@@ -468,8 +477,9 @@ export async function storedParents(db: AnyDatabase, parent: SourceTable, keys: 
   if (keys.length === 0) return stored;
   const key = ident(parent.key[0]);
   const { rows } = await sql<{ key: number; digest: string | null; live: boolean }>`
-    select ${key} as key, ${ident(SOURCE_HASH_COLUMN)} as digest, deleted_at is null as live from ${sql.table(parent.name)}
-    where ${ident(ACCOUNT_COLUMN)} = ${account} and ${key} = any(${keys as number[]}::bigint[])`.execute(db);
+    select t.* from unnest(${keys as number[]}::bigint[]) as k(id) cross join lateral (
+      select ${key} as key, ${ident(SOURCE_HASH_COLUMN)} as digest, deleted_at is null as live from ${sql.table(parent.name)}
+       where ${ident(ACCOUNT_COLUMN)} = ${account} and ${key} = k.id ${BY_KEY}) as t`.execute(db);
   for (const row of rows) {
     stored.present.add(Number(row.key));
     if (row.live && row.digest !== null) stored.digests.set(Number(row.key), row.digest);
@@ -484,7 +494,8 @@ export async function storedParents(db: AnyDatabase, parent: SourceTable, keys: 
 export async function storedTextDigests(db: AnyDatabase, parent: SourceTable, digests: readonly string[], account: string): Promise<Map<string, string>> {
   if (digests.length === 0) return new Map();
   const { rows } = await sql<{ key: string; digest: string }>`
-    select ${ident(parent.key[0])}::text as key, ${ident(SOURCE_TEXT_HASH_COLUMN)} as digest from ${sql.table(parent.name)}
-    where ${ident(ACCOUNT_COLUMN)} = ${account} and ${ident(SOURCE_TEXT_HASH_COLUMN)} = any(${digests as string[]}::text[]) and deleted_at is null`.execute(db);
+    select t.* from unnest(${digests as string[]}::text[]) as d(digest) cross join lateral (
+      select ${ident(parent.key[0])}::text as key, ${ident(SOURCE_TEXT_HASH_COLUMN)} as digest from ${sql.table(parent.name)}
+       where ${ident(ACCOUNT_COLUMN)} = ${account} and ${ident(SOURCE_TEXT_HASH_COLUMN)} = d.digest and deleted_at is null ${BY_KEY}) as t`.execute(db);
   return new Map(rows.map((row) => [row.digest, row.key]));
 }

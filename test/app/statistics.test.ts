@@ -39,9 +39,13 @@ async function lastAnalyzed(): Promise<Map<string, string | null>> {
   return new Map(rows.map((row) => [row.name, row.at]));
 }
 
-it('analyzes the tables a full load filled before the reporting refresh, and none after a run that changed little', async () => {
+it('analyzes the tables a full load fills while it loads and again before the reporting refresh, and none after a run that changed little', async () => {
   const full = await syncThroughApp();
   expect(full.summary.status).toBe('succeeded');
+  // While it loads, as soon as they hold rows, not only after it.
+  const taken = full.lines.filter((line) => line.event === 'statistics_taken');
+  expect(taken.flatMap((line) => line.tables as string[])).toEqual(expect.arrayContaining(['leases', 'ar_transactions', 'invoices']));
+  expect(full.lines.indexOf(taken[0])).toBeLessThan(full.lines.findIndex((line) => line.event === 'run_finished'));
   const analyzed = full.lines.find((line) => line.event === 'statistics_analyzed');
   // Before the views are refreshed from them.
   expect(full.lines.indexOf(analyzed!)).toBeLessThan(full.lines.findIndex((line) => line.event === 'reporting_refreshed'));
@@ -60,5 +64,6 @@ it('analyzes the tables a full load filled before the reporting refresh, and non
   const rerun = await syncThroughApp();
   expect(rerun.summary.status).toBe('succeeded');
   expect(rerun.lines.find((line) => line.event === 'statistics_analyzed')).toBeUndefined();
+  expect(rerun.lines.find((line) => line.event === 'statistics_taken')).toBeUndefined();
   expect(rerun.lines.some((line) => line.event === 'reporting_refreshed')).toBe(true);
 });

@@ -40,7 +40,7 @@ export interface UnitContext {
   /** The locks of the run's streams: each page's transaction checks its stream's. */
   lock?: HeldLock;
   /** Statistics taken as pages insert rows, where Postgres's would take the account's rows for none. */
-  statistics?: LoadStatistics;
+  statistics: LoadStatistics;
 }
 
 /** Restarts of a listing whose total changed while it was paged, before trusting it as it is. */
@@ -212,13 +212,12 @@ function pageLoader(context: UnitContext, unitId: number, again: <T>(work: (atte
 
 /** Takes the statistics a page's inserts call for (`LoadStatistics`); a failure is logged: the load goes on, planned as before. */
 async function measureInserted({ statistics, stream, account, logger }: UnitContext): Promise<void> {
-  if (!statistics) return;
   try {
     const tables = await statistics.afterInsert(stream.tables.map((table) => table.name), account);
     if (tables.length) logger.info({ event: 'statistics_taken', tables }, `analyzed ${tables.join(', ')}: their statistics did not know account ${account}'s rows`);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    logger.warn({ event: 'statistics_failed', err: message }, `could not analyze ${stream.name}'s tables during the run: ${message}`);
+    logger.warn({ event: 'statistics_take_failed', err: message }, `could not analyze ${stream.name}'s tables during the run: ${message}`);
   }
 }
 

@@ -130,7 +130,6 @@ const COPY_ENCODERS: Record<ColumnKind, (value: unknown) => string> = { json: co
  */
 const INLINE_ENCODERS: Record<ColumnKind, (value: unknown) => unknown> = { json: (value) => value, array: arrayValueText, scalar: scalarText };
 
-
 /** The rows as COPY text (`\\N` for null), a chunk of rows at a time; `prefix` starts and `suffix` ends every line (constant columns). */
 function* copyChunks(rows: readonly LoadRow[], columns: readonly [string, string][], prefix: string, suffix = ''): Generator<string> {
   const names = columns.map(([name]) => name);
@@ -327,12 +326,10 @@ async function mergeStaged(db: AnyDatabase, parts: readonly MergePart[], { inlin
     const key = primaryKey(spec);
     const names = sql.join(all.map((column) => ident(column)));
     const table = sql.table(spec.name);
-    let stage = sql.raw(stagingTable(spec));
+    const stage = sql.raw(inline ? `staged_${index}` : stagingTable(spec));
     if (inline) {
-      stage = sql.raw(`staged_${index}`);
-      const definitions = sql.raw(columnDefinitions(columns));
       ctes.push(sql`${stage} as (
-        select ${account}::text as ${ident(ACCOUNT_COLUMN)}, s.* from json_to_recordset(${inlineJson(unique, columns)}::json) as s(${definitions})
+        select ${account}::text as ${ident(ACCOUNT_COLUMN)}, s.* from json_to_recordset(${inlineJson(unique, columns)}::json) as s(${sql.raw(columnDefinitions(columns))})
       )`);
     }
     const updatable = all.filter((column) => !key.includes(column));
@@ -455,13 +452,15 @@ export async function markUnseenDeleted(
 }
 
 /**
- * Ends a lookup's subquery that reads one key (`offset 0`: Postgres may not merge it into the
- * join), so that each key is looked up in the index that holds account and key. Merged, the
- * planner weighs one read of the account's rows against the keys' lookups, and where its
- * statistics take the account's rows for few (a table never measured, an account new to it) it
- * reads them all, for every page of a load that makes them many.
+ * The rows `row` reads for each of `values` (an array parameter), key by key: each key's lookup
+ * is a subquery Postgres may not merge into the join (`offset 0`), so that it reads the index
+ * that holds account and key. Merged, the planner weighs one read of the account's rows against
+ * the keys' lookups, and where its statistics take the account's rows for few (a table never
+ * measured, an account new to it) it reads them all, for every page of a load that makes them many.
  */
-const BY_KEY = sql.raw('offset 0');
+function eachKey<Row>(values: RawBuilder<unknown>, row: (value: RawBuilder<unknown>) => RawBuilder<unknown>): RawBuilder<Row> {
+  return sql<Row>`select t.* from unnest(${values}) as k(v) cross join lateral (${row(sql.ref('k.v'))} offset 0) as t`;
+}
 
 /** What the warehouse holds of some parent keys. */
 export interface StoredParents {
@@ -476,10 +475,11 @@ export async function storedParents(db: AnyDatabase, parent: SourceTable, keys: 
   const stored: StoredParents = { digests: new Map(), present: new Set() };
   if (keys.length === 0) return stored;
   const key = ident(parent.key[0]);
-  const { rows } = await sql<{ key: number; digest: string | null; live: boolean }>`
-    select t.* from unnest(${keys as number[]}::bigint[]) as k(id) cross join lateral (
-      select ${key} as key, ${ident(SOURCE_HASH_COLUMN)} as digest, deleted_at is null as live from ${sql.table(parent.name)}
-       where ${ident(ACCOUNT_COLUMN)} = ${account} and ${key} = k.id ${BY_KEY}) as t`.execute(db);
+  const { rows } = await eachKey<{ key: number; digest: string | null; live: boolean }>(
+    sql`${keys as number[]}::bigint[]`,
+    (id) => sql`select ${key} as key, ${ident(SOURCE_HASH_COLUMN)} as digest, deleted_at is null as live from ${sql.table(parent.name)}
+      where ${ident(ACCOUNT_COLUMN)} = ${account} and ${key} = ${id}`,
+  ).execute(db);
   for (const row of rows) {
     stored.present.add(Number(row.key));
     if (row.live && row.digest !== null) stored.digests.set(Number(row.key), row.digest);
@@ -493,9 +493,10 @@ export async function storedParents(db: AnyDatabase, parent: SourceTable, keys: 
  */
 export async function storedTextDigests(db: AnyDatabase, parent: SourceTable, digests: readonly string[], account: string): Promise<Map<string, string>> {
   if (digests.length === 0) return new Map();
-  const { rows } = await sql<{ key: string; digest: string }>`
-    select t.* from unnest(${digests as string[]}::text[]) as d(digest) cross join lateral (
-      select ${ident(parent.key[0])}::text as key, ${ident(SOURCE_TEXT_HASH_COLUMN)} as digest from ${sql.table(parent.name)}
-       where ${ident(ACCOUNT_COLUMN)} = ${account} and ${ident(SOURCE_TEXT_HASH_COLUMN)} = d.digest and deleted_at is null ${BY_KEY}) as t`.execute(db);
+  const { rows } = await eachKey<{ key: string; digest: string }>(
+    sql`${digests as string[]}::text[]`,
+    (digest) => sql`select ${ident(parent.key[0])}::text as key, ${ident(SOURCE_TEXT_HASH_COLUMN)} as digest from ${sql.table(parent.name)}
+      where ${ident(ACCOUNT_COLUMN)} = ${account} and ${ident(SOURCE_TEXT_HASH_COLUMN)} = ${digest} and deleted_at is null`,
+  ).execute(db);
   return new Map(rows.map((row) => [row.digest, row.key]));
 }

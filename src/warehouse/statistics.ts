@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import { isLockTimeout } from './connection-errors.js';
 import { ACCOUNT_COLUMN, type AnyDatabase } from './schema.js';
 
@@ -10,6 +10,14 @@ const MIN_BLOCKS = 8;
 
 /** How long an ANALYZE waits for its table's lock (autovacuum's own ANALYZE, say) before it leaves the table to it. */
 const ANALYZE_LOCK_TIMEOUT = '5s';
+
+/** The tables of the current schema named in `tables`, as `c` (`pg_class`). */
+function tablesAmong(tables: readonly string[]): RawBuilder<boolean> {
+  return sql<boolean>`c.relnamespace = current_schema()::regnamespace and c.relkind = 'r' and c.relname = any(${tables as string[]}::text[])`;
+}
+
+/** The size on disk of table `c`, in blocks: exact at once, where its statistics wait for ANALYZE. */
+const BLOCKS = sql<number>`(pg_relation_size(c.oid) / current_setting('block_size')::int)`;
 
 /**
  * Brings Postgres's statistics of the tables up to date where they have fallen far behind: a
@@ -25,8 +33,7 @@ export async function analyzeChanged(db: AnyDatabase, tables: readonly string[])
   const { rows } = await sql<{ name: string }>`
     select c.relname as name
       from pg_class c
-     where c.relnamespace = current_schema()::regnamespace and c.relkind = 'r' and c.relname = any(${tables as string[]}::text[])
-       and pg_relation_size(c.oid) / current_setting('block_size')::int > c.relpages * ${sql.lit(GROWTH)} + ${sql.lit(MIN_BLOCKS)}
+     where ${tablesAmong(tables)} and ${BLOCKS} > c.relpages * ${sql.lit(GROWTH)} + ${sql.lit(MIN_BLOCKS)}
      order by c.relpages desc`.execute(db);
   const analyzed = await Promise.all(rows.map(async ({ name }) => ((await analyzeUnlessLocked(db, name, ANALYZE_LOCK_TIMEOUT)) ? name : undefined)));
   return analyzed.filter((name): name is string => name !== undefined);
@@ -98,7 +105,7 @@ async function statisticsStates(db: AnyDatabase, tables: readonly string[], acco
   const { rows } = await sql<{ name: string; holdsAccount: boolean; knowsAccount: boolean }>`
     with holding as (${holding})
     select c.relname as name,
-           (h.name is not null and pg_relation_size(c.oid) / current_setting('block_size')::int >= ${sql.lit(MIN_BLOCKS)}) as "holdsAccount",
+           (h.name is not null and ${BLOCKS} >= ${sql.lit(MIN_BLOCKS)}) as "holdsAccount",
            exists (
               select 1 from pg_stats s
                where s.schemaname = current_schema() and s.tablename = c.relname and s.attname = ${ACCOUNT_COLUMN}
@@ -106,7 +113,7 @@ async function statisticsStates(db: AnyDatabase, tables: readonly string[], acco
                       or s.n_distinct < 0 or coalesce(array_length(s.most_common_vals::text::text[], 1), 0) < s.n_distinct)
            ) as "knowsAccount"
       from pg_class c left join holding h on h.name = c.relname
-     where c.relnamespace = current_schema()::regnamespace and c.relkind = 'r' and c.relname = any(${tables as string[]}::text[])`.execute(db);
+     where ${tablesAmong(tables)}`.execute(db);
   return rows;
 }
 

@@ -30,7 +30,10 @@ function placeOf(url: string): string {
 }
 
 function main(): void {
-  const { values, positionals } = parseArgs({ allowPositionals: true, options: { top: { type: 'string', default: '25' } } });
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: { top: { type: 'string', default: '25' } },
+  });
   if (positionals.length !== 1) throw new Error('usage: bench/profile-top.ts FILE.cpuprofile [--top N]');
   const profile = JSON.parse(readFileSync(positionals[0], 'utf8')) as Profile;
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
@@ -54,10 +57,14 @@ function main(): void {
   const top = Number(values.top);
   const seconds = (us: number) => `${(us / 1e6).toFixed(2)} s`;
   const share = (us: number) => `${((100 * us) / Math.max(1, total - idle)).toFixed(1)}%`;
-  process.stdout.write(`profiled ${seconds(total)}: busy ${seconds(total - idle)}, idle ${seconds(idle)}\n\nself time by function (share of busy):\n`);
-  for (const [name, us] of [...byFunction].sort((a, b) => b[1] - a[1]).slice(0, top)) process.stdout.write(`  ${seconds(us).padStart(8)} ${share(us).padStart(6)}  ${name}\n`);
+  process.stdout.write(
+    `profiled ${seconds(total)}: busy ${seconds(total - idle)}, idle ${seconds(idle)}\n\nself time by function (share of busy):\n`,
+  );
+  for (const [name, us] of [...byFunction].sort((a, b) => b[1] - a[1]).slice(0, top))
+    process.stdout.write(`  ${seconds(us).padStart(8)} ${share(us).padStart(6)}  ${name}\n`);
   process.stdout.write('\nself time by file or package:\n');
-  for (const [place, us] of [...byPlace].sort((a, b) => b[1] - a[1]).slice(0, top)) process.stdout.write(`  ${seconds(us).padStart(8)} ${share(us).padStart(6)}  ${place}\n`);
+  for (const [place, us] of [...byPlace].sort((a, b) => b[1] - a[1]).slice(0, top))
+    process.stdout.write(`  ${seconds(us).padStart(8)} ${share(us).padStart(6)}  ${place}\n`);
 }
 
 main();

@@ -15,9 +15,19 @@ if (file) {
   channel('undici:request:create').subscribe(({ request }) => {
     inFlight += 1;
     const headers = [];
-    if (Array.isArray(request.headers)) for (let i = 0; i < request.headers.length; i += 2) headers.push([request.headers[i], request.headers[i + 1]]);
-    const body = request.body == null ? null : Buffer.isBuffer(request.body) || request.body instanceof Uint8Array ? Buffer.from(request.body).toString('base64') : null;
-    appendFileSync(file, `${JSON.stringify({ origin: request.origin, method: request.method, path: request.path, headers, body, inFlight })}\n`);
+    if (Array.isArray(request.headers))
+      for (let i = 0; i < request.headers.length; i += 2)
+        headers.push([request.headers[i], request.headers[i + 1]]);
+    const body =
+      request.body == null
+        ? null
+        : Buffer.isBuffer(request.body) || request.body instanceof Uint8Array
+          ? Buffer.from(request.body).toString('base64')
+          : null;
+    appendFileSync(
+      file,
+      `${JSON.stringify({ origin: request.origin, method: request.method, path: request.path, headers, body, inFlight })}\n`,
+    );
   });
   channel('undici:request:trailers').subscribe(done);
   channel('undici:request:error').subscribe(done);

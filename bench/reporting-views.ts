@@ -45,20 +45,43 @@ async function load(): Promise<void> {
   await dropDatabase(adminUrl, name);
   await ensureDatabase(adminUrl, name);
   const started = Date.now();
-  const sim = await startSimulator({ port: 0, scale: 'large', seed: 1, today: '2026-06-15', username: 'bench', password: 'bench-password', rateLimit: 'off' });
-  console.log(`simulator large: ${sim.dataset.leases.length} leases, ${sim.dataset.invoices.length} invoices`);
+  const sim = await startSimulator({
+    port: 0,
+    scale: 'large',
+    seed: 1,
+    today: '2026-06-15',
+    username: 'bench',
+    password: 'bench-password',
+    rateLimit: 'off',
+  });
+  console.log(
+    `simulator large: ${sim.dataset.leases.length} leases, ${sim.dataset.invoices.length} invoices`,
+  );
   const db = connect<Warehouse>(url, { maxConnections: 8 });
   try {
     await migrateToLatest(db, WAREHOUSE_TABLES);
     const config = configSchema.parse({
       database: { url },
-      source: { url: sim.url, username: 'bench', password: 'bench-password', maxClockSkewHours: 0, pageSize: 500, concurrency: 4, dailyCallBudget: 1_000_000 },
+      source: {
+        url: sim.url,
+        username: 'bench',
+        password: 'bench-password',
+        maxClockSkewHours: 0,
+        pageSize: 500,
+        concurrency: 4,
+        dailyCallBudget: 1_000_000,
+      },
       logLevel: 'warn',
     });
     const client = createSourceClient({ settings: config.accounts[0].source, timeZone: config.timeZone });
-    const summary = await runSync({ kind: 'sync' }, { db, client, config, account: config.accounts[0], logger: createLogger({ level: 'warn' }) });
+    const summary = await runSync(
+      { kind: 'sync' },
+      { db, client, config, account: config.accounts[0], logger: createLogger({ level: 'warn' }) },
+    );
     await client.close();
-    console.log(`full load: ${summary.status}, ${summary.records} records, ${summary.rowsInserted} rows, ${((Date.now() - started) / 1000).toFixed(0)} s`);
+    console.log(
+      `full load: ${summary.status}, ${summary.records} records, ${summary.rowsInserted} rows, ${((Date.now() - started) / 1000).toFixed(0)} s`,
+    );
   } finally {
     await db.destroy();
     await sim.close();
@@ -86,12 +109,26 @@ if (!args.has('--load-only')) {
     await migrateToLatest(db, WAREHOUSE_TABLES);
     const refreshStarted = performance.now();
     const { refreshed } = await refreshReporting(db, { timeZone: 'America/Denver' });
-    console.log(`refresh at the end of a sync (${refreshed.join(', ')}): ${ms(performance.now() - refreshStarted)}`);
-    const { rows } = await sql<{ rows: string }>`select (select count(*) from ar_transactions) || ' AR transactions, ' || (select count(*) from leases) || ' leases, ' || (select count(*) from invoice_line_items) || ' invoice lines' as rows`.execute(db);
-    console.log(`${rows[0].rows}; load average ${loadavg().map((value) => value.toFixed(1)).join(' ')} on ${cpus().length} cores`);
-    console.log(`${'view'.padEnd(24)} ${'kind'.padEnd(12)} ${'rows'.padStart(7)}  select * (best, median of ${RUNS})   dashboard query (best, median)`);
+    console.log(
+      `refresh at the end of a sync (${refreshed.join(', ')}): ${ms(performance.now() - refreshStarted)}`,
+    );
+    const { rows } = await sql<{
+      rows: string;
+    }>`select (select count(*) from ar_transactions) || ' AR transactions, ' || (select count(*) from leases) || ' leases, ' || (select count(*) from invoice_line_items) || ' invoice lines' as rows`.execute(
+      db,
+    );
+    console.log(
+      `${rows[0].rows}; load average ${loadavg()
+        .map((value) => value.toFixed(1))
+        .join(' ')} on ${cpus().length} cores`,
+    );
+    console.log(
+      `${'view'.padEnd(24)} ${'kind'.padEnd(12)} ${'rows'.padStart(7)}  select * (best, median of ${RUNS})   dashboard query (best, median)`,
+    );
     for (const view of REPORTING_VIEWS) {
-      const count = await sql<{ n: number }>`select count(*)::int as n from ${sql.id('reporting', view.name)}`.execute(db);
+      const count = await sql<{
+        n: number;
+      }>`select count(*)::int as n from ${sql.id('reporting', view.name)}`.execute(db);
       const all = await time(db, `select * from reporting.${view.name}`, RUNS);
       const example = await time(db, view.example, RUNS);
       const median = (times: number[]) => times[Math.floor(times.length / 2)];

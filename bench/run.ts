@@ -46,7 +46,10 @@ interface Row {
   cpuMs: number;
   /** CPU time the simulator spent meanwhile. */
   simCpuMs: number;
-  /** The run's own time (sync_runs, start to finish: no start-up, no reporting refresh), and the reporting refresh's (from its log line). */
+  /**
+   * The run's own time (sync_runs, start to finish: no start-up, no reporting refresh), and the reporting
+   * refresh's (from its log line).
+   */
   runMs: number;
   refreshMs?: number;
   /** Wall time of the replay of the run's own requests, and its concurrency. */
@@ -60,7 +63,9 @@ interface Row {
 }
 
 function usage(message: string): never {
-  process.stderr.write(`${message}\nusage: npm run bench -- [--scale small|medium|large[,...]] [--format json|xml|both] [--profile DIR] [--keep]\n`);
+  process.stderr.write(
+    `${message}\nusage: npm run bench -- [--scale small|medium|large[,...]] [--format json|xml|both] [--profile DIR] [--keep]\n`,
+  );
   process.exit(2);
 }
 
@@ -79,10 +84,17 @@ function options(): { scales: Scale[]; formats: Format[]; profile?: string; keep
     usage((error as Error).message);
   }
   const scales = values.scale.split(',').map((s) => s.trim());
-  for (const scale of scales) if (!SCALES.includes(scale as Scale)) usage(`--scale: unknown scale '${scale}'`);
+  for (const scale of scales)
+    if (!SCALES.includes(scale as Scale)) usage(`--scale: unknown scale '${scale}'`);
   const formats = values.format === 'both' ? [...FORMATS] : [values.format];
-  for (const format of formats) if (!FORMATS.includes(format as Format)) usage(`--format: unknown format '${format}'`);
-  return { scales: scales as Scale[], formats: formats as Format[], profile: values.profile === undefined ? undefined : resolve(values.profile), keep: values.keep };
+  for (const format of formats)
+    if (!FORMATS.includes(format as Format)) usage(`--format: unknown format '${format}'`);
+  return {
+    scales: scales as Scale[],
+    formats: formats as Format[],
+    profile: values.profile === undefined ? undefined : resolve(values.profile),
+    keep: values.keep,
+  };
 }
 
 const note = (line: string) => process.stderr.write(`[bench] ${line}\n`);
@@ -91,7 +103,24 @@ const note = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 async function startSimulator(scale: Scale, password: string): Promise<{ url: string; child: ChildProcess }> {
   const child = spawn(
     process.execPath,
-    [cli, 'simulate', '--port', '0', '--scale', scale, '--seed', '1', '--today', TODAY, '--username', 'bench', '--password', password, '--rate-limit', 'off'],
+    [
+      cli,
+      'simulate',
+      '--port',
+      '0',
+      '--scale',
+      scale,
+      '--seed',
+      '1',
+      '--today',
+      TODAY,
+      '--username',
+      'bench',
+      '--password',
+      password,
+      '--rate-limit',
+      'off',
+    ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let stderr = '';
@@ -103,7 +132,9 @@ async function startSimulator(scale: Scale, password: string): Promise<{ url: st
       const match = /listening on (\S+)/.exec(stdout);
       if (match) resolveUrl(match[1]);
     });
-    child.once('exit', (code) => reject(new Error(`the simulator exited (${code}) before listening:\n${stderr}`)));
+    child.once('exit', (code) =>
+      reject(new Error(`the simulator exited (${code}) before listening:\n${stderr}`)),
+    );
     child.once('error', reject);
   });
   return { url, child };
@@ -118,7 +149,11 @@ async function stopSimulator(child: ChildProcess): Promise<void> {
 
 /** Moves the simulator's clock one day, applying a day of activity. */
 async function advanceOneDay(url: string): Promise<void> {
-  const reply = await fetch(new URL('/_sim/advance', url), { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"days": 1}' });
+  const reply = await fetch(new URL('/_sim/advance', url), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{"days": 1}',
+  });
   if (!reply.ok) throw new Error(`POST /_sim/advance answered ${reply.status}: ${await reply.text()}`);
 }
 
@@ -151,7 +186,10 @@ function statFields(pid: number | 'self'): string[] | undefined {
   }
 }
 
-/** CPU milliseconds (user + system) of a process itself (`own`), or of its children that ended and were waited for (`children`). */
+/**
+ * CPU milliseconds (user + system) of a process itself (`own`), or of its children that ended and were
+ * waited for (`children`).
+ */
 function cpuMs(pid: number | 'self', whose: 'own' | 'children'): number {
   const fields = statFields(pid);
   if (!fields) return 0;
@@ -179,7 +217,10 @@ function processTree(root: number): number[] {
 function residentKb(pid: number): { now: number; peak: number } {
   try {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    return { now: Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0), peak: Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) };
+    return {
+      now: Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0),
+      peak: Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0),
+    };
   } catch {
     return { now: 0, peak: 0 };
   }
@@ -194,7 +235,11 @@ function watchTreeMemory(root: number): { stop(): number } {
   let peakKb = 0;
   const sample = () => {
     const sizes = processTree(root).map(residentKb);
-    peakKb = Math.max(peakKb, sizes.reduce((sum, size) => sum + size.now, 0), ...sizes.map((size) => size.peak));
+    peakKb = Math.max(
+      peakKb,
+      sizes.reduce((sum, size) => sum + size.now, 0),
+      ...sizes.map((size) => size.peak),
+    );
   };
   const timer = setInterval(sample, 100);
   return {
@@ -212,7 +257,11 @@ function shebangFlags(): string[] {
 
 /** The variables the command's first line sets (`NAME=value` before `node`). */
 function shebangEnv(): Record<string, string> {
-  return Object.fromEntries(shebangWords().flatMap((word) => (/^[A-Z_]+=/.test(word) ? [word.split('=', 2) as [string, string]] : [])));
+  return Object.fromEntries(
+    shebangWords().flatMap((word) =>
+      /^[A-Z_]+=/.test(word) ? [word.split('=', 2) as [string, string]] : [],
+    ),
+  );
 }
 
 function shebangWords(): string[] {
@@ -226,13 +275,21 @@ function shebangWords(): string[] {
  * times, which the kernel adds when a child is waited for: the commands run one at a time, and
  * the simulator, still running, is not in them); the simulator and this process are not in it.
  */
-async function runCli(args: string[], env: NodeJS.ProcessEnv, outputFile: string, nodeFlags: string[] = []): Promise<ChildRun> {
+async function runCli(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  outputFile: string,
+  nodeFlags: string[] = [],
+): Promise<ChildRun> {
   const out = createWriteStream(outputFile);
   const cpuBefore = cpuMs('self', 'children');
   const started = performance.now();
   // Flags node refuses in NODE_OPTIONS (--cpu-prof) go on its command line, after the first line's.
   const child = nodeFlags.length
-    ? spawn(process.execPath, [...shebangFlags(), ...nodeFlags, cli, ...args], { env: { ...env, ...shebangEnv() }, stdio: ['ignore', 'pipe', 'pipe'] })
+    ? spawn(process.execPath, [...shebangFlags(), ...nodeFlags, cli, ...args], {
+        env: { ...env, ...shebangEnv() },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      })
     : spawn(cli, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout!.pipe(out, { end: false });
   child.stderr!.pipe(out, { end: false });
@@ -248,14 +305,28 @@ async function runCli(args: string[], env: NodeJS.ProcessEnv, outputFile: string
   return { code, wallMs, peakRssBytes: peakKb * 1024, cpuMs: cpu, output: readFileSync(outputFile, 'utf8') };
 }
 
-
-
 /** The run history's counters of the runs after `afterRunId`. */
 async function runsAfter(
   db: pg.Client,
   afterRunId: number,
-): Promise<{ lastRunId: number; rows: number; records: number; calls: number; bytes: number; ms: number; status: string }> {
-  const { rows } = await db.query<{ run_id: string; status: string; rows: number; records: number; calls: number; bytes: string; ms: number }>(
+): Promise<{
+  lastRunId: number;
+  rows: number;
+  records: number;
+  calls: number;
+  bytes: number;
+  ms: number;
+  status: string;
+}> {
+  const { rows } = await db.query<{
+    run_id: string;
+    status: string;
+    rows: number;
+    records: number;
+    calls: number;
+    bytes: string;
+    ms: number;
+  }>(
     `select run_id, status, (rows_inserted + rows_updated + rows_unchanged)::int as rows, records, calls, bytes,
        (extract(epoch from finished_at - started_at) * 1000)::float8 as ms
      from sync_runs where run_id > $1 order by run_id`,
@@ -305,7 +376,11 @@ async function incrementalFloor(db: pg.Client, runId: number): Promise<number> {
     [runId],
   );
   const invoicePages = invoices.reduce(
-    (sum, unit) => sum + (INVOICE_WINDOW_KINDS.includes(unit.kind) ? Math.max(1, Math.ceil(unit.records / unit.per_page)) : INVOICE_WINDOW_KINDS.length),
+    (sum, unit) =>
+      sum +
+      (INVOICE_WINDOW_KINDS.includes(unit.kind)
+        ? Math.max(1, Math.ceil(unit.records / unit.per_page))
+        : INVOICE_WINDOW_KINDS.length),
     0,
   );
   return 1 + leases.reduce((sum, row) => sum + row.pages, 0) + invoicePages;
@@ -372,7 +447,9 @@ interface RecordedRequest {
  * over a keep-alive pool of as many connections, and reads and drops each reply: the time the
  * simulator and the wire need for the run's replies, its floor. Throws on a reply other than 200.
  */
-async function replay(file: string): Promise<{ ms: number; bytes: number; calls: number; concurrency: number }> {
+async function replay(
+  file: string,
+): Promise<{ ms: number; bytes: number; calls: number; concurrency: number }> {
   const requests = readFileSync(file, 'utf8')
     .split('\n')
     .filter(Boolean)
@@ -393,7 +470,8 @@ async function replay(file: string): Promise<{ ms: number; bytes: number; calls:
     });
     let received = 0;
     for await (const chunk of reply.body) received += (chunk as Buffer).length;
-    if (reply.statusCode !== 200) throw new Error(`the replay of ${request.path} answered ${reply.statusCode}`);
+    if (reply.statusCode !== 200)
+      throw new Error(`the replay of ${request.path} answered ${reply.statusCode}`);
     return received;
   };
   const worker = async () => {
@@ -423,13 +501,22 @@ async function replay(file: string): Promise<{ ms: number; bytes: number; calls:
 }
 
 /** Benchmarks one scale in one format, adding each run's row to `rows` as soon as it is measured. */
-async function benchOne(scale: Scale, format: Format, adminUrl: string, dir: string, rows: Row[], profile?: string): Promise<void> {
+async function benchOne(
+  scale: Scale,
+  format: Format,
+  adminUrl: string,
+  dir: string,
+  rows: Row[],
+  profile?: string,
+): Promise<void> {
   const password = randomBytes(12).toString('hex');
   const name = `propsync_bench_${process.pid}_${scale}_${format}`;
   const url = withDatabase(adminUrl, name);
   const started = performance.now();
   const sim = await startSimulator(scale, password);
-  note(`${scale} ${format}: simulator ready in ${((performance.now() - started) / 1000).toFixed(1)} s at ${sim.url}`);
+  note(
+    `${scale} ${format}: simulator ready in ${((performance.now() - started) / 1000).toFixed(1)} s at ${sim.url}`,
+  );
   await dropDatabase(adminUrl, name);
   await ensureDatabase(adminUrl, name);
   const db = new pg.Client({ connectionString: url });
@@ -459,14 +546,23 @@ async function benchOne(scale: Scale, format: Format, adminUrl: string, dir: str
       const record = join(dir, `${name}.${run}.requests`);
       // The recorder of the run's requests; with --profile, a CPU profile of each thread.
       const runEnv = REPLAYED.includes(run)
-        ? { ...env, PROPSYNC_BENCH_RECORD: record, NODE_OPTIONS: `${env.NODE_OPTIONS ?? ''} --import=${recorder}`.trim() }
+        ? {
+            ...env,
+            PROPSYNC_BENCH_RECORD: record,
+            NODE_OPTIONS: `${env.NODE_OPTIONS ?? ''} --import=${recorder}`.trim(),
+          }
         : env;
-      const profiling = profile ? ['--cpu-prof', `--cpu-prof-dir=${join(profile, `${scale}-${format}-${run}`)}`] : [];
+      const profiling = profile
+        ? ['--cpu-prof', `--cpu-prof-dir=${join(profile, `${scale}-${format}-${run}`)}`]
+        : [];
       const simCpuBefore = cpuMs(sim.child.pid!, 'own');
       const child = await runCli(['sync'], runEnv, log, profiling);
       const simCpuMs = cpuMs(sim.child.pid!, 'own') - simCpuBefore;
       // 3: done, with records quarantined; the rows are still counted and the run still measured.
-      if (child.code !== 0 && child.code !== 3) throw new Error(`propsync sync (${scale} ${format} ${run}) exited ${child.code}:\n${child.output.slice(-4000)}`);
+      if (child.code !== 0 && child.code !== 3)
+        throw new Error(
+          `propsync sync (${scale} ${format} ${run}) exited ${child.code}:\n${child.output.slice(-4000)}`,
+        );
       if (child.code === 3) note(`${scale} ${format} ${run}: records were quarantined (exit 3)`);
       const runs = await runsAfter(db, lastRunId);
       lastRunId = runs.lastRunId;
@@ -492,18 +588,23 @@ async function benchOne(scale: Scale, format: Format, adminUrl: string, dir: str
         row.replay = { ms: replayed.ms, concurrency: replayed.concurrency };
         // The bytes differ by a few in a thousand: replies carry the time they were made.
         if (replayed.calls !== runs.calls || Math.abs(replayed.bytes - runs.bytes) > runs.bytes / 100) {
-          note(`${scale} ${format} ${run}: the replay sent ${replayed.calls} calls for ${replayed.bytes} bytes, the run counted ${runs.calls} calls, ${runs.bytes} bytes`);
+          note(
+            `${scale} ${format} ${run}: the replay sent ${replayed.calls} calls for ${replayed.bytes} bytes, the run counted ${runs.calls} calls, ${runs.bytes} bytes`,
+          );
         }
         rmSync(record);
       }
       if (run === 'full') {
         const copy = await timeCopy(db, dir);
         row.copyRowsPerSecond = copy.rows / (copy.ms / 1000);
-        if (copy.rows !== runs.rows) note(`${scale} ${format}: COPY moved ${copy.rows} rows, the full load wrote ${runs.rows}`);
+        if (copy.rows !== runs.rows)
+          note(`${scale} ${format}: COPY moved ${copy.rows} rows, the full load wrote ${runs.rows}`);
       }
       if (run === 'incremental') row.floor = await incrementalFloor(db, lastRunId);
       const replayed = row.replay ? `, replay ${(row.replay.ms / 1000).toFixed(1)} s` : '';
-      note(`${scale} ${format} ${run}: ${(row.wallMs / 1000).toFixed(1)} s${replayed}, ${row.rows} rows, ${row.calls} calls, CPU ${(row.cpuMs / 1000).toFixed(1)} s, ${mb(row.peakRssBytes)}`);
+      note(
+        `${scale} ${format} ${run}: ${(row.wallMs / 1000).toFixed(1)} s${replayed}, ${row.rows} rows, ${row.calls} calls, CPU ${(row.cpuMs / 1000).toFixed(1)} s, ${mb(row.peakRssBytes)}`,
+      );
       rows.push(row);
     }
   } finally {
@@ -526,11 +627,15 @@ async function timeHelp(dir: string, runs = 7): Promise<{ wallMs: number; peakRs
     measured.push(run);
   }
   const walls = measured.map((run) => run.wallMs).sort((a, b) => a - b);
-  return { wallMs: walls[Math.floor(walls.length / 2)], peakRssBytes: Math.max(...measured.map((run) => run.peakRssBytes)) };
+  return {
+    wallMs: walls[Math.floor(walls.length / 2)],
+    peakRssBytes: Math.max(...measured.map((run) => run.peakRssBytes)),
+  };
 }
 
 const mb = (bytes: number) => `${Math.round(bytes / 1_048_576)} MB`;
-const rate = (perSecond: number) => (perSecond >= 1000 ? `${(perSecond / 1000).toFixed(1)}k` : perSecond.toFixed(0));
+const rate = (perSecond: number) =>
+  perSecond >= 1000 ? `${(perSecond / 1000).toFixed(1)}k` : perSecond.toFixed(0);
 
 /**
  * One markdown table. COPY rows/s and the ratio (sync rows/s over COPY rows/s) are shown on the
@@ -544,8 +649,27 @@ const rate = (perSecond: number) => (perSecond >= 1000 ? `${(perSecond / 1000).t
  */
 function table(rows: Row[]): string {
   const header = [
-    'scale', 'format', 'run', 'wall', 'in run', 'refresh', 'rows', 'rows/s', 'COPY rows/s', 'ratio', 'replay', '×replay', 'run ×replay',
-    'records', 'CPU', 'CPU/1k rec', 'sim CPU', 'peak RSS', 'calls', 'floor', 'load',
+    'scale',
+    'format',
+    'run',
+    'wall',
+    'in run',
+    'refresh',
+    'rows',
+    'rows/s',
+    'COPY rows/s',
+    'ratio',
+    'replay',
+    '×replay',
+    'run ×replay',
+    'records',
+    'CPU',
+    'CPU/1k rec',
+    'sim CPU',
+    'peak RSS',
+    'calls',
+    'floor',
+    'load',
   ];
   const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
   const lines = rows.map((row) => {
@@ -582,13 +706,17 @@ async function main(): Promise<void> {
   // The workers' scaling (issue 23) is a bench of its own: bench/scaling.ts.
   if (process.argv.includes('--scaling')) return (await import('./scaling.js')).benchScaling();
   const { scales, formats, profile, keep } = options();
-  const adminUrl = withDatabase(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres', 'postgres');
+  const adminUrl = withDatabase(
+    process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+    'postgres',
+  );
   const dir = mkdtempSync(join(tmpdir(), 'propsync-bench-'));
   const rows: Row[] = [];
   let help: { wallMs: number; peakRssBytes: number } | undefined;
   try {
     help = await timeHelp(dir);
-    for (const scale of scales) for (const format of formats) await benchOne(scale, format, adminUrl, dir, rows, profile);
+    for (const scale of scales)
+      for (const format of formats) await benchOne(scale, format, adminUrl, dir, rows, profile);
   } catch (error) {
     note(`the children's output is kept in ${dir}`);
     throw error;
@@ -603,7 +731,9 @@ async function main(): Promise<void> {
       );
     }
     if (help) {
-      process.stdout.write(`propsync --help: ${(help.wallMs / 1000).toFixed(2)} s (median of 7), peak RSS ${mb(help.peakRssBytes)}\n`);
+      process.stdout.write(
+        `propsync --help: ${(help.wallMs / 1000).toFixed(2)} s (median of 7), peak RSS ${mb(help.peakRssBytes)}\n`,
+      );
     }
   }
   if (keep) note(`the children's output is kept in ${dir}`);

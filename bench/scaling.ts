@@ -48,7 +48,12 @@ async function query<T extends pg.QueryResultRow>(url: string, text: string): Pr
 }
 
 /** A fresh, migrated database and a folder whose config names the simulators as accounts. */
-async function prepare(adminUrl: string, name: string, sims: Simulator[], pageSize?: number): Promise<{ url: string; dir: string }> {
+async function prepare(
+  adminUrl: string,
+  name: string,
+  sims: Simulator[],
+  pageSize?: number,
+): Promise<{ url: string; dir: string }> {
   await dropDatabase(adminUrl, name);
   await ensureDatabase(adminUrl, name);
   const url = withDatabase(adminUrl, name);
@@ -56,8 +61,17 @@ async function prepare(adminUrl: string, name: string, sims: Simulator[], pageSi
   mkdirSync(join(dir, 'config'));
   const config = {
     database: { url },
-    source: { format: 'json', maxClockSkewHours: 0, allowInsecureHttp: true, concurrency: 4, ...(pageSize ? { pageSize } : {}) },
-    accounts: sims.map((sim, i) => ({ id: `a${String(i + 1).padStart(2, '0')}`, source: { url: sim.url, auth: { type: 'basic', username: 'bench', passwordEnv: 'BENCH_PASSWORD' } } })),
+    source: {
+      format: 'json',
+      maxClockSkewHours: 0,
+      allowInsecureHttp: true,
+      concurrency: 4,
+      ...(pageSize ? { pageSize } : {}),
+    },
+    accounts: sims.map((sim, i) => ({
+      id: `a${String(i + 1).padStart(2, '0')}`,
+      source: { url: sim.url, auth: { type: 'basic', username: 'bench', passwordEnv: 'BENCH_PASSWORD' } },
+    })),
     metrics: { port: 0 },
     logLevel: 'warn',
   };
@@ -67,23 +81,40 @@ async function prepare(adminUrl: string, name: string, sims: Simulator[], pageSi
   return { url, dir };
 }
 
-function startCli(args: string[], dir: string): { child: ChildProcess; done: Promise<{ code: number | null; output: string }> } {
+function startCli(
+  args: string[],
+  dir: string,
+): { child: ChildProcess; done: Promise<{ code: number | null; output: string }> } {
   // As an operator runs it: the command's first line starts node with its heap limits.
-  const child = spawn(cli, args, { cwd: dir, env: { ...process.env, BENCH_PASSWORD: PASSWORD }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(cli, args, {
+    cwd: dir,
+    env: { ...process.env, BENCH_PASSWORD: PASSWORD },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout!.on('data', (chunk) => (output += String(chunk)));
   child.stderr!.on('data', (chunk) => (output += String(chunk)));
-  const done = new Promise<{ code: number | null; output: string }>((resolveDone) => child.on('exit', (code) => resolveDone({ code, output })));
+  const done = new Promise<{ code: number | null; output: string }>((resolveDone) =>
+    child.on('exit', (code) => resolveDone({ code, output })),
+  );
   return { child, done };
 }
 
 const runCli = (args: string[], dir: string) => startCli(args, dir).done;
 
-const throttledOf = (sims: Simulator[]) => sims.reduce((sum, sim) => sum + Object.values(sim.stats().calls).reduce((s, byStatus) => s + (byStatus['429'] ?? 0), 0), 0);
+const throttledOf = (sims: Simulator[]) =>
+  sims.reduce(
+    (sum, sim) =>
+      sum + Object.values(sim.stats().calls).reduce((s, byStatus) => s + (byStatus['429'] ?? 0), 0),
+    0,
+  );
 
 /** Sums of the runs of a database: calls, and the statuses. */
 async function runTotals(url: string): Promise<{ calls: number; status: string }> {
-  const rows = await query<{ calls: number; status: string }>(url, `select sum(calls)::int as calls, string_agg(distinct status, ',') as status from sync_runs`);
+  const rows = await query<{ calls: number; status: string }>(
+    url,
+    `select sum(calls)::int as calls, string_agg(distinct status, ',') as status from sync_runs`,
+  );
   return { calls: rows[0]?.calls ?? 0, status: rows[0]?.status ?? 'none' };
 }
 
@@ -102,7 +133,14 @@ async function syncCase(adminUrl: string, name: string, sims: Simulator[]): Prom
   return result;
 }
 
-async function workersCase(adminUrl: string, name: string, sims: Simulator[], workers: number, label: string, pageSize?: number): Promise<Case> {
+async function workersCase(
+  adminUrl: string,
+  name: string,
+  sims: Simulator[],
+  workers: number,
+  label: string,
+  pageSize?: number,
+): Promise<Case> {
   const { url, dir } = await prepare(adminUrl, name, sims, pageSize);
   const before = throttledOf(sims);
   const started = Date.now();
@@ -113,7 +151,10 @@ async function workersCase(adminUrl: string, name: string, sims: Simulator[], wo
   let wallMs: number;
   try {
     for (;;) {
-      const open = await query<{ n: number }>(url, `select count(*)::int as n from sync_runs where status = 'running'`);
+      const open = await query<{ n: number }>(
+        url,
+        `select count(*)::int as n from sync_runs where status = 'running'`,
+      );
       if (open[0]!.n === 0) break;
       await sleep(500);
     }
@@ -132,15 +173,36 @@ async function workersCase(adminUrl: string, name: string, sims: Simulator[], wo
 
 function table(title: string, cases: Case[]): string {
   const seconds = (ms: number | undefined) => (ms === undefined ? '-' : `${(ms / 1000).toFixed(1)} s`);
-  const lines = cases.map((c) => `| ${c.name} | ${seconds(c.wallMs)} | ${seconds(c.enqueueMs)} | ${c.calls} | ${(c.calls / (c.wallMs / 1000)).toFixed(1)} | ${c.throttled} | ${c.status} |`);
-  return [`${title}`, '', '| case | wall | of it, enqueue | calls | calls/s | 429s | run statuses |', '|---|---|---|---|---|---|---|', ...lines, ''].join('\n');
+  const lines = cases.map(
+    (c) =>
+      `| ${c.name} | ${seconds(c.wallMs)} | ${seconds(c.enqueueMs)} | ${c.calls} | ${(c.calls / (c.wallMs / 1000)).toFixed(1)} | ${c.throttled} | ${c.status} |`,
+  );
+  return [
+    `${title}`,
+    '',
+    '| case | wall | of it, enqueue | calls | calls/s | 429s | run statuses |',
+    '|---|---|---|---|---|---|---|',
+    ...lines,
+    '',
+  ].join('\n');
 }
 
 /** Runs both parts and prints their tables. */
 export async function benchScaling(): Promise<void> {
-  const adminUrl = withDatabase(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres', 'postgres');
+  const adminUrl = withDatabase(
+    process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+    'postgres',
+  );
   note('medium, no rate limits: one sync, then two workers');
-  const medium = await startSimulator({ port: 0, scale: 'medium', seed: 1, today: TODAY, username: 'bench', password: PASSWORD, rateLimit: 'off' });
+  const medium = await startSimulator({
+    port: 0,
+    scale: 'medium',
+    seed: 1,
+    today: TODAY,
+    username: 'bench',
+    password: PASSWORD,
+    rateLimit: 'off',
+  });
   const first: Case[] = [];
   try {
     first.push(await syncCase(adminUrl, 'propsync_bench_scaling', [medium]));
@@ -151,15 +213,40 @@ export async function benchScaling(): Promise<void> {
   process.stdout.write(`${table('medium, no rate limits (one account)', first)}\n`);
   note('twenty small accounts at 5 calls/s each: one, two and four workers');
   const smalls: Simulator[] = [];
-  for (let i = 0; i < 20; i++) smalls.push(await startSimulator({ port: 0, scale: 'small', seed: 100 + i, today: TODAY, username: 'bench', password: PASSWORD, rateLimit: '5/s' }));
+  for (let i = 0; i < 20; i++)
+    smalls.push(
+      await startSimulator({
+        port: 0,
+        scale: 'small',
+        seed: 100 + i,
+        today: TODAY,
+        username: 'bench',
+        password: PASSWORD,
+        rateLimit: '5/s',
+      }),
+    );
   const second: Case[] = [];
   try {
-    for (const workers of [1, 2, 4]) second.push(await workersCase(adminUrl, 'propsync_bench_scaling', smalls, workers, `${workers} worker${workers > 1 ? 's' : ''}`, SMALL_PAGE_SIZE));
+    for (const workers of [1, 2, 4])
+      second.push(
+        await workersCase(
+          adminUrl,
+          'propsync_bench_scaling',
+          smalls,
+          workers,
+          `${workers} worker${workers > 1 ? 's' : ''}`,
+          SMALL_PAGE_SIZE,
+        ),
+      );
   } finally {
     await Promise.all(smalls.map((sim) => sim.close()));
   }
-  process.stdout.write(`${table(`twenty small accounts, 5 calls/s each, pages of ${SMALL_PAGE_SIZE}`, second)}\n`);
-  process.stdout.write(`${new Date().toISOString().slice(0, 10)}, ${cpus().length} cores, node ${process.version}; workers run 4 lanes at once each; wall of the workers' cases from enqueue to the last run's end\n`);
+  process.stdout.write(
+    `${table(`twenty small accounts, 5 calls/s each, pages of ${SMALL_PAGE_SIZE}`, second)}\n`,
+  );
+  process.stdout.write(
+    `${new Date().toISOString().slice(0, 10)}, ${cpus().length} cores, node ${process.version}; workers run 4 lanes at once each; wall of the workers' cases from enqueue to the last run's end\n`,
+  );
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

@@ -21,7 +21,11 @@ const peakRss = (): number => process.resourceUsage().maxRSS * 1024;
 const t0 = performance.now();
 const ds = generateDataset({ seed, scale, today });
 const generateMs = performance.now() - t0;
-const afterGenerate = { rss: process.memoryUsage().rss, heap: process.memoryUsage().heapUsed, peak: peakRss() };
+const afterGenerate = {
+  rss: process.memoryUsage().rss,
+  heap: process.memoryUsage().heapUsed,
+  peak: peakRss(),
+};
 
 const truth = expectedWarehouse(ds);
 const units = ds.properties.reduce((s, p) => s + p._buildings.reduce((a, b) => a + b.units.length, 0), 0);
@@ -42,7 +46,11 @@ console.log(
       seed,
       today,
       generateSeconds: +(generateMs / 1000).toFixed(2),
-      memoryAfterGenerate: { rss: mb(afterGenerate.rss), heapUsed: mb(afterGenerate.heap), peakRss: mb(afterGenerate.peak) },
+      memoryAfterGenerate: {
+        rss: mb(afterGenerate.rss),
+        heapUsed: mb(afterGenerate.heap),
+        peakRss: mb(afterGenerate.peak),
+      },
       counts: {
         properties: ds.properties.length,
         units,

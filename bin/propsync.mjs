@@ -6,7 +6,9 @@ import { existsSync } from 'node:fs';
 
 const main = new URL('../dist/src/cli/main.js', import.meta.url);
 if (!existsSync(main)) {
-  process.stderr.write('propsync: the compiled build (dist/) is missing; run `npm run build` (`npm ci` builds it too)\n');
+  process.stderr.write(
+    'propsync: the compiled build (dist/) is missing; run `npm run build` (`npm ci` builds it too)\n',
+  );
   process.exit(1);
 }
 

@@ -45,7 +45,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       source_hash text,
       ${SYNC_COLUMNS}
     )`.execute(db);
-  await sql`create index leases_property_status_idx on leases (property_id, lease_status_type_id)`.execute(db);
+  await sql`create index leases_property_status_idx on leases (property_id, lease_status_type_id)`.execute(
+    db,
+  );
   await sql`create index leases_move_out_idx on leases (property_id, move_out_date)`.execute(db);
 
   await sql`
@@ -147,8 +149,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       ar_payment_id bigint,
       ${SYNC_COLUMNS}
     )`.execute(db);
-  await sql`create index ar_transactions_lease_month_idx on ar_transactions (lease_id, post_month)`.execute(db);
-  await sql`create index ar_transactions_property_month_idx on ar_transactions (property_id, post_month)`.execute(db);
+  await sql`create index ar_transactions_lease_month_idx on ar_transactions (lease_id, post_month)`.execute(
+    db,
+  );
+  await sql`create index ar_transactions_property_month_idx on ar_transactions (property_id, post_month)`.execute(
+    db,
+  );
 
   await sql`
     create table invoices (

@@ -105,7 +105,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       resolved_at timestamptz,
       resolved_run_id bigint
     )`.execute(db);
-  await sql`create index quarantine_open_idx on quarantine (stream, record_key) where resolved_at is null`.execute(db);
+  await sql`create index quarantine_open_idx on quarantine (stream, record_key) where resolved_at is null`.execute(
+    db,
+  );
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

@@ -20,7 +20,9 @@ import { applyReportingComments } from '../src/reporting/comments.js';
 /** Leases the source no longer lists, and other-income leases (parking, storage), are not homes. */
 const RESIDENTIAL = sql.raw(`l.deleted_at is null and l.is_other_income is not true`);
 /** The open part of the ledger: what the partial index `ar_transactions_open_idx` holds. */
-const OPEN_AR = sql.raw(`t.deleted_at is null and t.balance_due <> 0 and t.is_temporary is not true and t.is_reversed is not true`);
+const OPEN_AR = sql.raw(
+  `t.deleted_at is null and t.balance_due <> 0 and t.is_temporary is not true and t.is_reversed is not true`,
+);
 /**
  * An invoice's property (as ip) when all its live lines are charged to one property, with its
  * name and how many properties the lines name. The name is looked up per invoice (by the unique
@@ -35,8 +37,13 @@ const INVOICE_PROPERTY = sql.raw(`
               from public.invoice_line_items li
              where li.invoice_id = i.invoice_id and li.deleted_at is null) x
   ) ip on true`);
-/** Which of a lease's customers is the primary one: customer type Primary first, then relationship Primary, then the lowest id. */
-const PRIMARY_FIRST = sql.raw(`(c.customer_type = 'Primary') desc nulls last, (c.relationship_name = 'Primary') desc nulls last, c.customer_id`);
+/**
+ * Which of a lease's customers is the primary one: customer type Primary first, then relationship Primary,
+ * then the lowest id.
+ */
+const PRIMARY_FIRST = sql.raw(
+  `(c.customer_type = 'Primary') desc nulls last, (c.relationship_name = 'Primary') desc nulls last, c.customer_id`,
+);
 /** A customer's full name, from its parts when the source sends no full name. */
 const CUSTOMER_NAME = sql.raw(`coalesce(c.name_full, nullif(concat_ws(' ', c.first_name, c.last_name), ''))`);
 /** The lease's primary customer, looked up for one lease (as r). */
@@ -77,11 +84,19 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   // the lease_customers / lease_unit_spaces primary keys (lease_id first) already serve lookups by lease.
   await sql`
     create index ar_transactions_open_idx on public.ar_transactions (lease_id, due_date) include (balance_due, property_id)
-     where deleted_at is null and balance_due <> 0 and is_temporary is not true and is_reversed is not true`.execute(db);
-  await sql`create index invoices_open_idx on public.invoices (due_date) include (amount_due) where deleted_at is null and amount_due <> 0`.execute(db);
-  await sql`create index invoices_reversal_idx on public.invoices (reversal_invoice_id) where reversal_invoice_id is not null`.execute(db);
+     where deleted_at is null and balance_due <> 0 and is_temporary is not true and is_reversed is not true`.execute(
+    db,
+  );
+  await sql`create index invoices_open_idx on public.invoices (due_date) include (amount_due) where deleted_at is null and amount_due <> 0`.execute(
+    db,
+  );
+  await sql`create index invoices_reversal_idx on public.invoices (reversal_invoice_id) where reversal_invoice_id is not null`.execute(
+    db,
+  );
   await sql`create index invoices_post_month_idx on public.invoices (post_month)`.execute(db);
-  await sql`create index lease_scheduled_charges_interval_idx on public.lease_scheduled_charges (lease_interval_id)`.execute(db);
+  await sql`create index lease_scheduled_charges_interval_idx on public.lease_scheduled_charges (lease_interval_id)`.execute(
+    db,
+  );
   await sql`create index voided_payments_voided_on_idx on public.voided_payments (voided_on)`.execute(db);
 
   // Materialized (refreshed at the end of each sync): every view joins it, and naming 200
@@ -194,7 +209,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       from months m
       left join occupied o on o.property_id = m.property_id and o.month = m.month
       left join reporting.properties p on p.property_id = m.property_id`.execute(db);
-  await sql`create unique index occupancy_monthly_property_month_idx on reporting.occupancy_monthly (property_id, month)`.execute(db);
+  await sql`create unique index occupancy_monthly_property_month_idx on reporting.occupancy_monthly (property_id, month)`.execute(
+    db,
+  );
 
   await sql`
     create view reporting.lease_activity_monthly as
@@ -323,7 +340,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       left join reporting.properties p on p.property_id = t.property_id
      where t.deleted_at is null and t.is_temporary is not true and t.is_reversed is not true and t.post_month is not null
      group by t.property_id, p.property_name, t.post_month, t.ar_code_id`.execute(db);
-  await sql`create index ar_activity_monthly_month_idx on reporting.ar_activity_monthly (post_month, property_id)`.execute(db);
+  await sql`create index ar_activity_monthly_month_idx on reporting.ar_activity_monthly (post_month, property_id)`.execute(
+    db,
+  );
 
   // Materialized: it sums every invoice line (seconds on the large data set).
   await sql`
@@ -349,7 +368,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       join public.invoice_line_items li on li.invoice_id = s.invoice_id and li.deleted_at is null
       left join reporting.properties p on p.property_id = li.property_id
      group by s.post_month, s.vendor_id, li.property_id, p.property_name`.execute(db);
-  await sql`create index vendor_spend_monthly_month_idx on reporting.vendor_spend_monthly (post_month, vendor_id)`.execute(db);
+  await sql`create index vendor_spend_monthly_month_idx on reporting.vendor_spend_monthly (post_month, vendor_id)`.execute(
+    db,
+  );
 
   await sql`
     create view reporting.ap_open_invoices as
@@ -403,7 +424,14 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   await sql`drop schema if exists reporting cascade`.execute(db);
-  for (const index of ['ar_transactions_open_idx', 'invoices_open_idx', 'invoices_reversal_idx', 'invoices_post_month_idx', 'lease_scheduled_charges_interval_idx', 'voided_payments_voided_on_idx']) {
+  for (const index of [
+    'ar_transactions_open_idx',
+    'invoices_open_idx',
+    'invoices_reversal_idx',
+    'invoices_post_month_idx',
+    'lease_scheduled_charges_interval_idx',
+    'voided_payments_voided_on_idx',
+  ]) {
     await sql`drop index if exists ${sql.id('public', index)}`.execute(db);
   }
 }

@@ -10,7 +10,9 @@ const PARENTS = ['leases', 'invoices', 'properties'];
 export async function up(db: Kysely<unknown>): Promise<void> {
   for (const table of PARENTS) {
     await sql`alter table ${sql.table(table)} add column source_text_hash text`.execute(db);
-    await sql`create index ${sql.id(`${table}_source_text_hash_idx`)} on ${sql.table(table)} (source_text_hash)`.execute(db);
+    await sql`create index ${sql.id(`${table}_source_text_hash_idx`)} on ${sql.table(table)} (source_text_hash)`.execute(
+      db,
+    );
   }
 }
 

@@ -10,23 +10,35 @@ import { sql, type Kysely } from 'kysely';
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   const { rows } = await sql<{ version: number; name: string }>`
-    select current_setting('server_version_num')::int as version, current_setting('server_version') as name`.execute(db);
+    select current_setting('server_version_num')::int as version, current_setting('server_version') as name`.execute(
+    db,
+  );
   if (rows[0].version < 150000) {
-    throw new Error(`propsync needs PostgreSQL 15 or later (this server runs ${rows[0].name}); upgrade the warehouse's server, then run \`propsync migrate\` again`);
+    throw new Error(
+      `propsync needs PostgreSQL 15 or later (this server runs ${rows[0].name}); upgrade the warehouse's server, then run \`propsync migrate\` again`,
+    );
   }
   await sql`
     create unique index ar_activity_monthly_grain_idx
-        on reporting.ar_activity_monthly (post_month, property_id, ar_code_id) nulls not distinct`.execute(db);
+        on reporting.ar_activity_monthly (post_month, property_id, ar_code_id) nulls not distinct`.execute(
+    db,
+  );
   await sql`drop index reporting.ar_activity_monthly_month_idx`.execute(db);
   await sql`
     create unique index vendor_spend_monthly_grain_idx
-        on reporting.vendor_spend_monthly (post_month, vendor_id, property_id) nulls not distinct`.execute(db);
+        on reporting.vendor_spend_monthly (post_month, vendor_id, property_id) nulls not distinct`.execute(
+    db,
+  );
   await sql`drop index reporting.vendor_spend_monthly_month_idx`.execute(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  await sql`create index vendor_spend_monthly_month_idx on reporting.vendor_spend_monthly (post_month, vendor_id)`.execute(db);
+  await sql`create index vendor_spend_monthly_month_idx on reporting.vendor_spend_monthly (post_month, vendor_id)`.execute(
+    db,
+  );
   await sql`drop index reporting.vendor_spend_monthly_grain_idx`.execute(db);
-  await sql`create index ar_activity_monthly_month_idx on reporting.ar_activity_monthly (post_month, property_id)`.execute(db);
+  await sql`create index ar_activity_monthly_month_idx on reporting.ar_activity_monthly (post_month, property_id)`.execute(
+    db,
+  );
   await sql`drop index reporting.ar_activity_monthly_grain_idx`.execute(db);
 }

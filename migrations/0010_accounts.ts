@@ -49,8 +49,16 @@ const INDEXES: [name: string, table: string, definition: string][] = [
   ['invoices_reversal_idx', 'invoices', '(reversal_invoice_id) where reversal_invoice_id is not null'],
   ['invoices_post_date_idx', 'invoices', '(post_date)'],
   ['invoices_post_month_idx', 'invoices', '(post_month)'],
-  ['invoices_open_idx', 'invoices', '(due_date) include (amount_due) where deleted_at is null and amount_due <> 0'],
-  ['ar_transactions_open_idx', 'ar_transactions', '(lease_id, due_date) include (balance_due, property_id) where deleted_at is null and balance_due <> 0 and is_temporary is not true and is_reversed is not true'],
+  [
+    'invoices_open_idx',
+    'invoices',
+    '(due_date) include (amount_due) where deleted_at is null and amount_due <> 0',
+  ],
+  [
+    'ar_transactions_open_idx',
+    'ar_transactions',
+    '(lease_id, due_date) include (balance_due, property_id) where deleted_at is null and balance_due <> 0 and is_temporary is not true and is_reversed is not true',
+  ],
   ['voided_payments_voided_on_idx', 'voided_payments', '(voided_on)'],
   ['leases_source_text_hash_idx', 'leases', '(source_text_hash)'],
   ['invoices_source_text_hash_idx', 'invoices', '(source_text_hash)'],
@@ -66,28 +74,42 @@ const list = (columns: string[]) => sql.join(columns.map((column) => sql.id(colu
 async function rekey(db: Kysely<unknown>, withAccount: boolean): Promise<void> {
   const lead = withAccount ? ['account_id'] : [];
   // The foreign keys of the bookkeeping tables reference the keys that change.
-  await sql`alter table sync_work_unit_seen drop constraint if exists sync_work_unit_seen_work_unit_id_fkey`.execute(db);
+  await sql`alter table sync_work_unit_seen drop constraint if exists sync_work_unit_seen_work_unit_id_fkey`.execute(
+    db,
+  );
   await sql`alter table sync_work_units drop constraint if exists sync_work_units_run_id_fkey`.execute(db);
   for (const [table, key] of Object.entries(KEYS)) {
     await sql`alter table ${sql.table(table)} drop constraint ${sql.id(`${table}_pkey`)}`.execute(db);
-    await sql`alter table ${sql.table(table)} add constraint ${sql.id(`${table}_pkey`)} primary key (${list([...lead, ...key])})`.execute(db);
+    await sql`alter table ${sql.table(table)} add constraint ${sql.id(`${table}_pkey`)} primary key (${list([...lead, ...key])})`.execute(
+      db,
+    );
   }
-  await sql`alter table sync_work_units add constraint sync_work_units_run_id_fkey foreign key (${list([...lead, 'run_id'])}) references sync_runs (${list([...lead, 'run_id'])})`.execute(db);
-  await sql`alter table sync_work_unit_seen add constraint sync_work_unit_seen_work_unit_id_fkey foreign key (${list([...lead, 'work_unit_id'])}) references sync_work_units (${list([...lead, 'work_unit_id'])}) on delete cascade`.execute(db);
+  await sql`alter table sync_work_units add constraint sync_work_units_run_id_fkey foreign key (${list([...lead, 'run_id'])}) references sync_runs (${list([...lead, 'run_id'])})`.execute(
+    db,
+  );
+  await sql`alter table sync_work_unit_seen add constraint sync_work_unit_seen_work_unit_id_fkey foreign key (${list([...lead, 'work_unit_id'])}) references sync_work_units (${list([...lead, 'work_unit_id'])}) on delete cascade`.execute(
+    db,
+  );
   for (const [name, table, definition] of INDEXES) {
     await sql`drop index ${sql.id(name)}`.execute(db);
     const [columns, where] = definition.split(/\) where /);
     const rest = columns.replace(/^\(|\)$/g, '');
-    await sql`create index ${sql.id(name)} on ${sql.table(table)} (${sql.raw([...lead, rest].join(', '))})${sql.raw(where ? ` where ${where}` : '')}`.execute(db);
+    await sql`create index ${sql.id(name)} on ${sql.table(table)} (${sql.raw([...lead, rest].join(', '))})${sql.raw(where ? ` where ${where}` : '')}`.execute(
+      db,
+    );
   }
 }
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   for (const table of Object.keys(KEYS)) {
     // A constant default fills existing rows without rewriting them; new rows must name their account.
-    await sql`alter table ${sql.table(table)} add column account_id text not null default ${sql.lit(DEFAULT_ACCOUNT)}`.execute(db);
+    await sql`alter table ${sql.table(table)} add column account_id text not null default ${sql.lit(DEFAULT_ACCOUNT)}`.execute(
+      db,
+    );
     await sql`alter table ${sql.table(table)} alter column account_id drop default`.execute(db);
-    await sql`alter table ${sql.table(table)} add constraint ${sql.id(`${table}_account_id_check`)} check (account_id ~ '^[a-z0-9_-]{1,40}$')`.execute(db);
+    await sql`alter table ${sql.table(table)} add constraint ${sql.id(`${table}_account_id_check`)} check (account_id ~ '^[a-z0-9_-]{1,40}$')`.execute(
+      db,
+    );
   }
   await rekey(db, true);
   // Runs and units are also found by their ids alone (globally unique serials).
@@ -100,12 +122,15 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       first_seen_at timestamptz not null default now(),
       last_seen_at timestamptz not null default now()
     )`.execute(db);
-  await sql`insert into accounts (account_id) select ${DEFAULT_ACCOUNT} where exists (select 1 from sync_runs)`.execute(db);
+  await sql`insert into accounts (account_id) select ${DEFAULT_ACCOUNT} where exists (select 1 from sync_runs)`.execute(
+    db,
+  );
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   await sql`drop table accounts`.execute(db);
   await sql`drop index sync_runs_run_idx, sync_work_units_id_idx`.execute(db);
   await rekey(db, false);
-  for (const table of Object.keys(KEYS)) await sql`alter table ${sql.table(table)} drop column account_id`.execute(db);
+  for (const table of Object.keys(KEYS))
+    await sql`alter table ${sql.table(table)} drop column account_id`.execute(db);
 }

@@ -54,9 +54,21 @@ const BASE_INDEXES: [name: string, before: string, after: string][] = [
     'on public.ar_transactions (lease_id, due_date) include (balance_due, property_id) where deleted_at is null and balance_due <> 0 and is_temporary is not true and is_reversed is not true',
     'on public.ar_transactions (account_id, lease_id, due_date) include (balance_due, property_id) where deleted_at is null and balance_due <> 0 and is_temporary is not true and is_reversed is not true',
   ],
-  ['invoices_open_idx', 'on public.invoices (due_date) include (amount_due) where deleted_at is null and amount_due <> 0', 'on public.invoices (account_id, due_date) include (amount_due) where deleted_at is null and amount_due <> 0'],
-  ['invoices_post_month_idx', 'on public.invoices (post_month)', 'on public.invoices (account_id, post_month)'],
-  ['voided_payments_voided_on_idx', 'on public.voided_payments (voided_on)', 'on public.voided_payments (account_id, voided_on)'],
+  [
+    'invoices_open_idx',
+    'on public.invoices (due_date) include (amount_due) where deleted_at is null and amount_due <> 0',
+    'on public.invoices (account_id, due_date) include (amount_due) where deleted_at is null and amount_due <> 0',
+  ],
+  [
+    'invoices_post_month_idx',
+    'on public.invoices (post_month)',
+    'on public.invoices (account_id, post_month)',
+  ],
+  [
+    'voided_payments_voided_on_idx',
+    'on public.voided_payments (voided_on)',
+    'on public.voided_payments (account_id, voided_on)',
+  ],
 ];
 
 /** The policy every table with an account_id carries. */
@@ -64,17 +76,24 @@ const POLICY = 'account_readers';
 
 /** The rows of accounts the current user may see (both init plans: evaluated once per query). */
 const visible = (column: string) =>
-  sql.raw(`((select reporting_private.visible_accounts(current_user)) is null or ${column} = any((select reporting_private.visible_accounts(current_user))::text[]))`);
+  sql.raw(
+    `((select reporting_private.visible_accounts(current_user)) is null or ${column} = any((select reporting_private.visible_accounts(current_user))::text[]))`,
+  );
 
 /** Leases the source no longer lists, and other-income leases (parking, storage), are not homes. */
 const RESIDENTIAL = sql.raw(`l.deleted_at is null and l.is_other_income is not true`);
 /** The open part of the ledger: what the partial index `ar_transactions_open_idx` holds. */
-const OPEN_AR = sql.raw(`t.deleted_at is null and t.balance_due <> 0 and t.is_temporary is not true and t.is_reversed is not true`);
+const OPEN_AR = sql.raw(
+  `t.deleted_at is null and t.balance_due <> 0 and t.is_temporary is not true and t.is_reversed is not true`,
+);
 /** The account's name (as a), for the row's account (alias.account_id). */
-const ACCOUNT_NAME = (alias: string) => sql.raw(`left join public.accounts a on a.account_id = ${alias}.account_id`);
+const ACCOUNT_NAME = (alias: string) =>
+  sql.raw(`left join public.accounts a on a.account_id = ${alias}.account_id`);
 /** A property's name (as p), for the row's account and property. */
 const PROPERTY_NAME = (alias: string, property = `${alias}.property_id`) =>
-  sql.raw(`left join reporting_private.properties p on p.account_id = ${alias}.account_id and p.property_id = ${property}`);
+  sql.raw(
+    `left join reporting_private.properties p on p.account_id = ${alias}.account_id and p.property_id = ${property}`,
+  );
 /**
  * An invoice's property (as ip) when all its live lines are charged to one property, with its
  * name and how many properties the lines name; looked up per invoice, as in 0004.
@@ -88,8 +107,13 @@ const INVOICE_PROPERTY = sql.raw(`
               from public.invoice_line_items li
              where li.account_id = i.account_id and li.invoice_id = i.invoice_id and li.deleted_at is null) x
   ) ip on true`);
-/** Which of a lease's customers is the primary one: customer type Primary first, then relationship Primary, then the lowest id. */
-const PRIMARY_FIRST = sql.raw(`(c.customer_type = 'Primary') desc nulls last, (c.relationship_name = 'Primary') desc nulls last, c.customer_id`);
+/**
+ * Which of a lease's customers is the primary one: customer type Primary first, then relationship Primary,
+ * then the lowest id.
+ */
+const PRIMARY_FIRST = sql.raw(
+  `(c.customer_type = 'Primary') desc nulls last, (c.relationship_name = 'Primary') desc nulls last, c.customer_id`,
+);
 /** A customer's full name, from its parts when the source sends no full name. */
 const CUSTOMER_NAME = sql.raw(`coalesce(c.name_full, nullif(concat_ws(' ', c.first_name, c.last_name), ''))`);
 /** The lease's primary customer, looked up for one lease (as r). */
@@ -180,7 +204,8 @@ export const VIEWS: { name: string; materialized?: { key: string }; query: RawBu
        where l.deleted_at is null and l.lease_status_type_id in (4, 5)`,
   },
   {
-    // As in 0004: counting the units occupied at every month end took seconds; the current month is counted as of the refresh day.
+    // As in 0004: counting the units occupied at every month end took seconds; the current month is counted
+    // as of the refresh day.
     name: 'occupancy_monthly',
     materialized: { key: '(account_id, property_id, month)' },
     query: sql`
@@ -463,7 +488,8 @@ export const VIEWS: { name: string; materialized?: { key: string }; query: RawBu
        where v.deleted_at is null`,
   },
   {
-    // Accounts side by side: from the materialized views and the partial indexes of open AR and AP, so that it answers at once.
+    // Accounts side by side: from the materialized views and the partial indexes of open AR and AP, so that
+    // it answers at once.
     name: 'portfolio',
     query: sql`
       with d as (select reporting.today() as today),
@@ -538,7 +564,8 @@ async function selectGrants(db: Kysely<unknown>, schema: string): Promise<Map<st
 
 /** Grants select on reporting.`name` to the roles that could select the relation it replaces. */
 async function regrant(db: Kysely<unknown>, name: string, grantees: string[] | undefined): Promise<void> {
-  if (grantees?.length) await sql`grant select on ${sql.id('reporting', name)} to ${sql.raw(grantees.join(', '))}`.execute(db);
+  if (grantees?.length)
+    await sql`grant select on ${sql.id('reporting', name)} to ${sql.raw(grantees.join(', '))}`.execute(db);
 }
 
 /** Tables of public with an account_id column. */
@@ -553,7 +580,9 @@ async function accountTables(db: Kysely<unknown>): Promise<string[]> {
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`create schema reporting_private`.execute(db);
-  await sql`comment on schema reporting_private is ${sql.lit('The queries behind schema reporting, the materialized views and the readers\' accounts; no reader may use it: readers read reporting.')}`.execute(db);
+  await sql`comment on schema reporting_private is ${sql.lit("The queries behind schema reporting, the materialized views and the readers' accounts; no reader may use it: readers read reporting.")}`.execute(
+    db,
+  );
 
   // The definitions of 0004 and 0009, for down, as Postgres prints them with every name qualified.
   await sql`
@@ -564,21 +593,31 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       definition text not null,
       indexes text[] not null
     )`.execute(db);
-  await sql`comment on table reporting_private.previous_views is ${sql.lit('The reporting views before accounts (migrations 0004 and 0009), which migration 0011 restores when it is reverted.')}`.execute(db);
-  const { rows: paths } = await sql<{ path: string }>`select current_setting('search_path') as path`.execute(db);
+  await sql`comment on table reporting_private.previous_views is ${sql.lit('The reporting views before accounts (migrations 0004 and 0009), which migration 0011 restores when it is reverted.')}`.execute(
+    db,
+  );
+  const { rows: paths } = await sql<{ path: string }>`select current_setting('search_path') as path`.execute(
+    db,
+  );
   await sql`select set_config('search_path', '', true)`.execute(db);
   await sql`
     insert into reporting_private.previous_views (position, name, materialized, definition, indexes)
     select v.position, c.relname, c.relkind = 'm', pg_catalog.pg_get_viewdef(c.oid),
            coalesce((select pg_catalog.array_agg(pg_catalog.pg_get_indexdef(x.indexrelid) order by x.indexrelid) from pg_catalog.pg_index x where x.indrelid = c.oid), '{}')
       from pg_catalog.unnest(${PREVIOUS}::text[]) with ordinality as v(name, position)
-      join pg_catalog.pg_class c on c.relname = v.name and c.relnamespace = 'reporting'::regnamespace`.execute(db);
+      join pg_catalog.pg_class c on c.relname = v.name and c.relnamespace = 'reporting'::regnamespace`.execute(
+    db,
+  );
   await sql`select pg_catalog.set_config('search_path', ${paths[0].path}, true)`.execute(db);
 
   const grants = await selectGrants(db, 'reporting');
   for (const name of [...PREVIOUS].reverse()) {
-    const { rows } = await sql<{ kind: string }>`select relkind::text as kind from pg_class where oid = ${`reporting.${name}`}::regclass`.execute(db);
-    await sql`drop ${sql.raw(rows[0].kind === 'm' ? 'materialized view' : 'view')} ${sql.id('reporting', name)}`.execute(db);
+    const { rows } = await sql<{
+      kind: string;
+    }>`select relkind::text as kind from pg_class where oid = ${`reporting.${name}`}::regclass`.execute(db);
+    await sql`drop ${sql.raw(rows[0].kind === 'm' ? 'materialized view' : 'view')} ${sql.id('reporting', name)}`.execute(
+      db,
+    );
   }
 
   for (const [name, , after] of BASE_INDEXES) {
@@ -593,7 +632,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       account_id text not null check (account_id ~ '^[a-z0-9_-]{1,40}$'),
       primary key (role, account_id)
     )`.execute(db);
-  await sql`comment on table reporting_private.reader_accounts is ${sql.lit('The accounts a reader role may see (propsync grant-reader ROLE --account ID); a role without rows here sees every account.')}`.execute(db);
+  await sql`comment on table reporting_private.reader_accounts is ${sql.lit('The accounts a reader role may see (propsync grant-reader ROLE --account ID); a role without rows here sees every account.')}`.execute(
+    db,
+  );
   await sql`
     create function reporting_private.visible_accounts(reader name) returns text[]
     language sql stable security definer parallel safe
@@ -608,13 +649,17 @@ export async function up(db: Kysely<unknown>): Promise<void> {
         from pg_roles r
        where r.rolname = reader
     $$`.execute(db);
-  await sql`comment on function reporting_private.visible_accounts(name) is ${sql.lit('The accounts a role may see: those of reporting_private.reader_accounts for the roles whose privileges it uses, or null (every account) when none of them has any, and for superusers, roles that bypass row-level security and the owner of the reporting layer.')}`.execute(db);
+  await sql`comment on function reporting_private.visible_accounts(name) is ${sql.lit('The accounts a role may see: those of reporting_private.reader_accounts for the roles whose privileges it uses, or null (every account) when none of them has any, and for superusers, roles that bypass row-level security and the owner of the reporting layer.')}`.execute(
+    db,
+  );
 
   for (const view of VIEWS) {
     const target = sql.id('reporting_private', view.name);
     if (view.materialized) {
       await sql`create materialized view ${target} as ${view.query}`.execute(db);
-      await sql`create unique index ${sql.id(`${view.name}_grain_idx`)} on ${target} ${sql.raw(view.materialized.key)}`.execute(db);
+      await sql`create unique index ${sql.id(`${view.name}_grain_idx`)} on ${target} ${sql.raw(view.materialized.key)}`.execute(
+        db,
+      );
     } else {
       await sql`create view ${target} as ${view.query}`.execute(db);
     }
@@ -624,23 +669,37 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     await regrant(db, view.name, grants.get(view.name) ?? grants.get('rent_roll'));
   }
 
-  // Readers given the base tables see the same rows there: the owner (propsync loading the data) is not subject to the policy.
+  // Readers given the base tables see the same rows there: the owner (propsync loading the data) is not
+  // subject to the policy.
   for (const table of await accountTables(db)) {
     await sql`alter table ${sql.id('public', table)} enable row level security`.execute(db);
-    await sql`create policy ${sql.id(POLICY)} on ${sql.id('public', table)} for all using (${visible('account_id')}) with check (${visible('account_id')})`.execute(db);
+    await sql`create policy ${sql.id(POLICY)} on ${sql.id('public', table)} for all using (${visible('account_id')}) with check (${visible('account_id')})`.execute(
+      db,
+    );
   }
 
   await applyReportingComments(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  const { rows: policies } = await sql<{ name: string }>`select tablename as name from pg_policies where schemaname = 'public' and policyname = ${POLICY}`.execute(db);
+  const { rows: policies } = await sql<{
+    name: string;
+  }>`select tablename as name from pg_policies where schemaname = 'public' and policyname = ${POLICY}`.execute(
+    db,
+  );
   for (const { name } of policies) {
     await sql`drop policy ${sql.id(POLICY)} on ${sql.id('public', name)}`.execute(db);
     await sql`alter table ${sql.id('public', name)} disable row level security`.execute(db);
   }
-  const { rows: previous } = await sql<{ name: string; materialized: boolean; definition: string; indexes: string[] }>`
-    select name, materialized, definition, indexes from reporting_private.previous_views order by position`.execute(db);
+  const { rows: previous } = await sql<{
+    name: string;
+    materialized: boolean;
+    definition: string;
+    indexes: string[];
+  }>`
+    select name, materialized, definition, indexes from reporting_private.previous_views order by position`.execute(
+    db,
+  );
   const grants = await selectGrants(db, 'reporting');
   for (const view of [...VIEWS].reverse()) await sql`drop view ${sql.id('reporting', view.name)}`.execute(db);
   await sql`drop schema reporting_private cascade`.execute(db);
@@ -649,7 +708,9 @@ export async function down(db: Kysely<unknown>): Promise<void> {
     await sql`create index ${sql.id(name)} ${sql.raw(before)}`.execute(db);
   }
   for (const view of previous) {
-    await sql`create ${sql.raw(view.materialized ? 'materialized view' : 'view')} ${sql.id('reporting', view.name)} as ${sql.raw(view.definition.replace(/;\s*$/, ''))}`.execute(db);
+    await sql`create ${sql.raw(view.materialized ? 'materialized view' : 'view')} ${sql.id('reporting', view.name)} as ${sql.raw(view.definition.replace(/;\s*$/, ''))}`.execute(
+      db,
+    );
     for (const index of view.indexes) await sql.raw(index).execute(db);
     await regrant(db, view.name, grants.get(view.name));
   }

@@ -49,7 +49,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   // Readers given the base tables see only their accounts' rows, as 0011 set for every table with an account_id.
   for (const table of NEW_TABLES) {
     await sql`alter table ${sql.id('public', table)} enable row level security`.execute(db);
-    await sql`create policy account_readers on ${sql.id('public', table)} for all using (${VISIBLE}) with check (${VISIBLE})`.execute(db);
+    await sql`create policy account_readers on ${sql.id('public', table)} for all using (${VISIBLE}) with check (${VISIBLE})`.execute(
+      db,
+    );
   }
 }
 

@@ -24,7 +24,10 @@ const NAMED = sql`
           select account_id, property_id, property_name from public.invoice_line_items where deleted_at is null and property_id is not null) named
    group by named.account_id, named.property_id`;
 
-/** reporting_private.properties from 0013 on: the dimension first, the names of leases and invoice lines for properties it does not list. */
+/**
+ * reporting_private.properties from 0013 on: the dimension first, the names of leases and invoice lines for
+ * properties it does not list.
+ */
 const FROM_DIMENSION = sql`
   with listed as (select * from public.properties where deleted_at is null),
        named as (${NAMED})
@@ -73,14 +76,18 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       error text,
       primary key (account_id, verification_id)
     )`.execute(db);
-  await sql`create index sync_verifications_finished_idx on sync_verifications (account_id, finished_at)`.execute(db);
+  await sql`create index sync_verifications_finished_idx on sync_verifications (account_id, finished_at)`.execute(
+    db,
+  );
   await sql`create index sync_verifications_id_idx on sync_verifications (verification_id)`.execute(db);
   // Readers given the base tables see the accounts they may see here too, as on every table of 0011.
   await sql`alter table sync_verifications enable row level security`.execute(db);
   await sql`
     create policy account_readers on sync_verifications for all
       using ((select reporting_private.visible_accounts(current_user)) is null or account_id = any((select reporting_private.visible_accounts(current_user))::text[]))
-      with check ((select reporting_private.visible_accounts(current_user)) is null or account_id = any((select reporting_private.visible_accounts(current_user))::text[]))`.execute(db);
+      with check ((select reporting_private.visible_accounts(current_user)) is null or account_id = any((select reporting_private.visible_accounts(current_user))::text[]))`.execute(
+    db,
+  );
   await sql`
     alter table properties
       add column parent_property_id bigint,
@@ -95,6 +102,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   await replaceMaterializedView(db, 'properties', FROM_LEASES_AND_INVOICES);
-  await sql`alter table properties drop column parent_property_id, drop column lookup_code, drop column year_built, drop column ar_post_month, drop column ap_post_month`.execute(db);
+  await sql`alter table properties drop column parent_property_id, drop column lookup_code, drop column year_built, drop column ar_post_month, drop column ap_post_month`.execute(
+    db,
+  );
   await sql`drop table if exists sync_verifications`.execute(db);
 }

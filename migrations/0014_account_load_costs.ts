@@ -32,7 +32,8 @@ const MANY_ROWS = [
   'sync_work_unit_seen',
 ];
 
-const MONEY = (type: number) => sql.raw(`coalesce(sum(t.amount) filter (where t.transaction_type_id = ${type}), 0)::numeric(14,2)`);
+const MONEY = (type: number) =>
+  sql.raw(`coalesce(sum(t.amount) filter (where t.transaction_type_id = ${type}), 0)::numeric(14,2)`);
 
 const AR_ACTIVITY_MONTHLY = sql`
   select g.account_id, a.name as account_name, g.property_id, p.property_name, g.post_month, g.ar_code_id, g.ar_code_name, g.transactions,
@@ -95,7 +96,10 @@ function previous(name: string) {
 }
 
 export async function up(db: Kysely<unknown>): Promise<void> {
-  for (const table of MANY_ROWS) await sql`alter table ${sql.table(table)} drop constraint ${sql.id(`${table}_account_id_check`)}`.execute(db);
+  for (const table of MANY_ROWS)
+    await sql`alter table ${sql.table(table)} drop constraint ${sql.id(`${table}_account_id_check`)}`.execute(
+      db,
+    );
   await replaceMaterializedView(db, 'ar_activity_monthly', AR_ACTIVITY_MONTHLY);
   await replaceMaterializedView(db, 'vendor_spend_monthly', VENDOR_SPEND_MONTHLY);
 }
@@ -104,6 +108,8 @@ export async function down(db: Kysely<unknown>): Promise<void> {
   await replaceMaterializedView(db, 'vendor_spend_monthly', previous('vendor_spend_monthly'));
   await replaceMaterializedView(db, 'ar_activity_monthly', previous('ar_activity_monthly'));
   for (const table of MANY_ROWS) {
-    await sql`alter table ${sql.table(table)} add constraint ${sql.id(`${table}_account_id_check`)} check (account_id ~ '^[a-z0-9_-]{1,40}$')`.execute(db);
+    await sql`alter table ${sql.table(table)} add constraint ${sql.id(`${table}_account_id_check`)} check (account_id ~ '^[a-z0-9_-]{1,40}$')`.execute(
+      db,
+    );
   }
 }

@@ -23,7 +23,8 @@ import { replaceReportingQuery } from '../src/reporting/replace-materialized-vie
  * `down` makes the materialized view of 0014 again. The SQL here is frozen.
  */
 
-const MONEY = (type: number) => sql.raw(`coalesce(sum(t.amount) filter (where t.transaction_type_id = ${type}), 0)::numeric(14,2)`);
+const MONEY = (type: number) =>
+  sql.raw(`coalesce(sum(t.amount) filter (where t.transaction_type_id = ${type}), 0)::numeric(14,2)`);
 
 /** 0014's sums of the ledger, one row per group (its inner query). */
 const SUMS = sql`
@@ -60,7 +61,8 @@ const COLUMNS = sql.raw(
 );
 
 /** 0014's unique index of the materialized view, for down. */
-const GRAIN_INDEX = 'create unique index ar_activity_monthly_grain_idx on reporting_private.ar_activity_monthly (account_id, post_month, property_id, ar_code_id) nulls not distinct';
+const GRAIN_INDEX =
+  'create unique index ar_activity_monthly_grain_idx on reporting_private.ar_activity_monthly (account_id, post_month, property_id, ar_code_id) nulls not distinct';
 
 /** Notes the groups of the ledger rows a statement wrote. */
 const LEDGER_FUNCTION = sql`
@@ -138,11 +140,23 @@ const TRUNCATE_FUNCTION = sql`
 /** The triggers: [name, table, event, transition tables, function]. */
 const TRIGGERS: [string, string, string, string, string][] = [
   ['ar_activity_insert', 'ar_transactions', 'insert', 'new table as new_rows', 'note_ar_activity_ledger'],
-  ['ar_activity_update', 'ar_transactions', 'update', 'old table as old_rows new table as new_rows', 'note_ar_activity_ledger'],
+  [
+    'ar_activity_update',
+    'ar_transactions',
+    'update',
+    'old table as old_rows new table as new_rows',
+    'note_ar_activity_ledger',
+  ],
   ['ar_activity_delete', 'ar_transactions', 'delete', 'old table as old_rows', 'note_ar_activity_ledger'],
   ['ar_activity_truncate', 'ar_transactions', 'truncate', '', 'note_ar_activity_truncate'],
   ['ar_activity_insert', 'leases', 'insert', 'new table as new_rows', 'note_ar_activity_leases'],
-  ['ar_activity_update', 'leases', 'update', 'old table as old_rows new table as new_rows', 'note_ar_activity_leases'],
+  [
+    'ar_activity_update',
+    'leases',
+    'update',
+    'old table as old_rows new table as new_rows',
+    'note_ar_activity_leases',
+  ],
   ['ar_activity_delete', 'leases', 'delete', 'old table as old_rows', 'note_ar_activity_leases'],
   ['ar_activity_truncate', 'leases', 'truncate', '', 'note_ar_activity_truncate'],
 ];
@@ -166,7 +180,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       net_amount numeric(14,2) not null,
       constraint ar_activity_groups_grain unique nulls not distinct (account_id, property_id, post_month, ar_code_id)
     )`.execute(db);
-  await sql`comment on table reporting_private.ar_activity_groups is ${sql.lit('The sums behind reporting.ar_activity_monthly, one row per account, property, post month and AR code; kept group by group at the end of each sync (src/reporting/ar-activity-groups.ts).')}`.execute(db);
+  await sql`comment on table reporting_private.ar_activity_groups is ${sql.lit('The sums behind reporting.ar_activity_monthly, one row per account, property, post month and AR code; kept group by group at the end of each sync (src/reporting/ar-activity-groups.ts).')}`.execute(
+    db,
+  );
   await sql`
     create table reporting_private.ar_activity_dirty (
       account_id text not null,
@@ -174,23 +190,36 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       post_month date not null,
       primary key (account_id, property_id, post_month)
     )`.execute(db);
-  await sql`comment on table reporting_private.ar_activity_dirty is ${sql.lit('The (account, property, post month) groups of reporting_private.ar_activity_groups written since they were last summed, noted by triggers on ar_transactions and leases.')}`.execute(db);
+  await sql`comment on table reporting_private.ar_activity_dirty is ${sql.lit('The (account, property, post month) groups of reporting_private.ar_activity_groups written since they were last summed, noted by triggers on ar_transactions and leases.')}`.execute(
+    db,
+  );
   await LEDGER_FUNCTION.execute(db);
   await LEASES_FUNCTION.execute(db);
   await TRUNCATE_FUNCTION.execute(db);
   // The triggers first: they lock the tables against writes until the migration commits, so the sums below miss none.
   for (const [name, table, event, transitions, fn] of TRIGGERS) {
     const referencing = transitions ? sql.raw(` referencing ${transitions}`) : sql``;
-    await sql`create trigger ${sql.id(name)} after ${sql.raw(event)} on ${sql.id('public', table)}${referencing} for each statement execute function ${sql.id('reporting_private', fn)}()`.execute(db);
+    await sql`create trigger ${sql.id(name)} after ${sql.raw(event)} on ${sql.id('public', table)}${referencing} for each statement execute function ${sql.id('reporting_private', fn)}()`.execute(
+      db,
+    );
   }
-  await sql`insert into reporting_private.ar_activity_groups (${COLUMNS}) ${SUMS} order by 1, 2, 3, 4`.execute(db);
+  await sql`insert into reporting_private.ar_activity_groups (${COLUMNS}) ${SUMS} order by 1, 2, 3, 4`.execute(
+    db,
+  );
   await sql`analyze reporting_private.ar_activity_groups`.execute(db);
-  await replaceReportingQuery(db, 'ar_activity_monthly', named(sql`reporting_private.ar_activity_groups`), { kind: 'view' });
+  await replaceReportingQuery(db, 'ar_activity_monthly', named(sql`reporting_private.ar_activity_groups`), {
+    kind: 'view',
+  });
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  await replaceReportingQuery(db, 'ar_activity_monthly', named(sql`(${SUMS})`), { kind: 'materialized view', indexes: [GRAIN_INDEX] });
-  for (const [name, table] of TRIGGERS) await sql`drop trigger ${sql.id(name)} on ${sql.id('public', table)}`.execute(db);
-  for (const fn of ['note_ar_activity_ledger', 'note_ar_activity_leases', 'note_ar_activity_truncate']) await sql`drop function ${sql.id('reporting_private', fn)}()`.execute(db);
+  await replaceReportingQuery(db, 'ar_activity_monthly', named(sql`(${SUMS})`), {
+    kind: 'materialized view',
+    indexes: [GRAIN_INDEX],
+  });
+  for (const [name, table] of TRIGGERS)
+    await sql`drop trigger ${sql.id(name)} on ${sql.id('public', table)}`.execute(db);
+  for (const fn of ['note_ar_activity_ledger', 'note_ar_activity_leases', 'note_ar_activity_truncate'])
+    await sql`drop function ${sql.id('reporting_private', fn)}()`.execute(db);
   await sql`drop table reporting_private.ar_activity_dirty, reporting_private.ar_activity_groups`.execute(db);
 }

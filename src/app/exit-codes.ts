@@ -13,14 +13,20 @@ export const EXIT = {
   usage: 2,
   /** Finished, but some records were quarantined (see `propsync status`). */
   quarantined: 3,
-  /** `propsync verify`: the warehouse differs from the source (rows missing, extra or differing; after `--repair`, still). */
+  /**
+   * `propsync verify`: the warehouse differs from the source (rows missing, extra or differing; after
+   * `--repair`, still).
+   */
   drift: 4,
 } as const;
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
 /** An error that ends a command with a given exit code and a message for the operator. */
 export class ExitError extends Error {
-  constructor(message: string, readonly exitCode: ExitCode = EXIT.usage) {
+  constructor(
+    message: string,
+    readonly exitCode: ExitCode = EXIT.usage,
+  ) {
     super(message);
     this.name = 'ExitError';
   }

@@ -41,7 +41,10 @@ export function describeDatabaseError(error: unknown): string {
  * `select 1` on the warehouse, given at most `timeoutMs`: "ok", or what is wrong (see
  * describeDatabaseError; "database timeout" when it did not answer in time).
  */
-export async function databaseHealth<DB>(db: Kysely<DB>, timeoutMs: number = HEALTH_DATABASE_TIMEOUT_MS): Promise<string> {
+export async function databaseHealth<DB>(
+  db: Kysely<DB>,
+  timeoutMs: number = HEALTH_DATABASE_TIMEOUT_MS,
+): Promise<string> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<string>((resolve) => {
     timer = setTimeout(() => resolve('database timeout'), timeoutMs);

@@ -32,13 +32,16 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpE
       response.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' });
       response.end(request.method === 'HEAD' ? undefined : body);
     };
-    if (request.method !== 'GET' && request.method !== 'HEAD') return reply(405, 'text/plain', 'method not allowed\n');
+    if (request.method !== 'GET' && request.method !== 'HEAD')
+      return reply(405, 'text/plain', 'method not allowed\n');
     if (path === '/healthz') {
       options
         .health()
         .then((health) => reply(health.ok ? 200 : 503, 'application/json', `${JSON.stringify(health)}\n`))
         // A failure's message may name hosts or users: the reply says only that the check failed.
-        .catch(() => reply(503, 'application/json', `${JSON.stringify({ ok: false, error: 'health check failed' })}\n`));
+        .catch(() =>
+          reply(503, 'application/json', `${JSON.stringify({ ok: false, error: 'health check failed' })}\n`),
+        );
       return;
     }
     if (path === '/metrics') {
@@ -91,9 +94,17 @@ export async function serveHealthAndMetrics<DB>(options: {
     metrics: options.metrics,
     health: async () => {
       const database = await databaseHealth(options.db);
-      return { ok: database === 'ok' && !options.stopping(), stopping: options.stopping(), database, ...options.details() };
+      return {
+        ok: database === 'ok' && !options.stopping(),
+        stopping: options.stopping(),
+        database,
+        ...options.details(),
+      };
     },
   });
-  logger.info({ event: 'http_listening', url: http.url }, `serving ${http.url}/healthz and ${http.url}/metrics`);
+  logger.info(
+    { event: 'http_listening', url: http.url },
+    `serving ${http.url}/healthz and ${http.url}/metrics`,
+  );
   return http;
 }

@@ -17,10 +17,20 @@ export function isTerminal(stream: { isTTY?: boolean } = process.stderr): boolea
  * this thread written to `sink` (so they print above the bars); elsewhere pino JSON on stderr.
  * Either way secrets are censored by the logger's redaction paths.
  */
-export async function displayLogger(config: { logLevel: string }, options: { base?: Record<string, unknown>; sink?: Writable; terminal?: boolean } = {}): Promise<Logger> {
+export async function displayLogger(
+  config: { logLevel: string },
+  options: { base?: Record<string, unknown>; sink?: Writable; terminal?: boolean } = {},
+): Promise<Logger> {
   const level = config.logLevel as LevelWithSilent;
-  if (!(options.terminal ?? isTerminal()) || !options.sink) return createLogger({ level, base: options.base ?? {}, pretty: false });
+  if (!(options.terminal ?? isTerminal()) || !options.sink)
+    return createLogger({ level, base: options.base ?? {}, pretty: false });
   const { default: pinoPretty } = await import('pino-pretty');
-  const pretty = pinoPretty({ colorize: true, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname', destination: options.sink, sync: true });
+  const pretty = pinoPretty({
+    colorize: true,
+    translateTime: 'SYS:HH:MM:ss',
+    ignore: 'pid,hostname',
+    destination: options.sink,
+    sync: true,
+  });
   return createLogger({ level, base: options.base ?? {}, destination: pretty });
 }

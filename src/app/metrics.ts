@@ -44,7 +44,12 @@ function pageMetrics(registers: Registry[]): { counter: MeteredCounter; metric: 
     const { name, help } = counter.metric;
     let metric = byName.get(name);
     if (!metric) {
-      metric = new Counter({ name, help, labelNames: 'action' in counter.metric ? ['account', 'stream', 'action'] : ['account', 'stream'], registers });
+      metric = new Counter({
+        name,
+        help,
+        labelNames: 'action' in counter.metric ? ['account', 'stream', 'action'] : ['account', 'stream'],
+        registers,
+      });
       byName.set(name, metric);
     }
     return { counter, metric };
@@ -73,22 +78,100 @@ export function createSyncMetrics(
   if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry, prefix: 'propsync_' });
   const registers = [registry];
 
-  const runs = new Counter({ name: 'propsync_runs_total', help: 'Sync runs ended, by stream, kind and outcome.', labelNames: ['account', 'stream', 'kind', 'status'], registers });
-  const runDuration = new Histogram({ name: 'propsync_run_duration_seconds', help: 'Duration of sync runs.', labelNames: ['account', 'stream', 'kind'], buckets: DURATION_BUCKETS, registers });
-  const lastSuccess = new Gauge({ name: 'propsync_last_success_timestamp_seconds', help: 'End time of the last successful run of each account\'s stream (Unix seconds).', labelNames: ['account', 'stream'], registers });
-  const running = new Gauge({ name: 'propsync_run_in_progress', help: '1 while a run of the account\'s stream is in progress in this process.', labelNames: ['account', 'stream'], registers });
-  const skipped = new Counter({ name: 'propsync_runs_skipped_total', help: 'Scheduled runs skipped because another process held the account\'s stream lock.', labelNames: ['account', 'stream'], registers });
-  const abandoned = new Counter({ name: 'propsync_runs_abandoned_total', help: 'Runs left running by a process that died, closed as abandoned by a later run of the account\'s stream.', labelNames: ['account', 'stream'], registers });
-  const workUnits = new Counter({ name: 'propsync_work_units_total', help: 'Work units ended, by account, stream and outcome.', labelNames: ['account', 'stream', 'status'], registers });
-  const workUnitDuration = new Histogram({ name: 'propsync_work_unit_duration_seconds', help: 'Duration of work units.', labelNames: ['account', 'stream'], buckets: DURATION_BUCKETS, registers });
+  const runs = new Counter({
+    name: 'propsync_runs_total',
+    help: 'Sync runs ended, by stream, kind and outcome.',
+    labelNames: ['account', 'stream', 'kind', 'status'],
+    registers,
+  });
+  const runDuration = new Histogram({
+    name: 'propsync_run_duration_seconds',
+    help: 'Duration of sync runs.',
+    labelNames: ['account', 'stream', 'kind'],
+    buckets: DURATION_BUCKETS,
+    registers,
+  });
+  const lastSuccess = new Gauge({
+    name: 'propsync_last_success_timestamp_seconds',
+    help: "End time of the last successful run of each account's stream (Unix seconds).",
+    labelNames: ['account', 'stream'],
+    registers,
+  });
+  const running = new Gauge({
+    name: 'propsync_run_in_progress',
+    help: "1 while a run of the account's stream is in progress in this process.",
+    labelNames: ['account', 'stream'],
+    registers,
+  });
+  const skipped = new Counter({
+    name: 'propsync_runs_skipped_total',
+    help: "Scheduled runs skipped because another process held the account's stream lock.",
+    labelNames: ['account', 'stream'],
+    registers,
+  });
+  const abandoned = new Counter({
+    name: 'propsync_runs_abandoned_total',
+    help: "Runs left running by a process that died, closed as abandoned by a later run of the account's stream.",
+    labelNames: ['account', 'stream'],
+    registers,
+  });
+  const workUnits = new Counter({
+    name: 'propsync_work_units_total',
+    help: 'Work units ended, by account, stream and outcome.',
+    labelNames: ['account', 'stream', 'status'],
+    registers,
+  });
+  const workUnitDuration = new Histogram({
+    name: 'propsync_work_unit_duration_seconds',
+    help: 'Duration of work units.',
+    labelNames: ['account', 'stream'],
+    buckets: DURATION_BUCKETS,
+    registers,
+  });
   const pageCounters = pageMetrics(registers);
-  const calls = new Counter({ name: 'propsync_source_calls_total', help: 'HTTP calls to the source, by method and HTTP status (or "error" when no reply came).', labelNames: ['account', 'method', 'status'], registers });
-  const retries = new Counter({ name: 'propsync_source_retries_total', help: 'Calls that failed and will be tried again.', labelNames: ['account', 'method'], registers });
-  const throttled = new Counter({ name: 'propsync_source_throttled_total', help: 'Calls the source answered with 429.', labelNames: ['account', 'method'], registers });
-  const callDuration = new Histogram({ name: 'propsync_source_call_duration_seconds', help: 'Duration of HTTP calls to the source.', labelNames: ['account', 'method'], buckets: CALL_BUCKETS, registers });
-  const bytes = new Counter({ name: 'propsync_source_bytes_total', help: 'Bytes of the source replies.', labelNames: ['account', 'method'], registers });
-  const budgetLeft = new Gauge({ name: 'propsync_call_budget_left', help: "Calls left in today's budget of each account.", labelNames: ['account'], registers });
-  const budgetDaily = new Gauge({ name: 'propsync_call_budget_daily', help: 'Calls each account may spend per day (source.dailyCallBudget).', labelNames: ['account'], registers });
+  const calls = new Counter({
+    name: 'propsync_source_calls_total',
+    help: 'HTTP calls to the source, by method and HTTP status (or "error" when no reply came).',
+    labelNames: ['account', 'method', 'status'],
+    registers,
+  });
+  const retries = new Counter({
+    name: 'propsync_source_retries_total',
+    help: 'Calls that failed and will be tried again.',
+    labelNames: ['account', 'method'],
+    registers,
+  });
+  const throttled = new Counter({
+    name: 'propsync_source_throttled_total',
+    help: 'Calls the source answered with 429.',
+    labelNames: ['account', 'method'],
+    registers,
+  });
+  const callDuration = new Histogram({
+    name: 'propsync_source_call_duration_seconds',
+    help: 'Duration of HTTP calls to the source.',
+    labelNames: ['account', 'method'],
+    buckets: CALL_BUCKETS,
+    registers,
+  });
+  const bytes = new Counter({
+    name: 'propsync_source_bytes_total',
+    help: 'Bytes of the source replies.',
+    labelNames: ['account', 'method'],
+    registers,
+  });
+  const budgetLeft = new Gauge({
+    name: 'propsync_call_budget_left',
+    help: "Calls left in today's budget of each account.",
+    labelNames: ['account'],
+    registers,
+  });
+  const budgetDaily = new Gauge({
+    name: 'propsync_call_budget_daily',
+    help: 'Calls each account may spend per day (source.dailyCallBudget).',
+    labelNames: ['account'],
+    registers,
+  });
   for (const account of options.accounts ?? []) {
     budgetDaily.set({ account: account.id }, account.dailyCallBudget);
     budgetLeft.set({ account: account.id }, account.dailyCallBudget);
@@ -127,10 +210,19 @@ export function createSyncMetrics(
     async collect() {
       if (!verifyDrift) return;
       this.reset();
-      for (const drift of await verifyDrift()) this.set({ account: drift.account, stream: drift.stream, table: drift.table, kind: drift.kind }, drift.rows);
+      for (const drift of await verifyDrift())
+        this.set(
+          { account: drift.account, stream: drift.stream, table: drift.table, kind: drift.kind },
+          drift.rows,
+        );
     },
   });
-  const rateLeft = new Gauge({ name: 'propsync_rate_limit_remaining', help: 'Calls left in the tightest rate-limit window, as the source last announced.', labelNames: ['account', 'method'], registers });
+  const rateLeft = new Gauge({
+    name: 'propsync_rate_limit_remaining',
+    help: 'Calls left in the tightest rate-limit window, as the source last announced.',
+    labelNames: ['account', 'method'],
+    registers,
+  });
 
   const observer: SyncObserver = {
     onPage(event) {
@@ -142,7 +234,8 @@ export function createSyncMetrics(
     },
     onWorkUnitEnd(event) {
       workUnits.inc({ account: event.account, stream: event.stream, status: event.status });
-      if (event.status !== 'skipped') workUnitDuration.observe({ account: event.account, stream: event.stream }, event.durationMs / 1000);
+      if (event.status !== 'skipped')
+        workUnitDuration.observe({ account: event.account, stream: event.stream }, event.durationMs / 1000);
     },
     onRunEnd(summary) {
       const now = Date.now() / 1000;
@@ -154,7 +247,8 @@ export function createSyncMetrics(
       }
     },
     onRunsAbandoned(event) {
-      for (const run of event.abandoned) for (const stream of run.streams) abandoned.inc({ account: event.account, stream });
+      for (const run of event.abandoned)
+        for (const stream of run.streams) abandoned.inc({ account: event.account, stream });
     },
   };
 

@@ -47,11 +47,15 @@ export interface StreamProgress {
 }
 
 /** Records per second and seconds left of a stream's progress at `now`. */
-export function rateAndEta(progress: StreamProgress, now: number): { recordsPerSecond: number; etaSeconds: number | null } {
+export function rateAndEta(
+  progress: StreamProgress,
+  now: number,
+): { recordsPerSecond: number; etaSeconds: number | null } {
   const elapsed = Math.max((now - progress.startedAt) / 1000, 0.001);
   const recordsPerSecond = progress.records / elapsed;
   const left = progress.total - progress.done;
-  const etaSeconds = progress.done === 0 ? null : left <= 0 ? 0 : Math.round((elapsed / progress.done) * left);
+  const etaSeconds =
+    progress.done === 0 ? null : left <= 0 ? 0 : Math.round((elapsed / progress.done) * left);
   return { recordsPerSecond, etaSeconds };
 }
 
@@ -92,7 +96,10 @@ export function createProgress(options: ProgressOptions): Progress {
   let timer: NodeJS.Timeout | undefined;
 
   const keyOf = (event: { account: string; stream: string }) => `${event.account}/${event.stream}`;
-  const nameOf = (entry: Shown) => ([...shown.values()].some((other) => other.account !== 'default') ? `${entry.account}/${entry.stream}` : entry.stream);
+  const nameOf = (entry: Shown) =>
+    [...shown.values()].some((other) => other.account !== 'default')
+      ? `${entry.account}/${entry.stream}`
+      : entry.stream;
 
   const payload = (entry: Shown) => {
     const { progress } = entry;
@@ -121,7 +128,18 @@ export function createProgress(options: ProgressOptions): Progress {
       const { account, stream, runId, progress } = entry;
       const { recordsPerSecond, etaSeconds } = rateAndEta(progress, now);
       logger.info(
-        { account, runId, stream, workUnits: progress.done, workUnitsTotal: progress.total, failed: progress.failed, records: progress.records, calls: progress.calls, recordsPerSecond: Math.round(recordsPerSecond), etaSeconds },
+        {
+          account,
+          runId,
+          stream,
+          workUnits: progress.done,
+          workUnitsTotal: progress.total,
+          failed: progress.failed,
+          records: progress.records,
+          calls: progress.calls,
+          recordsPerSecond: Math.round(recordsPerSecond),
+          etaSeconds,
+        },
         `progress ${nameOf(entry)}: ${progress.done}/${progress.total} work units, ${progress.records} records, ${progress.calls} calls`,
       );
     }
@@ -148,7 +166,19 @@ export function createProgress(options: ProgressOptions): Progress {
       const added: string[] = [];
       for (const stream of event.streams) {
         const key = keyOf({ account: event.account, stream });
-        shown.set(key, { account: event.account, stream, runId: event.runId, progress: { total: event.byStream[stream] ?? 0, done: 0, failed: 0, records: 0, calls: 0, startedAt: now } });
+        shown.set(key, {
+          account: event.account,
+          stream,
+          runId: event.runId,
+          progress: {
+            total: event.byStream[stream] ?? 0,
+            done: 0,
+            failed: 0,
+            records: 0,
+            calls: 0,
+            startedAt: now,
+          },
+        });
         added.push(key);
       }
       if (options.mode === 'bars') {
@@ -172,7 +202,15 @@ export function createProgress(options: ProgressOptions): Progress {
         for (const key of bars.keys()) redraw(key);
       } else {
         const { logger } = options;
-        logger.info({ account: event.account, runId: event.runId, workUnits: event.workUnits, byStream: event.byStream }, `run ${event.runId} planned ${event.workUnits} work units`);
+        logger.info(
+          {
+            account: event.account,
+            runId: event.runId,
+            workUnits: event.workUnits,
+            byStream: event.byStream,
+          },
+          `run ${event.runId} planned ${event.workUnits} work units`,
+        );
         timer ??= setInterval(() => logLines(logger), options.intervalMs ?? 10_000);
         timer.unref();
       }

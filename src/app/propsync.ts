@@ -40,7 +40,10 @@ export interface OpenOptions {
    * and says so; `whole`: a long-running process opens anyway (it checks before each run).
    */
   budget?: 'left' | 'whole';
-  /** Stop on SIGINT/SIGTERM/SIGHUP after the page in flight, naming what stops (`the sync`); absent: the caller handles signals. */
+  /**
+   * Stop on SIGINT/SIGTERM/SIGHUP after the page in flight, naming what stops (`the sync`); absent: the
+   * caller handles signals.
+   */
   stopOnSignals?: string;
 }
 
@@ -71,7 +74,14 @@ export interface Propsync {
   /** Aborted by SIGINT/SIGTERM/SIGHUP when `stopOnSignals` was asked for. */
   signal?: AbortSignal;
   /** Runs every account's part of the request side by side, each under its own stream locks (see `runLocked`). */
-  run(request: SyncRequest, options?: { observers?: (SyncObserver | undefined)[]; signal?: AbortSignal; accounts?: readonly string[] }): Promise<AccountRun[]>;
+  run(
+    request: SyncRequest,
+    options?: {
+      observers?: (SyncObserver | undefined)[];
+      signal?: AbortSignal;
+      accounts?: readonly string[];
+    },
+  ): Promise<AccountRun[]>;
   /** Closes the clients and the pool and removes the signal handlers. */
   close(): Promise<void>;
 }
@@ -79,15 +89,26 @@ export interface Propsync {
 /** The streams a request covers: the ones asked for, else the enabled ones (exit 2 when none is). */
 export function requestedStreams(config: Config, request: SyncRequest): StreamName[] {
   const streams = streamsOf(request, { config });
-  if (streams.length === 0) throw new ExitError('no stream is enabled in the configuration (streams.<name>.enabled); name one with --stream', EXIT.usage);
+  if (streams.length === 0)
+    throw new ExitError(
+      'no stream is enabled in the configuration (streams.<name>.enabled); name one with --stream',
+      EXIT.usage,
+    );
   return streams;
 }
 
 /** The configured accounts an operator named (all of them when none), or exit 2 naming the unknown one. */
-export function selectedAccounts<A extends { id: string }>(accounts: readonly A[], wanted: readonly string[] | undefined): A[] {
+export function selectedAccounts<A extends { id: string }>(
+  accounts: readonly A[],
+  wanted: readonly string[] | undefined,
+): A[] {
   if (!wanted?.length) return [...accounts];
   const unknown = wanted.filter((id) => !accounts.some((account) => account.id === id));
-  if (unknown.length) throw new ExitError(`unknown account ${unknown.map((id) => `'${id}'`).join(', ')}; the configured accounts are ${accounts.map((account) => account.id).join(', ')}`, EXIT.usage);
+  if (unknown.length)
+    throw new ExitError(
+      `unknown account ${unknown.map((id) => `'${id}'`).join(', ')}; the configured accounts are ${accounts.map((account) => account.id).join(', ')}`,
+      EXIT.usage,
+    );
   return accounts.filter((account) => wanted.includes(account.id));
 }
 
@@ -96,7 +117,9 @@ export async function openPropsync(config: Config, options: OpenOptions): Promis
   const { logger } = options;
   const chosen = selectedAccounts(config.accounts, options.accounts);
   const connections = chosen.reduce((sum, account) => sum + lanesInFlight(account.source.concurrency), 0) + 2;
-  const db = await openMigratedWarehouse(config.database, { maxConnections: options.maxConnections ?? connections });
+  const db = await openMigratedWarehouse(config.database, {
+    maxConnections: options.maxConnections ?? connections,
+  });
   const accounts: AccountRuntime[] = [];
   try {
     for (const account of chosen) {
@@ -113,7 +136,10 @@ export async function openPropsync(config: Config, options: OpenOptions): Promis
         sharedBudget: { initial: spentElsewhere, spentElsewhere: () => spentByOthersToday(db, account) },
         gate: createCallGate(db, account, engineReconnect(config.database.reconnect, accountLog)),
       });
-      const refused = today.spentReason && options.budget !== 'whole' ? `${today.spentReason}; run again after midnight or raise source.dailyCallBudget` : undefined;
+      const refused =
+        today.spentReason && options.budget !== 'whole'
+          ? `${today.spentReason}; run again after midnight or raise source.dailyCallBudget`
+          : undefined;
       accounts.push({ account, client, ...(refused ? { refused } : {}) });
     }
     await noteAccounts(db, chosen);
@@ -122,7 +148,9 @@ export async function openPropsync(config: Config, options: OpenOptions): Promis
     await db.destroy();
     throw error;
   }
-  const signals: SignalStop | undefined = options.stopOnSignals ? abortOnSignals(logger, options.stopOnSignals) : undefined;
+  const signals: SignalStop | undefined = options.stopOnSignals
+    ? abortOnSignals(logger, options.stopOnSignals)
+    : undefined;
   return {
     config,
     logger,
@@ -133,7 +161,19 @@ export async function openPropsync(config: Config, options: OpenOptions): Promis
       const streams = requestedStreams(config, request);
       const signal = anySignal(signals?.signal, runOptions.signal);
       const runs = await Promise.all(
-        accounts.filter((runtime) => !runOptions.accounts || runOptions.accounts.includes(runtime.account.id)).map((runtime) => runLocked({ db, runtime, config, logger, request: { ...request, streams }, observers: runOptions.observers, signal })),
+        accounts
+          .filter((runtime) => !runOptions.accounts || runOptions.accounts.includes(runtime.account.id))
+          .map((runtime) =>
+            runLocked({
+              db,
+              runtime,
+              config,
+              logger,
+              request: { ...request, streams },
+              observers: runOptions.observers,
+              signal,
+            }),
+          ),
       );
       // After the locks are released: a slow refresh never keeps another run of these streams waiting.
       await refreshAfterRun(db, config, logger);
@@ -155,20 +195,31 @@ export async function openPropsync(config: Config, options: OpenOptions): Promis
  */
 export async function refreshAfterRun(db: Db, config: Config, logger: Logger): Promise<void> {
   await analyzeAfterRun(db, logger);
-  await refreshAfterSync(db, config.timeZone, logger, { statementTimeoutMs: config.database.refreshStatementTimeoutMs, parallel: true });
+  await refreshAfterSync(db, config.timeZone, logger, {
+    statementTimeoutMs: config.database.refreshStatementTimeoutMs,
+    parallel: true,
+  });
 }
 
 /** analyzeChanged over the source tables, logged; a failure is logged, not thrown (autovacuum analyzes later). */
 async function analyzeAfterRun(db: Db, logger: Logger): Promise<void> {
   const started = Date.now();
   try {
-    // The source tables: what the reporting views and the next run's lookups read. Not the seen keys, empty between runs.
+    // The source tables: what the reporting views and the next run's lookups read. Not the seen keys, empty
+    // between runs.
     const tables = await analyzeChanged(db, SOURCE_TABLE_NAMES);
     const durationMs = Date.now() - started;
-    if (tables.length) logger.info({ event: 'statistics_analyzed', tables, durationMs }, `analyzed ${tables.length} tables the run changed much (${tables.join(', ')}) in ${durationMs} ms`);
+    if (tables.length)
+      logger.info(
+        { event: 'statistics_analyzed', tables, durationMs },
+        `analyzed ${tables.length} tables the run changed much (${tables.join(', ')}) in ${durationMs} ms`,
+      );
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    logger.warn({ event: 'statistics_analyze_failed', err: message }, `could not analyze the tables the run changed: ${message}; autovacuum will`);
+    logger.warn(
+      { event: 'statistics_analyze_failed', err: message },
+      `could not analyze the tables the run changed: ${message}; autovacuum will`,
+    );
   }
 }
 
@@ -178,7 +229,11 @@ async function noteAccounts(db: Db, accounts: readonly Account[]): Promise<void>
   await db
     .insertInto('accounts')
     .values(accounts.map((account) => ({ account_id: account.id, name: account.name })))
-    .onConflict((oc) => oc.column('account_id').doUpdateSet((eb) => ({ name: eb.ref('excluded.name'), last_seen_at: new Date() })))
+    .onConflict((oc) =>
+      oc
+        .column('account_id')
+        .doUpdateSet((eb) => ({ name: eb.ref('excluded.name'), last_seen_at: new Date() })),
+    )
     .execute();
 }
 
@@ -204,7 +259,6 @@ interface LockedRunOptions {
   observers?: (SyncObserver | undefined)[];
 }
 
-
 /**
  * Runs one account's part of a request while holding the advisory locks of its streams, so
  * that it never goes alongside `propsync schedule` (or another command) on the same account
@@ -224,12 +278,28 @@ async function runLocked(options: LockedRunOptions): Promise<AccountRun> {
     const outcome = await withStreamLocks(
       config.database.url,
       request.streams.map((stream) => lockName(account.id, stream)),
-      (lock) => runSync(request, { db: options.db, client, config, account, logger, signal: options.signal, lock, observer: combineObservers(...(options.observers ?? [])) }),
+      (lock) =>
+        runSync(request, {
+          db: options.db,
+          client,
+          config,
+          account,
+          logger,
+          signal: options.signal,
+          lock,
+          observer: combineObservers(...(options.observers ?? [])),
+        }),
       lockOptions(config, logger),
     );
-    if (!outcome.acquired) return failed(`${describeHolder(outcome.stream, outcome.holder)}; nothing was run, try again when that run has ended`);
+    if (!outcome.acquired)
+      return failed(
+        `${describeHolder(outcome.stream, outcome.holder)}; nothing was run, try again when that run has ended`,
+      );
     return { account: account.id, summary: outcome.value, exitCode: exitCodeFor(outcome.value) };
   } catch (error) {
-    return failed(error instanceof Error ? error.message : String(error), error instanceof ExitError ? error.exitCode : EXIT.workFailed);
+    return failed(
+      error instanceof Error ? error.message : String(error),
+      error instanceof ExitError ? error.exitCode : EXIT.workFailed,
+    );
   }
 }

@@ -48,7 +48,10 @@ export function formatDuration(ms: number): string {
 }
 
 /** The lines of one account's part of a run: its summary, or why it did not run; named by its account when `named`. */
-export function accountRunLines(run: { account: string; summary: RunSummary | null; error?: string }, named: boolean): string[] {
+export function accountRunLines(
+  run: { account: string; summary: RunSummary | null; error?: string },
+  named: boolean,
+): string[] {
   const prefix = named ? `account ${run.account}: ` : '';
   if (!run.summary) return [`${prefix}not run: ${escapeControls(run.error ?? 'unknown reason')}`];
   const [first, ...rest] = summaryLines(run.summary);
@@ -64,6 +67,7 @@ export function summaryLines(summary: RunSummary): string[] {
   ];
   const shown = summary.errors.slice(0, 20);
   for (const error of shown) lines.push(`  error: ${escapeControls(error)}`);
-  if (summary.errors.length > shown.length) lines.push(`  ... and ${summary.errors.length - shown.length} more errors (see sync_work_units.error)`);
+  if (summary.errors.length > shown.length)
+    lines.push(`  ... and ${summary.errors.length - shown.length} more errors (see sync_work_units.error)`);
   return lines;
 }

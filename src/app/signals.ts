@@ -31,9 +31,12 @@ function watchStopSignals(onStop: (signal: NodeJS.Signals, again: boolean) => vo
     if (first === undefined) return;
     const late = () => {};
     for (const signal of STOP_SIGNALS) process.on(signal, late);
-    setTimeout(() => {
-      for (const signal of STOP_SIGNALS) process.off(signal, late);
-    }, Math.max(0, first + SAME_STOP_MS - Date.now())).unref();
+    setTimeout(
+      () => {
+        for (const signal of STOP_SIGNALS) process.off(signal, late);
+      },
+      Math.max(0, first + SAME_STOP_MS - Date.now()),
+    ).unref();
   };
 }
 
@@ -52,10 +55,16 @@ export function abortOnSignals(logger: Logger, what: string): SignalStop {
   const controller = new AbortController();
   const dispose = watchStopSignals((name, again) => {
     if (again) {
-      logger.warn({ event: 'signal', signal: name, again: true }, `${name} again: stopping at once; the page in flight rolls back`);
+      logger.warn(
+        { event: 'signal', signal: name, again: true },
+        `${name} again: stopping at once; the page in flight rolls back`,
+      );
       process.exit(EXIT.workFailed);
     }
-    logger.warn({ event: 'signal', signal: name }, `${name}: stopping ${what} after the page in flight (send a signal again, a second later, to stop at once)`);
+    logger.warn(
+      { event: 'signal', signal: name },
+      `${name}: stopping ${what} after the page in flight (send a signal again, a second later, to stop at once)`,
+    );
     controller.abort(new Error(`stopped by ${name}`));
   });
   return { signal: controller.signal, dispose };

@@ -9,10 +9,20 @@ export interface Column {
  * Cells are printed as given; null and undefined print as `-`.
  */
 export function formatTable(columns: (Column | string)[], rows: unknown[][], prefix = ''): string[] {
-  const specs = columns.map((column) => (typeof column === 'string' ? { header: column, align: 'left' as const } : column));
-  const cells = rows.map((row) => specs.map((_, index) => (row[index] === null || row[index] === undefined ? '-' : String(row[index]))));
-  const widths = specs.map((spec, index) => Math.max(spec.header.length, ...cells.map((row) => row[index].length)));
+  const specs = columns.map((column) =>
+    typeof column === 'string' ? { header: column, align: 'left' as const } : column,
+  );
+  const cells = rows.map((row) =>
+    specs.map((_, index) => (row[index] === null || row[index] === undefined ? '-' : String(row[index]))),
+  );
+  const widths = specs.map((spec, index) =>
+    Math.max(spec.header.length, ...cells.map((row) => row[index].length)),
+  );
   const line = (values: string[]) =>
     `${prefix}${values.map((value, index) => (specs[index].align === 'right' ? value.padStart(widths[index]) : value.padEnd(widths[index]))).join('  ')}`.trimEnd();
-  return [line(specs.map((spec) => spec.header)), line(widths.map((width) => '-'.repeat(width))), ...cells.map(line)];
+  return [
+    line(specs.map((spec) => spec.header)),
+    line(widths.map((width) => '-'.repeat(width))),
+    ...cells.map(line),
+  ];
 }

@@ -24,13 +24,24 @@ export interface VerifyJsonStream {
 /** `propsync verify --json`: whether every account is clean, and per account, stream and table what differs. */
 export interface VerifyJson {
   ok: boolean;
-  accounts: { id: string; streams: VerifyJsonStream[]; afterRepair?: { streams: VerifyJsonStream[] }; error?: string }[];
+  accounts: {
+    id: string;
+    streams: VerifyJsonStream[];
+    afterRepair?: { streams: VerifyJsonStream[] };
+    error?: string;
+  }[];
 }
 
 function jsonStreams(verification: AccountVerification | null): VerifyJsonStream[] {
   return (verification?.streams ?? []).map((stream) => ({
     stream: stream.stream,
-    tables: stream.tables.map((table) => ({ table: table.table, checked: table.checked, missing: table.missing, extra: table.extra, differing: table.differing })),
+    tables: stream.tables.map((table) => ({
+      table: table.table,
+      checked: table.checked,
+      missing: table.missing,
+      extra: table.extra,
+      differing: table.differing,
+    })),
   }));
 }
 
@@ -57,21 +68,41 @@ function keyLines(kind: string, keys: readonly string[]): string[] {
   return [`    ${kind}: ${keys.slice(0, SHOWN_KEYS).join('; ')}${more}`];
 }
 
-/** The text of one verification: a table per stream (checked, missing, extra, differing), then the first keys of each kind. */
+/**
+ * The text of one verification: a table per stream (checked, missing, extra, differing), then the first keys
+ * of each kind.
+ */
 export function verificationText(title: string, verification: AccountVerification): string[] {
   const properties = verification.propertyIds.length;
-  const lines = [`${title}: ${properties} propert${properties === 1 ? 'y' : 'ies'} verified, ${verification.driftRows} rows drifted (${verification.status})`];
+  const lines = [
+    `${title}: ${properties} propert${properties === 1 ? 'y' : 'ies'} verified, ${verification.driftRows} rows drifted (${verification.status})`,
+  ];
   if (verification.error) lines.push(`  stopped early: ${verification.error}`);
   for (const stream of verification.streams) {
     lines.push(`  ${stream.stream}`);
-    const rows = stream.tables.map((table) => [table.table, table.checked, table.missing.length, table.extra.length, table.differing.length]);
+    const rows = stream.tables.map((table) => [
+      table.table,
+      table.checked,
+      table.missing.length,
+      table.extra.length,
+      table.differing.length,
+    ]);
     const right = (header: string) => ({ header, align: 'right' as const });
-    lines.push(...formatTable(['table', right('checked'), right('missing'), right('extra'), right('differing')], rows, '    '));
+    lines.push(
+      ...formatTable(
+        ['table', right('checked'), right('missing'), right('extra'), right('differing')],
+        rows,
+        '    ',
+      ),
+    );
     for (const table of stream.tables) {
       const keys = [
         ...keyLines('missing', table.missing),
         ...keyLines('extra', table.extra),
-        ...keyLines('differing', table.differing.map((row) => `${row.key} (${row.columns.join(', ')})`)),
+        ...keyLines(
+          'differing',
+          table.differing.map((row) => `${row.key} (${row.columns.join(', ')})`),
+        ),
       ];
       if (keys.length) lines.push(`  ${stream.stream}.${table.table}`, ...keys);
     }
@@ -90,11 +121,23 @@ export function verifyText(outcomes: readonly AccountVerifyOutcome[], named: boo
     }
     lines.push(...verificationText(`${who}verify #${outcome.check.verificationId}`, outcome.check));
     if (outcome.repair) {
-      const refreshed = outcome.repair.runs.map((run) => (run.summary ? `run ${run.summary.runId} ${run.summary.status}` : `not run: ${run.error}`)).join('; ');
+      const refreshed = outcome.repair.runs
+        .map((run) =>
+          run.summary ? `run ${run.summary.runId} ${run.summary.status}` : `not run: ${run.error}`,
+        )
+        .join('; ');
       lines.push(`${who}repair: full refresh of the drifted properties (${refreshed})`);
-      lines.push(...verificationText(`${who}verify after repair #${outcome.repair.recheck.verificationId}`, outcome.repair.recheck));
+      lines.push(
+        ...verificationText(
+          `${who}verify after repair #${outcome.repair.recheck.verificationId}`,
+          outcome.repair.recheck,
+        ),
+      );
     }
-    if (outcome.exitCode === EXIT.drift) lines.push(`${who}the warehouse differs from the source${outcome.repair ? ' even after the repair' : '; run propsync verify --repair to heal it'}`);
+    if (outcome.exitCode === EXIT.drift)
+      lines.push(
+        `${who}the warehouse differs from the source${outcome.repair ? ' even after the repair' : '; run propsync verify --repair to heal it'}`,
+      );
   }
   return lines;
 }

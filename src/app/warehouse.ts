@@ -22,13 +22,20 @@ export type WarehouseOptions = Omit<ConnectOptions, 'timeouts'>;
  */
 export async function openWarehouse(database: DatabaseConfig, options: WarehouseOptions = {}): Promise<Db> {
   const { url } = database;
-  const db = connect<Warehouse>(url, { applicationName: 'propsync', ...options, timeouts: sessionTimeouts(database) });
+  const db = connect<Warehouse>(url, {
+    applicationName: 'propsync',
+    ...options,
+    timeouts: sessionTimeouts(database),
+  });
   try {
     await sql`select 1`.execute(db);
     return db;
   } catch (error) {
     await db.destroy().catch(() => {});
-    throw new ExitError(`cannot reach the warehouse at ${redactUrl(url)}: ${(error as Error).message}; check DATABASE_URL (or database.url) and that Postgres is running`, EXIT.usage);
+    throw new ExitError(
+      `cannot reach the warehouse at ${redactUrl(url)}: ${(error as Error).message}; check DATABASE_URL (or database.url) and that Postgres is running`,
+      EXIT.usage,
+    );
   }
 }
 
@@ -36,12 +43,18 @@ export async function openWarehouse(database: DatabaseConfig, options: Warehouse
 async function requireMigrated(db: Db): Promise<void> {
   const pending = await pendingMigrations(db);
   if (pending.length) {
-    throw new ExitError(`the warehouse is not migrated (pending: ${pending.join(', ')}); run \`propsync migrate\` first`, EXIT.usage);
+    throw new ExitError(
+      `the warehouse is not migrated (pending: ${pending.join(', ')}); run \`propsync migrate\` first`,
+      EXIT.usage,
+    );
   }
 }
 
 /** Opens the warehouse, checks that it is migrated, and closes it again if not. */
-export async function openMigratedWarehouse(database: DatabaseConfig, options: WarehouseOptions = {}): Promise<Db> {
+export async function openMigratedWarehouse(
+  database: DatabaseConfig,
+  options: WarehouseOptions = {},
+): Promise<Db> {
   const db = await openWarehouse(database, options);
   try {
     await requireMigrated(db);

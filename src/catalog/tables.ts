@@ -9,11 +9,15 @@ type Manifest = (typeof STREAM_MANIFESTS)[number];
  * The warehouse's tables, assembled from their declarations: each registered stream's (in its
  * folder, parent table first, carried by its manifest) and the sync's bookkeeping.
  */
-export const STREAM_TABLES = Object.fromEntries(STREAM_MANIFESTS.map((manifest) => [manifest.name, manifest.tables])) as {
+export const STREAM_TABLES = Object.fromEntries(
+  STREAM_MANIFESTS.map((manifest) => [manifest.name, manifest.tables]),
+) as {
   readonly [M in Manifest as M['name']]: M['tables'];
 };
 
-export const SOURCE_TABLES = STREAM_MANIFESTS.flatMap((manifest): readonly SourceTable[] => manifest.tables) as Manifest['tables'][number][];
+export const SOURCE_TABLES = STREAM_MANIFESTS.flatMap(
+  (manifest): readonly SourceTable[] => manifest.tables,
+) as Manifest['tables'][number][];
 export const WAREHOUSE_TABLES = [...SOURCE_TABLES, ...SYNC_TABLES];
 
 /** Names of the tables that hold source data (as opposed to the sync's bookkeeping). */

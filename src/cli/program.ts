@@ -19,14 +19,35 @@ import { STREAM_NAMES } from '../streams/registry.js';
 import { packageVersion } from './version.js';
 
 /** Each command registers itself here; a command file only parses and prints. */
-const COMMANDS = [registerMigrate, registerConfigCheck, registerSync, registerBackfill, registerStatus, registerVerify, registerReset, registerSchedule, registerEnqueue, registerWorker, registerSimulate, registerDemo, registerGrantReader];
+const COMMANDS = [
+  registerMigrate,
+  registerConfigCheck,
+  registerSync,
+  registerBackfill,
+  registerStatus,
+  registerVerify,
+  registerReset,
+  registerSchedule,
+  registerEnqueue,
+  registerWorker,
+  registerSimulate,
+  registerDemo,
+  registerGrantReader,
+];
 
 /** Builds the `propsync` program; `done` receives the exit code the command chose. */
 export function buildProgram(done: (code: ExitCode) => void): Command {
   const program = new Command('propsync')
-    .description(`Keeps a Postgres warehouse in step with the property-management API (streams: ${STREAM_NAMES.join(', ')}).`)
+    .description(
+      `Keeps a Postgres warehouse in step with the property-management API (streams: ${STREAM_NAMES.join(', ')}).`,
+    )
     .version(packageVersion(), '-V, --version', 'print the version of propsync')
-    .addOption(new Option('-c, --config <path>', 'configuration file (default: config/propsync.yaml when present)').env('PROPSYNC_CONFIG'))
+    .addOption(
+      new Option(
+        '-c, --config <path>',
+        'configuration file (default: config/propsync.yaml when present)',
+      ).env('PROPSYNC_CONFIG'),
+    )
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
   program.configureHelp({ showGlobalOptions: true });
@@ -57,7 +78,11 @@ const HELP_WORDS = new Set(['help', '--help', '-h']);
  * only by the commands that read a configuration, not at every start (`--help` stays fast).
  */
 function isConfigError(error: unknown): error is ConfigError {
-  return error instanceof Error && error.name === 'ConfigError' && Array.isArray((error as Partial<ConfigError>).problems);
+  return (
+    error instanceof Error &&
+    error.name === 'ConfigError' &&
+    Array.isArray((error as Partial<ConfigError>).problems)
+  );
 }
 
 /**
@@ -66,19 +91,31 @@ function isConfigError(error: unknown): error is ConfigError {
  * `apiKeyEnv` names one of those).
  */
 function environmentSecrets(): string[] {
-  const named = Object.entries(process.env).filter(([name, value]) => /pass|key|secret|token/i.test(name) && value && value.length >= 6).map(([, value]) => value!);
-  return [process.env.PROPSYNC_API_PASSWORD ?? '', ...urlPasswords(process.env.DATABASE_URL), ...named].filter(Boolean);
+  const named = Object.entries(process.env)
+    .filter(([name, value]) => /pass|key|secret|token/i.test(name) && value && value.length >= 6)
+    .map(([, value]) => value!);
+  return [
+    process.env.PROPSYNC_API_PASSWORD ?? '',
+    ...urlPasswords(process.env.DATABASE_URL),
+    ...named,
+  ].filter(Boolean);
 }
 
 function reportError(error: unknown, args: readonly string[]): ExitCode {
   const secrets = environmentSecrets();
   if (error instanceof CommanderError) {
     if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return EXIT.ok;
-    if (error.code === 'commander.help') return args.some((arg) => HELP_WORDS.has(arg)) ? EXIT.ok : EXIT.usage;
+    if (error.code === 'commander.help')
+      return args.some((arg) => HELP_WORDS.has(arg)) ? EXIT.ok : EXIT.usage;
     return EXIT.usage;
   }
   if (isConfigError(error)) {
-    process.stderr.write(scrubSecrets(`propsync: invalid configuration\n${error.problems.map((p) => `  ${p}\n`).join('')}`, secrets));
+    process.stderr.write(
+      scrubSecrets(
+        `propsync: invalid configuration\n${error.problems.map((p) => `  ${p}\n`).join('')}`,
+        secrets,
+      ),
+    );
     return EXIT.usage;
   }
   if (error instanceof ExitError) {

@@ -11,7 +11,12 @@ import type { SyncRequest } from '../sync/types.js';
  * (bars on a terminal, log lines elsewhere), run the engine in a running propsync (which stops
  * cleanly on SIGINT/SIGTERM/SIGHUP), print the summary on stdout and return the run's exit code.
  */
-export async function runCommand(config: Config, request: SyncRequest, what: string, accounts?: readonly string[]): Promise<ExitCode> {
+export async function runCommand(
+  config: Config,
+  request: SyncRequest,
+  what: string,
+  accounts?: readonly string[],
+): Promise<ExitCode> {
   requestedStreams(config, request);
   const mode = progressModeFor();
   const bars = mode === 'bars' ? createProgress({ mode: 'bars' }) : undefined;

@@ -9,17 +9,28 @@ import { formatTable } from '../app/table.js';
 
 function runLine(label: string, run: RunInfo | null): string {
   if (!run) return `  ${label}: none`;
-  const duration = run.durationMs === null ? 'still running or ended by a crash' : formatDuration(run.durationMs);
+  const duration =
+    run.durationMs === null ? 'still running or ended by a crash' : formatDuration(run.durationMs);
   const quarantined = run.quarantined ? `, ${run.quarantined} quarantined` : '';
   return `  ${label}: #${run.runId} ${run.kind} ${run.status} at ${run.startedAt} (${duration}), ${run.workUnits.done}/${run.workUnits.total} work units, ${run.workUnits.failed} failed, ${run.records} records, ${run.calls} calls${quarantined}`;
 }
 
 function streamText(stream: StreamStatus): string[] {
   const lines = [`${stream.stream}`, runLine('last run', stream.lastRun)];
-  if (stream.lastRun && stream.lastRun.status !== 'succeeded') lines.push(runLine('last success', stream.lastSuccess));
-  if (stream.lastRun?.error) lines.push(...stream.lastRun.error.split('\n').slice(0, 5).map((line) => `    ${line}`));
+  if (stream.lastRun && stream.lastRun.status !== 'succeeded')
+    lines.push(runLine('last success', stream.lastSuccess));
+  if (stream.lastRun?.error)
+    lines.push(
+      ...stream.lastRun.error
+        .split('\n')
+        .slice(0, 5)
+        .map((line) => `    ${line}`),
+    );
   for (const run of stream.running) {
-    if (run.status === 'abandoned') lines.push(`  abandoned: #${run.runId} ${run.kind} since ${run.startedAt} (marked running, but its process stopped writing its heartbeat; its units resume on the next run)`);
+    if (run.status === 'abandoned')
+      lines.push(
+        `  abandoned: #${run.runId} ${run.kind} since ${run.startedAt} (marked running, but its process stopped writing its heartbeat; its units resume on the next run)`,
+      );
     else lines.push(`  marked running: #${run.runId} ${run.kind} since ${run.startedAt}`);
   }
   lines.push(`  calls today: ${stream.callsToday}; open quarantine entries: ${stream.openQuarantine}`);
@@ -27,24 +38,33 @@ function streamText(stream: StreamStatus): string[] {
     lines.push('  no cursors yet: the next sync reads everything, as a first run');
     return lines;
   }
-  const cursorNames = [...new Set(stream.scopes.flatMap((scope) => scope.cursors.map((cursor) => cursor.cursor)))].sort();
+  const cursorNames = [
+    ...new Set(stream.scopes.flatMap((scope) => scope.cursors.map((cursor) => cursor.cursor))),
+  ].sort();
   const rows = stream.scopes.map((scope) => {
     const unit = scope.lastWorkUnit;
     return [
-      scope.propertyIds.length > 3 ? `${scope.propertyIds.slice(0, 3).join(',')},… (${scope.propertyIds.length})` : scope.scope,
+      scope.propertyIds.length > 3
+        ? `${scope.propertyIds.slice(0, 3).join(',')},… (${scope.propertyIds.length})`
+        : scope.scope,
       ...cursorNames.map((name) => scope.cursors.find((cursor) => cursor.cursor === name)?.value ?? null),
-      unit ? `#${unit.runId} ${unit.status}${unit.error ? `: ${unit.error.split('\n')[0].slice(0, 60)}` : ''}` : null,
+      unit
+        ? `#${unit.runId} ${unit.status}${unit.error ? `: ${unit.error.split('\n')[0].slice(0, 60)}` : ''}`
+        : null,
     ];
   });
   const grouped = stream.scopes.some((scope) => scope.propertyIds.length > 1);
-  lines.push(...formatTable([grouped ? 'properties' : 'property', ...cursorNames, 'last work unit'], rows, '  '));
+  lines.push(
+    ...formatTable([grouped ? 'properties' : 'property', ...cursorNames, 'last work unit'], rows, '  '),
+  );
   return lines;
 }
 
 /** The human-readable form of the status of every account; each headed by its account when there are several. */
 export function statusText(reports: readonly StatusReport[], warehouse: string): string[] {
   const lines = [`warehouse ${warehouse}`];
-  for (const report of reports) lines.push(...(reports.length > 1 ? [`account ${report.account}`] : []), ...accountText(report));
+  for (const report of reports)
+    lines.push(...(reports.length > 1 ? [`account ${report.account}`] : []), ...accountText(report));
   return lines;
 }
 
@@ -59,8 +79,26 @@ function verificationText(verification: VerificationRecord | null): string[] {
   if (drifted.length) {
     lines.push(
       ...formatTable(
-        ['stream', 'table', { header: 'checked', align: 'right' }, { header: 'missing', align: 'right' }, { header: 'extra', align: 'right' }, { header: 'differing', align: 'right' }, 'first keys'],
-        drifted.map((table) => [table.stream, table.table, table.checked, table.missing, table.extra, table.differing, [...table.missingKeys, ...table.extraKeys, ...table.differingKeys.map((row) => row.key)].slice(0, 3).join('; ')]),
+        [
+          'stream',
+          'table',
+          { header: 'checked', align: 'right' },
+          { header: 'missing', align: 'right' },
+          { header: 'extra', align: 'right' },
+          { header: 'differing', align: 'right' },
+          'first keys',
+        ],
+        drifted.map((table) => [
+          table.stream,
+          table.table,
+          table.checked,
+          table.missing,
+          table.extra,
+          table.differing,
+          [...table.missingKeys, ...table.extraKeys, ...table.differingKeys.map((row) => row.key)]
+            .slice(0, 3)
+            .join('; '),
+        ]),
         '  ',
       ),
     );
@@ -75,14 +113,32 @@ function accountText(report: StatusReport): string[] {
     '',
   ];
   for (const stream of report.streams) lines.push(...streamText(stream), '');
-  lines.push('rows', ...formatTable(['table', { header: 'rows', align: 'right' }, { header: 'deleted', align: 'right' }], report.tables.map((table) => [table.table, table.rows, table.deleted]), '  '), '');
+  lines.push(
+    'rows',
+    ...formatTable(
+      ['table', { header: 'rows', align: 'right' }, { header: 'deleted', align: 'right' }],
+      report.tables.map((table) => [table.table, table.rows, table.deleted]),
+      '  ',
+    ),
+    '',
+  );
   lines.push(...verificationText(report.lastVerification), '');
-  lines.push(`open quarantine entries: ${report.quarantine.open}${report.quarantine.open > report.quarantine.entries.length ? ` (newest ${report.quarantine.entries.length} shown)` : ''}`);
+  lines.push(
+    `open quarantine entries: ${report.quarantine.open}${report.quarantine.open > report.quarantine.entries.length ? ` (newest ${report.quarantine.entries.length} shown)` : ''}`,
+  );
   if (report.quarantine.entries.length) {
     lines.push(
       ...formatTable(
         ['id', 'stream', 'entity', 'record', 'property', 'run', 'reason'],
-        report.quarantine.entries.map((entry) => [entry.quarantineId, entry.stream, entry.entity, entry.recordKey, entry.propertyId, entry.runId, entry.reason]),
+        report.quarantine.entries.map((entry) => [
+          entry.quarantineId,
+          entry.stream,
+          entry.entity,
+          entry.recordKey,
+          entry.propertyId,
+          entry.runId,
+          entry.reason,
+        ]),
         '  ',
       ),
     );

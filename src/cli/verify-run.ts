@@ -14,18 +14,31 @@ import { escapeControls } from '../log/redact.js';
  * that stops cleanly on a signal, prints the report (text or JSON) on stdout and returns the
  * exit code.
  */
-export async function runVerifyCommand(config: Config, command: VerifyCommand, options: { json: boolean; accounts?: readonly string[] }): Promise<ExitCode> {
+export async function runVerifyCommand(
+  config: Config,
+  command: VerifyCommand,
+  options: { json: boolean; accounts?: readonly string[] },
+): Promise<ExitCode> {
   const mode = progressModeFor();
   const bars = mode === 'bars' ? createProgress({ mode: 'bars' }) : undefined;
   const logger = await displayLogger(config, { sink: bars?.sink, terminal: mode === 'bars' });
   const progress = bars ?? createProgress({ mode: 'log', logger });
   try {
-    const propsync = await openPropsync(config, { logger, accounts: options.accounts, stopOnSignals: 'the verification' });
+    const propsync = await openPropsync(config, {
+      logger,
+      accounts: options.accounts,
+      stopOnSignals: 'the verification',
+    });
     try {
       const outcomes = await runVerify(propsync, command, [progress.observer]);
       progress.stop();
       if (options.json) process.stdout.write(`${JSON.stringify(verifyJson(outcomes), null, 2)}\n`);
-      else process.stdout.write(`${verifyText(outcomes, config.accounts.length > 1).map(escapeControls).join('\n')}\n`);
+      else
+        process.stdout.write(
+          `${verifyText(outcomes, config.accounts.length > 1)
+            .map(escapeControls)
+            .join('\n')}\n`,
+        );
       return worstExitCode(outcomes.map((outcome) => outcome.exitCode));
     } finally {
       await propsync.close();

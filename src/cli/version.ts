@@ -7,7 +7,10 @@ import { readFileSync } from 'node:fs';
 export function packageVersion(): string {
   for (const path of ['../../package.json', '../../../package.json']) {
     try {
-      const manifest = JSON.parse(readFileSync(new URL(path, import.meta.url), 'utf8')) as { name?: string; version?: string };
+      const manifest = JSON.parse(readFileSync(new URL(path, import.meta.url), 'utf8')) as {
+        name?: string;
+        version?: string;
+      };
       if (manifest.name === 'propsync' && manifest.version) return manifest.version;
     } catch {
       // Not there: the other layout.

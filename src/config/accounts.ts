@@ -15,7 +15,8 @@ export const ACCOUNT_ID = /^[a-z0-9_-]{1,40}$/;
 export const DEFAULT_ACCOUNT_ID = 'default';
 
 /** How an account authenticates: Basic (`/api/v1/{area}`) or the API-key gateway (`/ext/orgs/{org}/v1/{area}`). */
-export type AccountAuth = { type: 'basic'; username: string; password: string } | { type: 'apikey'; org: string; apiKey: string };
+export type AccountAuth =
+  { type: 'basic'; username: string; password: string } | { type: 'apikey'; org: string; apiKey: string };
 
 /** An account's source: every setting of the source block, its credentials in `auth`. */
 export type AccountSource = Omit<SourceConfig, 'username' | 'password'> & { auth: AccountAuth };
@@ -34,8 +35,12 @@ export interface Account {
 }
 
 /** An account as the commands that never call the source see it: the credentials may be absent. */
-export type OfflineAccountAuth = { type: 'basic'; username?: string; password?: string } | { type: 'apikey'; org?: string; apiKey?: string };
-export type OfflineAccountSource = Omit<AccountSource, 'url' | 'auth'> & { url?: string; auth?: OfflineAccountAuth };
+export type OfflineAccountAuth =
+  { type: 'basic'; username?: string; password?: string } | { type: 'apikey'; org?: string; apiKey?: string };
+export type OfflineAccountSource = Omit<AccountSource, 'url' | 'auth'> & {
+  url?: string;
+  auth?: OfflineAccountAuth;
+};
 export interface OfflineAccount extends Omit<Account, 'source'> {
   source: OfflineAccountSource;
 }
@@ -44,7 +49,8 @@ export interface OfflineAccount extends Omit<Account, 'source'> {
  * The top-level `source:`: the whole source in the one-account form; with `accounts:`, the
  * defaults every account inherits (each setting's own default filled in, no credentials).
  */
-export type SourceDefaults = Omit<SourceConfig, 'url' | 'username' | 'password'> & Partial<Pick<SourceConfig, 'url' | 'username' | 'password'>>;
+export type SourceDefaults = Omit<SourceConfig, 'url' | 'username' | 'password'> &
+  Partial<Pick<SourceConfig, 'url' | 'username' | 'password'>>;
 
 /** Environment variables by name. */
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -62,7 +68,8 @@ export interface Resolving {
 const accountSchema = z
   .object({
     id: z.string().regex(ACCOUNT_ID, {
-      message: 'is not a valid account id; expected 1 to 40 lowercase letters, digits, - or _ (the id is stored with every row of the account, so keep it stable)',
+      message:
+        'is not a valid account id; expected 1 to 40 lowercase letters, digits, - or _ (the id is stored with every row of the account, so keep it stable)',
     }),
     name: z.string().min(1, { message: 'is empty; expected a display name, or no name key' }).optional(),
     source: z.unknown().optional(),
@@ -81,9 +88,12 @@ const sourceLayerSchema = z
   .strict();
 
 /** An account's source once its layers are merged, each setting's default filled in. */
-const mergedSourceSchema = sourceLayerSchema.extend({ propertyIds: z.array(propertyId).default([]) }).superRefine((source, ctx) => {
-  if (source.url !== undefined) refuseInsecureHttp({ url: source.url, allowInsecureHttp: source.allowInsecureHttp }, ctx);
-});
+const mergedSourceSchema = sourceLayerSchema
+  .extend({ propertyIds: z.array(propertyId).default([]) })
+  .superRefine((source, ctx) => {
+    if (source.url !== undefined)
+      refuseInsecureHttp({ url: source.url, allowInsecureHttp: source.allowInsecureHttp }, ctx);
+  });
 
 /** The top-level `source:` as `Config.source`: each setting with its default; the credentials, if any, left out. */
 export const sourceDefaultsSchema = z.object({ url: httpUrl.optional(), ...sourceSettingsShape });
@@ -93,11 +103,28 @@ type AuthType = (typeof AUTH_TYPES)[number];
 
 /** What each auth type calls its parts. */
 const AUTH_MODES = {
-  basic: { user: 'username', userIs: 'the API user name', secret: 'password', secretEnv: 'passwordEnv', what: 'password' },
-  apikey: { user: 'org', userIs: 'the organization the API key belongs to', secret: 'apiKey', secretEnv: 'apiKeyEnv', what: 'API key' },
-} as const satisfies Record<AuthType, { user: string; userIs: string; secret: string; secretEnv: string; what: string }>;
+  basic: {
+    user: 'username',
+    userIs: 'the API user name',
+    secret: 'password',
+    secretEnv: 'passwordEnv',
+    what: 'password',
+  },
+  apikey: {
+    user: 'org',
+    userIs: 'the organization the API key belongs to',
+    secret: 'apiKey',
+    secretEnv: 'apiKeyEnv',
+    what: 'API key',
+  },
+} as const satisfies Record<
+  AuthType,
+  { user: string; userIs: string; secret: string; secretEnv: string; what: string }
+>;
 
-const authTypeSchema = z.object({ type: z.enum(AUTH_TYPES, { message: 'is not a known auth type; expected basic or apikey' }) });
+const authTypeSchema = z.object({
+  type: z.enum(AUTH_TYPES, { message: 'is not a known auth type; expected basic or apikey' }),
+});
 
 const environmentName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, {
   message: 'is not an environment variable name; expected letters, digits and _ such as NORTH_API_PASSWORD',
@@ -111,7 +138,10 @@ function authSchema(type: AuthType, offline: boolean) {
       type: z.literal(type),
       [mode.user]: offline ? user.optional() : user,
       [mode.secretEnv]: environmentName.optional(),
-      [mode.secret]: z.string().min(1, { message: `is empty; expected the ${mode.what}, or rather ${mode.secretEnv}` }).optional(),
+      [mode.secret]: z
+        .string()
+        .min(1, { message: `is empty; expected the ${mode.what}, or rather ${mode.secretEnv}` })
+        .optional(),
     })
     .strict();
 }
@@ -136,13 +166,20 @@ export interface AccountsInput {
  * The accounts of the accounts form and the top-level defaults, or undefined when something is
  * wrong: every problem is added to `r.issues`, per account, and no secret is ever quoted.
  */
-export function resolveAccounts(input: AccountsInput, r: Resolving): { defaults: SourceDefaults; accounts: OfflineAccount[] } | undefined {
+export function resolveAccounts(
+  input: AccountsInput,
+  r: Resolving,
+): { defaults: SourceDefaults; accounts: OfflineAccount[] } | undefined {
   const before = r.issues.size;
   const list = input.propertyIds;
   if (list !== undefined && !(Array.isArray(list) && list.length === 0)) {
-    r.issues.add(['propertyIds'], "belongs to the one-account form; with accounts:, set each account's source.propertyIds (or source.propertyIds for all of them)", {
-      hideValue: true,
-    });
+    r.issues.add(
+      ['propertyIds'],
+      "belongs to the one-account form; with accounts:, set each account's source.propertyIds (or source.propertyIds for all of them)",
+      {
+        hideValue: true,
+      },
+    );
   }
   const defaults = sourceLayer(input.source, ['source'], r);
   const ids = new Map<string, number>();
@@ -154,24 +191,44 @@ export function resolveAccounts(input: AccountsInput, r: Resolving): { defaults:
     if (account) {
       const first = ids.get(account.id);
       if (first === undefined) ids.set(account.id, index);
-      else r.issues.add([...at, 'id'], `is already the id of accounts[${first}]; expected a different id for each account`);
+      else
+        r.issues.add(
+          [...at, 'id'],
+          `is already the id of accounts[${first}]; expected a different id for each account`,
+        );
     }
     if (!isMapping(raw)) return;
     const own = sourceLayer(raw.source, [...at, 'source'], r);
     // Merged only when both layers are right: a fault of the defaults is told once, under source.
-    const merged = own && defaults && r.issues.check(mergedSourceSchema, mergeLayers(defaults, own), [...at, 'source']);
-    if (merged && merged.url === undefined && !r.offline) r.issues.add([...at, 'source', 'url'], 'is missing');
+    const merged =
+      own && defaults && r.issues.check(mergedSourceSchema, mergeLayers(defaults, own), [...at, 'source']);
+    if (merged && merged.url === undefined && !r.offline)
+      r.issues.add([...at, 'source', 'url'], 'is missing');
     // The auth is the account's own: never inherited.
-    const auth = resolveAuth(isMapping(raw.source) ? raw.source.auth : undefined, [...at, 'source', 'auth'], r);
+    const auth = resolveAuth(
+      isMapping(raw.source) ? raw.source.auth : undefined,
+      [...at, 'source', 'auth'],
+      r,
+    );
     if (!own || !merged) return;
     const { auth: _, timeZone, propertyIds, ...settings } = merged;
     if (auth?.type === 'apikey' && settings.format === 'xml') {
-      r.issues.add(own.format !== undefined ? [...at, 'source', 'format'] : ['source', 'format'], `is not possible for accounts[${index}], whose auth type is apikey; expected json: the API-key gateway takes JSON only`, {
-        account: index,
-      });
+      r.issues.add(
+        own.format !== undefined ? [...at, 'source', 'format'] : ['source', 'format'],
+        `is not possible for accounts[${index}], whose auth type is apikey; expected json: the API-key gateway takes JSON only`,
+        {
+          account: index,
+        },
+      );
     }
     if (!account || r.issues.size > start) return;
-    accounts.push({ id: account.id, name: account.name ?? null, source: { ...settings, ...(auth && { auth }) }, timeZone: timeZone ?? input.timeZone, propertyIds });
+    accounts.push({
+      id: account.id,
+      name: account.name ?? null,
+      source: { ...settings, ...(auth && { auth }) },
+      timeZone: timeZone ?? input.timeZone,
+      propertyIds,
+    });
   });
   if (!defaults || r.issues.size > before) return undefined;
   return { defaults: sourceDefaultsSchema.parse(defaults), accounts };
@@ -180,7 +237,9 @@ export function resolveAccounts(input: AccountsInput, r: Resolving): { defaults:
 /** Keys the one-account form has at the top of `source:` that an account keeps in its `auth:`. */
 const CREDENTIAL_KEYS = ['username', 'password'];
 
-/** A layer of settings checked on its own (undefined when wrong), without the keys it may not have (each one a problem). */
+/**
+ * A layer of settings checked on its own (undefined when wrong), without the keys it may not have (each one a problem).
+ */
 function sourceLayer(raw: unknown, path: IssuePath, r: Resolving): Record<string, unknown> | undefined {
   if (raw === undefined) return {};
   if (!isMapping(raw)) return r.issues.check(sourceLayerSchema, raw, path);
@@ -220,15 +279,20 @@ function resolveAuth(raw: unknown, path: IssuePath, r: Resolving): OfflineAccoun
   const head = r.issues.check(authTypeSchema, raw, path);
   if (!head) return undefined;
   const mode = AUTH_MODES[head.type];
-  const fields = r.issues.check(authSchemas[r.offline ? 'offline' : 'online'][head.type], raw, path) as Record<string, string | undefined> | undefined;
+  const fields = r.issues.check(authSchemas[r.offline ? 'offline' : 'online'][head.type], raw, path) as
+    Record<string, string | undefined> | undefined;
   if (!fields) return undefined;
   const variable = fields[mode.secretEnv];
   const inline = fields[mode.secret];
   let secret: string | undefined;
   if (variable !== undefined && inline !== undefined) {
-    r.issues.add([...path, mode.secret], `is given as well as ${mode.secretEnv}; expected only ${mode.secretEnv}: remove ${mode.secret} from the file`, {
-      hideValue: true,
-    });
+    r.issues.add(
+      [...path, mode.secret],
+      `is given as well as ${mode.secretEnv}; expected only ${mode.secretEnv}: remove ${mode.secret} from the file`,
+      {
+        hideValue: true,
+      },
+    );
   } else if (inline !== undefined) {
     secret = inline;
     r.warnings.push(
@@ -237,17 +301,31 @@ function resolveAuth(raw: unknown, path: IssuePath, r: Resolving): OfflineAccoun
   } else if (variable !== undefined) {
     secret = r.env[variable] || undefined;
     if (secret === undefined && !r.offline) {
-      r.issues.add([...path, mode.secretEnv], `names a variable that is not set (or is empty); expected ${variable} to hold the ${mode.what}`);
+      r.issues.add(
+        [...path, mode.secretEnv],
+        `names a variable that is not set (or is empty); expected ${variable} to hold the ${mode.what}`,
+      );
     }
   } else if (!r.offline) {
     r.issues.add([...path, mode.secretEnv], 'is missing');
   }
   const user = fields[mode.user];
-  if (head.type === 'basic') return { type: 'basic', ...(user !== undefined && { username: user }), ...(secret !== undefined && { password: secret }) };
-  return { type: 'apikey', ...(user !== undefined && { org: user }), ...(secret !== undefined && { apiKey: secret }) };
+  if (head.type === 'basic')
+    return {
+      type: 'basic',
+      ...(user !== undefined && { username: user }),
+      ...(secret !== undefined && { password: secret }),
+    };
+  return {
+    type: 'apikey',
+    ...(user !== undefined && { org: user }),
+    ...(secret !== undefined && { apiKey: secret }),
+  };
 }
 
 /** Every account's secret (password or API key): what no log line, error or output may show. */
 export function accountSecrets(accounts: readonly { source: { auth?: OfflineAccountAuth } }[]): string[] {
-  return accounts.flatMap(({ source: { auth } }) => (auth?.type === 'basic' ? [auth.password] : [auth?.apiKey])).filter((secret): secret is string => !!secret);
+  return accounts
+    .flatMap(({ source: { auth } }) => (auth?.type === 'basic' ? [auth.password] : [auth?.apiKey]))
+    .filter((secret): secret is string => !!secret);
 }

@@ -30,9 +30,13 @@ function comment(text: string, indent: string): string[] {
 /** One stream's section: each setting with its description and default. */
 function streamSection(manifest: StreamManifest): string[] {
   const settings = settingsSchemaOf(manifest);
-  if (!(settings instanceof z.ZodObject)) throw new Error(`the settings of stream ${manifest.name} are not an object`);
+  if (!(settings instanceof z.ZodObject))
+    throw new Error(`the settings of stream ${manifest.name} are not an object`);
   const defaults = settings.parse({}) as Record<string, unknown>;
-  const lines = [...comment(`Backfills of ${manifest.name} go by ${manifest.backfillBy}.`, '  '), `  ${manifest.name}:`];
+  const lines = [
+    ...comment(`Backfills of ${manifest.name} go by ${manifest.backfillBy}.`, '  '),
+    `  ${manifest.name}:`,
+  ];
   for (const [key, schema] of Object.entries(settings.shape as Record<string, z.ZodType>)) {
     if (!schema.description) throw new Error(`setting streams.${manifest.name}.${key} has no description`);
     lines.push(...comment(schema.description, '    '), `    ${key}: ${stringify(defaults[key]).trim()}`);
@@ -49,7 +53,10 @@ function versionsSection(): string[] {
 function replaceBetween(lines: string[], indent: string, body: string[]): string[] {
   const start = lines.indexOf(`${indent}${START}`);
   const end = lines.indexOf(`${indent}${END}`, start);
-  if (start < 0 || end < start) throw new Error(`the markers of generated stream settings are missing:\n${indent}${START}\n${indent}${END}`);
+  if (start < 0 || end < start)
+    throw new Error(
+      `the markers of generated stream settings are missing:\n${indent}${START}\n${indent}${END}`,
+    );
   return [...lines.slice(0, start + 1), ...body, ...lines.slice(end)];
 }
 

@@ -16,21 +16,29 @@ export const DEFAULT_TIME_ZONE = 'America/Denver';
 
 /** A URL of one of `protocols`, else `message`. */
 function urlOf(protocols: readonly string[], message: string) {
-  return z.string().refine((value) => URL.canParse(value) && protocols.includes(new URL(value).protocol), { message });
+  return z
+    .string()
+    .refine((value) => URL.canParse(value) && protocols.includes(new URL(value).protocol), { message });
 }
 
-export const postgresUrl = urlOf(['postgres:', 'postgresql:'], 'is not a Postgres URL; expected postgres://user@host:5432/database');
+export const postgresUrl = urlOf(
+  ['postgres:', 'postgresql:'],
+  'is not a Postgres URL; expected postgres://user@host:5432/database',
+);
 
-export const httpUrl = urlOf(['http:', 'https:'], 'is not an http(s) URL; expected the service base such as https://example.entrata.com');
+export const httpUrl = urlOf(
+  ['http:', 'https:'],
+  'is not an http(s) URL; expected the service base such as https://example.entrata.com',
+);
 
 export const propertyId = z.coerce
   .string()
   .regex(/^\d{1,15}$/, { message: 'is not a numeric property id; expected digits such as 100001' });
 
 /** An IANA time zone name (`timeZone`, and an account's `source.timeZone`). */
-export const timeZoneName = z
-  .string()
-  .refine((zone) => IANAZone.isValidZone(zone), { message: `is not an IANA time zone; expected ${DEFAULT_TIME_ZONE}` });
+export const timeZoneName = z.string().refine((zone) => IANAZone.isValidZone(zone), {
+  message: `is not an IANA time zone; expected ${DEFAULT_TIME_ZONE}`,
+});
 
 /** The largest reply size that may be configured: 1 GiB (a Buffer and its text must fit in memory). */
 const MAX_REPLY_BYTES_LIMIT = 1024 ** 3;
@@ -63,19 +71,31 @@ const rateLimitSchema = z
 
 /** `source.versions.<method>`: the version each stream's method is called in. */
 const versionsShape = Object.fromEntries(
-  STREAM_MANIFESTS.map(({ method }) => [method.name, z.enum(method.versions as [MethodVersion, ...MethodVersion[]], { message: `expected ${method.versions.join(' or ')}` }).default(method.defaultVersion)]),
+  STREAM_MANIFESTS.map(({ method }) => [
+    method.name,
+    z
+      .enum(method.versions as [MethodVersion, ...MethodVersion[]], {
+        message: `expected ${method.versions.join(' or ')}`,
+      })
+      .default(method.defaultVersion),
+  ]),
 ) as { [M in Manifest as M['method']['name']]: z.ZodDefault<z.ZodEnum<{ [V in MethodVersion]: V }>> };
 const versionsSchema = z.object(versionsShape).strict().prefault({});
 
 /** A flag: true or false, in YAML or as the strings an environment variable holds. */
 const flag = z.preprocess(
-  (value) => (typeof value === 'string' ? ({ true: true, false: false } as Record<string, boolean>)[value.trim().toLowerCase()] ?? value : value),
+  (value) =>
+    typeof value === 'string'
+      ? (({ true: true, false: false } as Record<string, boolean>)[value.trim().toLowerCase()] ?? value)
+      : value,
   z.boolean({ message: 'expected true or false' }),
 );
 
 /** The source's settings besides where it is and who calls it: shared by the one-account form and the accounts. */
 export const sourceSettingsShape = {
-  /** Allows http:// to a host other than this machine, although the credential then crosses the network in clear text. */
+  /**
+   * Allows http:// to a host other than this machine, although the credential then crosses the network in clear text.
+   */
   allowInsecureHttp: flag.default(false),
   format: z.enum(FORMATS, { message: 'is not a known format; expected json or xml' }).default('json'),
   /** The version of each stream's method, by method name. */
@@ -105,7 +125,9 @@ export const sourceSchema = z
   .object({
     url: httpUrl,
     username: z.string().min(1, { message: 'is empty; expected the API user name' }),
-    password: z.string().min(1, { message: 'is missing; expected the API password (set PROPSYNC_API_PASSWORD)' }),
+    password: z
+      .string()
+      .min(1, { message: 'is missing; expected the API password (set PROPSYNC_API_PASSWORD)' }),
     ...sourceSettingsShape,
   })
   .strict();

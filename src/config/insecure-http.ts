@@ -24,9 +24,13 @@ export const INSECURE_HTTP_MESSAGE =
  * Refuses `source.url` with http:// (the client always sends Basic auth) unless its host is this
  * machine or `source.allowInsecureHttp` is set.
  */
-export function refuseInsecureHttp(source: { url: string; allowInsecureHttp: boolean }, ctx: z.RefinementCtx): void {
+export function refuseInsecureHttp(
+  source: { url: string; allowInsecureHttp: boolean },
+  ctx: z.RefinementCtx,
+): void {
   // A missing or malformed URL is reported by its own check.
   if (source.allowInsecureHttp || typeof source.url !== 'string' || !URL.canParse(source.url)) return;
   const url = new URL(source.url);
-  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) ctx.addIssue({ code: 'custom', path: ['url'], message: INSECURE_HTTP_MESSAGE });
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname))
+    ctx.addIssue({ code: 'custom', path: ['url'], message: INSECURE_HTTP_MESSAGE });
 }

@@ -5,7 +5,9 @@ export type IssuePath = (string | number)[];
 
 /** What a problem tells the loader beside its message. */
 export interface IssueParams {
-  /** The account (its position in `accounts:`) a problem belongs to when its key is outside it (an inherited default). */
+  /**
+   * The account (its position in `accounts:`) a problem belongs to when its key is outside it (an inherited default).
+   */
   account?: number;
   /** The message says it all: the faulty value is not quoted. */
   hideValue?: boolean;
@@ -35,7 +37,9 @@ export class Issues {
 
 /** `source.retry.maxAttempts`, `propertyIds[2]`, `accounts[1].source.url`. */
 export function dotted(path: readonly (string | number)[]): string {
-  return path.map(String).reduce((out, part) => (/^\d+$/.test(part) ? `${out}[${part}]` : out ? `${out}.${part}` : part), '');
+  return path
+    .map(String)
+    .reduce((out, part) => (/^\d+$/.test(part) ? `${out}[${part}]` : out ? `${out}.${part}` : part), '');
 }
 
 /** A YAML mapping (a plain object), not a list or a scalar. */

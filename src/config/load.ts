@@ -107,44 +107,68 @@ function readRaw({ configPath, env = process.env, cwd = process.cwd() }: LoadOpt
     try {
       text = readFileSync(file, 'utf8');
     } catch (error) {
-      throw new ConfigError([`${label}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); expected a readable YAML file`]);
+      throw new ConfigError([
+        `${label}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); expected a readable YAML file`,
+      ]);
     }
     let parsed: unknown;
     try {
       parsed = parseYaml(text);
     } catch (error) {
       // The parser may quote the faulty line; hide whatever looks like a password in the text.
-      const guessed = [...text.matchAll(/(?:pass(?:word)?|secret|token|api_?key)["']?\s*:\s*["']?([^"'\s#,}\]]+)/gi)].map((match) => match[1]);
+      const guessed = [
+        ...text.matchAll(/(?:pass(?:word)?|secret|token|api_?key)["']?\s*:\s*["']?([^"'\s#,}\]]+)/gi),
+      ].map((match) => match[1]);
       const reason = (error as Error).message.split('\n')[0];
-      throw new ConfigError([scrubSecrets(`${label}: is not valid YAML (${reason}); fix the file's syntax`, [...secrets, ...guessed])]);
+      throw new ConfigError([
+        scrubSecrets(`${label}: is not valid YAML (${reason}); fix the file's syntax`, [
+          ...secrets,
+          ...guessed,
+        ]),
+      ]);
     }
     if (parsed != null && (typeof parsed !== 'object' || Array.isArray(parsed))) {
-      throw new ConfigError([`${label}: expected a mapping of keys at the top level (such as "database:" and "source:"), found ${kindOf(parsed)}`]);
+      throw new ConfigError([
+        `${label}: expected a mapping of keys at the top level (such as "database:" and "source:"), found ${kindOf(parsed)}`,
+      ]);
     }
     raw = (parsed ?? {}) as Record<string, unknown>;
     recordOrigins(raw, [], origins);
     collectSecrets(raw, false, env, secrets);
   } else if (configPath) {
-    throw new ConfigError([`--config: file ${configPath} does not exist; expected the path of a YAML configuration file`]);
+    throw new ConfigError([
+      `--config: file ${configPath} does not exist; expected the path of a YAML configuration file`,
+    ]);
   }
   for (const key of ENVIRONMENT_KEYS) {
     const value = env[key.env];
     if (value === undefined || value === '') continue;
     const list = 'list' in key && key.list;
-    const parsed = list ? value.split(',').map((part) => part.trim()).filter(Boolean) : value;
+    const parsed = list
+      ? value
+          .split(',')
+          .map((part) => part.trim())
+          .filter(Boolean)
+      : value;
     setPath(raw, key.path, parsed);
     origins.set(key.path.join('.'), { env: key.env, list });
   }
   return { raw, origins, file: label, secrets, env };
 }
 
-function parseWith<S extends z.ZodType<Config | OfflineConfig>>(schema: S, config: RawConfig, containers: string[]): z.infer<S> {
+function parseWith<S extends z.ZodType<Config | OfflineConfig>>(
+  schema: S,
+  config: RawConfig,
+  containers: string[],
+): z.infer<S> {
   // An absent section is reported key by key (`database.url: is missing`), not as a whole.
   for (const key of containers) if (config.raw[key] == null) config.raw[key] = {};
   const result = schema.safeParse(config.raw);
   if (result.success) {
     // Only the file sets an account's keys: each warning is labelled with it.
-    result.data.warnings = result.data.warnings.map((warning) => scrubSecrets(`${config.file}: ${warning}`, config.secrets));
+    result.data.warnings = result.data.warnings.map((warning) =>
+      scrubSecrets(`${config.file}: ${warning}`, config.secrets),
+    );
     return result.data;
   }
   const seen = new Map<string, string | null>();
@@ -161,7 +185,8 @@ function parseWith<S extends z.ZodType<Config | OfflineConfig>>(schema: S, confi
 /** The account a problem belongs to: `accounts[1] (south)`, `accounts[1]` when its id is not valid; null for none. */
 function accountOf(issue: z.core.$ZodIssue, raw: Record<string, unknown>): string | null {
   const params = (issue as { params?: IssueParams }).params;
-  const index = issue.path[0] === 'accounts' && typeof issue.path[1] === 'number' ? issue.path[1] : params?.account;
+  const index =
+    issue.path[0] === 'accounts' && typeof issue.path[1] === 'number' ? issue.path[1] : params?.account;
   if (index === undefined) return null;
   const accounts = raw.accounts;
   const item = Array.isArray(accounts) ? accounts[index] : undefined;
@@ -173,7 +198,8 @@ function describeIssue(issue: z.core.$ZodIssue, { raw, origins, file }: RawConfi
   const path = issue.path.map(String);
   if (issue.code === 'unrecognized_keys') {
     return issue.keys.map(
-      (key) => `${labelFor([...path, key], origins, file)}: is not a known key; check the spelling against config/propsync.example.yaml`,
+      (key) =>
+        `${labelFor([...path, key], origins, file)}: is not a known key; check the spelling against config/propsync.example.yaml`,
     );
   }
   const value = getPath(raw, path);
@@ -182,7 +208,9 @@ function describeIssue(issue: z.core.$ZodIssue, { raw, origins, file }: RawConfi
     const key = dotted(path);
     // An account's keys can only come from the file: it is named first, as where the others are faulty.
     const where = path[0] === 'accounts' ? `${file}: ` : '';
-    return [`${where}${key}: is missing; ${env ? `set ${env} or ${key} in ${file}` : `set ${key} in ${file}`}`];
+    return [
+      `${where}${key}: is missing; ${env ? `set ${env} or ${key} in ${file}` : `set ${key} in ${file}`}`,
+    ];
   }
   const secret = path.some(isSecretKey);
   const scalar = value === null || typeof value !== 'object';
@@ -194,13 +222,17 @@ function describeIssue(issue: z.core.$ZodIssue, { raw, origins, file }: RawConfi
 /** What is wrong with a value and what is expected, in the words of the operator's file. */
 function describeFault(issue: z.core.$ZodIssue, value: unknown): string {
   const zodDefault = /^(Invalid|Too (small|big)|Unrecognized)/.test(issue.message);
-  if (!zodDefault) return issue.message.startsWith('expected') ? `is invalid; ${issue.message}` : issue.message;
+  if (!zodDefault)
+    return issue.message.startsWith('expected') ? `is invalid; ${issue.message}` : issue.message;
   switch (issue.code) {
     case 'invalid_type': {
       const expected = EXPECTED[issue.expected] ?? issue.expected;
-      const numeric = typeof value === 'number' || (typeof value === 'string' && value.trim() !== '' && !Number.isNaN(Number(value)));
+      const numeric =
+        typeof value === 'number' ||
+        (typeof value === 'string' && value.trim() !== '' && !Number.isNaN(Number(value)));
       if (issue.expected === 'int' && numeric) return 'has a fraction; expected a whole number';
-      if ((issue.expected === 'number' || issue.expected === 'int') && typeof value === 'string') return `is not a number; expected ${expected}`;
+      if ((issue.expected === 'number' || issue.expected === 'int') && typeof value === 'string')
+        return `is not a number; expected ${expected}`;
       return `is ${kindOf(value)}; expected ${expected}`;
     }
     case 'too_small':
@@ -236,14 +268,19 @@ function describeValue(value: unknown): string {
   return JSON.stringify(value) ?? String(value);
 }
 
-/** Names a key where the operator set it: `PROPSYNC_FORMAT`, `PROPSYNC_PROPERTY_IDS (item 2)` or `config/propsync.yaml: source.format`. */
+/**
+ * Names a key where the operator set it: `PROPSYNC_FORMAT`, `PROPSYNC_PROPERTY_IDS (item 2)` or
+ * `config/propsync.yaml: source.format`.
+ */
 function labelFor(path: string[], origins: RawConfig['origins'], file: string): string {
   for (let length = path.length; length > 0; length--) {
     const origin = origins.get(path.slice(0, length).join('.'));
     if (!origin) continue;
     if (origin === 'file') return `${file}: ${dotted(path)}`;
     if (length === path.length) return origin.env;
-    return origin.list && /^\d+$/.test(path[length]) ? `${origin.env} (item ${Number(path[length]) + 1})` : `${origin.env}: ${dotted(path.slice(length))}`;
+    return origin.list && /^\d+$/.test(path[length])
+      ? `${origin.env} (item ${Number(path[length]) + 1})`
+      : `${origin.env}: ${dotted(path.slice(length))}`;
   }
   // Only the file can hold keys that no environment variable sets.
   return `${file}: ${dotted(path)}`;
@@ -264,7 +301,8 @@ function collectSecrets(value: unknown, underSecret: boolean, env: Env, out: str
   if (value == null) return;
   if (typeof value === 'object') {
     for (const [key, child] of Object.entries(value)) {
-      const variable = typeof child === 'string' && /Env$/.test(key) && SECRET_KEY.test(key) ? env[child] : undefined;
+      const variable =
+        typeof child === 'string' && /Env$/.test(key) && SECRET_KEY.test(key) ? env[child] : undefined;
       if (variable) out.push(variable);
       collectSecrets(child, underSecret || isSecretKey(key), env, out);
     }

@@ -11,10 +11,25 @@ import {
   type Resolving,
   type SourceDefaults,
 } from './accounts.js';
-import { checkedSourceSchema, DEFAULT_TIME_ZONE, postgresUrl, propertyId, sourceSchema, timeZoneName, type SourceConfig } from './fields.js';
+import {
+  checkedSourceSchema,
+  DEFAULT_TIME_ZONE,
+  postgresUrl,
+  propertyId,
+  sourceSchema,
+  timeZoneName,
+  type SourceConfig,
+} from './fields.js';
 import { isMapping, Issues } from './issues.js';
 
-export type { Account, AccountAuth, AccountSource, OfflineAccount, OfflineAccountAuth, SourceDefaults } from './accounts.js';
+export type {
+  Account,
+  AccountAuth,
+  AccountSource,
+  OfflineAccount,
+  OfflineAccountAuth,
+  SourceDefaults,
+} from './accounts.js';
 export { ACCOUNT_ID, DEFAULT_ACCOUNT_ID, accountSecrets } from './accounts.js';
 export type { SourceConfig } from './fields.js';
 
@@ -48,7 +63,10 @@ const databaseSchema = z
     url: postgresUrl,
     /** statement_timeout of every session: longest a statement may run. */
     statementTimeoutMs: positiveInt.max(MAX_POSTGRES_MS).default(600_000),
-    /** lock_timeout of every session: longest a statement waits for a lock before it fails, naming the lock and its holder. */
+    /**
+     * lock_timeout of every session: longest a statement waits for a lock before it fails, naming the lock
+     * and its holder.
+     */
     lockTimeoutMs: positiveInt.max(MAX_POSTGRES_MS).default(30_000),
     /** idle_in_transaction_session_timeout of every session: longest a transaction may sit idle. */
     idleInTransactionTimeoutMs: positiveInt.max(MAX_POSTGRES_MS).default(300_000),
@@ -60,12 +78,17 @@ const databaseSchema = z
 
 /** `streams.<name>`: each stream's own settings, declared in its folder. */
 const withDefaults = (settings: z.ZodType) => settings.default(settings.parse({}));
-const streamsShape = Object.fromEntries(STREAM_MANIFESTS.map((manifest) => [manifest.name, withDefaults(settingsSchemaOf(manifest))])) as unknown as {
+const streamsShape = Object.fromEntries(
+  STREAM_MANIFESTS.map((manifest) => [manifest.name, withDefaults(settingsSchemaOf(manifest))]),
+) as unknown as {
   [M in Manifest as M['name']]: z.ZodDefault<ReturnType<M['settings']>>;
 };
 const streamsSchema = z.object(streamsShape).strict();
 
-/** The one-account form: `source:` and the `PROPSYNC_API_*` variables; every key documented in config/propsync.example.yaml. */
+/**
+ * The one-account form: `source:` and the `PROPSYNC_API_*` variables; every key documented in
+ * config/propsync.example.yaml.
+ */
 const oneAccountSchema = z
   .object({
     database: databaseSchema,
@@ -74,7 +97,10 @@ const oneAccountSchema = z
     propertyIds: z.array(propertyId).default([]),
     timeZone: timeZoneName.default(DEFAULT_TIME_ZONE),
     logLevel: z.enum(LOG_LEVELS, { message: `expected one of ${LOG_LEVELS.join(', ')}` }).default('info'),
-    /** Minutes without a heartbeat after which `status` shows a run still marked running as abandoned (its process died). */
+    /**
+     * Minutes without a heartbeat after which `status` shows a run still marked running as abandoned (its
+     * process died).
+     */
     abandonedAfterMinutes: positiveInt.max(1440).default(10),
     streams: streamsSchema.prefault({}),
     metrics: z
@@ -87,7 +113,10 @@ const oneAccountSchema = z
       .default({ port: 9464, host: '127.0.0.1' }),
     schedule: z
       .object({
-        /** `in-process`: `propsync schedule` runs the work itself; `queue`: it only enqueues, and `propsync worker` processes run it. */
+        /**
+         * `in-process`: `propsync schedule` runs the work itself; `queue`: it only enqueues, and `propsync
+         * worker` processes run it.
+         */
         mode: z.enum(['in-process', 'queue']).default('in-process'),
       })
       .strict()
@@ -143,7 +172,11 @@ function oneAccountForm(input: unknown, r: Resolving): OfflineConfig | undefined
   const config = r.issues.check(r.offline ? offlineOneAccountSchema : oneAccountSchema, input, []);
   if (!config) return undefined;
   const { username, password } = config.source ?? {};
-  const auth = { type: 'basic' as const, ...(username !== undefined && { username }), ...(password !== undefined && { password }) };
+  const auth = {
+    type: 'basic' as const,
+    ...(username !== undefined && { username }),
+    ...(password !== undefined && { password }),
+  };
   const account: OfflineAccount = {
     id: DEFAULT_ACCOUNT_ID,
     name: null,
@@ -168,12 +201,19 @@ function accountsForm(input: Record<string, unknown>, r: Resolving): OfflineConf
   );
   if (!config || !resolved) return undefined;
   const { accounts: _, ...rest } = config;
-  return { ...rest, source: resolved.defaults, propertyIds: [], accounts: resolved.accounts, warnings: r.warnings };
+  return {
+    ...rest,
+    source: resolved.defaults,
+    propertyIds: [],
+    accounts: resolved.accounts,
+    warnings: r.warnings,
+  };
 }
 
 function resolveConfig(input: unknown, ctx: z.RefinementCtx, env: Env, offline: boolean): OfflineConfig {
   const r: Resolving = { env, offline, issues: new Issues(), warnings: [] };
-  const config = isMapping(input) && input.accounts !== undefined ? accountsForm(input, r) : oneAccountForm(input, r);
+  const config =
+    isMapping(input) && input.accounts !== undefined ? accountsForm(input, r) : oneAccountForm(input, r);
   if (config && !r.issues.size) return config;
   ctx.issues.push(...(r.issues.list as z.core.$ZodRawIssue[]));
   return z.NEVER;

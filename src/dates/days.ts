@@ -9,7 +9,6 @@ import { isDay, type ChunkSize } from './calendar.js';
  * here; the CLI reads `calendar.ts` alone (docs/architecture.md#lazy-loading).
  */
 
-
 function parse(day: string): DateTime {
   if (!isDay(day)) throw new RangeError(`not a YYYY-MM-DD day: ${day}`);
   return DateTime.fromISO(day, { zone: 'UTC' });
@@ -36,11 +35,22 @@ export function minDay(a: string, b: string): string {
 }
 
 /** Cuts the inclusive range [from, to] into consecutive inclusive chunks of a calendar size. */
-export function chunkRange(from: string, to: string, size: ChunkSize | { days: number }): { from: string; to: string }[] {
+export function chunkRange(
+  from: string,
+  to: string,
+  size: ChunkSize | { days: number },
+): { from: string; to: string }[] {
   const chunks: { from: string; to: string }[] = [];
   let start = parse(from);
   const end = parse(to);
-  const step = typeof size === 'object' ? { days: size.days } : size === '1m' ? { months: 1 } : size === '3m' ? { months: 3 } : { years: 1 };
+  const step =
+    typeof size === 'object'
+      ? { days: size.days }
+      : size === '1m'
+        ? { months: 1 }
+        : size === '3m'
+          ? { months: 3 }
+          : { years: 1 };
   while (start <= end) {
     const next = start.plus(step);
     const last = next.minus({ days: 1 });

@@ -75,7 +75,14 @@ export interface OccupancyRow {
 
 /** Occupancy by property: the current month of `reporting.occupancy_monthly`. */
 export async function occupancyByProperty(db: Db): Promise<OccupancyRow[]> {
-  const { rows } = await sql<{ account_id: string; property_id: number; property_name: string | null; units_known: number; units_occupied: number; occupancy_percent: string | null }>`
+  const { rows } = await sql<{
+    account_id: string;
+    property_id: number;
+    property_name: string | null;
+    units_known: number;
+    units_occupied: number;
+    occupancy_percent: string | null;
+  }>`
     select distinct on (account_id, property_id) account_id, property_id, property_name, units_known, units_occupied, occupancy_percent::text
       from reporting.occupancy_monthly
      order by account_id, property_id, month desc`.execute(db);
@@ -115,13 +122,22 @@ export interface AgingRow {
  */
 export async function arAging(db: Db, asOf: string): Promise<AgingRow[]> {
   return db.connection().execute(async (session) => {
-    await sql`select set_config('reporting.now', ((${asOf}::date + time '12:00') at time zone (select time_zone from reporting.settings))::text, false)`.execute(session);
+    await sql`select set_config('reporting.now', ((${asOf}::date + time '12:00') at time zone (select time_zone from reporting.settings))::text, false)`.execute(
+      session,
+    );
     try {
       const sums = BUCKET_COLUMNS.map(
-        ([, column], index) => sql`count(*) filter (where ${sql.ref(column)} <> 0)::int as ${sql.ref(`leases_${index}`)}, coalesce(sum(${sql.ref(column)}), 0)::numeric(14,2)::text as ${sql.ref(`balance_${index}`)}`,
+        ([, column], index) =>
+          sql`count(*) filter (where ${sql.ref(column)} <> 0)::int as ${sql.ref(`leases_${index}`)}, coalesce(sum(${sql.ref(column)}), 0)::numeric(14,2)::text as ${sql.ref(`balance_${index}`)}`,
       );
-      const { rows } = await sql<Record<string, number | string>>`select ${sql.join(sums)} from reporting.ar_aging`.execute(session);
-      return BUCKET_COLUMNS.map(([bucket], index) => ({ bucket, leases: Number(rows[0][`leases_${index}`]), balance: String(rows[0][`balance_${index}`]) }));
+      const { rows } = await sql<
+        Record<string, number | string>
+      >`select ${sql.join(sums)} from reporting.ar_aging`.execute(session);
+      return BUCKET_COLUMNS.map(([bucket], index) => ({
+        bucket,
+        leases: Number(rows[0][`leases_${index}`]),
+        balance: String(rows[0][`balance_${index}`]),
+      }));
     } finally {
       await sql`select set_config('reporting.now', '', false)`.execute(session);
     }
@@ -148,7 +164,14 @@ export interface SpendRow {
  * largest vendor.
  */
 export async function vendorSpendByMonth(db: Db, months = 6): Promise<SpendRow[]> {
-  const { rows } = await sql<{ month: string; invoices: number; vendors: number; spend: string; top_vendor: string | null; top_vendor_spend: string | null }>`
+  const { rows } = await sql<{
+    month: string;
+    invoices: number;
+    vendors: number;
+    spend: string;
+    top_vendor: string | null;
+    top_vendor_spend: string | null;
+  }>`
     with by_vendor as (
       select post_month, account_id, vendor_id, max(vendor_name) as vendor_name, sum(invoices + credit_memos)::int as invoices, sum(amount) as amount
         from reporting.vendor_spend_monthly
@@ -167,7 +190,14 @@ export async function vendorSpendByMonth(db: Db, months = 6): Promise<SpendRow[]
       from ranked
      group by post_month
      order by post_month desc`.execute(db);
-  return rows.map((row) => ({ month: row.month, invoices: row.invoices, vendors: row.vendors, spend: row.spend, topVendor: row.top_vendor, topVendorSpend: row.top_vendor_spend }));
+  return rows.map((row) => ({
+    month: row.month,
+    invoices: row.invoices,
+    vendors: row.vendors,
+    spend: row.spend,
+    topVendor: row.top_vendor,
+    topVendorSpend: row.top_vendor_spend,
+  }));
 }
 
 /** The day the views answer as of: `reporting.today()` (the source's today in the configured time zone). */

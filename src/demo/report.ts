@@ -5,7 +5,16 @@ import type { AdvanceSummary } from '../simulator/index.js';
 import type { TableCount } from '../sync/status.js';
 import type { RunSummary } from '../sync/types.js';
 import type { Db } from '../catalog/tables.js';
-import { arAging, occupancyByProperty, portfolio, vendorSpendByMonth, type AgingRow, type OccupancyRow, type PortfolioRow, type SpendRow } from './analyst-queries.js';
+import {
+  arAging,
+  occupancyByProperty,
+  portfolio,
+  vendorSpendByMonth,
+  type AgingRow,
+  type OccupancyRow,
+  type PortfolioRow,
+  type SpendRow,
+} from './analyst-queries.js';
 
 /** Every line the demo prints starts with this, so that no output of it looks like production. */
 export const DEMO_PREFIX = '[demo] ';
@@ -22,7 +31,20 @@ const right = (header: string) => ({ header, align: 'right' as const });
 /** One line per run: what it did, the calls it spent and how long it took. */
 export function runsTable(runs: LabelledRun[]): string[] {
   return formatTable(
-    ['run', 'what', 'status', right('work units'), right('records'), right('inserted'), right('updated'), right('unchanged'), right('deleted'), right('quarantined'), right('calls'), right('duration')],
+    [
+      'run',
+      'what',
+      'status',
+      right('work units'),
+      right('records'),
+      right('inserted'),
+      right('updated'),
+      right('unchanged'),
+      right('deleted'),
+      right('quarantined'),
+      right('calls'),
+      right('duration'),
+    ],
     runs.map(({ label, summary }) => [
       `#${summary.runId}`,
       label,
@@ -43,7 +65,11 @@ export function runsTable(runs: LabelledRun[]): string[] {
 
 /** Rows per warehouse table. */
 export function tablesTable(tables: TableCount[]): string[] {
-  return formatTable(['table', right('rows'), right('marked deleted')], tables.map((table) => [table.table, table.rows, table.deleted]), DEMO_PREFIX);
+  return formatTable(
+    ['table', right('rows'), right('marked deleted')],
+    tables.map((table) => [table.table, table.rows, table.deleted]),
+    DEMO_PREFIX,
+  );
 }
 
 /** What a simulated week changed, in one sentence. */
@@ -58,8 +84,28 @@ export function changesLine(advance: AdvanceSummary): string {
 /** The accounts side by side. */
 export function portfolioTable(rows: PortfolioRow[]): string[] {
   return formatTable(
-    ['account', 'name', right('properties'), right('units'), right('occupancy %'), right('current leases'), right('open AR'), right('past due AR'), right('open AP')],
-    rows.map((row) => [row.accountId, row.accountName, row.properties, row.units, row.occupancyPercent, row.currentLeases, row.openAr, row.pastDueAr, row.openAp]),
+    [
+      'account',
+      'name',
+      right('properties'),
+      right('units'),
+      right('occupancy %'),
+      right('current leases'),
+      right('open AR'),
+      right('past due AR'),
+      right('open AP'),
+    ],
+    rows.map((row) => [
+      row.accountId,
+      row.accountName,
+      row.properties,
+      row.units,
+      row.occupancyPercent,
+      row.currentLeases,
+      row.openAr,
+      row.pastDueAr,
+      row.openAp,
+    ]),
     DEMO_PREFIX,
   );
 }
@@ -68,15 +114,33 @@ export function portfolioTable(rows: PortfolioRow[]): string[] {
 export function occupancyTable(rows: OccupancyRow[]): string[] {
   const accounts = new Set(rows.map((row) => row.accountId)).size > 1;
   return formatTable(
-    [...(accounts ? ['account'] : []), 'property', 'name', right('units'), right('occupied'), right('occupancy %')],
-    rows.map((row) => [...(accounts ? [row.accountId] : []), row.propertyId, row.propertyName, row.units, row.occupied, row.occupancyPercent]),
+    [
+      ...(accounts ? ['account'] : []),
+      'property',
+      'name',
+      right('units'),
+      right('occupied'),
+      right('occupancy %'),
+    ],
+    rows.map((row) => [
+      ...(accounts ? [row.accountId] : []),
+      row.propertyId,
+      row.propertyName,
+      row.units,
+      row.occupied,
+      row.occupancyPercent,
+    ]),
     DEMO_PREFIX,
   );
 }
 
 /** AR balance by aging bucket. */
 export function agingTable(rows: AgingRow[]): string[] {
-  return formatTable(['past due', right('leases'), right('balance')], rows.map((row) => [row.bucket, row.leases, row.balance]), DEMO_PREFIX);
+  return formatTable(
+    ['past due', right('leases'), right('balance')],
+    rows.map((row) => [row.bucket, row.leases, row.balance]),
+    DEMO_PREFIX,
+  );
 }
 
 /** Vendor spend by month. */
@@ -98,10 +162,26 @@ export const EXAMPLE_QUERY = 'select * from reporting.rent_roll limit 20;';
 export async function analystAnswers(db: Db, asOf: string): Promise<{ title: string; lines: string[] }[]> {
   const accounts = await portfolio(db);
   return [
-    ...(accounts.length > 1 ? [{ title: `Portfolio by account (properties, occupancy, current leases, open AR and AP, as of ${asOf})`, lines: portfolioTable(accounts) }] : []),
-    { title: `Occupancy by property (units with a Current or Notice lease, as of ${asOf})`, lines: occupancyTable(await occupancyByProperty(db)) },
-    { title: `AR balance by aging bucket (open balance by days past due, as of ${asOf})`, lines: agingTable(await arAging(db, asOf)) },
-    { title: 'Vendor spend by month (invoice amounts by post month, refunds to residents left out)', lines: spendTable(await vendorSpendByMonth(db, 6)) },
+    ...(accounts.length > 1
+      ? [
+          {
+            title: `Portfolio by account (properties, occupancy, current leases, open AR and AP, as of ${asOf})`,
+            lines: portfolioTable(accounts),
+          },
+        ]
+      : []),
+    {
+      title: `Occupancy by property (units with a Current or Notice lease, as of ${asOf})`,
+      lines: occupancyTable(await occupancyByProperty(db)),
+    },
+    {
+      title: `AR balance by aging bucket (open balance by days past due, as of ${asOf})`,
+      lines: agingTable(await arAging(db, asOf)),
+    },
+    {
+      title: 'Vendor spend by month (invoice amounts by post month, refunds to residents left out)',
+      lines: spendTable(await vendorSpendByMonth(db, 6)),
+    },
   ];
 }
 

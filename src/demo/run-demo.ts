@@ -17,7 +17,15 @@ import { WAREHOUSE_TABLES, type Db, type Warehouse } from '../catalog/tables.js'
 import { connect } from '../warehouse/db.js';
 import { migrateToLatest } from '../warehouse/migrate.js';
 import { asOfDay, DEMO_READER, ensureDemoReader } from './analyst-queries.js';
-import { analystAnswers, biToolLines, changesLine, EXAMPLE_QUERY, runsTable, tablesTable, type LabelledRun } from './report.js';
+import {
+  analystAnswers,
+  biToolLines,
+  changesLine,
+  EXAMPLE_QUERY,
+  runsTable,
+  tablesTable,
+  type LabelledRun,
+} from './report.js';
 import { dayIn, readDemoState, writeDemoState, type DemoState } from './state.js';
 import { openDemoWarehouse, type DemoWarehouse } from './warehouse.js';
 
@@ -55,18 +63,37 @@ export async function runDemo(options: DemoOptions): Promise<ExitCode> {
   const started = Date.now();
   const say = (line = '') => options.print(`[demo] ${line}`.trimEnd());
   const lines = (texts: string[]) => texts.forEach((text) => options.print(text));
-  say('propsync demo: a simulated property-management API synced into a demo warehouse; nothing here is production data.');
+  say(
+    'propsync demo: a simulated property-management API synced into a demo warehouse; nothing here is production data.',
+  );
 
   const previous = readDemoState(options.stateDir);
   // The demo reads no configuration file: every setting is the default, the time zone included.
   const timeZone = configSchema.shape.timeZone.parse(undefined);
-  const warehouse = await openDemoWarehouse({ dataDir: join(options.stateDir, 'pgdata'), databaseUrl: options.databaseUrl });
-  say(warehouse.embedded ? `embedded Postgres is up (data kept in ${join(options.stateDir, 'pgdata')}): ${warehouse.shown}` : `using DATABASE_URL: ${warehouse.shown}`);
+  const warehouse = await openDemoWarehouse({
+    dataDir: join(options.stateDir, 'pgdata'),
+    databaseUrl: options.databaseUrl,
+  });
+  say(
+    warehouse.embedded
+      ? `embedded Postgres is up (data kept in ${join(options.stateDir, 'pgdata')}): ${warehouse.shown}`
+      : `using DATABASE_URL: ${warehouse.shown}`,
+  );
   let db = connect<Warehouse>(warehouse.url, { maxConnections: 8, applicationName: 'propsync-demo' });
   try {
     ({ db } = await prepareWarehouse(db, warehouse, previous, say));
-    const continuing = previous !== null && previous.warehouse === warehouse.fingerprint && (await hasHistory(db));
-    const state: DemoState = continuing ? previous : { version: 1, seed: DEMO_SEED, scale: 'medium', startDay: dayIn(timeZone), weeks: 0, warehouse: warehouse.fingerprint };
+    const continuing =
+      previous !== null && previous.warehouse === warehouse.fingerprint && (await hasHistory(db));
+    const state: DemoState = continuing
+      ? previous
+      : {
+          version: 1,
+          seed: DEMO_SEED,
+          scale: 'medium',
+          startDay: dayIn(timeZone),
+          weeks: 0,
+          warehouse: warehouse.fingerprint,
+        };
     writeDemoState(options.stateDir, state);
 
     const runs = await simulateAndSync(db, warehouse, state, continuing, options, say);
@@ -91,24 +118,32 @@ export async function runDemo(options: DemoOptions): Promise<ExitCode> {
     try {
       lines(biToolLines(warehouse.url, { role: await ensureDemoReader(db), password: DEMO_READER.password }));
     } catch (error) {
-      say(`no BI reader role made (${(error as Error).message}); run \`propsync grant-reader ROLE --login\` as a user that may create roles`);
+      say(
+        `no BI reader role made (${(error as Error).message}); run \`propsync grant-reader ROLE --login\` as a user that may create roles`,
+      );
     }
     say();
-    say(`finished in ${formatDuration(Date.now() - started)}; the simulated world is now ${state.weeks} week(s) past ${state.startDay}`);
+    say(
+      `finished in ${formatDuration(Date.now() - started)}; the simulated world is now ${state.weeks} week(s) past ${state.startDay}`,
+    );
 
     if (options.keep && !options.signal.aborted) {
       say('the warehouse stays up; query it from another terminal:');
       say(`  ${warehouse.psql}${warehouse.embedded ? '   (a local demo-only password)' : ''}`);
       say(`  e.g. ${EXAMPLE_QUERY}`);
       say('press Ctrl-C to stop');
-      await new Promise<void>((resolve) => (options.signal.aborted ? resolve() : options.signal.addEventListener('abort', () => resolve())));
+      await new Promise<void>((resolve) =>
+        options.signal.aborted ? resolve() : options.signal.addEventListener('abort', () => resolve()),
+      );
     }
     return exitCode;
   } finally {
     await db.destroy();
     await warehouse.stop();
     if (warehouse.embedded) {
-      say(`stopped the embedded Postgres; its data stays in ${join(options.stateDir, 'pgdata')}: the next \`npm run demo\` continues incrementally (rm -rf ${options.stateDir} to start over)`);
+      say(
+        `stopped the embedded Postgres; its data stays in ${join(options.stateDir, 'pgdata')}: the next \`npm run demo\` continues incrementally (rm -rf ${options.stateDir} to start over)`,
+      );
     } else {
       say('the demo data stays in the DATABASE_URL database; the next demo continues incrementally');
     }
@@ -120,11 +155,19 @@ export async function runDemo(options: DemoOptions): Promise<ExitCode> {
  * state does not account for is recreated when it is the embedded one, and refused when it
  * comes from DATABASE_URL (it may be a real warehouse). Then migrates it.
  */
-async function prepareWarehouse(db: Db, warehouse: DemoWarehouse, previous: DemoState | null, say: (line: string) => void): Promise<{ db: Db }> {
+async function prepareWarehouse(
+  db: Db,
+  warehouse: DemoWarehouse,
+  previous: DemoState | null,
+  say: (line: string) => void,
+): Promise<{ db: Db }> {
   const history = await hasHistory(db);
   if (history && previous?.warehouse !== warehouse.fingerprint) {
     if (!warehouse.embedded) {
-      throw new ExitError(`DATABASE_URL (${warehouse.shown}) holds sync history that no demo wrote; the demo loads simulated data, so point DATABASE_URL at an empty database or unset it to use the embedded one`, EXIT.usage);
+      throw new ExitError(
+        `DATABASE_URL (${warehouse.shown}) holds sync history that no demo wrote; the demo loads simulated data, so point DATABASE_URL at an empty database or unset it to use the embedded one`,
+        EXIT.usage,
+      );
     }
     say('the embedded warehouse holds data this demo has no record of; recreating it');
     await db.destroy();
@@ -138,9 +181,13 @@ async function prepareWarehouse(db: Db, warehouse: DemoWarehouse, previous: Demo
 
 /** Whether the warehouse has run history (the bookkeeping table exists and holds a run). */
 async function hasHistory(db: Db): Promise<boolean> {
-  const { rows } = await sql<{ exists: boolean }>`select to_regclass('public.sync_runs') is not null as exists`.execute(db);
+  const { rows } = await sql<{
+    exists: boolean;
+  }>`select to_regclass('public.sync_runs') is not null as exists`.execute(db);
   if (!rows[0].exists) return false;
-  const { rows: runs } = await sql<{ any: boolean }>`select exists (select 1 from sync_runs) as any`.execute(db);
+  const { rows: runs } = await sql<{ any: boolean }>`select exists (select 1 from sync_runs) as any`.execute(
+    db,
+  );
   return runs[0].any;
 }
 
@@ -156,32 +203,75 @@ const DEMO_ACCOUNTS = [
 const DEMO_ORG = 'south-demo';
 
 /** Starts both accounts' simulators at the warehouse's day, runs the first sync, moves a week, runs the second. */
-async function simulateAndSync(db: Db, warehouse: DemoWarehouse, state: DemoState, continuing: boolean, options: DemoOptions, say: (line: string) => void): Promise<LabelledRun[]> {
-  say(`generating the simulated worlds: medium and small data sets, seed ${state.seed}, starting on ${state.startDay} (takes a few seconds) ...`);
+async function simulateAndSync(
+  db: Db,
+  warehouse: DemoWarehouse,
+  state: DemoState,
+  continuing: boolean,
+  options: DemoOptions,
+  say: (line: string) => void,
+): Promise<LabelledRun[]> {
+  say(
+    `generating the simulated worlds: medium and small data sets, seed ${state.seed}, starting on ${state.startDay} (takes a few seconds) ...`,
+  );
   const generating = Date.now();
-  const secrets = { DEMO_NORTH_PASSWORD: randomBytes(12).toString('hex'), DEMO_SOUTH_API_KEY: randomBytes(16).toString('hex') };
+  const secrets = {
+    DEMO_NORTH_PASSWORD: randomBytes(12).toString('hex'),
+    DEMO_SOUTH_API_KEY: randomBytes(16).toString('hex'),
+  };
   const [north, south] = DEMO_ACCOUNTS;
   const simulators = [
-    await startSimulator({ port: 0, scale: north.scale, seed: state.seed + north.seedOffset, today: state.startDay, username: 'demo', password: secrets.DEMO_NORTH_PASSWORD, rateLimit: 'default' }),
-    await startSimulator({ port: 0, scale: south.scale, seed: state.seed + south.seedOffset, today: state.startDay, apiKey: secrets.DEMO_SOUTH_API_KEY, org: DEMO_ORG, rateLimit: 'default' }),
+    await startSimulator({
+      port: 0,
+      scale: north.scale,
+      seed: state.seed + north.seedOffset,
+      today: state.startDay,
+      username: 'demo',
+      password: secrets.DEMO_NORTH_PASSWORD,
+      rateLimit: 'default',
+    }),
+    await startSimulator({
+      port: 0,
+      scale: south.scale,
+      seed: state.seed + south.seedOffset,
+      today: state.startDay,
+      apiKey: secrets.DEMO_SOUTH_API_KEY,
+      org: DEMO_ORG,
+      rateLimit: 'default',
+    }),
   ];
   try {
-    for (let week = 0; week < state.weeks; week++) for (const sim of simulators) sim.advance(DEMO_ADVANCE_DAYS);
+    for (let week = 0; week < state.weeks; week++)
+      for (const sim of simulators) sim.advance(DEMO_ADVANCE_DAYS);
     for (const [index, sim] of simulators.entries()) {
       say(
         `account ${DEMO_ACCOUNTS[index].id}: simulator up at ${sim.url} (${index === 0 ? 'Basic auth' : 'API-key gateway'}): ${datasetSummary(sim.dataset)}; ` +
           `its today is ${sim.dataset.today}${state.weeks ? ` (replayed ${state.weeks} week(s), where the last demo left the warehouse)` : ''}`,
       );
     }
-    say(`simulators ready in ${formatDuration(Date.now() - generating)}; rate limits as the real API (150/minute)`);
-    const config = demoConfig(warehouse.url, simulators.map((sim) => sim.url), secrets, options);
+    say(
+      `simulators ready in ${formatDuration(Date.now() - generating)}; rate limits as the real API (150/minute)`,
+    );
+    const config = demoConfig(
+      warehouse.url,
+      simulators.map((sim) => sim.url),
+      secrets,
+      options,
+    );
     const display = await demoDisplay(options, config.logLevel);
-    const propsync = await openPropsync(config, { logger: display.engineLogger, maxConnections: 12, budget: 'whole' });
+    const propsync = await openPropsync(config, {
+      logger: display.engineLogger,
+      maxConnections: 12,
+      budget: 'whole',
+    });
     const runs: LabelledRun[] = [];
     try {
       const run = async (label: string, request: SyncRequest) => {
         say(`${label} ...`);
-        const outcomes = await propsync.run(request, { signal: options.signal, observers: [display.progress.observer] });
+        const outcomes = await propsync.run(request, {
+          signal: options.signal,
+          observers: [display.progress.observer],
+        });
         display.progress.stop();
         for (const outcome of outcomes) {
           const { summary } = outcome;
@@ -189,17 +279,23 @@ async function simulateAndSync(db: Db, warehouse: DemoWarehouse, state: DemoStat
             say(`${label}, account ${outcome.account}: not run: ${outcome.error}`);
             continue;
           }
-          say(`${label}, account ${outcome.account}: ${summary.status}, ${summary.records} records read, ${summary.rowsInserted} rows inserted, ${summary.rowsUpdated} updated, ${summary.calls} calls, ${formatDuration(summary.durationMs)}`);
+          say(
+            `${label}, account ${outcome.account}: ${summary.status}, ${summary.records} records read, ${summary.rowsInserted} rows inserted, ${summary.rowsUpdated} updated, ${summary.calls} calls, ${formatDuration(summary.durationMs)}`,
+          );
           for (const error of summary.errors.slice(0, 5)) say(`  error: ${error}`);
           runs.push({ label: `${label} (${outcome.account})`, summary, exitCode: outcome.exitCode });
         }
       };
-      if (continuing) await run('sync after restarting the simulators (nothing changed since the last demo)', { kind: 'sync' });
+      if (continuing)
+        await run('sync after restarting the simulators (nothing changed since the last demo)', {
+          kind: 'sync',
+        });
       else await run('first sync (no cursors yet: reads everything)', { kind: 'sync' });
       if (!options.signal.aborted) {
         const advances = simulators.map((sim) => sim.advance(DEMO_ADVANCE_DAYS));
         writeDemoState(options.stateDir, { ...state, weeks: ++state.weeks });
-        for (const [index, advance] of advances.entries()) say(`account ${DEMO_ACCOUNTS[index].id}: ${changesLine(advance)}`);
+        for (const [index, advance] of advances.entries())
+          say(`account ${DEMO_ACCOUNTS[index].id}: ${changesLine(advance)}`);
         await run(`incremental sync after ${DEMO_ADVANCE_DAYS} simulated days`, { kind: 'sync' });
       }
     } finally {
@@ -218,26 +314,57 @@ async function simulateAndSync(db: Db, warehouse: DemoWarehouse, state: DemoStat
  * refresh every `DEMO_FULL_REFRESH_DAYS` for the streams that have one. Everything else is the
  * default, the time zone included.
  */
-function demoConfig(databaseUrl: string, sourceUrls: readonly string[], secrets: Record<string, string>, options: Pick<DemoOptions, 'logLevel'>): Config {
-  const refreshed = STREAM_MANIFESTS.filter((manifest) => 'fullRefreshDays' in settingsSchemaOf(manifest).shape).map((manifest) => manifest.name);
+function demoConfig(
+  databaseUrl: string,
+  sourceUrls: readonly string[],
+  secrets: Record<string, string>,
+  options: Pick<DemoOptions, 'logLevel'>,
+): Config {
+  const refreshed = STREAM_MANIFESTS.filter(
+    (manifest) => 'fullRefreshDays' in settingsSchemaOf(manifest).shape,
+  ).map((manifest) => manifest.name);
   const [north, south] = DEMO_ACCOUNTS;
   return configSchemaFor(secrets).parse({
     database: { url: databaseUrl },
     // The simulated day is not this machine's: take the simulator's Date whatever it says.
     source: { maxClockSkewHours: 0 },
     accounts: [
-      { id: north.id, name: north.name, source: { url: sourceUrls[0], auth: { type: 'basic', username: 'demo', passwordEnv: 'DEMO_NORTH_PASSWORD' } } },
-      { id: south.id, name: south.name, source: { url: sourceUrls[1], auth: { type: 'apikey', org: DEMO_ORG, apiKeyEnv: 'DEMO_SOUTH_API_KEY' } } },
+      {
+        id: north.id,
+        name: north.name,
+        source: {
+          url: sourceUrls[0],
+          auth: { type: 'basic', username: 'demo', passwordEnv: 'DEMO_NORTH_PASSWORD' },
+        },
+      },
+      {
+        id: south.id,
+        name: south.name,
+        source: {
+          url: sourceUrls[1],
+          auth: { type: 'apikey', org: DEMO_ORG, apiKeyEnv: 'DEMO_SOUTH_API_KEY' },
+        },
+      },
     ],
     logLevel: options.logLevel ?? 'warn',
-    streams: Object.fromEntries(STREAM_NAMES.filter((name) => refreshed.includes(name)).map((name) => [name, { fullRefreshDays: DEMO_FULL_REFRESH_DAYS }])),
+    streams: Object.fromEntries(
+      STREAM_NAMES.filter((name) => refreshed.includes(name)).map((name) => [
+        name,
+        { fullRefreshDays: DEMO_FULL_REFRESH_DAYS },
+      ]),
+    ),
   }) as Config;
 }
 
 /** The demo's progress display and loggers: every log line carries `demo: true` and starts with `[demo]`. */
-async function demoDisplay(options: DemoOptions, logLevel: LogLevel): Promise<{ progress: Progress; engineLogger: Logger }> {
+async function demoDisplay(
+  options: DemoOptions,
+  logLevel: LogLevel,
+): Promise<{ progress: Progress; engineLogger: Logger }> {
   const bars = options.terminal ? createProgress({ mode: 'bars', label: '[demo] ' }) : undefined;
-  const base = (await displayLogger({ logLevel: 'info' }, { sink: bars?.sink, terminal: options.terminal })).child({ demo: true }, { msgPrefix: '[demo] ' });
+  const base = (
+    await displayLogger({ logLevel: 'info' }, { sink: bars?.sink, terminal: options.terminal })
+  ).child({ demo: true }, { msgPrefix: '[demo] ' });
   const progress = bars ?? createProgress({ mode: 'log', logger: base });
   return { progress, engineLogger: base.child({}, { level: logLevel }) };
 }

@@ -27,7 +27,13 @@ export function readDemoState(dir: string): DemoState | null {
   if (!existsSync(path)) return null;
   try {
     const state = JSON.parse(readFileSync(path, 'utf8')) as DemoState;
-    const valid = state.version === 1 && typeof state.seed === 'number' && isDay(state.startDay) && Number.isInteger(state.weeks) && state.weeks >= 0 && typeof state.warehouse === 'string';
+    const valid =
+      state.version === 1 &&
+      typeof state.seed === 'number' &&
+      isDay(state.startDay) &&
+      Number.isInteger(state.weeks) &&
+      state.weeks >= 0 &&
+      typeof state.warehouse === 'string';
     return valid ? state : null;
   } catch {
     return null;
@@ -44,5 +50,10 @@ export function writeDemoState(dir: string, state: DemoState): void {
 
 /** Today's date in a time zone, `YYYY-MM-DD`. */
 export function dayIn(timeZone: string, at: Date = new Date()): string {
-  return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(at);
+  return new Intl.DateTimeFormat('en-CA', {
+    timeZone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+  }).format(at);
 }

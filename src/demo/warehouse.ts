@@ -46,12 +46,18 @@ export function clearStaleServerLock(dataDir: string): void {
       alive = (error as NodeJS.ErrnoException).code === 'EPERM';
     }
   }
-  if (alive) throw new Error(`another demo's Postgres (pid ${pid}) is using ${dataDir}; stop that demo (Ctrl-C in its terminal) first`);
+  if (alive)
+    throw new Error(
+      `another demo's Postgres (pid ${pid}) is using ${dataDir}; stop that demo (Ctrl-C in its terminal) first`,
+    );
   rmSync(pidFile, { force: true });
 }
 
 /** Opens the demo's warehouse: `DATABASE_URL` when given, else the embedded server in `dataDir`. */
-export async function openDemoWarehouse(options: { dataDir: string; databaseUrl?: string }): Promise<DemoWarehouse> {
+export async function openDemoWarehouse(options: {
+  dataDir: string;
+  databaseUrl?: string;
+}): Promise<DemoWarehouse> {
   if (options.databaseUrl) {
     const url = options.databaseUrl;
     return {

@@ -28,10 +28,16 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   if (pretty) {
     return pino({
       ...settings,
-      transport: { target: 'pino-pretty', options: { destination: 2, colorize: true, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname' } },
+      transport: {
+        target: 'pino-pretty',
+        options: { destination: 2, colorize: true, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname' },
+      },
     });
   }
-  return pino(settings, (options.destination as pino.DestinationStream | undefined) ?? pino.destination({ fd: 2, sync: true }));
+  return pino(
+    settings,
+    (options.destination as pino.DestinationStream | undefined) ?? pino.destination({ fd: 2, sync: true }),
+  );
 }
 
 /** A child logger whose lines name the account: bound once, not again when the parent already names it. */

@@ -61,7 +61,9 @@ export function urlPasswords(url: string | undefined): string[] {
   return [...out];
 }
 
-/** Characters that move a terminal's cursor or change what it shows: C0 and C1 controls, DEL, bidirectional overrides. */
+/**
+ * Characters that move a terminal's cursor or change what it shows: C0 and C1 controls, DEL, bidirectional overrides.
+ */
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
 /**

@@ -32,7 +32,11 @@ export function queueOf(account: string): string {
 }
 
 /** Starts pg-boss on the warehouse's database (its schema migrated up if a newer pg-boss needs it). */
-export async function openBoss(databaseUrl: string, logger: Logger, options: { maxConnections?: number } = {}): Promise<PgBoss> {
+export async function openBoss(
+  databaseUrl: string,
+  logger: Logger,
+  options: { maxConnections?: number } = {},
+): Promise<PgBoss> {
   const boss = new PgBoss({
     connectionString: databaseUrl,
     schema: QUEUE_SCHEMA,
@@ -41,12 +45,16 @@ export async function openBoss(databaseUrl: string, logger: Logger, options: { m
     maintenanceIntervalSeconds: MAINTENANCE_SECONDS,
     schedule: false,
   });
-  boss.on('error', (error: Error) => logger.warn({ event: 'queue_error', err: error.message }, `queue: ${error.message}`));
+  boss.on('error', (error: Error) =>
+    logger.warn({ event: 'queue_error', err: error.message }, `queue: ${error.message}`),
+  );
   await boss.start();
   return boss;
 }
 
-/** The options of every account's queue: one copy of a lane queued and one running at most, retried, then dead-lettered. */
+/**
+ * The options of every account's queue: one copy of a lane queued and one running at most, retried, then dead-lettered.
+ */
 const QUEUE_OPTIONS: Omit<PgBoss.Queue, 'name'> = {
   policy: 'stately',
   retryLimit: RETRY_LIMIT,
@@ -58,7 +66,10 @@ const QUEUE_OPTIONS: Omit<PgBoss.Queue, 'name'> = {
 /** The queue of claimed cron times of schedulers in queue mode (see schedule-tick.ts). */
 export const TICKS_QUEUE = 'propsync-schedule-ticks';
 
-/** The advisory lock key under which queues are made (pg-boss makes a queue with DDL, which two processes at once may deadlock on). */
+/**
+ * The advisory lock key under which queues are made (pg-boss makes a queue with DDL, which two processes at
+ * once may deadlock on).
+ */
 const QUEUES_LOCK = [0x7073796e, 0x71756575] as const;
 
 /**
@@ -71,8 +82,14 @@ export async function ensureQueues(db: Db, boss: PgBoss, accounts: readonly stri
     await sql`select pg_advisory_lock(${QUEUES_LOCK[0]}::int, ${QUEUES_LOCK[1]}::int)`.execute(session);
     try {
       const known = new Set((await boss.getQueues()).map((queue) => queue.name));
-      if (!known.has(DEAD_LETTER_QUEUE)) await boss.createQueue(DEAD_LETTER_QUEUE, { name: DEAD_LETTER_QUEUE, policy: 'standard', retentionDays: 30 });
-      if (!known.has(TICKS_QUEUE)) await boss.createQueue(TICKS_QUEUE, { name: TICKS_QUEUE, policy: 'standard', retentionDays: 2 });
+      if (!known.has(DEAD_LETTER_QUEUE))
+        await boss.createQueue(DEAD_LETTER_QUEUE, {
+          name: DEAD_LETTER_QUEUE,
+          policy: 'standard',
+          retentionDays: 30,
+        });
+      if (!known.has(TICKS_QUEUE))
+        await boss.createQueue(TICKS_QUEUE, { name: TICKS_QUEUE, policy: 'standard', retentionDays: 2 });
       const names: string[] = [];
       for (const account of accounts) {
         const name = queueOf(account);
@@ -89,7 +106,9 @@ export async function ensureQueues(db: Db, boss: PgBoss, accounts: readonly stri
 
 /** Moves an active job's expiry on: its worker is alive. */
 export async function touchJob(db: Db, queue: string, id: string): Promise<void> {
-  await sql`update ${sql.table(`${QUEUE_SCHEMA}.job`)} set started_on = now() where name = ${queue} and id = ${id}::uuid and state = 'active'`.execute(db);
+  await sql`update ${sql.table(`${QUEUE_SCHEMA}.job`)} set started_on = now() where name = ${queue} and id = ${id}::uuid and state = 'active'`.execute(
+    db,
+  );
 }
 
 /**
@@ -115,7 +134,11 @@ export interface DeadLetter {
 /** The jobs of the dead-letter queue not yet dealt with (an operator deletes them, or runs the work again). */
 export async function deadLetters(db: Db, accounts: readonly string[]): Promise<DeadLetter[]> {
   if (accounts.length === 0) return [];
-  const { rows } = await sql<{ data: { account: string; runId: number; laneKey: string }; output: { message?: string; value?: { message?: string } } | null; created_on: Date }>`
+  const { rows } = await sql<{
+    data: { account: string; runId: number; laneKey: string };
+    output: { message?: string; value?: { message?: string } } | null;
+    created_on: Date;
+  }>`
     select data, output, created_on from ${sql.table(`${QUEUE_SCHEMA}.job`)}
      where name = ${DEAD_LETTER_QUEUE} and state < 'active' and data->>'account' = any(${accounts as string[]}::text[])
      order by created_on`.execute(db);

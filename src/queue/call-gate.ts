@@ -9,7 +9,10 @@ import type { RateWindowState } from '../source/rate-headers.js';
 import type { CallGate } from '../source/types.js';
 import type { Reconnect } from '../warehouse/reconnect.js';
 
-/** Windows up to this long are spread evenly (their limit less the reserve, over their length); longer ones by their count. */
+/**
+ * Windows up to this long are spread evenly (their limit less the reserve, over their length); longer ones
+ * by their count.
+ */
 const SPREAD_WINDOWS_UP_TO_MS = 600_000;
 
 /** The gap between starts before any reply has announced the method's limits. */
@@ -23,10 +26,19 @@ export interface GatedAccount {
 }
 
 /** The least gap between two starts the announced windows allow, keeping `reserve` calls of each. */
-export function intervalOf(windows: readonly RateWindowState[], reserve: number, minIntervalMs: number): number {
+export function intervalOf(
+  windows: readonly RateWindowState[],
+  reserve: number,
+  minIntervalMs: number,
+): number {
   let interval = minIntervalMs;
   for (const window of windows) {
-    if (window.limit === undefined || window.lengthMs === undefined || window.lengthMs > SPREAD_WINDOWS_UP_TO_MS) continue;
+    if (
+      window.limit === undefined ||
+      window.lengthMs === undefined ||
+      window.lengthMs > SPREAD_WINDOWS_UP_TO_MS
+    )
+      continue;
     interval = Math.max(interval, Math.ceil(window.lengthMs / Math.max(1, window.limit - reserve)));
   }
   return interval;
@@ -42,7 +54,8 @@ export function createCallGate(db: Db, account: GatedAccount, reconnect: Reconne
   const firstInterval = Math.max(minIntervalMs, FIRST_INTERVAL_MS);
   return {
     async reserve(method) {
-      const { rows } = await reconnect.execute(() => sql<{ wait_ms: number | null }>`
+      const { rows } = await reconnect.execute(() =>
+        sql<{ wait_ms: number | null }>`
         with budget as (
           insert into source_budget as b (account_id, day, spent)
           values (${account.id}, (now() at time zone ${account.timeZone})::date, 1)
@@ -59,13 +72,17 @@ export function createCallGate(db: Db, account: GatedAccount, reconnect: Reconne
           returning case when xmax = 0 then now() else next_at - make_interval(secs => interval_ms / 1000.0) end as start_at
         )
         select (select greatest(0, extract(epoch from start_at - now()) * 1000)::float8 from turn) as wait_ms
-          from budget`.execute(db));
+          from budget`.execute(db),
+      );
       return rows.length === 0 ? null : Math.ceil(rows[0]!.wait_ms ?? 0);
     },
     async observe(method, windows) {
       const interval = intervalOf(windows, reserve, minIntervalMs);
       // Short windows are paced by the interval; the long ones (hour, day) by what they have left.
-      const long = windows.filter((window) => Number.isFinite(window.remaining) && !((window.lengthMs ?? Infinity) <= SPREAD_WINDOWS_UP_TO_MS));
+      const long = windows.filter(
+        (window) =>
+          Number.isFinite(window.remaining) && !((window.lengthMs ?? Infinity) <= SPREAD_WINDOWS_UP_TO_MS),
+      );
       const tightest = long.length ? long.reduce((a, b) => (b.remaining < a.remaining ? b : a)) : undefined;
       const resetMs = tightest ? (tightest.resetMs ?? tightest.lengthMs ?? 3_600_000) : 0;
       const left = tightest
@@ -74,11 +91,13 @@ export function createCallGate(db: Db, account: GatedAccount, reconnect: Reconne
                            then ${tightest.remaining}::int else least(remaining, ${tightest.remaining}::int) end,
           reset_at = now() + make_interval(secs => ${resetMs / 1000}::float8)`
         : sql``;
-      await reconnect.execute(() => sql`
+      await reconnect.execute(() =>
+        sql`
         update source_pacing set
           interval_ms = ${interval}::int,
           next_at = least(next_at, now() + make_interval(secs => ${interval / 1000}::float8))${left}
-        where account_id = ${account.id} and method = ${method}`.execute(db));
+        where account_id = ${account.id} and method = ${method}`.execute(db),
+      );
     },
   };
 }

@@ -37,11 +37,23 @@ export interface EnqueueDeps {
   logger: Logger;
 }
 
-/** Plans one account's run and sends its lanes (see the module comment); the account's queue exists (`ensureQueue`, one account after the other: pg-boss makes a queue with DDL). */
-export async function enqueueRun(request: SyncRequest & { streams: StreamName[] }, deps: EnqueueDeps): Promise<Enqueued> {
+/**
+ * Plans one account's run and sends its lanes (see the module comment); the account's queue exists
+ * (`ensureQueue`, one account after the other: pg-boss makes a queue with DDL).
+ */
+export async function enqueueRun(
+  request: SyncRequest & { streams: StreamName[] },
+  deps: EnqueueDeps,
+): Promise<Enqueued> {
   const { db, boss, config, account, client } = deps;
   const kind = request.kind === 'backfill' ? 'backfill' : request.full ? 'full' : 'sync';
-  const runId = await createRun(db, { account: account.id, kind, streams: request.streams, propertyIds: request.propertyIds, requested: { ...request, queued: true } as SyncRequest });
+  const runId = await createRun(db, {
+    account: account.id,
+    kind,
+    streams: request.streams,
+    propertyIds: request.propertyIds,
+    requested: { ...request, queued: true } as SyncRequest,
+  });
   const logger = deps.logger.child({ account: account.id, runId });
   const before = client.stats().calls;
   let plan;
@@ -51,7 +63,9 @@ export async function enqueueRun(request: SyncRequest & { streams: StreamName[] 
     const message = error instanceof Error ? error.message : String(error);
     await addRunCounts(db, runId, { calls: client.stats().calls - before });
     logger.error({ event: 'run_failed', err: message }, `run ${runId} could not be planned: ${message}`);
-    const ended = await db.transaction().execute((trx) => finishIfLastWithError(trx, account.id, runId, message));
+    const ended = await db
+      .transaction()
+      .execute((trx) => finishIfLastWithError(trx, account.id, runId, message));
     return { account: account.id, runId, queued: 0, alreadyQueued: 0, ended };
   }
   await addRunCounts(db, runId, { calls: client.stats().calls - before });
@@ -63,25 +77,58 @@ export async function enqueueRun(request: SyncRequest & { streams: StreamName[] 
   let alreadyQueued = 0;
   let ended: RunSummary | null = null;
   for (const lane of lanes) {
-    const data: LaneJobData = { account: account.id, runId, stream: lane.stream as StreamName, laneKey: lane.laneKey, request, today: plan.today, propertyIds: plan.propertyIds };
+    const data: LaneJobData = {
+      account: account.id,
+      runId,
+      stream: lane.stream as StreamName,
+      laneKey: lane.laneKey,
+      request,
+      today: plan.today,
+      propertyIds: plan.propertyIds,
+    };
     const id = await boss.send(queue, data, { singletonKey: `${account.id}/${lane.stream}/${lane.laneKey}` });
     if (id) queued += 1;
     else {
       alreadyQueued += 1;
-      ended = (await endLane(db, { account: account.id, runId, laneKey: lane.laneKey, status: 'skipped', abandonedAfterMinutes: config.abandonedAfterMinutes })) ?? ended;
+      ended =
+        (await endLane(db, {
+          account: account.id,
+          runId,
+          laneKey: lane.laneKey,
+          status: 'skipped',
+          abandonedAfterMinutes: config.abandonedAfterMinutes,
+        })) ?? ended;
     }
   }
-  if (lanes.length === 0) ended = await db.transaction().execute((trx) => finishIfLast(trx, account.id, runId));
+  if (lanes.length === 0)
+    ended = await db.transaction().execute((trx) => finishIfLast(trx, account.id, runId));
   logger.info(
-    { event: 'run_enqueued', lanes: lanes.length, queued, alreadyQueued, workUnits: plan.workUnits, sourceToday: plan.today },
+    {
+      event: 'run_enqueued',
+      lanes: lanes.length,
+      queued,
+      alreadyQueued,
+      workUnits: plan.workUnits,
+      sourceToday: plan.today,
+    },
     `run ${runId}: ${queued} lanes (${plan.workUnits} work units) put on the queue${alreadyQueued ? `, ${alreadyQueued} already waiting there` : ''}`,
   );
   return { account: account.id, runId, queued, alreadyQueued, ended };
 }
 
 /** Ends a run that could not be planned. */
-async function finishIfLastWithError(trx: Db, account: string, runId: number, error: string): Promise<RunSummary | null> {
+async function finishIfLastWithError(
+  trx: Db,
+  account: string,
+  runId: number,
+  error: string,
+): Promise<RunSummary | null> {
   await addLanes(trx, account, runId, [{ laneKey: 'plan', stream: '' }]);
-  await trx.updateTable('sync_run_lanes').set({ status: 'failed', error, finished_at: new Date() }).where('run_id', '=', runId).where('lane_key', '=', 'plan').execute();
+  await trx
+    .updateTable('sync_run_lanes')
+    .set({ status: 'failed', error, finished_at: new Date() })
+    .where('run_id', '=', runId)
+    .where('lane_key', '=', 'plan')
+    .execute();
   return finishIfLast(trx, account, runId);
 }

@@ -30,7 +30,10 @@ export interface LaneJobData {
   propertyIds: string[];
 }
 
-/** How a job went: ended (the run's summary when it was the run's last lane), given back (stopped, or its lane runs elsewhere), or failed (retried by pg-boss). */
+/**
+ * How a job went: ended (the run's summary when it was the run's last lane), given back (stopped, or its
+ * lane runs elsewhere), or failed (retried by pg-boss).
+ */
 export type LaneJobOutcome =
   | { kind: 'ended'; status: LaneStatus; runEnded: RunSummary | null }
   | { kind: 'released'; reason: string }
@@ -67,49 +70,90 @@ export async function runLaneJob(data: LaneJobData, deps: LaneJobDeps): Promise<
   try {
     // The stream's lock in share mode (a `sync` of the stream holds it whole), then the lane's own.
     const streamLock = lockName(account.id, data.stream);
-    const shared = await withStreamLock(config.database.url, streamLock, (stream) => withStreamLock(
+    const shared = await withStreamLock(
       config.database.url,
-      name,
-      async (held) => {
-        // Every page of the lane commits only while both locks are held.
-        const lock: HeldLock = {
-          signal: AbortSignal.any([stream.signal, held.signal]),
-          verify: async (trx) => {
-            await stream.verify(trx, streamLock);
-            await held.verify(trx, name);
+      streamLock,
+      (stream) =>
+        withStreamLock(
+          config.database.url,
+          name,
+          async (held) => {
+            // Every page of the lane commits only while both locks are held.
+            const lock: HeldLock = {
+              signal: AbortSignal.any([stream.signal, held.signal]),
+              verify: async (trx) => {
+                await stream.verify(trx, streamLock);
+                await held.verify(trx, name);
+              },
+            };
+            const planned = (
+              await planStream(
+                data.stream,
+                data.request,
+                { today: data.today, propertyIds: data.propertyIds },
+                { db, config, account },
+              )
+            ).filter((lane) => lane.lane.key === data.laneKey);
+            const signal = AbortSignal.any([deps.signal, lock.signal]);
+            const reconnect = engineReconnect(config.database.reconnect, logger);
+            return runLanes(planned, data.runId, {
+              db,
+              client: deps.client,
+              config,
+              account,
+              logger,
+              signal,
+              lock,
+              observer: combineObservers(counting, deps.observer),
+              latestDay: latestCursorDay(account.timeZone),
+              reconnect,
+            });
           },
-        };
-        const planned = (await planStream(data.stream, data.request, { today: data.today, propertyIds: data.propertyIds }, { db, config, account })).filter(
-          (lane) => lane.lane.key === data.laneKey,
-        );
-        const signal = AbortSignal.any([deps.signal, lock.signal]);
-        const reconnect = engineReconnect(config.database.reconnect, logger);
-        return runLanes(planned, data.runId, {
-          db,
-          client: deps.client,
-          config,
-          account,
-          logger,
-          signal,
-          lock,
-          observer: combineObservers(counting, deps.observer),
-          latestDay: latestCursorDay(account.timeZone),
-          reconnect,
-        });
-      },
-      deps.lockOptions,
-    ), { ...deps.lockOptions, shared: true });
+          deps.lockOptions,
+        ),
+      { ...deps.lockOptions, shared: true },
+    );
     if (throttled) await addRunCounts(db, data.runId, { throttled });
-    if (!shared.acquired) return { kind: 'released', reason: `${describeHolder(streamLock, shared.holder)}; the lane waits for it` };
+    if (!shared.acquired)
+      return {
+        kind: 'released',
+        reason: `${describeHolder(streamLock, shared.holder)}; the lane waits for it`,
+      };
     const outcome = shared.value;
-    if (!outcome.acquired) return { kind: 'released', reason: `lane ${data.laneKey} is run by another worker (an earlier delivery of its job)` };
+    if (!outcome.acquired)
+      return {
+        kind: 'released',
+        reason: `lane ${data.laneKey} is run by another worker (an earlier delivery of its job)`,
+      };
     const lanes = outcome.value;
-    const end = (status: LaneStatus, error?: string) => endLane(db, { account: account.id, runId: data.runId, laneKey: data.laneKey, status, error, abandonedAfterMinutes: config.abandonedAfterMinutes });
-    if (lanes.budgetSpent) return { kind: 'ended', status: 'budget_exhausted', runEnded: await end('budget_exhausted', "today's call budget is spent; the rest runs on the next run") };
+    const end = (status: LaneStatus, error?: string) =>
+      endLane(db, {
+        account: account.id,
+        runId: data.runId,
+        laneKey: data.laneKey,
+        status,
+        error,
+        abandonedAfterMinutes: config.abandonedAfterMinutes,
+      });
+    if (lanes.budgetSpent)
+      return {
+        kind: 'ended',
+        status: 'budget_exhausted',
+        runEnded: await end(
+          'budget_exhausted',
+          "today's call budget is spent; the rest runs on the next run",
+        ),
+      };
     if (deps.signal.aborted) return { kind: 'released', reason: 'the worker is stopping' };
     if (lanes.errors.length === 0) return { kind: 'ended', status: 'done', runEnded: await end('done') };
     const error = lanes.errors.join('\n');
-    return { kind: 'failed', error, runEnded: deps.lastAttempt ? await end('dead', `its retries ran out (dead-letter queue): ${error}`) : null };
+    return {
+      kind: 'failed',
+      error,
+      runEnded: deps.lastAttempt
+        ? await end('dead', `its retries ran out (dead-letter queue): ${error}`)
+        : null,
+    };
   } finally {
     heartbeat.stop();
   }

@@ -16,9 +16,21 @@ export function uuidOf(text: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
-/** Claims an account's stream's cron time (to the second): true for the one scheduler that gets it. A claim is never worked: it is kept two days in the ticks queue (its id stays taken), then dropped by pg-boss. */
-export async function claimTick(boss: PgBoss, account: string, stream: StreamName, at: Date): Promise<boolean> {
+/**
+ * Claims an account's stream's cron time (to the second): true for the one scheduler that gets it. A claim
+ * is never worked: it is kept two days in the ticks queue (its id stays taken), then dropped by pg-boss.
+ */
+export async function claimTick(
+  boss: PgBoss,
+  account: string,
+  stream: StreamName,
+  at: Date,
+): Promise<boolean> {
   const slot = new Date(Math.floor(at.getTime() / 1000) * 1000).toISOString();
-  const id = await boss.send(TICKS_QUEUE, { account, stream, slot }, { id: uuidOf(`${account}/${stream}@${slot}`) });
+  const id = await boss.send(
+    TICKS_QUEUE,
+    { account, stream, slot },
+    { id: uuidOf(`${account}/${stream}@${slot}`) },
+  );
   return id !== null;
 }

@@ -2,7 +2,8 @@ import { sql } from 'kysely';
 import type { MaintainedView } from './maintained-groups.js';
 
 /** The sum of one transaction type's amounts. */
-const MONEY = (type: number) => sql.raw(`coalesce(sum(t.amount) filter (where t.transaction_type_id = ${type}), 0)::numeric(14,2)`);
+const MONEY = (type: number) =>
+  sql.raw(`coalesce(sum(t.amount) filter (where t.transaction_type_id = ${type}), 0)::numeric(14,2)`);
 
 /**
  * `ar_activity_monthly`, a plain view over reporting_private.ar_activity_groups

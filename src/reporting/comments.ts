@@ -1,12 +1,17 @@
 import { sql, type Kysely } from 'kysely';
-import { keepingNote, REPORTING_SCHEMA, REPORTING_SETTINGS, REPORTING_VIEWS, type ReportingView } from './views.js';
+import {
+  keepingNote,
+  REPORTING_SCHEMA,
+  REPORTING_SETTINGS,
+  REPORTING_VIEWS,
+  type ReportingView,
+} from './views.js';
 
 /** The comment of a view: its purpose, the rules behind its rows, then how it is kept (materialized or maintained). */
 function viewComment(view: ReportingView): string {
   const keeping = keepingNote(view);
   return `${view.purpose} ${view.notes}${keeping ? ` ${keeping}` : ''}`;
 }
-
 
 /**
  * Writes the descriptions of schema `reporting` (views, their columns, the settings table, the
@@ -25,19 +30,35 @@ export async function applyReportingComments<DB>(db: Kysely<DB>): Promise<void> 
     const relation = relations.get(view.name);
     if (!relation) continue;
     const target = sql.id(REPORTING_SCHEMA, view.name);
-    statements.push(relation.kind === 'm' ? sql`comment on materialized view ${target} is ${lit(viewComment(view))}` : sql`comment on view ${target} is ${lit(viewComment(view))}`);
+    statements.push(
+      relation.kind === 'm'
+        ? sql`comment on materialized view ${target} is ${lit(viewComment(view))}`
+        : sql`comment on view ${target} is ${lit(viewComment(view))}`,
+    );
     for (const column of view.columns) {
-      if (relation.columns.includes(column.name)) statements.push(sql`comment on column ${sql.id(REPORTING_SCHEMA, view.name, column.name)} is ${lit(column.meaning)}`);
+      if (relation.columns.includes(column.name))
+        statements.push(
+          sql`comment on column ${sql.id(REPORTING_SCHEMA, view.name, column.name)} is ${lit(column.meaning)}`,
+        );
     }
   }
   if (relations.get(REPORTING_SETTINGS.table)?.kind === 'r') {
-    statements.push(sql`comment on table ${sql.id(REPORTING_SCHEMA, REPORTING_SETTINGS.table)} is ${lit(REPORTING_SETTINGS.purpose)}`);
+    statements.push(
+      sql`comment on table ${sql.id(REPORTING_SCHEMA, REPORTING_SETTINGS.table)} is ${lit(REPORTING_SETTINGS.purpose)}`,
+    );
     for (const column of REPORTING_SETTINGS.columns) {
-      statements.push(sql`comment on column ${sql.id(REPORTING_SCHEMA, REPORTING_SETTINGS.table, column.name)} is ${lit(column.meaning)}`);
+      statements.push(
+        sql`comment on column ${sql.id(REPORTING_SCHEMA, REPORTING_SETTINGS.table, column.name)} is ${lit(column.meaning)}`,
+      );
     }
   }
-  const { rows: functions } = await sql<{ found: boolean }>`select to_regprocedure('reporting.today()') is not null as found`.execute(db);
-  if (functions[0].found) statements.push(sql`comment on function reporting.today() is ${lit(REPORTING_SETTINGS.todayFunction)}`);
-  statements.push(sql`comment on schema ${sql.id(REPORTING_SCHEMA)} is ${lit('Views for BI dashboards over the synced tables; see docs/reporting.md.')}`);
+  const { rows: functions } = await sql<{
+    found: boolean;
+  }>`select to_regprocedure('reporting.today()') is not null as found`.execute(db);
+  if (functions[0].found)
+    statements.push(sql`comment on function reporting.today() is ${lit(REPORTING_SETTINGS.todayFunction)}`);
+  statements.push(
+    sql`comment on schema ${sql.id(REPORTING_SCHEMA)} is ${lit('Views for BI dashboards over the synced tables; see docs/reporting.md.')}`,
+  );
   await sql.join(statements, sql`;\n`).execute(db);
 }

@@ -39,7 +39,7 @@ export function renderReportingDocs(): string {
     '## Accounts',
     '',
     "Every view starts with `account_id` (the configuration's `accounts[].id`: `default` in the one-account",
-    'form, and for the rows of a warehouse upgraded from it) and `account_name` (the account\'s `name`, when',
+    "form, and for the rows of a warehouse upgraded from it) and `account_name` (the account's `name`, when",
     'the configuration gives one). Two accounts may use the same property, lease and invoice ids: the views',
     'match ids within an account only, and a dashboard that groups or joins by an id should take',
     '`account_id` along. `reporting.portfolio` shows the accounts side by side.',
@@ -58,7 +58,7 @@ export function renderReportingDocs(): string {
     '',
     "How: the views' queries live in schema `reporting_private`, which no reader may use. Each",
     '`reporting.<view>` is a security-barrier view over `reporting_private.<view>` that keeps the rows of',
-    "the accounts the reader may see, looked up by `current_user` in `reporting_private.reader_accounts` (a",
+    'the accounts the reader may see, looked up by `current_user` in `reporting_private.reader_accounts` (a',
     "barrier: a reader's own functions in a query never see the other rows first). That covers the",
     'materialized views, which cannot carry row-level security. Every table of `public` with an',
     '`account_id` carries row-level security with the same rule, for readers given the base tables;',
@@ -71,7 +71,7 @@ export function renderReportingDocs(): string {
     '`reporting.settings` (column `time_zone`, the default time zone until the first sync), written from the',
     "configuration's `timeZone` at the end of every sync. A transaction posted at 23:30 local time on",
     "the last day of a month belongs to that month, and on that evening the views' today is still that",
-    'last day, whatever the server\'s own time zone. The sync also stores `source_day_offset`, the days the',
+    "last day, whatever the server's own time zone. The sync also stores `source_day_offset`, the days the",
     "source's today runs ahead of the server's: 0 against the real service, non-zero only when a",
     "simulator's clock has been moved on (as in the demo), so that the views agree with the data.",
     '',
@@ -80,7 +80,9 @@ export function renderReportingDocs(): string {
     'Where a plain view could not answer within a second on the `large` simulator data set, the view is',
     'materialized (in `reporting_private`, read through the view of the same name in `reporting`) and',
     'refreshed at the end of every sync (`propsync sync`, the scheduler, the demo):',
-    `${REPORTING_VIEWS.filter((view) => view.materialized).map((view) => `\`${view.name}\``).join(', ')}.`,
+    `${REPORTING_VIEWS.filter((view) => view.materialized)
+      .map((view) => `\`${view.name}\``)
+      .join(', ')}.`,
     'Their answers are those of the last sync (the `as_of_date` of `occupancy_monthly` says which day its',
     'current month was counted on). The refresh runs `CONCURRENTLY` (each has a unique index on its grain):',
     "readers keep the previous rows until it commits, and a BI user's open transaction blocks neither",
@@ -90,10 +92,12 @@ export function renderReportingDocs(): string {
     'own as soon as the views it reads are (`properties` first): a view waiting for a lock holds back',
     'none that does not read it.',
     '',
-    `${REPORTING_VIEWS.filter((view) => view.maintained).map((view) => `\`${view.name}\``).join(' and ')} are maintained group by group instead. Their sums are`,
+    `${REPORTING_VIEWS.filter((view) => view.maintained)
+      .map((view) => `\`${view.name}\``)
+      .join(' and ')} are maintained group by group instead. Their sums are`,
     'kept in tables, `reporting_private.ar_activity_groups` (one row per account, property, post month',
     'and AR code) and `reporting_private.vendor_spend_groups` (one row per account, post month, vendor',
-    'and property, with the vendor\'s name), and their views name the account and the property when read,',
+    "and property, with the vendor's name), and their views name the account and the property when read,",
     'so names are always current. Triggers on the tables they sum note which groups each statement wrote,',
     'COPY and upserts included: for the AR activity, the (account, property, post month) of the ledger',
     'rows (a lease deleted or revived: every group of its transactions); for the vendor spend, the',
@@ -109,7 +113,9 @@ export function renderReportingDocs(): string {
     '',
     '## Views',
     '',
-    ...REPORTING_VIEWS.map((view) => `- [\`reporting.${view.name}\`](#reporting${view.name}): ${view.purpose}`),
+    ...REPORTING_VIEWS.map(
+      (view) => `- [\`reporting.${view.name}\`](#reporting${view.name}): ${view.purpose}`,
+    ),
     '',
   ];
   for (const view of REPORTING_VIEWS) {
@@ -117,7 +123,8 @@ export function renderReportingDocs(): string {
     const keeping = keepingNote(view);
     if (keeping) lines.push(keeping, '');
     lines.push('| column | meaning |', '|---|---|');
-    for (const column of view.columns) lines.push(`| \`${column.name}\` | ${column.meaning.replace(/\|/g, '\\|')} |`);
+    for (const column of view.columns)
+      lines.push(`| \`${column.name}\` | ${column.meaning.replace(/\|/g, '\\|')} |`);
     lines.push('', 'Example:', '', '```sql', view.example, '```', '');
   }
   return `${lines.join('\n').trimEnd()}\n`;

@@ -53,7 +53,9 @@ export async function updateGroups(trx: Db, view: MaintainedView): Promise<numbe
   await sql`lock table ${dirtyTable} in share row exclusive mode`.execute(trx);
   const { rows } = await sql<{ dirty: number; groups: number }>`
     select (select count(*) from ${dirtyTable})::int as dirty,
-           (select count(*) from (select distinct ${sql.join(key)} from ${groups}) g)::int as groups`.execute(trx);
+           (select count(*) from (select distinct ${sql.join(key)} from ${groups}) g)::int as groups`.execute(
+    trx,
+  );
   const { dirty, groups: summed } = rows[0];
   if (dirty === 0) return 0;
   // A good share of the groups (after a full load, all of them): the whole source summed once

@@ -8,7 +8,9 @@ import { REPORTING_PRIVATE_SCHEMA, REPORTING_SCHEMA } from './views.js';
 /** Name of the environment variable that holds the password of a reader role made with --login. */
 export const READER_PASSWORD_ENV = 'PROPSYNC_READER_PASSWORD';
 
-/** The grant cannot be made as asked: the connecting user lacks a privilege it needs, or the warehouse is not migrated. */
+/**
+ * The grant cannot be made as asked: the connecting user lacks a privilege it needs, or the warehouse is not migrated.
+ */
 export class ReaderRoleError extends Error {
   constructor(message: string) {
     super(message);
@@ -18,7 +20,9 @@ export class ReaderRoleError extends Error {
 
 export interface GrantReaderOptions {
   role: string;
-  /** Let the role log in, with `password`. Without it a new role is NOLOGIN and an existing one keeps its login setting. */
+  /**
+   * Let the role log in, with `password`. Without it a new role is NOLOGIN and an existing one keeps its login setting.
+   */
   login?: boolean;
   password?: string;
   /** Also grant select on the synced source tables in `public`. */
@@ -49,9 +53,14 @@ export interface GrantReaderOutcome {
 
 /** Why a role name cannot be used, or undefined when it can. */
 export function readerRoleProblem(role: string): string | undefined {
-  if (!/^[A-Za-z_][A-Za-z0-9_$]*$/.test(role)) return `role name '${role}' must be letters, digits, _ or $, starting with a letter or _`;
+  if (!/^[A-Za-z_][A-Za-z0-9_$]*$/.test(role))
+    return `role name '${role}' must be letters, digits, _ or $, starting with a letter or _`;
   if (Buffer.byteLength(role) > 63) return `role name '${role}' is longer than 63 bytes`;
-  if (/^pg_/i.test(role) || ['public', 'none', 'current_user', 'session_user', 'current_role'].includes(role.toLowerCase())) return `role name '${role}' is reserved by Postgres`;
+  if (
+    /^pg_/i.test(role) ||
+    ['public', 'none', 'current_user', 'session_user', 'current_role'].includes(role.toLowerCase())
+  )
+    return `role name '${role}' is reserved by Postgres`;
   return undefined;
 }
 
@@ -74,7 +83,8 @@ async function attemptAs(db: Db, user: string, what: string, statement: RawBuild
   try {
     await statement.execute(db);
   } catch (error) {
-    if ((error as { code?: string }).code === INSUFFICIENT_PRIVILEGE) throw new ReaderRoleError(`the connecting user "${user}" may not ${what}: ${(error as Error).message}`);
+    if ((error as { code?: string }).code === INSUFFICIENT_PRIVILEGE)
+      throw new ReaderRoleError(`the connecting user "${user}" may not ${what}: ${(error as Error).message}`);
     throw error;
   }
 }
@@ -95,16 +105,28 @@ export async function grantReader(db: Db, options: GrantReaderOptions): Promise<
   if (problem) throw new RangeError(problem);
   const accounts = [...new Set(options.accounts ?? [])].sort();
   const badAccount = accounts.find((id) => !ACCOUNT_ID.test(id));
-  if (badAccount !== undefined) throw new RangeError(`'${badAccount}' is not an account id; expected 1 to 40 lowercase letters, digits, - or _`);
-  if (options.login && !options.password) throw new RangeError(`a login role needs a password (set ${READER_PASSWORD_ENV})`);
+  if (badAccount !== undefined)
+    throw new RangeError(
+      `'${badAccount}' is not an account id; expected 1 to 40 lowercase letters, digits, - or _`,
+    );
+  if (options.login && !options.password)
+    throw new RangeError(`a login role needs a password (set ${READER_PASSWORD_ENV})`);
   const role = sql.id(options.role);
-  const { rows: facts } = await sql<{ exists: boolean; user: string; may_create: boolean; owner: string | null }>`
+  const { rows: facts } = await sql<{
+    exists: boolean;
+    user: string;
+    may_create: boolean;
+    owner: string | null;
+  }>`
     select exists (select 1 from pg_roles where rolname = ${options.role}) as exists,
            current_user as user,
            (select rolsuper or rolcreaterole from pg_roles where rolname = current_user) as may_create,
-           (select pg_get_userbyid(nspowner) from pg_namespace where nspname = ${REPORTING_SCHEMA}) as owner`.execute(db);
+           (select pg_get_userbyid(nspowner) from pg_namespace where nspname = ${REPORTING_SCHEMA}) as owner`.execute(
+    db,
+  );
   const { exists, user, may_create: mayCreate, owner } = facts[0];
-  if (!owner) throw new ReaderRoleError(`schema ${REPORTING_SCHEMA} does not exist; run \`propsync migrate\` first`);
+  if (!owner)
+    throw new ReaderRoleError(`schema ${REPORTING_SCHEMA} does not exist; run \`propsync migrate\` first`);
   if (!exists && !mayCreate) {
     throw new ReaderRoleError(
       `the connecting user "${user}" may not create roles (it needs CREATEROLE); connect as a user that has it, or have an administrator run \`create role ${options.role} nologin;\` and run this again`,
@@ -113,7 +135,10 @@ export async function grantReader(db: Db, options: GrantReaderOptions): Promise<
   const password = options.login ? sql.lit(scramVerifier(options.password!)) : undefined;
   const attempt = (what: string, statement: RawBuilder<unknown>) => attemptAs(db, user, what, statement);
   if (!exists) {
-    await attempt(`create role ${options.role}`, password ? sql`create role ${role} login password ${password}` : sql`create role ${role} nologin`);
+    await attempt(
+      `create role ${options.role}`,
+      password ? sql`create role ${role} login password ${password}` : sql`create role ${role} nologin`,
+    );
   } else if (password) {
     await attempt(`alter role ${options.role}`, sql`alter role ${role} login password ${password}`);
   }
@@ -121,14 +146,20 @@ export async function grantReader(db: Db, options: GrantReaderOptions): Promise<
   const unknownAccounts = await limitToAccounts(db, user, options.role, accounts);
   const schema = sql.id(REPORTING_SCHEMA);
   await attempt(`grant on schema ${REPORTING_SCHEMA}`, sql`grant usage on schema ${schema} to ${role}`);
-  await attempt(`grant on schema ${REPORTING_SCHEMA}`, sql`grant select on all tables in schema ${schema} to ${role}`);
+  await attempt(
+    `grant on schema ${REPORTING_SCHEMA}`,
+    sql`grant select on all tables in schema ${schema} to ${role}`,
+  );
   await attempt(
     `set default privileges for role ${owner} (be that role, a member of it, or a superuser)`,
     sql`alter default privileges for role ${sql.id(owner)} in schema ${schema} grant select on tables to ${role}`,
   );
   if (options.baseTables) {
     await attempt('grant on schema public', sql`grant usage on schema public to ${role}`);
-    await attempt('grant on the source tables', sql`grant select on ${sql.join(SOURCE_TABLES.map((table) => sql.id('public', table)))} to ${role}`);
+    await attempt(
+      'grant on the source tables',
+      sql`grant select on ${sql.join(SOURCE_TABLES.map((table) => sql.id('public', table)))} to ${role}`,
+    );
   }
   const { rows: counts } = await sql<{ views: number }>`
     select count(*)::int as views
@@ -152,10 +183,20 @@ export async function grantReader(db: Db, options: GrantReaderOptions): Promise<
  * table says (superuser, BYPASSRLS, the owner or a role using the owner's privileges), and base
  * tables without row-level security. Returns the accounts no run has synced yet.
  */
-async function limitToAccounts(db: Db, user: string, role: string, accounts: readonly string[]): Promise<string[]> {
-  const { rows: found } = await sql<{ found: boolean }>`select to_regclass(${`${REPORTING_PRIVATE_SCHEMA}.reader_accounts`}) is not null as found`.execute(db);
+async function limitToAccounts(
+  db: Db,
+  user: string,
+  role: string,
+  accounts: readonly string[],
+): Promise<string[]> {
+  const { rows: found } = await sql<{
+    found: boolean;
+  }>`select to_regclass(${`${REPORTING_PRIVATE_SCHEMA}.reader_accounts`}) is not null as found`.execute(db);
   if (!found[0].found) {
-    if (accounts.length) throw new ReaderRoleError(`this warehouse's reporting layer knows no accounts yet; run \`propsync migrate\` first`);
+    if (accounts.length)
+      throw new ReaderRoleError(
+        `this warehouse's reporting layer knows no accounts yet; run \`propsync migrate\` first`,
+      );
     return [];
   }
   if (accounts.length) {
@@ -171,22 +212,38 @@ async function limitToAccounts(db: Db, user: string, role: string, accounts: rea
                     order by 1) as unprotected
         from pg_roles r, pg_namespace n
        where r.rolname = ${role} and n.nspname = ${REPORTING_PRIVATE_SCHEMA}`.execute(db);
-    if (rows[0].unlimited) throw new ReaderRoleError(`role ${role} cannot be limited to some accounts: ${rows[0].unlimited}`);
-    if (rows[0].unprotected.length) throw new ReaderRoleError(`tables ${rows[0].unprotected.join(', ')} have no row-level security; run \`propsync migrate\` first`);
+    if (rows[0].unlimited)
+      throw new ReaderRoleError(`role ${role} cannot be limited to some accounts: ${rows[0].unlimited}`);
+    if (rows[0].unprotected.length)
+      throw new ReaderRoleError(
+        `tables ${rows[0].unprotected.join(', ')} have no row-level security; run \`propsync migrate\` first`,
+      );
   }
   // In one transaction: the role is never without its rows, which would mean every account.
   const what = `write ${REPORTING_PRIVATE_SCHEMA}.reader_accounts`;
   await db.transaction().execute(async (trx) => {
-    await attemptAs(trx, user, what, sql`
+    await attemptAs(
+      trx,
+      user,
+      what,
+      sql`
       delete from ${READER_ACCOUNTS} m
        where m.role::oid = (select r.oid from pg_roles r where r.rolname = ${role})
-          or not exists (select 1 from pg_roles r where r.oid = m.role::oid)`);
-    await attemptAs(trx, user, what, sql`
+          or not exists (select 1 from pg_roles r where r.oid = m.role::oid)`,
+    );
+    await attemptAs(
+      trx,
+      user,
+      what,
+      sql`
       insert into ${READER_ACCOUNTS} (role, account_id)
-      select r.oid::regrole, id from pg_roles r, unnest(${accounts}::text[]) id where r.rolname = ${role}`);
+      select r.oid::regrole, id from pg_roles r, unnest(${accounts}::text[]) id where r.rolname = ${role}`,
+    );
   });
   const { rows: unknown } = await sql<{ id: string }>`
-    select id from unnest(${accounts}::text[]) id where not exists (select 1 from public.accounts a where a.account_id = id) order by id`.execute(db);
+    select id from unnest(${accounts}::text[]) id where not exists (select 1 from public.accounts a where a.account_id = id) order by id`.execute(
+    db,
+  );
   return unknown.map((row) => row.id);
 }
 

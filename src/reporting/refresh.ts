@@ -6,7 +6,9 @@ import { updateGroups, type MaintainedView } from './maintained-groups.js';
 import { VENDOR_SPEND } from './vendor-spend-groups.js';
 import { REPORTING_PRIVATE_SCHEMA, REPORTING_SCHEMA } from './views.js';
 
-/** The views kept group by group: a plain view of each, once its migration made it so, is updated rather than refreshed. */
+/**
+ * The views kept group by group: a plain view of each, once its migration made it so, is updated rather than refreshed.
+ */
 const MAINTAINED: readonly MaintainedView[] = [AR_ACTIVITY, VENDOR_SPEND];
 
 /** Memory each sort or hash of a refresh may use. */
@@ -18,7 +20,10 @@ export const REFRESH_LOCK_TIMEOUT_MS = 5_000;
 /** SQLSTATE lock_not_available: a lock wait ran past `lock_timeout`. */
 const LOCK_NOT_AVAILABLE = '55P03';
 
-/** What a refresh did: views refreshed (or brought up to date), and views skipped because a lock could not be had in time. */
+/**
+ * What a refresh did: views refreshed (or brought up to date), and views skipped because a lock could not be
+ * had in time.
+ */
 export interface RefreshOutcome {
   refreshed: string[];
   skipped: string[];
@@ -67,7 +72,10 @@ export async function refreshReporting(db: Db, options: RefreshOptions): Promise
       from pg_class m
      where m.relnamespace = ${REPORTING_PRIVATE_SCHEMA}::regnamespace and (m.relkind = 'm' or (m.relkind = 'v' and m.relname = any(${MAINTAINED.map((view) => view.view)}::text[])))
      order by m.relname`.execute(db);
-  const rows = found.map((view) => ({ ...view, maintained: view.plain ? MAINTAINED.find((maintained) => maintained.view === view.name) : undefined }));
+  const rows = found.map((view) => ({
+    ...view,
+    maintained: view.plain ? MAINTAINED.find((maintained) => maintained.view === view.name) : undefined,
+  }));
   const outcome: RefreshOutcome = { refreshed: [], skipped: [] };
   let failure: { error: unknown } | undefined;
   const refresh = async (view: (typeof rows)[number]) => {
@@ -75,10 +83,13 @@ export async function refreshReporting(db: Db, options: RefreshOptions): Promise
     const target = sql.id(REPORTING_PRIVATE_SCHEMA, view.name);
     try {
       // The groups' update takes its lock before its snapshot (see updateGroups).
-      const transaction = view.maintained ? db.transaction().setIsolationLevel('repeatable read') : db.transaction();
+      const transaction = view.maintained
+        ? db.transaction().setIsolationLevel('repeatable read')
+        : db.transaction();
       await transaction.execute(async (trx) => {
         await sql`set local lock_timeout = ${lockTimeout}`.execute(trx);
-        if (options.statementTimeoutMs !== undefined) await sql`set local statement_timeout = ${sql.lit(`${options.statementTimeoutMs}ms`)}`.execute(trx);
+        if (options.statementTimeoutMs !== undefined)
+          await sql`set local statement_timeout = ${sql.lit(`${options.statementTimeoutMs}ms`)}`.execute(trx);
         // The aggregates sort a whole ledger: in memory, not in temporary files of 4 MB sorts.
         await sql`set local work_mem = ${sql.lit(REFRESH_WORK_MEM)}`.execute(trx);
         // No query compiled (JIT, from an estimated cost of 100,000 on): it took 650 ms of the
@@ -89,7 +100,11 @@ export async function refreshReporting(db: Db, options: RefreshOptions): Promise
           await updateGroups(trx, view.maintained);
           return;
         }
-        await (view.populated ? sql`refresh materialized view concurrently ${target}` : sql`refresh materialized view ${target}`).execute(trx);
+        await (
+          view.populated
+            ? sql`refresh materialized view concurrently ${target}`
+            : sql`refresh materialized view ${target}`
+        ).execute(trx);
         await sql`analyze ${target}`.execute(trx);
       });
       outcome.refreshed.push(view.name);
@@ -102,7 +117,11 @@ export async function refreshReporting(db: Db, options: RefreshOptions): Promise
   if (options.parallel) {
     // Each view waits for the views it reads, then goes: the order puts those first.
     const finished = new Map<string, Promise<void>>();
-    for (const view of order) finished.set(view.name, Promise.all(view.reads.map((name) => finished.get(name))).then(() => refresh(view)));
+    for (const view of order)
+      finished.set(
+        view.name,
+        Promise.all(view.reads.map((name) => finished.get(name))).then(() => refresh(view)),
+      );
     await Promise.all(finished.values());
   } else {
     for (const view of order) await refresh(view);
@@ -154,12 +173,20 @@ async function setReportingTimeZone(db: Db, timeZone: string): Promise<void> {
  * the run's data is committed whatever happens to the reporting layer, and the next run retries.
  * A view skipped for its lock is a warning: it keeps the rows of its last refresh until then.
  */
-export async function refreshAfterSync(db: Db, timeZone: string, logger: Pick<Logger, 'info' | 'warn'>, options: Omit<RefreshOptions, 'timeZone'> = {}): Promise<void> {
+export async function refreshAfterSync(
+  db: Db,
+  timeZone: string,
+  logger: Pick<Logger, 'info' | 'warn'>,
+  options: Omit<RefreshOptions, 'timeZone'> = {},
+): Promise<void> {
   const started = Date.now();
   try {
     const { refreshed, skipped } = await refreshReporting(db, { timeZone, ...options });
     const durationMs = Date.now() - started;
-    logger.info({ event: 'reporting_refreshed', views: refreshed, skipped, durationMs }, `refreshed ${refreshed.length} reporting views in ${durationMs} ms`);
+    logger.info(
+      { event: 'reporting_refreshed', views: refreshed, skipped, durationMs },
+      `refreshed ${refreshed.length} reporting views in ${durationMs} ms`,
+    );
     if (skipped.length) {
       logger.warn(
         { event: 'reporting_refresh_skipped', views: skipped },
@@ -168,6 +195,9 @@ export async function refreshAfterSync(db: Db, timeZone: string, logger: Pick<Lo
     }
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    logger.warn({ event: 'reporting_refresh_failed', err: message }, `could not refresh the reporting views: ${message}; the next sync tries again`);
+    logger.warn(
+      { event: 'reporting_refresh_failed', err: message },
+      `could not refresh the reporting views: ${message}; the next sync tries again`,
+    );
   }
 }

@@ -3,7 +3,9 @@ import { applyReportingComments } from './comments.js';
 import { REPORTING_PRIVATE_SCHEMA, REPORTING_SCHEMA } from './views.js';
 
 /** The rows of accounts the current user may see, as every reader view of migration 0011 filters them. */
-const VISIBLE = sql.raw(`((select reporting_private.visible_accounts(current_user)) is null or v.account_id = any((select reporting_private.visible_accounts(current_user))::text[]))`);
+const VISIBLE = sql.raw(
+  `((select reporting_private.visible_accounts(current_user)) is null or v.account_id = any((select reporting_private.visible_accounts(current_user))::text[]))`,
+);
 
 /** A relation saved to be made again: the view itself, or one that reads it. */
 interface Saved {
@@ -16,7 +18,10 @@ interface Saved {
   grantees: string[];
 }
 
-/** What reporting_private.NAME is made again as: a plain view, or a materialized view with these index definitions (default: those it has). */
+/**
+ * What reporting_private.NAME is made again as: a plain view, or a materialized view with these index
+ * definitions (default: those it has).
+ */
 export type ReportingRelationKind = { kind: 'view' } | { kind: 'materialized view'; indexes?: string[] };
 
 /**
@@ -27,7 +32,11 @@ export type ReportingRelationKind = { kind: 'view' } | { kind: 'materialized vie
  * and grants (reporting.NAME as `select *` of the new one, so that it takes any new column), and
  * writes the reporting comments again.
  */
-export async function replaceMaterializedView(db: Kysely<unknown>, name: string, query: RawBuilder<unknown>): Promise<void> {
+export async function replaceMaterializedView(
+  db: Kysely<unknown>,
+  name: string,
+  query: RawBuilder<unknown>,
+): Promise<void> {
   await replaceReportingQuery(db, name, query, { kind: 'materialized view' });
 }
 
@@ -35,9 +44,16 @@ export async function replaceMaterializedView(db: Kysely<unknown>, name: string,
  * replaceMaterializedView for a relation of either kind, made again as `as` says: a materialized
  * view becomes a plain view (its indexes dropped with it), or a plain view a materialized one.
  */
-export async function replaceReportingQuery(db: Kysely<unknown>, name: string, query: RawBuilder<unknown>, as: ReportingRelationKind): Promise<void> {
+export async function replaceReportingQuery(
+  db: Kysely<unknown>,
+  name: string,
+  query: RawBuilder<unknown>,
+  as: ReportingRelationKind,
+): Promise<void> {
   const view = `${REPORTING_PRIVATE_SCHEMA}.${name}`;
-  const { rows: paths } = await sql<{ path: string }>`select current_setting('search_path') as path`.execute(db);
+  const { rows: paths } = await sql<{ path: string }>`select current_setting('search_path') as path`.execute(
+    db,
+  );
   await sql`select set_config('search_path', '', true)`.execute(db);
   const { rows: saved } = await sql<Saved>`
     with recursive readers(oid) as (
@@ -53,19 +69,31 @@ export async function replaceReportingQuery(db: Kysely<unknown>, name: string, q
       from (select distinct oid from readers) x join pg_catalog.pg_class c on c.oid = x.oid join pg_catalog.pg_namespace n on n.oid = c.relnamespace
      order by c.oid <> ${view}::pg_catalog.regclass::pg_catalog.oid, c.oid`.execute(db);
   await sql`select pg_catalog.set_config('search_path', ${paths[0].path}, true)`.execute(db);
-  await sql`drop ${sql.raw(saved[0].kind === 'm' ? 'materialized view' : 'view')} ${sql.id(REPORTING_PRIVATE_SCHEMA, name)} cascade`.execute(db);
+  await sql`drop ${sql.raw(saved[0].kind === 'm' ? 'materialized view' : 'view')} ${sql.id(REPORTING_PRIVATE_SCHEMA, name)} cascade`.execute(
+    db,
+  );
   for (const relation of saved) {
     const target = sql.id(relation.schema, relation.name);
     const itself = relation.schema === REPORTING_PRIVATE_SCHEMA && relation.name === name;
     const reader = relation.schema === REPORTING_SCHEMA && relation.name === name;
-    const definition = itself ? query : reader ? sql`select * from ${sql.id(REPORTING_PRIVATE_SCHEMA, name)} v where ${VISIBLE}` : sql.raw(relation.definition.replace(/;\s*$/, ''));
+    const definition = itself
+      ? query
+      : reader
+        ? sql`select * from ${sql.id(REPORTING_PRIVATE_SCHEMA, name)} v where ${VISIBLE}`
+        : sql.raw(relation.definition.replace(/;\s*$/, ''));
     const materialized = itself ? as.kind === 'materialized view' : relation.kind === 'm';
     // A relation's options are those of its kind: kept only while it stays of that kind.
-    const options = relation.options?.length && materialized === (relation.kind === 'm') ? sql` with (${sql.raw(relation.options.join(', '))})` : sql``;
-    await sql`create ${sql.raw(materialized ? 'materialized view' : 'view')} ${target}${options} as ${definition}`.execute(db);
+    const options =
+      relation.options?.length && materialized === (relation.kind === 'm')
+        ? sql` with (${sql.raw(relation.options.join(', '))})`
+        : sql``;
+    await sql`create ${sql.raw(materialized ? 'materialized view' : 'view')} ${target}${options} as ${definition}`.execute(
+      db,
+    );
     const indexes = !itself ? relation.indexes : as.kind === 'view' ? [] : (as.indexes ?? relation.indexes);
     for (const index of indexes) await sql.raw(index).execute(db);
-    if (relation.grantees.length) await sql`grant select on ${target} to ${sql.raw(relation.grantees.join(', '))}`.execute(db);
+    if (relation.grantees.length)
+      await sql`grant select on ${target} to ${sql.raw(relation.grantees.join(', '))}`.execute(db);
   }
   await applyReportingComments(db);
 }

@@ -70,17 +70,33 @@ export function keepingNote(view: ReportingView): string | undefined {
 /** Words reused in several columns' meanings. */
 const ACCOUNT_ID: ReportingColumn = {
   name: 'account_id',
-  meaning: 'The source account the row belongs to (accounts[].id of the configuration; default in the one-account form). Property, lease and invoice ids are unique within an account only.',
+  meaning:
+    'The source account the row belongs to (accounts[].id of the configuration; default in the one-account form). Property, lease and invoice ids are unique within an account only.',
 };
-const ACCOUNT_NAME: ReportingColumn = { name: 'account_name', meaning: 'The account\'s display name from the configuration (accounts[].name); empty when none is configured.' };
+const ACCOUNT_NAME: ReportingColumn = {
+  name: 'account_name',
+  meaning:
+    "The account's display name from the configuration (accounts[].name); empty when none is configured.",
+};
 const ACCOUNT = [ACCOUNT_ID, ACCOUNT_NAME] as const;
 const PROPERTY_ID: ReportingColumn = { name: 'property_id', meaning: 'The property (source PropertyID).' };
-const PROPERTY_NAME: ReportingColumn = { name: 'property_name', meaning: 'The property\'s name (see reporting.properties).' };
-const AS_OF: ReportingColumn = { name: 'as_of_date', meaning: 'The day the answer is as of: today in the time zone of reporting.settings.' };
-const TODAY_NOTE = 'Today is reporting.today(): the current day in the time zone stored in reporting.settings (the configuration\'s timeZone, written at the end of each sync).';
-const MONEY_NOTE = 'Money is numeric, exact to the cent, with the ledger\'s signs (charges positive, payments and credits negative).';
+const PROPERTY_NAME: ReportingColumn = {
+  name: 'property_name',
+  meaning: "The property's name (see reporting.properties).",
+};
+const AS_OF: ReportingColumn = {
+  name: 'as_of_date',
+  meaning: 'The day the answer is as of: today in the time zone of reporting.settings.',
+};
+const TODAY_NOTE =
+  "Today is reporting.today(): the current day in the time zone stored in reporting.settings (the configuration's timeZone, written at the end of each sync).";
+const MONEY_NOTE =
+  "Money is numeric, exact to the cent, with the ledger's signs (charges positive, payments and credits negative).";
 const BUCKETS: readonly ReportingColumn[] = [
-  { name: 'not_yet_due', meaning: 'Open balance not yet past due (due today or later, or without a due date).' },
+  {
+    name: 'not_yet_due',
+    meaning: 'Open balance not yet past due (due today or later, or without a due date).',
+  },
   { name: 'days_1_30', meaning: 'Open balance 1 to 30 days past due.' },
   { name: 'days_31_60', meaning: 'Open balance 31 to 60 days past due.' },
   { name: 'days_61_90', meaning: 'Open balance 61 to 90 days past due.' },
@@ -91,7 +107,8 @@ const BUCKETS: readonly ReportingColumn[] = [
 export const REPORTING_VIEWS: readonly ReportingView[] = [
   {
     name: 'portfolio',
-    purpose: 'One row per account: its properties, units and occupancy, current leases, open AR and open AP, side by side.',
+    purpose:
+      'One row per account: its properties, units and occupancy, current leases, open AR and open AP, side by side.',
     notes:
       'Accounts are those the configuration has run (with their names) and any account the warehouse holds properties of. ' +
       'Properties, units and occupancy sum reporting.properties and the latest month of reporting.occupancy_monthly (as of the last sync). ' +
@@ -100,12 +117,28 @@ export const REPORTING_VIEWS: readonly ReportingView[] = [
       `${TODAY_NOTE} ${MONEY_NOTE}`,
     columns: [
       ...ACCOUNT,
-      { name: 'properties', meaning: 'Properties of the account: those the source lists, and any its leases and invoice lines name besides (see reporting.properties).' },
-      { name: 'units_known', meaning: 'Units any lease of the account has named (summed over its properties).' },
-      { name: 'units_occupied', meaning: 'Of those, units with a resident in the latest month of reporting.occupancy_monthly.' },
+      {
+        name: 'properties',
+        meaning:
+          'Properties of the account: those the source lists, and any its leases and invoice lines name besides (see reporting.properties).',
+      },
+      {
+        name: 'units_known',
+        meaning: 'Units any lease of the account has named (summed over its properties).',
+      },
+      {
+        name: 'units_occupied',
+        meaning: 'Of those, units with a resident in the latest month of reporting.occupancy_monthly.',
+      },
       { name: 'occupancy_percent', meaning: 'units_occupied / units_known in percent, one decimal.' },
-      { name: 'current_leases', meaning: 'Current and Notice leases of homes (parking and storage left out).' },
-      { name: 'open_ar_balance', meaning: 'Open AR balance of the account\'s leases (positive: residents owe).' },
+      {
+        name: 'current_leases',
+        meaning: 'Current and Notice leases of homes (parking and storage left out).',
+      },
+      {
+        name: 'open_ar_balance',
+        meaning: "Open AR balance of the account's leases (positive: residents owe).",
+      },
       { name: 'past_due_ar_balance', meaning: 'Part of the open AR balance whose due date is before today.' },
       { name: 'open_ap_invoices', meaning: 'Invoices with an amount still due.' },
       { name: 'open_ap_amount', meaning: 'What those invoices still have due.' },
@@ -117,11 +150,12 @@ export const REPORTING_VIEWS: readonly ReportingView[] = [
   },
   {
     name: 'rent_roll',
-    purpose: 'One row per lease that is Current or Notice today: where, who, the current term, monthly charges and balances.',
+    purpose:
+      'One row per lease that is Current or Notice today: where, who, the current term, monthly charges and balances.',
     notes:
       'Leases the source no longer lists (deleted_at set) are left out. A multi-space lease is one row, its spaces listed in unit_spaces. ' +
       'The primary resident is the customer whose type is Primary (else relationship Primary, else the lowest customer id). ' +
-      'Monthly charges are the current interval\'s scheduled charges of frequency Monthly in effect today. ' +
+      "Monthly charges are the current interval's scheduled charges of frequency Monthly in effect today. " +
       'Balances count non-temporary, non-reversed AR transactions still open. Other-income leases (parking, storage) are included and flagged. ' +
       `${TODAY_NOTE} ${MONEY_NOTE}`,
     columns: [
@@ -130,12 +164,15 @@ export const REPORTING_VIEWS: readonly ReportingView[] = [
       PROPERTY_NAME,
       { name: 'lease_id', meaning: 'The lease.' },
       { name: 'unit_id', meaning: 'The unit the lease is on.' },
-      { name: 'unit_number', meaning: 'The unit\'s number.' },
-      { name: 'building_name', meaning: 'The unit\'s building.' },
-      { name: 'floor_plan_name', meaning: 'The unit\'s floor plan.' },
-      { name: 'unit_spaces', meaning: 'The lease\'s unit spaces, comma-separated (several for a multi-space lease).' },
-      { name: 'primary_customer_id', meaning: 'The primary resident\'s customer id.' },
-      { name: 'primary_resident', meaning: 'The primary resident\'s full name.' },
+      { name: 'unit_number', meaning: "The unit's number." },
+      { name: 'building_name', meaning: "The unit's building." },
+      { name: 'floor_plan_name', meaning: "The unit's floor plan." },
+      {
+        name: 'unit_spaces',
+        meaning: "The lease's unit spaces, comma-separated (several for a multi-space lease).",
+      },
+      { name: 'primary_customer_id', meaning: "The primary resident's customer id." },
+      { name: 'primary_resident', meaning: "The primary resident's full name." },
       { name: 'lease_status', meaning: 'Current or Notice.' },
       { name: 'is_month_to_month', meaning: 'The lease runs month to month.' },
       { name: 'is_other_income', meaning: 'An other-income lease (parking, storage) rather than a home.' },
@@ -143,8 +180,15 @@ export const REPORTING_VIEWS: readonly ReportingView[] = [
       { name: 'move_out_date', meaning: 'The planned or actual move-out day, if any.' },
       { name: 'lease_start_date', meaning: 'Start of the current lease interval (term).' },
       { name: 'lease_end_date', meaning: 'End of the current lease interval (term).' },
-      { name: 'monthly_charges', meaning: 'Sum of the current interval\'s monthly scheduled charges in effect today (rent, pet rent, utilities ...).' },
-      { name: 'open_balance', meaning: 'Open AR balance of the lease (positive: the residents owe; negative: a credit).' },
+      {
+        name: 'monthly_charges',
+        meaning:
+          "Sum of the current interval's monthly scheduled charges in effect today (rent, pet rent, utilities ...).",
+      },
+      {
+        name: 'open_balance',
+        meaning: 'Open AR balance of the lease (positive: the residents owe; negative: a credit).',
+      },
       { name: 'past_due_balance', meaning: 'Part of the open balance whose due date is before today.' },
       AS_OF,
     ],
@@ -156,24 +200,35 @@ export const REPORTING_VIEWS: readonly ReportingView[] = [
   },
   {
     name: 'occupancy_monthly',
-    purpose: 'Per property and month: units known, units occupied at the month\'s end (today for the current month), occupancy %.',
+    purpose:
+      "Per property and month: units known, units occupied at the month's end (today for the current month), occupancy %.",
     notes:
       'The source gives no unit inventory in the methods synced, so units known is the number of distinct units any lease of the property has ever named (all time, the same every month). ' +
       'A unit is occupied on a day when a Current, Notice or Past lease moved in on or before it and moves out after it (or has no move-out and is Current or Notice). ' +
-      'Other-income leases (parking, storage) and leases the source no longer lists are left out. Months run from the property\'s first move-in to the current month. ' +
+      "Other-income leases (parking, storage) and leases the source no longer lists are left out. Months run from the property's first move-in to the current month. " +
       TODAY_NOTE,
     columns: [
       ...ACCOUNT,
       PROPERTY_ID,
       PROPERTY_NAME,
       { name: 'month', meaning: 'The month, as its first day.' },
-      { name: 'month_end', meaning: 'The month\'s last day.' },
-      { name: 'as_of_date', meaning: 'The day occupancy is counted on: the month\'s last day, or today for the current month.' },
-      { name: 'units_known', meaning: 'Distinct units any lease of the property has named (the source has no unit list).' },
-      { name: 'units_occupied', meaning: 'Distinct units with a resident on as_of_date (a multi-space lease counts once).' },
+      { name: 'month_end', meaning: "The month's last day." },
+      {
+        name: 'as_of_date',
+        meaning: "The day occupancy is counted on: the month's last day, or today for the current month.",
+      },
+      {
+        name: 'units_known',
+        meaning: 'Distinct units any lease of the property has named (the source has no unit list).',
+      },
+      {
+        name: 'units_occupied',
+        meaning: 'Distinct units with a resident on as_of_date (a multi-space lease counts once).',
+      },
       { name: 'occupancy_percent', meaning: 'units_occupied / units_known in percent, one decimal.' },
     ],
-    materialized: 'counting the units occupied at every month end of every property took seconds on the large data set; the current month is counted as of the last refresh (see as_of_date)',
+    materialized:
+      'counting the units occupied at every month end of every property took seconds on the large data set; the current month is counted as of the last refresh (see as_of_date)',
     example: `select property_name, month, occupancy_percent
   from reporting.occupancy_monthly
  where month >= date_trunc('month', reporting.today()) - interval '11 months'
@@ -205,7 +260,8 @@ export const REPORTING_VIEWS: readonly ReportingView[] = [
   },
   {
     name: 'lease_expirations',
-    purpose: 'Per property and month: Current and Notice leases whose current interval ends that month, and how many already have a renewal.',
+    purpose:
+      'Per property and month: Current and Notice leases whose current interval ends that month, and how many already have a renewal.',
     notes:
       'A lease has a renewal when it has a Renewal interval starting after its current one. On notice counts Notice leases (moving out). ' +
       'Other-income leases and rows the source no longer lists are left out. Past months show leases still Current after their term ended (typically month to month).',
@@ -214,8 +270,14 @@ export const REPORTING_VIEWS: readonly ReportingView[] = [
       PROPERTY_ID,
       PROPERTY_NAME,
       { name: 'month', meaning: 'The month the current interval ends, as its first day.' },
-      { name: 'expiring_leases', meaning: 'Current and Notice leases whose current interval ends in the month.' },
-      { name: 'renewed', meaning: 'Of those, leases with a Renewal interval starting after the current one.' },
+      {
+        name: 'expiring_leases',
+        meaning: 'Current and Notice leases whose current interval ends in the month.',
+      },
+      {
+        name: 'renewed',
+        meaning: 'Of those, leases with a Renewal interval starting after the current one.',
+      },
       { name: 'on_notice', meaning: 'Of those, leases on Notice (the residents are moving out).' },
       { name: 'month_to_month', meaning: 'Of those, month-to-month leases.' },
     ],
@@ -226,7 +288,8 @@ export const REPORTING_VIEWS: readonly ReportingView[] = [
   },
   {
     name: 'ar_aging',
-    purpose: 'Per lease with open AR: the open balance by days past due (not yet due, 1-30, 31-60, 61-90, over 90) as of today.',
+    purpose:
+      'Per lease with open AR: the open balance by days past due (not yet due, 1-30, 31-60, 61-90, over 90) as of today.',
     notes:
       'Open items are AR transactions with a balance due that are not temporary, not reversed and still listed by the source, on leases still listed. ' +
       'An item falls in the bucket of today minus its due date; credits (negative balances) age like charges. ' +
@@ -236,9 +299,9 @@ export const REPORTING_VIEWS: readonly ReportingView[] = [
       PROPERTY_ID,
       PROPERTY_NAME,
       { name: 'lease_id', meaning: 'The lease.' },
-      { name: 'unit_number', meaning: 'The lease\'s unit number.' },
-      { name: 'primary_resident', meaning: 'The primary resident\'s full name.' },
-      { name: 'lease_status', meaning: 'The lease\'s status (Current, Notice, Past ...).' },
+      { name: 'unit_number', meaning: "The lease's unit number." },
+      { name: 'primary_resident', meaning: "The primary resident's full name." },
+      { name: 'lease_status', meaning: "The lease's status (Current, Notice, Past ...)." },
       AS_OF,
       { name: 'open_items', meaning: 'Open AR transactions of the lease.' },
       { name: 'balance', meaning: 'Total open balance (the sum of the buckets).' },
@@ -270,11 +333,12 @@ export const REPORTING_VIEWS: readonly ReportingView[] = [
   },
   {
     name: 'ar_activity_monthly',
-    purpose: 'Per property, post month and AR code: charges, deposits, payments, concessions, deposit applications, refunds and write-offs.',
+    purpose:
+      'Per property, post month and AR code: charges, deposits, payments, concessions, deposit applications, refunds and write-offs.',
     notes:
-      'Amounts by the source\'s transaction types: 1 charge, 2 payment, 3 concession/credit, 4 deposit, 5 deposit application, 6 refund, 7 write-off. ' +
+      "Amounts by the source's transaction types: 1 charge, 2 payment, 3 concession/credit, 4 deposit, 5 deposit application, 6 refund, 7 write-off. " +
       'Temporary transactions, reversed transactions (a returned payment and its reversal, both marked reversed by the source, cancel out) and rows the source no longer lists (or whose lease it no longer lists) are left out. ' +
-      'Post months are the source\'s accounting months. ' +
+      "Post months are the source's accounting months. " +
       MONEY_NOTE,
     columns: [
       ...ACCOUNT,
@@ -282,7 +346,7 @@ export const REPORTING_VIEWS: readonly ReportingView[] = [
       PROPERTY_NAME,
       { name: 'post_month', meaning: 'The accounting month, as its first day.' },
       { name: 'ar_code_id', meaning: 'The AR code (rent, late fee, payment ...).' },
-      { name: 'ar_code_name', meaning: 'The AR code\'s name.' },
+      { name: 'ar_code_name', meaning: "The AR code's name." },
       { name: 'transactions', meaning: 'AR transactions counted.' },
       { name: 'charges', meaning: 'Charges (type 1), positive.' },
       { name: 'deposits', meaning: 'Security deposits charged (type 4).' },
@@ -306,7 +370,8 @@ export const REPORTING_VIEWS: readonly ReportingView[] = [
   },
   {
     name: 'vendor_spend_monthly',
-    purpose: 'Per post month, vendor and property (from invoice lines): invoices, credit memos and the net amount spent.',
+    purpose:
+      'Per post month, vendor and property (from invoice lines): invoices, credit memos and the net amount spent.',
     notes:
       'Refunds to residents (invoice type 20, Customer Refund) are not vendor spend and are left out. A reversal (an invoice with reversal_invoice_id) and the invoice it reverses cancel out and are both left out. ' +
       'Credit memos (type 12) are netted: their negative amounts reduce the spend. An invoice whose lines name several properties counts once for each. ' +
@@ -314,9 +379,9 @@ export const REPORTING_VIEWS: readonly ReportingView[] = [
       MONEY_NOTE,
     columns: [
       ...ACCOUNT,
-      { name: 'post_month', meaning: 'The invoices\' accounting month, as its first day.' },
+      { name: 'post_month', meaning: "The invoices' accounting month, as its first day." },
       { name: 'vendor_id', meaning: 'The vendor.' },
-      { name: 'vendor_name', meaning: 'The vendor\'s name.' },
+      { name: 'vendor_name', meaning: "The vendor's name." },
       { name: 'property_id', meaning: 'The property the invoice lines are charged to.' },
       PROPERTY_NAME,
       { name: 'invoices', meaning: 'Invoices (credit memos not counted).' },
@@ -341,26 +406,32 @@ export const REPORTING_VIEWS: readonly ReportingView[] = [
     purpose: 'Invoices with an amount still due: vendor, property, due date and days past due.',
     notes:
       'Every invoice the source still lists whose amount due is not zero, refunds to residents included (flagged by invoice_type_id 20) and open credit memos (negative amounts due). ' +
-      'property_id is set when all the invoice\'s lines are charged to one property; property_count says how many they name. ' +
+      "property_id is set when all the invoice's lines are charged to one property; property_count says how many they name. " +
       `${TODAY_NOTE} ${MONEY_NOTE}`,
     columns: [
       ...ACCOUNT,
       { name: 'invoice_id', meaning: 'The invoice.' },
-      { name: 'invoice_number', meaning: 'The vendor\'s invoice number.' },
-      { name: 'invoice_type_id', meaning: 'Invoice type: 5 Standard, 8 Catalog, 12 Credit Memo, 17/18 Job Cost, 20 Customer Refund.' },
-      { name: 'invoice_type', meaning: 'The invoice type\'s name.' },
+      { name: 'invoice_number', meaning: "The vendor's invoice number." },
+      {
+        name: 'invoice_type_id',
+        meaning: 'Invoice type: 5 Standard, 8 Catalog, 12 Credit Memo, 17/18 Job Cost, 20 Customer Refund.',
+      },
+      { name: 'invoice_type', meaning: "The invoice type's name." },
       { name: 'vendor_id', meaning: 'The vendor (for a customer refund, the resident).' },
-      { name: 'vendor_name', meaning: 'The vendor\'s name.' },
-      { name: 'property_id', meaning: 'The property all the invoice\'s lines are charged to; empty when they name several.' },
+      { name: 'vendor_name', meaning: "The vendor's name." },
+      {
+        name: 'property_id',
+        meaning: "The property all the invoice's lines are charged to; empty when they name several.",
+      },
       PROPERTY_NAME,
-      { name: 'property_count', meaning: 'How many properties the invoice\'s lines are charged to.' },
-      { name: 'invoice_date', meaning: 'The invoice\'s date.' },
+      { name: 'property_count', meaning: "How many properties the invoice's lines are charged to." },
+      { name: 'invoice_date', meaning: "The invoice's date." },
       { name: 'post_date', meaning: 'The day it was posted.' },
       { name: 'post_month', meaning: 'Its accounting month, as the first day.' },
       { name: 'due_date', meaning: 'The day payment is due.' },
       { name: 'post_status', meaning: 'Posting status (Posted, On Hold ...).' },
       { name: 'is_on_hold', meaning: 'Payment is on hold.' },
-      { name: 'amount', meaning: 'The invoice\'s total.' },
+      { name: 'amount', meaning: "The invoice's total." },
       { name: 'amount_due', meaning: 'What is still unpaid.' },
       { name: 'days_past_due', meaning: 'Days since the due date (0 when not yet due).' },
       AS_OF,
@@ -374,15 +445,20 @@ export const REPORTING_VIEWS: readonly ReportingView[] = [
   {
     name: 'voided_payments_log',
     purpose: 'Each voided payment with its invoice, vendor, property, amount, dates and reason.',
-    notes: 'Voided payments and invoices the source no longer lists are left out. property_id is set when all the invoice\'s lines are charged to one property. ' + MONEY_NOTE,
+    notes:
+      "Voided payments and invoices the source no longer lists are left out. property_id is set when all the invoice's lines are charged to one property. " +
+      MONEY_NOTE,
     columns: [
       ...ACCOUNT,
       { name: 'invoice_id', meaning: 'The invoice the payment was for.' },
-      { name: 'invoice_number', meaning: 'The vendor\'s invoice number.' },
-      { name: 'invoice_type', meaning: 'The invoice type\'s name.' },
+      { name: 'invoice_number', meaning: "The vendor's invoice number." },
+      { name: 'invoice_type', meaning: "The invoice type's name." },
       { name: 'vendor_id', meaning: 'The vendor.' },
-      { name: 'vendor_name', meaning: 'The vendor\'s name.' },
-      { name: 'property_id', meaning: 'The property all the invoice\'s lines are charged to; empty when they name several.' },
+      { name: 'vendor_name', meaning: "The vendor's name." },
+      {
+        name: 'property_id',
+        meaning: "The property all the invoice's lines are charged to; empty when they name several.",
+      },
       PROPERTY_NAME,
       { name: 'payment_id', meaning: 'The voided payment.' },
       { name: 'payment_number', meaning: 'Its check or payment number.' },
@@ -399,29 +475,44 @@ export const REPORTING_VIEWS: readonly ReportingView[] = [
   },
   {
     name: 'properties',
-    purpose: 'One row per property the warehouse knows, with its name, kind, parent, year built and address: the property dimension the other views join.',
+    purpose:
+      'One row per property the warehouse knows, with its name, kind, parent, year built and address: the property dimension the other views join.',
     notes:
       'Read from the properties the source lists (getProperties, the properties stream); a property it does not list (the stream disabled, or a property the source no longer lists) ' +
-      'is still named, by its leases and invoice lines, with the dimension\'s columns empty. ' +
+      "is still named, by its leases and invoice lines, with the dimension's columns empty. " +
       'A property is its account and its id: join on both (two accounts may use the same property ids).',
     columns: [
       ...ACCOUNT,
       PROPERTY_ID,
-      { name: 'property_name', meaning: 'The property\'s marketing name (for a property the source does not list: the name its leases and invoice lines give).' },
-      { name: 'property_type', meaning: 'Kind of property, as the source names it (Apartment, Student ...).' },
-      { name: 'parent_property_id', meaning: 'The parent property, for a child property of a parent/child pair; empty otherwise.' },
-      { name: 'lookup_code', meaning: 'The property\'s short lookup code.' },
+      {
+        name: 'property_name',
+        meaning:
+          "The property's marketing name (for a property the source does not list: the name its leases and invoice lines give).",
+      },
+      {
+        name: 'property_type',
+        meaning: 'Kind of property, as the source names it (Apartment, Student ...).',
+      },
+      {
+        name: 'parent_property_id',
+        meaning: 'The parent property, for a child property of a parent/child pair; empty otherwise.',
+      },
+      { name: 'lookup_code', meaning: "The property's short lookup code." },
       { name: 'year_built', meaning: 'Year the property was built.' },
       { name: 'street', meaning: 'Street address.' },
       { name: 'city', meaning: 'City.' },
       { name: 'state', meaning: 'State or province code.' },
       { name: 'postal_code', meaning: 'Postal code.' },
       { name: 'country', meaning: 'Country code.' },
-      { name: 'is_disabled', meaning: 'The property is disabled at the source (its leases and invoices are not synced).' },
+      {
+        name: 'is_disabled',
+        meaning: 'The property is disabled at the source (its leases and invoices are not synced).',
+      },
       { name: 'ar_post_month', meaning: 'The open accounts-receivable post month, its first day.' },
       { name: 'ap_post_month', meaning: 'The open accounts-payable post month, its first day.' },
     ],
-    materialized: 'every view joins it, and naming the properties from every lease and invoice line took 0.3 s on the large data set',
+    materialized:
+      'every view joins it, and naming the properties from every lease and invoice line took 0.3 s on the large data set',
     example: `select property_id, property_name, property_type, city, year_built
   from reporting.properties
  order by property_name;`,
@@ -434,8 +525,15 @@ export const REPORTING_SETTINGS = {
   purpose: 'One row of settings the views read: the time zone their "today" is taken in.',
   columns: [
     { name: 'singleton', meaning: 'Always true: the table holds one row.' },
-    { name: 'time_zone', meaning: 'IANA time zone of "today" (the configuration\'s timeZone, written at the end of each sync).' },
-    { name: 'source_day_offset', meaning: 'Days the source\'s today runs ahead of the server\'s (0 against the real source; a simulator may run ahead), written at the end of each sync.' },
+    {
+      name: 'time_zone',
+      meaning: 'IANA time zone of "today" (the configuration\'s timeZone, written at the end of each sync).',
+    },
+    {
+      name: 'source_day_offset',
+      meaning:
+        "Days the source's today runs ahead of the server's (0 against the real source; a simulator may run ahead), written at the end of each sync.",
+    },
     { name: 'updated_at', meaning: 'When the row was last written.' },
   ] as readonly ReportingColumn[],
   todayFunction:

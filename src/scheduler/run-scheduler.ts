@@ -27,12 +27,22 @@ export const STOP_TIMEOUT_MS = 25_000;
  * checks the run history first, in beforeRun); its client, like every other, spends from what
  * the warehouse says is left today and reads that again as other processes spend.
  */
-export function openForSchedule(config: Config, options: { logger: Logger; streams: StreamName[]; accounts?: readonly string[]; onCall?: (event: CallEvent, account: string) => void }): Promise<Propsync> {
+export function openForSchedule(
+  config: Config,
+  options: {
+    logger: Logger;
+    streams: StreamName[];
+    accounts?: readonly string[];
+    onCall?: (event: CallEvent, account: string) => void;
+  },
+): Promise<Propsync> {
   const accounts = selectedAccounts(config.accounts, options.accounts);
   return openPropsync(config, {
     logger: options.logger,
     accounts: options.accounts,
-    maxConnections: accounts.reduce((sum, account) => sum + options.streams.length * (account.source.concurrency + 1), 0) + 2,
+    maxConnections:
+      accounts.reduce((sum, account) => sum + options.streams.length * (account.source.concurrency + 1), 0) +
+      2,
     onCall: options.onCall,
     budget: 'whole',
   });
@@ -44,7 +54,11 @@ export function openForSchedule(config: Config, options: { logger: Logger; strea
  * (their page in flight commits or rolls back), waits up to 25 s and closes everything. Exit code
  * 0 when every run stopped in time, 1 otherwise; a signal sent again exits at once with 1.
  */
-export async function runSchedulerProcess(config: Config, asked?: StreamName[], askedAccounts?: readonly string[]): Promise<ExitCode> {
+export async function runSchedulerProcess(
+  config: Config,
+  asked?: StreamName[],
+  askedAccounts?: readonly string[],
+): Promise<ExitCode> {
   const logger = loggerFor(config);
   const streams = scheduledStreams(config, asked);
   const chosen = selectedAccounts(config.accounts, askedAccounts);
@@ -55,22 +69,51 @@ export async function runSchedulerProcess(config: Config, asked?: StreamName[], 
     openQuarantine: () => openQuarantine(),
     verifyDrift: () => verifyDrift(),
   });
-  const propsync = await openForSchedule(config, { logger, streams, accounts: askedAccounts, onCall: metrics.onCall });
+  const propsync = await openForSchedule(config, {
+    logger,
+    streams,
+    accounts: askedAccounts,
+    onCall: metrics.onCall,
+  });
   const { db, accounts } = propsync;
-  openQuarantine = () => countOpenQuarantine(db, chosen.map((account) => account.id));
-  verifyDrift = () => latestDrift(db, chosen.map((account) => account.id));
-  for (const row of await lastSuccessByStream(db)) if (chosen.some((account) => account.id === row.account)) metrics.setLastSuccess(row.account, row.stream, row.at);
+  openQuarantine = () =>
+    countOpenQuarantine(
+      db,
+      chosen.map((account) => account.id),
+    );
+  verifyDrift = () =>
+    latestDrift(
+      db,
+      chosen.map((account) => account.id),
+    );
+  for (const row of await lastSuccessByStream(db))
+    if (chosen.some((account) => account.id === row.account))
+      metrics.setLastSuccess(row.account, row.stream, row.at);
   // Queue mode: each cron time only plans the run and queues its lanes, for `propsync worker`.
-  const boss = config.schedule.mode === 'queue' ? await openBoss(config.database.url, logger, { maxConnections: 2 }) : undefined;
-  if (boss) await ensureQueues(db, boss, accounts.map((runtime) => runtime.account.id));
+  const boss =
+    config.schedule.mode === 'queue'
+      ? await openBoss(config.database.url, logger, { maxConnections: 2 })
+      : undefined;
+  if (boss)
+    await ensureQueues(
+      db,
+      boss,
+      accounts.map((runtime) => runtime.account.id),
+    );
   const enqueueAtTick: RunEngine = async (request, deps, at) => {
     const stream = request.streams![0]!;
     if (!(await claimTick(boss!, deps.account.id, stream, at))) {
-      deps.logger.info({ event: 'run_skipped', reason: 'enqueued elsewhere', at: at.toISOString() }, `skipped this run: another scheduler enqueued ${stream} for account ${deps.account.id} at ${at.toISOString()}`);
+      deps.logger.info(
+        { event: 'run_skipped', reason: 'enqueued elsewhere', at: at.toISOString() },
+        `skipped this run: another scheduler enqueued ${stream} for account ${deps.account.id} at ${at.toISOString()}`,
+      );
       return null;
     }
     const runtime = accounts.find((candidate) => candidate.account.id === deps.account.id)!;
-    await enqueueRun({ ...request, streams: [stream] }, { db, boss: boss!, config, account: runtime.account, client: runtime.client, logger: deps.logger });
+    await enqueueRun(
+      { ...request, streams: [stream] },
+      { db, boss: boss!, config, account: runtime.account, client: runtime.client, logger: deps.logger },
+    );
     return null;
   };
   const scheduler = startScheduler({
@@ -85,18 +128,36 @@ export async function runSchedulerProcess(config: Config, asked?: StreamName[], 
     lockOptions: lockOptions(config, logger),
   });
   const verifyJobs = startVerifyJobs(propsync, streams);
-  const http = await serveHealthAndMetrics({ metricsConfig: config.metrics, metrics, db, logger, stopping: () => scheduler.stopping(), details: () => ({ jobs: scheduler.jobs() }) });
+  const http = await serveHealthAndMetrics({
+    metricsConfig: config.metrics,
+    metrics,
+    db,
+    logger,
+    stopping: () => scheduler.stopping(),
+    details: () => ({ jobs: scheduler.jobs() }),
+  });
   logger.info(
-    { event: 'scheduler_started', streams, mode: config.schedule.mode, warehouse: redactUrl(config.database.url) },
+    {
+      event: 'scheduler_started',
+      streams,
+      mode: config.schedule.mode,
+      warehouse: redactUrl(config.database.url),
+    },
     `scheduler started for ${streams.join(', ')}${boss ? ' (queue mode: it enqueues, workers run)' : ''}; stop with SIGINT, SIGTERM or SIGHUP`,
   );
 
   const signal = await nextSignal((again) => {
-    logger.warn({ event: 'signal', signal: again, again: true }, `${again} again: exiting at once; open transactions roll back`);
+    logger.warn(
+      { event: 'signal', signal: again, again: true },
+      `${again} again: exiting at once; open transactions roll back`,
+    );
     process.exit(EXIT.workFailed);
   });
   const stopping = Date.now();
-  logger.info({ event: 'scheduler_stopping', signal }, `${signal}: starting no new runs; waiting up to ${STOP_TIMEOUT_MS / 1000} s for the pages in flight`);
+  logger.info(
+    { event: 'scheduler_stopping', signal },
+    `${signal}: starting no new runs; waiting up to ${STOP_TIMEOUT_MS / 1000} s for the pages in flight`,
+  );
   const [graceful] = await Promise.all([scheduler.stop(STOP_TIMEOUT_MS), verifyJobs.stop()]);
   await boss?.stop({ graceful: false, close: true, wait: true }).catch(() => {});
   await http?.close();
@@ -104,7 +165,15 @@ export async function runSchedulerProcess(config: Config, asked?: StreamName[], 
   // A run that did not stop holds its connections: the process exit closes them (and rolls back).
   if (graceful) await db.destroy();
   const ms = Date.now() - stopping;
-  if (graceful) logger.info({ event: 'scheduler_stopped', ms }, `stopped in ${ms} ms; cursors and checkpoints are consistent`);
-  else logger.error({ event: 'scheduler_stopped', ms }, `a run did not stop within ${STOP_TIMEOUT_MS / 1000} s; exiting anyway: its open transaction rolls back and the next run repeats that page`);
+  if (graceful)
+    logger.info(
+      { event: 'scheduler_stopped', ms },
+      `stopped in ${ms} ms; cursors and checkpoints are consistent`,
+    );
+  else
+    logger.error(
+      { event: 'scheduler_stopped', ms },
+      `a run did not stop within ${STOP_TIMEOUT_MS / 1000} s; exiting anyway: its open transaction rolls back and the next run repeats that page`,
+    );
   return graceful ? EXIT.ok : EXIT.workFailed;
 }

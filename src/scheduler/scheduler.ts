@@ -87,40 +87,54 @@ export function startScheduler(options: SchedulerOptions): Scheduler {
     state.running = true;
     metrics.setRunning(account.id, stream, true);
     try {
-      const outcome = await withStreamLock(config.database.url, lockName(account.id, stream), async (lock) => {
-        const reason = await options.beforeRun?.(runtime, stream);
-        if (reason) {
-          logger.warn({ event: 'run_skipped', reason }, `skipped this run: ${reason}`);
-          state.lastSkipped = new Date().toISOString();
-          return null;
-        }
-        logger.info({ event: 'run_starting' }, `scheduled run of ${stream} for account ${account.id} starting`);
-        return run(
-          { kind: 'sync', streams: [stream] },
-          {
-            db,
-            client,
-            config,
-            account,
-            logger,
-            signal: shutdown.signal,
-            lock,
-            observer: combineObservers(metrics.observer, options.observer),
-          },
-          at,
-        );
-      }, options.lockOptions);
+      const outcome = await withStreamLock(
+        config.database.url,
+        lockName(account.id, stream),
+        async (lock) => {
+          const reason = await options.beforeRun?.(runtime, stream);
+          if (reason) {
+            logger.warn({ event: 'run_skipped', reason }, `skipped this run: ${reason}`);
+            state.lastSkipped = new Date().toISOString();
+            return null;
+          }
+          logger.info(
+            { event: 'run_starting' },
+            `scheduled run of ${stream} for account ${account.id} starting`,
+          );
+          return run(
+            { kind: 'sync', streams: [stream] },
+            {
+              db,
+              client,
+              config,
+              account,
+              logger,
+              signal: shutdown.signal,
+              lock,
+              observer: combineObservers(metrics.observer, options.observer),
+            },
+            at,
+          );
+        },
+        options.lockOptions,
+      );
       if (!outcome.acquired) {
         state.lastSkipped = new Date().toISOString();
         metrics.lockSkipped(account.id, stream);
-        logger.info({ event: 'run_skipped', reason: 'locked', holder: outcome.holder?.applicationName ?? null }, `skipped this run: ${describeHolder(lockName(account.id, stream), outcome.holder)}`);
+        logger.info(
+          { event: 'run_skipped', reason: 'locked', holder: outcome.holder?.applicationName ?? null },
+          `skipped this run: ${describeHolder(lockName(account.id, stream), outcome.holder)}`,
+        );
         return;
       }
       const summary = outcome.value;
       if (!summary) return;
       state.lastRun = { runId: summary.runId, status: summary.status, finishedAt: new Date().toISOString() };
     } catch (error) {
-      logger.error({ event: 'run_error', err: (error as Error).message }, `scheduled run of ${stream} for account ${account.id} failed: ${(error as Error).message}; the next run tries again`);
+      logger.error(
+        { event: 'run_error', err: (error as Error).message },
+        `scheduled run of ${stream} for account ${account.id} failed: ${(error as Error).message}; the next run tries again`,
+      );
     } finally {
       state.running = false;
       metrics.setRunning(account.id, stream, false);
@@ -132,7 +146,15 @@ export function startScheduler(options: SchedulerOptions): Scheduler {
     for (const stream of scheduledStreams(config, options.streams)) {
       const schedule = config.streams[stream].schedule;
       const key = lockName(account.id, stream);
-      const state: JobState = { account: account.id, stream, schedule, running: false, nextRun: null, lastRun: null, lastSkipped: null };
+      const state: JobState = {
+        account: account.id,
+        stream,
+        schedule,
+        running: false,
+        nextRun: null,
+        lastRun: null,
+        lastSkipped: null,
+      };
       const logger = options.logger.child({ account: account.id, stream });
       const task = createTask(
         schedule,
@@ -141,23 +163,40 @@ export function startScheduler(options: SchedulerOptions): Scheduler {
           inFlight.add(job);
           return job.finally(() => inFlight.delete(job));
         },
-        { name: `propsync-${key}`, timezone: account.timeZone, noOverlap: true, logger: cronLogger(logger.child({ component: 'node-cron' })) },
+        {
+          name: `propsync-${key}`,
+          timezone: account.timeZone,
+          noOverlap: true,
+          logger: cronLogger(logger.child({ component: 'node-cron' })),
+        },
       );
       task.on('execution:overlap', () => {
         state.lastSkipped = new Date().toISOString();
-        logger.info({ event: 'run_skipped', reason: 'overlap' }, `skipped this run: the previous run of ${stream} for account ${account.id} in this process is still going`);
+        logger.info(
+          { event: 'run_skipped', reason: 'overlap' },
+          `skipped this run: the previous run of ${stream} for account ${account.id} in this process is still going`,
+        );
       });
       jobs.set(key, { state, task });
       void task.start();
       logger.info(
-        { event: 'job_scheduled', schedule, timeZone: account.timeZone, nextRun: task.getNextRun()?.toISOString() ?? null },
+        {
+          event: 'job_scheduled',
+          schedule,
+          timeZone: account.timeZone,
+          nextRun: task.getNextRun()?.toISOString() ?? null,
+        },
         `scheduled ${stream} for account ${account.id} at "${schedule}" (${account.timeZone})`,
       );
     }
   }
 
   return {
-    jobs: () => [...jobs.values()].map(({ state, task }) => ({ ...state, nextRun: shutdown.signal.aborted ? null : (task.getNextRun()?.toISOString() ?? null) })),
+    jobs: () =>
+      [...jobs.values()].map(({ state, task }) => ({
+        ...state,
+        nextRun: shutdown.signal.aborted ? null : (task.getNextRun()?.toISOString() ?? null),
+      })),
     stopping: () => shutdown.signal.aborted,
     async stop(timeoutMs) {
       if (!shutdown.signal.aborted) {

@@ -35,7 +35,10 @@ export function startVerifyJobs(propsync: Propsync, streams: StreamName[]): Veri
           { db: propsync.db, client, config, account, logger: log, signal: shutdown.signal },
         );
       } catch (error) {
-        log.error({ event: 'verify_failed', err: (error as Error).message }, `scheduled verification of account ${account.id} failed: ${(error as Error).message}; the next one tries again`);
+        log.error(
+          { event: 'verify_failed', err: (error as Error).message },
+          `scheduled verification of account ${account.id} failed: ${(error as Error).message}; the next one tries again`,
+        );
       }
     };
     const task = createTask(
@@ -45,11 +48,19 @@ export function startVerifyJobs(propsync: Propsync, streams: StreamName[]): Veri
         inFlight.add(job);
         return job.finally(() => inFlight.delete(job));
       },
-      { name: `propsync-verify-${account.id}`, timezone: account.timeZone, noOverlap: true, logger: cronLogger(log.child({ component: 'node-cron' })) },
+      {
+        name: `propsync-verify-${account.id}`,
+        timezone: account.timeZone,
+        noOverlap: true,
+        logger: cronLogger(log.child({ component: 'node-cron' })),
+      },
     );
     tasks.push(task);
     void task.start();
-    log.info({ event: 'job_scheduled', schedule: cron, sample: config.verify.sample }, `scheduled verification of ${config.verify.sample}% of account ${account.id}'s properties at "${cron}" (${account.timeZone})`);
+    log.info(
+      { event: 'job_scheduled', schedule: cron, sample: config.verify.sample },
+      `scheduled verification of ${config.verify.sample}% of account ${account.id}'s properties at "${cron}" (${account.timeZone})`,
+    );
   }
   return {
     async stop() {

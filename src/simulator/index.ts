@@ -14,7 +14,14 @@ export type { SimDataset } from './data/model.js';
 export type { SimStats } from './server/stats.js';
 export { FAULT_SPEC_HELP, parseFaultSpec } from './server/faults.js';
 export { parseRateLimitSpec } from './server/rate-limit.js';
-export { SIM_SCALES, startSimulatorWith, type DatasetEngine, type SimScale, type Simulator, type SimulatorOptions } from './server/simulator.js';
+export {
+  SIM_SCALES,
+  startSimulatorWith,
+  type DatasetEngine,
+  type SimScale,
+  type Simulator,
+  type SimulatorOptions,
+} from './server/simulator.js';
 
 /** What `advance(days)` returns: the days covered and the changes by kind. */
 export type AdvanceSummary = ReturnType<typeof advanceDataset>;

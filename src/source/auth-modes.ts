@@ -44,12 +44,17 @@ export function authSettingsProblem(auth: SourceAuth, format: Format): string | 
   }
   if (!auth.org) return 'the API-key gateway org is empty';
   if (!auth.apiKey) return 'the API key is empty';
-  if (NOT_A_HEADER_VALUE.test(auth.apiKey)) return 'the API key holds a control character or leading or trailing blanks; it cannot go in the X-Api-Key header';
-  if (format === 'xml') return 'format xml cannot be used with an API key: the gateway takes the envelope as a JSON body and answers in JSON; use format json';
+  if (NOT_A_HEADER_VALUE.test(auth.apiKey))
+    return 'the API key holds a control character or leading or trailing blanks; it cannot go in the X-Api-Key header';
+  if (format === 'xml')
+    return 'format xml cannot be used with an API key: the gateway takes the envelope as a JSON body and answers in JSON; use format json';
   return undefined;
 }
 
-/** Basic auth: `Authorization: Basic base64(username:password)`, the envelope as multipart parts `requestBody` and `requestContentType`. */
+/**
+ * Basic auth: `Authorization: Basic base64(username:password)`, the envelope as multipart parts
+ * `requestBody` and `requestContentType`.
+ */
 function basicMode(username: string, password: string): AuthMode {
   const authorization = `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
   return {
@@ -59,7 +64,10 @@ function basicMode(username: string, password: string): AuthMode {
       const form = new FormData();
       form.append('requestBody', envelope);
       form.append('requestContentType', contentType);
-      return { body: form.getBuffer(), headers: { ...(form.getHeaders() as Record<string, string>), authorization } };
+      return {
+        body: form.getBuffer(),
+        headers: { ...(form.getHeaders() as Record<string, string>), authorization },
+      };
     },
     // The password alone, and with its user name (scrubSecrets also hides the base64 of each: the Basic token).
     secrets: [password, `${username}:${password}`],
@@ -74,7 +82,10 @@ function apiKeyMode(org: string, apiKey: string): AuthMode {
     envelopeAuthType: 'apikey',
     pathOf: (area) => `${orgPath}/${encodeURIComponent(area)}`,
     request(envelope, contentType) {
-      return { body: Buffer.from(envelope, 'utf8'), headers: { 'content-type': contentType, 'x-api-key': apiKey } };
+      return {
+        body: Buffer.from(envelope, 'utf8'),
+        headers: { 'content-type': contentType, 'x-api-key': apiKey },
+      };
     },
     secrets: [apiKey],
     credentialHint: `check the API key and the org ('${org}') of the gateway`,

@@ -12,7 +12,14 @@ import { SourceClock } from './clock.js';
 import { CONTENT_TYPES, jsonEnvelope, xmlEnvelope } from './envelope.js';
 import { SourceError, ThrottledError, type CallSite } from './errors.js';
 import { Pacer } from './pacing.js';
-import { effectivePageSize, isLastPage, pageCap, parseLinkHeader, parseTotalCount, totalAgrees } from './paging.js';
+import {
+  effectivePageSize,
+  isLastPage,
+  pageCap,
+  parseLinkHeader,
+  parseTotalCount,
+  totalAgrees,
+} from './paging.js';
 import { decodeJsonRecognizing } from './codec-json-split.js';
 import { assertRoomToDecode } from './decode-memory.js';
 import { encodeParams } from './params.js';
@@ -22,7 +29,17 @@ import { RetrySchedule, timerDelay } from './retry.js';
 import { Transport, type HttpReply } from './transport.js';
 import { createXmlDecoder } from './xml-decoder.js';
 import type { MethodVersion, SourceSettings } from './settings.js';
-import type { CallEvent, CallGate, ClientStats, PagesOptions, RecordRecognizer, SourceClient, SourceMethod, SourcePage, SourceRequest } from './types.js';
+import type {
+  CallEvent,
+  CallGate,
+  ClientStats,
+  PagesOptions,
+  RecordRecognizer,
+  SourceClient,
+  SourceMethod,
+  SourcePage,
+  SourceRequest,
+} from './types.js';
 
 /** Options of `createSourceClient`. */
 export interface SourceClientOptions {
@@ -59,7 +76,10 @@ function versionOf(settings: SourceSettings, method: SourceMethod): MethodVersio
   return settings.versions[method.name] ?? method.defaultVersion;
 }
 
-/** Replaces the auth mode's secrets (password and Basic token, or API key) in an error's message and stack, and its causes'. */
+/**
+ * Replaces the auth mode's secrets (password and Basic token, or API key) in an error's message and stack,
+ * and its causes'.
+ */
 function scrubError(error: unknown, secrets: readonly string[]): unknown {
   let current: unknown = error;
   for (let depth = 0; current instanceof Error && depth < 5; depth++) {
@@ -87,7 +107,12 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
   // Every difference between Basic auth and the API-key gateway is in the mode (auth-modes.ts).
   const auth = authModeOf(settings.auth, settings.format);
   const logger = options.logger?.child({ component: 'source' });
-  const clock = new SourceClock({ timeZone, now: options.now, maxSkewMs: settings.maxClockSkewHours * 3_600_000, logger });
+  const clock = new SourceClock({
+    timeZone,
+    now: options.now,
+    maxSkewMs: settings.maxClockSkewHours * 3_600_000,
+    logger,
+  });
   // The budget counts days on the local clock (in the source's zone): a reply's Date header
   // must not start a new budget day.
   const budget = new DailyBudget(settings.dailyCallBudget, new SourceClock({ timeZone, now: options.now }));
@@ -101,7 +126,10 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
     try {
       budget.spentElsewhere(await shared.spentElsewhere());
     } catch (error) {
-      logger?.warn({ event: 'budget_refresh_failed', err: (error as Error).message }, `could not read the calls other processes spent today: ${(error as Error).message}`);
+      logger?.warn(
+        { event: 'budget_refresh_failed', err: (error as Error).message },
+        `could not read the calls other processes spent today: ${(error as Error).message}`,
+      );
     }
   }
   const pacer = new Pacer({
@@ -125,12 +153,15 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
   // XML's bytes go to a decoding thread as they are (no text of them on this one); the records a
   // recognizer holds are passed over there. JSON is decoded here, the records a recognizer holds
   // passed over unparsed.
-  const decoderFor = (recognizer: RecordRecognizer | undefined): BodyDecoder => (format, body, records) => {
-    if (format === 'xml' && xml) return xml.decode(body, ['result', records[0]], recognizer && { item: records[1], recognizer });
-    assertRoomToDecode(body.length);
-    if (format === 'json' && recognizer) return decodeJsonRecognizing(body, records, recognizer);
-    return decodeBytes(format, body, records);
-  };
+  const decoderFor =
+    (recognizer: RecordRecognizer | undefined): BodyDecoder =>
+    (format, body, records) => {
+      if (format === 'xml' && xml)
+        return xml.decode(body, ['result', records[0]], recognizer && { item: records[1], recognizer });
+      assertRoomToDecode(body.length);
+      if (format === 'json' && recognizer) return decodeJsonRecognizing(body, records, recognizer);
+      return decodeBytes(format, body, records);
+    };
   const { secrets } = auth;
   const idPrefix = randomBytes(3).toString('hex');
   let requestSeq = 0;
@@ -159,8 +190,15 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
     remaining?: number;
   }
 
-  /** Waits for the call's turn among every process (its reserved start), or refuses it when the shared budget is spent. */
-  async function takeTurn(gate: CallGate, method: string, site: CallSite, signal: AbortSignal | undefined): Promise<void> {
+  /**
+   * Waits for the call's turn among every process (its reserved start), or refuses it when the shared budget is spent.
+   */
+  async function takeTurn(
+    gate: CallGate,
+    method: string,
+    site: CallSite,
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
     const wait = await gate.reserve(method);
     if (wait === null) return budget.refuse(site);
     if (wait > 0) await sleep(timerDelay(wait), undefined, { signal });
@@ -198,10 +236,21 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
         site,
         signal,
       });
-      const windows = parseRateLimitHeaders(reply.headers['x-ratelimit-limit'], reply.headers['x-ratelimit-remaining'], reply.headers['x-ratelimit-reset']);
+      const windows = parseRateLimitHeaders(
+        reply.headers['x-ratelimit-limit'],
+        reply.headers['x-ratelimit-remaining'],
+        reply.headers['x-ratelimit-reset'],
+      );
       pacer.observe(ticket, windows);
       if (options.gate) {
-        options.gate.observe(method.name, windows).catch((error: Error) => logger?.warn({ event: 'pacing_share_failed', err: error.message }, `could not share the rate-limit headers: ${error.message}`));
+        options.gate
+          .observe(method.name, windows)
+          .catch((error: Error) =>
+            logger?.warn(
+              { event: 'pacing_share_failed', err: error.message },
+              `could not share the rate-limit headers: ${error.message}`,
+            ),
+          );
       }
       trace.serverDate = clock.observe(reply.headers.date);
       totals.bytes += reply.body.length;
@@ -220,7 +269,13 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
   }
 
   /** One page, with its retries. */
-  async function fetchPage(request: SourceRequest, pageNo: number, params: Record<string, string>, version: MethodVersion, options: PagesOptions): Promise<SourcePage> {
+  async function fetchPage(
+    request: SourceRequest,
+    pageNo: number,
+    params: Record<string, string>,
+    version: MethodVersion,
+    options: PagesOptions,
+  ): Promise<SourcePage> {
     const { signal } = options;
     const decode = decoderFor(options.recognize);
     const property = request.context?.property ?? params.propertyId;
@@ -232,16 +287,19 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
       try {
         const reply = await attempt(request, site, params, version, trace, signal);
         counts.calls += 1;
-        const read = await readReply({
-          format: settings.format,
-          status: reply.status,
-          body: reply.body,
-          records: request.method.records,
-          requestId: reply.requestId,
-          site,
-          retryAfterMs: parseRetryAfter(reply.headers['retry-after'], clock.nowMs()),
-          credentialHint: auth.credentialHint,
-        }, decode);
+        const read = await readReply(
+          {
+            format: settings.format,
+            status: reply.status,
+            body: reply.body,
+            records: request.method.records,
+            requestId: reply.requestId,
+            site,
+            retryAfterMs: parseRetryAfter(reply.headers['retry-after'], clock.nowMs()),
+            credentialHint: auth.credentialHint,
+          },
+          decode,
+        );
         const totalCount = parseTotalCount(reply.headers['x-total-count']) ?? read.pagination?.totalCount;
         const perPage = effectivePageSize(settings.pageSize, read.pagination?.perPage);
         const links = parseLinkHeader(reply.headers.link) ?? read.pagination?.links;
@@ -271,7 +329,13 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
         }
         if (trace.status === undefined) trace.status = error.status;
         const delay = schedule.next(error, attemptNo);
-        emit(event(request, site, attemptNo, trace, { throttled, willRetry: delay !== undefined, error: error.message }));
+        emit(
+          event(request, site, attemptNo, trace, {
+            throttled,
+            willRetry: delay !== undefined,
+            error: error.message,
+          }),
+        );
         if (delay === undefined) {
           error.attempts = attemptNo;
           throw error;
@@ -285,7 +349,13 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
     }
   }
 
-  function event(request: SourceRequest, site: CallSite, attemptNo: number, trace: Trace, fields: Pick<CallEvent, 'throttled' | 'willRetry' | 'error'>): CallEvent {
+  function event(
+    request: SourceRequest,
+    site: CallSite,
+    attemptNo: number,
+    trace: Trace,
+    fields: Pick<CallEvent, 'throttled' | 'willRetry' | 'error'>,
+  ): CallEvent {
     const out: CallEvent = {
       method: request.method.name,
       ...(request.context?.runId !== undefined ? { runId: request.context.runId } : {}),
@@ -309,7 +379,10 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
     return out;
   }
 
-  async function* pages(request: SourceRequest, pageOptions: PagesOptions = {}): AsyncGenerator<SourcePage, void, undefined> {
+  async function* pages(
+    request: SourceRequest,
+    pageOptions: PagesOptions = {},
+  ): AsyncGenerator<SourcePage, void, undefined> {
     let version: MethodVersion;
     let params: Record<string, string>;
     try {
@@ -319,13 +392,24 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
       throw scrubError(error, secrets);
     }
     const startPage = pageOptions.startPage ?? 1;
-    if (!Number.isInteger(startPage) || startPage < 1) throw new SourceError(`startPage ${startPage} is not a page number (from 1)`, { method: request.method.name });
+    if (!Number.isInteger(startPage) || startPage < 1)
+      throw new SourceError(`startPage ${startPage} is not a page number (from 1)`, {
+        method: request.method.name,
+      });
     // The total of the first page whose total agreed with its records sets how far the listing may go.
     let cap = settings.maxPages;
     let capped = false;
     for (let pageNo = startPage; ; pageNo++) {
       const page = await fetchPage(request, pageNo, params, version, pageOptions);
-      if (!capped && totalAgrees({ pageNo, perPage: page.perPage, count: page.records.length, totalCount: page.totalCount })) {
+      if (
+        !capped &&
+        totalAgrees({
+          pageNo,
+          perPage: page.perPage,
+          count: page.records.length,
+          totalCount: page.totalCount,
+        })
+      ) {
         cap = pageCap(settings.maxPages, page.perPage, page.totalCount);
         capped = true;
       }
@@ -334,7 +418,11 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
       if (pageNo >= cap) {
         throw new SourceError(
           `the listing of ${request.method.name} did not end after ${pageNo} pages of ${page.perPage} (the most it may take${capped ? ` for its announced ${page.totalCount} records` : ''}: ${cap}); it is not trusted`,
-          { method: request.method.name, property: request.context?.property ?? params.propertyId, page: pageNo },
+          {
+            method: request.method.name,
+            property: request.context?.property ?? params.propertyId,
+            page: pageNo,
+          },
         );
       }
     }

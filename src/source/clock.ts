@@ -55,7 +55,12 @@ export class SourceClock {
       if (!this.ignoring) {
         const hours = Math.round((at - receivedAt) / 3_600_000);
         this.logger?.warn(
-          { event: 'source.clock_ignored', date: dateHeader, local: new Date(receivedAt).toISOString(), skewHours: hours },
+          {
+            event: 'source.clock_ignored',
+            date: dateHeader,
+            local: new Date(receivedAt).toISOString(),
+            skewHours: hours,
+          },
           `the source's clock (Date: ${dateHeader}) is ${Math.abs(hours)} hours ${hours > 0 ? 'ahead of' : 'behind'} the local clock, ` +
             `more than source.maxClockSkewHours allows; it is ignored and the local day is used`,
         );

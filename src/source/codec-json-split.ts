@@ -2,7 +2,8 @@
  * JSON reply → the plain tree, its records recognized by their text before any is parsed: the
  * records' array is found by a scan of the reply's bytes that reads only the JSON's structure,
  * each record's bytes are digested, and only the records the caller does not hold are decoded
- * to text, parsed and normalized. Anything unsure goes whole through `decodeJson`. Why: docs/source-client.md#json-records-recognized-by-their-text
+ * to text, parsed and normalized. Anything unsure goes whole through `decodeJson`. Why:
+ * docs/source-client.md#json-records-recognized-by-their-text
  */
 import { createHash } from 'node:crypto';
 import { decodeJson, normalizeJson } from './codec-json.js';
@@ -120,7 +121,12 @@ function findRecords(text: Buffer, path: readonly string[]): { list: Span; eleme
  * read on (deeper in the path, or as the records' list at its end) rather than skipped and read
  * again. Gives where the object ends and what was found, or undefined when it is not plainly shaped.
  */
-function findIn(text: Buffer, at: number, path: readonly string[], level: number): { end: number; records?: { list: Span; elements: Span[] } } | undefined {
+function findIn(
+  text: Buffer,
+  at: number,
+  path: readonly string[],
+  level: number,
+): { end: number; records?: { list: Span; elements: Span[] } } | undefined {
   if (text[at] !== 0x7b) return undefined;
   let records: { list: Span; elements: Span[] } | undefined;
   let seen = false;
@@ -168,7 +174,11 @@ const MARK_JSON = JSON.stringify(MARK);
 
 /** The digest of one record's bytes: the same bytes, under the same salt, always decode and load the same. */
 function textDigest(salt: string, text: Buffer, span: Span): string {
-  return createHash('sha1').update(salt).update('\n').update(text.subarray(span.start, span.end)).digest('base64');
+  return createHash('sha1')
+    .update(salt)
+    .update('\n')
+    .update(text.subarray(span.start, span.end))
+    .digest('base64');
 }
 
 /**
@@ -180,7 +190,11 @@ function textDigest(salt: string, text: Buffer, span: Span): string {
  * Throws what `decodeJson` throws on text that is not JSON, and `RecognizerFailure` when the
  * recognizer fails.
  */
-export async function decodeJsonRecognizing(text: Buffer, records: readonly [string, string], recognizer: RecordRecognizer): Promise<DecodedBody> {
+export async function decodeJsonRecognizing(
+  text: Buffer,
+  records: readonly [string, string],
+  recognizer: RecordRecognizer,
+): Promise<DecodedBody> {
   const path = ['response', 'result', ...records];
   const whole = () => ({ tree: decodeJson(text.toString('utf8')) });
   const found = findRecords(text, path);
@@ -196,14 +210,18 @@ export async function decodeJsonRecognizing(text: Buffer, records: readonly [str
   const keys = digests.map((digest) => held.get(digest));
   // None held (a full load): one parse of the whole is cheaper than one per record.
   if (keys.every((key) => key === undefined)) return { ...whole(), digests, keys };
-  const tree = decodeJson(text.toString('utf8', 0, array.start) + MARK_JSON + text.toString('utf8', array.end));
+  const tree = decodeJson(
+    text.toString('utf8', 0, array.start) + MARK_JSON + text.toString('utf8', array.end),
+  );
   let holder: Tree | undefined = tree;
   for (const step of path.slice(0, -1)) holder = isTreeObject(holder) ? holder[step] : undefined;
   const item = path[path.length - 1];
   // The rest of the document decoded as the scan read it, or else the whole of it.
   if (!isTreeObject(holder) || holder[item] !== MARK) return whole();
   const list: Tree[] = elements.map((span, index) =>
-    keys[index] !== undefined ? ({} as TreeObject) : (normalizeJson(JSON.parse(text.toString('utf8', span.start, span.end))) ?? ''),
+    keys[index] !== undefined
+      ? ({} as TreeObject)
+      : (normalizeJson(JSON.parse(text.toString('utf8', span.start, span.end))) ?? ''),
   );
   // As decodeJson folds an array: one element stands for itself.
   holder[item] = list.length === 1 ? list[0] : list;

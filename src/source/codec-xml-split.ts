@@ -125,7 +125,8 @@ function findContainer(xml: Bytes, path: ContainerPath): Found | undefined {
       end = tagEnd(xml, stop);
       const length = stop - pos - 2;
       const top = starts.length - 1;
-      if (end < 0 || top < 0 || lengths[top] !== length || !sameBytes(xml, starts[top], pos + 2, length)) return undefined;
+      if (end < 0 || top < 0 || lengths[top] !== length || !sameBytes(xml, starts[top], pos + 2, length))
+        return undefined;
       starts.pop();
       lengths.pop();
       if (container && starts.length === depth + 1 && childStart >= 0) {
@@ -216,7 +217,12 @@ class Utf8Writer {
  * decoded a slice of adjacent same-named children at a time; a child in `passOver` is not
  * decoded, and stands as `PASSED_OVER_JSON`.
  */
-function writeChildren(out: Utf8Writer, xml: Bytes, children: readonly Span[], passOver: ReadonlySet<number>): void {
+function writeChildren(
+  out: Utf8Writer,
+  xml: Bytes,
+  children: readonly Span[],
+  passOver: ReadonlySet<number>,
+): void {
   const byName = new Map<string, number[]>();
   children.forEach((child, index) => {
     let indexes = byName.get(child.name);
@@ -231,7 +237,7 @@ function writeChildren(out: Utf8Writer, xml: Bytes, children: readonly Span[], p
       if (values++ > 0) out.write(',');
       out.write(json);
     };
-    for (let i = 0; i < indexes.length; ) {
+    for (let i = 0; i < indexes.length;) {
       const first = indexes[i];
       if (passOver.has(first)) {
         put(PASSED_OVER_JSON);
@@ -260,7 +266,9 @@ function writeChildren(out: Utf8Writer, xml: Bytes, children: readonly Span[], p
       const decoded = doc.slice;
       // Adjacent children of one name, only layout between them: they decode to that name alone.
       if (!isTreeObject(decoded) || Object.keys(decoded).length !== 1 || decoded[name] === undefined) {
-        throw new Error(`the <${name}> elements ${first + 1} to ${indexes[last] + 1} of the records' container decoded to something else`);
+        throw new Error(
+          `the <${name}> elements ${first + 1} to ${indexes[last] + 1} of the records' container decoded to something else`,
+        );
       }
       const value = decoded[name];
       if (Array.isArray(value)) for (const item of value) put(JSON.stringify(item));
@@ -287,7 +295,9 @@ interface Prepared {
 function prepare(xml: Bytes, path: ContainerPath): Prepared | undefined {
   const found = path.length > 0 ? findContainer(xml, path) : undefined;
   if (!found || found.children.length === 0) return undefined;
-  const skeleton = decodeXml(xml.toString('utf8', 0, found.contentStart) + xml.toString('utf8', found.contentEnd)) as TreeObject;
+  const skeleton = decodeXml(
+    xml.toString('utf8', 0, found.contentStart) + xml.toString('utf8', found.contentEnd),
+  ) as TreeObject;
   // The emptied container decodes to '': the records go there.
   let holder: Tree | undefined = skeleton[Object.keys(skeleton)[0]];
   for (let i = 0; i < path.length - 1 && isTreeObject(holder); i++) holder = holder[path[i]];
@@ -296,7 +306,10 @@ function prepare(xml: Bytes, path: ContainerPath): Prepared | undefined {
   return { found, skeleton, holder, key };
 }
 
-/** The document's JSON text in UTF-8, its container's children decoded a slice at a time (those in `passOver` not at all). */
+/**
+ * The document's JSON text in UTF-8, its container's children decoded a slice at a time (those in `passOver`
+ * not at all).
+ */
 function assemble(xml: Bytes, prepared: Prepared, passOver: ReadonlySet<number> = new Set()): Uint8Array {
   const { found, skeleton, holder, key } = prepared;
   holder[key] = MARK;
@@ -331,9 +344,16 @@ function wholeJson(xml: Bytes): Uint8Array {
   return utf8.encode(JSON.stringify(decodeXml(xml.toString('utf8'))));
 }
 
-/** The digest of one record's XML text (its UTF-8 bytes): the same text, under the same salt, always decodes and loads the same. */
+/**
+ * The digest of one record's XML text (its UTF-8 bytes): the same text, under the same salt, always decodes
+ * and loads the same.
+ */
 function textDigest(salt: string, xml: Bytes, span: Span): string {
-  return createHash('sha1').update(salt).update('\n').update(xml.subarray(span.start, span.end)).digest('base64');
+  return createHash('sha1')
+    .update(salt)
+    .update('\n')
+    .update(xml.subarray(span.start, span.end))
+    .digest('base64');
 }
 
 /** A reply decoded by `decodeXmlRecognizing`. */

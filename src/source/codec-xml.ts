@@ -36,7 +36,8 @@ export const xmlParser = new XMLParser(XML_PARSER_OPTIONS);
 export function decodeXml(text: string): Tree {
   const doc = xmlParser.parse(text) as Record<string, unknown>;
   const roots = Object.keys(doc);
-  if (roots.length !== 1) throw new SyntaxError(`XML document has ${roots.length} root elements; expected one`);
+  if (roots.length !== 1)
+    throw new SyntaxError(`XML document has ${roots.length} root elements; expected one`);
   const end = text.trimEnd();
   const emptyRoot = doc[roots[0]] === '' && end.endsWith('/>');
   if (!end.endsWith(`</${roots[0]}>`) && !emptyRoot) {

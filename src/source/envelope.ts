@@ -38,13 +38,28 @@ export function escapeXml(text: string): string {
 }
 const XML_ESCAPES = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' } as const;
 
-/** The envelope in JSON: `{"auth":{"type":"basic"},"requestId":..,"method":{"name","version","params"}}` (`"apikey"` on the gateway). */
-export function jsonEnvelope(requestId: string, method: string, version: MethodVersion, params: Record<string, string>, authType: AuthType = 'basic'): string {
+/**
+ * The envelope in JSON: `{"auth":{"type":"basic"},"requestId":..,"method":{"name","version","params"}}`
+ * (`"apikey"` on the gateway).
+ */
+export function jsonEnvelope(
+  requestId: string,
+  method: string,
+  version: MethodVersion,
+  params: Record<string, string>,
+  authType: AuthType = 'basic',
+): string {
   return JSON.stringify({ auth: { type: authType }, requestId, method: { name: method, version, params } });
 }
 
 /** The envelope in XML: `<request>` with `<auth>`, `<requestId>` and `<method>` (one element per parameter). */
-export function xmlEnvelope(requestId: string, method: string, version: MethodVersion, params: Record<string, string>, authType: AuthType = 'basic'): string {
+export function xmlEnvelope(
+  requestId: string,
+  method: string,
+  version: MethodVersion,
+  params: Record<string, string>,
+  authType: AuthType = 'basic',
+): string {
   const children = Object.entries(params)
     .map(([name, value]) => `<${name}>${escapeXml(value)}</${name}>`)
     .join('');
@@ -61,8 +76,9 @@ export function xmlEnvelope(requestId: string, method: string, version: MethodVe
  */
 export function buildEnvelope(format: Format, input: EnvelopeInput): Envelope {
   const params = encodeParams(input.method, input.version, input.params, input.timeZone);
-  const text = format === 'xml'
-    ? xmlEnvelope(input.requestId, input.method.name, input.version, params, input.authType)
-    : jsonEnvelope(input.requestId, input.method.name, input.version, params, input.authType);
+  const text =
+    format === 'xml'
+      ? xmlEnvelope(input.requestId, input.method.name, input.version, params, input.authType)
+      : jsonEnvelope(input.requestId, input.method.name, input.version, params, input.authType);
   return { format, text, contentType: CONTENT_TYPES[format], params };
 }

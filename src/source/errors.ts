@@ -57,10 +57,16 @@ export class SourceError extends Error {
 
   constructor(detail: string, details: SourceErrorDetails = {}) {
     const site = describeSite(details);
-    const codes = [details.status !== undefined ? `HTTP ${details.status}` : '', details.code !== undefined ? `code ${details.code}` : '']
+    const codes = [
+      details.status !== undefined ? `HTTP ${details.status}` : '',
+      details.code !== undefined ? `code ${details.code}` : '',
+    ]
       .filter(Boolean)
       .join(', ');
-    super(`${site ? `${site}: ` : ''}${detail}${codes ? ` (${codes})` : ''}`, details.cause !== undefined ? { cause: details.cause } : undefined);
+    super(
+      `${site ? `${site}: ` : ''}${detail}${codes ? ` (${codes})` : ''}`,
+      details.cause !== undefined ? { cause: details.cause } : undefined,
+    );
     this.detail = detail;
     this.method = details.method;
     this.property = details.property;
@@ -136,8 +142,14 @@ export class ReplyTooLargeError extends SourceError {
   /** The configured limit in bytes. */
   readonly limit: number;
   constructor(limit: number, details: SourceErrorDetails & { received: number; announced?: number }) {
-    const size = details.announced !== undefined ? `announced ${details.announced} bytes` : `more than ${details.received} bytes read`;
-    super(`reply too large: ${size}, over the limit of ${limit} bytes (source.maxReplyBytes); refused without retrying — lower source.pageSize or raise source.maxReplyBytes`, details);
+    const size =
+      details.announced !== undefined
+        ? `announced ${details.announced} bytes`
+        : `more than ${details.received} bytes read`;
+    super(
+      `reply too large: ${size}, over the limit of ${limit} bytes (source.maxReplyBytes); refused without retrying — lower source.pageSize or raise source.maxReplyBytes`,
+      details,
+    );
     this.limit = limit;
   }
 }
@@ -177,7 +189,15 @@ export class BudgetExhaustedError extends SourceError {
   readonly day: string;
   /** When the budget resets (next midnight in its time zone). */
   readonly resetsAt: Date;
-  constructor(details: SourceErrorDetails & { budget: number; day: string; resetsAt: Date; timeZone: string; now: number }) {
+  constructor(
+    details: SourceErrorDetails & {
+      budget: number;
+      day: string;
+      resetsAt: Date;
+      timeZone: string;
+      now: number;
+    },
+  ) {
     const minutes = Math.max(0, Math.ceil((details.resetsAt.getTime() - details.now) / 60_000));
     const wait = minutes >= 60 ? `${Math.floor(minutes / 60)} h ${minutes % 60} min` : `${minutes} min`;
     super(

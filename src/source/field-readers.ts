@@ -17,7 +17,9 @@ export { RecordError } from './errors.js';
 let fieldTrace: Map<unknown, string> | undefined;
 
 /** A field helper that notes, while tracing, which field its result came from. */
-function noted<T>(read: (value: unknown, field: string) => T | null): (value: unknown, field: string) => T | null {
+function noted<T>(
+  read: (value: unknown, field: string) => T | null,
+): (value: unknown, field: string) => T | null {
   return (value, field) => {
     const result = read(value, field);
     if (fieldTrace && result !== null && !fieldTrace.has(result)) fieldTrace.set(result, field);
@@ -103,20 +105,31 @@ function digitsAt(text: string, start: number, end: number): number {
 }
 
 /** The parts of a real date, or undefined (`digitsAt`'s -1 is no year, month or day). */
-function validDay(year: number, month: number, day: number): { year: number; month: number; day: number } | undefined {
+function validDay(
+  year: number,
+  month: number,
+  day: number,
+): { year: number; month: number; day: number } | undefined {
   return isValidDate(year, month, day) ? { year, month, day } : undefined;
 }
 
-/** Parses `MM/DD/YYYY` (one or two digits of month and day) or an already ISO `YYYY-MM-DD` into its parts, or undefined. */
+/**
+ * Parses `MM/DD/YYYY` (one or two digits of month and day) or an already ISO `YYYY-MM-DD` into its parts, or undefined.
+ */
 function parseDay(text: string): { year: number; month: number; day: number } | undefined {
   const first = text.indexOf('/');
   if (first === -1) {
-    if (text.length !== 10 || text.charCodeAt(4) !== 45 /* - */ || text.charCodeAt(7) !== 45) return undefined;
+    if (text.length !== 10 || text.charCodeAt(4) !== 45 /* - */ || text.charCodeAt(7) !== 45)
+      return undefined;
     return validDay(digitsAt(text, 0, 4), digitsAt(text, 5, 7), digitsAt(text, 8, 10));
   }
   const second = text.indexOf('/', first + 1);
   if (first > 2 || second - first < 2 || second - first > 3 || text.length - second !== 5) return undefined;
-  return validDay(digitsAt(text, second + 1, text.length), digitsAt(text, 0, first), digitsAt(text, first + 1, second));
+  return validDay(
+    digitsAt(text, second + 1, text.length),
+    digitsAt(text, 0, first),
+    digitsAt(text, first + 1, second),
+  );
 }
 
 /** A date `MM/DD/YYYY` → `YYYY-MM-DD` (the calendar checked); `null` when absent or empty. */
@@ -133,7 +146,8 @@ export const asDate = noted(function asDate(value: unknown, field: string): stri
 /** UTC offsets of the Mountain Time abbreviations the source writes after datetimes. */
 export const MOUNTAIN_OFFSETS = { MDT: '-06:00', MST: '-07:00' } as const;
 
-const DATETIME = /^(\d{1,2})\/(\d{1,2})\/(\d{4})[ T](\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?\s*(MDT|MST)?$/i;
+const DATETIME =
+  /^(\d{1,2})\/(\d{1,2})\/(\d{4})[ T](\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?\s*(MDT|MST)?$/i;
 
 /**
  * A datetime `MM/DD/YYYY HH:MM:SS[.ffffff] MDT|MST` → ISO 8601 with its offset
@@ -305,7 +319,8 @@ export const asInt = noted(function asInt(value: unknown, field: string): number
 export const asText = noted(function asText(value: unknown, field: string): string | null {
   if (isAbsent(value)) return null;
   if (typeof value === 'string') return value;
-  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint')
+    return String(value);
   throw new RecordError(field, value, 'text');
 });
 

@@ -24,6 +24,11 @@ export { decodeBody, readReply, recordsOf } from './reply.js';
 export { SourceClock } from './clock.js';
 export { DailyBudget } from './budget.js';
 export { Pacer, SPREAD_WITHIN_MS, type PacerOptions, type PacerTicket } from './pacing.js';
-export { parseRateLimitHeaders, parseRetryAfter, windowLengthMs, type RateWindowState } from './rate-headers.js';
+export {
+  parseRateLimitHeaders,
+  parseRetryAfter,
+  windowLengthMs,
+  type RateWindowState,
+} from './rate-headers.js';
 export { isLastPage, parseLinkHeader, parseTotalCount, type PageFacts } from './paging.js';
 export { RetrySchedule, isRetryable } from './retry.js';

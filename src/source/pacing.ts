@@ -135,7 +135,8 @@ export class Pacer {
           // The reset comes in whole seconds: within one window, the earliest estimate is the
           // best. A window that has reset shows more calls left, or its old reset has passed.
           const before = previous?.windows.find((p) => p.name === w.name);
-          if (before && before.resetAt > receivedAt && w.remaining <= before.remaining) resetAt = Math.min(resetAt, before.resetAt);
+          if (before && before.resetAt > receivedAt && w.remaining <= before.remaining)
+            resetAt = Math.min(resetAt, before.resetAt);
           return { name: w.name, remaining: w.remaining, resetAt, receivedAt };
         }),
       };
@@ -162,7 +163,13 @@ export class Pacer {
 
   private warnCut(lane: string, what: string, askedMs: number): void {
     this.options.logger?.warn(
-      { event: 'source.wait_capped', method: lane, what, askedMs: Math.round(askedMs), waitMs: this.maxWaitMs },
+      {
+        event: 'source.wait_capped',
+        method: lane,
+        what,
+        askedMs: Math.round(askedMs),
+        waitMs: this.maxWaitMs,
+      },
       `the source asked ${lane} calls to wait ${Math.round(askedMs / 1000)} s (${what}); waiting ${Math.round(this.maxWaitMs / 1000)} s instead (source.rateLimit.maxWaitMs)`,
     );
   }
@@ -237,7 +244,12 @@ export class Pacer {
     lane.lastStart = now;
     this.inFlight += 1;
     this.lastStart = now;
-    waiter.resolve({ lane: lane.name, seq: lane.starts, startedAt: now, waitedMs: Math.max(0, now - waiter.enqueuedAt) });
+    waiter.resolve({
+      lane: lane.name,
+      seq: lane.starts,
+      startedAt: now,
+      waitedMs: Math.max(0, now - waiter.enqueuedAt),
+    });
   }
 
   /** Starts every call that may start now, and sets a timer for the next one. */
@@ -267,11 +279,14 @@ export class Pacer {
     this.timer = undefined;
     this.timerAt = wakeAt;
     if (wakeAt < Number.POSITIVE_INFINITY) {
-      this.timer = setTimeout(() => {
-        this.timer = undefined;
-        this.timerAt = Number.POSITIVE_INFINITY;
-        this.pump();
-      }, Math.max(1, timerDelay(wakeAt - now)));
+      this.timer = setTimeout(
+        () => {
+          this.timer = undefined;
+          this.timerAt = Number.POSITIVE_INFINITY;
+          this.pump();
+        },
+        Math.max(1, timerDelay(wakeAt - now)),
+      );
     }
   }
 }

@@ -35,7 +35,9 @@ export interface PageFacts {
  * says it used (a source announcing a larger size than it sends must not end a listing early).
  */
 export function effectivePageSize(requested: number, announced: number | undefined): number {
-  return announced !== undefined && Number.isInteger(announced) && announced > 0 ? Math.min(requested, announced) : requested;
+  return announced !== undefined && Number.isInteger(announced) && announced > 0
+    ? Math.min(requested, announced)
+    : requested;
 }
 
 /**

@@ -16,13 +16,20 @@ type Encoder = (value: ParamValue, timeZone: string) => string | { problem: stri
 const pad2 = (n: number): string => String(n).padStart(2, '0');
 
 function encodeId(value: ParamValue): string | { problem: string } {
-  if (typeof value === 'number') return Number.isSafeInteger(value) && value >= 0 ? String(value) : { problem: `${value} is not an id (a non-negative integer)` };
+  if (typeof value === 'number')
+    return Number.isSafeInteger(value) && value >= 0
+      ? String(value)
+      : { problem: `${value} is not an id (a non-negative integer)` };
   if (typeof value === 'string' && /^\d{1,16}$/.test(value.trim())) return value.trim();
   return { problem: `${JSON.stringify(value)} is not an id (digits)` };
 }
 
 function encodeIdList(value: ParamValue): string | { problem: string } {
-  const items = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',') : [value as ParamValue];
+  const items = Array.isArray(value)
+    ? value
+    : typeof value === 'string'
+      ? value.split(',')
+      : [value as ParamValue];
   if (items.length === 0 || (items.length === 1 && String(items[0]).trim() === '')) {
     return { problem: 'is an empty list (leave the parameter out instead, which means no filter)' };
   }
@@ -48,7 +55,8 @@ function encodeDate(value: ParamValue, timeZone: string): string | { problem: st
     m = /^(\d{2})\/(\d{2})\/(\d{4})$/.exec(text);
     if (m) day = { year: Number(m[3]), month: Number(m[1]), day: Number(m[2]) };
   }
-  if (!day || !isValidDate(day.year, day.month, day.day)) return { problem: `${JSON.stringify(value)} is not a date (YYYY-MM-DD or a Date)` };
+  if (!day || !isValidDate(day.year, day.month, day.day))
+    return { problem: `${JSON.stringify(value)} is not a date (YYYY-MM-DD or a Date)` };
   return `${pad2(day.month)}/${pad2(day.day)}/${String(day.year).padStart(4, '0')}`;
 }
 
@@ -99,7 +107,12 @@ const ENCODERS: Readonly<Record<ParamKind, Encoder>> = {
  * missing required parameter throws `BadParameterError` naming it. `undefined` values are left
  * out. The method's `adapt` first rewrites what differs between versions.
  */
-export function encodeParams(method: SourceMethod, version: MethodVersion, params: Readonly<RequestParams>, timeZone: string): Record<string, string> {
+export function encodeParams(
+  method: SourceMethod,
+  version: MethodVersion,
+  params: Readonly<RequestParams>,
+  timeZone: string,
+): Record<string, string> {
   const specs = method.params;
   const name = method.name;
   const input: RequestParams = method.adapt ? method.adapt({ ...params }, version) : { ...params };
@@ -110,7 +123,9 @@ export function encodeParams(method: SourceMethod, version: MethodVersion, param
   for (const key of Object.keys(input)) {
     const spec = specs[key];
     if (!spec) {
-      const known = Object.keys(specs).filter((other) => !specs[other].versions || specs[other].versions.includes(version));
+      const known = Object.keys(specs).filter(
+        (other) => !specs[other].versions || specs[other].versions.includes(version),
+      );
       fail(key, `is not a parameter of ${name} ${version}; known: ${known.join(', ')}`);
     } else if (spec.versions && !spec.versions.includes(version) && input[key] !== undefined) {
       fail(key, `is not taken by ${name} ${version} (only ${spec.versions.join(', ')})`);

@@ -21,10 +21,24 @@ export interface RateWindowState {
 
 /** Seconds of each unit of a window name. */
 export const WINDOW_UNITS: Readonly<Record<string, number>> = {
-  s: 1, sec: 1, secs: 1, second: 1, seconds: 1,
-  m: 60, min: 60, mins: 60, minute: 60, minutes: 60,
-  h: 3600, hr: 3600, hrs: 3600, hour: 3600, hours: 3600,
-  d: 86400, day: 86400, days: 86400,
+  s: 1,
+  sec: 1,
+  secs: 1,
+  second: 1,
+  seconds: 1,
+  m: 60,
+  min: 60,
+  mins: 60,
+  minute: 60,
+  minutes: 60,
+  h: 3600,
+  hr: 3600,
+  hrs: 3600,
+  hour: 3600,
+  hours: 3600,
+  d: 86400,
+  day: 86400,
+  days: 86400,
 };
 
 /** Length of a window from its name (`day`, `hour`, `minute`, `2s`, `5min`, `1h`), or undefined. */
@@ -57,7 +71,11 @@ function items(header: string | undefined): Item[] | undefined {
  * something unreadable, which is then ignored rather than guessed at). Remaining and reset
  * values are matched to the limit's windows by name when named, else by position.
  */
-export function parseRateLimitHeaders(limit: string | undefined, remaining: string | undefined, reset: string | undefined): RateWindowState[] {
+export function parseRateLimitHeaders(
+  limit: string | undefined,
+  remaining: string | undefined,
+  reset: string | undefined,
+): RateWindowState[] {
   const limits = items(limit);
   const lefts = items(remaining);
   const resets = items(reset);
@@ -71,7 +89,10 @@ export function parseRateLimitHeaders(limit: string | undefined, remaining: stri
     return list.length === lefts.length ? list[index] : undefined;
   };
   return lefts.map((left, index) => {
-    const limitItem = limits ? (left.name !== undefined ? limits.find((item) => item.name === left.name) : undefined) ?? (limits.length === lefts.length ? limits[index] : undefined) : undefined;
+    const limitItem = limits
+      ? ((left.name !== undefined ? limits.find((item) => item.name === left.name) : undefined) ??
+        (limits.length === lefts.length ? limits[index] : undefined))
+      : undefined;
     const name = left.name ?? limitItem?.name ?? String(index);
     const resetItem = pick(resets, index, name === String(index) ? undefined : name);
     return {

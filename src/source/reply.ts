@@ -23,7 +23,10 @@ import { asList } from './field-readers.js';
 import { isTreeObject, type Tree } from './tree.js';
 import { KnownRecord, type SourceMethod } from './types.js';
 
-/** A decoded body: the tree, and, when records were recognized (see `RecordRecognizer`), the records' text digests and the keys of those passed over. */
+/**
+ * A decoded body: the tree, and, when records were recognized (see `RecordRecognizer`), the records' text
+ * digests and the keys of those passed over.
+ */
 export interface DecodedBody {
   tree: Tree;
   /** The digest of each record's text, in the order of the records, when the reply was digested. */
@@ -33,10 +36,16 @@ export interface DecodedBody {
 }
 
 /** Decodes a body into the plain tree, perhaps on another thread (see xml-decoder.ts). */
-export type BodyDecoder = (format: Format, body: Buffer, records: SourceMethod['records']) => DecodedBody | Promise<DecodedBody>;
+export type BodyDecoder = (
+  format: Format,
+  body: Buffer,
+  records: SourceMethod['records'],
+) => DecodedBody | Promise<DecodedBody>;
 
 /** Decodes the body's UTF-8 text on this thread. */
-export const decodeBytes: BodyDecoder = (format, body) => ({ tree: decodeBody(format, body.toString('utf8')) });
+export const decodeBytes: BodyDecoder = (format, body) => ({
+  tree: decodeBody(format, body.toString('utf8')),
+});
 
 /** Decodes a body in the given format into the plain tree (throws on unreadable text). */
 export function decodeBody(format: Format, text: string): Tree {
@@ -92,17 +101,28 @@ function shorten(text: string, max = 200): string {
  * The typed error of an error code (from the envelope) or, without one, of the HTTP status;
  * `undefined` when neither says error.
  */
-function errorFor(code: number | undefined, status: number, message: string, input: Pick<ReplyInput, 'site' | 'retryAfterMs' | 'credentialHint'>): SourceError | undefined {
+function errorFor(
+  code: number | undefined,
+  status: number,
+  message: string,
+  input: Pick<ReplyInput, 'site' | 'retryAfterMs' | 'credentialHint'>,
+): SourceError | undefined {
   const details = { ...input.site, code, status };
   const key = code ?? status;
-  if (key === 301 || key === 401) return new AuthenticationError(`authentication failed: ${message}; ${input.credentialHint ?? 'check the credential'}`, details);
+  if (key === 301 || key === 401)
+    return new AuthenticationError(
+      `authentication failed: ${message}; ${input.credentialHint ?? 'check the credential'}`,
+      details,
+    );
   if (key === 302 || key === 403) return new AccessError(`no access: ${message}`, details);
   if (key === 400) return new BadParameterError(`bad parameter: ${message}`, details);
   if (key === 404) return new UnknownMethodError(`unknown area, method or version: ${message}`, details);
-  if (key === 429) return new ThrottledError(`throttled: ${message}`, { ...details, retryAfterMs: input.retryAfterMs });
+  if (key === 429)
+    return new ThrottledError(`throttled: ${message}`, { ...details, retryAfterMs: input.retryAfterMs });
   if (key >= 500 && key <= 599) return new ServerError(`server error: ${message}`, details);
   if (code !== undefined && code !== 200) return new SourceError(`error: ${message}`, details);
-  if (code === undefined && (status < 200 || status > 299)) return new SourceError(`unexpected HTTP status: ${message}`, details);
+  if (code === undefined && (status < 200 || status > 299))
+    return new SourceError(`unexpected HTTP status: ${message}`, details);
   return undefined;
 }
 
@@ -123,14 +143,23 @@ export async function readReply(input: ReplyInput, decode: BodyDecoder = decodeB
   } catch (error) {
     // The caller's recognizer failed (see xml-decoder.ts): its own error, not the reply's.
     if (error instanceof RecognizerFailure) throw error.cause;
-    if (error instanceof UndecodableReplyError) throw new UndecodableReplyError(error.detail, { ...site, status });
-    const statusError = errorFor(undefined, status, `unreadable ${input.format.toUpperCase()} body: ${shorten(start, 120)}`, input);
-    if (statusError) throw statusError;
-    throw new MalformedReplyError(`unreadable ${input.format.toUpperCase()} reply (${(error as Error).message}; ${size} bytes)`, {
-      ...site,
+    if (error instanceof UndecodableReplyError)
+      throw new UndecodableReplyError(error.detail, { ...site, status });
+    const statusError = errorFor(
+      undefined,
       status,
-      cause: error,
-    });
+      `unreadable ${input.format.toUpperCase()} body: ${shorten(start, 120)}`,
+      input,
+    );
+    if (statusError) throw statusError;
+    throw new MalformedReplyError(
+      `unreadable ${input.format.toUpperCase()} reply (${(error as Error).message}; ${size} bytes)`,
+      {
+        ...site,
+        status,
+        cause: error,
+      },
+    );
   }
   const tree = body.tree;
   const response = isTreeObject(tree) ? tree.response : undefined;
@@ -141,21 +170,41 @@ export async function readReply(input: ReplyInput, decode: BodyDecoder = decodeB
   }
   const echoed = response.requestId;
   if (echoed !== undefined && echoed !== input.requestId) {
-    throw new MalformedReplyError(`reply is for requestId ${JSON.stringify(echoed)}, not ${JSON.stringify(input.requestId)}`, { ...site, status });
+    throw new MalformedReplyError(
+      `reply is for requestId ${JSON.stringify(echoed)}, not ${JSON.stringify(input.requestId)}`,
+      { ...site, status },
+    );
   }
   const error = response.error;
   if (error !== undefined) {
     const code = isTreeObject(error) ? toInt(error.code) : undefined;
-    const message = isTreeObject(error) && typeof error.message === 'string' ? error.message : typeof error === 'string' ? error : 'no message';
-    throw errorFor(code, status, message, input) ?? new SourceError(`error: ${message}`, { ...site, code, status });
+    const message =
+      isTreeObject(error) && typeof error.message === 'string'
+        ? error.message
+        : typeof error === 'string'
+          ? error
+          : 'no message';
+    throw (
+      errorFor(code, status, message, input) ??
+      new SourceError(`error: ${message}`, { ...site, code, status })
+    );
   }
   const code = toInt(response.code);
-  const failure = errorFor(code !== undefined && code !== 200 ? code : undefined, status, `code ${response.code ?? 'absent'}`, input);
+  const failure = errorFor(
+    code !== undefined && code !== 200 ? code : undefined,
+    status,
+    `code ${response.code ?? 'absent'}`,
+    input,
+  );
   if (failure) throw failure;
   if (echoed === undefined) {
-    throw new MalformedReplyError(`reply does not echo requestId ${JSON.stringify(input.requestId)}`, { ...site, status });
+    throw new MalformedReplyError(`reply does not echo requestId ${JSON.stringify(input.requestId)}`, {
+      ...site,
+      status,
+    });
   }
-  if (!('result' in response)) throw new MalformedReplyError('reply has neither result nor error', { ...site, status });
+  if (!('result' in response))
+    throw new MalformedReplyError('reply has neither result nor error', { ...site, status });
   const records = recordsOf(input.records, response.result);
   return { ...recognized(records, body, input.site, status), pagination: paginationOf(response.result) };
 }
@@ -166,12 +215,20 @@ export async function readReply(input: ReplyInput, decode: BodyDecoder = decodeB
  * source sent a record as "No records found" text, say): digests that do not line up are dropped,
  * and a reply whose passed-over records would not line up is refused (the next try decodes it).
  */
-function recognized(records: unknown[], body: DecodedBody, site: CallSite, status: number): Pick<ReadReply, 'records' | 'textDigests'> {
+function recognized(
+  records: unknown[],
+  body: DecodedBody,
+  site: CallSite,
+  status: number,
+): Pick<ReadReply, 'records' | 'textDigests'> {
   const { digests, keys } = body;
   if (!digests) return { records };
   if (digests.length !== records.length) {
     if (keys?.some((key) => key !== undefined)) {
-      throw new MalformedReplyError(`the reply's ${records.length} records do not line up with its ${digests.length} record elements`, { ...site, status });
+      throw new MalformedReplyError(
+        `the reply's ${records.length} records do not line up with its ${digests.length} record elements`,
+        { ...site, status },
+      );
     }
     return { records };
   }
@@ -186,7 +243,9 @@ export function recordsOf(path: SourceMethod['records'], result: Tree | undefine
   if (!isTreeObject(result)) return asList(result).filter((item) => typeof item !== 'string');
   const [container, item] = path;
   const holder = result[container];
-  return isTreeObject(holder) ? asList(holder[item]) : asList(holder).filter((entry) => typeof entry !== 'string');
+  return isTreeObject(holder)
+    ? asList(holder[item])
+    : asList(holder).filter((entry) => typeof entry !== 'string');
 }
 
 function paginationOf(result: Tree | undefined): BodyPagination | undefined {
@@ -194,7 +253,8 @@ function paginationOf(result: Tree | undefined): BodyPagination | undefined {
   if (!isTreeObject(block)) return undefined;
   const links: Record<string, string> = {};
   if (isTreeObject(block.links)) {
-    for (const [rel, href] of Object.entries(block.links)) if (typeof href === 'string' && href !== '') links[rel] = href;
+    for (const [rel, href] of Object.entries(block.links))
+      if (typeof href === 'string' && href !== '') links[rel] = href;
   }
   return {
     totalCount: toInt(block.totalCount),

@@ -6,7 +6,6 @@ import { ExponentialBackoff, fullJitterGenerator, type IBackoff } from 'cockatie
 import { MAX_TIMER_DELAY_MS, type RetrySettings } from './settings.js';
 import { SourceError, ThrottledError } from './errors.js';
 
-
 /** A delay made safe for `setTimeout`: whole, at least 0, and below 2^31 ms. */
 export function timerDelay(ms: number): number {
   if (!(ms > 0)) return 0;
@@ -54,7 +53,8 @@ export class RetrySchedule {
     if (!isRetryable(error) || attempt >= this.settings.maxAttempts) return undefined;
     this.backoff = this.backoff ? this.backoff.next(undefined) : this.factory.next();
     let delay = this.backoff.duration;
-    if (error instanceof ThrottledError && error.retryAfterMs !== undefined) delay = Math.max(delay, Math.min(error.retryAfterMs, this.maxServerWaitMs));
+    if (error instanceof ThrottledError && error.retryAfterMs !== undefined)
+      delay = Math.max(delay, Math.min(error.retryAfterMs, this.maxServerWaitMs));
     if (this.waitedMs + delay > this.settings.maxTotalWaitMs) return undefined;
     this.waitedMs += delay;
     return delay;

@@ -37,7 +37,9 @@ export interface RateLimitSettings {
   maxWaitMs: number;
 }
 
-/** The auth modes of the source: Basic auth at `/api/v1/{area}`, or the API-key gateway at `/ext/orgs/{org}/v1/{area}`. */
+/**
+ * The auth modes of the source: Basic auth at `/api/v1/{area}`, or the API-key gateway at `/ext/orgs/{org}/v1/{area}`.
+ */
 export const AUTH_TYPES = ['basic', 'apikey'] as const;
 export type AuthType = (typeof AUTH_TYPES)[number];
 

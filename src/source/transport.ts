@@ -109,8 +109,12 @@ export class Transport {
       });
       status = response.statusCode;
       const replyHeaders: Record<string, string | undefined> = {};
-      for (const [name, value] of Object.entries(response.headers)) replyHeaders[name.toLowerCase()] = headerText(value);
-      const body = await this.readBody(response.body, replyHeaders['content-length'], { ...call.site, status });
+      for (const [name, value] of Object.entries(response.headers))
+        replyHeaders[name.toLowerCase()] = headerText(value);
+      const body = await this.readBody(response.body, replyHeaders['content-length'], {
+        ...call.site,
+        status,
+      });
       return { status, headers: replyHeaders, body };
     } catch (error) {
       if (error instanceof ReplyTooLargeError) throw error;
@@ -123,9 +127,16 @@ export class Transport {
           cause: error,
         });
       }
-      const reason = error instanceof Error ? `${(error as { code?: string }).code ?? error.name}: ${error.message}` : String(error);
+      const reason =
+        error instanceof Error
+          ? `${(error as { code?: string }).code ?? error.name}: ${error.message}`
+          : String(error);
       if (status !== undefined) {
-        throw new MalformedReplyError(`reply body cut short (${reason})`, { ...call.site, status, cause: error });
+        throw new MalformedReplyError(`reply body cut short (${reason})`, {
+          ...call.site,
+          status,
+          cause: error,
+        });
       }
       throw new TransportError(`no reply (${reason})`, { ...call.site, failure: 'network', cause: error });
     }
@@ -138,9 +149,14 @@ export class Transport {
    * is never held twice over (its chunks, then their concatenation); bytes past the announced
    * length are kept as chunks.
    */
-  private async readBody(body: Dispatcher.ResponseData['body'], contentLength: string | undefined, site: CallSite & { status: number }): Promise<Buffer> {
+  private async readBody(
+    body: Dispatcher.ResponseData['body'],
+    contentLength: string | undefined,
+    site: CallSite & { status: number },
+  ): Promise<Buffer> {
     const limit = this.options.maxReplyBytes ?? MAX_REPLY_BYTES;
-    const announced = contentLength !== undefined && /^\d+$/.test(contentLength.trim()) ? Number(contentLength) : undefined;
+    const announced =
+      contentLength !== undefined && /^\d+$/.test(contentLength.trim()) ? Number(contentLength) : undefined;
     if (announced !== undefined && announced > limit) {
       body.destroy();
       throw new ReplyTooLargeError(limit, { ...site, received: 0, announced });

@@ -14,7 +14,7 @@ import type { RateWindowState } from './rate-headers.js';
 export type ParamValue = string | number | boolean | Date | readonly (string | number)[];
 
 /** Kinds of parameter values, each with its encoding (see `encodeParams`). */
-const PARAM_KINDS = ['id', 'idList', 'text', 'date', 'boolean', 'postMonth'] as const;
+export const PARAM_KINDS = ['id', 'idList', 'text', 'date', 'boolean', 'postMonth'] as const;
 export type ParamKind = (typeof PARAM_KINDS)[number];
 
 /** One parameter of a method. */
@@ -66,7 +66,10 @@ export interface SourceRequest {
  * each record's text, with `salt`, and asks `lookup` which digests the caller holds.
  */
 export interface RecordRecognizer {
-  /** Mixed into every digest: whatever besides the text decides what a record loads as (the normalization's and the method's versions). */
+  /**
+   * Mixed into every digest: whatever besides the text decides what a record loads as (the normalization's
+   * and the method's versions).
+   */
   salt: string;
   /** The key of each record the caller holds, by the digest of its text, among `digests`. */
   lookup(digests: readonly string[]): Promise<ReadonlyMap<string, string>>;
@@ -91,7 +94,10 @@ export interface SourcePage {
    * or, when the caller passed a `RecordRecognizer`, a `KnownRecord` for a record it holds.
    */
   records: unknown[];
-  /** With a `RecordRecognizer`: the digest of each record's text (by the index of `records`), when the reply was digested. */
+  /**
+   * With a `RecordRecognizer`: the digest of each record's text (by the index of `records`), when the reply
+   * was digested.
+   */
   textDigests?: readonly string[];
   /** `X-Total-Count` or the body's pagination total, when the source sent one. */
   totalCount?: number;

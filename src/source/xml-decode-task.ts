@@ -4,7 +4,12 @@
  */
 import type { MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
-import { decodeXmlRecognizing, decodeXmlToJson, type ContainerPath, type RecognizedJson } from './codec-xml-split.js';
+import {
+  decodeXmlRecognizing,
+  decodeXmlToJson,
+  type ContainerPath,
+  type RecognizedJson,
+} from './codec-xml-split.js';
 
 export interface XmlDecodeTask {
   /** The reply's UTF-8 bytes, moved to the thread. */
@@ -21,7 +26,8 @@ export type PassOverAnswer = { passed: boolean[] } | { error: string };
 /** Sends the digests over the port and waits for the answer. */
 function ask(port: MessagePort, digests: string[]): Promise<boolean[]> {
   return new Promise((resolve, reject) => {
-    const onClose = () => reject(new Error('the main thread closed the port before answering which records to pass over'));
+    const onClose = () =>
+      reject(new Error('the main thread closed the port before answering which records to pass over'));
     port.once('close', onClose);
     port.once('message', (answer: PassOverAnswer) => {
       port.off('close', onClose);
@@ -39,7 +45,10 @@ function ask(port: MessagePort, digests: string[]): Promise<boolean[]> {
  */
 function moved(result: RecognizedJson, reply: Uint8Array): RecognizedJson {
   // piscina's own protocol of a value with its transferables (its types name the symbols only as `symbol`).
-  const value = { [Piscina.transferableSymbol]: [result.json.buffer, reply.buffer], [Piscina.valueSymbol]: result } as unknown as Parameters<typeof Piscina.move>[0];
+  const value = {
+    [Piscina.transferableSymbol]: [result.json.buffer, reply.buffer],
+    [Piscina.valueSymbol]: result,
+  } as unknown as Parameters<typeof Piscina.move>[0];
   return Piscina.move(value) as unknown as RecognizedJson;
 }
 
@@ -47,7 +56,14 @@ export default async function decodeXmlTask(task: XmlDecodeTask): Promise<Recogn
   const recognize = task.recognize;
   if (!recognize) return moved({ json: decodeXmlToJson(task.bytes, task.container) }, task.bytes);
   try {
-    return moved(await decodeXmlRecognizing(task.bytes, task.container, { item: recognize.item, salt: recognize.salt, passOver: (digests) => ask(recognize.port, digests) }), task.bytes);
+    return moved(
+      await decodeXmlRecognizing(task.bytes, task.container, {
+        item: recognize.item,
+        salt: recognize.salt,
+        passOver: (digests) => ask(recognize.port, digests),
+      }),
+      task.bytes,
+    );
   } finally {
     recognize.port.close();
   }

@@ -80,7 +80,10 @@ function taskModule(): TaskModule {
   if (existsSync(fileURLToPath(compiled))) return { filename: compiled.href };
   // tsx as this checkout has it: a bare name would be looked for from the working folder.
   const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
-  return { filename: new URL('../source/xml-decode-task.ts', import.meta.url).href, execArgv: ['--import', tsx] };
+  return {
+    filename: new URL('../source/xml-decode-task.ts', import.meta.url).href,
+    execArgv: ['--import', tsx],
+  };
 }
 
 function defaultThreads(): number {
@@ -109,7 +112,8 @@ export function createXmlDecoder(options: XmlDecoderOptions = {}): XmlDecoder {
   // With the pool, the tasks waiting on it, each failed should one of its threads fail otherwise
   // than by its memory (its task module does not load, say): piscina would keep them queued for
   // a thread that never starts.
-  let pool: { threads: Piscina<XmlDecodeTask, RecognizedJson>; waiting: Set<(error: Error) => void> } | undefined;
+  let pool:
+    { threads: Piscina<XmlDecodeTask, RecognizedJson>; waiting: Set<(error: Error) => void> } | undefined;
   let closed = false;
 
   function pooled(): NonNullable<typeof pool> {
@@ -134,7 +138,9 @@ export function createXmlDecoder(options: XmlDecoderOptions = {}): XmlDecoder {
       started.on('error', (error: unknown) => {
         // A thread ended for its memory rejects its task (reported below); piscina replaces it.
         if (outOfMemory(error)) return;
-        const failure = new Error(`the XML decoding thread failed: ${error instanceof Error ? error.message : String(error)}`);
+        const failure = new Error(
+          `the XML decoding thread failed: ${error instanceof Error ? error.message : String(error)}`,
+        );
         for (const fail of current.waiting) fail(failure);
         if (pool === current) pool = undefined;
         void started.destroy().catch(() => undefined);
@@ -157,18 +163,28 @@ export function createXmlDecoder(options: XmlDecoderOptions = {}): XmlDecoder {
   }
 
   /** Decodes on a thread, answering its question about the records over a port of its own. */
-  async function onThread(bytes: Uint8Array, container: ContainerPath, lookup: ReplyLookup | undefined): Promise<RecognizedJson> {
+  async function onThread(
+    bytes: Uint8Array,
+    container: ContainerPath,
+    lookup: ReplyLookup | undefined,
+  ): Promise<RecognizedJson> {
     const transferList: TransferListItem[] = [bytes.buffer as ArrayBuffer];
     if (!lookup) return run({ bytes, container }, transferList);
     const { port1, port2 } = new MessageChannel();
     port1.on('message', (digests: string[]) => {
       lookup.passOver(digests).then(
         (passed) => port1.postMessage({ passed } satisfies PassOverAnswer),
-        (error: unknown) => port1.postMessage({ error: error instanceof Error ? error.message : String(error) } satisfies PassOverAnswer),
+        (error: unknown) =>
+          port1.postMessage({
+            error: error instanceof Error ? error.message : String(error),
+          } satisfies PassOverAnswer),
       );
     });
     try {
-      return await run({ bytes, container, recognize: { item: lookup.item, salt: lookup.salt, port: port2 } }, [...transferList, port2]);
+      return await run(
+        { bytes, container, recognize: { item: lookup.item, salt: lookup.salt, port: port2 } },
+        [...transferList, port2],
+      );
     } finally {
       port1.close();
     }
@@ -180,10 +196,17 @@ export function createXmlDecoder(options: XmlDecoderOptions = {}): XmlDecoder {
       try {
         if (closed || body.byteLength < minBytes) {
           if (!lookup) return { tree: decodeXml(utf8Text(body)) };
-          return lookup.decoded(await decodeXmlRecognizing(body, container, { item: lookup.item, salt: lookup.salt, passOver: lookup.passOver }));
+          return lookup.decoded(
+            await decodeXmlRecognizing(body, container, {
+              item: lookup.item,
+              salt: lookup.salt,
+              passOver: lookup.passOver,
+            }),
+          );
         }
         // The bytes move to the thread without a copy when they fill their buffer; else a copy of them does.
-        const bytes = body.byteOffset === 0 && body.buffer.byteLength === body.byteLength ? body : new Uint8Array(body);
+        const bytes =
+          body.byteOffset === 0 && body.buffer.byteLength === body.byteLength ? body : new Uint8Array(body);
         const json = await onThread(bytes, container, lookup);
         return lookup ? lookup.decoded(json) : { tree: parseJson(json.json) };
       } catch (error) {

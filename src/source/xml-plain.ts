@@ -9,7 +9,18 @@
 import type { Tree, TreeObject } from './tree.js';
 
 /** Element names the parser renames or refuses (they could pollute prototypes); compared lower-cased. */
-const RESERVED_NAMES = new Set(['hasownproperty', 'tostring', 'valueof', '__definegetter__', '__definesetter__', '__lookupgetter__', '__lookupsetter__', '__proto__', 'constructor', 'prototype']);
+const RESERVED_NAMES = new Set([
+  'hasownproperty',
+  'tostring',
+  'valueof',
+  '__definegetter__',
+  '__definesetter__',
+  '__lookupgetter__',
+  '__lookupsetter__',
+  '__proto__',
+  'constructor',
+  'prototype',
+]);
 /** Names read here: plain ASCII names (anything else goes to the parser, which checks names its own way). */
 const PLAIN_NAME = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
 /** The parser's nesting limit is 100; deeper elements go to it. */
@@ -18,9 +29,20 @@ const MAX_DEPTH = 90;
 const REFERENCE = /&(?:#(\d{1,7})|#x([0-9a-fA-F]{1,6})|(amp|lt|gt|quot|apos));/g;
 const NAMED: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
 
-/** Characters a numeric reference may name here: those the parser keeps as they are (it drops C0 and C1 controls and non-characters). */
+/**
+ * Characters a numeric reference may name here: those the parser keeps as they are (it drops C0 and C1
+ * controls and non-characters).
+ */
 function keptCharacter(code: number): boolean {
-  return code === 9 || code === 10 || code === 13 || (code >= 0x20 && code <= 0x7e) || (code >= 0xa0 && code <= 0xd7ff) || (code >= 0xe000 && code <= 0xfffd) || (code >= 0x10000 && code <= 0x10ffff);
+  return (
+    code === 9 ||
+    code === 10 ||
+    code === 13 ||
+    (code >= 0x20 && code <= 0x7e) ||
+    (code >= 0xa0 && code <= 0xd7ff) ||
+    (code >= 0xe000 && code <= 0xfffd) ||
+    (code >= 0x10000 && code <= 0x10ffff)
+  );
 }
 
 /** An element's text with its references decoded, or undefined when it is not plain. */
@@ -30,15 +52,18 @@ function plainText(raw: string): string | undefined {
   // Every `&` must start one of the references read here.
   if (raw.replace(REFERENCE, '').includes('&')) return undefined;
   let plain = true;
-  const decoded = raw.replace(REFERENCE, (_match, decimal: string | undefined, hex: string | undefined, name: string | undefined) => {
-    if (name !== undefined) return NAMED[name];
-    const code = decimal !== undefined ? Number(decimal) : parseInt(hex!, 16);
-    if (!keptCharacter(code)) {
-      plain = false;
-      return '';
-    }
-    return String.fromCodePoint(code);
-  });
+  const decoded = raw.replace(
+    REFERENCE,
+    (_match, decimal: string | undefined, hex: string | undefined, name: string | undefined) => {
+      if (name !== undefined) return NAMED[name];
+      const code = decimal !== undefined ? Number(decimal) : parseInt(hex!, 16);
+      if (!keptCharacter(code)) {
+        plain = false;
+        return '';
+      }
+      return String.fromCodePoint(code);
+    },
+  );
   return plain ? decoded : undefined;
 }
 
@@ -49,7 +74,10 @@ interface Open {
   text: string;
 }
 
-/** Adds a child's value under its name: a second child of a name makes a list. False when the element holds text beside children. */
+/**
+ * Adds a child's value under its name: a second child of a name makes a list. False when the element holds
+ * text beside children.
+ */
 function addChild(parent: Open, name: string, value: Tree): boolean {
   if (parent.text.trim() !== '') return false;
   const children = (parent.children ??= {});

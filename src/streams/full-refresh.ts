@@ -7,7 +7,13 @@ import { addDays } from '../dates/days.js';
  * loaded on the same day spreads its refreshes, and the call budget, evenly over the days, and
  * no scope waits longer than a period.
  */
-export function nextFullRefresh(today: string, periodDays: number, first: boolean, slot: number, scopes: number): string {
+export function nextFullRefresh(
+  today: string,
+  periodDays: number,
+  first: boolean,
+  slot: number,
+  scopes: number,
+): string {
   if (!first || periodDays <= 1) return addDays(today, periodDays);
   return addDays(today, Math.max(1, Math.floor(((slot + 1) * periodDays) / Math.max(1, scopes))));
 }

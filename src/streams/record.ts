@@ -26,10 +26,13 @@ export function nested(record: TreeObject, field: string): TreeObject {
 export function listOf(record: TreeObject, container: string, ...itemKeys: string[]): TreeObject[] {
   const holder = record[container];
   if (holder === undefined || holder === null || holder === '') return [];
-  if (typeof holder === 'string') return asList(holder).map((item, index) => asObject(item, `${container}[${index}]`));
+  if (typeof holder === 'string')
+    return asList(holder).map((item, index) => asObject(item, `${container}[${index}]`));
   const box = asObject(holder, container);
   const key = itemKeys.find((name) => box[name] !== undefined);
-  return asList<unknown>(key ? box[key] : undefined).map((item, index) => asObject(item, `${container}.${key}[${index}]`));
+  return asList<unknown>(key ? box[key] : undefined).map((item, index) =>
+    asObject(item, `${container}.${key}[${index}]`),
+  );
 }
 
 /** The record without the given keys (the children that have tables of their own). */

@@ -8,20 +8,26 @@ import { z } from 'zod';
 import { CHUNK_SIZES, type ChunkSize } from '../dates/calendar.js';
 
 /** A cron expression of five or six fields. */
-export const cronSchema = z
-  .string()
-  .refine((value) => isValidCron(value), { message: 'is not a valid cron expression; expected five or six fields such as "0 2 * * *"' });
+export const cronSchema = z.string().refine((value) => isValidCron(value), {
+  message: 'is not a valid cron expression; expected five or six fields such as "0 2 * * *"',
+});
 
 export const positiveInt = z.coerce.number().int().positive();
 export const nonNegativeInt = z.coerce.number().int().nonnegative();
 
 /** The settings every stream has: whether it runs, when the scheduler runs it, its backfill chunk. */
-export function streamSettings<Extra extends z.ZodRawShape>(defaults: { schedule: string; chunk: ChunkSize }, extra: Extra) {
+export function streamSettings<Extra extends z.ZodRawShape>(
+  defaults: { schedule: string; chunk: ChunkSize },
+  extra: Extra,
+) {
   return z
     .object({
       enabled: z.boolean().default(true).describe('Whether syncs run this stream when none is named.'),
       schedule: cronSchema.default(defaults.schedule).describe('When the scheduler runs the stream.'),
-      chunk: z.enum(CHUNK_SIZES, { message: 'expected 1m, 3m or 1y' }).default(defaults.chunk).describe('Chunk size of a backfill: 1m, 3m or 1y.'),
+      chunk: z
+        .enum(CHUNK_SIZES, { message: 'expected 1m, 3m or 1y' })
+        .default(defaults.chunk)
+        .describe('Chunk size of a backfill: 1m, 3m or 1y.'),
       ...extra,
     })
     .strict();

@@ -28,7 +28,9 @@ export interface StreamManifest {
   settings(builders: SettingsBuilders): ZodType;
   /** Its tables, parent first (the warehouse's schema is assembled from these). */
   tables: readonly SourceTable[];
-  /** How one property's whole scope is read again and compared (`propsync verify`); absent: the stream is not verified. */
+  /**
+   * How one property's whole scope is read again and compared (`propsync verify`); absent: the stream is not verified.
+   */
   verify?: VerifyDeclaration;
 }
 
@@ -73,6 +75,7 @@ export interface Discovery {
  * A stream's code: how its cursors and the source's today become work units, and how one
  * source record becomes typed rows. `Settings` are the stream's own, `Rows` its tables' rows.
  */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a registry holds streams of every settings type
 export interface StreamCode<Settings = any, Rows = RowsByTable> {
   /** The incremental (or `full`) plan: one lane per property or property group. */
   plan(context: PlanContext<Settings>): Promise<Lane[]>;
@@ -91,11 +94,13 @@ export interface StreamCode<Settings = any, Rows = RowsByTable> {
  * A stream, loaded: its manifest's declarations (which method it calls, its record's name, its
  * tables) with its code. The engine (src/sync/) runs the work units and knows no stream by name.
  */
-export interface StreamDefinition<Name extends string = string> extends StreamCode, Pick<StreamManifest, 'method' | 'entity' | 'tables' | 'verify'> {
+export interface StreamDefinition<Name extends string = string>
+  extends StreamCode, Pick<StreamManifest, 'method' | 'entity' | 'tables' | 'verify'> {
   name: Name;
 }
 
 /** What planning may look at. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a registry holds streams of every settings type
 export interface PlanContext<Settings = any> {
   /**
    * The warehouse. A stream types it by its own tables (`const db: TablesDb<typeof TABLES> =
@@ -113,7 +118,10 @@ export interface PlanContext<Settings = any> {
   propertyIds: string[];
   full: boolean;
   /** The current value and state of a cursor, if set. */
-  cursor(scope: string, cursor: string): Promise<{ value: string | null; state: Record<string, unknown> } | undefined>;
+  cursor(
+    scope: string,
+    cursor: string,
+  ): Promise<{ value: string | null; state: Record<string, unknown> } | undefined>;
 }
 
 export interface NormalizeContext {
@@ -174,5 +182,8 @@ export interface WorkUnitPlan {
 /** Declarative work done in the transaction of a work unit's last page. */
 export type CompletionAction =
   | { type: 'cursor'; scope: string; cursor: string; value: string; state?: Record<string, unknown> }
-  /** Parent rows in scope that this unit did not see are marked deleted, with their children: the source no longer lists them. */
+  /**
+   * Parent rows in scope that this unit did not see are marked deleted, with their children: the source no
+   * longer lists them.
+   */
   | { type: 'mark-unseen-deleted'; scope: { column: string; values: number[] } };

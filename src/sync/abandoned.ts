@@ -13,11 +13,15 @@ export interface AbandonedRun {
 
 /**
  * Closes as `abandoned` the runs of an account's `streams` still marked running, other than `runId`, with
- * their running work units (not the runs put on the queue). The caller holds those streams' locks, and a run holds its locks
+ * their running work units (not the runs put on the queue). The caller holds those streams' locks, and a run
+ * holds its locks
  * until it ends, so such a run's process died. Each run's counters are summed from its units
  * and it ends at its last heartbeat; its unfinished units resume from their checkpoints as before.
  */
-export async function closeAbandonedRuns(db: Db, args: { account: string; runId: number; streams: readonly StreamName[] }): Promise<AbandonedRun[]> {
+export async function closeAbandonedRuns(
+  db: Db,
+  args: { account: string; runId: number; streams: readonly StreamName[] },
+): Promise<AbandonedRun[]> {
   const rows = await db
     .selectFrom('sync_runs')
     .select(['run_id', 'streams', 'host', 'pid', 'started_at', 'heartbeat_at', 'work_units_total'])
@@ -39,8 +43,21 @@ export async function closeAbandonedRuns(db: Db, args: { account: string; runId:
         .where('run_id', '=', row.run_id)
         .where('status', '=', 'running')
         .execute();
-      await finishRun(trx, { runId: row.run_id, status: 'abandoned', error: why, extraCalls: 0, throttled: 0, workUnitsTotal: row.work_units_total, finishedAt: row.heartbeat_at ?? row.started_at });
+      await finishRun(trx, {
+        runId: row.run_id,
+        status: 'abandoned',
+        error: why,
+        extraCalls: 0,
+        throttled: 0,
+        workUnitsTotal: row.work_units_total,
+        finishedAt: row.heartbeat_at ?? row.started_at,
+      });
     });
   }
-  return rows.map((row) => ({ runId: row.run_id, streams: row.streams as StreamName[], host: row.host, pid: row.pid }));
+  return rows.map((row) => ({
+    runId: row.run_id,
+    streams: row.streams as StreamName[],
+    host: row.host,
+    pid: row.pid,
+  }));
 }

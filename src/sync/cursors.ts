@@ -7,11 +7,25 @@ export interface CursorValue {
 }
 
 /** Reads the cursors of an account's stream, all in one statement: a plan asks for one per scope. */
-export function cursorReader(db: Db, account: string, stream: string): (scope: string, cursor: string) => Promise<CursorValue | undefined> {
+export function cursorReader(
+  db: Db,
+  account: string,
+  stream: string,
+): (scope: string, cursor: string) => Promise<CursorValue | undefined> {
   let all: Promise<Map<string, CursorValue>> | undefined;
   const load = async () => {
-    const rows = await db.selectFrom('sync_cursors').select(['scope', 'cursor', 'value', 'state']).where('account_id', '=', account).where('stream', '=', stream).execute();
-    return new Map(rows.map((row) => [cursorKey(row.scope, row.cursor), { value: row.value, state: (row.state ?? {}) as Record<string, unknown> }]));
+    const rows = await db
+      .selectFrom('sync_cursors')
+      .select(['scope', 'cursor', 'value', 'state'])
+      .where('account_id', '=', account)
+      .where('stream', '=', stream)
+      .execute();
+    return new Map(
+      rows.map((row) => [
+        cursorKey(row.scope, row.cursor),
+        { value: row.value, state: (row.state ?? {}) as Record<string, unknown> },
+      ]),
+    );
   };
   return async (scope, cursor) => (await (all ??= load())).get(cursorKey(scope, cursor));
 }
@@ -28,8 +42,14 @@ export interface CursorWrite {
   state?: Record<string, unknown>;
 }
 
-/** Sets cursors of an account's stream, in one statement; called in the transaction of the page that completes their window. */
-export async function writeCursors(db: Db, args: { account: string; stream: string; runId: number; cursors: readonly CursorWrite[] }): Promise<void> {
+/**
+ * Sets cursors of an account's stream, in one statement; called in the transaction of the page that
+ * completes their window.
+ */
+export async function writeCursors(
+  db: Db,
+  args: { account: string; stream: string; runId: number; cursors: readonly CursorWrite[] },
+): Promise<void> {
   if (args.cursors.length === 0) return;
   // One statement may not set a row twice: a cursor named again keeps its last value, as a second write would.
   const last = new Map(args.cursors.map((cursor) => [cursorKey(cursor.scope, cursor.cursor), cursor]));

@@ -24,7 +24,15 @@ export async function runSync(request: SyncRequest, deps: SyncDeps): Promise<Run
   const streams = streamsOf(request, deps);
   const kind = request.kind === 'backfill' ? 'backfill' : request.full ? 'full' : 'sync';
   const reconnect = engineReconnect(config.database.reconnect, deps.logger);
-  const runId = await reconnect.execute(() => createRun(db, { account: account.id, kind, streams, propertyIds: request.propertyIds, requested: request }));
+  const runId = await reconnect.execute(() =>
+    createRun(db, {
+      account: account.id,
+      kind,
+      streams,
+      propertyIds: request.propertyIds,
+      requested: request,
+    }),
+  );
   const logger = accountLogger(deps.logger, account.id, { runId });
   // New pages and work units stop on a signal, or when a stream's lock is lost for good.
   const stop = lock && signal ? AbortSignal.any([signal, lock.signal]) : (lock?.signal ?? signal);
@@ -46,10 +54,21 @@ export async function runSync(request: SyncRequest, deps: SyncDeps): Promise<Run
         workUnitsTotal: workUnits,
       }),
     );
-    await cleanUpSeen(db, { runId, abandonedAfterMinutes: config.abandonedAfterMinutes }).catch((error: unknown) =>
-      logger.warn({ event: 'seen_cleanup_failed', err: (error as Error).message }, `could not remove the seen keys of finished work units: ${(error as Error).message}`),
+    await cleanUpSeen(db, { runId, abandonedAfterMinutes: config.abandonedAfterMinutes }).catch(
+      (error: unknown) =>
+        logger.warn(
+          { event: 'seen_cleanup_failed', err: (error as Error).message },
+          `could not remove the seen keys of finished work units: ${(error as Error).message}`,
+        ),
     );
-    const summary: RunSummary = { ...counts, account: account.id, kind: request.kind, streams, durationMs: Date.now() - started, errors };
+    const summary: RunSummary = {
+      ...counts,
+      account: account.id,
+      kind: request.kind,
+      streams,
+      durationMs: Date.now() - started,
+      errors,
+    };
     logFinished(logger, summary);
     observer?.onRunEnd?.(summary);
     return summary;
@@ -60,7 +79,9 @@ export async function runSync(request: SyncRequest, deps: SyncDeps): Promise<Run
     plan = await reconnect.execute(() => planRun(request, streams, { ...deps, logger, signal: stop }), stop);
     discoveryCalls = client.stats().calls - before.calls;
     const planned = plan;
-    await reconnect.execute(() => notePlan(db, runId, { sourceToday: planned.today, workUnits: planned.workUnits }));
+    await reconnect.execute(() =>
+      notePlan(db, runId, { sourceToday: planned.today, workUnits: planned.workUnits }),
+    );
   } catch (error) {
     discoveryCalls = client.stats().calls - before.calls;
     const message = error instanceof Error ? error.message : String(error);
@@ -68,13 +89,34 @@ export async function runSync(request: SyncRequest, deps: SyncDeps): Promise<Run
     return finish(isBudgetError(error) ? 'budget_exhausted' : 'failed', [message], 0);
   }
   logger.info(
-    { event: 'run_planned', kind, streams, properties: plan.propertyIds.length, lanes: plan.lanes.length, workUnits: plan.workUnits, sourceToday: plan.today },
+    {
+      event: 'run_planned',
+      kind,
+      streams,
+      properties: plan.propertyIds.length,
+      lanes: plan.lanes.length,
+      workUnits: plan.workUnits,
+      sourceToday: plan.today,
+    },
     `run ${runId} (${kind}): ${plan.workUnits} work units over ${plan.propertyIds.length} properties, source today ${plan.today}`,
   );
   let outcome;
   try {
-    observer?.onRunStart?.({ account: account.id, runId, kind: request.kind, streams, workUnits: plan.workUnits, byStream: plan.byStream });
-    outcome = await runLanes(plan.lanes, runId, { ...deps, signal: stop, logger, latestDay: plan.latestDay, reconnect });
+    observer?.onRunStart?.({
+      account: account.id,
+      runId,
+      kind: request.kind,
+      streams,
+      workUnits: plan.workUnits,
+      byStream: plan.byStream,
+    });
+    outcome = await runLanes(plan.lanes, runId, {
+      ...deps,
+      signal: stop,
+      logger,
+      latestDay: plan.latestDay,
+      reconnect,
+    });
   } catch (error) {
     // Whatever went wrong, the run's row says so rather than staying `running`.
     const message = error instanceof Error ? error.message : String(error);
@@ -91,9 +133,16 @@ export async function runSync(request: SyncRequest, deps: SyncDeps): Promise<Run
           ? 'partial'
           : 'failed';
   const errors = [...outcome.errors];
-  if (status === 'budget_exhausted') errors.unshift(`the daily call budget (${account.source.dailyCallBudget} calls) is spent; unfinished work resumes on the next run`);
-  if (status === 'interrupted' && !signal?.aborted) errors.unshift(`${(lock?.signal.reason as Error | undefined)?.message ?? 'stopped'}; unfinished work resumes from its checkpoints on the next run`);
-  else if (status === 'interrupted') errors.unshift('stopped by a signal; unfinished work resumes from its checkpoints on the next run');
+  if (status === 'budget_exhausted')
+    errors.unshift(
+      `the daily call budget (${account.source.dailyCallBudget} calls) is spent; unfinished work resumes on the next run`,
+    );
+  if (status === 'interrupted' && !signal?.aborted)
+    errors.unshift(
+      `${(lock?.signal.reason as Error | undefined)?.message ?? 'stopped'}; unfinished work resumes from its checkpoints on the next run`,
+    );
+  else if (status === 'interrupted')
+    errors.unshift('stopped by a signal; unfinished work resumes from its checkpoints on the next run');
   return finish(status, errors, plan.workUnits + outcome.addedUnits);
 }
 
@@ -101,26 +150,63 @@ export async function runSync(request: SyncRequest, deps: SyncDeps): Promise<Run
  * Closes the runs of a dead process on the run's streams (their locks are held), logs and
  * reports them. Housekeeping: a failure is logged, and the next run tries again.
  */
-async function closeAbandoned(deps: SyncDeps, runId: number, streams: StreamName[], reconnect: Reconnect, logger: SyncDeps['logger']): Promise<void> {
-  const abandoned = await reconnect.execute(() => closeAbandonedRuns(deps.db, { account: deps.account.id, runId, streams })).catch((error: Error) => {
-    logger.warn({ event: 'abandoned_close_failed', err: error.message }, `could not close the runs left running by a process that ended: ${error.message}`);
-    return [];
-  });
+async function closeAbandoned(
+  deps: SyncDeps,
+  runId: number,
+  streams: StreamName[],
+  reconnect: Reconnect,
+  logger: SyncDeps['logger'],
+): Promise<void> {
+  const abandoned = await reconnect
+    .execute(() => closeAbandonedRuns(deps.db, { account: deps.account.id, runId, streams }))
+    .catch((error: Error) => {
+      logger.warn(
+        { event: 'abandoned_close_failed', err: error.message },
+        `could not close the runs left running by a process that ended: ${error.message}`,
+      );
+      return [];
+    });
   for (const run of abandoned) {
     logger.warn(
-      { event: 'run_abandoned', abandonedRunId: run.runId, streams: run.streams, host: run.host, pid: run.pid },
+      {
+        event: 'run_abandoned',
+        abandonedRunId: run.runId,
+        streams: run.streams,
+        host: run.host,
+        pid: run.pid,
+      },
       `run ${run.runId} (${run.streams.join(', ')}) was left running by a process that ended (pid ${run.pid ?? '?'} on ${run.host ?? '?'}); closed it as abandoned`,
     );
   }
-  if (abandoned.length) deps.observer?.onRunsAbandoned?.({ account: deps.account.id, runId, abandoned: abandoned.map(({ runId: id, streams: names }) => ({ runId: id, streams: names })) });
+  if (abandoned.length)
+    deps.observer?.onRunsAbandoned?.({
+      account: deps.account.id,
+      runId,
+      abandoned: abandoned.map(({ runId: id, streams: names }) => ({ runId: id, streams: names })),
+    });
 }
 
 function logFinished(logger: SyncDeps['logger'], summary: RunSummary): void {
-  const { runId, status, workUnits, records, rowsInserted, rowsUpdated, rowsDeleted, quarantined, calls, durationMs } = summary;
+  const {
+    runId,
+    status,
+    workUnits,
+    records,
+    rowsInserted,
+    rowsUpdated,
+    rowsDeleted,
+    quarantined,
+    calls,
+    durationMs,
+  } = summary;
   logger.info(
     { event: 'run_finished', status, workUnits, ...pickCounts(RUN_COUNTERS, summary), durationMs },
     `run ${runId} ${status}: ${workUnits.done}/${workUnits.total} work units, ${records} records, ` +
       `${rowsInserted} inserted, ${rowsUpdated} updated, ${rowsDeleted} deleted, ${quarantined} quarantined, ${calls} calls`,
   );
-  if (quarantined > 0) logger.warn({ event: 'records_quarantined', quarantined }, `${quarantined} records quarantined; see propsync status`);
+  if (quarantined > 0)
+    logger.warn(
+      { event: 'records_quarantined', quarantined },
+      `${quarantined} records quarantined; see propsync status`,
+    );
 }

@@ -4,7 +4,15 @@ import type { MethodVersion } from '../source/settings.js';
 import type { CompletionAction, StreamDefinition, WorkUnitPlan } from '../streams/types.js';
 import type { Db } from '../catalog/tables.js';
 import { RecordError, tracingFields } from '../source/field-readers.js';
-import { markUnseenDeleted, storedParents, storedTextDigests, upsertRows, upsertStaged, type LoadRow, type UpsertCounts } from '../warehouse/bulk-load.js';
+import {
+  markUnseenDeleted,
+  storedParents,
+  storedTextDigests,
+  upsertRows,
+  upsertStaged,
+  type LoadRow,
+  type UpsertCounts,
+} from '../warehouse/bulk-load.js';
 import { checkRow } from '../warehouse/column-domains.js';
 import { SOURCE_HASH_COLUMN, SOURCE_TEXT_HASH_COLUMN, type SourceTable } from '../warehouse/schema.js';
 import { KnownRecord, type RecordRecognizer } from '../source/types.js';
@@ -12,7 +20,12 @@ import { isValueError, sqlState } from '../warehouse/connection-errors.js';
 import { inTransaction } from '../warehouse/transaction.js';
 import { ROW_COUNTERS, zeroCounts } from '../warehouse/run-counters.js';
 import { writeCursors } from './cursors.js';
-import { quarantineRecords, resolveKeylessForUnit, resolveQuarantined, type QuarantineEntry } from './quarantine.js';
+import {
+  quarantineRecords,
+  resolveKeylessForUnit,
+  resolveQuarantined,
+  type QuarantineEntry,
+} from './quarantine.js';
 import type { RowCounts } from './types.js';
 import { crashPoint } from './crash-points.js';
 import { pageRetryLockKey } from './lock.js';
@@ -65,7 +78,9 @@ export async function loadPage(db: Db, page: PageToLoad): Promise<PageLoaded> {
   const seenKeys: number[] = [];
   const ready: ReadyRecord[] = [];
   const keys = page.records.map((record) => parsedKey(stream, record));
-  const toDecide = keys.flatMap((key, index) => (key.id === undefined || page.records[index] instanceof KnownRecord ? [] : [key.id]));
+  const toDecide = keys.flatMap((key, index) =>
+    key.id === undefined || page.records[index] instanceof KnownRecord ? [] : [key.id],
+  );
   const stored = await storedParents(db, stream.tables[0], toDecide, page.account);
   let skipped = 0;
   for (const [index, record] of page.records.entries()) {
@@ -84,58 +99,91 @@ export async function loadPage(db: Db, page: PageToLoad): Promise<PageLoaded> {
         skipped += 1;
         continue;
       }
-      ready.push({ index, ...checkedRecord(stream, record, page.version, { tree: digest, text: page.textDigests?.[index] }) });
+      ready.push({
+        index,
+        ...checkedRecord(stream, record, page.version, { tree: digest, text: page.textDigests?.[index] }),
+      });
     } catch (error) {
-      quarantined.push(quarantineOf(page, keys[index], index, error instanceof Error ? error.message : String(error)));
+      quarantined.push(
+        quarantineOf(page, keys[index], index, error instanceof Error ? error.message : String(error)),
+      );
     }
   }
 
   // Records none of which the warehouse has seen (a full load, a backfill): their rows are copied in, not merged.
   const fresh = ready.every((record) => !stored.present.has(record.key));
-  const loaded = await inTransaction(db, async (trx) => {
-    const written = await writeRecords(trx, stream, ready, { account: page.account, runId: page.runId, fresh });
-    const entries = [...quarantined, ...written.refused.map(({ record, message }) => quarantineOf(page, keys[record.index], record.index, `Postgres refused the record: ${message}`))];
-    const counts: PageLoaded = {
-      ...zeroCounts(ROW_COUNTERS),
-      records: page.records.length,
-      rowsInserted: written.inserted,
-      rowsUpdated: written.updated,
-      rowsUnchanged: skipped + written.unchanged,
-      rowsDeleted: written.deleted,
-      quarantined: entries.length,
-      problems: entries.map((entry) => entry.line),
-    };
-    await quarantineRecords(trx, entries.map((entry) => entry.entry));
-    await resolveQuarantined(trx, { account: page.account, stream: stream.name, keys: written.loaded.map((record) => String(record.key)), runId: page.runId });
-    if (plan.trackSeen && page.restart) await forgetSeen(trx, page.account, page.unitId);
-    else if (plan.trackSeen) await recordSeen(trx, page.account, page.unitId, stream.entity, seenKeys);
-    if (page.complete) counts.rowsDeleted += await complete(trx, stream, page, plan.onComplete);
-    const { clean } = await checkpointPage(trx, {
-      unitId: page.unitId,
-      nextPage: page.nextPage,
-      done: page.complete,
-      listingTotal: page.listingTotal,
-      progress: { ...counts, pages: 1, calls: page.calls, retries: page.retries, bytes: page.bytes },
-    });
-    if (page.complete && clean) await resolveKeylessForUnit(trx, { account: page.account, unitKey: plan.unitKey, runId: page.runId });
-    await page.guard?.(trx);
-    crashPoint('mid-commit');
-    return counts;
-  }, { retriesOneAtATime: pageRetryLockKey(page.account) }).catch((error: unknown) => {
+  const loaded = await inTransaction(
+    db,
+    async (trx) => {
+      const written = await writeRecords(trx, stream, ready, {
+        account: page.account,
+        runId: page.runId,
+        fresh,
+      });
+      const entries = [
+        ...quarantined,
+        ...written.refused.map(({ record, message }) =>
+          quarantineOf(page, keys[record.index], record.index, `Postgres refused the record: ${message}`),
+        ),
+      ];
+      const counts: PageLoaded = {
+        ...zeroCounts(ROW_COUNTERS),
+        records: page.records.length,
+        rowsInserted: written.inserted,
+        rowsUpdated: written.updated,
+        rowsUnchanged: skipped + written.unchanged,
+        rowsDeleted: written.deleted,
+        quarantined: entries.length,
+        problems: entries.map((entry) => entry.line),
+      };
+      await quarantineRecords(
+        trx,
+        entries.map((entry) => entry.entry),
+      );
+      await resolveQuarantined(trx, {
+        account: page.account,
+        stream: stream.name,
+        keys: written.loaded.map((record) => String(record.key)),
+        runId: page.runId,
+      });
+      if (plan.trackSeen && page.restart) await forgetSeen(trx, page.account, page.unitId);
+      else if (plan.trackSeen) await recordSeen(trx, page.account, page.unitId, stream.entity, seenKeys);
+      if (page.complete) counts.rowsDeleted += await complete(trx, stream, page, plan.onComplete);
+      const { clean } = await checkpointPage(trx, {
+        unitId: page.unitId,
+        nextPage: page.nextPage,
+        done: page.complete,
+        listingTotal: page.listingTotal,
+        progress: { ...counts, pages: 1, calls: page.calls, retries: page.retries, bytes: page.bytes },
+      });
+      if (page.complete && clean)
+        await resolveKeylessForUnit(trx, { account: page.account, unitKey: plan.unitKey, runId: page.runId });
+      await page.guard?.(trx);
+      crashPoint('mid-commit');
+      return counts;
+    },
+    { retriesOneAtATime: pageRetryLockKey(page.account) },
+  ).catch((error: unknown) => {
     throw isConstraintError(error) ? new WarehouseConstraintError(page, error) : error;
   });
   crashPoint('after-commit');
   return loaded;
 }
 
-/** A record's key as the source sent it (text, for the quarantine) and as a bigint id when it is one; a key that cannot be read is the record's error. */
+/**
+ * A record's key as the source sent it (text, for the quarantine) and as a bigint id when it is one; a key
+ * that cannot be read is the record's error.
+ */
 interface RecordKey {
   text?: string;
   id?: number;
   error?: unknown;
 }
 
-/** A record's key as text: the one the client gave a record it passed over (`KnownRecord`), else the stream's reading of the record. */
+/**
+ * A record's key as text: the one the client gave a record it passed over (`KnownRecord`), else the stream's
+ * reading of the record.
+ */
 export function keyOfRecord(stream: StreamDefinition, record: unknown): string | undefined {
   return record instanceof KnownRecord ? record.key : stream.recordKey(record);
 }
@@ -169,7 +217,12 @@ interface ReadyRecord {
  * that a value a column cannot hold is this record's error (naming the source field it came
  * from, and the column) rather than the page's.
  */
-function checkedRecord(stream: StreamDefinition, record: unknown, version: MethodVersion, digests: { tree: string; text?: string }): Omit<ReadyRecord, 'index'> {
+function checkedRecord(
+  stream: StreamDefinition,
+  record: unknown,
+  version: MethodVersion,
+  digests: { tree: string; text?: string },
+): Omit<ReadyRecord, 'index'> {
   const normalized = stream.normalize(record, { version });
   const rows = new Map<string, LoadRow[]>();
   for (const [position, table] of stream.tables.entries()) {
@@ -177,8 +230,17 @@ function checkedRecord(stream: StreamDefinition, record: unknown, version: Metho
     for (const row of tableRows) {
       const problem = checkRow(table, row);
       if (!problem) continue;
-      const where = problem.path === undefined ? fieldOf(stream, record, version, problem.value) : position === 0 ? problem.path : `${table.name}.${problem.column}.${problem.path}`;
-      throw new RecordError(where ?? `${table.name}.${problem.column}`, problem.value, `${problem.expected} for column ${table.name}.${problem.column}`);
+      const where =
+        problem.path === undefined
+          ? fieldOf(stream, record, version, problem.value)
+          : position === 0
+            ? problem.path
+            : `${table.name}.${problem.column}.${problem.path}`;
+      throw new RecordError(
+        where ?? `${table.name}.${problem.column}`,
+        problem.value,
+        `${problem.expected} for column ${table.name}.${problem.column}`,
+      );
     }
     rows.set(table.name, tableRows);
   }
@@ -194,7 +256,12 @@ function checkedRecord(stream: StreamDefinition, record: unknown, version: Metho
  * The source field a value of the record was read from. Normalization is a pure function of the
  * record, so it is traced only for a record that has a problem, by normalizing it once more.
  */
-function fieldOf(stream: StreamDefinition, record: unknown, version: MethodVersion, value: unknown): string | undefined {
+function fieldOf(
+  stream: StreamDefinition,
+  record: unknown,
+  version: MethodVersion,
+  value: unknown,
+): string | undefined {
   return tracingFields(() => stream.normalize(record, { version })).fieldOf(value);
 }
 
@@ -212,9 +279,18 @@ interface Written extends UpsertCounts {
  * the records Postgres refuses are left out, with its message. A constraint of the warehouse
  * (class 23) is not a record's fault: it fails the page.
  */
-async function writeRecords(trx: Db, stream: StreamDefinition, records: readonly ReadyRecord[], how: WriteOptions): Promise<Written> {
-  if (records.length === 0) return { inserted: 0, updated: 0, unchanged: 0, deleted: 0, loaded: [], refused: [] };
-  const attempt = async (name: string, batch: readonly ReadyRecord[]): Promise<UpsertCounts & { deleted: number }> => {
+async function writeRecords(
+  trx: Db,
+  stream: StreamDefinition,
+  records: readonly ReadyRecord[],
+  how: WriteOptions,
+): Promise<Written> {
+  if (records.length === 0)
+    return { inserted: 0, updated: 0, unchanged: 0, deleted: 0, loaded: [], refused: [] };
+  const attempt = async (
+    name: string,
+    batch: readonly ReadyRecord[],
+  ): Promise<UpsertCounts & { deleted: number }> => {
     await sql`savepoint ${sql.id(name)}`.execute(trx);
     try {
       const counts = await writeRows(trx, stream, batch, how);
@@ -265,7 +341,12 @@ interface WriteOptions {
  * search is skipped. It matters on a full load, when the tables grow faster than Postgres's
  * statistics and that search would read a whole table.
  */
-async function writeRows(trx: Db, stream: StreamDefinition, records: readonly ReadyRecord[], { account, runId, fresh }: WriteOptions): Promise<UpsertCounts & { deleted: number }> {
+async function writeRows(
+  trx: Db,
+  stream: StreamDefinition,
+  records: readonly ReadyRecord[],
+  { account, runId, fresh }: WriteOptions,
+): Promise<UpsertCounts & { deleted: number }> {
   const rowsOf = (table: SourceTable) => records.flatMap((record) => record.rows.get(table.name) ?? []);
   const [parent, ...children] = stream.tables;
   const counts = { inserted: 0, updated: 0, unchanged: 0, deleted: 0 };
@@ -278,14 +359,19 @@ async function writeRows(trx: Db, stream: StreamDefinition, records: readonly Re
   if (!fresh) {
     // Rows that may be in the warehouse: every table merged in one statement.
     const keys = records.map((record) => record.key);
-    const tables = stream.tables.map((table, index) => ({ spec: table, rows: rowsOf(table), parents: index === 0 ? undefined : keys }));
+    const tables = stream.tables.map((table, index) => ({
+      spec: table,
+      rows: rowsOf(table),
+      parents: index === 0 ? undefined : keys,
+    }));
     for (const written of await upsertStaged(trx, tables, runId, account)) add(written);
     return counts;
   }
   add(await upsertRows(trx, parent, rowsOf(parent), runId, { account, fresh }));
   const parentsNew = counts.updated === 0 && counts.unchanged === 0;
   const parents = parentsNew ? undefined : records.map((record) => record.key);
-  for (const table of children) add(await upsertRows(trx, table, rowsOf(table), runId, { account, fresh: parentsNew, parents }));
+  for (const table of children)
+    add(await upsertRows(trx, table, rowsOf(table), runId, { account, fresh: parentsNew, parents }));
   return counts;
 }
 
@@ -302,8 +388,15 @@ function isConstraintError(error: unknown): boolean {
 export class WarehouseConstraintError extends Error {
   override name = 'WarehouseConstraintError';
   constructor(page: Pick<PageToLoad, 'pageNo'>, cause: unknown) {
-    const { message, constraint, table, code } = cause as { message: string; constraint?: string; table?: string; code: string };
-    const where = [constraint && `constraint ${constraint}`, table && `table ${table}`, `SQLSTATE ${code}`].filter(Boolean).join(', ');
+    const { message, constraint, table, code } = cause as {
+      message: string;
+      constraint?: string;
+      table?: string;
+      code: string;
+    };
+    const where = [constraint && `constraint ${constraint}`, table && `table ${table}`, `SQLSTATE ${code}`]
+      .filter(Boolean)
+      .join(', ');
     super(
       `the warehouse refused page ${page.pageNo}: ${message} (${where}); a rule of the warehouse, not a bad record, so nothing was quarantined and the page was not loaded: fix or drop the constraint, then run again`,
       { cause },
@@ -348,13 +441,29 @@ function quarantineOf(page: PageToLoad, key: RecordKey, index: number, reason: s
   };
 }
 
-/** Runs a unit's completion actions: its cursors set in one statement, then the deletions. Returns the rows marked deleted. */
-async function complete(db: Db, stream: StreamDefinition, page: PageToLoad, actions: readonly CompletionAction[]): Promise<number> {
+/**
+ * Runs a unit's completion actions: its cursors set in one statement, then the deletions. Returns the rows
+ * marked deleted.
+ */
+async function complete(
+  db: Db,
+  stream: StreamDefinition,
+  page: PageToLoad,
+  actions: readonly CompletionAction[],
+): Promise<number> {
   const cursors = actions.flatMap((action) => (action.type === 'cursor' ? [action] : []));
   await writeCursors(db, { account: page.account, stream: stream.name, runId: page.runId, cursors });
   let deleted = 0;
   for (const action of actions) {
-    if (action.type === 'mark-unseen-deleted') deleted += await markUnseenDeleted(db, stream.tables, action.scope, (key) => seenBy(page.account, page.unitId, stream.entity, key), page.runId, page.account);
+    if (action.type === 'mark-unseen-deleted')
+      deleted += await markUnseenDeleted(
+        db,
+        stream.tables,
+        action.scope,
+        (key) => seenBy(page.account, page.unitId, stream.entity, key),
+        page.runId,
+        page.account,
+      );
   }
   return deleted;
 }
@@ -364,7 +473,11 @@ const NORMALIZATION_VERSION = '1';
 
 /** Digest of a whole decoded record: JSON and XML decode to the same tree, so to the same digest. */
 function recordDigest(record: unknown, version: string): string {
-  return createHash('sha1').update(NORMALIZATION_VERSION).update(version).update(JSON.stringify(record)).digest('base64');
+  return createHash('sha1')
+    .update(NORMALIZATION_VERSION)
+    .update(version)
+    .update(JSON.stringify(record))
+    .digest('base64');
 }
 
 /**
@@ -373,7 +486,12 @@ function recordDigest(record: unknown, version: string): string {
  * a record loads (the normalization's and the method's versions), so a row loaded under other
  * versions is not recognized.
  */
-export function recordRecognizer(db: Db, account: string, stream: StreamDefinition, version: MethodVersion): RecordRecognizer {
+export function recordRecognizer(
+  db: Db,
+  account: string,
+  stream: StreamDefinition,
+  version: MethodVersion,
+): RecordRecognizer {
   return {
     salt: `${NORMALIZATION_VERSION}:${version}`,
     lookup: (digests) => storedTextDigests(db, stream.tables[0], digests, account),

@@ -102,12 +102,20 @@ export function lockApplicationName(stream: string): string {
  * per database, so two processes sharing a warehouse exclude each other, wherever they run.
  * With `options.reconnect`, a lost lock connection is opened again and the lock taken again.
  */
-export async function withStreamLock<T>(databaseUrl: string, stream: string, fn: (lock: HeldLock) => Promise<T>, options: LockOptions = {}): Promise<LockOutcome<T>> {
+export async function withStreamLock<T>(
+  databaseUrl: string,
+  stream: string,
+  fn: (lock: HeldLock) => Promise<T>,
+  options: LockOptions = {},
+): Promise<LockOutcome<T>> {
   const session = new LockSession(databaseUrl, stream, options);
   try {
     const taken = await session.take();
     if (!taken.taken) return { acquired: false, holder: taken.holder };
-    const value = await fn({ signal: session.lost.signal, verify: (db, name) => (name === stream ? session.verify(db) : Promise.resolve()) });
+    const value = await fn({
+      signal: session.lost.signal,
+      verify: (db, name) => (name === stream ? session.verify(db) : Promise.resolve()),
+    });
     return { acquired: true, value };
   } finally {
     await session.release();
@@ -126,10 +134,20 @@ export async function withStreamLocks<T>(
 ): Promise<{ acquired: true; value: T } | { acquired: false; stream: string; holder: LockHolder | null }> {
   const ordered = [...new Set(streams)].sort();
   const held = new Map<string, HeldLock>();
-  const step = async (index: number): Promise<{ acquired: true; value: T } | { acquired: false; stream: string; holder: LockHolder | null }> => {
+  const step = async (
+    index: number,
+  ): Promise<
+    { acquired: true; value: T } | { acquired: false; stream: string; holder: LockHolder | null }
+  > => {
     if (index === ordered.length) {
       const signal = AbortSignal.any([...held.values()].map((lock) => lock.signal));
-      return { acquired: true, value: await fn({ signal, verify: (db, stream) => held.get(stream)?.verify(db, stream) ?? Promise.resolve() }) };
+      return {
+        acquired: true,
+        value: await fn({
+          signal,
+          verify: (db, stream) => held.get(stream)?.verify(db, stream) ?? Promise.resolve(),
+        }),
+      };
     }
     const outcome = await withStreamLock(
       databaseUrl,
@@ -173,13 +191,18 @@ class LockSession {
 
   /** Opens a connection and tries the lock on it; when another session holds it, says which. */
   async take(): Promise<{ taken: true } | { taken: false; holder: LockHolder | null }> {
-    const client = new pg.Client(sessionConfig(this.url, lockApplicationName(this.stream), this.options.timeouts));
+    const client = new pg.Client(
+      sessionConfig(this.url, lockApplicationName(this.stream), this.options.timeouts),
+    );
     client.on('error', (error) => this.onLost(client, error));
     client.on('end', () => this.onLost(client, new Error('the connection ended')));
     try {
       await client.connect();
       const tryLock = this.options.shared ? 'pg_try_advisory_lock_shared' : 'pg_try_advisory_lock';
-      const { rows } = await client.query<{ locked: boolean; pid: number }>(`select ${tryLock}($1::int, $2::int) as locked, pg_backend_pid() as pid`, [LOCK_NAMESPACE, this.key]);
+      const { rows } = await client.query<{ locked: boolean; pid: number }>(
+        `select ${tryLock}($1::int, $2::int) as locked, pg_backend_pid() as pid`,
+        [LOCK_NAMESPACE, this.key],
+      );
       if (rows[0]?.locked !== true) {
         const holder = await findHolder(client, this.key);
         await closeQuietly(client);
@@ -204,7 +227,9 @@ class LockSession {
         select 1 from pg_locks
          where locktype = 'advisory' and granted and pid = ${pid}
            and database = (select oid from pg_database where datname = current_database())
-           and classid = (${LOCK_NAMESPACE}::int)::oid and objid = (${this.key}::int)::oid and objsubid = 2) as held`.execute(db);
+           and classid = (${LOCK_NAMESPACE}::int)::oid and objid = (${this.key}::int)::oid and objsubid = 2) as held`.execute(
+      db,
+    );
     if (rows[0]?.held === true) return;
     if (client) this.onLost(client, new Error('its session no longer holds the lock'));
     throw new LockNotHeldError(notHeld);
@@ -234,22 +259,38 @@ class LockSession {
       this.lost.abort(new Error(lost));
       return;
     }
-    this.options.logger?.warn({ event: 'stream_lock_lost', stream: this.stream, err: error.message }, `${lost}; taking the lock again`);
+    this.options.logger?.warn(
+      { event: 'stream_lock_lost', stream: this.stream, err: error.message },
+      `${lost}; taking the lock again`,
+    );
     void this.retake(this.options.reconnect);
   }
 
   private async retake(settings: ReconnectSettings): Promise<void> {
     const reconnect = createReconnect(settings, { unref: true });
     try {
-      const outcome = await reconnect.execute(() => (this.released ? Promise.resolve({ taken: false as const, holder: null }) : this.take()));
+      const outcome = await reconnect.execute(() =>
+        this.released ? Promise.resolve({ taken: false as const, holder: null }) : this.take(),
+      );
       if (this.released) return void (await this.release());
       if (!outcome.taken) {
-        this.lost.abort(new Error(`lost the lock of stream ${this.stream} while its connection was down: ${describeHolder(this.stream, outcome.holder)} now`));
+        this.lost.abort(
+          new Error(
+            `lost the lock of stream ${this.stream} while its connection was down: ${describeHolder(this.stream, outcome.holder)} now`,
+          ),
+        );
         return;
       }
-      this.options.logger?.info({ event: 'stream_lock_retaken', stream: this.stream }, `took the lock of stream ${this.stream} again`);
+      this.options.logger?.info(
+        { event: 'stream_lock_retaken', stream: this.stream },
+        `took the lock of stream ${this.stream} again`,
+      );
     } catch (error) {
-      this.lost.abort(new Error(`lost the lock connection of stream ${this.stream} and could not take the lock again within ${settings.maxOutageMs / 1000} s: ${(error as Error).message}`));
+      this.lost.abort(
+        new Error(
+          `lost the lock connection of stream ${this.stream} and could not take the lock again within ${settings.maxOutageMs / 1000} s: ${(error as Error).message}`,
+        ),
+      );
     }
   }
 }
@@ -272,12 +313,16 @@ async function findHolder(client: pg.Client, key: number): Promise<LockHolder | 
     [LOCK_NAMESPACE, key],
   );
   const row = rows[0];
-  return row ? { backendPid: row.pid, applicationName: row.application_name, since: row.backend_start } : null;
+  return row
+    ? { backendPid: row.pid, applicationName: row.application_name, since: row.backend_start }
+    : null;
 }
 
 /** A sentence naming who holds a lock, for the loser's log line or error message. */
 export function describeHolder(stream: string, holder: LockHolder | null): string {
   if (!holder) return `stream ${stream} is being synced by another propsync process`;
-  const who = holder.applicationName.startsWith('propsync lock') ? holder.applicationName.replace(/^propsync lock \S+ /, '') : `backend ${holder.backendPid}`;
+  const who = holder.applicationName.startsWith('propsync lock')
+    ? holder.applicationName.replace(/^propsync lock \S+ /, '')
+    : `backend ${holder.backendPid}`;
   return `stream ${stream} is being synced by another propsync process (${who})`;
 }

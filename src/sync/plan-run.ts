@@ -28,7 +28,9 @@ export interface RunPlan {
 /** The streams of a request: the ones asked for, else the enabled ones. */
 export function streamsOf(request: SyncRequest, deps: Pick<SyncDeps, 'config'>): StreamName[] {
   if (request.streams?.length) return request.streams;
-  return (Object.keys(deps.config.streams) as StreamName[]).filter((name) => deps.config.streams[name].enabled);
+  return (Object.keys(deps.config.streams) as StreamName[]).filter(
+    (name) => deps.config.streams[name].enabled,
+  );
 }
 
 /**
@@ -48,7 +50,10 @@ export async function planRun(request: SyncRequest, streams: StreamName[], deps:
   // Every day a stream plans with (cursor values, windows, next refresh days) comes from today.
   const today = discovered.today > latestDay ? latestDay : discovered.today;
   if (today !== discovered.today) {
-    deps.logger.warn({ event: 'source_today_clamped', sourceToday: discovered.today, today }, `the source's today ${discovered.today} is past the local tomorrow; planning with ${today}`);
+    deps.logger.warn(
+      { event: 'source_today_clamped', sourceToday: discovered.today, today },
+      `the source's today ${discovered.today} is past the local tomorrow; planning with ${today}`,
+    );
   }
   const lanes: PlannedLane[] = [];
   for (const name of streams) lanes.push(...(await planStream(name, request, { today, propertyIds }, deps)));
@@ -59,14 +64,26 @@ export async function planRun(request: SyncRequest, streams: StreamName[], deps:
     byStream[stream.name] = (byStream[stream.name] ?? 0) + units;
     workUnits += units;
   }
-  return { today, latestDay, propertyIds, lanes: interleave(lanes, (planned) => planned.stream.name), workUnits, byStream };
+  return {
+    today,
+    latestDay,
+    propertyIds,
+    lanes: interleave(lanes, (planned) => planned.stream.name),
+    workUnits,
+    byStream,
+  };
 }
 
 /**
  * The lanes of one stream for a request, given the day and properties discovery found: what
  * `planRun` does per stream, and what a queued lane is planned again from when a worker takes it.
  */
-export async function planStream(name: StreamName, request: SyncRequest, found: { today: string; propertyIds: string[] }, deps: Pick<SyncDeps, 'db' | 'config' | 'account'>): Promise<PlannedLane[]> {
+export async function planStream(
+  name: StreamName,
+  request: SyncRequest,
+  found: { today: string; propertyIds: string[] },
+  deps: Pick<SyncDeps, 'db' | 'config' | 'account'>,
+): Promise<PlannedLane[]> {
   const { db, config } = deps;
   const stream = await loadStream(name);
   const context: PlanContext = {
@@ -80,7 +97,10 @@ export async function planStream(name: StreamName, request: SyncRequest, found: 
     cursor: cursorReader(db, deps.account.id, stream.name),
   };
   const planned = request.backfill
-    ? stream.planBackfill(context, { ...request.backfill, chunk: request.backfill.chunk ?? config.streams[name].chunk })
+    ? stream.planBackfill(context, {
+        ...request.backfill,
+        chunk: request.backfill.chunk ?? config.streams[name].chunk,
+      })
     : await stream.plan(context);
   return planned.map((lane) => ({ stream, lane }));
 }
@@ -88,7 +108,10 @@ export async function planStream(name: StreamName, request: SyncRequest, found: 
 /** Every property the source lists (all pages of the discovery method). */
 async function discoverProperties(deps: SyncDeps): Promise<DiscoveredProperty[]> {
   const out: DiscoveredProperty[] = [];
-  for await (const page of deps.client.pages({ method: DISCOVERY.method, params: {} }, { signal: deps.signal })) {
+  for await (const page of deps.client.pages(
+    { method: DISCOVERY.method, params: {} },
+    { signal: deps.signal },
+  )) {
     for (const record of page.records) {
       try {
         const property = DISCOVERY.property(record);
@@ -96,7 +119,10 @@ async function discoverProperties(deps: SyncDeps): Promise<DiscoveredProperty[]>
       } catch (error) {
         // One bad record costs that property only: the run goes on with the others.
         const reason = error instanceof Error ? error.message : String(error);
-        deps.logger.warn({ event: 'discovery_record_skipped', page: page.pageNo, err: reason }, `${DISCOVERY.method.name} record on page ${page.pageNo} skipped: ${reason}`);
+        deps.logger.warn(
+          { event: 'discovery_record_skipped', page: page.pageNo, err: reason },
+          `${DISCOVERY.method.name} record on page ${page.pageNo} skipped: ${reason}`,
+        );
       }
     }
   }
@@ -107,7 +133,10 @@ async function discoverProperties(deps: SyncDeps): Promise<DiscoveredProperty[]>
  * The source's today and the properties of the run, from the discovery listing (its `Date`
  * header gives today). Asked-for properties that the source does not list stop the run.
  */
-export async function discover(request: SyncRequest, deps: SyncDeps): Promise<{ today: string; propertyIds: string[] }> {
+export async function discover(
+  request: SyncRequest,
+  deps: SyncDeps,
+): Promise<{ today: string; propertyIds: string[] }> {
   const { client, logger } = deps;
   const wanted = request.propertyIds?.length ? request.propertyIds : deps.account.propertyIds;
   let listed: string[] | undefined;
@@ -117,13 +146,18 @@ export async function discover(request: SyncRequest, deps: SyncDeps): Promise<{ 
   } catch (error) {
     if (!wanted.length || isBudgetError(error)) throw error;
     const message = (error as Error).message;
-    logger.warn({ event: 'discovery_failed', err: message }, `${DISCOVERY.method.name} failed (${message}); going on with the configured properties`);
+    logger.warn(
+      { event: 'discovery_failed', err: message },
+      `${DISCOVERY.method.name} failed (${message}); going on with the configured properties`,
+    );
   }
   const today = client.today();
   if (!wanted.length) return { today, propertyIds: listed ?? [] };
   const unknown = listed ? wanted.filter((id) => !listed.includes(id)) : [];
   if (unknown.length) {
-    throw new Error(`properties ${unknown.join(', ')} are not visible to this API user (or are disabled); check PROPSYNC_PROPERTY_IDS / --property`);
+    throw new Error(
+      `properties ${unknown.join(', ')} are not visible to this API user (or are disabled); check PROPSYNC_PROPERTY_IDS / --property`,
+    );
   }
   return { today, propertyIds: [...new Set(wanted)] };
 }
@@ -137,6 +171,7 @@ export function interleave<T>(items: readonly T[], groupOf: (item: T) => string)
   for (const item of items) groups.set(groupOf(item), [...(groups.get(groupOf(item)) ?? []), item]);
   const queues = [...groups.values()];
   const out: T[] = [];
-  while (queues.some((queue) => queue.length)) for (const queue of queues) if (queue.length) out.push(queue.shift()!);
+  while (queues.some((queue) => queue.length))
+    for (const queue of queues) if (queue.length) out.push(queue.shift()!);
   return out;
 }

@@ -51,7 +51,10 @@ export async function quarantineRecords(db: Db, entries: readonly QuarantineEntr
 }
 
 /** Marks resolved the open quarantine entries of records that have now loaded (by key). */
-export async function resolveQuarantined(db: Db, args: { account: string; stream: string; keys: readonly string[]; runId: number }): Promise<number> {
+export async function resolveQuarantined(
+  db: Db,
+  args: { account: string; stream: string; keys: readonly string[]; runId: number },
+): Promise<number> {
   if (args.keys.length === 0) return 0;
   const result = await db
     .updateTable('quarantine')
@@ -68,7 +71,10 @@ export async function resolveQuarantined(db: Db, args: { account: string; stream
  * Resolves the keyless entries (records without a usable id) left by earlier units of the same
  * family (the unit key before its `@day` suffix) once a unit of that family loads clean.
  */
-export async function resolveKeylessForUnit(db: Db, args: { account: string; unitKey: string; runId: number }): Promise<void> {
+export async function resolveKeylessForUnit(
+  db: Db,
+  args: { account: string; unitKey: string; runId: number },
+): Promise<void> {
   await db
     .updateTable('quarantine as q')
     .from('sync_work_units as u')

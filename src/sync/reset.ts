@@ -30,7 +30,13 @@ function selects(selection: ResetSelection) {
 
 /** The cursors a reset would forget, without changing anything (for the confirmation prompt). */
 export async function cursorsToReset(db: Db, selection: ResetSelection): Promise<ResetCursor[]> {
-  return db.selectFrom('sync_cursors').select(['scope', 'cursor', 'value']).where(selects(selection)).orderBy('scope').orderBy('cursor').execute();
+  return db
+    .selectFrom('sync_cursors')
+    .select(['scope', 'cursor', 'value'])
+    .where(selects(selection))
+    .orderBy('scope')
+    .orderBy('cursor')
+    .execute();
 }
 
 /**
@@ -39,7 +45,11 @@ export async function cursorsToReset(db: Db, selection: ResetSelection): Promise
  */
 export async function resetCursors(db: Db, selection: ResetSelection): Promise<ResetCursor[]> {
   return db.transaction().execute(async (trx) => {
-    const rows = await trx.deleteFrom('sync_cursors').where(selects(selection)).returning(['scope', 'cursor', 'value']).execute();
+    const rows = await trx
+      .deleteFrom('sync_cursors')
+      .where(selects(selection))
+      .returning(['scope', 'cursor', 'value'])
+      .execute();
     return rows.sort((a, b) => a.scope.localeCompare(b.scope) || a.cursor.localeCompare(b.cursor));
   });
 }

@@ -40,20 +40,38 @@ export async function runLanes(
   runId: number,
   deps: SyncDeps & { logger: UnitContext['logger']; latestDay: string; reconnect: Reconnect },
 ): Promise<LanesOutcome> {
-  const { db, client, config, signal, observer, logger, lock, reconnect } = deps;
+  const { db, client, signal, observer, logger, lock, reconnect } = deps;
   const outcome: LanesOutcome = { errors: [], budgetSpent: false, addedUnits: 0, done: 0 };
   const stopped = () => signal?.aborted === true || outcome.budgetSpent;
   const queue = [...lanes];
   const statistics = new LoadStatistics(db);
 
   async function runLane({ stream, lane }: PlannedLane): Promise<void> {
-    const context: UnitContext = { db, client, stream, version: client.versionOf(stream.method), runId, logger, signal, observer, account: deps.account.id, perPage: deps.account.source.pageSize, latestDay: deps.latestDay, reconnect, lock, statistics };
+    const context: UnitContext = {
+      db,
+      client,
+      stream,
+      version: client.versionOf(stream.method),
+      runId,
+      logger,
+      signal,
+      observer,
+      account: deps.account.id,
+      perPage: deps.account.source.pageSize,
+      latestDay: deps.latestDay,
+      reconnect,
+      lock,
+      statistics,
+    };
     const doneUnits = new Map<string, number[]>();
     for (const step of lane.steps) {
       if (stopped()) return;
-      let plans: WorkUnitPlan[] = [];
+      let plans: WorkUnitPlan[];
       if (typeof step === 'function') {
-        plans = await reconnect.execute(() => step({ db, accountId: deps.account.id, runId, doneUnits }), signal);
+        plans = await reconnect.execute(
+          () => step({ db, accountId: deps.account.id, runId, doneUnits }),
+          signal,
+        );
         outcome.addedUnits += plans.length;
       } else plans = [step];
       for (const plan of plans) {
@@ -68,7 +86,9 @@ export async function runLanes(
         if (isBudgetError(error)) outcome.budgetSpent = true;
         if (result.status === 'failed') {
           const window = plan.window ? `, window ${plan.window.from ?? '…'}..${plan.window.to ?? '…'}` : '';
-          outcome.errors.push(`${plan.unitKey} (properties ${plan.propertyIds.join(',')}${window}): ${error instanceof Error ? error.message : String(error)}`);
+          outcome.errors.push(
+            `${plan.unitKey} (properties ${plan.propertyIds.join(',')}${window}): ${error instanceof Error ? error.message : String(error)}`,
+          );
         }
         return;
       }
@@ -80,11 +100,19 @@ export async function runLanes(
       // A unit or a step that could not even start (the warehouse refused it) ends its lane, not the run.
       await runLane(next).catch((error: unknown) => {
         const message = error instanceof Error ? error.message : String(error);
-        logger.error({ event: 'lane_failed', lane: next!.lane.key, err: message }, `${next!.lane.key} stopped: ${message}`);
+        logger.error(
+          { event: 'lane_failed', lane: next!.lane.key, err: message },
+          `${next!.lane.key} stopped: ${message}`,
+        );
         outcome.errors.push(`${next!.lane.key} (properties ${next!.lane.propertyIds.join(',')}): ${message}`);
       });
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(lanesInFlight(deps.account.source.concurrency), lanes.length)) }, worker));
+  await Promise.all(
+    Array.from(
+      { length: Math.max(1, Math.min(lanesInFlight(deps.account.source.concurrency), lanes.length)) },
+      worker,
+    ),
+  );
   return outcome;
 }

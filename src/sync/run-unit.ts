@@ -46,7 +46,10 @@ export interface UnitContext {
 /** Restarts of a listing whose total changed while it was paged, before trusting it as it is. */
 const MAX_RELISTS = 2;
 
-/** Thrown when a listing cannot be shown complete: the unit fails and its completion actions (deletions, cursors) do not run. */
+/**
+ * Thrown when a listing cannot be shown complete: the unit fails and its completion actions (deletions,
+ * cursors) do not run.
+ */
 export class ListingError extends Error {
   override name = 'ListingError';
   constructor(
@@ -80,12 +83,29 @@ export async function runWorkUnit(context: UnitContext, plan: WorkUnitPlan): Pro
   const log = context.logger.child({ workUnit: plan.unitKey, workUnitId: unit.id });
   if (unit.skipped) {
     log.info({ event: 'work_unit_skipped' }, `${plan.unitKey} already done by an earlier run; skipped`);
-    observer?.onWorkUnitEnd?.({ account: context.account, runId, stream: stream.name, unitKey: plan.unitKey, status: 'skipped', durationMs: 0 });
+    observer?.onWorkUnitEnd?.({
+      account: context.account,
+      runId,
+      stream: stream.name,
+      unitKey: plan.unitKey,
+      status: 'skipped',
+      durationMs: 0,
+    });
     return { status: 'skipped', unitId: unit.id };
   }
-  observer?.onWorkUnitStart?.({ account: context.account, runId, stream: stream.name, unitKey: plan.unitKey, propertyIds: plan.propertyIds });
+  observer?.onWorkUnitStart?.({
+    account: context.account,
+    runId,
+    stream: stream.name,
+    unitKey: plan.unitKey,
+    propertyIds: plan.propertyIds,
+  });
   crashPoint('unit-started');
-  if (unit.startPage > 1) log.info({ event: 'work_unit_resumed', page: unit.startPage }, `${plan.unitKey} resumes at page ${unit.startPage}`);
+  if (unit.startPage > 1)
+    log.info(
+      { event: 'work_unit_resumed', page: unit.startPage },
+      `${plan.unitKey} resumes at page ${unit.startPage}`,
+    );
 
   // The run id travels with the request so that the client's call log lines carry it.
   const request = { ...plan.request, context: { ...plan.request.context, runId } };
@@ -95,8 +115,13 @@ export async function runWorkUnit(context: UnitContext, plan: WorkUnitPlan): Pro
   let storedTotal = unit.listingTotal;
   let relists = 0;
   // Records whose text a live row was loaded from are passed over by the client, undecoded.
-  const recognizer = stream.tables[0].sourceHash ? recordRecognizer(db, context.account, stream, context.version) : undefined;
-  const recognize = recognizer && { ...recognizer, lookup: (digests: readonly string[]) => again(() => recognizer.lookup(digests)) };
+  const recognizer = stream.tables[0].sourceHash
+    ? recordRecognizer(db, context.account, stream, context.version)
+    : undefined;
+  const recognize = recognizer && {
+    ...recognizer,
+    lookup: (digests: readonly string[]) => again(() => recognizer.lookup(digests)),
+  };
   const load = pageLoader(context, unit.id, again);
   try {
     for (;;) {
@@ -119,10 +144,13 @@ export async function runWorkUnit(context: UnitContext, plan: WorkUnitPlan): Pro
         listing.add(stream, page);
         let shortBy = 0;
         if (page.isLast) {
-          shortBy = await again(() => listing.missing(db, context.account, unit.id, plan.trackSeen, lastTotal));
+          shortBy = await again(() =>
+            listing.missing(db, context.account, unit.id, plan.trackSeen, lastTotal),
+          );
           // A listing that changed, or cannot be shown whole, is read again from page 1 before any deletion.
           const retry = (drifted || shortBy !== 0) && relists < MAX_RELISTS;
-          if (!retry && shortBy !== 0) throw new ListingError(listing.incomplete(plan.unitKey, lastTotal!, shortBy), page.calls);
+          if (!retry && shortBy !== 0)
+            throw new ListingError(listing.incomplete(plan.unitKey, lastTotal!, shortBy), page.calls);
           relist = retry;
         }
         const loaded = await load({
@@ -143,8 +171,12 @@ export async function runWorkUnit(context: UnitContext, plan: WorkUnitPlan): Pro
           complete: page.isLast && !relist,
           restart: relist,
         });
-        for (const problem of loaded.problems) log.warn({ event: 'record_quarantined', page: page.pageNo }, problem);
-        log.debug({ event: 'page_loaded', page: page.pageNo, ...loaded, problems: undefined }, `page ${page.pageNo} loaded`);
+        for (const problem of loaded.problems)
+          log.warn({ event: 'record_quarantined', page: page.pageNo }, problem);
+        log.debug(
+          { event: 'page_loaded', page: page.pageNo, ...loaded, problems: undefined },
+          `page ${page.pageNo} loaded`,
+        );
         observer?.onPage?.({
           account: context.account,
           runId,
@@ -164,31 +196,69 @@ export async function runWorkUnit(context: UnitContext, plan: WorkUnitPlan): Pro
         relists += 1;
         startPage = 1;
         storedTotal = undefined;
-        log.info({ event: 'listing_changed', relists }, `${plan.unitKey}: the listing changed while it was paged, or did not add up to its total; reading it again`);
+        log.info(
+          { event: 'listing_changed', relists },
+          `${plan.unitKey}: the listing changed while it was paged, or did not add up to its total; reading it again`,
+        );
         continue;
       }
       if (!sawPage) {
         // A source that sends nothing at all for an empty listing: complete the unit with an empty page.
-        await load({ account: context.account, stream, plan: completion, runId, unitId: unit.id, pageNo: startPage, records: [], version: context.version, calls: 0, retries: 0, bytes: 0, nextPage: startPage, complete: true });
+        await load({
+          account: context.account,
+          stream,
+          plan: completion,
+          runId,
+          unitId: unit.id,
+          pageNo: startPage,
+          records: [],
+          version: context.version,
+          calls: 0,
+          retries: 0,
+          bytes: 0,
+          nextPage: startPage,
+          complete: true,
+        });
       }
       break;
     }
-    observer?.onWorkUnitEnd?.({ account: context.account, runId, stream: stream.name, unitKey: plan.unitKey, status: 'done', durationMs: Date.now() - started });
+    observer?.onWorkUnitEnd?.({
+      account: context.account,
+      runId,
+      stream: stream.name,
+      unitKey: plan.unitKey,
+      status: 'done',
+      durationMs: Date.now() - started,
+    });
     return { status: 'done', unitId: unit.id };
   } catch (error) {
     // The attempts of the failing page still count against the unit (the client's errors say how many).
     const attempts = failedAttempts(error);
-    const interrupted = error instanceof Interrupted || context.signal?.aborted === true || isBudgetError(error);
+    const interrupted =
+      error instanceof Interrupted || context.signal?.aborted === true || isBudgetError(error);
     // A lock lost for good says who took it, rather than how the page in flight ended.
-    const lockLost = context.lock?.signal.aborted ? (context.lock.signal.reason as Error | undefined)?.message : undefined;
+    const lockLost = context.lock?.signal.aborted
+      ? (context.lock.signal.reason as Error | undefined)?.message
+      : undefined;
     const message = lockLost ?? (error instanceof Error ? error.message : String(error));
     const status = interrupted ? 'interrupted' : 'failed';
     // The unit's row says how it ended, even across a blip (not stopped by the run's signal).
-    await context.reconnect.execute(() => addUnitCalls(db, unit.id, attempts, Math.max(0, attempts - 1))).catch(() => {});
+    await context.reconnect
+      .execute(() => addUnitCalls(db, unit.id, attempts, Math.max(0, attempts - 1)))
+      .catch(() => {});
     await context.reconnect.execute(() => endWorkUnit(db, unit.id, status, message)).catch(() => {});
-    if (interrupted) log.warn({ event: 'work_unit_interrupted', err: message }, `${plan.unitKey} interrupted: ${message}`);
+    if (interrupted)
+      log.warn({ event: 'work_unit_interrupted', err: message }, `${plan.unitKey} interrupted: ${message}`);
     else log.error({ event: 'work_unit_failed', err: message }, `${plan.unitKey} failed: ${message}`);
-    observer?.onWorkUnitEnd?.({ account: context.account, runId, stream: stream.name, unitKey: plan.unitKey, status: 'failed', error: message, durationMs: Date.now() - started });
+    observer?.onWorkUnitEnd?.({
+      account: context.account,
+      runId,
+      stream: stream.name,
+      unitKey: plan.unitKey,
+      status: 'failed',
+      error: message,
+      durationMs: Date.now() - started,
+    });
     return { status, unitId: unit.id, error };
   }
 }
@@ -198,32 +268,58 @@ export async function runWorkUnit(context: UnitContext, plan: WorkUnitPlan): Pro
  * connection when the connection is lost. A connection lost while the commit was on its way
  * may have committed the page: the unit's page count says, and the page is not loaded twice.
  */
-function pageLoader(context: UnitContext, unitId: number, again: <T>(work: (attempt: number) => Promise<T>) => Promise<T>): (page: Omit<PageToLoad, 'guard'>) => Promise<PageLoaded> {
+function pageLoader(
+  context: UnitContext,
+  unitId: number,
+  again: <T>(work: (attempt: number) => Promise<T>) => Promise<T>,
+): (page: Omit<PageToLoad, 'guard'>) => Promise<PageLoaded> {
   const { db, lock, stream } = context;
   const guard = lock ? (trx: Db) => lock.verify(trx, lockName(context.account, stream.name)) : undefined;
   let committed = 0;
   return async (page) => {
-    const loaded = await again(async (attempt) => (attempt > 0 && (await pagesCommitted(db, unitId)) > committed ? undefined : loadPage(db, { ...page, guard })));
+    const loaded = await again(async (attempt) =>
+      attempt > 0 && (await pagesCommitted(db, unitId)) > committed
+        ? undefined
+        : loadPage(db, { ...page, guard }),
+    );
     committed += 1;
     if (loaded && loaded.rowsInserted > 0) await measureInserted(context);
     return loaded ?? { ...zeroCounts(ROW_COUNTERS), problems: [] };
   };
 }
 
-/** Takes the statistics a page's inserts call for (`LoadStatistics`); a failure is logged: the load goes on, planned as before. */
+/**
+ * Takes the statistics a page's inserts call for (`LoadStatistics`); a failure is logged: the load goes on,
+ * planned as before.
+ */
 async function measureInserted({ statistics, stream, account, logger }: UnitContext): Promise<void> {
   try {
-    const tables = await statistics.afterInsert(stream.tables.map((table) => table.name), account);
-    if (tables.length) logger.info({ event: 'statistics_taken', tables }, `analyzed ${tables.join(', ')}: their statistics did not know account ${account}'s rows`);
+    const tables = await statistics.afterInsert(
+      stream.tables.map((table) => table.name),
+      account,
+    );
+    if (tables.length)
+      logger.info(
+        { event: 'statistics_taken', tables },
+        `analyzed ${tables.join(', ')}: their statistics did not know account ${account}'s rows`,
+      );
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    logger.warn({ event: 'statistics_take_failed', err: message }, `could not analyze ${stream.name}'s tables during the run: ${message}`);
+    logger.warn(
+      { event: 'statistics_take_failed', err: message },
+      `could not analyze ${stream.name}'s tables during the run: ${message}`,
+    );
   }
 }
 
-/** The cursor values of a unit's completion actions, none past `latestDay` (a source's clock far ahead must not move them). */
+/**
+ * The cursor values of a unit's completion actions, none past `latestDay` (a source's clock far ahead must
+ * not move them).
+ */
 function clampCursors(actions: readonly CompletionAction[], latestDay: string): CompletionAction[] {
-  return actions.map((action) => (action.type === 'cursor' && action.value > latestDay ? { ...action, value: latestDay } : action));
+  return actions.map((action) =>
+    action.type === 'cursor' && action.value > latestDay ? { ...action, value: latestDay } : action,
+  );
 }
 
 /** A digit-string key as Postgres's bigint holds it, else undefined (a record counted as keyless). */
@@ -267,8 +363,15 @@ class ListingTally {
       }
     }
     this.records += records.length;
-    if (pageKeys.length > 0 && pageKeys.length === this.previous.length && pageKeys.every((key, i) => key === this.previous[i])) {
-      throw new ListingError(`page ${pageNo} repeats the keys of page ${pageNo - 1} (${pageKeys.length} records); the source is not paging, so the listing is not trusted and nothing was deleted`, page.calls);
+    if (
+      pageKeys.length > 0 &&
+      pageKeys.length === this.previous.length &&
+      pageKeys.every((key, i) => key === this.previous[i])
+    ) {
+      throw new ListingError(
+        `page ${pageNo} repeats the keys of page ${pageNo - 1} (${pageKeys.length} records); the source is not paging, so the listing is not trusted and nothing was deleted`,
+        page.calls,
+      );
     }
     this.previous = pageKeys;
     this.lastPageKeys = pageKeys;
@@ -280,7 +383,13 @@ class ListingTally {
    * attempts recorded (units that track them), else the full pages before it; one that still
    * falls short is read again from page 1, where every record is counted.
    */
-  async missing(db: Db, account: string, unitId: number, trackSeen: boolean, total: number | undefined): Promise<number> {
+  async missing(
+    db: Db,
+    account: string,
+    unitId: number,
+    trackSeen: boolean,
+    total: number | undefined,
+  ): Promise<number> {
     if (total === undefined) return 0;
     const here = this.keys.size + this.keyless;
     if (this.startPage === 1) return total - here;
@@ -296,7 +405,9 @@ class ListingTally {
   }
 }
 
-/** Calls made for the page that failed: the error's `attempts` when the client says, else one (none for a budget stop). */
+/**
+ * Calls made for the page that failed: the error's `attempts` when the client says, else one (none for a budget stop).
+ */
 function failedAttempts(error: unknown): number {
   if (isBudgetError(error) || error instanceof Interrupted) return 0;
   const attempts = (error as { attempts?: unknown } | undefined)?.attempts;

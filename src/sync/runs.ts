@@ -2,11 +2,26 @@ import { hostname } from 'node:os';
 import { sql } from 'kysely';
 import type { StreamName } from '../streams/registry.js';
 import type { Db } from '../catalog/tables.js';
-import { pickCounts, RUN_COUNTERS, UNIT_COUNTERS, type Counts, type UnitCounter } from '../warehouse/run-counters.js';
+import {
+  pickCounts,
+  RUN_COUNTERS,
+  UNIT_COUNTERS,
+  type Counts,
+  type UnitCounter,
+} from '../warehouse/run-counters.js';
 import type { RunStatus, RunSummary, SyncRequest } from './types.js';
 
 /** Opens a run in `sync_runs` and returns its id. */
-export async function createRun(db: Db, args: { account: string; kind: string; streams: StreamName[]; propertyIds: string[] | undefined; requested: SyncRequest | Record<string, unknown> }): Promise<number> {
+export async function createRun(
+  db: Db,
+  args: {
+    account: string;
+    kind: string;
+    streams: StreamName[];
+    propertyIds: string[] | undefined;
+    requested: SyncRequest | Record<string, unknown>;
+  },
+): Promise<number> {
   const row = await db
     .insertInto('sync_runs')
     .values({
@@ -24,41 +39,69 @@ export async function createRun(db: Db, args: { account: string; kind: string; s
   return row.run_id;
 }
 
-/** How often a run writes its heartbeat: a quarter of the time after which it counts as abandoned, at most every minute. */
+/**
+ * How often a run writes its heartbeat: a quarter of the time after which it counts as abandoned, at most every minute.
+ */
 export function heartbeatEveryMs(abandonedAfterMinutes: number): number {
   return Math.min(60_000, (abandonedAfterMinutes * 60_000) / 4);
 }
 
 /** Writes a run's heartbeat now. */
 export async function beat(db: Db, runId: number): Promise<void> {
-  await db.updateTable('sync_runs').set({ heartbeat_at: sql<Date>`now()` }).where('run_id', '=', runId).execute();
+  await db
+    .updateTable('sync_runs')
+    .set({ heartbeat_at: sql<Date>`now()` })
+    .where('run_id', '=', runId)
+    .execute();
 }
 
 /**
  * Writes a run's heartbeat every `everyMs` (the run's row starts with one) until stopped, so that `status` can
  * tell a run in progress from one whose process died. A failed beat is logged and tried again.
  */
-export function startHeartbeat(db: Db, runId: number, everyMs: number, logger: { warn(obj: object, msg: string): void }): { stop(): void } {
+export function startHeartbeat(
+  db: Db,
+  runId: number,
+  everyMs: number,
+  logger: { warn(obj: object, msg: string): void },
+): { stop(): void } {
   const write = () =>
-    beat(db, runId).catch((error: unknown) => logger.warn({ event: 'heartbeat_failed', err: (error as Error).message }, `could not write the run's heartbeat: ${(error as Error).message}`));
+    beat(db, runId).catch((error: unknown) =>
+      logger.warn(
+        { event: 'heartbeat_failed', err: (error as Error).message },
+        `could not write the run's heartbeat: ${(error as Error).message}`,
+      ),
+    );
   const timer = setInterval(write, everyMs);
   timer.unref();
   return { stop: () => clearInterval(timer) };
 }
 
 /** Notes the source's today and the number of planned work units once planning is done. */
-export async function notePlan(db: Db, runId: number, args: { sourceToday: string; workUnits: number }): Promise<void> {
-  await db.updateTable('sync_runs').set({ source_today: args.sourceToday, work_units_total: args.workUnits }).where('run_id', '=', runId).execute();
+export async function notePlan(
+  db: Db,
+  runId: number,
+  args: { sourceToday: string; workUnits: number },
+): Promise<void> {
+  await db
+    .updateTable('sync_runs')
+    .set({ source_today: args.sourceToday, work_units_total: args.workUnits })
+    .where('run_id', '=', runId)
+    .execute();
 }
 
 /** Work units counted by outcome, and the sums of their counters. */
-export type UnitSums = Counts<UnitCounter> & { units: number; done: number; doneOrSkipped: number; failed: number; failedOrInterrupted: number; skipped: number };
+export type UnitSums = Counts<UnitCounter> & {
+  units: number;
+  done: number;
+  doneOrSkipped: number;
+  failed: number;
+  failedOrInterrupted: number;
+  skipped: number;
+};
 
 /** Sums of the work unit counters of the units `where` selects, with the units counted by outcome. */
-export async function sumUnits(
-  db: Db,
-  where: { runId: number; stream?: string },
-): Promise<UnitSums> {
+export async function sumUnits(db: Db, where: { runId: number; stream?: string }): Promise<UnitSums> {
   let query = db
     .selectFrom('sync_work_units')
     .select([
@@ -66,10 +109,14 @@ export async function sumUnits(
       sql<number>`count(*) filter (where status = 'done')::int`.as('done'),
       sql<number>`count(*) filter (where status in ('done', 'skipped'))::int`.as('doneOrSkipped'),
       sql<number>`count(*) filter (where status = 'failed')::int`.as('failed'),
-      sql<number>`count(*) filter (where status in ('failed', 'interrupted', 'abandoned'))::int`.as('failedOrInterrupted'),
+      sql<number>`count(*) filter (where status in ('failed', 'interrupted', 'abandoned'))::int`.as(
+        'failedOrInterrupted',
+      ),
       sql<number>`count(*) filter (where status = 'skipped')::int`.as('skipped'),
       // bigint sums come back as numbers (see warehouse/db.ts).
-      ...UNIT_COUNTERS.map((counter) => sql<number>`coalesce(sum(${sql.ref(counter.column)}), 0)::bigint`.as(counter.key)),
+      ...UNIT_COUNTERS.map((counter) =>
+        sql<number>`coalesce(sum(${sql.ref(counter.column)}), 0)::bigint`.as(counter.key),
+      ),
     ])
     .where('run_id', '=', where.runId);
   if (where.stream !== undefined) query = query.where('stream', '=', where.stream);
@@ -85,11 +132,30 @@ export type ClosedStatus = RunStatus | 'abandoned';
  */
 export async function finishRun<S extends ClosedStatus>(
   db: Db,
-  args: { runId: number; status: S; error?: string; extraCalls: number; throttled: number; workUnitsTotal: number; finishedAt?: Date },
-): Promise<Omit<RunSummary, 'account' | 'kind' | 'streams' | 'durationMs' | 'errors' | 'status'> & { status: S }> {
+  args: {
+    runId: number;
+    status: S;
+    error?: string;
+    extraCalls: number;
+    throttled: number;
+    workUnitsTotal: number;
+    finishedAt?: Date;
+  },
+): Promise<
+  Omit<RunSummary, 'account' | 'kind' | 'streams' | 'durationMs' | 'errors' | 'status'> & { status: S }
+> {
   const sums = await sumUnits(db, { runId: args.runId });
-  const counts: Counts = { ...pickCounts(UNIT_COUNTERS, sums), calls: sums.calls + args.extraCalls, throttled: args.throttled };
-  const workUnits = { total: Math.max(args.workUnitsTotal, sums.done + sums.failedOrInterrupted + sums.skipped), done: sums.done, failed: sums.failedOrInterrupted, skipped: sums.skipped };
+  const counts: Counts = {
+    ...pickCounts(UNIT_COUNTERS, sums),
+    calls: sums.calls + args.extraCalls,
+    throttled: args.throttled,
+  };
+  const workUnits = {
+    total: Math.max(args.workUnitsTotal, sums.done + sums.failedOrInterrupted + sums.skipped),
+    done: sums.done,
+    failed: sums.failedOrInterrupted,
+    skipped: sums.skipped,
+  };
   await db
     .updateTable('sync_runs')
     .set({

@@ -8,7 +8,9 @@ import { lastVerification, type VerificationRecord } from './verifications.js';
 /** The run counters `status` shows. */
 const STATUS_COUNTER_KEYS = ['records', 'rowsInserted', 'rowsUpdated', 'quarantined', 'calls'] as const;
 type StatusCounter = Extract<RunCounter, { key: (typeof STATUS_COUNTER_KEYS)[number] }>;
-const STATUS_COUNTERS = RUN_COUNTERS.filter((counter): counter is StatusCounter => (STATUS_COUNTER_KEYS as readonly string[]).includes(counter.key));
+const STATUS_COUNTERS = RUN_COUNTERS.filter((counter): counter is StatusCounter =>
+  (STATUS_COUNTER_KEYS as readonly string[]).includes(counter.key),
+);
 
 /**
  * One run, as `status` shows it. Under a stream, the counters are the stream's share of the
@@ -40,7 +42,14 @@ export interface ScopeStatus {
   propertyIds: string[];
   cursors: CursorInfo[];
   /** The latest incremental work unit of the scope's properties, with its outcome. */
-  lastWorkUnit: { runId: number; unitKey: string; kind: string; status: string; finishedAt: string | null; error: string | null } | null;
+  lastWorkUnit: {
+    runId: number;
+    unitKey: string;
+    kind: string;
+    status: string;
+    finishedAt: string | null;
+    error: string | null;
+  } | null;
 }
 
 /** What `status` says about one stream. */
@@ -129,7 +138,11 @@ export async function readStatus(db: Db, options: StatusOptions): Promise<Status
     generatedAt: new Date().toISOString(),
     today,
     timeZone: options.timeZone,
-    budget: { dailyCallBudget: options.dailyCallBudget, callsToday: spent, left: Math.max(options.dailyCallBudget - spent, 0) },
+    budget: {
+      dailyCallBudget: options.dailyCallBudget,
+      callsToday: spent,
+      left: Math.max(options.dailyCallBudget - spent, 0),
+    },
     streams,
     tables: await tableCounts(db, account),
     quarantine: { open: [...quarantineByStream.values()].reduce((a, b) => a + b, 0), entries },
@@ -139,7 +152,9 @@ export async function readStatus(db: Db, options: StatusOptions): Promise<Status
 
 /** Today's date in a time zone, as the database's clock says. */
 export async function todayIn(db: Db, timeZone: string): Promise<string> {
-  const { rows } = await sql<{ today: string }>`select ((now() at time zone ${timeZone})::date)::text as today`.execute(db);
+  const { rows } = await sql<{
+    today: string;
+  }>`select ((now() at time zone ${timeZone})::date)::text as today`.execute(db);
   return rows[0].today;
 }
 
@@ -149,7 +164,12 @@ export async function todayIn(db: Db, timeZone: string): Promise<string> {
  * (property discovery) for runs started today; without the runs of the process `except`
  * names, when given.
  */
-export async function callsToday(db: Db, account: string, timeZone: string, options: { except?: RunsOf } = {}): Promise<Map<string, number>> {
+export async function callsToday(
+  db: Db,
+  account: string,
+  timeZone: string,
+  options: { except?: RunsOf } = {},
+): Promise<Map<string, number>> {
   const except = options.except;
   const counted = except
     ? sql<boolean>`not (r.host is not distinct from ${except.host} and r.pid is not distinct from ${except.pid} and r.started_at >= ${except.since})`
@@ -171,7 +191,9 @@ export async function callsToday(db: Db, account: string, timeZone: string, opti
     )
     select stream, calls::text from units
     union all
-    select '*', ((select coalesce(sum(calls), 0) from units) + (select coalesce(sum(calls), 0) from overhead))::text`.execute(db);
+    select '*', ((select coalesce(sum(calls), 0) from units) + (select coalesce(sum(calls), 0) from overhead))::text`.execute(
+    db,
+  );
   return new Map(rows.map((row) => [row.stream, Number(row.calls)]));
 }
 
@@ -204,7 +226,9 @@ function runInfo(row: Pick<Selectable<Warehouse['sync_runs']>, (typeof RUN_COLUM
     finishedAt: row.finished_at ? row.finished_at.toISOString() : null,
     durationMs: row.finished_at ? row.finished_at.getTime() - row.started_at.getTime() : null,
     workUnits: { total: row.work_units_total, done: row.work_units_done, failed: row.work_units_failed },
-    ...(Object.fromEntries(STATUS_COUNTERS.map((counter) => [counter.key, row[counter.column]])) as Counts<StatusCounter>),
+    ...(Object.fromEntries(
+      STATUS_COUNTERS.map((counter) => [counter.key, row[counter.column]]),
+    ) as Counts<StatusCounter>),
     error: row.error,
   };
 }
@@ -213,7 +237,12 @@ function runInfo(row: Pick<Selectable<Warehouse['sync_runs']>, (typeof RUN_COLUM
  * The latest finished run that covered `stream` (only successful ones when `succeeded`), its
  * counters narrowed to the stream's own work units when the run covered several streams.
  */
-export async function lastRun(db: Db, account: string, stream: string, succeeded: boolean): Promise<RunInfo | null> {
+export async function lastRun(
+  db: Db,
+  account: string,
+  stream: string,
+  succeeded: boolean,
+): Promise<RunInfo | null> {
   let query = db
     .selectFrom('sync_runs')
     .select([...RUN_COLUMNS, 'streams'])
@@ -228,9 +257,16 @@ export async function lastRun(db: Db, account: string, stream: string, succeeded
 }
 
 /** A stream's share of a run's counters, from its work units. */
-async function streamShare(db: Db, runId: number, stream: string): Promise<Pick<RunInfo, 'workUnits' | StatusCounter['key']>> {
+async function streamShare(
+  db: Db,
+  runId: number,
+  stream: string,
+): Promise<Pick<RunInfo, 'workUnits' | StatusCounter['key']>> {
   const sums = await sumUnits(db, { runId, stream });
-  return { workUnits: { total: sums.units, done: sums.doneOrSkipped, failed: sums.failed }, ...pickCounts(STATUS_COUNTERS, sums) };
+  return {
+    workUnits: { total: sums.units, done: sums.doneOrSkipped, failed: sums.failed },
+    ...pickCounts(STATUS_COUNTERS, sums),
+  };
 }
 
 /** When the last successful run of each account's stream ended (for the scheduler's metrics at start). */
@@ -247,10 +283,20 @@ export async function lastSuccessByStream(db: Db): Promise<{ account: string; st
  * Runs of `stream` still marked running: in progress, or — with no heartbeat for longer than
  * `abandonedAfterMinutes` — `abandoned`, their process having died before it could say how they ended.
  */
-export async function runningRuns(db: Db, account: string, stream: string, abandonedAfterMinutes: number): Promise<RunInfo[]> {
+export async function runningRuns(
+  db: Db,
+  account: string,
+  stream: string,
+  abandonedAfterMinutes: number,
+): Promise<RunInfo[]> {
   const rows = await db
     .selectFrom('sync_runs')
-    .select([...RUN_COLUMNS, sql<boolean>`coalesce(heartbeat_at, started_at) < now() - make_interval(mins => ${abandonedAfterMinutes})`.as('abandoned')])
+    .select([
+      ...RUN_COLUMNS,
+      sql<boolean>`coalesce(heartbeat_at, started_at) < now() - make_interval(mins => ${abandonedAfterMinutes})`.as(
+        'abandoned',
+      ),
+    ])
     .where('account_id', '=', account)
     .where(sql<boolean>`${stream} = any(streams)`)
     .where('status', '=', 'running')
@@ -277,10 +323,23 @@ export async function scopes(db: Db, account: string, stream: string): Promise<S
       scope = { scope: row.scope, propertyIds: scopeProperties(row.scope), cursors: [], lastWorkUnit: null };
       byScope.set(row.scope, scope);
     }
-    scope.cursors.push({ cursor: row.cursor, value: row.value, updatedAt: row.updated_at.toISOString(), lastRunId: row.last_run_id });
+    scope.cursors.push({
+      cursor: row.cursor,
+      value: row.value,
+      updatedAt: row.updated_at.toISOString(),
+      lastRunId: row.last_run_id,
+    });
   }
   if (byScope.size === 0) return [];
-  const { rows } = await sql<{ scope: string; run_id: number; unit_key: string; kind: string; status: string; finished_at: Date | null; error: string | null }>`
+  const { rows } = await sql<{
+    scope: string;
+    run_id: number;
+    unit_key: string;
+    kind: string;
+    status: string;
+    finished_at: Date | null;
+    error: string | null;
+  }>`
     select distinct on (s.scope) s.scope, w.run_id, w.unit_key, w.kind, w.status, w.finished_at, w.error
       from unnest(${[...byScope.keys()]}::text[]) as s(scope)
       join sync_work_units w
@@ -292,7 +351,14 @@ export async function scopes(db: Db, account: string, stream: string): Promise<S
   for (const row of rows) {
     const scope = byScope.get(row.scope);
     if (scope) {
-      scope.lastWorkUnit = { runId: row.run_id, unitKey: row.unit_key, kind: row.kind, status: row.status, finishedAt: row.finished_at ? row.finished_at.toISOString() : null, error: row.error };
+      scope.lastWorkUnit = {
+        runId: row.run_id,
+        unitKey: row.unit_key,
+        kind: row.kind,
+        status: row.status,
+        finishedAt: row.finished_at ? row.finished_at.toISOString() : null,
+        error: row.error,
+      };
     }
   }
   return [...byScope.values()];
@@ -300,7 +366,10 @@ export async function scopes(db: Db, account: string, stream: string): Promise<S
 
 /** The property ids of a cursor scope: one id, or several for a property group. */
 export function scopeProperties(scope: string): string[] {
-  return scope.split(',').map((part) => part.trim()).filter((part) => /^\d+$/.test(part));
+  return scope
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => /^\d+$/.test(part));
 }
 
 /** Exact row counts of every source table, with how many rows are marked deleted. */
@@ -308,7 +377,9 @@ export async function tableCounts(db: Db, account: string): Promise<TableCount[]
   const counts: TableCount[] = [];
   for (const table of SOURCE_TABLE_NAMES) {
     const { rows } = await sql<{ rows: string; deleted: string }>`
-      select count(*)::text as rows, count(deleted_at)::text as deleted from ${sql.table(table)} where account_id = ${account}`.execute(db);
+      select count(*)::text as rows, count(deleted_at)::text as deleted from ${sql.table(table)} where account_id = ${account}`.execute(
+      db,
+    );
     counts.push({ table, rows: Number(rows[0].rows), deleted: Number(rows[0].deleted) });
   }
   return counts;
@@ -329,7 +400,19 @@ async function openQuarantineByStream(db: Db, account: string): Promise<Map<stri
 export async function openQuarantine(db: Db, account: string, limit: number): Promise<QuarantineEntry[]> {
   const rows = await db
     .selectFrom('quarantine')
-    .select(['quarantine_id', 'stream', 'entity', 'record_key', 'property_id', 'window_from', 'window_to', 'page', 'reason', 'run_id', 'created_at'])
+    .select([
+      'quarantine_id',
+      'stream',
+      'entity',
+      'record_key',
+      'property_id',
+      'window_from',
+      'window_to',
+      'page',
+      'reason',
+      'run_id',
+      'created_at',
+    ])
     .where('account_id', '=', account)
     .where('resolved_at', 'is', null)
     .orderBy('quarantine_id', 'desc')

@@ -74,12 +74,45 @@ export interface RunSummary extends Counts {
 
 /** Events of a run, for progress bars, periodic log lines and metrics. */
 export interface SyncObserver {
-  onRunStart?(event: { account: string; runId: number; kind: SyncRequest['kind']; streams: StreamName[]; workUnits: number; byStream: Partial<Record<StreamName, number>> }): void;
-  onWorkUnitStart?(event: { account: string; runId: number; stream: StreamName; unitKey: string; propertyIds: string[] }): void;
+  onRunStart?(event: {
+    account: string;
+    runId: number;
+    kind: SyncRequest['kind'];
+    streams: StreamName[];
+    workUnits: number;
+    byStream: Partial<Record<StreamName, number>>;
+  }): void;
+  onWorkUnitStart?(event: {
+    account: string;
+    runId: number;
+    stream: StreamName;
+    unitKey: string;
+    propertyIds: string[];
+  }): void;
   /** A page committed: its counters (`pages` is implied: one). */
-  onPage?(event: Counts<Exclude<RunCounter, { key: 'pages' }>> & { account: string; runId: number; stream: StreamName; unitKey: string; pageNo: number }): void;
-  onWorkUnitEnd?(event: { account: string; runId: number; stream: StreamName; unitKey: string; status: 'done' | 'failed' | 'skipped'; error?: string; durationMs: number }): void;
+  onPage?(
+    event: Counts<Exclude<RunCounter, { key: 'pages' }>> & {
+      account: string;
+      runId: number;
+      stream: StreamName;
+      unitKey: string;
+      pageNo: number;
+    },
+  ): void;
+  onWorkUnitEnd?(event: {
+    account: string;
+    runId: number;
+    stream: StreamName;
+    unitKey: string;
+    status: 'done' | 'failed' | 'skipped';
+    error?: string;
+    durationMs: number;
+  }): void;
   onRunEnd?(summary: RunSummary): void;
   /** Runs of a process that died, closed as abandoned by this run (which holds their streams' locks). */
-  onRunsAbandoned?(event: { account: string; runId: number; abandoned: { runId: number; streams: StreamName[] }[] }): void;
+  onRunsAbandoned?(event: {
+    account: string;
+    runId: number;
+    abandoned: { runId: number; streams: StreamName[] }[];
+  }): void;
 }

@@ -35,7 +35,11 @@ export interface VerificationRecord {
 }
 
 /** Records a finished verification of an account; returns its id. */
-export async function recordVerification(db: Db, account: string, record: Omit<VerificationRecord, 'verificationId' | 'finishedAt'> & { startedAt: string }): Promise<number> {
+export async function recordVerification(
+  db: Db,
+  account: string,
+  record: Omit<VerificationRecord, 'verificationId' | 'finishedAt'> & { startedAt: string },
+): Promise<number> {
   const row = await db
     .insertInto('sync_verifications')
     .values({
@@ -60,7 +64,13 @@ export async function recordVerification(db: Db, account: string, record: Omit<V
 
 /** The latest verification of an account, or null when it was never verified. */
 export async function lastVerification(db: Db, account: string): Promise<VerificationRecord | null> {
-  const row = await db.selectFrom('sync_verifications').selectAll().where('account_id', '=', account).orderBy('verification_id', 'desc').limit(1).executeTakeFirst();
+  const row = await db
+    .selectFrom('sync_verifications')
+    .selectAll()
+    .where('account_id', '=', account)
+    .orderBy('verification_id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
   if (!row) return null;
   return {
     verificationId: row.verification_id,
@@ -83,7 +93,11 @@ export async function lastVerification(db: Db, account: string): Promise<Verific
  * The candidates ordered least recently verified first (never verified first of all, then by
  * the end of their latest verification, then by id): where a sample starts.
  */
-export async function leastRecentlyVerified(db: Db, account: string, candidates: readonly string[]): Promise<string[]> {
+export async function leastRecentlyVerified(
+  db: Db,
+  account: string,
+  candidates: readonly string[],
+): Promise<string[]> {
   const { rows } = await sql<{ property_id: string }>`
     select c.property_id::text from unnest(${candidates.map(Number)}::bigint[]) as c(property_id)
     left join (
@@ -101,13 +115,22 @@ export function sampleSize(count: number, percent: number): number {
   return Math.min(count, Math.max(1, Math.ceil((count * percent) / 100)));
 }
 
-/** The drifted rows of each account's latest verification, by stream, table and kind (zero rows included), for the metrics. */
-export async function latestDrift(db: Db, accounts: readonly string[]): Promise<{ account: string; stream: string; table: string; kind: 'missing' | 'extra' | 'differing'; rows: number }[]> {
+/**
+ * The drifted rows of each account's latest verification, by stream, table and kind (zero rows included),
+ * for the metrics.
+ */
+export async function latestDrift(
+  db: Db,
+  accounts: readonly string[],
+): Promise<
+  { account: string; stream: string; table: string; kind: 'missing' | 'extra' | 'differing'; rows: number }[]
+> {
   const out = [];
   for (const account of accounts) {
     const last = await lastVerification(db, account);
     for (const table of last?.tables ?? []) {
-      for (const kind of ['missing', 'extra', 'differing'] as const) out.push({ account, stream: table.stream, table: table.table, kind, rows: table[kind] });
+      for (const kind of ['missing', 'extra', 'differing'] as const)
+        out.push({ account, stream: table.stream, table: table.table, kind, rows: table[kind] });
     }
   }
   return out;

@@ -10,7 +10,12 @@ import type { VerifiedStream } from './verify-scope.js';
  * usual path (merge, children replaced; rows marked deleted included) rather than passing over a record that comes back
  * identical while the rows it made were changed behind the sync's back. Touches no data column.
  */
-export async function forgetDigests(db: Db, account: string, stream: VerifiedStream, propertyIds: readonly string[]): Promise<number> {
+export async function forgetDigests(
+  db: Db,
+  account: string,
+  stream: VerifiedStream,
+  propertyIds: readonly string[],
+): Promise<number> {
   const parent = stream.tables[0];
   if (!parent.sourceHash || propertyIds.length === 0) return 0;
   const covers = stream.tables.find((table) => table.name === stream.verify.covers.table)!;

@@ -49,7 +49,11 @@ export interface ScopeDeps {
  * warehouse rows of the parents either side holds. A record the stream cannot read (it would
  * be quarantined) leaves its parent out of the comparison. Changes no row.
  */
-export async function verifyScope(stream: VerifiedStream, propertyId: string, deps: ScopeDeps): Promise<ScopeResult> {
+export async function verifyScope(
+  stream: VerifiedStream,
+  propertyId: string,
+  deps: ScopeDeps,
+): Promise<ScopeResult> {
   const version = deps.client.versionOf(stream.method);
   const fresh = new Map<string, LoadRow[]>(stream.tables.map((table) => [table.name, []]));
   const freshParents = new Set<number>();
@@ -70,7 +74,12 @@ export async function verifyScope(stream: VerifiedStream, propertyId: string, de
         const key = Number(stream.recordKey(record));
         if (Number.isSafeInteger(key)) unreadable.add(key);
         deps.logger.warn(
-          { event: 'verify_record_unreadable', stream: stream.name, property: propertyId, key: stream.recordKey(record) },
+          {
+            event: 'verify_record_unreadable',
+            stream: stream.name,
+            property: propertyId,
+            key: stream.recordKey(record),
+          },
           `${stream.entity} ${stream.recordKey(record) ?? '(no id)'} of property ${propertyId} cannot be read (${(error as Error).message}); left out of the verification`,
         );
       }
@@ -79,13 +88,22 @@ export async function verifyScope(stream: VerifiedStream, propertyId: string, de
   }
   const covers = stream.verify.covers;
   const coverTable = stream.tables.find((table) => table.name === covers.table);
-  if (!coverTable) throw new Error(`stream ${stream.name} declares verify.covers.table '${covers.table}', which is not one of its tables`);
+  if (!coverTable)
+    throw new Error(
+      `stream ${stream.name} declares verify.covers.table '${covers.table}', which is not one of its tables`,
+    );
   const stored = await parentsInScope(deps.db, deps.account, coverTable, covers.column, [Number(propertyId)]);
   const parents = [...new Set([...freshParents, ...stored])].filter((key) => !unreadable.has(key));
   const tables: ScopeTable[] = [];
   for (const table of stream.tables) {
     const rows = fresh.get(table.name) ?? [];
-    const compared = await compareTable(deps.db, deps.account, table, parents, rows.filter((row) => !unreadable.has(Number(row[table.parentColumn ?? table.key[0]]))));
+    const compared = await compareTable(
+      deps.db,
+      deps.account,
+      table,
+      parents,
+      rows.filter((row) => !unreadable.has(Number(row[table.parentColumn ?? table.key[0]]))),
+    );
     tables.push({ table: table.name, ...compared });
   }
   return { tables, records, pages, calls };

@@ -6,11 +6,18 @@ import { discover } from './plan-run.js';
 import { isBudgetError } from './run-unit.js';
 import { createRun, finishRun } from './runs.js';
 import type { RunStatus, SyncDeps } from './types.js';
-import { KEPT_KEYS, leastRecentlyVerified, recordVerification, sampleSize, type RecordedTable } from './verifications.js';
+import {
+  KEPT_KEYS,
+  leastRecentlyVerified,
+  recordVerification,
+  sampleSize,
+  type RecordedTable,
+} from './verifications.js';
 import { verifyScope, type ScopeTable, type VerifiedStream } from './verify-scope.js';
 
 /** How the properties of a verification are chosen. */
-export type VerifySelection = { kind: 'all' } | { kind: 'sample'; percent: number } | { kind: 'property'; propertyIds: string[] };
+export type VerifySelection =
+  { kind: 'all' } | { kind: 'sample'; percent: number } | { kind: 'property'; propertyIds: string[] };
 
 /** What `propsync verify` asks of one account. */
 export interface VerifyRequest {
@@ -49,7 +56,9 @@ async function verifiedStreams(names: readonly StreamName[]): Promise<VerifiedSt
   return streams.filter((stream): stream is VerifiedStream => stream.verify !== undefined);
 }
 
-/** The properties to verify: those named, else all the run may cover, or a sample of them least recently verified first. */
+/**
+ * The properties to verify: those named, else all the run may cover, or a sample of them least recently verified first.
+ */
 async function chooseProperties(request: VerifyRequest, deps: SyncDeps): Promise<string[]> {
   const named = request.selection.kind === 'property' ? request.selection.propertyIds : undefined;
   const { propertyIds } = await discover({ kind: 'sync', propertyIds: named }, deps);
@@ -80,11 +89,27 @@ export async function verifyAccount(request: VerifyRequest, deps: SyncDeps): Pro
   const { db, client, account, observer } = deps;
   const startedAt = new Date().toISOString();
   const streams = await verifiedStreams(request.streams);
-  const runId = await createRun(db, { account: account.id, kind: 'verify', streams: [], propertyIds: undefined, requested: { kind: 'verify', ...request } });
+  const runId = await createRun(db, {
+    account: account.id,
+    kind: 'verify',
+    streams: [],
+    propertyIds: undefined,
+    requested: { kind: 'verify', ...request },
+  });
   const logger = accountLogger(deps.logger, account.id, { runId });
   const before = client.stats();
   const started = Date.now();
-  const totals = streams.map((stream) => ({ stream: stream.name, tables: stream.tables.map((table): ScopeTable => ({ table: table.name, checked: 0, missing: [], extra: [], differing: [] })), drifted: new Set<string>() }));
+  const totals = streams.map((stream) => ({
+    stream: stream.name,
+    tables: stream.tables.map((table): ScopeTable => ({
+      table: table.name,
+      checked: 0,
+      missing: [],
+      extra: [],
+      differing: [],
+    })),
+    drifted: new Set<string>(),
+  }));
   const verified: string[] = [];
   let status: RunStatus = 'succeeded';
   let error: string | null = null;
@@ -93,41 +118,107 @@ export async function verifyAccount(request: VerifyRequest, deps: SyncDeps): Pro
     const propertyIds = await chooseProperties(request, { ...deps, logger });
     units = propertyIds.length * streams.length;
     const byStream = Object.fromEntries(streams.map((stream) => [stream.name, propertyIds.length]));
-    observer?.onRunStart?.({ account: account.id, runId, kind: 'sync', streams: streams.map((stream) => stream.name), workUnits: units, byStream });
-    logger.info({ event: 'verify_planned', properties: propertyIds.length, streams: streams.map((stream) => stream.name) }, `verify ${runId}: ${propertyIds.length} properties, ${streams.length} streams`);
+    observer?.onRunStart?.({
+      account: account.id,
+      runId,
+      kind: 'sync',
+      streams: streams.map((stream) => stream.name),
+      workUnits: units,
+      byStream,
+    });
+    logger.info(
+      {
+        event: 'verify_planned',
+        properties: propertyIds.length,
+        streams: streams.map((stream) => stream.name),
+      },
+      `verify ${runId}: ${propertyIds.length} properties, ${streams.length} streams`,
+    );
     for (const propertyId of propertyIds) {
       for (const [index, stream] of streams.entries()) {
-        if (deps.signal?.aborted) throw Object.assign(new Error('stopped by a signal'), { name: 'Interrupted' });
+        if (deps.signal?.aborted)
+          throw Object.assign(new Error('stopped by a signal'), { name: 'Interrupted' });
         const unitKey = `verify:${stream.name}:${propertyId}`;
         const unitStarted = Date.now();
-        observer?.onWorkUnitStart?.({ account: account.id, runId, stream: stream.name, unitKey, propertyIds: [propertyId] });
+        observer?.onWorkUnitStart?.({
+          account: account.id,
+          runId,
+          stream: stream.name,
+          unitKey,
+          propertyIds: [propertyId],
+        });
         const result = await verifyScope(stream, propertyId, {
           db,
           account: account.id,
           client,
           logger,
           signal: deps.signal,
-          onPage: (page) => observer?.onPage?.({ ...zeroCounts(RUN_COUNTERS), account: account.id, runId, stream: stream.name, unitKey, pageNo: page.pageNo, records: page.records, calls: page.calls }),
+          onPage: (page) =>
+            observer?.onPage?.({
+              ...zeroCounts(RUN_COUNTERS),
+              account: account.id,
+              runId,
+              stream: stream.name,
+              unitKey,
+              pageNo: page.pageNo,
+              records: page.records,
+              calls: page.calls,
+            }),
         });
         const total = totals[index];
         for (const [position, table] of result.tables.entries()) {
           addTable(total.tables[position], table);
           if (driftOf(table) > 0) total.drifted.add(propertyId);
         }
-        observer?.onWorkUnitEnd?.({ account: account.id, runId, stream: stream.name, unitKey, status: 'done', durationMs: Date.now() - unitStarted });
+        observer?.onWorkUnitEnd?.({
+          account: account.id,
+          runId,
+          stream: stream.name,
+          unitKey,
+          status: 'done',
+          durationMs: Date.now() - unitStarted,
+        });
       }
       verified.push(propertyId);
     }
   } catch (caught) {
-    status = isBudgetError(caught) ? 'budget_exhausted' : deps.signal?.aborted || (caught as Error).name === 'Interrupted' ? 'interrupted' : 'failed';
+    status = isBudgetError(caught)
+      ? 'budget_exhausted'
+      : deps.signal?.aborted || (caught as Error).name === 'Interrupted'
+        ? 'interrupted'
+        : 'failed';
     error = caught instanceof Error ? caught.message : String(caught);
-    logger.warn({ event: 'verify_stopped', status, err: error }, `verify ${runId} stopped (${status}): ${error}; ${verified.length} properties verified`);
+    logger.warn(
+      { event: 'verify_stopped', status, err: error },
+      `verify ${runId} stopped (${status}): ${error}; ${verified.length} properties verified`,
+    );
   }
   const after = client.stats();
-  const summary = await finishRun(db, { runId, status, error: error ?? undefined, extraCalls: after.calls - before.calls, throttled: after.throttled - before.throttled, workUnitsTotal: units });
-  observer?.onRunEnd?.({ ...summary, account: account.id, kind: 'sync', streams: streams.map((stream) => stream.name), durationMs: Date.now() - started, errors: error ? [error] : [] });
-  const results: StreamVerification[] = totals.map((total) => ({ stream: total.stream, tables: total.tables, driftedProperties: [...total.drifted] }));
-  const driftRows = results.reduce((sum, stream) => sum + stream.tables.reduce((rows, table) => rows + driftOf(table), 0), 0);
+  const summary = await finishRun(db, {
+    runId,
+    status,
+    error: error ?? undefined,
+    extraCalls: after.calls - before.calls,
+    throttled: after.throttled - before.throttled,
+    workUnitsTotal: units,
+  });
+  observer?.onRunEnd?.({
+    ...summary,
+    account: account.id,
+    kind: 'sync',
+    streams: streams.map((stream) => stream.name),
+    durationMs: Date.now() - started,
+    errors: error ? [error] : [],
+  });
+  const results: StreamVerification[] = totals.map((total) => ({
+    stream: total.stream,
+    tables: total.tables,
+    driftedProperties: [...total.drifted],
+  }));
+  const driftRows = results.reduce(
+    (sum, stream) => sum + stream.tables.reduce((rows, table) => rows + driftOf(table), 0),
+    0,
+  );
   const verificationId = await recordVerification(db, account.id, {
     runId,
     pass: request.pass,
@@ -141,8 +232,20 @@ export async function verifyAccount(request: VerifyRequest, deps: SyncDeps): Pro
     tables: results.flatMap((stream) => stream.tables.map((table) => recordedTable(stream.stream, table))),
     error,
   });
-  logger.info({ event: 'verify_finished', status, driftRows, properties: verified.length }, `verify ${runId} ${status}: ${verified.length} properties, ${driftRows} rows drifted`);
-  return { account: account.id, verificationId, runId, status, error, propertyIds: verified, streams: results, driftRows };
+  logger.info(
+    { event: 'verify_finished', status, driftRows, properties: verified.length },
+    `verify ${runId} ${status}: ${verified.length} properties, ${driftRows} rows drifted`,
+  );
+  return {
+    account: account.id,
+    verificationId,
+    runId,
+    status,
+    error,
+    propertyIds: verified,
+    streams: results,
+    driftRows,
+  };
 }
 
 /** A table's comparison as the bookkeeping keeps it: counts and the first keys of each kind. */

@@ -21,7 +21,13 @@ export interface StartedUnit {
  * finished backfill chunk is recorded as skipped. Met again in the same run (a queued lane taken
  * again by another worker), the unit goes on in its own row, or is skipped when done.
  */
-export async function startWorkUnit(db: Db, account: string, runId: number, plan: WorkUnitPlan, perPage: number): Promise<StartedUnit> {
+export async function startWorkUnit(
+  db: Db,
+  account: string,
+  runId: number,
+  plan: WorkUnitPlan,
+  perPage: number,
+): Promise<StartedUnit> {
   const previous = await db
     .selectFrom('sync_work_units')
     .select(['work_unit_id', 'run_id', 'status', 'next_page', 'per_page', 'listing_total'])
@@ -32,13 +38,21 @@ export async function startWorkUnit(db: Db, account: string, runId: number, plan
     .executeTakeFirst();
   const finished = previous?.status === 'done' || previous?.status === 'skipped';
   const resume = previous && !finished && previous.per_page === perPage ? previous : undefined;
-  const from = { startPage: resume?.next_page ?? 1, ...(resume?.listing_total != null ? { listingTotal: resume.listing_total } : {}) };
+  const from = {
+    startPage: resume?.next_page ?? 1,
+    ...(resume?.listing_total != null ? { listingTotal: resume.listing_total } : {}),
+  };
   // The same run met the unit before (a queued lane taken again): done, it is skipped; else its own row goes on.
   if (previous && previous.run_id === runId) {
     if (!finished) {
       await db
         .updateTable('sync_work_units')
-        .set({ status: 'running', error: null, finished_at: null, ...(resume ? {} : { next_page: 1, per_page: perPage, listing_total: null }) })
+        .set({
+          status: 'running',
+          error: null,
+          finished_at: null,
+          ...(resume ? {} : { next_page: 1, per_page: perPage, listing_total: null }),
+        })
         .where('work_unit_id', '=', previous.work_unit_id)
         .execute();
     }
@@ -91,7 +105,12 @@ export async function startWorkUnit(db: Db, account: string, runId: number, plan
 }
 
 /** Distinct keys a unit has recorded as seen, together with `extra` keys (a page not yet loaded). */
-export async function countSeen(db: Db, account: string, unitId: number, extra: readonly string[]): Promise<number> {
+export async function countSeen(
+  db: Db,
+  account: string,
+  unitId: number,
+  extra: readonly string[],
+): Promise<number> {
   const { rows } = await sql<{ n: number }>`
     select count(*)::int as n from (
       select key from sync_work_unit_seen where account_id = ${account} and work_unit_id = ${unitId}
@@ -107,7 +126,10 @@ export async function countSeen(db: Db, account: string, unitId: number, extra: 
  * progress (the run \`runId\` is ending) or was abandoned. An unfinished unit's latest attempt
  * keeps its keys for its resume.
  */
-export async function cleanUpSeen(db: Db, args: { runId: number; abandonedAfterMinutes: number }): Promise<number> {
+export async function cleanUpSeen(
+  db: Db,
+  args: { runId: number; abandonedAfterMinutes: number },
+): Promise<number> {
   const result = await sql`
     delete from sync_work_unit_seen s
      using sync_work_units u join sync_runs r on r.account_id = u.account_id and r.run_id = u.run_id
@@ -115,7 +137,9 @@ export async function cleanUpSeen(db: Db, args: { runId: number; abandonedAfterM
        and (r.run_id = ${args.runId} or r.status <> 'running'
             or coalesce(r.heartbeat_at, r.started_at) < now() - make_interval(mins => ${args.abandonedAfterMinutes}))
        and (u.status in ('done', 'skipped')
-            or exists (select 1 from sync_work_units later where later.account_id = u.account_id and later.unit_key = u.unit_key and later.work_unit_id > u.work_unit_id))`.execute(db);
+            or exists (select 1 from sync_work_units later where later.account_id = u.account_id and later.unit_key = u.unit_key and later.work_unit_id > u.work_unit_id))`.execute(
+    db,
+  );
   return Number(result.numAffectedRows ?? 0);
 }
 
@@ -127,11 +151,22 @@ export type PageProgress = Counts<UnitCounter>;
  * transaction. With the first page of a pass comes the total its listing announced (null: none).
  * Returns whether the unit has quarantined nothing so far, this page included.
  */
-export async function checkpointPage(db: Db, args: { unitId: number; nextPage: number; progress: PageProgress; done: boolean; listingTotal?: number | null }): Promise<{ clean: boolean }> {
+export async function checkpointPage(
+  db: Db,
+  args: {
+    unitId: number;
+    nextPage: number;
+    progress: PageProgress;
+    done: boolean;
+    listingTotal?: number | null;
+  },
+): Promise<{ clean: boolean }> {
   const row = await db
     .updateTable('sync_work_units')
     .set((eb) => ({
-      ...Object.fromEntries(UNIT_COUNTERS.map((counter) => [counter.column, eb(counter.column, '+', args.progress[counter.key])])),
+      ...Object.fromEntries(
+        UNIT_COUNTERS.map((counter) => [counter.column, eb(counter.column, '+', args.progress[counter.key])]),
+      ),
       next_page: args.nextPage,
       status: args.done ? 'done' : 'running',
       finished_at: args.done ? sql<Date>`now()` : null,
@@ -145,7 +180,11 @@ export async function checkpointPage(db: Db, args: { unitId: number; nextPage: n
 
 /** Pages a unit has committed (its checkpoint's count). */
 export async function pagesCommitted(db: Db, unitId: number): Promise<number> {
-  const row = await db.selectFrom('sync_work_units').select('pages').where('work_unit_id', '=', unitId).executeTakeFirst();
+  const row = await db
+    .selectFrom('sync_work_units')
+    .select('pages')
+    .where('work_unit_id', '=', unitId)
+    .executeTakeFirst();
   return row?.pages ?? 0;
 }
 
@@ -160,12 +199,27 @@ export async function addUnitCalls(db: Db, unitId: number, calls: number, retrie
 }
 
 /** Ends a unit that did not complete: `failed` (with the error) or `interrupted` (shutdown, budget). */
-export async function endWorkUnit(db: Db, unitId: number, status: 'failed' | 'interrupted', error: string): Promise<void> {
-  await db.updateTable('sync_work_units').set({ status, error, finished_at: new Date() }).where('work_unit_id', '=', unitId).execute();
+export async function endWorkUnit(
+  db: Db,
+  unitId: number,
+  status: 'failed' | 'interrupted',
+  error: string,
+): Promise<void> {
+  await db
+    .updateTable('sync_work_units')
+    .set({ status, error, finished_at: new Date() })
+    .where('work_unit_id', '=', unitId)
+    .execute();
 }
 
 /** Records the keys a unit saw on one page (for deletion detection); inside the page's transaction. */
-export async function recordSeen(db: Db, account: string, unitId: number, entity: string, keys: readonly number[]): Promise<void> {
+export async function recordSeen(
+  db: Db,
+  account: string,
+  unitId: number,
+  entity: string,
+  keys: readonly number[],
+): Promise<void> {
   if (keys.length === 0) return;
   await sql`
     insert into sync_work_unit_seen (account_id, work_unit_id, entity, key)
@@ -176,11 +230,22 @@ export async function recordSeen(db: Db, account: string, unitId: number, entity
 
 /** Forgets the keys a unit saw, when its listing is read again from the start. */
 export async function forgetSeen(db: Db, account: string, unitId: number): Promise<void> {
-  await db.deleteFrom('sync_work_unit_seen').where('account_id', '=', account).where('work_unit_id', '=', unitId).execute();
+  await db
+    .deleteFrom('sync_work_unit_seen')
+    .where('account_id', '=', account)
+    .where('work_unit_id', '=', unitId)
+    .execute();
 }
 
-/** The condition "unit `unitId` saw the record of `entity` whose key is `key`", for a statement over a stream's table. */
-export function seenBy(account: string, unitId: number, entity: string, key: RawBuilder<unknown>): RawBuilder<boolean> {
+/**
+ * The condition "unit `unitId` saw the record of `entity` whose key is `key`", for a statement over a stream's table.
+ */
+export function seenBy(
+  account: string,
+  unitId: number,
+  entity: string,
+  key: RawBuilder<unknown>,
+): RawBuilder<boolean> {
   return sql<boolean>`exists (
     select 1 from sync_work_unit_seen s where s.account_id = ${account} and s.work_unit_id = ${unitId} and s.entity = ${entity} and s.key = ${key})`;
 }

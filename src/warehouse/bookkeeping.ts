@@ -22,7 +22,9 @@ type CounterColumns<C extends RunCounter> = { [K in C as K['column']]: Column<K[
 function counterColumns<C extends RunCounter>(counters: readonly C[]): CounterColumns<C> {
   const column = (counter: RunCounter): ColumnBuilder<'integer' | 'bigint', false, true> =>
     (counter.type === 'bigint' ? bigint(counter.meaning) : integer(counter.meaning)).notNull().defaulted();
-  return Object.fromEntries(counters.map((counter) => [counter.column, column(counter)])) as unknown as CounterColumns<C>;
+  return Object.fromEntries(
+    counters.map((counter) => [counter.column, column(counter)]),
+  ) as unknown as CounterColumns<C>;
 }
 
 export const SYNC_RUNS = defineTable({
@@ -37,7 +39,11 @@ export const SYNC_RUNS = defineTable({
     streams: textArray('Streams the run covered.').notNull(),
     property_ids: bigintArray('Properties asked for (null: the configured ones, or all).'),
     requested: jsonb('The full request, as the operator or scheduler made it.').notNull().defaulted(),
-    status: text('running, then how it ended (succeeded, partial, failed, interrupted, budget_exhausted), or abandoned: its process died and a later run of its streams closed it.').notNull().defaulted(),
+    status: text(
+      'running, then how it ended (succeeded, partial, failed, interrupted, budget_exhausted), or abandoned: its process died and a later run of its streams closed it.',
+    )
+      .notNull()
+      .defaulted(),
     started_at: timestamptz('When the run started.').notNull().defaulted(),
     finished_at: timestamptz('When the run ended.'),
     source_today: date('The source\'s "today" (in its time zone) the run planned with.'),
@@ -48,7 +54,9 @@ export const SYNC_RUNS = defineTable({
     error: text('Why the run failed, if it did (one line per failed work unit).'),
     host: text('Host the run ran on.'),
     pid: integer('Process id of the run.'),
-    heartbeat_at: timestamptz('When the running process last said it was alive; a running run without a recent heartbeat is shown as abandoned.'),
+    heartbeat_at: timestamptz(
+      'When the running process last said it was alive; a running run without a recent heartbeat is shown as abandoned.',
+    ),
   },
 });
 
@@ -68,20 +76,25 @@ export const SYNC_WORK_UNITS = defineTable({
     window_from: date('First day of its date window.'),
     window_to: date('Last day of its date window.'),
     params: jsonb('Request parameters.').notNull().defaulted(),
-    status: text('pending, running, done, skipped, failed, interrupted, or abandoned (its process died).').notNull().defaulted(),
+    status: text('pending, running, done, skipped, failed, interrupted, or abandoned (its process died).')
+      .notNull()
+      .defaulted(),
     next_page: integer('Checkpoint: the next page to read.').notNull().defaulted(),
     per_page: integer('Page size the checkpoint counts in; a resume with another page size starts over.'),
     ...counterColumns(UNIT_COUNTERS),
     started_at: timestamptz('When the unit started.'),
     finished_at: timestamptz('When the unit ended.'),
     error: text('Why it failed, if it did.'),
-    listing_total: integer('Checkpoint: the total the listing announced on the first page of the current pass; a resume that sees another total reads the listing again.'),
+    listing_total: integer(
+      'Checkpoint: the total the listing announced on the first page of the current pass; a resume that sees another total reads the listing again.',
+    ),
   },
 });
 
 export const SYNC_WORK_UNIT_SEEN = defineTable({
   name: 'sync_work_unit_seen',
-  meaning: 'The record keys a work unit has loaded so far, so that a resumed unit still knows which rows the source stopped listing.',
+  meaning:
+    'The record keys a work unit has loaded so far, so that a resumed unit still knows which rows the source stopped listing.',
   key: ['work_unit_id', 'entity', 'key'],
   columns: {
     work_unit_id: bigint('The work unit.').notNull(),
@@ -107,7 +120,8 @@ export const SYNC_CURSORS = defineTable({
 
 export const QUARANTINE = defineTable({
   name: 'quarantine',
-  meaning: 'Records that failed validation, kept raw so nothing is lost; resolved when a later run loads them.',
+  meaning:
+    'Records that failed validation, kept raw so nothing is lost; resolved when a later run loads them.',
   key: ['quarantine_id'],
   indexes: [['stream', 'record_key']],
   columns: {
@@ -122,17 +136,22 @@ export const QUARANTINE = defineTable({
     window_to: date("Last day of the unit's date window."),
     page: integer('Page it came on.'),
     reason: text('Why it failed validation.').notNull(),
-    raw: jsonb('The record as the source sent it; NUL characters and lone surrogates, which jsonb cannot hold, replaced by U+FFFD (the record in full is then in raw_text).').notNull(),
+    raw: jsonb(
+      'The record as the source sent it; NUL characters and lone surrogates, which jsonb cannot hold, replaced by U+FFFD (the record in full is then in raw_text).',
+    ).notNull(),
     created_at: timestamptz('When it was quarantined.').notNull().defaulted(),
     resolved_at: timestamptz('When a later run loaded the record.'),
     resolved_run_id: bigint('That run.'),
-    raw_text: text('The record as the source sent it, as JSON text, when raw could not hold it as is (NUL characters or lone surrogates, kept here as \\u escapes); null otherwise.'),
+    raw_text: text(
+      'The record as the source sent it, as JSON text, when raw could not hold it as is (NUL characters or lone surrogates, kept here as \\u escapes); null otherwise.',
+    ),
   },
 });
 
 export const ACCOUNTS = defineTable({
   name: 'accounts',
-  meaning: 'One row per source account a run has synced, with its display name (the reporting views show it).',
+  meaning:
+    'One row per source account a run has synced, with its display name (the reporting views show it).',
   key: [],
   columns: {
     name: text('The display name the configuration gives the account, if any.'),
@@ -143,7 +162,8 @@ export const ACCOUNTS = defineTable({
 
 export const SYNC_VERIFICATIONS = defineTable({
   name: 'sync_verifications',
-  meaning: 'One row per pass of `propsync verify` over an account: what was read again from the source, and how the warehouse differed from it, per table.',
+  meaning:
+    'One row per pass of `propsync verify` over an account: what was read again from the source, and how the warehouse differed from it, per table.',
   key: ['verification_id'],
   indexes: [['finished_at']],
   crossAccountIndexes: [['verification_id']],
@@ -151,35 +171,49 @@ export const SYNC_VERIFICATIONS = defineTable({
     verification_id: bigint("The verification's id.").notNull().defaulted(),
     run_id: bigint('The run (sync_runs, kind verify) whose calls it spent.'),
     pass: text('check: a verification; recheck: the one after a repair (--repair).').notNull(),
-    selection: text('How its properties were chosen: all, sample (least recently verified first) or property (named).').notNull(),
+    selection: text(
+      'How its properties were chosen: all, sample (least recently verified first) or property (named).',
+    ).notNull(),
     streams: textArray('Streams verified.').notNull(),
-    property_ids: bigintArray('Properties verified whole (a pass stopped early lists those it finished).').notNull(),
+    property_ids: bigintArray(
+      'Properties verified whole (a pass stopped early lists those it finished).',
+    ).notNull(),
     started_at: timestamptz('When it started.').notNull().defaulted(),
     finished_at: timestamptz('When it ended.'),
     status: text('succeeded, or why it stopped early (budget_exhausted, interrupted, failed).').notNull(),
     clean: boolean('No row differed from the source.').notNull(),
     drift_rows: integer('Rows missing, extra or differing, all tables together.').notNull().defaulted(),
-    tables: jsonb('Per stream and table: rows checked, the counts of missing, extra and differing rows, and the first keys of each (with the differing columns).').notNull().defaulted(),
+    tables: jsonb(
+      'Per stream and table: rows checked, the counts of missing, extra and differing rows, and the first keys of each (with the differing columns).',
+    )
+      .notNull()
+      .defaulted(),
     error: text('Why it stopped early, if it did.'),
   },
 });
 
 export const SOURCE_PACING = defineTable({
   name: 'source_pacing',
-  meaning: 'The pacing of one source method of an account, shared by every process that calls it: each call reserves its start here.',
+  meaning:
+    'The pacing of one source method of an account, shared by every process that calls it: each call reserves its start here.',
   key: ['method'],
   columns: {
     method: text('The source method (each has its own rate-limit windows).').notNull(),
     next_at: timestamptz('The earliest start of the next call.').notNull().defaulted(),
-    interval_ms: integer("Least gap between two starts, from the short windows' limits less the reserve.").notNull().defaulted(),
-    remaining: integer('Calls left in the tightest announced window, less the calls reserved since (null: not announced yet).'),
+    interval_ms: integer("Least gap between two starts, from the short windows' limits less the reserve.")
+      .notNull()
+      .defaulted(),
+    remaining: integer(
+      'Calls left in the tightest announced window, less the calls reserved since (null: not announced yet).',
+    ),
     reset_at: timestamptz('When that window resets.'),
   },
 });
 
 export const SOURCE_BUDGET = defineTable({
   name: 'source_budget',
-  meaning: "Calls of an account's daily budget reserved by every process together, per day in the account's time zone.",
+  meaning:
+    "Calls of an account's daily budget reserved by every process together, per day in the account's time zone.",
   key: ['day'],
   columns: {
     day: date("The day, in the account's time zone.").notNull(),
@@ -189,17 +223,33 @@ export const SOURCE_BUDGET = defineTable({
 
 export const SYNC_RUN_LANES = defineTable({
   name: 'sync_run_lanes',
-  meaning: "The lanes of a run put on the queue (propsync enqueue): one job each; the worker that ends the run's last lane finishes the run.",
+  meaning:
+    "The lanes of a run put on the queue (propsync enqueue): one job each; the worker that ends the run's last lane finishes the run.",
   key: ['run_id', 'lane_key'],
   columns: {
     run_id: bigint('The run that planned the lane.').notNull(),
     lane_key: text("The lane's key (its stream and scope).").notNull(),
     stream: text('The stream of the lane.').notNull(),
-    status: text('queued, then done, skipped (already waiting on the queue for an earlier run), failed, budget_exhausted or dead (its retries ran out: in the dead-letter queue).').notNull().defaulted(),
+    status: text(
+      'queued, then done, skipped (already waiting on the queue for an earlier run), failed, budget_exhausted or dead (its retries ran out: in the dead-letter queue).',
+    )
+      .notNull()
+      .defaulted(),
     error: text('Why it failed, if it did.'),
     finished_at: timestamptz('When its job ended for good.'),
   },
 });
 
 /** The sync's bookkeeping tables. */
-export const SYNC_TABLES = [ACCOUNTS, SYNC_RUNS, SYNC_WORK_UNITS, SYNC_WORK_UNIT_SEEN, SYNC_CURSORS, QUARANTINE, SOURCE_PACING, SOURCE_BUDGET, SYNC_RUN_LANES, SYNC_VERIFICATIONS] as const;
+export const SYNC_TABLES = [
+  ACCOUNTS,
+  SYNC_RUNS,
+  SYNC_WORK_UNITS,
+  SYNC_WORK_UNIT_SEEN,
+  SYNC_CURSORS,
+  QUARANTINE,
+  SOURCE_PACING,
+  SOURCE_BUDGET,
+  SYNC_RUN_LANES,
+  SYNC_VERIFICATIONS,
+] as const;

@@ -3,7 +3,15 @@ import { pipeline } from 'node:stream/promises';
 import { CompiledQuery, sql, type RawBuilder } from 'kysely';
 import { escapeIdentifier } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import { ACCOUNT_COLUMN, type AnyDatabase, loadColumns, primaryKey, SOURCE_HASH_COLUMN, SOURCE_TEXT_HASH_COLUMN, type SourceTable } from './schema.js';
+import {
+  ACCOUNT_COLUMN,
+  type AnyDatabase,
+  loadColumns,
+  primaryKey,
+  SOURCE_HASH_COLUMN,
+  SOURCE_TEXT_HASH_COLUMN,
+  type SourceTable,
+} from './schema.js';
 
 /**
  * Loading of a stream's tables, whichever the stream: the table is chosen at run time, so the
@@ -65,7 +73,8 @@ const COPY_CHUNK_ROWS = 500;
 function copyText(value: string): string {
   for (let i = 0; i < value.length; i++) {
     const code = value.charCodeAt(i);
-    if (code === 92 || code === 9 || code === 10 || code === 13) return value.replace(/[\\\t\n\r]/g, (c) => COPY_ESCAPES[c]!);
+    if (code === 92 || code === 9 || code === 10 || code === 13)
+      return value.replace(/[\\\t\n\r]/g, (c) => COPY_ESCAPES[c]!);
   }
   return value;
 }
@@ -122,16 +131,32 @@ function columnKind(type: string): ColumnKind {
 }
 
 /** A column's (non-null) value in COPY text, by its kind. */
-const COPY_ENCODERS: Record<ColumnKind, (value: unknown) => string> = { json: copyJson, array: copyArray, scalar: copyScalar };
+const COPY_ENCODERS: Record<ColumnKind, (value: unknown) => string> = {
+  json: copyJson,
+  array: copyArray,
+  scalar: copyScalar,
+};
 
 /**
  * A column's (non-null) value in the JSON of an inline merge (`inlineJson`), by its kind: a JSON
  * column's value as JSON, any other as the text COPY sends before its escaping.
  */
-const INLINE_ENCODERS: Record<ColumnKind, (value: unknown) => unknown> = { json: (value) => value, array: arrayValueText, scalar: scalarText };
+const INLINE_ENCODERS: Record<ColumnKind, (value: unknown) => unknown> = {
+  json: (value) => value,
+  array: arrayValueText,
+  scalar: scalarText,
+};
 
-/** The rows as COPY text (`\\N` for null), a chunk of rows at a time; `prefix` starts and `suffix` ends every line (constant columns). */
-function* copyChunks(rows: readonly LoadRow[], columns: readonly [string, string][], prefix: string, suffix = ''): Generator<string> {
+/**
+ * The rows as COPY text (`\\N` for null), a chunk of rows at a time; `prefix` starts and `suffix` ends every
+ * line (constant columns).
+ */
+function* copyChunks(
+  rows: readonly LoadRow[],
+  columns: readonly [string, string][],
+  prefix: string,
+  suffix = '',
+): Generator<string> {
   const names = columns.map(([name]) => name);
   const encoders = columns.map(([, type]) => COPY_ENCODERS[columnKind(type)]);
   for (let start = 0; start < rows.length; start += COPY_CHUNK_ROWS) {
@@ -172,14 +197,23 @@ async function copyInto(db: AnyDatabase, copySql: string, chunks: Iterable<strin
  * connection, so inside the page's transaction; rows are merged in key order. With `parents`,
  * the same statement marks deleted those parents' other rows (`markMissingChildren`).
  */
-export async function upsertRows(db: AnyDatabase, spec: SourceTable, rows: readonly LoadRow[], runId: number, options: UpsertOptions): Promise<UpsertCounts> {
+export async function upsertRows(
+  db: AnyDatabase,
+  spec: SourceTable,
+  rows: readonly LoadRow[],
+  runId: number,
+  options: UpsertOptions,
+): Promise<UpsertCounts> {
   const unique = dedupeByKey(spec, rows);
   if (unique.length === 0) {
-    const deleted = options.parents ? await markMissingChildren(db, spec, options.parents, [], runId, options.account) : 0;
+    const deleted = options.parents
+      ? await markMissingChildren(db, spec, options.parents, [], runId, options.account)
+      : 0;
     return { inserted: 0, updated: 0, unchanged: 0, ...(options.parents && { deleted }) };
   }
   // Staging, copy and merge need one connection and one transaction (the staging table empties at commit).
-  if (!db.isTransaction) return db.transaction().execute((trx) => writeUnique(trx, spec, unique, runId, options));
+  if (!db.isTransaction)
+    return db.transaction().execute((trx) => writeUnique(trx, spec, unique, runId, options));
   return writeUnique(db, spec, unique, runId, options);
 }
 
@@ -199,9 +233,17 @@ export interface UpsertOptions {
   parents?: readonly number[];
 }
 
-async function writeUnique(db: AnyDatabase, spec: SourceTable, unique: readonly LoadRow[], runId: number, options: UpsertOptions): Promise<UpsertCounts> {
+async function writeUnique(
+  db: AnyDatabase,
+  spec: SourceTable,
+  unique: readonly LoadRow[],
+  runId: number,
+  options: UpsertOptions,
+): Promise<UpsertCounts> {
   if (options.fresh && (await copyNewRows(db, spec, unique, runId, options.account))) {
-    const deleted = options.parents ? await markMissingChildren(db, spec, options.parents, unique, runId, options.account) : 0;
+    const deleted = options.parents
+      ? await markMissingChildren(db, spec, options.parents, unique, runId, options.account)
+      : 0;
     return { inserted: unique.length, updated: 0, unchanged: 0, ...(options.parents && { deleted }) };
   }
   return mergeRows(db, spec, unique, runId, options);
@@ -216,12 +258,24 @@ const UNIQUE_VIOLATION = '23505';
  * when a key is already there (a row listed by two units, a parent that moved) the copy is undone
  * and `false` tells the caller to merge instead; any other error is the caller's.
  */
-async function copyNewRows(db: AnyDatabase, spec: SourceTable, unique: readonly LoadRow[], runId: number, account: string): Promise<boolean> {
+async function copyNewRows(
+  db: AnyDatabase,
+  spec: SourceTable,
+  unique: readonly LoadRow[],
+  runId: number,
+  account: string,
+): Promise<boolean> {
   const columns = loadColumns(spec);
-  const columnList = [ACCOUNT_COLUMN, ...columns.map(([column]) => column), 'last_run_id'].map(escapeIdentifier).join(', ');
+  const columnList = [ACCOUNT_COLUMN, ...columns.map(([column]) => column), 'last_run_id']
+    .map(escapeIdentifier)
+    .join(', ');
   await sql.raw('savepoint propsync_copy_new').execute(db);
   try {
-    await copyInto(db, `copy ${escapeIdentifier(spec.name)} (${columnList}) from stdin`, copyChunks(unique, columns, `${copyText(account)}\t`, `\t${runId}`));
+    await copyInto(
+      db,
+      `copy ${escapeIdentifier(spec.name)} (${columnList}) from stdin`,
+      copyChunks(unique, columns, `${copyText(account)}\t`, `\t${runId}`),
+    );
   } catch (error) {
     if ((error as { code?: unknown } | null)?.code !== UNIQUE_VIOLATION) throw error;
     await sql.raw('rollback to savepoint propsync_copy_new; release savepoint propsync_copy_new').execute(db);
@@ -252,8 +306,19 @@ async function prepareStaging(db: AnyDatabase, specs: readonly SourceTable[]): P
   if (specs.length) await sql.raw(specs.map(stagingStatements).join('; ')).execute(db);
 }
 
-async function mergeRows(db: AnyDatabase, spec: SourceTable, unique: readonly LoadRow[], runId: number, options: UpsertOptions): Promise<UpsertCounts> {
-  const [counts] = await stageAndMerge(db, [{ spec, unique, parents: options.parents }], runId, options.account);
+async function mergeRows(
+  db: AnyDatabase,
+  spec: SourceTable,
+  unique: readonly LoadRow[],
+  runId: number,
+  options: UpsertOptions,
+): Promise<UpsertCounts> {
+  const [counts] = await stageAndMerge(
+    db,
+    [{ spec, unique, parents: options.parents }],
+    runId,
+    options.account,
+  );
   return counts;
 }
 
@@ -268,10 +333,18 @@ const INLINE_MAX_ROWS = 250;
  * into the tables' staging tables (made and emptied in one round trip; they exist once per
  * session and empty at every commit), a COPY per table.
  */
-async function stageAndMerge(db: AnyDatabase, parts: readonly MergePart[], runId: number, account: string): Promise<UpsertCounts[]> {
+async function stageAndMerge(
+  db: AnyDatabase,
+  parts: readonly MergePart[],
+  runId: number,
+  account: string,
+): Promise<UpsertCounts[]> {
   const inline = parts.reduce((count, part) => count + part.unique.length, 0) <= INLINE_MAX_ROWS;
   if (!inline) {
-    await prepareStaging(db, parts.map((part) => part.spec));
+    await prepareStaging(
+      db,
+      parts.map((part) => part.spec),
+    );
     for (const { spec, unique } of parts) if (unique.length) await stageRows(db, spec, unique, account);
   }
   return mergeStaged(db, parts, { inline, runId, account });
@@ -297,10 +370,19 @@ function inlineJson(rows: readonly LoadRow[], columns: readonly [string, string]
 }
 
 /** Streams rows into the table's (made and emptied) staging table with COPY. */
-async function stageRows(db: AnyDatabase, spec: SourceTable, unique: readonly LoadRow[], account: string): Promise<void> {
+async function stageRows(
+  db: AnyDatabase,
+  spec: SourceTable,
+  unique: readonly LoadRow[],
+  account: string,
+): Promise<void> {
   const columns: [string, string][] = [[ACCOUNT_COLUMN, 'text'], ...loadColumns(spec)];
   const columnList = columns.map(([column]) => escapeIdentifier(column)).join(', ');
-  await copyInto(db, `copy ${stagingTable(spec)} (${columnList}) from stdin`, copyChunks(unique, columns.slice(1), `${copyText(account)}\t`));
+  await copyInto(
+    db,
+    `copy ${stagingTable(spec)} (${columnList}) from stdin`,
+    copyChunks(unique, columns.slice(1), `${copyText(account)}\t`),
+  );
 }
 
 /** One table's part of a merge: its rows (one per key), and the parents whose other rows to mark deleted. */
@@ -317,7 +399,11 @@ interface MergePart {
  * CTEs touch only its rows, the upsert only the rows' keys and the marking only others, so no
  * row is touched twice.
  */
-async function mergeStaged(db: AnyDatabase, parts: readonly MergePart[], { inline, runId, account }: { inline: boolean; runId: number; account: string }): Promise<UpsertCounts[]> {
+async function mergeStaged(
+  db: AnyDatabase,
+  parts: readonly MergePart[],
+  { inline, runId, account }: { inline: boolean; runId: number; account: string },
+): Promise<UpsertCounts[]> {
   const ctes: RawBuilder<unknown>[] = [];
   const counts: RawBuilder<unknown>[] = [];
   for (const [index, { spec, unique, parents }] of parts.entries()) {
@@ -333,8 +419,12 @@ async function mergeStaged(db: AnyDatabase, parts: readonly MergePart[], { inlin
       )`);
     }
     const updatable = all.filter((column) => !key.includes(column));
-    const assignments = sql.join(updatable.map((column) => sql`${ident(column)} = excluded.${ident(column)}`));
-    const current = sql.join([...updatable, 'deleted_at'].map((column) => sql`${sql.raw(spec.name)}.${ident(column)}`));
+    const assignments = sql.join(
+      updatable.map((column) => sql`${ident(column)} = excluded.${ident(column)}`),
+    );
+    const current = sql.join(
+      [...updatable, 'deleted_at'].map((column) => sql`${sql.raw(spec.name)}.${ident(column)}`),
+    );
     const incoming = sql.join([...updatable, 'deleted_at'].map((column) => sql`excluded.${ident(column)}`));
     const written = sql.raw(`written_${index}`);
     const gone = sql.raw(`gone_${index}`);
@@ -349,17 +439,26 @@ async function mergeStaged(db: AnyDatabase, parts: readonly MergePart[], { inlin
     const marks = parents && spec.parentColumn;
     if (marks) {
       const kept = sql`exists (select 1 from ${stage} s where ${sameKey(spec, 's')})`;
-      ctes.push(sql`${gone} as (${markDeleted(spec, runId, account, sql`${ident(spec.parentColumn!)} = any(${parents as number[]}::bigint[]) and not ${kept}`)} returning 1)`);
+      ctes.push(
+        sql`${gone} as (${markDeleted(spec, runId, account, sql`${ident(spec.parentColumn!)} = any(${parents as number[]}::bigint[]) and not ${kept}`)} returning 1)`,
+      );
     }
     counts.push(sql`(select count(*) filter (where inserted) from ${written})::int as ${sql.raw(`inserted_${index}`)},
       (select count(*) filter (where not inserted) from ${written})::int as ${sql.raw(`updated_${index}`)},
       ${marks ? sql`(select count(*) from ${gone})::int` : sql`0`} as ${sql.raw(`deleted_${index}`)}`);
   }
-  const { rows } = await sql<Record<string, number>>`with ${sql.join(ctes)} select ${sql.join(counts)}`.execute(db);
+  const { rows } = await sql<
+    Record<string, number>
+  >`with ${sql.join(ctes)} select ${sql.join(counts)}`.execute(db);
   return parts.map((part, index) => {
     const inserted = rows[0][`inserted_${index}`];
     const updated = rows[0][`updated_${index}`];
-    return { inserted, updated, unchanged: part.unique.length - inserted - updated, ...(part.parents && { deleted: rows[0][`deleted_${index}`] }) };
+    return {
+      inserted,
+      updated,
+      unchanged: part.unique.length - inserted - updated,
+      ...(part.parents && { deleted: rows[0][`deleted_${index}`] }),
+    };
   });
 }
 
@@ -377,8 +476,18 @@ export interface StagedTable {
  * copied into staging tables (one round trip makes and empties them, a COPY per table with rows
  * fills them). For rows that may be in the warehouse (an incremental's pages); in a transaction.
  */
-export async function upsertStaged(db: AnyDatabase, tables: readonly StagedTable[], runId: number, account: string): Promise<UpsertCounts[]> {
-  return stageAndMerge(db, tables.map(({ spec, rows, parents }) => ({ spec, unique: dedupeByKey(spec, rows), parents })), runId, account);
+export async function upsertStaged(
+  db: AnyDatabase,
+  tables: readonly StagedTable[],
+  runId: number,
+  account: string,
+): Promise<UpsertCounts[]> {
+  return stageAndMerge(
+    db,
+    tables.map(({ spec, rows, parents }) => ({ spec, unique: dedupeByKey(spec, rows), parents })),
+    runId,
+    account,
+  );
 }
 
 /**
@@ -400,12 +509,25 @@ export async function markMissingChildren(
   const kept = sql`exists (
     select 1 from unnest(${sql.join(keyArrays.map((values) => sql`${values}::bigint[]`))}) as k(${sql.join(spec.key.map(ident))})
     where ${sameKey(spec, 'k')})`;
-  const result = await markDeleted(spec, runId, account, sql`${ident(spec.parentColumn)} = any(${parentIds as number[]}::bigint[]) and not ${kept}`).execute(db);
+  const result = await markDeleted(
+    spec,
+    runId,
+    account,
+    sql`${ident(spec.parentColumn)} = any(${parentIds as number[]}::bigint[]) and not ${kept}`,
+  ).execute(db);
   return Number(result.numAffectedRows ?? 0);
 }
 
-/** The statement that marks deleted the live rows of an account in `spec` that `condition` names (rows are never removed). */
-function markDeleted(spec: SourceTable, runId: number, account: string, condition: RawBuilder<unknown>): RawBuilder<unknown> {
+/**
+ * The statement that marks deleted the live rows of an account in `spec` that `condition` names (rows are
+ * never removed).
+ */
+function markDeleted(
+  spec: SourceTable,
+  runId: number,
+  account: string,
+  condition: RawBuilder<unknown>,
+): RawBuilder<unknown> {
   return sql`update ${sql.table(spec.name)} set deleted_at = now(), last_synced_at = now(), last_run_id = ${runId}
     where ${ident(ACCOUNT_COLUMN)} = ${account} and deleted_at is null and ${condition}`;
 }
@@ -419,9 +541,21 @@ function sameKey(spec: SourceTable, alias: string): RawBuilder<unknown> {
 }
 
 /** Marks deleted the not-yet-deleted rows of `spec` whose `column` is among `values`. */
-export async function markDeletedWhere(db: AnyDatabase, spec: SourceTable, column: string, values: readonly number[], runId: number, account: string): Promise<number> {
+export async function markDeletedWhere(
+  db: AnyDatabase,
+  spec: SourceTable,
+  column: string,
+  values: readonly number[],
+  runId: number,
+  account: string,
+): Promise<number> {
   if (values.length === 0) return 0;
-  const result = await markDeleted(spec, runId, account, sql`${ident(column)} = any(${values as number[]}::bigint[])`).execute(db);
+  const result = await markDeleted(
+    spec,
+    runId,
+    account,
+    sql`${ident(column)} = any(${values as number[]}::bigint[])`,
+  ).execute(db);
   return Number(result.numAffectedRows ?? 0);
 }
 
@@ -447,7 +581,8 @@ export async function markUnseenDeleted(
   `.execute(db);
   const gone = rows.map((row) => Number(row.key));
   let deleted = gone.length;
-  for (const child of children) deleted += await markDeletedWhere(db, child, child.parentColumn!, gone, runId, account);
+  for (const child of children)
+    deleted += await markDeletedWhere(db, child, child.parentColumn!, gone, runId, account);
   return deleted;
 }
 
@@ -458,7 +593,10 @@ export async function markUnseenDeleted(
  * the keys' lookups, and where its statistics take the account's rows for few (a table never
  * measured, an account new to it) it reads them all, for every page of a load that makes them many.
  */
-function eachKey<Row>(values: RawBuilder<unknown>, row: (value: RawBuilder<unknown>) => RawBuilder<unknown>): RawBuilder<Row> {
+function eachKey<Row>(
+  values: RawBuilder<unknown>,
+  row: (value: RawBuilder<unknown>) => RawBuilder<unknown>,
+): RawBuilder<Row> {
   return sql<Row>`select t.* from unnest(${values}) as k(v) cross join lateral (${row(sql.ref('k.v'))} offset 0) as t`;
 }
 
@@ -471,13 +609,20 @@ export interface StoredParents {
 }
 
 /** What the warehouse holds of the given parent keys: their rows' digests, and which have a row at all. */
-export async function storedParents(db: AnyDatabase, parent: SourceTable, keys: readonly number[], account: string): Promise<StoredParents> {
+export async function storedParents(
+  db: AnyDatabase,
+  parent: SourceTable,
+  keys: readonly number[],
+  account: string,
+): Promise<StoredParents> {
   const stored: StoredParents = { digests: new Map(), present: new Set() };
   if (keys.length === 0) return stored;
   const key = ident(parent.key[0]);
   const { rows } = await eachKey<{ key: number; digest: string | null; live: boolean }>(
     sql`${keys as number[]}::bigint[]`,
-    (id) => sql`select ${key} as key, ${ident(SOURCE_HASH_COLUMN)} as digest, deleted_at is null as live from ${sql.table(parent.name)}
+    (
+      id,
+    ) => sql`select ${key} as key, ${ident(SOURCE_HASH_COLUMN)} as digest, deleted_at is null as live from ${sql.table(parent.name)}
       where ${ident(ACCOUNT_COLUMN)} = ${account} and ${key} = ${id}`,
   ).execute(db);
   for (const row of rows) {
@@ -491,11 +636,18 @@ export async function storedParents(db: AnyDatabase, parent: SourceTable, keys: 
  * The keys (as text) of the live parent rows last loaded from exactly these record texts, by
  * the text's digest (`source_text_hash`, indexed).
  */
-export async function storedTextDigests(db: AnyDatabase, parent: SourceTable, digests: readonly string[], account: string): Promise<Map<string, string>> {
+export async function storedTextDigests(
+  db: AnyDatabase,
+  parent: SourceTable,
+  digests: readonly string[],
+  account: string,
+): Promise<Map<string, string>> {
   if (digests.length === 0) return new Map();
   const { rows } = await eachKey<{ key: string; digest: string }>(
     sql`${digests as string[]}::text[]`,
-    (digest) => sql`select ${ident(parent.key[0])}::text as key, ${ident(SOURCE_TEXT_HASH_COLUMN)} as digest from ${sql.table(parent.name)}
+    (
+      digest,
+    ) => sql`select ${ident(parent.key[0])}::text as key, ${ident(SOURCE_TEXT_HASH_COLUMN)} as digest from ${sql.table(parent.name)}
       where ${ident(ACCOUNT_COLUMN)} = ${account} and ${ident(SOURCE_TEXT_HASH_COLUMN)} = ${digest} and deleted_at is null`,
   ).execute(db);
   return new Map(rows.map((row) => [row.digest, row.key]));

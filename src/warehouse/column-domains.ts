@@ -1,5 +1,5 @@
 import { daysInMonth } from '../dates/calendar.js';
-import { ACCOUNT_COLUMN, SYNC_COLUMNS, type Column, type PgType, type Table } from './schema.js';
+import { ACCOUNT_COLUMN, SYNC_COLUMNS, type PgType, type Table } from './schema.js';
 
 /**
  * The domains of the declared column types, checked before a row is written: a value that a
@@ -45,7 +45,8 @@ type WellFormedText = string & { isWellFormed(): boolean };
 export function textProblem(text: string): string | undefined {
   if (text.indexOf('\u0000') !== -1) return 'text without NUL characters (Postgres text cannot hold U+0000)';
   // A native scan (false exactly when a lone surrogate is present) instead of a look-around regex.
-  if (!(text as WellFormedText).isWellFormed()) return 'valid Unicode text (it holds a lone UTF-16 surrogate)';
+  if (!(text as WellFormedText).isWellFormed())
+    return 'valid Unicode text (it holds a lone UTF-16 surrogate)';
   return undefined;
 }
 
@@ -71,7 +72,11 @@ function tableChecks(table: Table): readonly ColumnCheck[] {
   if (!checks) {
     checks = Object.entries(table.columns)
       .filter(([column]) => column !== ACCOUNT_COLUMN && (!(column in SYNC_COLUMNS) || column === 'raw'))
-      .map(([column, declared]) => ({ column, required: !declared.nullable && !declared.hasDefault, check: valueCheck(declared.type) }));
+      .map(([column, declared]) => ({
+        column,
+        required: !declared.nullable && !declared.hasDefault,
+        check: valueCheck(declared.type),
+      }));
     TABLE_CHECKS.set(table, checks);
   }
   return checks;
@@ -108,7 +113,12 @@ function valueCheck(type: PgType): ValueCheck {
       return dayCheck(DATE_MAX_YEAR, 'a date');
     case 'timestamptz': {
       const day = dayCheck(TIMESTAMP_MAX_YEAR, 'a timestamp');
-      return (value) => (value instanceof Date ? (Number.isNaN(value.getTime()) ? { value, expected: 'a timestamp' } : undefined) : day(value));
+      return (value) =>
+        value instanceof Date
+          ? Number.isNaN(value.getTime())
+            ? { value, expected: 'a timestamp' }
+            : undefined
+          : day(value);
     }
     case 'boolean':
       return (value) => (typeof value === 'boolean' ? undefined : { value, expected: 'a boolean' });
@@ -151,8 +161,10 @@ function integerCheck(type: PgType, [min, max]: [bigint, bigint]): ValueCheck {
       if (!Number.isSafeInteger(value)) return { value, expected: inexact };
       return value < low || value > high ? { value, expected } : undefined;
     }
-    if (typeof value === 'bigint') return value < min || value > max ? { value: String(value), expected } : undefined;
-    if (typeof value === 'string' && /^-?\d{1,40}$/.test(value)) return BigInt(value) < min || BigInt(value) > max ? { value, expected } : undefined;
+    if (typeof value === 'bigint')
+      return value < min || value > max ? { value: String(value), expected } : undefined;
+    if (typeof value === 'string' && /^-?\d{1,40}$/.test(value))
+      return BigInt(value) < min || BigInt(value) > max ? { value, expected } : undefined;
     return { value, expected };
   };
 }
@@ -179,12 +191,15 @@ function isDayWithin(text: string, maxYear: number): boolean {
   const day = twoDigits(text, at + 4);
   const end = at + 6;
   if (month < 0 || day < 0 || (end < text.length && text.charCodeAt(end) !== 84) /* T */) return false;
-  return year >= 1 && year <= maxYear && month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month);
+  return (
+    year >= 1 && year <= maxYear && month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month)
+  );
 }
 
 function dayCheck(maxYear: number, what: string): ValueCheck {
   const expected = `${what} between years 1 and ${maxYear}`;
-  return (value) => (typeof value === 'string' && isDayWithin(value, maxYear) ? undefined : { value, expected });
+  return (value) =>
+    typeof value === 'string' && isDayWithin(value, maxYear) ? undefined : { value, expected };
 }
 
 /**
@@ -194,7 +209,9 @@ function dayCheck(maxYear: number, what: string): ValueCheck {
  */
 function numericCheck(type: PgType): ValueCheck {
   const typed = /^numeric\((\d+),(\d+)\)$/.exec(type);
-  const [whole, scale] = typed ? [Number(typed[1]) - Number(typed[2]), Number(typed[2])] : [NUMERIC_LIMITS.whole, NUMERIC_LIMITS.scale];
+  const [whole, scale] = typed
+    ? [Number(typed[1]) - Number(typed[2]), Number(typed[2])]
+    : [NUMERIC_LIMITS.whole, NUMERIC_LIMITS.scale];
   const expected = typed
     ? `a ${type} (at most ${whole} digits before the point and ${scale} after)`
     : `a numeric (at most ${whole} digits before the point and ${scale} after)`;
@@ -213,14 +230,16 @@ function decimalFits(text: string, whole: number, scale: number): boolean {
   let at = text.charCodeAt(0) === 45 /* - */ ? 1 : 0;
   const wholeStart = at;
   let significant = -1;
-  for (; at < length && isDigit(text.charCodeAt(at)); at++) if (significant < 0 && text.charCodeAt(at) !== 48) significant = at;
+  for (; at < length && isDigit(text.charCodeAt(at)); at++)
+    if (significant < 0 && text.charCodeAt(at) !== 48) significant = at;
   const wholeEnd = at;
   if (wholeEnd === wholeStart) return false;
   let fractionDigits = 0;
   if (at < length) {
     if (text.charCodeAt(at) !== 46 /* . */) return false;
     const fractionStart = ++at;
-    for (; at < length && isDigit(text.charCodeAt(at)); at++) if (text.charCodeAt(at) !== 48) fractionDigits = at - fractionStart + 1;
+    for (; at < length && isDigit(text.charCodeAt(at)); at++)
+      if (text.charCodeAt(at) !== 48) fractionDigits = at - fractionStart + 1;
     if (at === fractionStart || at < length) return false;
   }
   const wholeDigits = significant < 0 ? 0 : wholeEnd - significant;
@@ -258,7 +277,8 @@ function jsonProblem(value: unknown, path: string): ValueProblem | undefined {
     const expected = textProblem(value);
     return expected ? { path, value, expected } : undefined;
   }
-  if (typeof value === 'number') return Number.isFinite(value) ? undefined : { path, value, expected: 'a finite number' };
+  if (typeof value === 'number')
+    return Number.isFinite(value) ? undefined : { path, value, expected: 'a finite number' };
   if (Array.isArray(value)) {
     for (const [index, item] of value.entries()) {
       const problem = jsonProblem(item, `${path}[${index}]`);
@@ -293,7 +313,8 @@ export function storableJson(value: unknown): { value: unknown; changed: boolean
   const walk = (node: unknown): unknown => {
     if (typeof node === 'string') return clean(node);
     if (Array.isArray(node)) return node.map(walk);
-    if (node && typeof node === 'object') return Object.fromEntries(Object.entries(node).map(([key, item]) => [clean(key), walk(item)]));
+    if (node && typeof node === 'object')
+      return Object.fromEntries(Object.entries(node).map(([key, item]) => [clean(key), walk(item)]));
     return node;
   };
   const out = walk(value);

@@ -6,7 +6,10 @@ import type { Table } from './schema.js';
 const MIGRATOR_COMMENTS: Record<string, { meaning: string; columns: Record<string, string> }> = {
   kysely_migration: {
     meaning: 'Migrations applied to this database (kept by the Kysely migrator).',
-    columns: { name: 'Name of the migration file, without extension.', timestamp: 'When it was applied (ISO text).' },
+    columns: {
+      name: 'Name of the migration file, without extension.',
+      timestamp: 'When it was applied (ISO text).',
+    },
   },
   kysely_migration_lock: {
     meaning: 'The lock that keeps two migrators from running at once (kept by the Kysely migrator).',
@@ -20,12 +23,23 @@ const MIGRATOR_COMMENTS: Record<string, { meaning: string; columns: Record<strin
  */
 function commentStatements(tables: readonly Table[]): string[] {
   const described = [
-    ...tables.map((table) => ({ name: table.name, meaning: table.meaning, columns: Object.entries(table.columns).map(([name, column]) => [name, column.meaning] as const) })),
-    ...Object.entries(MIGRATOR_COMMENTS).map(([name, table]) => ({ name, meaning: table.meaning, columns: Object.entries(table.columns) })),
+    ...tables.map((table) => ({
+      name: table.name,
+      meaning: table.meaning,
+      columns: Object.entries(table.columns).map(([name, column]) => [name, column.meaning] as const),
+    })),
+    ...Object.entries(MIGRATOR_COMMENTS).map(([name, table]) => ({
+      name,
+      meaning: table.meaning,
+      columns: Object.entries(table.columns),
+    })),
   ];
   return described.flatMap((table) => [
     `comment on table ${escapeIdentifier(table.name)} is ${escapeLiteral(table.meaning)}`,
-    ...table.columns.map(([column, meaning]) => `comment on column ${escapeIdentifier(table.name)}.${escapeIdentifier(column)} is ${escapeLiteral(meaning)}`),
+    ...table.columns.map(
+      ([column, meaning]) =>
+        `comment on column ${escapeIdentifier(table.name)}.${escapeIdentifier(column)} is ${escapeLiteral(meaning)}`,
+    ),
   ]);
 }
 
@@ -36,6 +50,9 @@ export async function applyComments<DB>(db: Kysely<DB>, tables: readonly Table[]
       await sql.raw(commentStatements(tables).join(';\n')).execute(trx);
     });
   } catch (error) {
-    throw new Error(`the table declarations do not match the migrated schema (${(error as Error).message}); a declaration names a table or column that no migration creates`);
+    throw new Error(
+      `the table declarations do not match the migrated schema (${(error as Error).message}); a declaration names a table or column that no migration creates`,
+      { cause: error },
+    );
   }
 }

@@ -1,6 +1,13 @@
 import { sql } from 'kysely';
 import { dedupeByKey, type LoadRow } from './bulk-load.js';
-import { ACCOUNT_COLUMN, SOURCE_HASH_COLUMN, SOURCE_TEXT_HASH_COLUMN, SYNC_COLUMNS, type AnyDatabase, type SourceTable } from './schema.js';
+import {
+  ACCOUNT_COLUMN,
+  SOURCE_HASH_COLUMN,
+  SOURCE_TEXT_HASH_COLUMN,
+  SYNC_COLUMNS,
+  type AnyDatabase,
+  type SourceTable,
+} from './schema.js';
 
 /**
  * How a table's live rows compare with rows freshly normalized from the source, key by key:
@@ -30,8 +37,15 @@ export interface TableComparison {
  * `raw` is compared too, as jsonb (key order and number spelling do not count).
  */
 export function contentColumns(table: SourceTable): string[] {
-  const bookkeeping = new Set<string>([ACCOUNT_COLUMN, SOURCE_HASH_COLUMN, SOURCE_TEXT_HASH_COLUMN, ...Object.keys(SYNC_COLUMNS).filter((column) => column !== 'raw')]);
-  return Object.keys(table.columns).filter((column) => !bookkeeping.has(column) && !table.key.includes(column));
+  const bookkeeping = new Set<string>([
+    ACCOUNT_COLUMN,
+    SOURCE_HASH_COLUMN,
+    SOURCE_TEXT_HASH_COLUMN,
+    ...Object.keys(SYNC_COLUMNS).filter((column) => column !== 'raw'),
+  ]);
+  return Object.keys(table.columns).filter(
+    (column) => !bookkeeping.has(column) && !table.key.includes(column),
+  );
 }
 
 /** A key as shown to an operator: `lease_id=7` or `lease_id=7,customer_id=9`. */
@@ -55,11 +69,19 @@ function recordsetColumn(table: SourceTable, column: string) {
  * read by Postgres in the declared types, so `12.5` and `12.50`, two spellings of one instant,
  * or a jsonb with its keys in another order are equal. Reads only.
  */
-export async function compareTable(db: AnyDatabase, account: string, table: SourceTable, parents: readonly number[], fresh: readonly LoadRow[]): Promise<TableComparison> {
+export async function compareTable(
+  db: AnyDatabase,
+  account: string,
+  table: SourceTable,
+  parents: readonly number[],
+  fresh: readonly LoadRow[],
+): Promise<TableComparison> {
   const rows = dedupeByKey(table, fresh);
   const content = contentColumns(table);
   const columns = [...table.key, ...content];
-  const json = JSON.stringify(rows.map((row) => Object.fromEntries(columns.map((column) => [column, row[column] ?? null]))));
+  const json = JSON.stringify(
+    rows.map((row) => Object.fromEntries(columns.map((column) => [column, row[column] ?? null]))),
+  );
   const pick = (alias: string) => sql.join(columns.map((column) => sql.ref(`${alias}.${column}`)));
   const joinOn = sql.join(
     table.key.map((column) => sql`f.${sql.id(column)} = w.${sql.id(column)}`),
@@ -68,11 +90,17 @@ export async function compareTable(db: AnyDatabase, account: string, table: Sour
   const keyOut = sql.join(table.key.map((column) => sql`coalesce(f.${sql.id(column)}, w.${sql.id(column)})`));
   const differs = content.length
     ? sql.join(
-        content.map((column) => sql`case when f.${sql.id(column)} is distinct from w.${sql.id(column)} then ${column}::text end`),
+        content.map(
+          (column) =>
+            sql`case when f.${sql.id(column)} is distinct from w.${sql.id(column)} then ${column}::text end`,
+        ),
       )
     : sql`null::text`;
   const first = table.key[0];
-  const { rows: result } = await sql<{ checked: number; drift: { key: unknown[]; missing: boolean; extra: boolean; columns: string[] }[] }>`
+  const { rows: result } = await sql<{
+    checked: number;
+    drift: { key: unknown[]; missing: boolean; extra: boolean; columns: string[] }[];
+  }>`
     with f as (
       select * from jsonb_to_recordset(${json}::jsonb) as f(${sql.join(columns.map((column) => recordsetColumn(table, column)))})
     ),
@@ -105,7 +133,13 @@ export async function compareTable(db: AnyDatabase, account: string, table: Sour
  * The parent records of `scope` live in the warehouse: the parent key column of `table` (the
  * parent table, or a child naming its parent) where `column` is one of `values`.
  */
-export async function parentsInScope(db: AnyDatabase, account: string, table: SourceTable, column: string, values: readonly number[]): Promise<number[]> {
+export async function parentsInScope(
+  db: AnyDatabase,
+  account: string,
+  table: SourceTable,
+  column: string,
+  values: readonly number[],
+): Promise<number[]> {
   const parent = parentKeyColumn(table);
   const { rows } = await sql<{ id: string | number }>`
     select distinct ${sql.id(parent)} as id from ${sql.table(table.name)}

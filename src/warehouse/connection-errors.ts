@@ -14,7 +14,15 @@ const LOST_SQLSTATES = new Set([
 ]);
 
 /** Node's codes of a socket that could not connect or was cut. */
-const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+const SOCKET_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+]);
 
 /** pg's own words for a connection that broke, or could not be had in time. */
 const LOST_MESSAGES = [

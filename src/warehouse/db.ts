@@ -10,7 +10,9 @@ pg.types.setTypeParser(pg.types.builtins.NUMERIC, (value) => value);
 /** OID of `bigint[]`, which pg's builtins do not name. */
 const INT8_ARRAY = 1016 as Parameters<typeof pg.types.getTypeParser>[0];
 const parseInt8Array = pg.types.getTypeParser(INT8_ARRAY) as (value: string) => (string | null)[];
-pg.types.setTypeParser(INT8_ARRAY, (value: string) => parseInt8Array(value).map((item) => (item === null ? null : Number(item))));
+pg.types.setTypeParser(INT8_ARRAY, (value: string) =>
+  parseInt8Array(value).map((item) => (item === null ? null : Number(item))),
+);
 
 /** Limits of every session, so that no statement, lock wait or open transaction hangs for ever. */
 export interface SessionTimeouts {
@@ -37,7 +39,11 @@ export interface ConnectOptions {
  * The pg settings of a session: its application name and limits, TCP keepalive (a connection
  * that died in silence is noticed) and a connect timeout. Also for a lone `pg.Client`.
  */
-export function sessionConfig(url: string, applicationName: string, timeouts: SessionTimeouts | undefined): pg.ClientConfig {
+export function sessionConfig(
+  url: string,
+  applicationName: string,
+  timeouts: SessionTimeouts | undefined,
+): pg.ClientConfig {
   return {
     connectionString: url,
     application_name: applicationName,
@@ -45,7 +51,11 @@ export function sessionConfig(url: string, applicationName: string, timeouts: Se
     keepAliveInitialDelayMillis: 10_000,
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     ...(timeouts
-      ? { statement_timeout: timeouts.statementTimeoutMs, lock_timeout: timeouts.lockTimeoutMs, idle_in_transaction_session_timeout: timeouts.idleInTransactionTimeoutMs }
+      ? {
+          statement_timeout: timeouts.statementTimeoutMs,
+          lock_timeout: timeouts.lockTimeoutMs,
+          idle_in_transaction_session_timeout: timeouts.idleInTransactionTimeoutMs,
+        }
       : {}),
   };
 }
@@ -56,7 +66,10 @@ export function sessionConfig(url: string, applicationName: string, timeouts: Se
  * pool drops a broken client); a lock wait that times out fails with the table and its holder.
  */
 export function connect<DB>(url: string, options: ConnectOptions = {}): Kysely<DB> {
-  const pool = new pg.Pool({ ...sessionConfig(url, options.applicationName ?? 'propsync', options.timeouts), max: options.maxConnections ?? 10 });
+  const pool = new pg.Pool({
+    ...sessionConfig(url, options.applicationName ?? 'propsync', options.timeouts),
+    max: options.maxConnections ?? 10,
+  });
   // pg-pool listens for errors of idle clients only: a client handed out that loses its server
   // would raise an unhandled 'error'. The statement in flight fails with the error anyway.
   pool.on('error', () => {});

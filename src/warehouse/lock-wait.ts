@@ -36,13 +36,19 @@ export async function explainWait(url: string, error: unknown, limits: WaitLimit
   if (!isLockTimeout(error) || error instanceof LockWaitError) return error;
   const table = /relation "([^"]+)"/.exec(String((error as { where?: unknown }).where ?? ''))?.[1];
   const holders = await findHolders(url, table).catch(() => []);
-  const waited = limits.lockTimeoutMs === undefined ? 'too long' : `${limits.lockTimeoutMs / 1000} s (database.lockTimeoutMs)`;
+  const waited =
+    limits.lockTimeoutMs === undefined
+      ? 'too long'
+      : `${limits.lockTimeoutMs / 1000} s (database.lockTimeoutMs)`;
   const what = table ?? holders[0]?.relname;
   const lock = what ? `a lock on table ${what}` : 'a lock';
   const held = holders.length
     ? `held by ${holders.map(describe).join('; ')}`
     : 'the session that held it has let go since';
-  return new LockWaitError(`waited ${waited} for ${lock} and gave up: ${held}; end that session or let it finish, then run again`, { cause: error });
+  return new LockWaitError(
+    `waited ${waited} for ${lock} and gave up: ${held}; end that session or let it finish, then run again`,
+    { cause: error },
+  );
 }
 
 function describe(holder: Holder): string {
@@ -56,7 +62,12 @@ function describe(holder: Holder): string {
  * unknown; the oldest transactions first, without the sessions that wait for a lock themselves.
  */
 async function findHolders(url: string, table: string | undefined): Promise<Holder[]> {
-  const client = new pg.Client({ connectionString: url, application_name: 'propsync wait check', statement_timeout: 5_000, connectionTimeoutMillis: 5_000 });
+  const client = new pg.Client({
+    connectionString: url,
+    application_name: 'propsync wait check',
+    statement_timeout: 5_000,
+    connectionTimeoutMillis: 5_000,
+  });
   client.on('error', () => {});
   await client.connect();
   try {

@@ -1,7 +1,16 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DEFAULT_MIGRATION_LOCK_TABLE, DEFAULT_MIGRATION_TABLE, FileMigrationProvider, Migrator, NO_MIGRATIONS, sql, type Kysely, type MigrationResult } from 'kysely';
+import {
+  DEFAULT_MIGRATION_LOCK_TABLE,
+  DEFAULT_MIGRATION_TABLE,
+  FileMigrationProvider,
+  Migrator,
+  NO_MIGRATIONS,
+  sql,
+  type Kysely,
+  type MigrationResult,
+} from 'kysely';
 import { applyComments } from './comments.js';
 import type { Table } from './schema.js';
 
@@ -9,7 +18,10 @@ import type { Table } from './schema.js';
  * The project's migrations folder, `migrations/` at the top of the checkout or package: two
  * levels up from this module in `src/warehouse/`, and from the build's `dist/src/<folder>/`.
  */
-export const MIGRATIONS_FOLDER = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../migrations');
+export const MIGRATIONS_FOLDER = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  '../../migrations',
+);
 
 /** Kysely's provider of the numbered migration files (`.ts` or `.js`; `.d.ts` and `.map` ignored). */
 export function migrationProvider(folder: string = MIGRATIONS_FOLDER): FileMigrationProvider {
@@ -29,16 +41,25 @@ function outcome(results: MigrationResult[] | undefined, error: unknown): Migrat
   if (error) {
     const failed = results?.find((result) => result.status === 'Error');
     const message = error instanceof Error ? error.message : String(error);
-    throw new Error(failed ? `migration ${failed.migrationName} failed: ${message}` : `migration failed: ${message}`);
+    throw new Error(
+      failed ? `migration ${failed.migrationName} failed: ${message}` : `migration failed: ${message}`,
+    );
   }
-  return { applied: (results ?? []).filter((result) => result.status === 'Success').map((result) => result.migrationName) };
+  return {
+    applied: (results ?? [])
+      .filter((result) => result.status === 'Success')
+      .map((result) => result.migrationName),
+  };
 }
 
 /**
  * Applies every pending migration; an up-to-date database is left untouched. Then, when given
  * the declared tables, (re)writes their comments from the declarations (idempotent).
  */
-export async function migrateToLatest<DB>(db: Kysely<DB>, tables: readonly Table[] = []): Promise<MigrationOutcome> {
+export async function migrateToLatest<DB>(
+  db: Kysely<DB>,
+  tables: readonly Table[] = [],
+): Promise<MigrationOutcome> {
   const { results, error } = await migrator(db).migrateToLatest();
   const migrated = outcome(results, error);
   if (tables.length) await applyComments(db, tables);
@@ -56,11 +77,20 @@ const UNDEFINED_TABLE = '42P01';
  * against the migrator's table. Every command checks this at start-up, so nothing is imported
  * (the migrations and what they import) and nothing is created for it.
  */
-export async function pendingMigrations<DB>(db: Kysely<DB>, folder: string = MIGRATIONS_FOLDER): Promise<string[]> {
-  const names = new Set((await fs.readdir(folder)).filter((file) => MIGRATION_FILE.test(file)).map((file) => file.replace(/\.[^.]+$/, '')));
+export async function pendingMigrations<DB>(
+  db: Kysely<DB>,
+  folder: string = MIGRATIONS_FOLDER,
+): Promise<string[]> {
+  const names = new Set(
+    (await fs.readdir(folder))
+      .filter((file) => MIGRATION_FILE.test(file))
+      .map((file) => file.replace(/\.[^.]+$/, '')),
+  );
   let applied: Set<string>;
   try {
-    const { rows } = await sql<{ name: string }>`select name from ${sql.table(DEFAULT_MIGRATION_TABLE)}`.execute(db);
+    const { rows } = await sql<{
+      name: string;
+    }>`select name from ${sql.table(DEFAULT_MIGRATION_TABLE)}`.execute(db);
     applied = new Set(rows.map((row) => row.name));
   } catch (error) {
     if ((error as { code?: string }).code !== UNDEFINED_TABLE) throw error;
@@ -76,6 +106,8 @@ export async function pendingMigrations<DB>(db: Kysely<DB>, folder: string = MIG
 export async function migrateDownAll<DB>(db: Kysely<DB>): Promise<MigrationOutcome> {
   const { results, error } = await migrator(db).migrateTo(NO_MIGRATIONS);
   const reverted = outcome(results, error);
-  await sql`drop table if exists ${sql.table(DEFAULT_MIGRATION_TABLE)}, ${sql.table(DEFAULT_MIGRATION_LOCK_TABLE)}`.execute(db);
+  await sql`drop table if exists ${sql.table(DEFAULT_MIGRATION_TABLE)}, ${sql.table(DEFAULT_MIGRATION_LOCK_TABLE)}`.execute(
+    db,
+  );
   return reverted;
 }

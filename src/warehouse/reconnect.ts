@@ -37,7 +37,11 @@ export interface Reconnect {
  */
 export function createReconnect(
   settings: ReconnectSettings,
-  options: { retryable?: (error: Error) => boolean; onRetry?: (event: RetryEvent) => void; unref?: boolean } = {},
+  options: {
+    retryable?: (error: Error) => boolean;
+    onRetry?: (event: RetryEvent) => void;
+    unref?: boolean;
+  } = {},
 ): Reconnect {
   const retryable = options.retryable ?? isConnectionLost;
   let outageSince: number | undefined;
@@ -55,7 +59,8 @@ export function createReconnect(
     outageSince = undefined;
   });
   policy.onRetry((event) => {
-    if ('error' in event) options.onRetry?.({ error: event.error, attempt: event.attempt, delayMs: event.delay });
+    if ('error' in event)
+      options.onRetry?.({ error: event.error, attempt: event.attempt, delayMs: event.delay });
   });
   return { execute: (work, signal) => policy.execute(({ attempt }) => work(attempt), signal) };
 }

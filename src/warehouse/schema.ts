@@ -31,7 +31,11 @@ export interface Column<T extends PgType = PgType, N extends boolean = boolean, 
 }
 
 /** A column being declared: nullable and without default unless told otherwise. */
-export class ColumnBuilder<T extends PgType, N extends boolean, D extends boolean> implements Column<T, N, D> {
+export class ColumnBuilder<T extends PgType, N extends boolean, D extends boolean> implements Column<
+  T,
+  N,
+  D
+> {
   constructor(
     readonly type: T,
     readonly meaning: string,
@@ -67,9 +71,15 @@ export const bigintArray = columnOf('bigint[]');
 export const textArray = columnOf('text[]');
 /** An exact decimal; `numeric(14, 2)` for money, `numeric()` without precision for quantities and rates. */
 export function numeric(meaning: string): ColumnBuilder<'numeric', true, false>;
-export function numeric<P extends number, S extends number>(precision: P, scale: S, meaning: string): ColumnBuilder<`numeric(${P},${S})`, true, false>;
+export function numeric<P extends number, S extends number>(
+  precision: P,
+  scale: S,
+  meaning: string,
+): ColumnBuilder<`numeric(${P},${S})`, true, false>;
 export function numeric(...args: [string] | [number, number, string]): ColumnBuilder<PgType, true, false> {
-  return args.length === 1 ? new ColumnBuilder('numeric', args[0], true, false) : new ColumnBuilder(`numeric(${args[0]},${args[1]})`, args[2], true, false);
+  return args.length === 1
+    ? new ColumnBuilder('numeric', args[0], true, false)
+    : new ColumnBuilder(`numeric(${args[0]},${args[1]})`, args[2], true, false);
 }
 /** A money amount: `numeric(14,2)`, exact. */
 export const money = (meaning: string) => numeric(14, 2, meaning);
@@ -104,7 +114,9 @@ type TableDeclaration<Name extends string, C extends Columns> = Table<Name, C> &
 export const ACCOUNT_COLUMN = 'account_id';
 
 const ACCOUNT = {
-  [ACCOUNT_COLUMN]: text('The source account the row belongs to (`accounts:` of the configuration; `default` for the one-account form).').notNull(),
+  [ACCOUNT_COLUMN]: text(
+    'The source account the row belongs to (`accounts:` of the configuration; `default` for the one-account form).',
+  ).notNull(),
 };
 type AccountColumn = typeof ACCOUNT;
 
@@ -114,9 +126,14 @@ export function primaryKey(table: Table): string[] {
 }
 
 /** Declares a table: `account_id` comes first, and leads its primary key and its indexes. */
-export function defineTable<const Name extends string, const C extends Columns>(table: TableDeclaration<Name, C>): Table<Name, AccountColumn & C> {
+export function defineTable<const Name extends string, const C extends Columns>(
+  table: TableDeclaration<Name, C>,
+): Table<Name, AccountColumn & C> {
   const { crossAccountIndexes, ...declared } = table;
-  const indexes = [...(table.indexes ?? []).map((index) => [ACCOUNT_COLUMN, ...index]), ...(crossAccountIndexes ?? [])];
+  const indexes = [
+    ...(table.indexes ?? []).map((index) => [ACCOUNT_COLUMN, ...index]),
+    ...(crossAccountIndexes ?? []),
+  ];
   return { ...declared, columns: { ...ACCOUNT, ...table.columns }, ...(indexes.length ? { indexes } : {}) };
 }
 
@@ -127,12 +144,16 @@ export const SOURCE_HASH_COLUMN = 'source_hash';
 export const SOURCE_TEXT_HASH_COLUMN = 'source_text_hash';
 
 const SOURCE_HASH = {
-  [SOURCE_HASH_COLUMN]: text('Digest of the whole source record (children included) as last loaded: a record that comes back identical is skipped without touching any row.'),
+  [SOURCE_HASH_COLUMN]: text(
+    'Digest of the whole source record (children included) as last loaded: a record that comes back identical is skipped without touching any row.',
+  ),
 };
 
 /** The last column of a parent table (added after the sync columns). */
 const SOURCE_TEXT_HASH = {
-  [SOURCE_TEXT_HASH_COLUMN]: text("Digest of the record's text as last loaded from an XML reply (null after JSON): a record whose text comes back the same is passed over without being decoded."),
+  [SOURCE_TEXT_HASH_COLUMN]: text(
+    "Digest of the record's text as last loaded from an XML reply (null after JSON): a record whose text comes back the same is passed over without being decoded.",
+  ),
 };
 
 /** The columns every source table ends with, filled by the sync rather than by a record's fields. */
@@ -140,34 +161,64 @@ export const SYNC_COLUMNS = {
   deleted_at: timestamptz('Set when the source stops listing the row; rows are never hard-deleted.'),
   raw: jsonb('The source record this row came from, so nothing the source sends is lost.').notNull(),
   first_synced_at: timestamptz('When a sync first wrote the row.').notNull().defaulted(),
-  last_synced_at: timestamptz('When a sync last changed the row (an unchanged row is not rewritten).').notNull().defaulted(),
+  last_synced_at: timestamptz('When a sync last changed the row (an unchanged row is not rewritten).')
+    .notNull()
+    .defaulted(),
   last_run_id: bigint('The run (sync_runs.run_id) that last changed the row.'),
 };
 type SyncColumns = typeof SYNC_COLUMNS;
 type SourceHash = typeof SOURCE_HASH & typeof SOURCE_TEXT_HASH;
 
-/** A table holding a stream's records: its own columns, then `source_hash` (parents), then the sync columns, then `source_text_hash` (parents). */
-export type SourceTable<Name extends string = string, C extends Columns = Columns> = Table<Name, C> & { readonly sourceHash: boolean };
+/**
+ * A table holding a stream's records: its own columns, then `source_hash` (parents), then the sync columns,
+ * then `source_text_hash` (parents).
+ */
+export type SourceTable<Name extends string = string, C extends Columns = Columns> = Table<Name, C> & {
+  readonly sourceHash: boolean;
+};
 
 /**
  * Declares a table of a stream. The stream's parent table sets `sourceHash` (a record that
  * comes back identical is skipped); its children set `parentColumn`.
  */
-export function defineSourceTable<const Name extends string, const C extends Columns, const H extends boolean = false, const A extends Columns = {}>(
+export function defineSourceTable<
+  const Name extends string,
+  const C extends Columns,
+  const H extends boolean = false,
+  const A extends Columns = {},
+>(
   table: TableDeclaration<Name, C> & {
     sourceHash?: H;
-    /** Columns a later migration appended (Postgres adds a column last): they follow every other column, in the order added. */
+    /**
+     * Columns a later migration appended (Postgres adds a column last): they follow every other column, in
+     * the order added.
+     */
     addedColumns?: A;
   },
 ): SourceTable<Name, AccountColumn & C & (H extends true ? SourceHash : {}) & SyncColumns & A> {
   const { addedColumns, ...rest } = table;
-  const columns = { ...table.columns, ...(table.sourceHash ? SOURCE_HASH : {}), ...SYNC_COLUMNS, ...(table.sourceHash ? SOURCE_TEXT_HASH : {}), ...addedColumns };
+  const columns = {
+    ...table.columns,
+    ...(table.sourceHash ? SOURCE_HASH : {}),
+    ...SYNC_COLUMNS,
+    ...(table.sourceHash ? SOURCE_TEXT_HASH : {}),
+    ...addedColumns,
+  };
   const indexes = table.sourceHash ? [...(table.indexes ?? []), [SOURCE_TEXT_HASH_COLUMN]] : table.indexes;
-  const declared = defineTable({ ...rest, columns, ...(indexes ? { indexes } : {}) } as TableDeclaration<Name, Columns>);
-  return { ...declared, sourceHash: table.sourceHash === true } as unknown as SourceTable<Name, AccountColumn & C & (H extends true ? SourceHash : {}) & SyncColumns & A>;
+  const declared = defineTable({ ...rest, columns, ...(indexes ? { indexes } : {}) } as TableDeclaration<
+    Name,
+    Columns
+  >);
+  return { ...declared, sourceHash: table.sourceHash === true } as unknown as SourceTable<
+    Name,
+    AccountColumn & C & (H extends true ? SourceHash : {}) & SyncColumns & A
+  >;
 }
 
-/** The TypeScript value of a Postgres type as read (see db.ts for the parsers); `timestamptz` is written as Date or ISO text. */
+/**
+ * The TypeScript value of a Postgres type as read (see db.ts for the parsers); `timestamptz` is written as
+ * Date or ISO text.
+ */
 type SelectValue<T extends PgType> = T extends 'bigint' | 'smallint' | 'integer'
   ? number
   : T extends 'text' | 'date' | 'numeric' | `numeric(${string})`
@@ -187,32 +238,44 @@ type OrNull<C extends Column, V> = C['nullable'] extends true ? V | null : V;
 /** Kysely's view of one column: select, insert (optional when defaulted) and update types. */
 export type ColumnTypeOf<C extends Column> = ColumnType<
   OrNull<C, SelectValue<C['type']>>,
-  C['hasDefault'] extends true ? OrNull<C, InsertValue<C['type']>> | undefined : OrNull<C, InsertValue<C['type']>>,
+  C['hasDefault'] extends true
+    ? OrNull<C, InsertValue<C['type']>> | undefined
+    : OrNull<C, InsertValue<C['type']>>,
   OrNull<C, InsertValue<C['type']>>
 >;
 
 /** Kysely's table interface of a declared table. */
-export type RowTypeOf<T extends Table> = { -readonly [K in keyof T['columns']]: ColumnTypeOf<T['columns'][K]> };
+export type RowTypeOf<T extends Table> = {
+  -readonly [K in keyof T['columns']]: ColumnTypeOf<T['columns'][K]>;
+};
 
 /**
  * The warehouse typed by none of its tables: for code generic over every declared table (the
  * table is chosen at run time, its statements built from its declaration), and for the streams,
  * each of which types it by its own tables.
  */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- code shared by every stream's table set
 export type AnyDatabase = Kysely<any>;
 
 /** Kysely's database type of a list of declared tables. */
 export type DatabaseOf<Ts extends readonly Table[]> = { [T in Ts[number] as T['name']]: RowTypeOf<T> };
 
 /** Columns of a source table that normalization does not fill (the sync does). */
-type SyncFilled = Exclude<keyof SyncColumns, 'raw'> | typeof SOURCE_HASH_COLUMN | typeof SOURCE_TEXT_HASH_COLUMN | typeof ACCOUNT_COLUMN;
+type SyncFilled =
+  | Exclude<keyof SyncColumns, 'raw'>
+  | typeof SOURCE_HASH_COLUMN
+  | typeof SOURCE_TEXT_HASH_COLUMN
+  | typeof ACCOUNT_COLUMN;
 
 /**
  * A row as normalization produces it for bulk loading: every column of the declaration except
  * those the sync fills, with the value it inserts; `raw` is the source record.
  */
 export type LoadRowOf<T extends Table> = {
-  -readonly [K in Exclude<keyof T['columns'], SyncFilled>]: OrNull<T['columns'][K], InsertValue<T['columns'][K]['type']>>;
+  -readonly [K in Exclude<keyof T['columns'], SyncFilled>]: OrNull<
+    T['columns'][K],
+    InsertValue<T['columns'][K]['type']>
+  >;
 } & { [SOURCE_HASH_COLUMN]?: string | null; [SOURCE_TEXT_HASH_COLUMN]?: string | null };
 
 /** The rows of one record, by table name, for a stream's tables. */

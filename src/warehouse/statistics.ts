@@ -2,7 +2,9 @@ import { sql, type RawBuilder } from 'kysely';
 import { isLockTimeout } from './connection-errors.js';
 import { ACCOUNT_COLUMN, type AnyDatabase } from './schema.js';
 
-/** How much a table may grow (its size on disk against the last measure of it) before its statistics are taken again. */
+/**
+ * How much a table may grow (its size on disk against the last measure of it) before its statistics are taken again.
+ */
 const GROWTH = 1.2;
 
 /** Blocks of 8 kB below which a table's statistics do not matter. */
@@ -35,11 +37,18 @@ export async function analyzeChanged(db: AnyDatabase, tables: readonly string[])
       from pg_class c
      where ${tablesAmong(tables)} and ${BLOCKS} > c.relpages * ${sql.lit(GROWTH)} + ${sql.lit(MIN_BLOCKS)}
      order by c.relpages desc`.execute(db);
-  const analyzed = await Promise.all(rows.map(async ({ name }) => ((await analyzeUnlessLocked(db, name, ANALYZE_LOCK_TIMEOUT)) ? name : undefined)));
+  const analyzed = await Promise.all(
+    rows.map(async ({ name }) =>
+      (await analyzeUnlessLocked(db, name, ANALYZE_LOCK_TIMEOUT)) ? name : undefined,
+    ),
+  );
   return analyzed.filter((name): name is string => name !== undefined);
 }
 
-/** How long an ANALYZE during a run waits for its table's lock before leaving the table to whoever holds it (autovacuum, another process). */
+/**
+ * How long an ANALYZE during a run waits for its table's lock before leaving the table to whoever holds it
+ * (autovacuum, another process).
+ */
 const IN_RUN_LOCK_TIMEOUT = '200ms';
 
 /** How often a run looks again at a stream's tables it could not settle yet (too small, none of the account's rows). */
@@ -86,7 +95,8 @@ export class LoadStatistics {
     await Promise.all(
       states.map(async ({ name, holdsAccount, knowsAccount }) => {
         if (!holdsAccount) return;
-        if (!knowsAccount && (await analyzeUnlessLocked(this.db, name, IN_RUN_LOCK_TIMEOUT))) analyzed.push(name);
+        if (!knowsAccount && (await analyzeUnlessLocked(this.db, name, IN_RUN_LOCK_TIMEOUT)))
+          analyzed.push(name);
         // Analyzed once by this process (or left to whoever held the lock): the account's share may
         // still be underrated, but no longer taken for none.
         this.settled.add(`${account}\t${name}`);
@@ -96,10 +106,20 @@ export class LoadStatistics {
   }
 }
 
-/** Of each table: whether it holds rows of the account (and `MIN_BLOCKS` in all), and whether its statistics know the account. */
-async function statisticsStates(db: AnyDatabase, tables: readonly string[], account: string): Promise<{ name: string; holdsAccount: boolean; knowsAccount: boolean }[]> {
+/**
+ * Of each table: whether it holds rows of the account (and `MIN_BLOCKS` in all), and whether its statistics
+ * know the account.
+ */
+async function statisticsStates(
+  db: AnyDatabase,
+  tables: readonly string[],
+  account: string,
+): Promise<{ name: string; holdsAccount: boolean; knowsAccount: boolean }[]> {
   const holding = sql.join(
-    tables.map((table) => sql`select ${table}::text as name where exists (select 1 from ${sql.table(table)} where ${sql.ref(ACCOUNT_COLUMN)} = ${account})`),
+    tables.map(
+      (table) =>
+        sql`select ${table}::text as name where exists (select 1 from ${sql.table(table)} where ${sql.ref(ACCOUNT_COLUMN)} = ${account})`,
+    ),
     sql` union all `,
   );
   const { rows } = await sql<{ name: string; holdsAccount: boolean; knowsAccount: boolean }>`
@@ -117,7 +137,10 @@ async function statisticsStates(db: AnyDatabase, tables: readonly string[], acco
   return rows;
 }
 
-/** ANALYZE of one table in a transaction of its own; false when its lock stayed held (autovacuum analyzing it, say) for `lockTimeout`. */
+/**
+ * ANALYZE of one table in a transaction of its own; false when its lock stayed held (autovacuum analyzing
+ * it, say) for `lockTimeout`.
+ */
 async function analyzeUnlessLocked(db: AnyDatabase, table: string, lockTimeout: string): Promise<boolean> {
   return db
     .transaction()

@@ -9,7 +9,11 @@ const RETRYABLE_SQLSTATES = new Set([
 
 /** True for an error that Postgres raised because of a concurrent transaction, not of the data. */
 export function isRetryableTransactionError(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && RETRYABLE_SQLSTATES.has((error as { code?: string }).code ?? '');
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    RETRYABLE_SQLSTATES.has((error as { code?: string }).code ?? '')
+  );
 }
 
 /** Attempts in all of a transaction that Postgres keeps aborting for a concurrent one. */
@@ -30,12 +34,17 @@ export interface RetryOptions {
  * transaction: e.g. two property groups' pages updating the same multi-property invoice, or two
  * properties' pages when leases moved from each to the other.
  */
-export async function inTransaction<DB, T>(db: Kysely<DB>, work: (trx: Transaction<DB>) => Promise<T>, options: RetryOptions = {}): Promise<T> {
+export async function inTransaction<DB, T>(
+  db: Kysely<DB>,
+  work: (trx: Transaction<DB>) => Promise<T>,
+  options: RetryOptions = {},
+): Promise<T> {
   const key = options.retriesOneAtATime;
   for (let attempt = 1; ; attempt++) {
     try {
       return await db.transaction().execute(async (trx) => {
-        if (attempt > 1 && key) await sql`select pg_advisory_xact_lock(${key[0]}::int, ${key[1]}::int)`.execute(trx);
+        if (attempt > 1 && key)
+          await sql`select pg_advisory_xact_lock(${key[0]}::int, ${key[1]}::int)`.execute(trx);
         return work(trx);
       });
     } catch (error) {

@@ -19,30 +19,60 @@ import { readRunSummary } from './run-status.js';
 const WAIT_POLL_MS = 1_000;
 
 /** Enqueues the request for each chosen account; see the module comment. */
-export async function runEnqueue(config: Config, request: SyncRequest, options: { accounts?: readonly string[]; wait?: boolean }): Promise<ExitCode> {
+export async function runEnqueue(
+  config: Config,
+  request: SyncRequest,
+  options: { accounts?: readonly string[]; wait?: boolean },
+): Promise<ExitCode> {
   const streams: StreamName[] = requestedStreams(config, request);
   const logger = await displayLogger(config, {});
-  const propsync = await openPropsync(config, { logger, accounts: options.accounts, stopOnSignals: options.wait ? 'waiting (the queued work goes on)' : undefined });
+  const propsync = await openPropsync(config, {
+    logger,
+    accounts: options.accounts,
+    stopOnSignals: options.wait ? 'waiting (the queued work goes on)' : undefined,
+  });
   try {
     const boss = await openBoss(config.database.url, logger, { maxConnections: 2 });
     const enqueued: Enqueued[] = [];
     const refused: { account: string; error: string }[] = [];
     try {
-      for (const runtime of propsync.accounts) if (runtime.refused) refused.push({ account: runtime.account.id, error: runtime.refused });
+      for (const runtime of propsync.accounts)
+        if (runtime.refused) refused.push({ account: runtime.account.id, error: runtime.refused });
       // Accounts are planned side by side, each through its own client.
       const ready = propsync.accounts.filter((runtime) => !runtime.refused);
-      await ensureQueues(propsync.db, boss, ready.map((runtime) => runtime.account.id));
-      enqueued.push(...(await Promise.all(ready.map((runtime) => enqueueRun({ ...request, streams }, { db: propsync.db, boss, config, account: runtime.account, client: runtime.client, logger })))));
+      await ensureQueues(
+        propsync.db,
+        boss,
+        ready.map((runtime) => runtime.account.id),
+      );
+      enqueued.push(
+        ...(await Promise.all(
+          ready.map((runtime) =>
+            enqueueRun(
+              { ...request, streams },
+              { db: propsync.db, boss, config, account: runtime.account, client: runtime.client, logger },
+            ),
+          ),
+        )),
+      );
     } finally {
       await boss.stop({ graceful: false, close: true, wait: true }).catch(() => {});
     }
     const named = config.accounts.length > 1;
-    for (const run of enqueued) process.stdout.write(`${named ? `account ${run.account}: ` : ''}run ${run.runId} queued: ${run.queued} lanes${run.alreadyQueued ? ` (${run.alreadyQueued} already waiting on the queue)` : ''}\n`);
-    for (const run of refused) process.stdout.write(`${accountRunLines({ account: run.account, summary: null, error: run.error }, named).join('\n')}\n`);
+    for (const run of enqueued)
+      process.stdout.write(
+        `${named ? `account ${run.account}: ` : ''}run ${run.runId} queued: ${run.queued} lanes${run.alreadyQueued ? ` (${run.alreadyQueued} already waiting on the queue)` : ''}\n`,
+      );
+    for (const run of refused)
+      process.stdout.write(
+        `${accountRunLines({ account: run.account, summary: null, error: run.error }, named).join('\n')}\n`,
+      );
     if (!options.wait) return refused.length ? EXIT.workFailed : EXIT.ok;
     const summaries = await waitForRuns(propsync.db, enqueued, propsync.signal);
     if (!summaries) return EXIT.workFailed;
-    process.stdout.write(`${summaries.flatMap((summary) => accountRunLines({ account: summary.account, summary }, named)).join('\n')}\n`);
+    process.stdout.write(
+      `${summaries.flatMap((summary) => accountRunLines({ account: summary.account, summary }, named)).join('\n')}\n`,
+    );
     return worstExitCode([...summaries.map(exitCodeFor), ...refused.map(() => EXIT.workFailed)]);
   } finally {
     await propsync.close();
@@ -50,7 +80,11 @@ export async function runEnqueue(config: Config, request: SyncRequest, options: 
 }
 
 /** Waits until every run has ended (null when stopped by a signal first). */
-async function waitForRuns(db: Db, runs: readonly Enqueued[], signal: AbortSignal | undefined): Promise<RunSummary[] | null> {
+async function waitForRuns(
+  db: Db,
+  runs: readonly Enqueued[],
+  signal: AbortSignal | undefined,
+): Promise<RunSummary[] | null> {
   const done = new Map<number, RunSummary>();
   for (const run of runs) if (run.ended) done.set(run.runId, run.ended);
   while (done.size < runs.length) {

@@ -7,7 +7,9 @@ import type { RunStatus, RunSummary, SyncRequest } from '../sync/types.js';
 export async function readRunSummary(db: Db, runId: number): Promise<RunSummary | null> {
   const row = await db.selectFrom('sync_runs').selectAll().where('run_id', '=', runId).executeTakeFirst();
   if (!row || row.status === 'running' || !row.finished_at) return null;
-  const counts = Object.fromEntries(RUN_COUNTERS.map((counter) => [counter.key, Number(row[counter.column] ?? 0)])) as Counts;
+  const counts = Object.fromEntries(
+    RUN_COUNTERS.map((counter) => [counter.key, Number(row[counter.column] ?? 0)]),
+  ) as Counts;
   return {
     ...counts,
     account: row.account_id,
@@ -15,7 +17,12 @@ export async function readRunSummary(db: Db, runId: number): Promise<RunSummary 
     kind: (row.requested as SyncRequest).kind ?? 'sync',
     streams: row.streams as StreamName[],
     status: row.status as RunStatus,
-    workUnits: { total: row.work_units_total, done: row.work_units_done, failed: row.work_units_failed, skipped: 0 },
+    workUnits: {
+      total: row.work_units_total,
+      done: row.work_units_done,
+      failed: row.work_units_failed,
+      skipped: 0,
+    },
     durationMs: row.finished_at.getTime() - row.started_at.getTime(),
     errors: row.error ? row.error.split('\n') : [],
   };

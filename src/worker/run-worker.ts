@@ -10,11 +10,24 @@ import { EXIT, type ExitCode } from '../app/exit-codes.js';
 import { serveHealthAndMetrics } from '../app/http-server.js';
 import { loggerFor } from '../app/logger.js';
 import { createSyncMetrics } from '../app/metrics.js';
-import { lockOptions, openPropsync, refreshAfterRun, selectedAccounts, type AccountRuntime } from '../app/propsync.js';
+import {
+  lockOptions,
+  openPropsync,
+  refreshAfterRun,
+  selectedAccounts,
+  type AccountRuntime,
+} from '../app/propsync.js';
 import { nextSignal } from '../app/signals.js';
 import type { Config } from '../config/schema.js';
 import { redactUrl } from '../log/redact.js';
-import { deadLetters, ensureQueues, JOB_HEARTBEAT_MS, openBoss, releaseJob, touchJob } from '../queue/boss.js';
+import {
+  deadLetters,
+  ensureQueues,
+  JOB_HEARTBEAT_MS,
+  openBoss,
+  releaseJob,
+  touchJob,
+} from '../queue/boss.js';
 import { runLaneJob, type LaneJobData } from '../queue/lane-job.js';
 import { endDeadLanes, endLane } from '../queue/queued-runs.js';
 import { countOpenQuarantine } from '../sync/quarantine.js';
@@ -29,7 +42,10 @@ const DEAD_LANE_SWEEP_MS = 30_000;
 const IDLE_MS = 1_000;
 
 /** `propsync worker`: see the module comment. Exit 0 when every job stopped in time, 1 otherwise. */
-export async function runWorkerProcess(config: Config, options: { accounts?: readonly string[]; concurrency?: number }): Promise<ExitCode> {
+export async function runWorkerProcess(
+  config: Config,
+  options: { accounts?: readonly string[]; concurrency?: number },
+): Promise<ExitCode> {
   const logger = loggerFor(config);
   const chosen = selectedAccounts(config.accounts, options.accounts);
   const concurrency = options.concurrency ?? config.worker.concurrency;
@@ -37,14 +53,22 @@ export async function runWorkerProcess(config: Config, options: { accounts?: rea
   const propsyncRef: { db?: import('../catalog/tables.js').Db } = {};
   const metrics = createSyncMetrics({
     accounts: chosen.map((account) => ({ id: account.id, dailyCallBudget: account.source.dailyCallBudget })),
-    openQuarantine: () => (propsyncRef.db ? countOpenQuarantine(propsyncRef.db, ids) : Promise.resolve(new Map())),
+    openQuarantine: () =>
+      propsyncRef.db ? countOpenQuarantine(propsyncRef.db, ids) : Promise.resolve(new Map()),
     deadLetters: async () => {
       const counts = new Map<string, number>();
-      for (const letter of propsyncRef.db ? await deadLetters(propsyncRef.db, ids) : []) counts.set(letter.account, (counts.get(letter.account) ?? 0) + 1);
+      for (const letter of propsyncRef.db ? await deadLetters(propsyncRef.db, ids) : [])
+        counts.set(letter.account, (counts.get(letter.account) ?? 0) + 1);
       return counts;
     },
   });
-  const propsync = await openPropsync(config, { logger, accounts: options.accounts, budget: 'whole', maxConnections: concurrency * 3 + 4, onCall: metrics.onCall });
+  const propsync = await openPropsync(config, {
+    logger,
+    accounts: options.accounts,
+    budget: 'whole',
+    maxConnections: concurrency * 3 + 4,
+    onCall: metrics.onCall,
+  });
   const { db } = propsync;
   propsyncRef.db = db;
   ids = propsync.accounts.map((runtime) => runtime.account.id);
@@ -56,11 +80,16 @@ export async function runWorkerProcess(config: Config, options: { accounts?: rea
     throw error;
   }
   const queues = new Map<string, AccountRuntime>();
-  const names = await ensureQueues(db, boss, propsync.accounts.map((runtime) => runtime.account.id));
+  const names = await ensureQueues(
+    db,
+    boss,
+    propsync.accounts.map((runtime) => runtime.account.id),
+  );
   propsync.accounts.forEach((runtime, i) => queues.set(names[i]!, runtime));
   const stop = new AbortController();
   let active = 0;
-  // The reporting refresh after a run's end runs beside the jobs, one at a time (a run ending meanwhile asks for one more).
+  // The reporting refresh after a run's end runs beside the jobs, one at a time (a run ending meanwhile asks
+  // for one more).
   const refresh = coalesced(() => refreshAfterRun(db, config, logger));
 
   /** Takes the next job of any account's queue (in turn), runs it, and ends, fails or gives it back. */
@@ -71,10 +100,15 @@ export async function runWorkerProcess(config: Config, options: { accounts?: rea
       let job: PgBoss.JobWithMetadata<LaneJobData> | undefined;
       for (let i = 0; i < names.length && !job; i++) {
         const queue = names[(turn + i) % names.length]!;
-        [job] = await boss.fetch<LaneJobData>(queue, { batchSize: 1, includeMetadata: true }).catch((error: Error) => {
-          logger.warn({ event: 'queue_fetch_failed', err: error.message }, `could not take a job: ${error.message}`);
-          return [];
-        });
+        [job] = await boss
+          .fetch<LaneJobData>(queue, { batchSize: 1, includeMetadata: true })
+          .catch((error: Error) => {
+            logger.warn(
+              { event: 'queue_fetch_failed', err: error.message },
+              `could not take a job: ${error.message}`,
+            );
+            return [];
+          });
       }
       turn += 1;
       if (!job) {
@@ -96,7 +130,10 @@ export async function runWorkerProcess(config: Config, options: { accounts?: rea
     const log = logger.child({ account: data.account, runId: data.runId, lane: data.laneKey, job: job.id });
     const touch = setInterval(() => touchJob(db, job.name, job.id).catch(() => {}), JOB_HEARTBEAT_MS);
     const lastAttempt = job.retryCount >= job.retryLimit;
-    log.info({ event: 'job_started', attempt: job.retryCount + 1 }, `lane ${data.laneKey} of run ${data.runId} started (attempt ${job.retryCount + 1})`);
+    log.info(
+      { event: 'job_started', attempt: job.retryCount + 1 },
+      `lane ${data.laneKey} of run ${data.runId} started (attempt ${job.retryCount + 1})`,
+    );
     try {
       const outcome = await runLaneJob(data, {
         db,
@@ -111,35 +148,61 @@ export async function runWorkerProcess(config: Config, options: { accounts?: rea
       });
       clearInterval(touch);
       if (outcome.kind === 'released') {
-        log.info({ event: 'job_released', reason: outcome.reason }, `lane ${data.laneKey} given back to the queue: ${outcome.reason}`);
+        log.info(
+          { event: 'job_released', reason: outcome.reason },
+          `lane ${data.laneKey} given back to the queue: ${outcome.reason}`,
+        );
         await releaseJob(db, job.name, job.id, stop.signal.aborted ? 0 : 30);
         return;
       }
       if (outcome.kind === 'failed') {
-        log.warn({ event: 'job_failed', lastAttempt, err: outcome.error }, `lane ${data.laneKey} failed${lastAttempt ? '; its retries ran out: dead-letter queue' : '; it is retried'}: ${outcome.error}`);
+        log.warn(
+          { event: 'job_failed', lastAttempt, err: outcome.error },
+          `lane ${data.laneKey} failed${lastAttempt ? '; its retries ran out: dead-letter queue' : '; it is retried'}: ${outcome.error}`,
+        );
         await boss.fail(job.name, job.id, { message: outcome.error });
       } else {
         log.info({ event: 'job_done', status: outcome.status }, `lane ${data.laneKey} ${outcome.status}`);
         await boss.complete(job.name, job.id);
       }
       if (outcome.runEnded) {
-        log.info({ event: 'run_finished', status: outcome.runEnded.status }, `run ${data.runId} ${outcome.runEnded.status}: the last of its lanes ended here`);
+        log.info(
+          { event: 'run_finished', status: outcome.runEnded.status },
+          `run ${data.runId} ${outcome.runEnded.status}: the last of its lanes ended here`,
+        );
         metrics.observer.onRunEnd?.(outcome.runEnded);
         refresh.request();
       }
     } catch (error) {
       clearInterval(touch);
       const message = error instanceof Error ? error.message : String(error);
-      log.error({ event: 'job_failed', lastAttempt, err: message }, `lane ${data.laneKey} failed: ${message}`);
+      log.error(
+        { event: 'job_failed', lastAttempt, err: message },
+        `lane ${data.laneKey} failed: ${message}`,
+      );
       if (lastAttempt) {
-        const ended = await endLane(db, { account: data.account, runId: data.runId, laneKey: data.laneKey, status: 'dead', error: `its retries ran out (dead-letter queue): ${message}`, abandonedAfterMinutes: config.abandonedAfterMinutes }).catch(() => null);
+        const ended = await endLane(db, {
+          account: data.account,
+          runId: data.runId,
+          laneKey: data.laneKey,
+          status: 'dead',
+          error: `its retries ran out (dead-letter queue): ${message}`,
+          abandonedAfterMinutes: config.abandonedAfterMinutes,
+        }).catch(() => null);
         if (ended) refresh.request();
       }
       await boss.fail(job.name, job.id, { message }).catch(() => {});
     }
   }
 
-  const http = await serveHealthAndMetrics({ metricsConfig: config.metrics, metrics, db, logger, stopping: () => stop.signal.aborted, details: () => ({ jobsInFlight: active, concurrency }) });
+  const http = await serveHealthAndMetrics({
+    metricsConfig: config.metrics,
+    metrics,
+    db,
+    logger,
+    stopping: () => stop.signal.aborted,
+    details: () => ({ jobsInFlight: active, concurrency }),
+  });
   // Lanes whose worker died during their last attempt: pg-boss dead-letters the job, this ends the lane (and its run).
   const sweep = setInterval(() => {
     endDeadLanes(db, ids, config.abandonedAfterMinutes)
@@ -147,7 +210,12 @@ export async function runWorkerProcess(config: Config, options: { accounts?: rea
         for (const summary of ended) metrics.observer.onRunEnd?.(summary);
         if (ended.length) refresh.request();
       })
-      .catch((error: Error) => logger.warn({ event: 'dead_lane_sweep_failed', err: error.message }, `could not end the lanes of dead-lettered jobs: ${error.message}`));
+      .catch((error: Error) =>
+        logger.warn(
+          { event: 'dead_lane_sweep_failed', err: error.message },
+          `could not end the lanes of dead-lettered jobs: ${error.message}`,
+        ),
+      );
   }, DEAD_LANE_SWEEP_MS);
   sweep.unref();
   const loops = Promise.all(Array.from({ length: concurrency }, (_, slot) => loop(slot)));
@@ -156,20 +224,37 @@ export async function runWorkerProcess(config: Config, options: { accounts?: rea
     `worker started for ${ids.join(', ')} (${concurrency} jobs at once); stop with SIGINT, SIGTERM or SIGHUP`,
   );
   const signal = await nextSignal((again) => {
-    logger.warn({ event: 'signal', signal: again, again: true }, `${again} again: exiting at once; open transactions roll back`);
+    logger.warn(
+      { event: 'signal', signal: again, again: true },
+      `${again} again: exiting at once; open transactions roll back`,
+    );
     process.exit(EXIT.workFailed);
   });
   const stopping = Date.now();
-  logger.info({ event: 'worker_stopping', signal, jobsInFlight: active }, `${signal}: taking no new job; the pages in flight end and their jobs go back to the queue`);
+  logger.info(
+    { event: 'worker_stopping', signal, jobsInFlight: active },
+    `${signal}: taking no new job; the pages in flight end and their jobs go back to the queue`,
+  );
   stop.abort(new Error(`stopped by ${signal}`));
   clearInterval(sweep);
-  const graceful = await Promise.race([Promise.all([loops, refresh.idle()]).then(() => true), sleep(STOP_TIMEOUT_MS).then(() => false)]);
+  const graceful = await Promise.race([
+    Promise.all([loops, refresh.idle()]).then(() => true),
+    sleep(STOP_TIMEOUT_MS).then(() => false),
+  ]);
   await http?.close();
   await boss.stop({ graceful: false, close: true, wait: true }).catch(() => {});
   if (graceful) await propsync.close();
   const ms = Date.now() - stopping;
-  if (graceful) logger.info({ event: 'worker_stopped', ms }, `stopped in ${ms} ms; the jobs in flight went back to the queue`);
-  else logger.error({ event: 'worker_stopped', ms }, `a job did not stop within ${STOP_TIMEOUT_MS / 1000} s; exiting anyway: its job is taken again once it expires`);
+  if (graceful)
+    logger.info(
+      { event: 'worker_stopped', ms },
+      `stopped in ${ms} ms; the jobs in flight went back to the queue`,
+    );
+  else
+    logger.error(
+      { event: 'worker_stopped', ms },
+      `a job did not stop within ${STOP_TIMEOUT_MS / 1000} s; exiting anyway: its job is taken again once it expires`,
+    );
   return graceful ? EXIT.ok : EXIT.workFailed;
 }
 

@@ -47,16 +47,33 @@ function twoAccountFile(databaseUrl: string, north: Simulator, south: Simulator)
     database: { url: databaseUrl },
     source: SOURCE_DEFAULTS,
     accounts: [
-      { id: 'north', name: 'North portfolio', source: { url: north.url, auth: { type: 'basic', username: NORTH_USER, passwordEnv: 'NORTH_API_PASSWORD' } } },
-      { id: 'south', source: { url: south.url, auth: { type: 'apikey', org: SOUTH_ORG, apiKeyEnv: 'SOUTH_API_KEY' } } },
+      {
+        id: 'north',
+        name: 'North portfolio',
+        source: {
+          url: north.url,
+          auth: { type: 'basic', username: NORTH_USER, passwordEnv: 'NORTH_API_PASSWORD' },
+        },
+      },
+      {
+        id: 'south',
+        source: { url: south.url, auth: { type: 'apikey', org: SOUTH_ORG, apiKeyEnv: 'SOUTH_API_KEY' } },
+      },
     ],
     logLevel: 'info',
   };
 }
 
 /** The accounts form of issue 22, secrets read from the variables it names. */
-function twoAccountConfig(databaseUrl: string, north: Simulator, south: Simulator, env: { SOUTH_API_KEY: string }): Config {
-  return configSchemaFor({ NORTH_API_PASSWORD: NORTH_PASSWORD, ...env }).parse(twoAccountFile(databaseUrl, north, south));
+function twoAccountConfig(
+  databaseUrl: string,
+  north: Simulator,
+  south: Simulator,
+  env: { SOUTH_API_KEY: string },
+): Config {
+  return configSchemaFor({ NORTH_API_PASSWORD: NORTH_PASSWORD, ...env }).parse(
+    twoAccountFile(databaseUrl, north, south),
+  );
 }
 
 /** A logger writing into memory: every line of every run, as text. */
@@ -112,9 +129,25 @@ describe('two accounts in one warehouse (issue 22)', () => {
   const log = memoryLogger();
 
   beforeAll(async () => {
-    north = await startSimulator({ port: 0, scale: 'small', seed: 11, today: TODAY, username: NORTH_USER, password: NORTH_PASSWORD, rateLimit: 'off' });
+    north = await startSimulator({
+      port: 0,
+      scale: 'small',
+      seed: 11,
+      today: TODAY,
+      username: NORTH_USER,
+      password: NORTH_PASSWORD,
+      rateLimit: 'off',
+    });
     // The gateway alone: south is reachable with its API key only.
-    south = await startSimulator({ port: 0, scale: 'small', seed: 29, today: TODAY, apiKey: SOUTH_KEY, org: SOUTH_ORG, rateLimit: 'off' });
+    south = await startSimulator({
+      port: 0,
+      scale: 'small',
+      seed: 29,
+      today: TODAY,
+      apiKey: SOUTH_KEY,
+      org: SOUTH_ORG,
+      rateLimit: 'off',
+    });
     warehouse = await createTestDatabase();
     config = twoAccountConfig(warehouse.url, north, south, { SOUTH_API_KEY: SOUTH_KEY });
   });
@@ -125,20 +158,27 @@ describe('two accounts in one warehouse (issue 22)', () => {
   });
 
   it('the two sources list the same property, lease and invoice ids, with different data behind them', () => {
-    const ids = (sim: Simulator, of: 'leases' | 'invoices') => new Set(sim.dataset[of].map((record) => String(record.id)));
-    expect(north.dataset.properties.map((property) => property.PropertyID)).toEqual(south.dataset.properties.map((property) => property.PropertyID));
+    const ids = (sim: Simulator, of: 'leases' | 'invoices') =>
+      new Set(sim.dataset[of].map((record) => String(record.id)));
+    expect(north.dataset.properties.map((property) => property.PropertyID)).toEqual(
+      south.dataset.properties.map((property) => property.PropertyID),
+    );
     const northLeases = ids(north, 'leases');
     expect([...ids(south, 'leases')].filter((id) => northLeases.has(id)).length).toBeGreaterThan(100);
     const northInvoices = ids(north, 'invoices');
     expect([...ids(south, 'invoices')].filter((id) => northInvoices.has(id)).length).toBeGreaterThan(100);
     // Else "equal to its own source" could not tell the accounts apart.
     expect(expectedTotals(north.dataset)).not.toEqual(expectedTotals(south.dataset));
-    expect(north.dataset.properties.map((property) => property.MarketingName)).not.toEqual(south.dataset.properties.map((property) => property.MarketingName));
+    expect(north.dataset.properties.map((property) => property.MarketingName)).not.toEqual(
+      south.dataset.properties.map((property) => property.MarketingName),
+    );
   });
 
   it('a full load of both accounts, side by side: each account equals its own source', async () => {
     const runs = await syncAccounts(config, log.logger);
-    expect(runs.map((run) => [run.account, run.summary?.account, run.summary?.status, run.exitCode, run.error])).toEqual([
+    expect(
+      runs.map((run) => [run.account, run.summary?.account, run.summary?.status, run.exitCode, run.error]),
+    ).toEqual([
       ['north', 'north', 'succeeded', EXIT.ok, undefined],
       ['south', 'south', 'succeeded', EXIT.ok, undefined],
     ]);
@@ -148,21 +188,42 @@ describe('two accounts in one warehouse (issue 22)', () => {
 
     // The same property id, once per account, each with its own source's name.
     const shared = north.dataset.properties[0].PropertyID;
-    const rows = await warehouse.db.selectFrom('properties').select(['account_id', 'marketing_name']).where('property_id', '=', shared).orderBy('account_id').execute();
+    const rows = await warehouse.db
+      .selectFrom('properties')
+      .select(['account_id', 'marketing_name'])
+      .where('property_id', '=', shared)
+      .orderBy('account_id')
+      .execute();
     expect(rows).toEqual([
       { account_id: 'north', marketing_name: north.dataset.properties[0].MarketingName },
       { account_id: 'south', marketing_name: south.dataset.properties[0].MarketingName },
     ]);
     // Each account's run, units and cursors are its own.
-    const runsByAccount = await warehouse.db.selectFrom('sync_runs').select(['account_id', 'run_id']).orderBy('run_id').execute();
+    const runsByAccount = await warehouse.db
+      .selectFrom('sync_runs')
+      .select(['account_id', 'run_id'])
+      .orderBy('run_id')
+      .execute();
     expect(runsByAccount.map((run) => run.account_id).sort()).toEqual(['north', 'south']);
-    for (const run of runs) expect(runsByAccount).toContainEqual({ account_id: run.account, run_id: run.summary!.runId });
+    for (const run of runs)
+      expect(runsByAccount).toContainEqual({ account_id: run.account, run_id: run.summary!.runId });
     const { rows: mixed } = await sql<{ n: number }>`
-      select count(*)::int as n from sync_work_units w join sync_runs r on r.run_id = w.run_id where r.account_id <> w.account_id`.execute(warehouse.db);
+      select count(*)::int as n from sync_work_units w join sync_runs r on r.run_id = w.run_id where r.account_id <> w.account_id`.execute(
+      warehouse.db,
+    );
     expect(mixed[0].n).toBe(0);
-    const cursors = await warehouse.db.selectFrom('sync_cursors').select('account_id').distinct().orderBy('account_id').execute();
+    const cursors = await warehouse.db
+      .selectFrom('sync_cursors')
+      .select('account_id')
+      .distinct()
+      .orderBy('account_id')
+      .execute();
     expect(cursors.map((cursor) => cursor.account_id)).toEqual(['north', 'south']);
-    const accounts = await warehouse.db.selectFrom('accounts').select(['account_id', 'name']).orderBy('account_id').execute();
+    const accounts = await warehouse.db
+      .selectFrom('accounts')
+      .select(['account_id', 'name'])
+      .orderBy('account_id')
+      .execute();
     expect(accounts).toEqual([
       { account_id: 'north', name: 'North portfolio' },
       { account_id: 'south', name: null },
@@ -177,7 +238,11 @@ describe('two accounts in one warehouse (issue 22)', () => {
       ['north', 'succeeded', EXIT.ok],
       ['south', 'succeeded', EXIT.ok],
     ]);
-    for (const run of runs) expect(run.summary!.rowsInserted + run.summary!.rowsUpdated + run.summary!.rowsDeleted, `changes of ${run.account}`).toBeGreaterThan(0);
+    for (const run of runs)
+      expect(
+        run.summary!.rowsInserted + run.summary!.rowsUpdated + run.summary!.rowsDeleted,
+        `changes of ${run.account}`,
+      ).toBeGreaterThan(0);
     await expectAccountEqualsSource(warehouse.db, 'north', north);
     await expectAccountEqualsSource(warehouse.db, 'south', south);
   });
@@ -188,8 +253,12 @@ describe('two accounts in one warehouse (issue 22)', () => {
     const southBefore = await accountSnapshot(warehouse.db, 'south');
     const southCalls = south.stats();
     const runs = await syncAccounts(config, log.logger, ['north']);
-    expect(runs.map((run) => [run.account, run.summary?.status, run.exitCode])).toEqual([['north', 'succeeded', EXIT.ok]]);
-    expect(runs[0].summary!.rowsInserted + runs[0].summary!.rowsUpdated + runs[0].summary!.rowsDeleted).toBeGreaterThan(0);
+    expect(runs.map((run) => [run.account, run.summary?.status, run.exitCode])).toEqual([
+      ['north', 'succeeded', EXIT.ok],
+    ]);
+    expect(
+      runs[0].summary!.rowsInserted + runs[0].summary!.rowsUpdated + runs[0].summary!.rowsDeleted,
+    ).toBeGreaterThan(0);
     await expectAccountEqualsSource(warehouse.db, 'north', north);
     expect(await accountSnapshot(warehouse.db, 'south')).toEqual(southBefore);
     // Not a call to south's source either.
@@ -221,28 +290,39 @@ describe('two accounts in one warehouse (issue 22)', () => {
     const southAfter = await accountSnapshot(warehouse.db, 'south');
     for (const table of SOURCE_TABLE_NAMES) expect(southAfter[table], table).toBe(southBefore[table]);
     expect(southAfter.sync_cursors).toBe(southBefore.sync_cursors);
-    const lastSouth = await warehouse.db.selectFrom('sync_runs').select(['status', 'error']).where('account_id', '=', 'south').orderBy('run_id', 'desc').executeTakeFirstOrThrow();
+    const lastSouth = await warehouse.db
+      .selectFrom('sync_runs')
+      .select(['status', 'error'])
+      .where('account_id', '=', 'south')
+      .orderBy('run_id', 'desc')
+      .executeTakeFirstOrThrow();
     expect(lastSouth.status).toBe('failed');
 
     const everything = [failing.text(), log.text(), JSON.stringify(runs), lastSouth.error ?? ''].join('\n');
     expect(everything).toContain('south');
-    for (const secret of SECRETS) expect(everything, 'a secret in the logs, the outcome or the run row').not.toContain(secret);
+    for (const secret of SECRETS)
+      expect(everything, 'a secret in the logs, the outcome or the run row').not.toContain(secret);
   });
 
   it('the CLI: sync --account south catches south up alone; status --json reports each account; an unknown account is a usage error', async () => {
-    const folder = scratchFolder({ 'config/propsync.yaml': JSON.stringify(twoAccountFile(warehouse.url, north, south)) });
+    const folder = scratchFolder({
+      'config/propsync.yaml': JSON.stringify(twoAccountFile(warehouse.url, north, south)),
+    });
     const env = { NORTH_API_PASSWORD: NORTH_PASSWORD, SOUTH_API_KEY: SOUTH_KEY };
     try {
       const northBefore = await accountSnapshot(warehouse.db, 'north');
       const sync = await runPropsync(['sync', '--account', 'south'], { env, cwd: folder.dir });
       expect(sync.code, sync.stderr).toBe(0);
       // Several accounts configured: the summary names its account.
-      expect(sync.stdout).toMatch(/^account south: run \d+ \(sync: leases, invoices, properties\) succeeded/m);
+      expect(sync.stdout).toMatch(
+        /^account south: run \d+ \(sync: leases, invoices, properties\) succeeded/m,
+      );
       expect(sync.stdout).not.toContain('account north');
       // Every log line of the run names its account, once.
       const lines = sync.stderr.split('\n').filter((line) => line.startsWith('{'));
       expect(lines.filter((line) => line.includes('"runId"')).length).toBeGreaterThan(0);
-      for (const line of lines.filter((line) => line.includes('"runId"'))) expect(line.match(/"account":/g), line).toEqual(['"account":']);
+      for (const line of lines.filter((line) => line.includes('"runId"')))
+        expect(line.match(/"account":/g), line).toEqual(['"account":']);
       await expectAccountEqualsSource(warehouse.db, 'south', south);
       expect(await accountSnapshot(warehouse.db, 'north')).toEqual(northBefore);
 
@@ -256,14 +336,19 @@ describe('two accounts in one warehouse (issue 22)', () => {
       for (const report of document.accounts) {
         const leases = report.tables.find((table) => table.table === 'leases')!;
         const sim = report.account === 'north' ? north : south;
-        expect(leases.rows - leases.deleted, `live leases of ${report.account}`).toBe(expectedTotals(sim.dataset).leases.rows);
+        expect(leases.rows - leases.deleted, `live leases of ${report.account}`).toBe(
+          expectedTotals(sim.dataset).leases.rows,
+        );
       }
-      expect((JSON.parse(one.stdout) as { accounts: StatusReport[] }).accounts.map((report) => report.account)).toEqual(['north']);
+      expect(
+        (JSON.parse(one.stdout) as { accounts: StatusReport[] }).accounts.map((report) => report.account),
+      ).toEqual(['north']);
 
       const unknown = await runPropsync(['sync', '--account', 'west'], { env, cwd: folder.dir });
       expect(unknown.code).toBe(EXIT.usage);
       expect(unknown.stderr).toContain("unknown account 'west'");
-      for (const result of [sync, all, one, unknown]) for (const secret of SECRETS) expect(result.stdout + result.stderr).not.toContain(secret);
+      for (const result of [sync, all, one, unknown])
+        for (const secret of SECRETS) expect(result.stdout + result.stderr).not.toContain(secret);
     } finally {
       folder.remove();
     }
@@ -278,7 +363,15 @@ describe('a warehouse of before accounts (migration 0009), upgraded in place', (
   const log = memoryLogger();
 
   beforeAll(async () => {
-    sim = await startSimulator({ port: 0, scale: 'small', seed: 23, today: TODAY, username: NORTH_USER, password: NORTH_PASSWORD, rateLimit: 'off' });
+    sim = await startSimulator({
+      port: 0,
+      scale: 'small',
+      seed: 23,
+      today: TODAY,
+      username: NORTH_USER,
+      password: NORTH_PASSWORD,
+      rateLimit: 'off',
+    });
     loaded = await createTestDatabase();
     old = await createTestDatabase({ migrate: false });
     // The one-account form: its account is `default`.
@@ -302,33 +395,78 @@ describe('a warehouse of before accounts (migration 0009), upgraded in place', (
     // migrated to 0009 only, the sequences moved past them as the sync would have.
     const [first] = await syncAccounts(config(loaded.url), log.logger);
     expect(first.summary?.status).toBe('succeeded');
-    const { error } = await new Migrator({ db: old.db, provider: migrationProvider() }).migrateTo('0009_reporting_unique_indexes');
+    const { error } = await new Migrator({ db: old.db, provider: migrationProvider() }).migrateTo(
+      '0009_reporting_unique_indexes',
+    );
     expect(error).toBeUndefined();
-    const { rows: before0010 } = await sql<{ n: number }>`select count(*)::int as n from information_schema.columns where table_schema = current_schema() and column_name = 'account_id'`.execute(old.db);
+    const { rows: before0010 } = await sql<{
+      n: number;
+    }>`select count(*)::int as n from information_schema.columns where table_schema = current_schema() and column_name = 'account_id'`.execute(
+      old.db,
+    );
     expect(before0010[0].n).toBe(0);
-    const tables = ['sync_runs', 'sync_work_units', 'sync_work_unit_seen', 'sync_cursors', 'quarantine', ...SOURCE_TABLE_NAMES];
+    const tables = [
+      'sync_runs',
+      'sync_work_units',
+      'sync_work_unit_seen',
+      'sync_cursors',
+      'quarantine',
+      ...SOURCE_TABLE_NAMES,
+    ];
     const counts: Record<string, number> = {};
     for (const table of tables) {
       const { rows } = await sql<{ rows: string; n: number }>`
-        select coalesce(jsonb_agg(to_jsonb(t) - 'account_id'), '[]'::jsonb)::text as rows, count(*)::int as n from ${sql.table(table)} t`.execute(loaded.db);
+        select coalesce(jsonb_agg(to_jsonb(t) - 'account_id'), '[]'::jsonb)::text as rows, count(*)::int as n from ${sql.table(table)} t`.execute(
+        loaded.db,
+      );
       counts[table] = rows[0].n;
-      await sql`insert into ${sql.table(table)} select * from jsonb_populate_recordset(null::${sql.table(table)}, ${rows[0].rows}::jsonb)`.execute(old.db);
+      await sql`insert into ${sql.table(table)} select * from jsonb_populate_recordset(null::${sql.table(table)}, ${rows[0].rows}::jsonb)`.execute(
+        old.db,
+      );
     }
-    for (const [table, column] of [['sync_runs', 'run_id'], ['sync_work_units', 'work_unit_id'], ['quarantine', 'quarantine_id']]) {
-      await sql`select setval(pg_get_serial_sequence(${table}, ${column}), greatest((select max(${sql.ref(column)}) from ${sql.table(table)}), 1))`.execute(old.db);
+    for (const [table, column] of [
+      ['sync_runs', 'run_id'],
+      ['sync_work_units', 'work_unit_id'],
+      ['quarantine', 'quarantine_id'],
+    ]) {
+      await sql`select setval(pg_get_serial_sequence(${table}, ${column}), greatest((select max(${sql.ref(column)}) from ${sql.table(table)}), 1))`.execute(
+        old.db,
+      );
     }
     expect(counts.leases).toBeGreaterThan(0);
     expect(counts.sync_cursors).toBeGreaterThan(0);
     const files = async () =>
-      new Map((await sql<{ table: string; file: string }>`select relname as table, pg_relation_filenode(oid)::text as file from pg_class where relname = any(${tables}) and relkind = 'r'`.execute(old.db)).rows.map((row) => [row.table, row.file]));
+      new Map(
+        (
+          await sql<{
+            table: string;
+            file: string;
+          }>`select relname as table, pg_relation_filenode(oid)::text as file from pg_class where relname = any(${tables}) and relkind = 'r'`.execute(
+            old.db,
+          )
+        ).rows.map((row) => [row.table, row.file]),
+      );
     const filesBefore = await files();
 
     // `propsync migrate`.
-    expect((await migrateToLatest(old.db, WAREHOUSE_TABLES)).applied).toEqual(['0010_accounts', '0011_reporting_accounts', '0012_queue', '0013_verifications_property_fields', '0014_account_load_costs', '0015_ar_activity_groups', '0016_vendor_spend_groups']);
+    expect((await migrateToLatest(old.db, WAREHOUSE_TABLES)).applied).toEqual([
+      '0010_accounts',
+      '0011_reporting_accounts',
+      '0012_queue',
+      '0013_verifications_property_fields',
+      '0014_account_load_costs',
+      '0015_ar_activity_groups',
+      '0016_vendor_spend_groups',
+    ]);
 
     // Every row is account `default`, none lost; no table was rewritten to get there.
     for (const table of tables) {
-      const { rows } = await sql<{ account: string | null; n: number }>`select account_id as account, count(*)::int as n from ${sql.table(table)} group by account_id`.execute(old.db);
+      const { rows } = await sql<{
+        account: string | null;
+        n: number;
+      }>`select account_id as account, count(*)::int as n from ${sql.table(table)} group by account_id`.execute(
+        old.db,
+      );
       expect(rows, table).toEqual(counts[table] ? [{ account: 'default', n: counts[table] }] : []);
     }
     expect(await files()).toEqual(filesBefore);
@@ -340,23 +478,43 @@ describe('a warehouse of before accounts (migration 0009), upgraded in place', (
         cross join lateral unnest(x.indkey) with ordinality as k(attnum, ord)
         join pg_attribute a on a.attrelid = t.oid and a.attnum = k.attnum
        where x.indisprimary group by t.relname`.execute(old.db);
-    for (const table of tables) expect(keys.find((key) => key.table === table)?.columns[0], `primary key of ${table}`).toBe('account_id');
+    for (const table of tables)
+      expect(keys.find((key) => key.table === table)?.columns[0], `primary key of ${table}`).toBe(
+        'account_id',
+      );
     const { rows: foreign } = await sql<{ name: string; definition: string }>`
-      select conname as name, pg_get_constraintdef(oid) as definition from pg_constraint where contype = 'f' and connamespace = current_schema()::regnamespace`.execute(old.db);
+      select conname as name, pg_get_constraintdef(oid) as definition from pg_constraint where contype = 'f' and connamespace = current_schema()::regnamespace`.execute(
+      old.db,
+    );
     expect(foreign.map((key) => key.definition).sort()).toEqual([
       'FOREIGN KEY (account_id, run_id) REFERENCES sync_runs(account_id, run_id)',
       'FOREIGN KEY (account_id, work_unit_id) REFERENCES sync_work_units(account_id, work_unit_id) ON DELETE CASCADE',
     ]);
-    expect(await old.db.selectFrom('accounts').select('account_id').execute()).toEqual([{ account_id: 'default' }]);
+    expect(await old.db.selectFrom('accounts').select('account_id').execute()).toEqual([
+      { account_id: 'default' },
+    ]);
     await expectAccountEqualsSource(old.db, 'default', sim);
 
     // The next incremental of account `default` carries on from the old cursors and rewrites nothing
     // but the property rows, which gain the getProperties fields that migration 0013 added.
     const [next] = await syncAccounts(config(old.url), log.logger);
-    expect(next).toMatchObject({ account: 'default', exitCode: EXIT.ok, summary: { status: 'succeeded', rowsInserted: 0, rowsUpdated: sim.dataset.properties.length, rowsDeleted: 0 } });
+    expect(next).toMatchObject({
+      account: 'default',
+      exitCode: EXIT.ok,
+      summary: {
+        status: 'succeeded',
+        rowsInserted: 0,
+        rowsUpdated: sim.dataset.properties.length,
+        rowsDeleted: 0,
+      },
+    });
     expect(next.summary!.records).toBeGreaterThan(0);
     await expectAccountEqualsSource(old.db, 'default', sim);
-    const runs = await old.db.selectFrom('sync_runs').select(['account_id', 'run_id']).orderBy('run_id').execute();
+    const runs = await old.db
+      .selectFrom('sync_runs')
+      .select(['account_id', 'run_id'])
+      .orderBy('run_id')
+      .execute();
     expect(runs.at(-1)).toEqual({ account_id: 'default', run_id: next.summary!.runId });
     expect(next.summary!.runId).toBeGreaterThan(first.summary!.runId);
     expect(log.text()).not.toContain(NORTH_PASSWORD);

@@ -21,8 +21,23 @@ afterAll(async () => {
 
 it("starts the scheduler's client from what the warehouse says is left today", async () => {
   // Another process spent 95 calls today.
-  await warehouse.db.insertInto('sync_runs').values({ account_id: 'default', kind: 'sync', streams: ['leases'], status: 'succeeded', calls: 95, host: 'elsewhere', pid: 1, finished_at: new Date() }).execute();
-  const propsync = await openForSchedule(config, { logger: createLogger({ level: 'silent' }), streams: ['leases'] });
+  await warehouse.db
+    .insertInto('sync_runs')
+    .values({
+      account_id: 'default',
+      kind: 'sync',
+      streams: ['leases'],
+      status: 'succeeded',
+      calls: 95,
+      host: 'elsewhere',
+      pid: 1,
+      finished_at: new Date(),
+    })
+    .execute();
+  const propsync = await openForSchedule(config, {
+    logger: createLogger({ level: 'silent' }),
+    streams: ['leases'],
+  });
   try {
     expect(propsync.accounts[0].client.stats().budgetLeft).toBe(5);
   } finally {
@@ -34,15 +49,34 @@ it('shows a run whose process stopped writing its heartbeat as abandoned, a live
   const hourAgo = new Date(Date.now() - 3_600_000);
   const dead = await warehouse.db
     .insertInto('sync_runs')
-    .values({ account_id: 'default', kind: 'sync', streams: ['invoices'], status: 'running', started_at: hourAgo, heartbeat_at: hourAgo })
+    .values({
+      account_id: 'default',
+      kind: 'sync',
+      streams: ['invoices'],
+      status: 'running',
+      started_at: hourAgo,
+      heartbeat_at: hourAgo,
+    })
     .returning('run_id')
     .executeTakeFirstOrThrow();
   const alive = await warehouse.db
     .insertInto('sync_runs')
-    .values({ account_id: 'default', kind: 'sync', streams: ['invoices'], status: 'running', started_at: hourAgo, heartbeat_at: new Date() })
+    .values({
+      account_id: 'default',
+      kind: 'sync',
+      streams: ['invoices'],
+      status: 'running',
+      started_at: hourAgo,
+      heartbeat_at: new Date(),
+    })
     .returning('run_id')
     .executeTakeFirstOrThrow();
-  const report = await readStatus(warehouse.db, { account: 'default', dailyCallBudget: 100, timeZone: config.timeZone, abandonedAfterMinutes: 10 });
+  const report = await readStatus(warehouse.db, {
+    account: 'default',
+    dailyCallBudget: 100,
+    timeZone: config.timeZone,
+    abandonedAfterMinutes: 10,
+  });
   const running = report.streams.find((stream) => stream.stream === 'invoices')!.running;
   expect(running.map((run) => [run.runId, run.status])).toEqual([
     [alive.run_id, 'running'],

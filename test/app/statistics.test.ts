@@ -22,7 +22,9 @@ async function syncThroughApp() {
       done();
     },
   });
-  const propsync = await openPropsync(h.config, { logger: createLogger({ level: 'info', destination: sink }) });
+  const propsync = await openPropsync(h.config, {
+    logger: createLogger({ level: 'info', destination: sink }),
+  });
   try {
     const [run] = await propsync.run({ kind: 'sync' });
     return { summary: run.summary!, lines };
@@ -35,25 +37,40 @@ async function syncThroughApp() {
 async function lastAnalyzed(): Promise<Map<string, string | null>> {
   const { rows } = await sql<{ name: string; at: string | null }>`
     select relname as name, greatest(last_analyze, last_autoanalyze)::text as at from pg_stat_user_tables
-     where relname in ('leases', 'ar_transactions', 'invoices', 'invoice_line_items')`.execute(h.warehouse.db);
+     where relname in ('leases', 'ar_transactions', 'invoices', 'invoice_line_items')`.execute(
+    h.warehouse.db,
+  );
   return new Map(rows.map((row) => [row.name, row.at]));
 }
 
 it('analyzes the tables a full load fills while it loads and again before the reporting refresh, and none after a run that changed little', async () => {
   const full = await syncThroughApp();
   expect(full.summary.status).toBe('succeeded');
-  // While it loads, as soon as they hold rows (the AR ledger fills eight blocks with the first page), not only after it.
+  // While it loads, as soon as they hold rows (the AR ledger fills eight blocks with the first page), not
+  // only after it.
   const taken = full.lines.filter((line) => line.event === 'statistics_taken');
   expect(taken.flatMap((line) => line.tables as string[])).toContain('ar_transactions');
-  expect(full.lines.indexOf(taken[0])).toBeLessThan(full.lines.findIndex((line) => line.event === 'run_finished'));
+  expect(full.lines.indexOf(taken[0])).toBeLessThan(
+    full.lines.findIndex((line) => line.event === 'run_finished'),
+  );
   const analyzed = full.lines.find((line) => line.event === 'statistics_analyzed');
   // Before the views are refreshed from them.
-  expect(full.lines.indexOf(analyzed!)).toBeLessThan(full.lines.findIndex((line) => line.event === 'reporting_refreshed'));
-  const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_stats where schemaname = current_schema() and tablename = 'ar_transactions'`.execute(h.warehouse.db);
+  expect(full.lines.indexOf(analyzed!)).toBeLessThan(
+    full.lines.findIndex((line) => line.event === 'reporting_refreshed'),
+  );
+  const { rows } = await sql<{
+    n: number;
+  }>`select count(*)::int as n from pg_stats where schemaname = current_schema() and tablename = 'ar_transactions'`.execute(
+    h.warehouse.db,
+  );
   expect(rows[0].n).toBeGreaterThan(0);
   // Each analyzed by the run, while it loaded (a table it measured near its full size grew too little since) or after
   // it, unless autovacuum happened to get there first.
-  const { rows: auto } = await sql<{ name: string }>`select relname as name from pg_stat_user_tables where last_autoanalyze is not null`.execute(h.warehouse.db);
+  const { rows: auto } = await sql<{
+    name: string;
+  }>`select relname as name from pg_stat_user_tables where last_autoanalyze is not null`.execute(
+    h.warehouse.db,
+  );
   const byRun = [...taken, analyzed].flatMap((line) => (line?.tables as string[] | undefined) ?? []);
   for (const table of ['leases', 'ar_transactions', 'invoices', 'invoice_line_items']) {
     expect([...byRun, ...auto.map((row) => row.name)], table).toContain(table);

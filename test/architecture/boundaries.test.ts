@@ -14,7 +14,18 @@ import { DISCOVERY, loadStream, STREAM_MANIFESTS } from '../../src/streams/index
 const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '../../src');
 
 /** Folders that run any stream and so must name none. */
-const GENERIC = ['sync', 'source', 'cli', 'scheduler', 'worker', 'queue', 'demo', 'app', 'catalog', 'warehouse'];
+const GENERIC = [
+  'sync',
+  'source',
+  'cli',
+  'scheduler',
+  'worker',
+  'queue',
+  'demo',
+  'app',
+  'catalog',
+  'warehouse',
+];
 /**
  * Files of those folders that are about the data itself: the demo's analyst questions are SQL
  * over named tables by nature (the BI layer's business, not the engine's).
@@ -71,7 +82,8 @@ async function forbiddenNames(): Promise<Map<string, string>> {
     add(stream.entity, `the record of ${stream.name}`);
     for (const table of stream.tables) {
       add(table.name, `a table of ${stream.name}`);
-      for (const column of [...table.key, ...(table.parentColumn ? [table.parentColumn] : [])]) add(column, `a key of ${table.name}`);
+      for (const column of [...table.key, ...(table.parentColumn ? [table.parentColumn] : [])])
+        add(column, `a key of ${table.name}`);
     }
   }
   return names;
@@ -80,7 +92,11 @@ async function forbiddenNames(): Promise<Map<string, string>> {
 /** `leases` → also `Leases` and `LEASES`, as identifiers write it (`planLeases`, `LEASES`). */
 function patternsOf(name: string): RegExp[] {
   const pascal = name.replace(/(^|_)([a-z])/g, (_, __, letter: string) => letter.toUpperCase());
-  return [new RegExp(`\\b${name}\\b`), new RegExp(`(?:\\b|[a-z])${pascal}\\b`), new RegExp(`\\b${name.toUpperCase()}\\b`)];
+  return [
+    new RegExp(`\\b${name}\\b`),
+    new RegExp(`(?:\\b|[a-z])${pascal}\\b`),
+    new RegExp(`\\b${name.toUpperCase()}\\b`),
+  ];
 }
 
 /** Where each forbidden name appears in the given files: `file:line: name (what)`. */
@@ -90,7 +106,8 @@ export function leaks(files: readonly string[], names: Map<string, string>): str
     const lines = withoutComments(readFileSync(file, 'utf8')).split('\n');
     lines.forEach((line, index) => {
       for (const [name, what] of names) {
-        if (patternsOf(name).some((pattern) => pattern.test(line))) found.push(`${relative(SRC, file)}:${index + 1}: ${name} (${what})`);
+        if (patternsOf(name).some((pattern) => pattern.test(line)))
+          found.push(`${relative(SRC, file)}:${index + 1}: ${name} (${what})`);
       }
     });
   }
@@ -100,7 +117,9 @@ export function leaks(files: readonly string[], names: Map<string, string>): str
 /** The files under src/ a file imports (static, dynamic or type-only), relative imports only. */
 function importedFiles(file: string): string[] {
   const text = withoutComments(readFileSync(file, 'utf8'));
-  const specifiers = [...text.matchAll(/(?:\bfrom\s+|\bimport\s*\(\s*|^\s*import\s+)['"](\.[^'"]+)['"]/gm)].map((match) => match[1]);
+  const specifiers = [
+    ...text.matchAll(/(?:\bfrom\s+|\bimport\s*\(\s*|^\s*import\s+)['"](\.[^'"]+)['"]/gm),
+  ].map((match) => match[1]);
   return specifiers.map((specifier) => resolve(dirname(file), specifier).replace(/\.js$/, '.ts'));
 }
 
@@ -138,7 +157,8 @@ export function importCircles(files: readonly string[]): string[] {
         member = stack.pop()!;
         members.push(relative(SRC, member));
       } while (member !== file);
-      if (members.length > 1 || (edges.get(file) ?? []).includes(file)) circles.push(members.reverse().join(' -> '));
+      if (members.length > 1 || (edges.get(file) ?? []).includes(file))
+        circles.push(members.reverse().join(' -> '));
     }
   };
   for (const file of files) if (!index.has(file)) visit(file);
@@ -146,17 +166,48 @@ export function importCircles(files: readonly string[]): string[] {
 }
 
 /** The folders of src/ that run one way: each may import only those after it (see docs/architecture.md). */
-const LAYERS = [['cli'], ['scheduler', 'worker', 'demo'], ['app'], ['queue'], ['sync', 'reporting'], ['catalog'], ['config'], ['streams'], ['source', 'warehouse'], ['log', 'dates']];
+const LAYERS = [
+  ['cli'],
+  ['scheduler', 'worker', 'demo'],
+  ['app'],
+  ['queue'],
+  ['sync', 'reporting'],
+  ['catalog'],
+  ['config'],
+  ['streams'],
+  ['source', 'warehouse'],
+  ['log', 'dates'],
+];
 const layerOf = (folder: string) => LAYERS.findIndex((layer) => layer.includes(folder));
 
 /** Which folders may not import which: each rule of docs/architecture.md; the last is the layering itself. */
 const IMPORT_RULES: { from: (folder: string) => boolean; to: string[]; rule: string }[] = [
   { from: (folder) => folder !== 'cli', to: ['cli'], rule: 'nothing imports cli/' },
-  { from: (folder) => folder === 'streams', to: ['sync', 'app', 'catalog', 'config'], rule: 'streams/ import neither the engine, the assembled warehouse nor the configuration' },
-  { from: (folder) => folder === 'source', to: ['sync', 'streams', 'app', 'config', 'catalog', 'warehouse'], rule: 'the source client imports neither the engine, streams nor config/' },
-  { from: (folder) => folder === 'warehouse', to: ['sync', 'streams', 'app', 'catalog', 'config'], rule: 'storage imports neither streams nor the engine' },
-  { from: (folder) => folder === 'sync', to: ['cli', 'scheduler', 'app', 'demo', 'reporting'], rule: 'the engine imports neither cli/, scheduler/, app/ nor reporting/' },
-  { from: (folder) => layerOf(folder) >= 0, to: LAYERS.flat(), rule: 'imports run one way: cli -> scheduler, demo -> app -> sync, reporting -> catalog -> config -> streams -> source, warehouse -> log, dates' },
+  {
+    from: (folder) => folder === 'streams',
+    to: ['sync', 'app', 'catalog', 'config'],
+    rule: 'streams/ import neither the engine, the assembled warehouse nor the configuration',
+  },
+  {
+    from: (folder) => folder === 'source',
+    to: ['sync', 'streams', 'app', 'config', 'catalog', 'warehouse'],
+    rule: 'the source client imports neither the engine, streams nor config/',
+  },
+  {
+    from: (folder) => folder === 'warehouse',
+    to: ['sync', 'streams', 'app', 'catalog', 'config'],
+    rule: 'storage imports neither streams nor the engine',
+  },
+  {
+    from: (folder) => folder === 'sync',
+    to: ['cli', 'scheduler', 'app', 'demo', 'reporting'],
+    rule: 'the engine imports neither cli/, scheduler/, app/ nor reporting/',
+  },
+  {
+    from: (folder) => layerOf(folder) >= 0,
+    to: LAYERS.flat(),
+    rule: 'imports run one way: cli -> scheduler, demo -> app -> sync, reporting -> catalog -> config -> streams -> source, warehouse -> log, dates',
+  },
 ];
 
 /** Imports that break a rule: `file -> folder (rule)`. */
@@ -165,10 +216,14 @@ export function brokenImports(files: readonly string[]): string[] {
   for (const file of files) {
     const from = folderOf(file);
     for (const to of importedFolders(file)) {
-      if (from === 'simulator' && to !== 'simulator') broken.push(`${relative(SRC, file)} -> ${to} (the simulator imports nothing from the product)`);
-      for (const rule of IMPORT_RULES.slice(0, -1)) if (rule.from(from) && rule.to.includes(to) && from !== to) broken.push(`${relative(SRC, file)} -> ${to} (${rule.rule})`);
+      if (from === 'simulator' && to !== 'simulator')
+        broken.push(`${relative(SRC, file)} -> ${to} (the simulator imports nothing from the product)`);
+      for (const rule of IMPORT_RULES.slice(0, -1))
+        if (rule.from(from) && rule.to.includes(to) && from !== to)
+          broken.push(`${relative(SRC, file)} -> ${to} (${rule.rule})`);
       const layers = IMPORT_RULES[IMPORT_RULES.length - 1];
-      if (from !== to && layerOf(from) >= 0 && layerOf(to) >= 0 && layerOf(to) <= layerOf(from)) broken.push(`${relative(SRC, file)} -> ${to} (${layers.rule})`);
+      if (from !== to && layerOf(from) >= 0 && layerOf(to) >= 0 && layerOf(to) <= layerOf(from))
+        broken.push(`${relative(SRC, file)} -> ${to} (${layers.rule})`);
     }
   }
   return broken;
@@ -180,7 +235,11 @@ describe('architecture', () => {
   it('generic folders name no stream, source method, table or key of a stream', async () => {
     const names = await forbiddenNames();
     expect(names.size).toBeGreaterThan(STREAM_MANIFESTS.length * 3);
-    const generic = all.filter((file) => GENERIC.includes(folderOf(file)) && !ABOUT_THE_DATA.includes(relative(SRC, file).split(sep).join('/')));
+    const generic = all.filter(
+      (file) =>
+        GENERIC.includes(folderOf(file)) &&
+        !ABOUT_THE_DATA.includes(relative(SRC, file).split(sep).join('/')),
+    );
     expect(leaks(generic, names)).toEqual([]);
   });
 
@@ -215,6 +274,8 @@ describe('architecture', () => {
   });
 
   it('comments are ignored, strings are not', () => {
-    expect(withoutComments("a // leases\nb /* leases */ 'x // y' \"leases\"")).toBe("a \nb  'x // y' \"leases\"");
+    expect(withoutComments('a // leases\nb /* leases */ \'x // y\' "leases"')).toBe(
+      'a \nb  \'x // y\' "leases"',
+    );
   });
 });

@@ -21,7 +21,19 @@ const runId = (stdout: string) => Number(/run (\d+)/.exec(stdout)?.[1]);
 
 describe('propsync backfill, as a child process', () => {
   it('stops with exit 1 when chunks fail, and the same command resumes: no chunk read twice, nothing missing', async () => {
-    const args = ['--config', 'propsync.yaml', 'backfill', '--stream', 'leases', '--from', FROM, '--to', TO, '--chunk', '3m'];
+    const args = [
+      '--config',
+      'propsync.yaml',
+      'backfill',
+      '--stream',
+      'leases',
+      '--from',
+      FROM,
+      '--to',
+      TO,
+      '--chunk',
+      '3m',
+    ];
     const db = world.database.db;
     const properties = world.sim.dataset.properties.length;
 
@@ -30,7 +42,11 @@ describe('propsync backfill, as a child process', () => {
     expect(first.code, first.stderr).toBe(1);
     expect(first.stdout).toMatch(/work unit\(s\) failed .*; rerun to retry them/);
     expect(first.stdout).toMatch(/error: .*2025-/);
-    const firstUnits = await db.selectFrom('sync_work_units').select(['unit_key', 'status']).where('run_id', '=', runId(first.stdout)).execute();
+    const firstUnits = await db
+      .selectFrom('sync_work_units')
+      .select(['unit_key', 'status'])
+      .where('run_id', '=', runId(first.stdout))
+      .execute();
     const firstDone = firstUnits.filter((unit) => unit.status === 'done').length;
     expect(firstUnits.filter((unit) => unit.status === 'failed')).toHaveLength(2);
     expect(firstDone).toBeGreaterThan(0);
@@ -38,15 +54,27 @@ describe('propsync backfill, as a child process', () => {
     world.sim.setFaults(undefined);
     const second = await runPropsync(args, { env: world.env, cwd: folder.dir });
     expect(second.code, second.stderr).toBe(0);
-    const secondUnits = await db.selectFrom('sync_work_units').select(['unit_key', 'status']).where('run_id', '=', runId(second.stdout)).execute();
+    const secondUnits = await db
+      .selectFrom('sync_work_units')
+      .select(['unit_key', 'status'])
+      .where('run_id', '=', runId(second.stdout))
+      .execute();
     expect(secondUnits.filter((unit) => unit.status === 'done')).toHaveLength(4 * properties - firstDone);
 
-    const done = await db.selectFrom('sync_work_units').select(['unit_key']).where('kind', '=', 'backfill').where('status', '=', 'done').execute();
+    const done = await db
+      .selectFrom('sync_work_units')
+      .select(['unit_key'])
+      .where('kind', '=', 'backfill')
+      .where('status', '=', 'done')
+      .execute();
     expect(done).toHaveLength(4 * properties);
     expect(new Set(done.map((unit) => unit.unit_key)).size).toBe(4 * properties);
 
     const leases = await db.selectFrom('leases').select('lease_id').orderBy('lease_id').execute();
-    const expected = world.sim.dataset.leases.filter((lease) => iso(lease.moveInDate) >= FROM && iso(lease.moveInDate) <= TO).map((lease) => lease._id).sort((a, b) => a - b);
+    const expected = world.sim.dataset.leases
+      .filter((lease) => iso(lease.moveInDate) >= FROM && iso(lease.moveInDate) <= TO)
+      .map((lease) => lease._id)
+      .sort((a, b) => a - b);
     expect(expected.length).toBeGreaterThan(0);
     expect(leases.map((row) => row.lease_id)).toEqual(expected);
 

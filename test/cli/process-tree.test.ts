@@ -14,13 +14,33 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { scratchFolder } from '../support/cli.js';
-import { jsonLines, startCliWorld, startPropsync, waitFor, type CliWorld, type RunningCli } from './support.js';
+import {
+  jsonLines,
+  startCliWorld,
+  startPropsync,
+  waitFor,
+  type CliWorld,
+  type RunningCli,
+} from './support.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
-/** The shipped command, built into `folder`: bin/propsync.mjs over a fresh dist/ (the checkout's may be stale or rebuilt meanwhile). */
+/**
+ * The shipped command, built into `folder`: bin/propsync.mjs over a fresh dist/ (the checkout's may be stale
+ * or rebuilt meanwhile).
+ */
 async function buildCommand(folder: string): Promise<string> {
-  await promisify(execFile)(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', join(folder, 'dist')], { cwd: ROOT });
+  await promisify(execFile)(
+    process.execPath,
+    [
+      join(ROOT, 'node_modules/typescript/bin/tsc'),
+      '-p',
+      'tsconfig.build.json',
+      '--outDir',
+      join(folder, 'dist'),
+    ],
+    { cwd: ROOT },
+  );
   mkdirSync(join(folder, 'bin'));
   const bin = join(folder, 'bin/propsync.mjs');
   copyFileSync(join(ROOT, 'bin/propsync.mjs'), bin);
@@ -51,7 +71,8 @@ beforeAll(async () => {
   built = mkdtempSync(join(tmpdir(), 'propsync-command-'));
   bin = await buildCommand(built);
   folder = scratchFolder({
-    'leases.yaml': 'streams:\n  leases:\n    schedule: "*/2 * * * * *"\n  invoices:\n    enabled: false\n  properties:\n    enabled: false\nmetrics:\n  port: 0\n',
+    'leases.yaml':
+      'streams:\n  leases:\n    schedule: "*/2 * * * * *"\n  invoices:\n    enabled: false\n  properties:\n    enabled: false\nmetrics:\n  port: 0\n',
   });
 }, 120_000);
 afterAll(() => {
@@ -79,7 +100,13 @@ afterEach(async () => {
 
 /** `propsync ARGS` started as a service manager does: the command itself, in a process group of its own. */
 function propsync(args: string[]): RunningCli {
-  const cli = startPropsync(args, { env: { ...world.env, PROPSYNC_PAGE_SIZE: '20' }, cwd: folder.dir, bin, exec: true, detached: true });
+  const cli = startPropsync(args, {
+    env: { ...world.env, PROPSYNC_PAGE_SIZE: '20' },
+    cwd: folder.dir,
+    bin,
+    exec: true,
+    detached: true,
+  });
   started.push(cli);
   return cli;
 }
@@ -87,18 +114,34 @@ function propsync(args: string[]): RunningCli {
 /** Waits for a run in progress with at least one committed page; its id. */
 async function runInProgress(): Promise<number> {
   let runId = 0;
-  await waitFor(async () => {
-    const run = await world.database.db.selectFrom('sync_runs').select('run_id').where('status', '=', 'running').executeTakeFirst();
-    if (!run) return false;
-    runId = run.run_id;
-    const pages = await world.database.db.selectFrom('sync_work_units').select(({ fn }) => fn.sum<number>('pages').as('pages')).where('run_id', '=', runId).executeTakeFirst();
-    return Number(pages?.pages ?? 0) >= 1;
-  }, 40_000, 'a run with a committed page');
+  await waitFor(
+    async () => {
+      const run = await world.database.db
+        .selectFrom('sync_runs')
+        .select('run_id')
+        .where('status', '=', 'running')
+        .executeTakeFirst();
+      if (!run) return false;
+      runId = run.run_id;
+      const pages = await world.database.db
+        .selectFrom('sync_work_units')
+        .select(({ fn }) => fn.sum<number>('pages').as('pages'))
+        .where('run_id', '=', runId)
+        .executeTakeFirst();
+      return Number(pages?.pages ?? 0) >= 1;
+    },
+    40_000,
+    'a run with a committed page',
+  );
   return runId;
 }
 
 async function runRow(runId: number) {
-  return world.database.db.selectFrom('sync_runs').select(['status', 'finished_at']).where('run_id', '=', runId).executeTakeFirstOrThrow();
+  return world.database.db
+    .selectFrom('sync_runs')
+    .select(['status', 'finished_at'])
+    .where('run_id', '=', runId)
+    .executeTakeFirstOrThrow();
 }
 
 const signalLines = (cli: RunningCli) => jsonLines(cli.stderr()).filter((line) => line.event === 'signal');
@@ -109,7 +152,11 @@ describe('propsync as one process tree', () => {
     const pid = sync.child.pid!;
     await runInProgress();
     process.kill(pid, 'SIGKILL');
-    await waitFor(async () => (await groupMembers(pid)).length === 0, 2_000, 'every process of propsync to end');
+    await waitFor(
+      async () => (await groupMembers(pid)).length === 0,
+      2_000,
+      'every process of propsync to end',
+    );
     expect((await sync.exited).code).toBeNull();
 
     world.sim.setFaults(undefined);
@@ -123,7 +170,12 @@ describe('propsync as one process tree', () => {
     { name: 'SIGHUP to the whole group (a closed terminal)', signal: 'SIGHUP', to: 'group' },
     { name: 'SIGINT to the whole group (Ctrl-C)', signal: 'SIGINT', to: 'group' },
     { name: 'SIGTERM to the pid (docker stop, kill PID)', signal: 'SIGTERM', to: 'pid' },
-    { name: 'SIGTERM to the pid twice within a second (a wrapper passing on what the group got)', signal: 'SIGTERM', to: 'pid', twice: true },
+    {
+      name: 'SIGTERM to the pid twice within a second (a wrapper passing on what the group got)',
+      signal: 'SIGTERM',
+      to: 'pid',
+      twice: true,
+    },
   ];
   for (const stop of stops) {
     it(`${stop.name} stops once after the page in flight: run interrupted, exit 1, one log line`, async () => {
@@ -142,7 +194,12 @@ describe('propsync as one process tree', () => {
       if (stop.twice) setTimeout(send, 100);
       const exit = await sync.exited;
       expect(exit.code, sync.stderr()).toBe(1);
-      expect(signalLines(sync)).toEqual([expect.objectContaining({ signal: stop.signal, msg: expect.stringContaining('after the page in flight') })]);
+      expect(signalLines(sync)).toEqual([
+        expect.objectContaining({
+          signal: stop.signal,
+          msg: expect.stringContaining('after the page in flight'),
+        }),
+      ]);
       const row = await runRow(runId);
       expect(row.status).toBe('interrupted');
       expect(row.finished_at).not.toBeNull();
@@ -162,17 +219,27 @@ describe('propsync as one process tree', () => {
       const sync = propsync(['sync', '--stream', 'leases']);
       const pid = sync.child.pid!;
       // Asked outside the blocker's transaction, whose view of pg_stat_activity stays as first read.
-      await waitFor(async () => {
-        const { rows } = await sql`select 1 from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(world.database.db);
-        return rows.length > 0;
-      }, 40_000, 'the sync to wait for the lock');
+      await waitFor(
+        async () => {
+          const { rows } =
+            await sql`select 1 from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(
+              world.database.db,
+            );
+          return rows.length > 0;
+        },
+        40_000,
+        'the sync to wait for the lock',
+      );
       process.kill(-pid, 'SIGINT');
       await waitFor(() => signalLines(sync).length === 1, 10_000, 'the first signal to be taken');
       await new Promise((resolveWait) => setTimeout(resolveWait, 1_500));
       process.kill(-pid, 'SIGINT');
       const exit = await sync.exited;
       expect(exit.code).toBe(1);
-      expect(signalLines(sync)).toEqual([expect.objectContaining({ signal: 'SIGINT' }), expect.objectContaining({ signal: 'SIGINT', again: true })]);
+      expect(signalLines(sync)).toEqual([
+        expect.objectContaining({ signal: 'SIGINT' }),
+        expect.objectContaining({ signal: 'SIGINT', again: true }),
+      ]);
       // No graceful end: no run summary, no run_finished line.
       expect(sync.stdout()).toBe('');
       expect(jsonLines(sync.stderr()).some((line) => line.event === 'run_finished')).toBe(false);

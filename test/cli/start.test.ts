@@ -25,7 +25,11 @@ const SIMULATOR_USAGE = '/src/simulator/usage.ts';
 function loadsOf(args: string[]): Promise<{ code: number | null; urls: string[] }> {
   const scratch = mkdtempSync(join(tmpdir(), 'propsync-start-'));
   const file = join(scratch, 'loads.txt');
-  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', PROPSYNC_LOADS_FILE: file };
+  const env = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: process.env.HOME ?? '/tmp',
+    PROPSYNC_LOADS_FILE: file,
+  };
   return new Promise((resolvePromise, reject) => {
     execFile(process.execPath, [RECORDING_BIN, ...args], { cwd: scratch, env, timeout: 60_000 }, (error) => {
       try {
@@ -42,16 +46,26 @@ function loadsOf(args: string[]): Promise<{ code: number | null; urls: string[] 
 
 /** The packages modules come from: `zod` for `.../node_modules/zod/v4/core/index.js`, a scoped name whole. */
 function packagesOf(urls: readonly string[]): string[] {
-  const names = urls.map((url) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)?.[1]).filter((name): name is string => name !== undefined);
+  const names = urls
+    .map((url) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)?.[1])
+    .filter((name): name is string => name !== undefined);
   return [...new Set(names)].sort();
 }
 
 /** Every command of the program by the words that run it: `sync`, `config`, `config check`... */
 function commandPaths(command: Command, prefix: string[] = []): string[][] {
-  return command.commands.flatMap((sub) => [[...prefix, sub.name()], ...commandPaths(sub, [...prefix, sub.name()])]);
+  return command.commands.flatMap((sub) => [
+    [...prefix, sub.name()],
+    ...commandPaths(sub, [...prefix, sub.name()]),
+  ]);
 }
 
-const HELP: string[][] = [['--help'], ['help'], ['help', 'simulate'], ...commandPaths(buildProgram(() => {})).map((path) => [...path, '--help'])];
+const HELP: string[][] = [
+  ['--help'],
+  ['help'],
+  ['help', 'simulate'],
+  ...commandPaths(buildProgram(() => {})).map((path) => [...path, '--help']),
+];
 
 describe('what a start loads', () => {
   it('help, of the program and of every command, loads commander and no simulator code', async () => {
@@ -60,7 +74,10 @@ describe('what a start loads', () => {
       const what = `propsync ${HELP[index].join(' ')}`;
       expect(code, what).toBe(0);
       expect(packagesOf(urls), what).toEqual(CLI_PACKAGES);
-      expect(urls.filter((url) => url.includes('/src/simulator/') && !url.endsWith(SIMULATOR_USAGE)), what).toEqual([]);
+      expect(
+        urls.filter((url) => url.includes('/src/simulator/') && !url.endsWith(SIMULATOR_USAGE)),
+        what,
+      ).toEqual([]);
     });
   });
 

@@ -16,7 +16,15 @@ export interface CliWorld {
 }
 
 export async function startCliWorld(options: { migrate?: boolean; today?: string } = {}): Promise<CliWorld> {
-  const sim = await startSimulator({ port: 0, scale: 'small', seed: 5, today: options.today ?? '2026-03-10', username: USER, password: PASSWORD, rateLimit: 'off' });
+  const sim = await startSimulator({
+    port: 0,
+    scale: 'small',
+    seed: 5,
+    today: options.today ?? '2026-03-10',
+    username: USER,
+    password: PASSWORD,
+    rateLimit: 'off',
+  });
   const database = await createTestDatabase({ migrate: options.migrate });
   const env = {
     DATABASE_URL: database.url,
@@ -74,7 +82,9 @@ export function startPropsync(args: string[], options: StartOptions): RunningCli
   let err = '';
   child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  const exited = new Promise<{ code: number | null; at: number }>((resolve) => child.on('exit', (code) => resolve({ code, at: Date.now() })));
+  const exited = new Promise<{ code: number | null; at: number }>((resolve) =>
+    child.on('exit', (code) => resolve({ code, at: Date.now() })),
+  );
   return { child, stdout: () => out, stderr: () => err, exited };
 }
 
@@ -87,7 +97,11 @@ export function jsonLines(text: string): Record<string, unknown>[] {
 }
 
 /** Polls `check` every 100 ms until it returns true or `ms` pass. */
-export async function waitFor(check: () => Promise<boolean> | boolean, ms: number, what: string): Promise<void> {
+export async function waitFor(
+  check: () => Promise<boolean> | boolean,
+  ms: number,
+  what: string,
+): Promise<void> {
   const deadline = Date.now() + ms;
   while (Date.now() < deadline) {
     if (await check()) return;

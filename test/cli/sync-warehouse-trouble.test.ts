@@ -27,7 +27,10 @@ async function count(query: ReturnType<typeof sql<{ n: number }>>): Promise<numb
 
 /** A session of another application, as an operator's psql would be. */
 async function otherSession(): Promise<pg.Client> {
-  const client = new pg.Client({ connectionString: world.database.url, application_name: 'psql-by-an-operator' });
+  const client = new pg.Client({
+    connectionString: world.database.url,
+    application_name: 'psql-by-an-operator',
+  });
   client.on('error', () => {});
   await client.connect();
   return client;
@@ -35,7 +38,9 @@ async function otherSession(): Promise<pg.Client> {
 
 describe('a constraint of the warehouse refuses rows', () => {
   it('fails the unit naming the constraint, quarantines nothing, and exits 1 rather than 3', async () => {
-    await sql`alter table leases add constraint no_month_to_month check (is_month_to_month is not true)`.execute(world.database.db);
+    await sql`alter table leases add constraint no_month_to_month check (is_month_to_month is not true)`.execute(
+      world.database.db,
+    );
     const refused = world.sim.dataset.leases.filter((lease) => lease.isMonthToMonth === 1).length;
     expect(refused, 'leases the constraint refuses').toBeGreaterThan(0);
     try {
@@ -43,7 +48,13 @@ describe('a constraint of the warehouse refuses rows', () => {
       expect(run.code, run.stderr).toBe(1);
       expect(run.stdout).toMatch(/error: .*no_month_to_month.*not a bad record/);
       expect(await count(sql<{ n: number }>`select count(*)::int as n from quarantine`)).toBe(0);
-      expect(await count(sql<{ n: number }>`select count(*)::int as n from sync_work_units where status = 'failed' and error like '%constraint no_month_to_month%'`)).toBeGreaterThan(0);
+      expect(
+        await count(
+          sql<{
+            n: number;
+          }>`select count(*)::int as n from sync_work_units where status = 'failed' and error like '%constraint no_month_to_month%'`,
+        ),
+      ).toBeGreaterThan(0);
     } finally {
       await sql`alter table leases drop constraint no_month_to_month`.execute(world.database.db);
     }
@@ -63,18 +74,30 @@ describe('a run left running by a process that died', () => {
     const stale = rows[0].run_id;
     await sql`
       insert into sync_work_units (account_id, run_id, stream, kind, unit_key, status, next_page, per_page, pages, started_at)
-      values ('default', ${stale}, 'leases', 'live', 'leases:live:stale-test', 'running', 3, 500, 2, now() - interval '3 minutes')`.execute(world.database.db);
+      values ('default', ${stale}, 'leases', 'live', 'leases:live:stale-test', 'running', 3, 500, 2, now() - interval '3 minutes')`.execute(
+      world.database.db,
+    );
     const run = await sync();
     expect(run.code, run.stderr).toBe(0);
-    const closed = await world.database.db.selectFrom('sync_runs').selectAll().where('run_id', '=', stale).executeTakeFirstOrThrow();
+    const closed = await world.database.db
+      .selectFrom('sync_runs')
+      .selectAll()
+      .where('run_id', '=', stale)
+      .executeTakeFirstOrThrow();
     expect(closed).toMatchObject({ status: 'abandoned', pages: 2, work_units_failed: 1 });
     expect(closed.finished_at?.toISOString()).toBe(closed.heartbeat_at?.toISOString());
     expect(closed.error).toContain('pid 999999 on gone-host');
-    const unit = await world.database.db.selectFrom('sync_work_units').select(['status']).where('run_id', '=', stale).executeTakeFirstOrThrow();
+    const unit = await world.database.db
+      .selectFrom('sync_work_units')
+      .select(['status'])
+      .where('run_id', '=', stale)
+      .executeTakeFirstOrThrow();
     expect(unit.status).toBe('abandoned');
     const line = jsonLines(run.stderr).find((entry) => entry.event === 'run_abandoned');
     expect(line).toMatchObject({ abandonedRunId: stale, level: 40 });
-    expect(await count(sql<{ n: number }>`select count(*)::int as n from sync_runs where status = 'running'`)).toBe(0);
+    expect(
+      await count(sql<{ n: number }>`select count(*)::int as n from sync_runs where status = 'running'`),
+    ).toBe(0);
   });
 });
 
@@ -88,7 +111,9 @@ describe('a table locked by another session', () => {
       const run = await sync();
       expect(run.code).toBe(1);
       expect(run.stderr).toContain('waited 3 s (database.lockTimeoutMs) for a lock on table sync_runs');
-      expect(run.stderr).toContain(`pid ${pid} (application_name "psql-by-an-operator", AccessExclusiveLock on sync_runs, idle in transaction`);
+      expect(run.stderr).toContain(
+        `pid ${pid} (application_name "psql-by-an-operator", AccessExclusiveLock on sync_runs, idle in transaction`,
+      );
       expect(run.stderr).not.toContain(PASSWORD);
     } finally {
       await holder.end();
@@ -106,7 +131,9 @@ describe('a table locked by another session', () => {
       const pid = (await holder.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0].pid;
       const run = await sync(['--stream', 'leases']);
       expect(run.code).toBe(1);
-      expect(run.stdout).toMatch(/error: .*waited 3 s \(database\.lockTimeoutMs\) for a lock on table sync_cursors and gave up: held by pid (\d+)/);
+      expect(run.stdout).toMatch(
+        /error: .*waited 3 s \(database\.lockTimeoutMs\) for a lock on table sync_cursors and gave up: held by pid (\d+)/,
+      );
       expect(run.stdout).toContain(`pid ${pid} (application_name "psql-by-an-operator"`);
       // Not the sync's other units, which hold the table too while they wait in line.
       expect(run.stdout).not.toContain('application_name "propsync"');

@@ -16,7 +16,12 @@ afterAll(async () => {
 
 /** A day `YYYY-MM-DD` of an instant in a zone. */
 function dayIn(zone: string, at: Date): string {
-  return new Intl.DateTimeFormat('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(at);
+  return new Intl.DateTimeFormat('en-CA', {
+    timeZone: zone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+  }).format(at);
 }
 
 describe(`timeZone: ${ZONE}`, () => {
@@ -30,10 +35,15 @@ describe(`timeZone: ${ZONE}`, () => {
     expect(run.code, run.stderr).toBe(0);
 
     const db = world.database.db;
-    const { rows: runs } = await sql<{ source_today: string; calls: number }>`select source_today::text, calls from sync_runs`.execute(db);
+    const { rows: runs } = await sql<{
+      source_today: string;
+      calls: number;
+    }>`select source_today::text, calls from sync_runs`.execute(db);
     expect(runs).toHaveLength(1);
     expect(runs[0].source_today).toBe(sourceDay);
-    const { rows: cursors } = await sql<{ value: string }>`select distinct value::text from sync_cursors`.execute(db);
+    const { rows: cursors } = await sql<{
+      value: string;
+    }>`select distinct value::text from sync_cursors`.execute(db);
     expect(cursors.map((cursor) => cursor.value)).toEqual([sourceDay]);
 
     const before = dayIn(ZONE, new Date());

@@ -85,7 +85,12 @@ describe('accounts: the form of issue 22', () => {
     expect(south.source.url).toBe('https://apis.entrata.com');
     expect(south.source.auth).toEqual({ type: 'apikey', org: 'south-org', apiKey: SOUTH_KEY });
     // Every other source setting at its default; no credentials at the top of an account's source.
-    expect(south.source).toMatchObject({ format: 'json', pageSize: 500, retry: { maxAttempts: 6 }, dailyCallBudget: 10_000 });
+    expect(south.source).toMatchObject({
+      format: 'json',
+      pageSize: 500,
+      retry: { maxAttempts: 6 },
+      dailyCallBudget: 10_000,
+    });
     expect(south.source).not.toHaveProperty('username');
     expect(south.source).not.toHaveProperty('password');
     expect(config.warnings).toEqual([]);
@@ -106,7 +111,12 @@ describe('accounts: the form of issue 22', () => {
       propertyIds: [100001, "100002"]
       auth: { type: basic, username: api-user, passwordEnv: NORTH_API_PASSWORD }
 `);
-    expect(config.accounts[0]).toMatchObject({ id: 'north_2', name: 'North portfolio', timeZone: 'America/Chicago', propertyIds: ['100001', '100002'] });
+    expect(config.accounts[0]).toMatchObject({
+      id: 'north_2',
+      name: 'North portfolio',
+      timeZone: 'America/Chicago',
+      propertyIds: ['100001', '100002'],
+    });
     expect(config.accounts[0].source).not.toHaveProperty('timeZone');
     expect(config.accounts[0].source).not.toHaveProperty('propertyIds');
   });
@@ -125,7 +135,12 @@ describe('the one-account form is the account default', () => {
 
   it('with the PROPSYNC_API_* variables, top-level fields as they were', () => {
     const config = loadConfig({ cwd: withFile('logLevel: warn\n'), env: ENV });
-    expect(config.source).toMatchObject({ url: 'https://acme.example.com', username: 'sync-user', password: INLINE_SECRET, pageSize: 250 });
+    expect(config.source).toMatchObject({
+      url: 'https://acme.example.com',
+      username: 'sync-user',
+      password: INLINE_SECRET,
+      pageSize: 250,
+    });
     expect(config.timeZone).toBe('America/Chicago');
     expect(config.propertyIds).toEqual(['100001', '100002']);
     const { username: _, password: __, ...settings } = config.source;
@@ -143,9 +158,14 @@ describe('the one-account form is the account default', () => {
   });
 
   it('also from configSchema.parse, as tests build configurations', () => {
-    const config = configSchema.parse({ database: { url: 'postgres://a@127.0.0.1/b' }, source: { url: 'https://a.example.com', username: 'u', password: 'p', pageSize: 50 } });
+    const config = configSchema.parse({
+      database: { url: 'postgres://a@127.0.0.1/b' },
+      source: { url: 'https://a.example.com', username: 'u', password: 'p', pageSize: 50 },
+    });
     expect(config.source.pageSize).toBe(50);
-    expect(config.accounts.map((account) => [account.id, account.source.pageSize, account.source.auth])).toEqual([['default', 50, { type: 'basic', username: 'u', password: 'p' }]]);
+    expect(
+      config.accounts.map((account) => [account.id, account.source.pageSize, account.source.auth]),
+    ).toEqual([['default', 50, { type: 'basic', username: 'u', password: 'p' }]]);
     // The defaults of single keys stay readable.
     expect(configSchema.shape.source.shape.dailyCallBudget.parse(undefined)).toBe(10_000);
     expect(configSchema.shape.timeZone.parse(undefined)).toBe('America/Denver');
@@ -172,12 +192,22 @@ ${NORTH}  - id: south
 `);
     const [north, south] = config.accounts;
     expect(north.source.pageSize).toBe(250);
-    expect(north.source.retry).toEqual({ maxAttempts: 3, baseDelayMs: 100, maxDelayMs: 30_000, maxTotalWaitMs: 180_000 });
+    expect(north.source.retry).toEqual({
+      maxAttempts: 3,
+      baseDelayMs: 100,
+      maxDelayMs: 30_000,
+      maxTotalWaitMs: 180_000,
+    });
     expect(north.source.versions).toEqual({ getLeases: 'r1', getInvoices: 'r2', getProperties: 'r1' });
     expect(north.propertyIds).toEqual(['100001']);
     expect(north.timeZone).toBe('America/Chicago');
     expect(south.source.pageSize).toBe(100);
-    expect(south.source.retry).toEqual({ maxAttempts: 3, baseDelayMs: 900, maxDelayMs: 30_000, maxTotalWaitMs: 180_000 });
+    expect(south.source.retry).toEqual({
+      maxAttempts: 3,
+      baseDelayMs: 900,
+      maxDelayMs: 30_000,
+      maxTotalWaitMs: 180_000,
+    });
     expect(south.source.versions.getLeases).toBe('r1');
     expect(south.propertyIds).toEqual(['200001', '200002']);
     expect(south.timeZone).toBe('America/Los_Angeles');
@@ -185,7 +215,8 @@ ${NORTH}  - id: south
   });
 
   it('takes a shared URL from the defaults, and the source variables as defaults an account may override', () => {
-    const config = load(`${DATABASE}source:
+    const config = load(
+      `${DATABASE}source:
   url: https://apis.entrata.com
 accounts:
   - id: south
@@ -195,8 +226,17 @@ accounts:
     source:
       concurrency: 2
       auth: { type: apikey, org: east-org, apiKeyEnv: SOUTH_API_KEY }
-`, { ...SECRET_ENV, PROPSYNC_CONCURRENCY: '8', PROPSYNC_TIME_ZONE: 'America/New_York' });
-    expect(config.accounts.map((account) => [account.id, account.source.url, account.source.concurrency, account.timeZone])).toEqual([
+`,
+      { ...SECRET_ENV, PROPSYNC_CONCURRENCY: '8', PROPSYNC_TIME_ZONE: 'America/New_York' },
+    );
+    expect(
+      config.accounts.map((account) => [
+        account.id,
+        account.source.url,
+        account.source.concurrency,
+        account.timeZone,
+      ]),
+    ).toEqual([
       ['south', 'https://apis.entrata.com', 8, 'America/New_York'],
       ['east', 'https://apis.entrata.com', 2, 'America/New_York'],
     ]);
@@ -205,21 +245,28 @@ accounts:
 
 describe('problems, per account, in the words of the file', () => {
   it('a missing URL', () => {
-    expect(problemsOf(`${DATABASE}accounts:\n${NORTH}  - id: south\n    source:\n      auth: { type: apikey, org: south-org, apiKeyEnv: SOUTH_API_KEY }\n`)).toEqual([
-      `${FILE}: accounts[1].source.url: is missing; set accounts[1].source.url in ${FILE}`,
-    ]);
+    expect(
+      problemsOf(
+        `${DATABASE}accounts:\n${NORTH}  - id: south\n    source:\n      auth: { type: apikey, org: south-org, apiKeyEnv: SOUTH_API_KEY }\n`,
+      ),
+    ).toEqual([`${FILE}: accounts[1].source.url: is missing; set accounts[1].source.url in ${FILE}`]);
   });
 
   it('a duplicate id, naming both positions', () => {
     const error = rejected(() => load(`${DATABASE}accounts:\n${NORTH}${SOUTH}${NORTH}`));
-    expect(error.problems).toEqual([`${FILE}: accounts[2].id: "north" is already the id of accounts[0]; expected a different id for each account`]);
+    expect(error.problems).toEqual([
+      `${FILE}: accounts[2].id: "north" is already the id of accounts[0]; expected a different id for each account`,
+    ]);
     expect(error.accountOf).toEqual(['accounts[2] (north)']);
   });
 
   it('an id that is not lowercase letters, digits, - and _, or longer than 40', () => {
-    const expected = 'is not a valid account id; expected 1 to 40 lowercase letters, digits, - or _ (the id is stored with every row of the account, so keep it stable)';
+    const expected =
+      'is not a valid account id; expected 1 to 40 lowercase letters, digits, - or _ (the id is stored with every row of the account, so keep it stable)';
     const long = 'a'.repeat(41);
-    const problems = problemsOf(`${DATABASE}accounts:\n${NORTH.replace('id: north', 'id: North Side')}${SOUTH.replace('id: south', `id: ${long}`)}  - source: {}\n`);
+    const problems = problemsOf(
+      `${DATABASE}accounts:\n${NORTH.replace('id: north', 'id: North Side')}${SOUTH.replace('id: south', `id: ${long}`)}  - source: {}\n`,
+    );
     expect(problems).toEqual([
       `${FILE}: accounts[0].id: "North Side" ${expected}`,
       `${FILE}: accounts[1].id: "${long}" ${expected}`,
@@ -228,7 +275,9 @@ describe('problems, per account, in the words of the file', () => {
       `${FILE}: accounts[2].source.auth: is missing; set accounts[2].source.auth in ${FILE}`,
     ]);
     // 40 characters are fine.
-    expect(load(`${DATABASE}accounts:\n${NORTH.replace('id: north', `id: ${'a'.repeat(38)}-1`)}`).accounts[0].id).toHaveLength(40);
+    expect(
+      load(`${DATABASE}accounts:\n${NORTH.replace('id: north', `id: ${'a'.repeat(38)}-1`)}`).accounts[0].id,
+    ).toHaveLength(40);
   });
 
   it('a passwordEnv or apiKeyEnv naming a variable that is not set (or is empty): the variable named, never a value', () => {
@@ -242,7 +291,9 @@ describe('problems, per account, in the words of the file', () => {
 
   it('both passwordEnv and an inline password', () => {
     const yaml = `${DATABASE}accounts:\n${NORTH.replace('passwordEnv: NORTH_API_PASSWORD', `passwordEnv: NORTH_API_PASSWORD, password: ${INLINE_SECRET}`)}`;
-    expect(problemsOf(yaml)).toEqual([`${FILE}: accounts[0].source.auth.password: is given as well as passwordEnv; expected only passwordEnv: remove password from the file`]);
+    expect(problemsOf(yaml)).toEqual([
+      `${FILE}: accounts[0].source.auth.password: is given as well as passwordEnv; expected only passwordEnv: remove password from the file`,
+    ]);
   });
 
   it('neither passwordEnv nor a password, no auth type, an unknown one, a missing user', () => {
@@ -288,7 +339,12 @@ describe('problems, per account, in the words of the file', () => {
       `${FILE}: source.password: belongs to the one-account form; with accounts:, each account's source.auth holds its credentials`,
       `${FILE}: source.auth: is not inherited; expected it in each account: accounts[].source.auth`,
     ]);
-    const env = { ...SECRET_ENV, PROPSYNC_API_USERNAME: 'someone', PROPSYNC_API_PASSWORD: INLINE_SECRET, PROPSYNC_PROPERTY_IDS: '100001' };
+    const env = {
+      ...SECRET_ENV,
+      PROPSYNC_API_USERNAME: 'someone',
+      PROPSYNC_API_PASSWORD: INLINE_SECRET,
+      PROPSYNC_PROPERTY_IDS: '100001',
+    };
     expect(problemsOf(`${DATABASE}accounts:\n${NORTH}`, env)).toEqual([
       "PROPSYNC_PROPERTY_IDS: belongs to the one-account form; with accounts:, set each account's source.propertyIds (or source.propertyIds for all of them)",
       "PROPSYNC_API_USERNAME: belongs to the one-account form; with accounts:, each account's source.auth holds its credentials",
@@ -324,27 +380,42 @@ describe('problems, per account, in the words of the file', () => {
   });
 
   it('a faulty default once, under source, not again for each account', () => {
-    expect(problemsOf(`${DATABASE}source:\n  pageSize: 2\naccounts:\n${NORTH}${SOUTH}`)).toEqual([`${FILE}: source.pageSize: 2 is too small; expected at least 5`]);
+    expect(problemsOf(`${DATABASE}source:\n  pageSize: 2\naccounts:\n${NORTH}${SOUTH}`)).toEqual([
+      `${FILE}: source.pageSize: 2 is too small; expected at least 5`,
+    ]);
   });
 
   it('an account that is not a mapping', () => {
-    expect(problemsOf(`${DATABASE}accounts:\n  - north\n`)).toEqual([`${FILE}: accounts[0]: "north" is a string; expected a mapping of keys`]);
+    expect(problemsOf(`${DATABASE}accounts:\n  - north\n`)).toEqual([
+      `${FILE}: accounts[0]: "north" is a string; expected a mapping of keys`,
+    ]);
   });
 
   it('an empty list of accounts, or none', () => {
-    expect(problemsOf(`${DATABASE}accounts: []\n`)).toEqual([`${FILE}: accounts: is empty; expected at least one account`]);
-    expect(problemsOf(`${DATABASE}accounts:\n`)).toEqual([`${FILE}: accounts: null is empty; expected a list`]);
+    expect(problemsOf(`${DATABASE}accounts: []\n`)).toEqual([
+      `${FILE}: accounts: is empty; expected at least one account`,
+    ]);
+    expect(problemsOf(`${DATABASE}accounts:\n`)).toEqual([
+      `${FILE}: accounts: null is empty; expected a list`,
+    ]);
   });
 
   it('the rest of the configuration and every account at once, each problem with the account it belongs to', () => {
-    const error = rejected(() => load(`database: {}\naccounts:\n${NORTH}  - id: south\n    source: {}\n`, {}));
+    const error = rejected(() =>
+      load(`database: {}\naccounts:\n${NORTH}  - id: south\n    source: {}\n`, {}),
+    );
     expect(error.problems).toEqual([
       `database.url: is missing; set DATABASE_URL or database.url in ${FILE}`,
       `${FILE}: accounts[0].source.auth.passwordEnv: "NORTH_API_PASSWORD" names a variable that is not set (or is empty); expected NORTH_API_PASSWORD to hold the password`,
       `${FILE}: accounts[1].source.url: is missing; set accounts[1].source.url in ${FILE}`,
       `${FILE}: accounts[1].source.auth: is missing; set accounts[1].source.auth in ${FILE}`,
     ]);
-    expect(error.accountOf).toEqual([null, 'accounts[0] (north)', 'accounts[1] (south)', 'accounts[1] (south)']);
+    expect(error.accountOf).toEqual([
+      null,
+      'accounts[0] (north)',
+      'accounts[1] (south)',
+      'accounts[1] (south)',
+    ]);
   });
 });
 
@@ -392,20 +463,37 @@ describe('no secret in any problem', () => {
   });
 
   it('hides an account’s secret in a problem elsewhere', () => {
-    const problems = problemsOf(TWO_ACCOUNTS.replace('database:\n  url: postgres://propsync@127.0.0.1:5432/propsync', `database:\n  url: "${SOUTH_KEY}"\nlogLevel: "${NORTH_PASSWORD}"`));
-    expect(problems[0]).toBe(`${FILE}: database.url: "***" is not a Postgres URL; expected postgres://user@host:5432/database`);
+    const problems = problemsOf(
+      TWO_ACCOUNTS.replace(
+        'database:\n  url: postgres://propsync@127.0.0.1:5432/propsync',
+        `database:\n  url: "${SOUTH_KEY}"\nlogLevel: "${NORTH_PASSWORD}"`,
+      ),
+    );
+    expect(problems[0]).toBe(
+      `${FILE}: database.url: "***" is not a Postgres URL; expected postgres://user@host:5432/database`,
+    );
     expect(problems[1]).toMatch(/^config\/propsync\.yaml: logLevel: "\*\*\*" is invalid; expected one of /);
   });
 });
 
 describe('loadOfflineConfig with accounts', () => {
   it('lists the accounts without their secrets or URLs, but still checks what is given', () => {
-    const config = loadOfflineConfig({ cwd: withFile(`${DATABASE}accounts:\n${NORTH}  - id: south\n    source:\n      auth: { type: apikey, apiKeyEnv: SOUTH_API_KEY }\n`), env: {} });
+    const config = loadOfflineConfig({
+      cwd: withFile(
+        `${DATABASE}accounts:\n${NORTH}  - id: south\n    source:\n      auth: { type: apikey, apiKeyEnv: SOUTH_API_KEY }\n`,
+      ),
+      env: {},
+    });
     expect(config.accounts.map((account) => [account.id, account.source.url, account.source.auth])).toEqual([
       ['north', 'https://north.example.com', { type: 'basic', username: 'api-user' }],
       ['south', undefined, { type: 'apikey' }],
     ]);
-    const problems = rejected(() => loadOfflineConfig({ cwd: withFile(`${DATABASE}accounts:\n  - id: North\n    source: { auth: { type: oauth } }\n`), env: {} })).problems;
+    const problems = rejected(() =>
+      loadOfflineConfig({
+        cwd: withFile(`${DATABASE}accounts:\n  - id: North\n    source: { auth: { type: oauth } }\n`),
+        env: {},
+      }),
+    ).problems;
     expect(problems).toEqual([
       `${FILE}: accounts[0].id: "North" is not a valid account id; expected 1 to 40 lowercase letters, digits, - or _ (the id is stored with every row of the account, so keep it stable)`,
       `${FILE}: accounts[0].source.auth.type: "oauth" is not a known auth type; expected basic or apikey`,
@@ -413,7 +501,17 @@ describe('loadOfflineConfig with accounts', () => {
   });
 
   it('the one-account form without a source is the account default', () => {
-    const config = loadOfflineConfig({ cwd: withFile(''), env: { DATABASE_URL: 'postgres://a@127.0.0.1/b' } });
-    expect(config.accounts.map((account) => [account.id, account.source.url, account.source.auth, account.source.pageSize])).toEqual([['default', undefined, { type: 'basic' }, 500]]);
+    const config = loadOfflineConfig({
+      cwd: withFile(''),
+      env: { DATABASE_URL: 'postgres://a@127.0.0.1/b' },
+    });
+    expect(
+      config.accounts.map((account) => [
+        account.id,
+        account.source.url,
+        account.source.auth,
+        account.source.pageSize,
+      ]),
+    ).toEqual([['default', undefined, { type: 'basic' }, 500]]);
   });
 });

@@ -30,7 +30,11 @@ function folderWith(files: Record<string, string>): string {
  * The run ended with exit code 2, printed nothing on stdout, and printed exactly the given
  * problem lines (each one a line of its own under the heading), without the password.
  */
-function expectRejected(result: CliResult, problems: (string | RegExp)[], secrets: string[] = [PASSWORD]): void {
+function expectRejected(
+  result: CliResult,
+  problems: (string | RegExp)[],
+  secrets: string[] = [PASSWORD],
+): void {
   const output = `${result.stdout}\n${result.stderr}`;
   for (const secret of secrets) expect(output).not.toContain(secret);
   expect(result.stdout).toBe('');
@@ -40,7 +44,11 @@ function expectRejected(result: CliResult, problems: (string | RegExp)[], secret
   expect(printed).toHaveLength(problems.length);
   for (const problem of problems) {
     if (typeof problem === 'string') expect(printed).toContain(problem);
-    else expect(printed.some((line) => problem.test(line)), `no line matches ${problem}:\n${printed.join('\n')}`).toBe(true);
+    else
+      expect(
+        printed.some((line) => problem.test(line)),
+        `no line matches ${problem}:\n${printed.join('\n')}`,
+      ).toBe(true);
   }
   expect(result.code).toBe(2);
 }
@@ -54,34 +62,49 @@ describe('bad configuration exits 2 with one line per problem, naming the key', 
   });
 
   it('bad API URL', async () => {
-    expectRejected(await runPropsync(['config', 'check'], { env: { ...VALID_ENV, PROPSYNC_API_URL: 'acme.example.com/api' } }), [
-      'PROPSYNC_API_URL: "acme.example.com/api" is not an http(s) URL; expected the service base such as https://example.entrata.com',
-    ]);
+    expectRejected(
+      await runPropsync(['config', 'check'], {
+        env: { ...VALID_ENV, PROPSYNC_API_URL: 'acme.example.com/api' },
+      }),
+      [
+        'PROPSYNC_API_URL: "acme.example.com/api" is not an http(s) URL; expected the service base such as https://example.entrata.com',
+      ],
+    );
   });
 
   it('bad database URL, with its password hidden', async () => {
     const env = { ...VALID_ENV, DATABASE_URL: 'mysql://admin:db-pw-4471@127.0.0.1/warehouse' };
-    const expected = 'DATABASE_URL: "mysql://admin:***@127.0.0.1/warehouse" is not a Postgres URL; expected postgres://user@host:5432/database';
+    const expected =
+      'DATABASE_URL: "mysql://admin:***@127.0.0.1/warehouse" is not a Postgres URL; expected postgres://user@host:5432/database';
     expectRejected(await runPropsync(['migrate'], { env }), [expected], [PASSWORD, 'db-pw-4471']);
   });
 
   it('bad cron expression', async () => {
     const cwd = folderWith({ 'ops/propsync.yaml': 'streams:\n  invoices:\n    schedule: "at 2am"\n' });
-    expectRejected(await runPropsync(['--config', 'ops/propsync.yaml', 'config', 'check'], { env: VALID_ENV, cwd }), [
-      'ops/propsync.yaml: streams.invoices.schedule: "at 2am" is not a valid cron expression; expected five or six fields such as "0 2 * * *"',
-    ]);
+    expectRejected(
+      await runPropsync(['--config', 'ops/propsync.yaml', 'config', 'check'], { env: VALID_ENV, cwd }),
+      [
+        'ops/propsync.yaml: streams.invoices.schedule: "at 2am" is not a valid cron expression; expected five or six fields such as "0 2 * * *"',
+      ],
+    );
   });
 
   it('unknown format', async () => {
-    expectRejected(await runPropsync(['config', 'check'], { env: { ...VALID_ENV, PROPSYNC_FORMAT: 'csv' } }), [
-      'PROPSYNC_FORMAT: "csv" is not a known format; expected json or xml',
-    ]);
+    expectRejected(
+      await runPropsync(['config', 'check'], { env: { ...VALID_ENV, PROPSYNC_FORMAT: 'csv' } }),
+      ['PROPSYNC_FORMAT: "csv" is not a known format; expected json or xml'],
+    );
   });
 
   it('non-numeric property id', async () => {
-    expectRejected(await runPropsync(['config', 'check'], { env: { ...VALID_ENV, PROPSYNC_PROPERTY_IDS: '100001,10O002' } }), [
-      'PROPSYNC_PROPERTY_IDS (item 2): "10O002" is not a numeric property id; expected digits such as 100001',
-    ]);
+    expectRejected(
+      await runPropsync(['config', 'check'], {
+        env: { ...VALID_ENV, PROPSYNC_PROPERTY_IDS: '100001,10O002' },
+      }),
+      [
+        'PROPSYNC_PROPERTY_IDS (item 2): "10O002" is not a numeric property id; expected digits such as 100001',
+      ],
+    );
   });
 
   it('unknown key', async () => {
@@ -100,9 +123,12 @@ describe('bad configuration exits 2 with one line per problem, naming the key', 
   });
 
   it('missing --config file', async () => {
-    expectRejected(await runPropsync(['--config', '/nonexistent/propsync.yaml', 'migrate'], { env: VALID_ENV }), [
-      '--config: file /nonexistent/propsync.yaml does not exist; expected the path of a YAML configuration file',
-    ]);
+    expectRejected(
+      await runPropsync(['--config', '/nonexistent/propsync.yaml', 'migrate'], { env: VALID_ENV }),
+      [
+        '--config: file /nonexistent/propsync.yaml does not exist; expected the path of a YAML configuration file',
+      ],
+    );
   });
 
   it('the password itself is the faulty value', async () => {
@@ -145,8 +171,12 @@ describe('propsync config check', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).not.toContain(PASSWORD);
     expect(result.stdout).not.toContain('wh-db-secret');
-    expect(result.stdout).toContain('# configuration is valid; read from config/propsync.yaml, then environment (PROPSYNC_FORMAT)');
-    expect(result.stdout).toContain('\n# account default: auth basic, https://acme.example.com, time zone America/Denver\n');
+    expect(result.stdout).toContain(
+      '# configuration is valid; read from config/propsync.yaml, then environment (PROPSYNC_FORMAT)',
+    );
+    expect(result.stdout).toContain(
+      '\n# account default: auth basic, https://acme.example.com, time zone America/Denver\n',
+    );
     expect(result.stdout).toContain('url: postgres://wh:***@127.0.0.1:5432/warehouse');
     expect(result.stdout).toContain('password: "***"');
     expect(result.stdout).toContain('format: xml');
@@ -178,7 +208,10 @@ describe('propsync config check', () => {
         `      auth: { type: basic, username: east-user, password: "${east}" }`,
       ].join('\n'),
     });
-    const result = await runPropsync(['config', 'check'], { cwd, env: { NORTH_API_PASSWORD: north, SOUTH_API_KEY: south } });
+    const result = await runPropsync(['config', 'check'], {
+      cwd,
+      env: { NORTH_API_PASSWORD: north, SOUTH_API_KEY: south },
+    });
     const output = `${result.stdout}\n${result.stderr}`;
     for (const secret of [north, south, east]) expect(output).not.toContain(secret);
     expect(result.code).toBe(0);
@@ -198,11 +231,25 @@ describe('propsync config check', () => {
 
   it('reads the file named by PROPSYNC_CONFIG when no --config is given (an empty value means none)', async () => {
     const cwd = folderWith({
-      'elsewhere/accounts.yaml': ['database:', '  url: postgres://propsync@127.0.0.1:5432/propsync', 'accounts:', '  - id: west', '    source:', '      url: https://west.example.com', '      auth: { type: apikey, org: west-org, apiKeyEnv: WEST_API_KEY }'].join('\n'),
+      'elsewhere/accounts.yaml': [
+        'database:',
+        '  url: postgres://propsync@127.0.0.1:5432/propsync',
+        'accounts:',
+        '  - id: west',
+        '    source:',
+        '      url: https://west.example.com',
+        '      auth: { type: apikey, org: west-org, apiKeyEnv: WEST_API_KEY }',
+      ].join('\n'),
     });
-    const named = await runPropsync(['config', 'check'], { cwd, env: { PROPSYNC_CONFIG: 'elsewhere/accounts.yaml', WEST_API_KEY: 'w3st-K3y-env-p2' } });
+    const named = await runPropsync(['config', 'check'], {
+      cwd,
+      env: { PROPSYNC_CONFIG: 'elsewhere/accounts.yaml', WEST_API_KEY: 'w3st-K3y-env-p2' },
+    });
     expect(named.code).toBe(0);
-    expect(named.stdout.split('\n').slice(0, 2)).toEqual(['# configuration is valid; read from elsewhere/accounts.yaml', '# account west: auth apikey, https://west.example.com, time zone America/Denver']);
+    expect(named.stdout.split('\n').slice(0, 2)).toEqual([
+      '# configuration is valid; read from elsewhere/accounts.yaml',
+      '# account west: auth apikey, https://west.example.com, time zone America/Denver',
+    ]);
     const empty = await runPropsync(['config', 'check'], { cwd, env: { ...VALID_ENV, PROPSYNC_CONFIG: '' } });
     expect(empty.code).toBe(0);
     expect(empty.stdout).toMatch(/^# account default: /m);
@@ -259,7 +306,8 @@ describe('propsync config check', () => {
       expect(result.code, args.join(' ')).toBe(2);
       expect(result.stdout + result.stderr).toMatch(/Usage: propsync/);
     }
-    for (const args of [['help'], ['--help'], ['config', '--help'], ['help', 'sync']]) expect((await runPropsync(args)).code, args.join(' ')).toBe(0);
+    for (const args of [['help'], ['--help'], ['config', '--help'], ['help', 'sync']])
+      expect((await runPropsync(args)).code, args.join(' ')).toBe(0);
   });
 
   it('treats an unknown command as bad usage (exit 2)', async () => {

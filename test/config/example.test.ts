@@ -23,7 +23,8 @@ const DERIVED = ['accounts', 'warnings'];
 function leaves(value: unknown, path: string[] = []): Map<string, unknown> {
   const out = new Map<string, unknown>();
   if (value && typeof value === 'object' && !Array.isArray(value)) {
-    for (const [key, child] of Object.entries(value)) for (const [p, v] of leaves(child, [...path, key])) out.set(p, v);
+    for (const [key, child] of Object.entries(value))
+      for (const [p, v] of leaves(child, [...path, key])) out.set(p, v);
   } else {
     out.set(path.join('.'), value);
   }
@@ -31,7 +32,11 @@ function leaves(value: unknown, path: string[] = []): Map<string, unknown> {
 }
 
 /** The example file as propsync loads it (the password comes from the environment, as it should). */
-const example = loadConfig({ cwd: ROOT, configPath: EXAMPLE, env: { PROPSYNC_API_PASSWORD: 'x'.repeat(12) } });
+const example = loadConfig({
+  cwd: ROOT,
+  configPath: EXAMPLE,
+  env: { PROPSYNC_API_PASSWORD: 'x'.repeat(12) },
+});
 
 describe(EXAMPLE, () => {
   it('is a valid configuration once the password is set', () => {
@@ -43,19 +48,29 @@ describe(EXAMPLE, () => {
     const empty = scratchFolder();
     const minimal = loadConfig({
       cwd: empty.dir,
-      env: { DATABASE_URL: 'postgres://a@127.0.0.1/b', PROPSYNC_API_URL: 'https://a.example.com', PROPSYNC_API_USERNAME: 'u', PROPSYNC_API_PASSWORD: 'p' },
+      env: {
+        DATABASE_URL: 'postgres://a@127.0.0.1/b',
+        PROPSYNC_API_URL: 'https://a.example.com',
+        PROPSYNC_API_USERNAME: 'u',
+        PROPSYNC_API_PASSWORD: 'p',
+      },
     });
     empty.remove();
     const schemaKeys = new Map([...leaves(minimal)].filter(([key]) => !DERIVED.includes(key)));
     const exampleKeys = leaves(parse(exampleText));
-    const missing = [...schemaKeys.keys()].filter((key) => !exampleKeys.has(key) && key !== 'source.password');
+    const missing = [...schemaKeys.keys()].filter(
+      (key) => !exampleKeys.has(key) && key !== 'source.password',
+    );
     expect(missing, `keys of the schema that ${EXAMPLE} does not show`).toEqual([]);
     // The password is shown commented out: it belongs in PROPSYNC_API_PASSWORD.
     expect(exampleText).toMatch(/^\s+# password: /m);
     const wrongDefaults = [...schemaKeys]
       .filter(([key]) => !REQUIRED.includes(key))
       .filter(([key, value]) => JSON.stringify(leaves(example).get(key)) !== JSON.stringify(value))
-      .map(([key, value]) => `${key}: example ${JSON.stringify(leaves(example).get(key))}, default ${JSON.stringify(value)}`);
+      .map(
+        ([key, value]) =>
+          `${key}: example ${JSON.stringify(leaves(example).get(key))}, default ${JSON.stringify(value)}`,
+      );
     expect(wrongDefaults, `keys whose value in ${EXAMPLE} is not the default`).toEqual([]);
   });
 
@@ -65,9 +80,15 @@ describe(EXAMPLE, () => {
     expect(start, 'a line "# accounts:"').toBeGreaterThan(0);
     const end = lines.findIndex((line, index) => index > start && !line.startsWith('#   '));
     const block = lines.slice(start, end).map((line) => line.slice(2));
-    const folder = scratchFolder({ 'accounts.yaml': ['database:', '  url: postgres://a@127.0.0.1/b', ...block].join('\n') });
+    const folder = scratchFolder({
+      'accounts.yaml': ['database:', '  url: postgres://a@127.0.0.1/b', ...block].join('\n'),
+    });
     try {
-      const config = loadConfig({ cwd: folder.dir, configPath: 'accounts.yaml', env: { NORTH_API_PASSWORD: 'n'.repeat(12), SOUTH_API_KEY: 's'.repeat(12) } });
+      const config = loadConfig({
+        cwd: folder.dir,
+        configPath: 'accounts.yaml',
+        env: { NORTH_API_PASSWORD: 'n'.repeat(12), SOUTH_API_KEY: 's'.repeat(12) },
+      });
       expect(config.accounts.map((account) => [account.id, account.source.auth.type])).toEqual([
         ['north', 'basic'],
         ['south', 'apikey'],
@@ -79,18 +100,25 @@ describe(EXAMPLE, () => {
   });
 
   it('shows the settings of every stream as the stream manifests generate them', () => {
-    expect(exampleText === exampleWithStreams(exampleText), `${EXAMPLE} is out of date: run \`${EXAMPLE_COMMAND}\``).toBe(true);
+    expect(
+      exampleText === exampleWithStreams(exampleText),
+      `${EXAMPLE} is out of date: run \`${EXAMPLE_COMMAND}\``,
+    ).toBe(true);
   });
 
   it('names the environment variable of every key that has one', () => {
-    const unnamed = ENVIRONMENT_KEYS.map((key) => key.env).filter((env) => !exampleText.includes(`Env: ${env}`));
+    const unnamed = ENVIRONMENT_KEYS.map((key) => key.env).filter(
+      (env) => !exampleText.includes(`Env: ${env}`),
+    );
     expect(unnamed).toEqual([]);
   });
 });
 
 describe(CONFIGURATION_DOC, () => {
   it('documents every environment variable', () => {
-    const undocumented = ENVIRONMENT_KEYS.map((key) => key.env).filter((env) => !configurationDoc.includes(`\`${env}\``));
+    const undocumented = ENVIRONMENT_KEYS.map((key) => key.env).filter(
+      (env) => !configurationDoc.includes(`\`${env}\``),
+    );
     expect(undocumented).toEqual([]);
   });
 });

@@ -134,8 +134,12 @@ describe('loadConfig: file, then environment', () => {
 
   it('names the --config file in the hint when one was given', () => {
     const cwd = inFolder({ 'ops.yaml': 'source:\n  url: https://acme.example.com\n  username: u\n' });
-    const problems = problemsOf(() => load({ cwd, configPath: 'ops.yaml', env: { DATABASE_URL: FULL_ENV.DATABASE_URL } }));
-    expect(problems).toEqual(['source.password: is missing; set PROPSYNC_API_PASSWORD or source.password in ops.yaml']);
+    const problems = problemsOf(() =>
+      load({ cwd, configPath: 'ops.yaml', env: { DATABASE_URL: FULL_ENV.DATABASE_URL } }),
+    );
+    expect(problems).toEqual([
+      'source.password: is missing; set PROPSYNC_API_PASSWORD or source.password in ops.yaml',
+    ]);
   });
 });
 
@@ -144,11 +148,20 @@ describe('loadOfflineConfig', () => {
     const cwd = inFolder({});
     const env = { DATABASE_URL: FULL_ENV.DATABASE_URL };
     expect(loadOfflineConfig({ cwd, env }).database.url).toBe(FULL_ENV.DATABASE_URL);
-    expect(problemsOf(() => load({ cwd, env })).map((p) => p.split(':')[0])).toEqual(['source.url', 'source.username', 'source.password']);
+    expect(problemsOf(() => load({ cwd, env })).map((p) => p.split(':')[0])).toEqual([
+      'source.url',
+      'source.username',
+      'source.password',
+    ]);
   });
 
   it('still validates whatever source keys are given', () => {
-    const problems = problemsOf(() => loadOfflineConfig({ cwd: inFolder({}), env: { DATABASE_URL: FULL_ENV.DATABASE_URL, PROPSYNC_FORMAT: 'csv' } }));
+    const problems = problemsOf(() =>
+      loadOfflineConfig({
+        cwd: inFolder({}),
+        env: { DATABASE_URL: FULL_ENV.DATABASE_URL, PROPSYNC_FORMAT: 'csv' },
+      }),
+    );
     expect(problems).toEqual(['PROPSYNC_FORMAT: "csv" is not a known format; expected json or xml']);
   });
 
@@ -190,7 +203,9 @@ describe('problems: one line each, naming the key, the fault and what is expecte
         'PROPSYNC_TIME_ZONE: "Mountain" is not an IANA time zone; expected America/Denver',
       ]),
     );
-    expect(problems.find((p) => p.startsWith('PROPSYNC_LOG_LEVEL: "loud"'))).toMatch(/expected one of fatal, error, warn, info, debug, trace, silent/);
+    expect(problems.find((p) => p.startsWith('PROPSYNC_LOG_LEVEL: "loud"'))).toMatch(
+      /expected one of fatal, error, warn, info, debug, trace, silent/,
+    );
     expect(problems).toHaveLength(9);
     expect(problems.join('\n')).not.toContain('db-secret-pw');
   });
@@ -241,7 +256,9 @@ describe('problems: one line each, naming the key, the fault and what is expecte
   it('names the file when its YAML is broken or not a mapping', () => {
     const broken = inFolder({ 'config/propsync.yaml': 'source:\n  url: "https://x\n  username: [\n' });
     const [problem] = problemsOf(() => load({ cwd: broken, env: FULL_ENV }));
-    expect(problem).toMatch(/^config\/propsync\.yaml: is not valid YAML \(.+line \d+.*\); fix the file's syntax$/);
+    expect(problem).toMatch(
+      /^config\/propsync\.yaml: is not valid YAML \(.+line \d+.*\); fix the file's syntax$/,
+    );
     const list = inFolder({ 'config/propsync.yaml': '- database\n- source\n' });
     expect(problemsOf(() => load({ cwd: list, env: FULL_ENV }))).toEqual([
       'config/propsync.yaml: expected a mapping of keys at the top level (such as "database:" and "source:"), found a list',
@@ -251,25 +268,48 @@ describe('problems: one line each, naming the key, the fault and what is expecte
 
 describe('http:// with the password in clear text', () => {
   it('is refused for another machine, saying what to fix', () => {
-    const problems = problemsOf(() => load({ env: { ...FULL_ENV, PROPSYNC_API_URL: 'http://api.acme.example.com' } }));
+    const problems = problemsOf(() =>
+      load({ env: { ...FULL_ENV, PROPSYNC_API_URL: 'http://api.acme.example.com' } }),
+    );
     expect(problems).toHaveLength(1);
-    expect(problems[0]).toMatch(/^PROPSYNC_API_URL: "http:\/\/api\.acme\.example\.com" would send the API password in clear text/);
-    expect(problems[0]).toContain('use https://, or set source.allowInsecureHttp: true (PROPSYNC_API_ALLOW_INSECURE_HTTP=true)');
+    expect(problems[0]).toMatch(
+      /^PROPSYNC_API_URL: "http:\/\/api\.acme\.example\.com" would send the API password in clear text/,
+    );
+    expect(problems[0]).toContain(
+      'use https://, or set source.allowInsecureHttp: true (PROPSYNC_API_ALLOW_INSECURE_HTTP=true)',
+    );
     expect(problems[0]).not.toContain(PASSWORD);
     const cwd = inFolder({ 'config/propsync.yaml': 'source:\n  url: http://10.0.0.8:8080\n' });
-    expect(problemsOf(() => load({ cwd, env: { ...FULL_ENV, PROPSYNC_API_URL: '' } }))[0]).toMatch(/^config\/propsync\.yaml: source\.url: "http:\/\/10\.0\.0\.8:8080" would send/);
+    expect(problemsOf(() => load({ cwd, env: { ...FULL_ENV, PROPSYNC_API_URL: '' } }))[0]).toMatch(
+      /^config\/propsync\.yaml: source\.url: "http:\/\/10\.0\.0\.8:8080" would send/,
+    );
   });
 
   it('is accepted for this machine, and for another one when allowed explicitly', () => {
-    for (const url of ['http://localhost:8080', 'http://127.0.0.1:8080', 'http://127.9.9.9', 'http://[::1]:8080']) {
+    for (const url of [
+      'http://localhost:8080',
+      'http://127.0.0.1:8080',
+      'http://127.9.9.9',
+      'http://[::1]:8080',
+    ]) {
       expect(load({ env: { ...FULL_ENV, PROPSYNC_API_URL: url } }).source.url, url).toBe(url);
     }
     expect(load({ env: { ...FULL_ENV } }).source.allowInsecureHttp).toBe(false);
-    const allowed = load({ env: { ...FULL_ENV, PROPSYNC_API_URL: 'http://simulator:8080', PROPSYNC_API_ALLOW_INSECURE_HTTP: 'true' } });
+    const allowed = load({
+      env: {
+        ...FULL_ENV,
+        PROPSYNC_API_URL: 'http://simulator:8080',
+        PROPSYNC_API_ALLOW_INSECURE_HTTP: 'true',
+      },
+    });
     expect(allowed.source).toMatchObject({ url: 'http://simulator:8080', allowInsecureHttp: true });
-    const cwd = inFolder({ 'config/propsync.yaml': 'source:\n  url: http://simulator:8080\n  allowInsecureHttp: true\n' });
+    const cwd = inFolder({
+      'config/propsync.yaml': 'source:\n  url: http://simulator:8080\n  allowInsecureHttp: true\n',
+    });
     expect(load({ cwd, env: { ...FULL_ENV, PROPSYNC_API_URL: '' } }).source.allowInsecureHttp).toBe(true);
-    expect(problemsOf(() => load({ env: { ...FULL_ENV, PROPSYNC_API_ALLOW_INSECURE_HTTP: 'yes' } }))).toEqual(['PROPSYNC_API_ALLOW_INSECURE_HTTP: "yes" is invalid; expected true or false']);
+    expect(problemsOf(() => load({ env: { ...FULL_ENV, PROPSYNC_API_ALLOW_INSECURE_HTTP: 'yes' } }))).toEqual(
+      ['PROPSYNC_API_ALLOW_INSECURE_HTTP: "yes" is invalid; expected true or false'],
+    );
   });
 });
 
@@ -277,8 +317,15 @@ describe('the password is never printed', () => {
   const SECRET = 'c0rrect-h0rse-battery';
 
   it('hides a password of the wrong type, wherever it sits', () => {
-    for (const yaml of [`password: 31415926535`, `password: [${SECRET}]`, `password: { value: ${SECRET} }`, `password: ""`]) {
-      const cwd = inFolder({ 'config/propsync.yaml': `source:\n  url: https://acme.example.com\n  username: u\n  ${yaml}\n` });
+    for (const yaml of [
+      `password: 31415926535`,
+      `password: [${SECRET}]`,
+      `password: { value: ${SECRET} }`,
+      `password: ""`,
+    ]) {
+      const cwd = inFolder({
+        'config/propsync.yaml': `source:\n  url: https://acme.example.com\n  username: u\n  ${yaml}\n`,
+      });
       const problems = problemsOf(() => load({ cwd, env: { DATABASE_URL: FULL_ENV.DATABASE_URL } }));
       expect(problems).toHaveLength(1);
       expect(problems[0]).toMatch(/^config\/propsync\.yaml: source\.password: \(value hidden\) /);
@@ -298,15 +345,27 @@ describe('the password is never printed', () => {
   });
 
   it('hides the environment password when it shows up in another faulty value', () => {
-    const problems = problemsOf(() => load({ cwd: inFolder({}), env: { ...FULL_ENV, PROPSYNC_API_PASSWORD: SECRET, PROPSYNC_API_URL: SECRET } }));
+    const problems = problemsOf(() =>
+      load({
+        cwd: inFolder({}),
+        env: { ...FULL_ENV, PROPSYNC_API_PASSWORD: SECRET, PROPSYNC_API_URL: SECRET },
+      }),
+    );
     expect(problems).toEqual([
       'PROPSYNC_API_URL: "***" is not an http(s) URL; expected the service base such as https://example.entrata.com',
     ]);
   });
 
   it('hides the whole password of a database URL, even one with a raw @', () => {
-    const problems = problemsOf(() => loadOfflineConfig({ cwd: inFolder({}), env: { DATABASE_URL: 'mysql://wh:p@ss-w0rd@127.0.0.1:3306/wh' } }));
-    expect(problems).toEqual(['DATABASE_URL: "mysql://wh:***@127.0.0.1:3306/wh" is not a Postgres URL; expected postgres://user@host:5432/database']);
+    const problems = problemsOf(() =>
+      loadOfflineConfig({
+        cwd: inFolder({}),
+        env: { DATABASE_URL: 'mysql://wh:p@ss-w0rd@127.0.0.1:3306/wh' },
+      }),
+    );
+    expect(problems).toEqual([
+      'DATABASE_URL: "mysql://wh:***@127.0.0.1:3306/wh" is not a Postgres URL; expected postgres://user@host:5432/database',
+    ]);
   });
 
   it('hides a password that broken YAML would quote', () => {

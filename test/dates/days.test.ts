@@ -39,7 +39,12 @@ describe('chunkRange (window chunking)', () => {
       { from: '2024-01-15', to: '2024-02-14' },
       { from: '2024-02-15', to: '2024-03-10' },
     ]);
-    expect(chunkRange('2024-01-01', '2024-12-31', '3m').map((chunk) => chunk.from)).toEqual(['2024-01-01', '2024-04-01', '2024-07-01', '2024-10-01']);
+    expect(chunkRange('2024-01-01', '2024-12-31', '3m').map((chunk) => chunk.from)).toEqual([
+      '2024-01-01',
+      '2024-04-01',
+      '2024-07-01',
+      '2024-10-01',
+    ]);
     expect(chunkRange('2020-01-01', '2021-06-30', '1y')).toEqual([
       { from: '2020-01-01', to: '2020-12-31' },
       { from: '2021-01-01', to: '2021-06-30' },
@@ -53,7 +58,9 @@ describe('chunkRange (window chunking)', () => {
       { from: '2024-01-05', to: '2024-01-08' },
       { from: '2024-01-09', to: '2024-01-10' },
     ]);
-    expect(chunkRange('2024-01-01', '2024-01-01', { days: 92 })).toEqual([{ from: '2024-01-01', to: '2024-01-01' }]);
+    expect(chunkRange('2024-01-01', '2024-01-01', { days: 92 })).toEqual([
+      { from: '2024-01-01', to: '2024-01-01' },
+    ]);
     expect(chunkRange('2024-01-02', '2024-01-01', { days: 92 })).toEqual([]);
   });
 });

@@ -1,6 +1,14 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { arAging, asOfDay, DEMO_READER, ensureDemoReader, occupancyByProperty, portfolio, vendorSpendByMonth } from '../../src/demo/analyst-queries.js';
+import {
+  arAging,
+  asOfDay,
+  DEMO_READER,
+  ensureDemoReader,
+  occupancyByProperty,
+  portfolio,
+  vendorSpendByMonth,
+} from '../../src/demo/analyst-queries.js';
 import { analystAnswers, biToolLines } from '../../src/demo/report.js';
 import { refreshReporting } from '../../src/reporting/refresh.js';
 import type { Db, Warehouse } from '../../src/catalog/tables.js';
@@ -43,10 +51,26 @@ describe('analyst queries read the reporting views', () => {
       await session.destroy();
     }
     expect(await occupancyByProperty(database.db)).toEqual([
-      { accountId: 'default', propertyId: 100, propertyName: 'Maple Court', units: 4, occupied: 2, occupancyPercent: '50.0' },
-      { accountId: 'default', propertyId: 200, propertyName: 'Oak Plaza', units: 1, occupied: 1, occupancyPercent: '100.0' },
+      {
+        accountId: 'default',
+        propertyId: 100,
+        propertyName: 'Maple Court',
+        units: 4,
+        occupied: 2,
+        occupancyPercent: '50.0',
+      },
+      {
+        accountId: 'default',
+        propertyId: 200,
+        propertyName: 'Oak Plaza',
+        units: 1,
+        occupied: 1,
+        occupancyPercent: '100.0',
+      },
     ]);
-    expect((await arAging(database.db, '2024-06-30')).map((row) => [row.bucket, row.leases, row.balance])).toEqual([
+    expect(
+      (await arAging(database.db, '2024-06-30')).map((row) => [row.bucket, row.leases, row.balance]),
+    ).toEqual([
       ['not yet due', 1, '75.00'],
       ['1-30 days', 1, '500.00'],
       ['31-60 days', 1, '300.00'],
@@ -54,17 +78,38 @@ describe('analyst queries read the reporting views', () => {
       ['over 90 days', 1, '200.00'],
     ]);
     // The session clock of arAging does not leak into the pool's next query.
-    const { rows } = await sql<{ now: string | null }>`select nullif(current_setting('reporting.now', true), '') as now`.execute(database.db);
+    const { rows } = await sql<{
+      now: string | null;
+    }>`select nullif(current_setting('reporting.now', true), '') as now`.execute(database.db);
     expect(rows[0].now).toBeNull();
     expect(await vendorSpendByMonth(database.db, 2)).toEqual([
-      { month: '2024-07', invoices: 1, vendors: 1, spend: '60.00', topVendor: 'Bright Electric', topVendorSpend: '60.00' },
-      { month: '2024-06', invoices: 3, vendors: 1, spend: '450.00', topVendor: 'Acme Plumbing', topVendorSpend: '450.00' },
+      {
+        month: '2024-07',
+        invoices: 1,
+        vendors: 1,
+        spend: '60.00',
+        topVendor: 'Bright Electric',
+        topVendorSpend: '60.00',
+      },
+      {
+        month: '2024-06',
+        invoices: 3,
+        vendors: 1,
+        spend: '450.00',
+        topVendor: 'Acme Plumbing',
+        topVendorSpend: '450.00',
+      },
     ]);
   });
 
   it('show one account without a portfolio, and several side by side, each property and vendor under its account', async () => {
-    const titles = async () => (await analystAnswers(database.db, '2024-06-30')).map((answer) => answer.title.replace(/ \(.*/, ''));
-    expect(await titles()).toEqual(['Occupancy by property', 'AR balance by aging bucket', 'Vendor spend by month']);
+    const titles = async () =>
+      (await analystAnswers(database.db, '2024-06-30')).map((answer) => answer.title.replace(/ \(.*/, ''));
+    expect(await titles()).toEqual([
+      'Occupancy by property',
+      'AR balance by aging bucket',
+      'Vendor spend by month',
+    ]);
 
     // Account south: the same ids, other data (see test/reporting/fixture.ts).
     await insertFixture(database.db, 'south', SOUTH);
@@ -74,21 +119,72 @@ describe('analyst queries read the reporting views', () => {
       await sql`select set_config('reporting.now', ${FIXTURE_NOW}, false)`.execute(session);
       await refreshReporting(session, { timeZone: 'America/Denver' });
       expect(await portfolio(session)).toEqual([
-        { accountId: 'default', accountName: null, properties: 2, units: 5, occupied: 3, occupancyPercent: '60.0', currentLeases: 3, openAr: '1025.00', pastDueAr: '950.00', openApInvoices: 4, openAp: '810.00' },
-        { accountId: 'south', accountName: 'South Estates', properties: 2, units: 5, occupied: 3, occupancyPercent: '60.0', currentLeases: 3, openAr: '1450.00', pastDueAr: '1300.00', openApInvoices: 4, openAp: '1620.00' },
+        {
+          accountId: 'default',
+          accountName: null,
+          properties: 2,
+          units: 5,
+          occupied: 3,
+          occupancyPercent: '60.0',
+          currentLeases: 3,
+          openAr: '1025.00',
+          pastDueAr: '950.00',
+          openApInvoices: 4,
+          openAp: '810.00',
+        },
+        {
+          accountId: 'south',
+          accountName: 'South Estates',
+          properties: 2,
+          units: 5,
+          occupied: 3,
+          occupancyPercent: '60.0',
+          currentLeases: 3,
+          openAr: '1450.00',
+          pastDueAr: '1300.00',
+          openApInvoices: 4,
+          openAp: '1620.00',
+        },
       ]);
-      expect((await occupancyByProperty(session)).map((row) => [row.accountId, row.propertyId, row.propertyName])).toEqual([
+      expect(
+        (await occupancyByProperty(session)).map((row) => [row.accountId, row.propertyId, row.propertyName]),
+      ).toEqual([
         ['default', 100, 'Maple Court'],
         ['default', 200, 'Oak Plaza'],
         ['south', 100, 'South Maple Court'],
         ['south', 200, 'South Oak Plaza'],
       ]);
       // Vendor 502 of each account is a vendor of its own.
-      expect(await vendorSpendByMonth(session, 1)).toEqual([{ month: '2024-07', invoices: 2, vendors: 2, spend: '180.00', topVendor: 'South Bright Electric', topVendorSpend: '120.00' }]);
-      expect(await titles()).toEqual(['Portfolio by account', 'Occupancy by property', 'AR balance by aging bucket', 'Vendor spend by month']);
+      expect(await vendorSpendByMonth(session, 1)).toEqual([
+        {
+          month: '2024-07',
+          invoices: 2,
+          vendors: 2,
+          spend: '180.00',
+          topVendor: 'South Bright Electric',
+          topVendorSpend: '120.00',
+        },
+      ]);
+      expect(await titles()).toEqual([
+        'Portfolio by account',
+        'Occupancy by property',
+        'AR balance by aging bucket',
+        'Vendor spend by month',
+      ]);
     } finally {
       await session.destroy();
-      for (const table of ['leases', 'lease_intervals', 'lease_customers', 'lease_unit_spaces', 'lease_scheduled_charges', 'ar_transactions', 'invoices', 'invoice_line_items', 'voided_payments', 'accounts']) {
+      for (const table of [
+        'leases',
+        'lease_intervals',
+        'lease_customers',
+        'lease_unit_spaces',
+        'lease_scheduled_charges',
+        'ar_transactions',
+        'invoices',
+        'invoice_line_items',
+        'voided_payments',
+        'accounts',
+      ]) {
         await sql`delete from ${sql.id(table)} where account_id = 'south'`.execute(database.db);
       }
     }
@@ -101,7 +197,9 @@ describe('analyst queries read the reporting views', () => {
       const lines = biToolLines(database.url, DEMO_READER);
       expect(lines.every((line) => line.startsWith('[demo] '))).toBe(true);
       const url = new URL(database.url);
-      expect(lines.join('\n')).toContain(`host ${url.hostname}, port ${url.port || '5432'}, database ${database.name}`);
+      expect(lines.join('\n')).toContain(
+        `host ${url.hostname}, port ${url.port || '5432'}, database ${database.name}`,
+      );
       expect(lines.join('\n')).toContain(`user ${DEMO_READER.role}`);
     } finally {
       await sql`drop owned by ${sql.id(DEMO_READER.role)}`.execute(database.db);

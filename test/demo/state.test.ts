@@ -15,7 +15,14 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-const state: DemoState = { version: 1, seed: 1, scale: 'medium', startDay: '2026-11-20', weeks: 2, warehouse: 'embedded:.propsync/pgdata' };
+const state: DemoState = {
+  version: 1,
+  seed: 1,
+  scale: 'medium',
+  startDay: '2026-11-20',
+  weeks: 2,
+  warehouse: 'embedded:.propsync/pgdata',
+};
 
 describe('demo state', () => {
   it('round-trips, and an absent, unreadable or invalid file means a fresh demo', () => {

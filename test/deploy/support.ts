@@ -27,16 +27,22 @@ export interface MissingVariable {
  * (`${X}`, `${X:-default}`, `${X-default}`, `${X:?message}`, `${X?message}`, `$$`), and the
  * required variables it found missing (Compose then refuses to start, printing their messages).
  */
-export function interpolate(text: string, env: Record<string, string | undefined>): { text: string; missing: MissingVariable[] } {
+export function interpolate(
+  text: string,
+  env: Record<string, string | undefined>,
+): { text: string; missing: MissingVariable[] } {
   const missing: MissingVariable[] = [];
-  const out = text.replace(/\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?)([-?])([^}]*))?\}/g, (_whole, name?: string, colon?: string, kind?: string, word?: string) => {
-    if (!name) return '$';
-    const value = env[name];
-    const absent = value === undefined || (colon === ':' && value === '');
-    if (kind === '?' && absent) missing.push({ name, message: word ?? '' });
-    if (kind === '-' && absent) return word ?? '';
-    return value ?? '';
-  });
+  const out = text.replace(
+    /\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?)([-?])([^}]*))?\}/g,
+    (_whole, name?: string, colon?: string, kind?: string, word?: string) => {
+      if (!name) return '$';
+      const value = env[name];
+      const absent = value === undefined || (colon === ':' && value === '');
+      if (kind === '?' && absent) missing.push({ name, message: word ?? '' });
+      if (kind === '-' && absent) return word ?? '';
+      return value ?? '';
+    },
+  );
   return { text: out, missing };
 }
 
@@ -56,11 +62,18 @@ export function alertRules(): AlertRule[] {
 
 /** Every PromQL query of the Grafana dashboard, Grafana's interval variables replaced by a duration. */
 export function dashboardQueries(): string[] {
-  const dashboard = JSON.parse(readText('deploy/grafana/dashboards/propsync.json')) as { panels: { targets: { expr: string }[] }[] };
-  return dashboard.panels.flatMap((panel) => panel.targets.map((target) => target.expr.replace(/\$__(rate_)?interval|\$__range/g, '5m')));
+  const dashboard = JSON.parse(readText('deploy/grafana/dashboards/propsync.json')) as {
+    panels: { targets: { expr: string }[] }[];
+  };
+  return dashboard.panels.flatMap((panel) =>
+    panel.targets.map((target) => target.expr.replace(/\$__(rate_)?interval|\$__range/g, '5m')),
+  );
 }
 
-/** Parses a PromQL expression with Prometheus' own grammar; returns the syntax errors' positions and the metric names it selects. */
+/**
+ * Parses a PromQL expression with Prometheus' own grammar; returns the syntax errors' positions and the
+ * metric names it selects.
+ */
 export function promql(expr: string): { errors: number[]; metrics: string[] } {
   const errors: number[] = [];
   const metrics = new Set<string>();
@@ -99,5 +112,7 @@ export const PROMETHEUS_SERIES = new Set(['up']);
 /** Every metric name that the alert rules and the dashboard query. */
 export function queriedMetrics(): string[] {
   const exprs = [...alertRules().map((rule) => rule.expr), ...dashboardQueries()];
-  return [...new Set(exprs.flatMap((expr) => promql(expr).metrics))].filter((name) => !PROMETHEUS_SERIES.has(name)).sort();
+  return [...new Set(exprs.flatMap((expr) => promql(expr).metrics))]
+    .filter((name) => !PROMETHEUS_SERIES.has(name))
+    .sort();
 }

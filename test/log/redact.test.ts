@@ -15,23 +15,37 @@ const SSL_SECRET = 'Ssl-k3y-never-shown';
 
 describe('redactUrl', () => {
   it('hides the query password (password, sslpassword, any case) as it hides the user-info one', () => {
-    expect(redactUrl(`postgres://u@h:5432/db?sslmode=require&password=${QUERY_SECRET}`)).toBe('postgres://u@h:5432/db?sslmode=require&password=***');
-    expect(redactUrl(`postgres://u@h/db?PassWord=${QUERY_SECRET}&sslPassword=${SSL_SECRET}#x`)).toBe('postgres://u@h/db?PassWord=***&sslPassword=***#x');
-    expect(redactUrl(`postgres://u:${QUERY_SECRET}@h/db?password=${SSL_SECRET}`)).toBe('postgres://u:***@h/db?password=***');
-    expect(redactUrl('postgres://u@h/db?application_name=passwords&user=x')).toBe('postgres://u@h/db?application_name=passwords&user=x');
+    expect(redactUrl(`postgres://u@h:5432/db?sslmode=require&password=${QUERY_SECRET}`)).toBe(
+      'postgres://u@h:5432/db?sslmode=require&password=***',
+    );
+    expect(redactUrl(`postgres://u@h/db?PassWord=${QUERY_SECRET}&sslPassword=${SSL_SECRET}#x`)).toBe(
+      'postgres://u@h/db?PassWord=***&sslPassword=***#x',
+    );
+    expect(redactUrl(`postgres://u:${QUERY_SECRET}@h/db?password=${SSL_SECRET}`)).toBe(
+      'postgres://u:***@h/db?password=***',
+    );
+    expect(redactUrl('postgres://u@h/db?application_name=passwords&user=x')).toBe(
+      'postgres://u@h/db?application_name=passwords&user=x',
+    );
   });
 
   it('lists the passwords of a URL, percent-decoded too, so that scrubSecrets finds them in any message', () => {
     const url = `postgres://u:p%40ss-word@h/db?password=${QUERY_SECRET}&sslpassword=a%2Fb%2Bc`;
-    expect(urlPasswords(url)).toEqual(expect.arrayContaining(['p%40ss-word', 'p@ss-word', QUERY_SECRET, 'a%2Fb%2Bc', 'a/b+c']));
+    expect(urlPasswords(url)).toEqual(
+      expect.arrayContaining(['p%40ss-word', 'p@ss-word', QUERY_SECRET, 'a%2Fb%2Bc', 'a/b+c']),
+    );
     expect(urlPasswords(undefined)).toEqual([]);
-    expect(scrubSecrets(`connect failed: password "${QUERY_SECRET}" rejected`, urlPasswords(url))).toBe('connect failed: password "***" rejected');
+    expect(scrubSecrets(`connect failed: password "${QUERY_SECRET}" rejected`, urlPasswords(url))).toBe(
+      'connect failed: password "***" rejected',
+    );
   });
 });
 
 describe('escapeControls', () => {
   it('writes control characters as escapes and leaves other text as it is', () => {
-    expect(escapeControls('Apt\u0000 4\u001b[2J\r\n\t\u007f\u0085\u202eevil')).toBe('Apt\\u0000 4\\u001b[2J\\r\\n\\t\\u007f\\u0085\\u202eevil');
+    expect(escapeControls('Apt\u0000 4\u001b[2J\r\n\t\u007f\u0085\u202eevil')).toBe(
+      'Apt\\u0000 4\\u001b[2J\\r\\n\\t\\u007f\\u0085\\u202eevil',
+    );
     expect(escapeControls('José O’Brien 🏠 "quoted"')).toBe('José O’Brien 🏠 "quoted"');
   });
 });
@@ -41,7 +55,14 @@ describe('a warehouse URL with ?password= in the CLI', () => {
   let sim: Simulator;
   beforeAll(async () => {
     warehouse = await createTestDatabase();
-    sim = await startSimulator({ port: 0, scale: 'small', seed: 3, username: 'u', password: 'right-password', rateLimit: 'off' });
+    sim = await startSimulator({
+      port: 0,
+      scale: 'small',
+      seed: 3,
+      username: 'u',
+      password: 'right-password',
+      rateLimit: 'off',
+    });
   });
   afterAll(async () => {
     await sim?.close();
@@ -64,8 +85,17 @@ describe('a warehouse URL with ?password= in the CLI', () => {
   };
 
   it('config check prints it masked, from the environment or the file', async () => {
-    const env = { PROPSYNC_API_URL: sim.url, PROPSYNC_API_USERNAME: 'u', PROPSYNC_API_PASSWORD: 'right-password' };
-    const fromEnv = await runPropsync(['config', 'check'], { env: { ...env, DATABASE_URL: `postgres://a@127.0.0.1/b?sslpassword=${SSL_SECRET}&PASSWORD=${QUERY_SECRET}` } });
+    const env = {
+      PROPSYNC_API_URL: sim.url,
+      PROPSYNC_API_USERNAME: 'u',
+      PROPSYNC_API_PASSWORD: 'right-password',
+    };
+    const fromEnv = await runPropsync(['config', 'check'], {
+      env: {
+        ...env,
+        DATABASE_URL: `postgres://a@127.0.0.1/b?sslpassword=${SSL_SECRET}&PASSWORD=${QUERY_SECRET}`,
+      },
+    });
     expect(fromEnv.code).toBe(0);
     expectHidden(fromEnv.stdout + fromEnv.stderr);
     expect(fromEnv.stdout).toContain('url: postgres://a@127.0.0.1/b?sslpassword=***&PASSWORD=***');
@@ -79,10 +109,14 @@ describe('a warehouse URL with ?password= in the CLI', () => {
   });
 
   it('an unreachable warehouse is reported without it', async () => {
-    const result = await runPropsync(['status'], { env: { DATABASE_URL: `postgres://nobody@127.0.0.1:1/none?password=${QUERY_SECRET}` } });
+    const result = await runPropsync(['status'], {
+      env: { DATABASE_URL: `postgres://nobody@127.0.0.1:1/none?password=${QUERY_SECRET}` },
+    });
     expect(result.code).toBe(2);
     expectHidden(result.stdout + result.stderr);
-    expect(result.stderr).toContain('cannot reach the warehouse at postgres://nobody@127.0.0.1:1/none?password=***');
+    expect(result.stderr).toContain(
+      'cannot reach the warehouse at postgres://nobody@127.0.0.1:1/none?password=***',
+    );
   });
 
   it('a failing sync logs and prints its errors without it', async () => {

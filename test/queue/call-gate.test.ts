@@ -18,14 +18,23 @@ afterAll(async () => {
   await t?.drop();
 });
 
-const account = (id: string, dailyCallBudget = 1000, reserve = 2) => ({ id, timeZone: 'America/Denver', source: { dailyCallBudget, rateLimit: { reserve, minIntervalMs: 0 } } });
+const account = (id: string, dailyCallBudget = 1000, reserve = 2) => ({
+  id,
+  timeZone: 'America/Denver',
+  source: { dailyCallBudget, rateLimit: { reserve, minIntervalMs: 0 } },
+});
 
 describe('call gate', () => {
   it('refuses a call once the day is reserved, across gates (processes) of the same account, not of another', async () => {
     const first = createCallGate(t.db, account('a', 3), once);
     const second = createCallGate(t.db, account('a', 3), once);
     const other = createCallGate(t.db, account('b', 3), once);
-    const waits = await Promise.all([first.reserve('m1'), second.reserve('m2'), first.reserve('m2'), second.reserve('m1')]);
+    const waits = await Promise.all([
+      first.reserve('m1'),
+      second.reserve('m2'),
+      first.reserve('m2'),
+      second.reserve('m1'),
+    ]);
     expect(waits.filter((wait) => wait === null)).toHaveLength(1);
     expect(await first.reserve('m1')).toBeNull();
     expect(await other.reserve('m1')).not.toBeNull();
@@ -46,7 +55,9 @@ describe('call gate', () => {
   it('holds calls until the reset once a long window is down to the reserve', async () => {
     const gate = createCallGate(t.db, account('d'), once);
     await gate.reserve('m');
-    await gate.observe('m', [{ name: 'hour', limit: 1000, lengthMs: 3_600_000, remaining: 2, resetMs: 5_000 }]);
+    await gate.observe('m', [
+      { name: 'hour', limit: 1000, lengthMs: 3_600_000, remaining: 2, resetMs: 5_000 },
+    ]);
     expect(await gate.reserve('m')).toBeGreaterThan(5_000);
   });
 

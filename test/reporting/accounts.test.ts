@@ -15,12 +15,25 @@ import { FIXTURE_NOW, insertFixture, SOUTH } from './fixture.js';
 const ZONE = 'America/Denver';
 const VIEWS = REPORTING_VIEWS.map((view) => view.name);
 /** The source tables the fixture fills. */
-const FIXTURE_TABLES = ['leases', 'lease_intervals', 'lease_customers', 'lease_unit_spaces', 'lease_scheduled_charges', 'ar_transactions', 'invoices', 'invoice_line_items', 'voided_payments'];
+const FIXTURE_TABLES = [
+  'leases',
+  'lease_intervals',
+  'lease_customers',
+  'lease_unit_spaces',
+  'lease_scheduled_charges',
+  'ar_transactions',
+  'invoices',
+  'invoice_line_items',
+  'voided_payments',
+];
 
 /** Every row of a reporting view for one account, in a stable order. */
 async function viewRows(db: Db, view: string, account: string): Promise<unknown[]> {
   const columns = REPORTING_VIEWS.find((declared) => declared.name === view)!.columns;
-  const { rows } = await sql`select * from ${sql.id('reporting', view)} where account_id = ${account} order by ${sql.raw(columns.map((_, i) => i + 1).join(', '))}`.execute(db);
+  const { rows } =
+    await sql`select * from ${sql.id('reporting', view)} where account_id = ${account} order by ${sql.raw(columns.map((_, i) => i + 1).join(', '))}`.execute(
+      db,
+    );
   return rows;
 }
 
@@ -39,7 +52,9 @@ describe('reporting views of two accounts with the same ids', () => {
     database = await createTestDatabase();
     await insertFixture(database.db, 'north');
     await insertFixture(database.db, 'south', SOUTH);
-    await sql`insert into accounts (account_id, name) values ('north', 'North Homes'), ('south', 'South Estates')`.execute(database.db);
+    await sql`insert into accounts (account_id, name) values ('north', 'North Homes'), ('south', 'South Estates')`.execute(
+      database.db,
+    );
     session = await fixtureSession(database.url);
     await refreshReporting(session, { timeZone: ZONE });
   });
@@ -50,15 +65,20 @@ describe('reporting views of two accounts with the same ids', () => {
 
   it("give each account the rows it gives alone: no join matches another account's ids", async () => {
     const together = new Map<string, unknown[]>();
-    for (const view of VIEWS) for (const account of ['north', 'south']) together.set(`${view}/${account}`, await viewRows(session, view, account));
+    for (const view of VIEWS)
+      for (const account of ['north', 'south'])
+        together.set(`${view}/${account}`, await viewRows(session, view, account));
     for (const account of ['north', 'south']) {
       const other = account === 'north' ? 'south' : 'north';
-      // The account alone: the other's rows deleted, the materialized views refreshed and the groups of the views kept group by group updated, then all undone.
+      // The account alone: the other's rows deleted, the materialized views refreshed and the groups of the
+      // views kept group by group updated, then all undone.
       const alone = await session
         .transaction()
         .execute(async (trx) => {
-          for (const table of [...FIXTURE_TABLES, 'accounts']) await sql`delete from ${sql.id('public', table)} where account_id = ${other}`.execute(trx);
-          for (const view of ['properties', 'occupancy_monthly']) await sql`refresh materialized view ${sql.id('reporting_private', view)}`.execute(trx);
+          for (const table of [...FIXTURE_TABLES, 'accounts'])
+            await sql`delete from ${sql.id('public', table)} where account_id = ${other}`.execute(trx);
+          for (const view of ['properties', 'occupancy_monthly'])
+            await sql`refresh materialized view ${sql.id('reporting_private', view)}`.execute(trx);
           await updateGroups(trx, AR_ACTIVITY);
           await updateGroups(trx, VENDOR_SPEND);
           const rows = new Map<string, unknown[]>();
@@ -72,21 +92,33 @@ describe('reporting views of two accounts with the same ids', () => {
           if (!error.rows) throw error;
           return error.rows;
         });
-      for (const view of VIEWS) expect(together.get(`${view}/${account}`), `${view} of ${account}`).toEqual(alone.get(view));
+      for (const view of VIEWS)
+        expect(together.get(`${view}/${account}`), `${view} of ${account}`).toEqual(alone.get(view));
     }
-    // The accounts' data differ, so the comparison above could tell a mix: every view has rows of both, and most differ.
-    const strip = (rows: unknown[]) => rows.map(({ account_id: _id, account_name: _name, ...rest }: any) => rest);
+    // The accounts' data differ, so the comparison above could tell a mix: every view has rows of both, and
+    // most differ.
+    const strip = (rows: unknown[]) =>
+      rows.map(({ account_id: _id, account_name: _name, ...rest }: any) => rest);
     for (const view of VIEWS) {
       expect(together.get(`${view}/north`)!.length, `${view} of north`).toBeGreaterThan(0);
       expect(together.get(`${view}/south`)!.length, `${view} of south`).toBeGreaterThan(0);
     }
-    const differing = VIEWS.filter((view) => JSON.stringify(strip(together.get(`${view}/north`)!)) !== JSON.stringify(strip(together.get(`${view}/south`)!)));
+    const differing = VIEWS.filter(
+      (view) =>
+        JSON.stringify(strip(together.get(`${view}/north`)!)) !==
+        JSON.stringify(strip(together.get(`${view}/south`)!)),
+    );
     expect(differing).toEqual(VIEWS);
   });
 
   it('name each account on every row, and sum the accounts side by side in portfolio', async () => {
     for (const view of VIEWS) {
-      const { rows } = await sql<{ account_id: string; account_name: string }>`select distinct account_id, account_name from ${sql.id('reporting', view)} order by 1`.execute(session);
+      const { rows } = await sql<{
+        account_id: string;
+        account_name: string;
+      }>`select distinct account_id, account_name from ${sql.id('reporting', view)} order by 1`.execute(
+        session,
+      );
       expect(rows, view).toEqual([
         { account_id: 'north', account_name: 'North Homes' },
         { account_id: 'south', account_name: 'South Estates' },
@@ -110,12 +142,29 @@ describe('reporting views of two accounts with the same ids', () => {
     ]);
     // In south lease 2 is Current (no move-out): one unit more occupied; AR item 10 is missing; amounts are doubled.
     expect(await viewRows(session, 'portfolio', 'south')).toEqual([
-      expect.objectContaining({ properties: 2, units_known: 5, units_occupied: 3, current_leases: 3, open_ar_balance: '1450.00', past_due_ar_balance: '1300.00', open_ap_invoices: 4, open_ap_amount: '1620.00' }),
+      expect.objectContaining({
+        properties: 2,
+        units_known: 5,
+        units_occupied: 3,
+        current_leases: 3,
+        open_ar_balance: '1450.00',
+        past_due_ar_balance: '1300.00',
+        open_ap_invoices: 4,
+        open_ap_amount: '1620.00',
+      }),
     ]);
     // An account configured but never synced is listed, with nothing in it.
     await sql`insert into accounts (account_id, name) values ('west', null)`.execute(database.db);
     try {
-      expect(await viewRows(session, 'portfolio', 'west')).toEqual([expect.objectContaining({ account_name: null, properties: 0, current_leases: 0, open_ar_balance: '0.00', occupancy_percent: null })]);
+      expect(await viewRows(session, 'portfolio', 'west')).toEqual([
+        expect.objectContaining({
+          account_name: null,
+          properties: 0,
+          current_leases: 0,
+          open_ar_balance: '0.00',
+          occupancy_percent: null,
+        }),
+      ]);
     } finally {
       await sql`delete from accounts where account_id = 'west'`.execute(database.db);
     }
@@ -134,8 +183,13 @@ describe('reporting views of two accounts with the same ids', () => {
       ['vendor_spend_groups', 'account_id, post_month, vendor_id, property_id'],
     ]);
     // The views are populated: this refresh runs CONCURRENTLY, over the same grains in both accounts.
-    expect(await refreshReporting(session, { timeZone: ZONE })).toEqual({ refreshed: ['properties', 'ar_activity_monthly', 'occupancy_monthly', 'vendor_spend_monthly'], skipped: [] });
-    expect((await viewRows(session, 'occupancy_monthly', 'south')).length).toBe((await viewRows(session, 'occupancy_monthly', 'north')).length);
+    expect(await refreshReporting(session, { timeZone: ZONE })).toEqual({
+      refreshed: ['properties', 'ar_activity_monthly', 'occupancy_monthly', 'vendor_spend_monthly'],
+      skipped: [],
+    });
+    expect((await viewRows(session, 'occupancy_monthly', 'south')).length).toBe(
+      (await viewRows(session, 'occupancy_monthly', 'north')).length,
+    );
   });
 
   it('lead the reporting indexes on base tables with account_id', async () => {
@@ -178,17 +232,39 @@ describe('upgrading a warehouse of one account in place', () => {
     try {
       await refreshReporting(session, { timeZone: ZONE });
       for (const view of VIEWS) {
-        const { rows } = await sql<{ account_id: string; n: number }>`select account_id, count(*)::int as n from ${sql.id('reporting', view)} group by 1`.execute(session);
-        expect(rows.map((row) => row.account_id), view).toEqual(['default']);
+        const { rows } = await sql<{
+          account_id: string;
+          n: number;
+        }>`select account_id, count(*)::int as n from ${sql.id('reporting', view)} group by 1`.execute(
+          session,
+        );
+        expect(
+          rows.map((row) => row.account_id),
+          view,
+        ).toEqual(['default']);
       }
-      expect((await sql<{ lease_id: number }>`select lease_id from reporting.rent_roll order by 1`.execute(session)).rows.map((row) => row.lease_id)).toEqual([1, 2, 6, 8]);
-      expect((await sql`select account_id, account_name, balance from reporting.ar_aging_by_property`.execute(session)).rows).toEqual([{ account_id: 'default', account_name: null, balance: '1025.00' }]);
+      expect(
+        (
+          await sql<{ lease_id: number }>`select lease_id from reporting.rent_roll order by 1`.execute(
+            session,
+          )
+        ).rows.map((row) => row.lease_id),
+      ).toEqual([1, 2, 6, 8]);
+      expect(
+        (
+          await sql`select account_id, account_name, balance from reporting.ar_aging_by_property`.execute(
+            session,
+          )
+        ).rows,
+      ).toEqual([{ account_id: 'default', account_name: null, balance: '1025.00' }]);
 
       // The reader it had reads the new views, every account, without being granted again.
       await session.transaction().execute(async (trx) => {
         await sql`set local role ${sql.id(reader)}`.execute(trx);
         for (const view of VIEWS) {
-          const { rows } = await sql<{ n: number }>`select count(*)::int as n from ${sql.id('reporting', view)}`.execute(trx);
+          const { rows } = await sql<{
+            n: number;
+          }>`select count(*)::int as n from ${sql.id('reporting', view)}`.execute(trx);
           expect(rows[0].n, view).toBeGreaterThan(0);
         }
       });
@@ -198,16 +274,46 @@ describe('upgrading a warehouse of one account in place', () => {
 
     // Reverted, the views are those of 0004 and 0009 again, with the same rows and readers.
     expect((await migrator.migrateTo('0010_accounts')).error).toBeUndefined();
-    const { rows: columns } = await sql<{ name: string }>`select attname as name from pg_attribute where attrelid = 'reporting.rent_roll'::regclass and attnum > 0 order by attnum`.execute(database.db);
+    const { rows: columns } = await sql<{
+      name: string;
+    }>`select attname as name from pg_attribute where attrelid = 'reporting.rent_roll'::regclass and attnum > 0 order by attnum`.execute(
+      database.db,
+    );
     expect(columns[0].name).toBe('property_id');
     expect(columns.map((column) => column.name)).not.toContain('account_id');
-    const { rows: kinds } = await sql<{ name: string; kind: string }>`select relname as name, relkind::text as kind from pg_class where relnamespace = 'reporting'::regnamespace and relkind = 'm' order by 1`.execute(database.db);
-    expect(kinds.map((row) => row.name)).toEqual(['ar_activity_monthly', 'occupancy_monthly', 'properties', 'vendor_spend_monthly']);
+    const { rows: kinds } = await sql<{
+      name: string;
+      kind: string;
+    }>`select relname as name, relkind::text as kind from pg_class where relnamespace = 'reporting'::regnamespace and relkind = 'm' order by 1`.execute(
+      database.db,
+    );
+    expect(kinds.map((row) => row.name)).toEqual([
+      'ar_activity_monthly',
+      'occupancy_monthly',
+      'properties',
+      'vendor_spend_monthly',
+    ]);
     await database.db.transaction().execute(async (trx) => {
       await sql`set local role ${sql.id(reader)}`.execute(trx);
-      expect((await sql<{ n: number }>`select count(*)::int as n from reporting.properties`.execute(trx)).rows[0].n).toBe(2);
+      expect(
+        (await sql<{ n: number }>`select count(*)::int as n from reporting.properties`.execute(trx)).rows[0]
+          .n,
+      ).toBe(2);
     });
-    expect((await sql<{ n: number }>`select count(*)::int as n from pg_policies where schemaname = 'public'`.execute(database.db)).rows[0].n).toBe(0);
-    expect((await migrateToLatest(database.db)).applied).toEqual(['0011_reporting_accounts', '0012_queue', '0013_verifications_property_fields', '0014_account_load_costs', '0015_ar_activity_groups', '0016_vendor_spend_groups']);
+    expect(
+      (
+        await sql<{
+          n: number;
+        }>`select count(*)::int as n from pg_policies where schemaname = 'public'`.execute(database.db)
+      ).rows[0].n,
+    ).toBe(0);
+    expect((await migrateToLatest(database.db)).applied).toEqual([
+      '0011_reporting_accounts',
+      '0012_queue',
+      '0013_verifications_property_fields',
+      '0014_account_load_costs',
+      '0015_ar_activity_groups',
+      '0016_vendor_spend_groups',
+    ]);
   });
 });

@@ -7,10 +7,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { updateGroups } from '../../src/reporting/maintained-groups.js';
 import { AR_ACTIVITY as MAINTAINED } from '../../src/reporting/ar-activity-groups.js';
 import type { TestDatabase } from '../support/database.js';
-import { dropWarehouse, maintainedViewTests, migrationTests, migrator, openWarehouse, type MaintainedViewCase } from './maintained-view-support.js';
+import {
+  dropWarehouse,
+  maintainedViewTests,
+  migrationTests,
+  migrator,
+  openWarehouse,
+  type MaintainedViewCase,
+} from './maintained-view-support.js';
 
 /** The sum of one transaction type's amounts. */
-const money = (type: number, name: string) => `coalesce(sum(t.amount) filter (where t.transaction_type_id = ${type}), 0)::numeric(14,2) as ${name}`;
+const money = (type: number, name: string) =>
+  `coalesce(sum(t.amount) filter (where t.transaction_type_id = ${type}), 0)::numeric(14,2) as ${name}`;
 
 /** ar_activity_monthly as migration 0014 computed it: the whole ledger summed, then named. */
 const FULL = `
@@ -47,7 +55,13 @@ const view = maintainedViewTests(AR_ACTIVITY, () => database);
 const { dirty, bothWays, expectMaintained } = view;
 
 /** A ledger row of `account`, on property 100 unless said. */
-function arRow(account: string, lease: number, postMonth: string | null, amount: string, extra: Record<string, unknown> = {}) {
+function arRow(
+  account: string,
+  lease: number,
+  postMonth: string | null,
+  amount: string,
+  extra: Record<string, unknown> = {},
+) {
   return {
     account_id: account,
     ar_transaction_id: nextId++,
@@ -66,14 +80,23 @@ function arRow(account: string, lease: number, postMonth: string | null, amount:
 }
 
 async function addAr(...rows: ReturnType<typeof arRow>[]): Promise<void> {
-  await database.db.insertInto('ar_transactions').values(rows as never).execute();
+  await database.db
+    .insertInto('ar_transactions')
+    .values(rows as never)
+    .execute();
 }
 
 /** The sums of one group of an account, by AR code. */
-async function group(account: string, month: string, property = 100): Promise<{ ar_code_id: number | null; transactions: number; net_amount: string }[]> {
+async function group(
+  account: string,
+  month: string,
+  property = 100,
+): Promise<{ ar_code_id: number | null; transactions: number; net_amount: string }[]> {
   const { rows } = await sql<{ ar_code_id: number | null; transactions: number; net_amount: string }>`
     select ar_code_id, transactions, net_amount from reporting_private.ar_activity_groups
-     where account_id = ${account} and property_id = ${property} and post_month = ${month}::date order by ar_code_id`.execute(database.db);
+     where account_id = ${account} and property_id = ${property} and post_month = ${month}::date order by ar_code_id`.execute(
+    database.db,
+  );
   return rows;
 }
 
@@ -83,12 +106,16 @@ beforeAll(async () => {
 afterAll(() => dropWarehouse(database));
 
 describe('ar_activity_monthly maintained group by group', () => {
-  it('is a plain view over the groups, and gives the full query\'s rows after the migration and a refresh', async () => {
+  it("is a plain view over the groups, and gives the full query's rows after the migration and a refresh", async () => {
     await view.expectPlainView(10);
   });
 
   it('sums again the groups of inserted transactions: one it had, one new, one without an AR code', async () => {
-    await addAr(arRow('north', 1, '2024-06-01', '10.00'), arRow('north', 2, '2024-08-01', '20.00'), arRow('north', 2, '2024-08-01', '5.00', { ar_code_id: null, ar_code_name: null }));
+    await addAr(
+      arRow('north', 1, '2024-06-01', '10.00'),
+      arRow('north', 2, '2024-08-01', '20.00'),
+      arRow('north', 2, '2024-08-01', '5.00', { ar_code_id: null, ar_code_name: null }),
+    );
     expect(await dirty()).toEqual(['north/100/2024-06', 'north/100/2024-08']);
     await expectMaintained();
     expect(await group('north', '2024-08-01')).toEqual([
@@ -98,32 +125,52 @@ describe('ar_activity_monthly maintained group by group', () => {
   });
 
   it('follows updates: amount, post month moved, reversal, temporary and deleted flags; a group left empty disappears', async () => {
-    await sql`update ar_transactions set amount = amount + 1 where account_id = 'north' and ar_transaction_id = 1`.execute(database.db);
+    await sql`update ar_transactions set amount = amount + 1 where account_id = 'north' and ar_transaction_id = 1`.execute(
+      database.db,
+    );
     expect(await dirty()).toEqual(['north/100/2024-06']);
     await expectMaintained();
     // Transaction 13 is the only one of April: moved to March, April's group is gone.
     expect(await group('north', '2024-04-01')).toHaveLength(1);
-    await sql`update ar_transactions set post_month = '2024-03-01' where account_id = 'north' and ar_transaction_id = 13`.execute(database.db);
+    await sql`update ar_transactions set post_month = '2024-03-01' where account_id = 'north' and ar_transaction_id = 13`.execute(
+      database.db,
+    );
     expect(await dirty()).toEqual(['north/100/2024-03', 'north/100/2024-04']);
     await expectMaintained();
     expect(await group('north', '2024-04-01')).toEqual([]);
-    expect(await group('north', '2024-03-01')).toEqual([{ ar_code_id: 140, transactions: 1, net_amount: '-50.00' }]);
+    expect(await group('north', '2024-03-01')).toEqual([
+      { ar_code_id: 140, transactions: 1, net_amount: '-50.00' },
+    ]);
     // The returned payment and its reversal count again once no longer marked reversed; then again not.
-    await sql`update ar_transactions set is_reversed = false where account_id = 'north' and ar_transaction_id in (4, 5)`.execute(database.db);
+    await sql`update ar_transactions set is_reversed = false where account_id = 'north' and ar_transaction_id in (4, 5)`.execute(
+      database.db,
+    );
     await expectMaintained();
-    await sql`update ar_transactions set is_reversed = true where account_id = 'north' and ar_transaction_id in (4, 5)`.execute(database.db);
-    await sql`update ar_transactions set is_temporary = false where account_id = 'north' and ar_transaction_id = 7`.execute(database.db);
+    await sql`update ar_transactions set is_reversed = true where account_id = 'north' and ar_transaction_id in (4, 5)`.execute(
+      database.db,
+    );
+    await sql`update ar_transactions set is_temporary = false where account_id = 'north' and ar_transaction_id = 7`.execute(
+      database.db,
+    );
     await expectMaintained();
     expect((await group('north', '2024-06-01')).map((row) => row.ar_code_id)).toContain(190);
-    await sql`update ar_transactions set is_temporary = true where account_id = 'north' and ar_transaction_id = 7`.execute(database.db);
+    await sql`update ar_transactions set is_temporary = true where account_id = 'north' and ar_transaction_id = 7`.execute(
+      database.db,
+    );
     // Transaction 10 is the only one of May: marked deleted, May's group is gone.
-    await sql`update ar_transactions set deleted_at = now() where account_id = 'north' and ar_transaction_id = 10`.execute(database.db);
+    await sql`update ar_transactions set deleted_at = now() where account_id = 'north' and ar_transaction_id = 10`.execute(
+      database.db,
+    );
     await expectMaintained();
     expect(await group('north', '2024-05-01')).toEqual([]);
     // A post month cleared leaves the view; a row deleted too.
-    await sql`update ar_transactions set post_month = null where account_id = 'north' and ar_transaction_id = 13`.execute(database.db);
+    await sql`update ar_transactions set post_month = null where account_id = 'north' and ar_transaction_id = 13`.execute(
+      database.db,
+    );
     expect(await dirty()).toEqual(['north/100/2024-03']);
-    await sql`delete from ar_transactions where account_id = 'north' and ar_transaction_id = 9`.execute(database.db);
+    await sql`delete from ar_transactions where account_id = 'north' and ar_transaction_id = 9`.execute(
+      database.db,
+    );
     expect(await dirty()).toEqual(['north/100/2024-02', 'north/100/2024-03']);
     await expectMaintained();
     expect(await group('north', '2024-03-01')).toEqual([]);
@@ -131,26 +178,39 @@ describe('ar_activity_monthly maintained group by group', () => {
 
   it('drops the groups of a lease marked deleted and brings them back when it is revived; a lease arriving after its transactions brings them in', async () => {
     const before = (await bothWays()).maintained;
-    await sql`update leases set unit_number = '101A' where account_id = 'north' and lease_id = 1`.execute(database.db);
+    await sql`update leases set unit_number = '101A' where account_id = 'north' and lease_id = 1`.execute(
+      database.db,
+    );
     expect(await dirty()).toEqual([]);
-    await sql`update leases set deleted_at = now() where account_id = 'north' and lease_id = 1`.execute(database.db);
+    await sql`update leases set deleted_at = now() where account_id = 'north' and lease_id = 1`.execute(
+      database.db,
+    );
     expect(await dirty()).toEqual(['north/100/2024-02', 'north/100/2024-06']);
     await expectMaintained();
     expect(await group('north', '2024-02-01')).toEqual([]);
     // Marked deleted again (another timestamp): nothing changes for the view.
-    await sql`update leases set deleted_at = now() + interval '1 day' where account_id = 'north' and lease_id = 1`.execute(database.db);
+    await sql`update leases set deleted_at = now() + interval '1 day' where account_id = 'north' and lease_id = 1`.execute(
+      database.db,
+    );
     expect(await dirty()).toEqual([]);
-    await sql`update leases set deleted_at = null where account_id = 'north' and lease_id = 1`.execute(database.db);
+    await sql`update leases set deleted_at = null where account_id = 'north' and lease_id = 1`.execute(
+      database.db,
+    );
     expect(await expectMaintained()).toEqual(before);
 
     // Transactions of lease 9 come before the lease: left out until it arrives, then summed.
     await addAr(arRow('north', 9, '2024-09-01', '30.00', { property_id: 200 }));
     await expectMaintained();
     expect(await group('north', '2024-09-01', 200)).toEqual([]);
-    await database.db.insertInto('leases').values({ account_id: 'north', lease_id: 9, property_id: 200, raw: {} } as never).execute();
+    await database.db
+      .insertInto('leases')
+      .values({ account_id: 'north', lease_id: 9, property_id: 200, raw: {} } as never)
+      .execute();
     expect(await dirty()).toEqual(['north/200/2024-09']);
     await expectMaintained();
-    expect(await group('north', '2024-09-01', 200)).toEqual([{ ar_code_id: 101, transactions: 1, net_amount: '30.00' }]);
+    expect(await group('north', '2024-09-01', 200)).toEqual([
+      { ar_code_id: 101, transactions: 1, net_amount: '30.00' },
+    ]);
     // A lease deleted outright.
     await sql`delete from leases where account_id = 'north' and lease_id = 9`.execute(database.db);
     expect(await dirty()).toEqual(['north/200/2024-09']);
@@ -162,12 +222,15 @@ describe('ar_activity_monthly maintained group by group', () => {
     const client = new pg.Client({ connectionString: database.url });
     await client.connect();
     try {
-      const line = (id: number, month: string, amount: string) => ['south', id, 1, 100, 1, 101, 'South Rent', month, amount, 'f', 'f', '{}'].join('\t');
+      const line = (id: number, month: string, amount: string) =>
+        ['south', id, 1, 100, 1, 101, 'South Rent', month, amount, 'f', 'f', '{}'].join('\t');
       const text = `${[line(nextId++, '2024-06-01', '11.00'), line(nextId++, '2024-11-01', '12.00'), line(nextId++, '2024-11-01', '13.00')].join('\n')}\n`;
       await pipeline(
         Readable.from([text]),
         client.query(
-          copyFrom('copy ar_transactions (account_id, ar_transaction_id, lease_id, property_id, transaction_type_id, ar_code_id, ar_code_name, post_month, amount, is_temporary, is_reversed, raw) from stdin'),
+          copyFrom(
+            'copy ar_transactions (account_id, ar_transaction_id, lease_id, property_id, transaction_type_id, ar_code_id, ar_code_name, post_month, amount, is_temporary, is_reversed, raw) from stdin',
+          ),
         ),
       );
     } finally {
@@ -175,7 +238,9 @@ describe('ar_activity_monthly maintained group by group', () => {
     }
     expect(await dirty()).toEqual(['south/100/2024-06', 'south/100/2024-11']);
     await expectMaintained();
-    expect(await group('south', '2024-11-01')).toEqual([{ ar_code_id: 101, transactions: 2, net_amount: '25.00' }]);
+    expect(await group('south', '2024-11-01')).toEqual([
+      { ar_code_id: 101, transactions: 2, net_amount: '25.00' },
+    ]);
   });
 
   it('notes the groups of rows inserted and updated by INSERT ... ON CONFLICT DO UPDATE', async () => {
@@ -188,14 +253,18 @@ describe('ar_activity_monthly maintained group by group', () => {
       where t.post_month is distinct from excluded.post_month`.execute(database.db);
     expect(await dirty()).toEqual(['south/100/2024-02', 'south/100/2024-10', 'south/100/2024-12']);
     await expectMaintained();
-    expect(await group('south', '2024-12-01')).toEqual([{ ar_code_id: 101, transactions: 1, net_amount: '3000.00' }]);
+    expect(await group('south', '2024-12-01')).toEqual([
+      { ar_code_id: 101, transactions: 1, net_amount: '3000.00' },
+    ]);
   });
 
   it("leaves an account's groups untouched when another account changes the same ids", async () => {
     await view.expectOtherAccountUntouched({
       untouched: `account_id = 'north' and property_id = 100 and post_month = '2024-06-01'`,
       sums: async () => (await group('south', '2024-06-01')).map((row) => row.net_amount),
-      writes: [`update ar_transactions set amount = amount + 100 where account_id = 'south' and ar_transaction_id = 1`],
+      writes: [
+        `update ar_transactions set amount = amount + 100 where account_id = 'south' and ar_transaction_id = 1`,
+      ],
       noted: ['south/100/2024-06'],
     });
   });
@@ -233,7 +302,10 @@ describe('ar_activity_monthly updated while others write or update', () => {
         `insert into ar_transactions (account_id, ar_transaction_id, lease_id, property_id, transaction_type_id, ar_code_id, ar_code_name, post_month, amount, raw)
          values ('north', ${nextId++}, 2, 100, 1, 101, 'Rent', '2024-06-01', '40.00', '{}'), ('north', ${nextId++}, 2, 100, 1, 101, 'Rent', '2025-01-01', '40.00', '{}')`,
       ],
-      expectSummed: async () => expect(await group('north', '2025-01-01')).toEqual([{ ar_code_id: 101, transactions: 1, net_amount: '40.00' }]),
+      expectSummed: async () =>
+        expect(await group('north', '2025-01-01')).toEqual([
+          { ar_code_id: 101, transactions: 1, net_amount: '40.00' },
+        ]),
     });
   });
 
@@ -247,7 +319,9 @@ describe('ar_activity_monthly updated while others write or update', () => {
   });
 
   it('two processes updating at once take turns: no group doubled, none lost', async () => {
-    await view.expectTurnsTaken(`update ar_transactions set amount = amount + 1 where account_id in ('north', 'south') and ar_transaction_id in (1, 2, 3)`);
+    await view.expectTurnsTaken(
+      `update ar_transactions set amount = amount + 1 where account_id in ('north', 'south') and ar_transaction_id in (1, 2, 3)`,
+    );
   });
 });
 
@@ -258,7 +332,11 @@ describe('migration 0015 on a warehouse of 0014', () => {
 
   it('keeps the columns, types, rows, options and readers of ar_activity_monthly; down makes the materialized view of 0014 again', async () => {
     const before = await migration.expectMaterialized();
-    expect((await migrator(migration.db()).migrateTo('0015_ar_activity_groups')).results?.map((result) => result.migrationName)).toEqual(['0015_ar_activity_groups']);
+    expect(
+      (await migrator(migration.db()).migrateTo('0015_ar_activity_groups')).results?.map(
+        (result) => result.migrationName,
+      ),
+    ).toEqual(['0015_ar_activity_groups']);
     await migration.expectMaintainedAfterUp(before);
     await migration.expectMaterializedAfterDown(before);
   });

@@ -24,10 +24,18 @@ describe('descriptions of the reporting layer', () => {
       union all
       select c.relname, a.attname, col_description(c.oid, a.attnum)
         from pg_class c join pg_attribute a on a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped
-       where c.relnamespace = 'reporting'::regnamespace and c.relkind in ('v', 'm', 'r')`.execute(database.db);
+       where c.relnamespace = 'reporting'::regnamespace and c.relkind in ('v', 'm', 'r')`.execute(
+      database.db,
+    );
     expect(rows.length).toBeGreaterThan(100);
-    expect(rows.filter((row) => !row.comment?.trim()).map((row) => (row.column ? `${row.relation}.${row.column}` : row.relation))).toEqual([]);
-    const { rows: today } = await sql<{ comment: string | null }>`select obj_description('reporting.today()'::regprocedure, 'pg_proc') as comment`.execute(database.db);
+    expect(
+      rows
+        .filter((row) => !row.comment?.trim())
+        .map((row) => (row.column ? `${row.relation}.${row.column}` : row.relation)),
+    ).toEqual([]);
+    const { rows: today } = await sql<{
+      comment: string | null;
+    }>`select obj_description('reporting.today()'::regprocedure, 'pg_proc') as comment`.execute(database.db);
     expect(today[0].comment).toMatch(/time zone/);
   });
 
@@ -43,13 +51,29 @@ describe('descriptions of the reporting layer', () => {
       ).rows;
     const declared = [...REPORTING_VIEWS].sort((a, b) => a.name.localeCompare(b.name));
     // What readers see: a view each (materialized views cannot carry row-level security) ...
-    expect(await relations('reporting')).toEqual(declared.map((view) => ({ relation: view.name, kind: 'v', columns: view.columns.map((column) => column.name) })));
+    expect(await relations('reporting')).toEqual(
+      declared.map((view) => ({
+        relation: view.name,
+        kind: 'v',
+        columns: view.columns.map((column) => column.name),
+      })),
+    );
     // ... over the query of the same name and columns, materialized where declared so.
-    expect(await relations('reporting_private')).toEqual(declared.map((view) => ({ relation: view.name, kind: view.materialized ? 'm' : 'v', columns: view.columns.map((column) => column.name) })));
+    expect(await relations('reporting_private')).toEqual(
+      declared.map((view) => ({
+        relation: view.name,
+        kind: view.materialized ? 'm' : 'v',
+        columns: view.columns.map((column) => column.name),
+      })),
+    );
   });
 
   it('a view comment says what the view is for and, when materialized, that each sync refreshes it', async () => {
-    const { rows } = await sql<{ comment: string }>`select obj_description('reporting.ar_activity_monthly'::regclass, 'pg_class') as comment`.execute(database.db);
+    const { rows } = await sql<{
+      comment: string;
+    }>`select obj_description('reporting.ar_activity_monthly'::regclass, 'pg_class') as comment`.execute(
+      database.db,
+    );
     expect(rows[0].comment).toMatch(/^Per property, post month and AR code/);
     expect(rows[0].comment).toMatch(/refreshed at the end of each sync/);
   });

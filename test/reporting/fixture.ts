@@ -14,22 +14,51 @@ export const FIXTURE_NOW = '2024-07-01T05:30:00Z';
 
 const raw = {};
 
-type FixtureTable = 'leases' | 'lease_intervals' | 'lease_customers' | 'lease_unit_spaces' | 'lease_scheduled_charges' | 'ar_transactions' | 'invoices' | 'invoice_line_items' | 'voided_payments';
+type FixtureTable =
+  | 'leases'
+  | 'lease_intervals'
+  | 'lease_customers'
+  | 'lease_unit_spaces'
+  | 'lease_scheduled_charges'
+  | 'ar_transactions'
+  | 'invoices'
+  | 'invoice_line_items'
+  | 'voided_payments';
 const deleted = new Date('2024-06-20T12:00:00Z');
 
 /** Changes a row of `table` before it is inserted, or leaves it out (undefined). */
-export type FixtureTweak = (table: string, row: Record<string, unknown>) => Record<string, unknown> | undefined;
+export type FixtureTweak = (
+  table: string,
+  row: Record<string, unknown>,
+) => Record<string, unknown> | undefined;
 
 /**
  * Inserts the fixture as the rows of `account` (default: the one-account form's `default`),
  * each row through `tweak` when given (another account's different data under the same ids).
  */
-export async function insertFixture(db: Db, account = 'default', tweak: FixtureTweak = (_table, row) => row): Promise<void> {
+export async function insertFixture(
+  db: Db,
+  account = 'default',
+  tweak: FixtureTweak = (_table, row) => row,
+): Promise<void> {
   const insert = async (table: FixtureTable, rows: object[]) => {
     const values = rows.flatMap((row) => tweak(table, { account_id: account, ...row }) ?? []);
-    if (values.length) await db.insertInto(table).values(values as never).execute();
+    if (values.length)
+      await db
+        .insertInto(table)
+        .values(values as never)
+        .execute();
   };
-  const lease = (id: number, property: number, unit: number, unitNumber: string, status: number, statusName: string, interval: number, extra: object = {}) => ({
+  const lease = (
+    id: number,
+    property: number,
+    unit: number,
+    unitNumber: string,
+    status: number,
+    statusName: string,
+    interval: number,
+    extra: object = {},
+  ) => ({
     lease_id: id,
     property_id: property,
     property_name: property === 100 ? 'Maple Court' : 'Oak Plaza',
@@ -50,12 +79,30 @@ export async function insertFixture(db: Db, account = 'default', tweak: FixtureT
     lease(3, 100, 3, '103', 6, 'Past', 31, { move_in_date: '2023-03-01', move_out_date: '2024-05-20' }),
     lease(4, 100, 4, '104', 4, 'Current', 41, { move_in_date: '2024-02-01', deleted_at: deleted }),
     lease(5, 100, 5, '105', 2, 'Cancelled', 51, { move_in_date: '2024-05-10' }),
-    lease(6, 100, 900, 'P-1', 4, 'Current', 61, { move_in_date: '2024-02-01', is_other_income: true, building_name: 'Garage', floor_plan_name: 'Parking' }),
+    lease(6, 100, 900, 'P-1', 4, 'Current', 61, {
+      move_in_date: '2024-02-01',
+      is_other_income: true,
+      building_name: 'Garage',
+      floor_plan_name: 'Parking',
+    }),
     lease(8, 200, 21, '201', 4, 'Current', 81, { move_in_date: '2024-06-30' }),
   ]);
 
-  const interval = (id: number, leaseId: number, type: number, start: string, end: string, current = true) => ({
-    lease_interval_id: id, lease_id: leaseId, lease_interval_type_id: type, start_date: start, end_date: end, is_current: current, raw,
+  const interval = (
+    id: number,
+    leaseId: number,
+    type: number,
+    start: string,
+    end: string,
+    current = true,
+  ) => ({
+    lease_interval_id: id,
+    lease_id: leaseId,
+    lease_interval_type_id: type,
+    start_date: start,
+    end_date: end,
+    is_current: current,
+    raw,
   });
   await insert('lease_intervals', [
     interval(11, 1, 1, '2024-01-15', '2024-12-31'),
@@ -69,8 +116,23 @@ export async function insertFixture(db: Db, account = 'default', tweak: FixtureT
     interval(81, 8, 1, '2024-06-30', '2025-06-29'),
   ]);
 
-  const customer = (leaseId: number, id: number, type: string, first: string, last: string, extra: object = {}) => ({
-    lease_id: leaseId, customer_id: id, customer_type: type, relationship_name: type === 'Primary' ? 'Primary' : 'Roommate', first_name: first, last_name: last, name_full: `${first} ${last}`, raw, ...extra,
+  const customer = (
+    leaseId: number,
+    id: number,
+    type: string,
+    first: string,
+    last: string,
+    extra: object = {},
+  ) => ({
+    lease_id: leaseId,
+    customer_id: id,
+    customer_type: type,
+    relationship_name: type === 'Primary' ? 'Primary' : 'Roommate',
+    first_name: first,
+    last_name: last,
+    name_full: `${first} ${last}`,
+    raw,
+    ...extra,
   });
   await insert('lease_customers', [
     customer(1, 5, 'Responsible', 'Bob', 'Roommate'),
@@ -88,8 +150,25 @@ export async function insertFixture(db: Db, account = 'default', tweak: FixtureT
     { lease_id: 2, unit_space_id: 2003, unit_space: '102-C', raw, deleted_at: deleted },
   ]);
 
-  const charge = (id: number, leaseId: number, intervalId: number, frequency: string, amount: string, start: string, end: string | null, extra: object = {}) => ({
-    scheduled_charge_id: id, lease_id: leaseId, lease_interval_id: intervalId, frequency, amount, start_date: start, end_date: end, raw, ...extra,
+  const charge = (
+    id: number,
+    leaseId: number,
+    intervalId: number,
+    frequency: string,
+    amount: string,
+    start: string,
+    end: string | null,
+    extra: object = {},
+  ) => ({
+    scheduled_charge_id: id,
+    lease_id: leaseId,
+    lease_interval_id: intervalId,
+    frequency,
+    amount,
+    start_date: start,
+    end_date: end,
+    raw,
+    ...extra,
   });
   await insert('lease_scheduled_charges', [
     charge(1, 1, 11, 'Monthly', '1500.00', '2024-01-15', '2024-12-31'),
@@ -102,7 +181,17 @@ export async function insertFixture(db: Db, account = 'default', tweak: FixtureT
     charge(8, 6, 61, 'Monthly', '75.00', '2024-02-01', '2025-01-31'),
   ]);
 
-  const ar = (id: number, leaseId: number, type: number, code: number, codeName: string, post: string, amount: string, balance: string, extra: object = {}) => ({
+  const ar = (
+    id: number,
+    leaseId: number,
+    type: number,
+    code: number,
+    codeName: string,
+    post: string,
+    amount: string,
+    balance: string,
+    extra: object = {},
+  ) => ({
     ar_transaction_id: id,
     lease_id: leaseId,
     property_id: 100,
@@ -138,11 +227,23 @@ export async function insertFixture(db: Db, account = 'default', tweak: FixtureT
     ar(14, 4, 1, 101, 'Rent', '2024-06-01', '400.00', '400.00'), // on the soft-deleted lease
   ]);
 
-  const invoice = (id: number, type: number, vendor: number, vendorName: string, postMonth: string, amount: string, amountDue: string, due: string, extra: object = {}) => ({
+  const invoice = (
+    id: number,
+    type: number,
+    vendor: number,
+    vendorName: string,
+    postMonth: string,
+    amount: string,
+    amountDue: string,
+    due: string,
+    extra: object = {},
+  ) => ({
     invoice_id: id,
     invoice_number: `INV-${id}`,
     invoice_type_id: type,
-    invoice_type: ({ 5: 'Standard', 12: 'Credit Memo', 20: 'Customer Refund' } as Record<number, string>)[type],
+    invoice_type: ({ 5: 'Standard', 12: 'Credit Memo', 20: 'Customer Refund' } as Record<number, string>)[
+      type
+    ],
     vendor_id: vendor,
     vendor_name: vendorName,
     invoice_date: postMonth,
@@ -161,14 +262,24 @@ export async function insertFixture(db: Db, account = 'default', tweak: FixtureT
     invoice(2, 12, 501, 'Acme Plumbing', '2024-06-01', '-50.00', '-50.00', '2024-06-15'),
     invoice(3, 20, 9, 'Ann Primary', '2024-06-01', '300.00', '300.00', '2024-06-30'), // deposit refund to a resident
     invoice(4, 5, 502, 'Bright Electric', '2024-06-01', '800.00', '0.00', '2024-06-20'),
-    invoice(5, 12, 502, 'Bright Electric', '2024-06-01', '-800.00', '0.00', '2024-06-20', { reversal_invoice_id: 4 }),
-    invoice(6, 5, 501, 'Acme Plumbing', '2024-06-01', '100.00', '100.00', '2024-06-20', { deleted_at: deleted }),
+    invoice(5, 12, 502, 'Bright Electric', '2024-06-01', '-800.00', '0.00', '2024-06-20', {
+      reversal_invoice_id: 4,
+    }),
+    invoice(6, 5, 501, 'Acme Plumbing', '2024-06-01', '100.00', '100.00', '2024-06-20', {
+      deleted_at: deleted,
+    }),
     invoice(7, 5, 501, 'Acme Plumbing', '2024-05-01', '250.00', '0.00', '2024-05-31'),
     invoice(8, 5, 502, 'Bright Electric', '2024-07-01', '60.00', '60.00', '2024-07-31'),
   ]);
 
   const line = (id: number, invoiceId: number, property: number, amount: string, extra: object = {}) => ({
-    line_item_id: id, invoice_id: invoiceId, property_id: property, property_name: property === 100 ? 'Maple Court' : 'Oak Plaza', amount, raw, ...extra,
+    line_item_id: id,
+    invoice_id: invoiceId,
+    property_id: property,
+    property_name: property === 100 ? 'Maple Court' : 'Oak Plaza',
+    amount,
+    raw,
+    ...extra,
   });
   await insert('invoice_line_items', [
     line(1, 1, 100, '400.00'),
@@ -184,9 +295,22 @@ export async function insertFixture(db: Db, account = 'default', tweak: FixtureT
   ]);
 
   const voided = (invoiceId: number, paymentId: number, extra: object = {}) => ({
-    invoice_id: invoiceId, payment_id: paymentId, payment_number: String(paymentId - 8000), amount: '250.00', payment_date: '2024-05-20', voided_on: '2024-05-25', voided_by: 'jsmith', void_reason: 'Wrong amount', raw, ...extra,
+    invoice_id: invoiceId,
+    payment_id: paymentId,
+    payment_number: String(paymentId - 8000),
+    amount: '250.00',
+    payment_date: '2024-05-20',
+    voided_on: '2024-05-25',
+    voided_by: 'jsmith',
+    void_reason: 'Wrong amount',
+    raw,
+    ...extra,
   });
-  await insert('voided_payments', [voided(7, 9001), voided(7, 9002, { deleted_at: deleted }), voided(6, 9003)]);
+  await insert('voided_payments', [
+    voided(7, 9001),
+    voided(7, 9002, { deleted_at: deleted }),
+    voided(6, 9003),
+  ]);
 }
 
 /** Every amount of the fixture, doubled in account south. */
@@ -206,23 +330,41 @@ export const SOUTH: FixtureTweak = (table, row) => {
         ...row,
         property_name: `South ${String(row.property_name)}`,
         unit_number: `S${String(row.unit_number)}`,
-        ...(row.lease_id === 2 ? { lease_status_type_id: 4, lease_status: 'Current', move_out_date: null } : {}),
+        ...(row.lease_id === 2
+          ? { lease_status_type_id: 4, lease_status: 'Current', move_out_date: null }
+          : {}),
       };
     case 'lease_intervals':
       if (row.lease_interval_id === 12) return undefined;
       return row.lease_interval_id === 11 ? { ...row, end_date: '2024-10-31' } : row;
     case 'lease_customers':
       if (row.lease_id === 1) return undefined;
-      return { ...row, first_name: `South ${String(row.first_name)}`, name_full: `South ${String(row.name_full)}` };
+      return {
+        ...row,
+        first_name: `South ${String(row.first_name)}`,
+        name_full: `South ${String(row.name_full)}`,
+      };
     case 'lease_unit_spaces':
       return row.unit_space_id === 2002 ? undefined : { ...row, unit_space: `S${String(row.unit_space)}` };
     case 'lease_scheduled_charges':
       return { ...row, amount: double(row.amount) };
     case 'ar_transactions':
       if (row.ar_transaction_id === 10) return undefined;
-      return { ...row, amount: double(row.amount), amount_paid: double(row.amount_paid), balance_due: double(row.balance_due), ar_code_name: `South ${String(row.ar_code_name)}` };
+      return {
+        ...row,
+        amount: double(row.amount),
+        amount_paid: double(row.amount_paid),
+        balance_due: double(row.balance_due),
+        ar_code_name: `South ${String(row.ar_code_name)}`,
+      };
     case 'invoices':
-      return { ...row, vendor_name: `South ${String(row.vendor_name)}`, amount: double(row.amount), amount_due: double(row.amount_due), ...(row.invoice_id === 5 ? { reversal_invoice_id: null } : {}) };
+      return {
+        ...row,
+        vendor_name: `South ${String(row.vendor_name)}`,
+        amount: double(row.amount),
+        amount_due: double(row.amount_due),
+        ...(row.invoice_id === 5 ? { reversal_invoice_id: null } : {}),
+      };
     case 'invoice_line_items':
       if (row.line_item_id === 2) return undefined;
       return { ...row, property_name: `South ${String(row.property_name)}`, amount: double(row.amount) };

@@ -50,7 +50,8 @@ async function outcome(client: pg.Client, statement: string): Promise<string> {
   }
 }
 
-const grantReader = (args: string[], env: Record<string, string> = {}) => runPropsync(['grant-reader', ...args], { env: { DATABASE_URL: database.url, ...env } });
+const grantReader = (args: string[], env: Record<string, string> = {}) =>
+  runPropsync(['grant-reader', ...args], { env: { DATABASE_URL: database.url, ...env } });
 
 describe('propsync grant-reader', () => {
   it('creates a login role from PROPSYNC_READER_PASSWORD without printing it, and is idempotent', async () => {
@@ -64,25 +65,43 @@ describe('propsync grant-reader', () => {
     const again = await grantReader([reader, '--login'], { PROPSYNC_READER_PASSWORD: password });
     expect(again.code).toBe(0);
     expect(again.stdout).toContain(`role ${reader} exists`);
-    for (const output of [first.stdout, first.stderr, again.stdout, again.stderr]) expect(output).not.toContain(password);
+    for (const output of [first.stdout, first.stderr, again.stdout, again.stderr])
+      expect(output).not.toContain(password);
 
     // The server holds a SCRAM verifier of that password, never the password itself.
-    const { rows } = await sql<{ rolcanlogin: boolean; rolpassword: string }>`select rolcanlogin, rolpassword from pg_authid where rolname = ${reader}`.execute(database.db);
+    const { rows } = await sql<{
+      rolcanlogin: boolean;
+      rolpassword: string;
+    }>`select rolcanlogin, rolpassword from pg_authid where rolname = ${reader}`.execute(database.db);
     expect(rows[0].rolcanlogin).toBe(true);
     const [, iterations, salt] = /^SCRAM-SHA-256\$(\d+):([^$]+)\$/.exec(rows[0].rolpassword)!;
-    expect(rows[0].rolpassword).toBe(scramVerifier(password, Buffer.from(salt, 'base64'), Number(iterations)));
+    expect(rows[0].rolpassword).toBe(
+      scramVerifier(password, Buffer.from(salt, 'base64'), Number(iterations)),
+    );
   });
 
   it('the role reads every reporting view and nothing it was not granted', async () => {
     const client = await connectAs(reader);
     try {
-      for (const view of REPORTING_VIEWS) expect([view.name, await outcome(client, `select * from reporting.${view.name} limit 1`)]).toEqual([view.name, 'ok']);
+      for (const view of REPORTING_VIEWS)
+        expect([view.name, await outcome(client, `select * from reporting.${view.name} limit 1`)]).toEqual([
+          view.name,
+          'ok',
+        ]);
       expect(await outcome(client, 'select reporting.today()')).toBe('ok');
       for (const table of [...SOURCE_TABLES, 'sync_runs', 'quarantine', 'kysely_migration']) {
-        expect([table, await outcome(client, `select * from public.${table} limit 1`)]).toEqual([table, '42501']);
+        expect([table, await outcome(client, `select * from public.${table} limit 1`)]).toEqual([
+          table,
+          '42501',
+        ]);
       }
       // What the views read from and the readers' accounts are out of reach.
-      for (const statement of ['select * from reporting_private.properties', 'select * from reporting_private.rent_roll', 'select * from reporting_private.reader_accounts', "select reporting_private.visible_accounts('postgres')"]) {
+      for (const statement of [
+        'select * from reporting_private.properties',
+        'select * from reporting_private.rent_roll',
+        'select * from reporting_private.reader_accounts',
+        "select reporting_private.visible_accounts('postgres')",
+      ]) {
         expect([statement, await outcome(client, statement)]).toEqual([statement, '42501']);
       }
       expect(await outcome(client, `update reporting.settings set time_zone = 'UTC'`)).toBe('42501');

@@ -47,13 +47,18 @@ export interface MaintainedViewCase {
  * the views refreshed; migrated to `migratedTo` only when said, and read by `reader`, limited to
  * account north, when said.
  */
-export async function openWarehouse(options: { migratedTo?: string; reader?: string } = {}): Promise<TestDatabase> {
+export async function openWarehouse(
+  options: { migratedTo?: string; reader?: string } = {},
+): Promise<TestDatabase> {
   const database = await createTestDatabase({ migrate: options.migratedTo === undefined });
   try {
-    if (options.migratedTo) expect((await migrator(database.db).migrateTo(options.migratedTo)).error).toBeUndefined();
+    if (options.migratedTo)
+      expect((await migrator(database.db).migrateTo(options.migratedTo)).error).toBeUndefined();
     await insertFixture(database.db, 'north');
     await insertFixture(database.db, 'south', SOUTH);
-    await sql`insert into accounts (account_id, name) values ('north', 'North Homes'), ('south', 'South Estates')`.execute(database.db);
+    await sql`insert into accounts (account_id, name) values ('north', 'North Homes'), ('south', 'South Estates')`.execute(
+      database.db,
+    );
     if (options.reader) await grantReader(database.db, { role: options.reader, accounts: ['north'] });
     await refreshReporting(database.db, { timeZone: ZONE });
     return database;
@@ -89,13 +94,17 @@ export function maintainedViewTests(view: MaintainedViewCase, database: () => Te
   /** The groups noted dirty, as `view.label` names them. */
   async function dirty(on: Db = db()): Promise<string[]> {
     const { rows } = await sql<{ group: string }>`
-      select ${sql.raw(view.label)} as group from ${sql.raw(`reporting_private.${view.dirty}`)} order by 1`.execute(on);
+      select ${sql.raw(view.label)} as group from ${sql.raw(`reporting_private.${view.dirty}`)} order by 1`.execute(
+      on,
+    );
     return rows.map((row) => row.group);
   }
 
   /** The maintained rows and the full query's, each in the grain's order. */
   async function bothWays(on: Db = db()): Promise<{ maintained: unknown[]; full: unknown[] }> {
-    const maintained = (await sql.raw(`select * from reporting_private.${view.view} ${view.order}`).execute(on)).rows;
+    const maintained = (
+      await sql.raw(`select * from reporting_private.${view.view} ${view.order}`).execute(on)
+    ).rows;
     const full = (await sql.raw(`select * from (${view.full}) f ${view.order}`).execute(on)).rows;
     return { maintained, full };
   }
@@ -108,7 +117,10 @@ export function maintainedViewTests(view: MaintainedViewCase, database: () => Te
     return maintained;
   }
 
-  /** Refreshes as the end of a sync does, then expects the maintained rows to be the full query's, and nothing left dirty. */
+  /**
+   * Refreshes as the end of a sync does, then expects the maintained rows to be the full query's, and
+   * nothing left dirty.
+   */
   async function expectMaintained(): Promise<unknown[]> {
     expect(await refreshReporting(db(), { timeZone: ZONE })).toEqual({ refreshed: REFRESHED, skipped: [] });
     return expectSameAsFull();
@@ -116,7 +128,9 @@ export function maintainedViewTests(view: MaintainedViewCase, database: () => Te
 
   /** The row versions (ctid) of the groups `where` selects: the same ones when those groups were not summed again. */
   function rowVersions(where: string): () => Promise<{ ctid: string }[]> {
-    const query = sql.raw<{ ctid: string }>(`select ctid::text from reporting_private.${view.groups} where ${where} ${view.order}`);
+    const query = sql.raw<{ ctid: string }>(
+      `select ctid::text from reporting_private.${view.groups} where ${where} ${view.order}`,
+    );
     return async () => (await query.execute(db())).rows;
   }
 
@@ -129,11 +143,19 @@ export function maintainedViewTests(view: MaintainedViewCase, database: () => Te
 
   /** Whether a statement of this database like `pattern` waits for a lock. */
   const waitingOn = (pattern: string) => async () =>
-    (await sql`select 1 from pg_stat_activity where datname = current_database() and query ilike ${pattern} and wait_event_type = 'Lock'`.execute(db())).rows.length > 0;
+    (
+      await sql`select 1 from pg_stat_activity where datname = current_database() and query ilike ${pattern} and wait_event_type = 'Lock'`.execute(
+        db(),
+      )
+    ).rows.length > 0;
 
   /** The view is a plain one, and holds the full query's rows of both accounts (more than `moreThan`); returns them. */
   async function expectPlainView(moreThan: number): Promise<unknown[]> {
-    const { rows } = await sql<{ kind: string }>`select relkind::text as kind from pg_class where oid = ${`reporting_private.${view.view}`}::regclass`.execute(db());
+    const { rows } = await sql<{
+      kind: string;
+    }>`select relkind::text as kind from pg_class where oid = ${`reporting_private.${view.view}`}::regclass`.execute(
+      db(),
+    );
     expect(rows).toEqual([{ kind: 'v' }]);
     const maintained = await expectMaintained();
     expect(maintained.length).toBeGreaterThan(moreThan);
@@ -141,15 +163,26 @@ export function maintainedViewTests(view: MaintainedViewCase, database: () => Te
     return maintained;
   }
 
-  /** The names of north's rows `where` selects follow a renamed account at once, and a renamed property after a refresh, no group noted. */
+  /**
+   * The names of north's rows `where` selects follow a renamed account at once, and a renamed property after
+   * a refresh, no group noted.
+   */
   async function expectNamesAsNow(where: string): Promise<void> {
     await sql`update accounts set name = 'North Homes LLC' where account_id = 'north'`.execute(db());
-    const names = sql.raw<{ account_name: string; property_name: string }>(`select distinct account_name, property_name from reporting.${view.view} where ${where}`);
-    expect((await names.execute(db())).rows).toEqual([{ account_name: 'North Homes LLC', property_name: 'Maple Court' }]);
-    await sql`insert into properties (account_id, property_id, marketing_name, raw) values ('north', 100, 'Maple Court Residences', '{}')`.execute(db());
+    const names = sql.raw<{ account_name: string; property_name: string }>(
+      `select distinct account_name, property_name from reporting.${view.view} where ${where}`,
+    );
+    expect((await names.execute(db())).rows).toEqual([
+      { account_name: 'North Homes LLC', property_name: 'Maple Court' },
+    ]);
+    await sql`insert into properties (account_id, property_id, marketing_name, raw) values ('north', 100, 'Maple Court Residences', '{}')`.execute(
+      db(),
+    );
     expect(await dirty()).toEqual([]);
     await expectMaintained();
-    expect((await names.execute(db())).rows).toEqual([{ account_name: 'North Homes LLC', property_name: 'Maple Court Residences' }]);
+    expect((await names.execute(db())).rows).toEqual([
+      { account_name: 'North Homes LLC', property_name: 'Maple Court Residences' },
+    ]);
   }
 
   /** A truncate of each of `tables` (undone) notes more than `moreThan` groups, and the update empties the groups. */
@@ -161,7 +194,9 @@ export function maintainedViewTests(view: MaintainedViewCase, database: () => Te
           await sql`truncate ${sql.table(table)}`.execute(trx);
           expect((await dirty(trx)).length).toBeGreaterThan(moreThan);
           expect(await view.update(trx)).toBeGreaterThan(moreThan);
-          expect((await sql`select 1 from ${sql.raw(`reporting_private.${view.groups}`)}`.execute(trx)).rows).toEqual([]);
+          expect(
+            (await sql`select 1 from ${sql.raw(`reporting_private.${view.groups}`)}`.execute(trx)).rows,
+          ).toEqual([]);
           throw new Error('undo');
         })
         .catch((error: Error) => {
@@ -176,7 +211,12 @@ export function maintainedViewTests(view: MaintainedViewCase, database: () => Te
    * `writes` of south on ids north has too note south's groups only (`noted`): the rows of the
    * groups `untouched` selects keep their versions, and south's sums (`sums`) change.
    */
-  async function expectOtherAccountUntouched(step: { untouched: string; sums: () => Promise<unknown>; writes: string[]; noted: string[] }): Promise<void> {
+  async function expectOtherAccountUntouched(step: {
+    untouched: string;
+    sums: () => Promise<unknown>;
+    writes: string[];
+    noted: string[];
+  }): Promise<void> {
     const rows = rowVersions(step.untouched);
     const before = await rows();
     const southBefore = await step.sums();
@@ -192,7 +232,13 @@ export function maintainedViewTests(view: MaintainedViewCase, database: () => Te
    * `load` makes `groups` groups dirty at once, most of them new: every group is written again,
    * those `untouched` selects too; then `write` notes a few among hundreds (`noted`): those only.
    */
-  async function expectWholeSumAfterFullLoad(step: { untouched: string; load: string[]; groups: number; write: string; noted: string[] }): Promise<void> {
+  async function expectWholeSumAfterFullLoad(step: {
+    untouched: string;
+    load: string[];
+    groups: number;
+    write: string;
+    noted: string[];
+  }): Promise<void> {
     const rows = rowVersions(step.untouched);
     const before = await rows();
     await run(db(), step.load);
@@ -212,7 +258,11 @@ export function maintainedViewTests(view: MaintainedViewCase, database: () => Te
    * A refresh waits for a sync's open transaction (`writes`, after `dirtyFirst` noted a group
    * they note again) and, once it commits, sums its rows (`expectSummed`) and forgets their groups.
    */
-  async function expectWaitForNotingSync(step: { dirtyFirst: string; writes: string[]; expectSummed: () => Promise<void> }): Promise<void> {
+  async function expectWaitForNotingSync(step: {
+    dirtyFirst: string;
+    writes: string[];
+    expectSummed: () => Promise<void>;
+  }): Promise<void> {
     const sync = await session();
     const refreshing: Db = connect<Warehouse>(database().url, { maxConnections: 1 });
     let done: Promise<unknown> | undefined;
@@ -222,7 +272,11 @@ export function maintainedViewTests(view: MaintainedViewCase, database: () => Te
       await sync.query('begin');
       for (const write of step.writes) await sync.query(write);
       done = refreshReporting(refreshing, { timeZone: ZONE, lockTimeoutMs: 60_000 });
-      await waitFor(waitingOn(`lock table reporting_private.${view.dirty}%`), 20_000, 'the update to wait for the dirty groups');
+      await waitFor(
+        waitingOn(`lock table reporting_private.${view.dirty}%`),
+        20_000,
+        'the update to wait for the dirty groups',
+      );
       await sync.query('commit');
       expect(await done).toEqual({ refreshed: REFRESHED, skipped: [] });
       // Its snapshot came after the lock: the committed rows are summed, and their groups forgotten.
@@ -240,7 +294,12 @@ export function maintainedViewTests(view: MaintainedViewCase, database: () => Te
    * then notes its group (`noted`) for the next one; a second update cannot have the lock and is
    * skipped, the other views refreshed.
    */
-  async function expectNotedDuringUpdate(step: { dirtyFirst: string; write: string; writeWaiting: string; noted: string[] }): Promise<void> {
+  async function expectNotedDuringUpdate(step: {
+    dirtyFirst: string;
+    write: string;
+    writeWaiting: string;
+    noted: string[];
+  }): Promise<void> {
     const sync = await session();
     const updating: Db = connect<Warehouse>(database().url, { maxConnections: 1 });
     let written: Promise<unknown> | undefined;
@@ -275,7 +334,9 @@ export function maintainedViewTests(view: MaintainedViewCase, database: () => Te
     await run(db(), [dirtyFirst]);
     const pools = [0, 1].map(() => connect<Warehouse>(database().url, { maxConnections: 2 }));
     try {
-      const outcomes = await Promise.all(pools.map((pool) => refreshReporting(pool, { timeZone: ZONE, parallel: true })));
+      const outcomes = await Promise.all(
+        pools.map((pool) => refreshReporting(pool, { timeZone: ZONE, parallel: true })),
+      );
       for (const outcome of outcomes) expect(outcome.skipped).toEqual([]);
     } finally {
       for (const pool of pools) await pool.destroy();
@@ -324,7 +385,10 @@ export function migrationTests(view: MaintainedViewCase, readerPrefix: string) {
     await dropWarehouse(old, reader);
   }
 
-  /** The reader view and the view behind it as Postgres has them: kind, options, columns with types, indexes, who may read them. */
+  /**
+   * The reader view and the view behind it as Postgres has them: kind, options, columns with types, indexes,
+   * who may read them.
+   */
   async function shape(): Promise<unknown[]> {
     const { rows } = await sql`
       select c.oid::regclass::text as relation, c.relkind::text as kind, c.reloptions::text[] as options,
@@ -363,15 +427,30 @@ export function migrationTests(view: MaintainedViewCase, readerPrefix: string) {
     ).rows;
   }
 
-  /** Before the migration: a materialized view behind the reader view, whose reader sees some of its rows; returns its shape and rows. */
-  async function expectMaterialized(): Promise<{ shape: unknown[]; rows: { owner: unknown[]; reader: unknown[] } }> {
+  /**
+   * Before the migration: a materialized view behind the reader view, whose reader sees some of its rows;
+   * returns its shape and rows.
+   */
+  async function expectMaterialized(): Promise<{
+    shape: unknown[];
+    rows: { owner: unknown[]; reader: unknown[] };
+  }> {
     const before = await shape();
     const rowsBefore = await rows();
     expect(rowsBefore.owner.length).toBeGreaterThan(rowsBefore.reader.length);
     expect(rowsBefore.reader.length).toBeGreaterThan(0);
     expect(before).toEqual([
-      expect.objectContaining({ relation: `reporting.${view.view}`, kind: 'v', options: ['security_barrier=true'], readers: [reader] }),
-      expect.objectContaining({ relation: `reporting_private.${view.view}`, kind: 'm', indexes: [expect.stringContaining(`${view.view}_grain_idx`)] }),
+      expect.objectContaining({
+        relation: `reporting.${view.view}`,
+        kind: 'v',
+        options: ['security_barrier=true'],
+        readers: [reader],
+      }),
+      expect.objectContaining({
+        relation: `reporting_private.${view.view}`,
+        kind: 'm',
+        indexes: [expect.stringContaining(`${view.view}_grain_idx`)],
+      }),
     ]);
     return { shape: before, rows: rowsBefore };
   }
@@ -381,11 +460,16 @@ export function migrationTests(view: MaintainedViewCase, readerPrefix: string) {
     const [readerView, privateView] = before.shape as { kind: string; indexes: string[] }[];
     expect(await shape()).toEqual([readerView, { ...privateView, kind: 'v', indexes: [] }]);
     expect(await rows()).toEqual(before.rows);
-    const { rows: comment } = await sql<{ comment: string }>`select obj_description(${`reporting.${view.view}`}::regclass, 'pg_class') as comment`.execute(db());
+    const { rows: comment } = await sql<{
+      comment: string;
+    }>`select obj_description(${`reporting.${view.view}`}::regclass, 'pg_class') as comment`.execute(db());
     expect(comment[0].comment).toMatch(/Maintained group by group: .* refreshed at the end of each sync/);
   }
 
-  /** Down to the migration before: the materialized view again, of the same shape and rows, and nothing the migration made left. */
+  /**
+   * Down to the migration before: the materialized view again, of the same shape and rows, and nothing the
+   * migration made left.
+   */
   async function expectMaterializedAfterDown(before: { shape: unknown[]; rows: unknown }): Promise<void> {
     expect((await migrator(db()).migrateTo(view.previousMigration)).error).toBeUndefined();
     expect(await shape()).toEqual(before.shape);
@@ -393,5 +477,16 @@ export function migrationTests(view: MaintainedViewCase, readerPrefix: string) {
     expect(await made()).toEqual([{ name: view.view }]);
   }
 
-  return { reader, db, open, close, shape, rows, made, expectMaterialized, expectMaintainedAfterUp, expectMaterializedAfterDown };
+  return {
+    reader,
+    db,
+    open,
+    close,
+    shape,
+    rows,
+    made,
+    expectMaterialized,
+    expectMaintainedAfterUp,
+    expectMaterializedAfterDown,
+  };
 }

@@ -25,31 +25,63 @@ const password = `pw-${randomBytes(8).toString('hex')}`;
 const SOUTH_MARKERS = /south/i;
 
 /** Tables that are not source data, given to the north reader by hand, as an administrator might. */
-const BOOKKEEPING = ['accounts', 'sync_runs', 'sync_work_units', 'sync_work_unit_seen', 'sync_cursors', 'quarantine'];
+const BOOKKEEPING = [
+  'accounts',
+  'sync_runs',
+  'sync_work_units',
+  'sync_work_unit_seen',
+  'sync_cursors',
+  'quarantine',
+];
 
 let database: TestDatabase;
 
-/** Rows of both accounts in every table with an account_id: the fixture, the other source tables and the bookkeeping. */
+/**
+ * Rows of both accounts in every table with an account_id: the fixture, the other source tables and the bookkeeping.
+ */
 async function insertBothAccounts(): Promise<void> {
   await insertFixture(database.db, 'north');
   await insertFixture(database.db, 'south', SOUTH);
-  await sql`insert into accounts (account_id, name) values ('north', 'North Homes'), ('south', 'South Estates')`.execute(database.db);
+  await sql`insert into accounts (account_id, name) values ('north', 'North Homes'), ('south', 'South Estates')`.execute(
+    database.db,
+  );
   for (const account of ['north', 'south']) {
     const label = account === 'south' ? 'South' : 'North';
-    await sql`insert into properties (account_id, property_id, marketing_name, raw) values (${account}, 100, ${`${label} Maple Court`}, '{}')`.execute(database.db);
-    await sql`insert into lease_activities (account_id, lease_activity_id, lease_id, raw) values (${account}, 1, 1, ${JSON.stringify({ note: label })})`.execute(database.db);
-    await sql`insert into invoice_payments (account_id, invoice_id, payment_id, payee_name, raw) values (${account}, 1, 1, ${`${label} Payee`}, '{}')`.execute(database.db);
-    const { rows } = await sql<{ run_id: number }>`insert into sync_runs (account_id, kind, streams) values (${account}, 'sync', '{leases}') returning run_id`.execute(database.db);
+    await sql`insert into properties (account_id, property_id, marketing_name, raw) values (${account}, 100, ${`${label} Maple Court`}, '{}')`.execute(
+      database.db,
+    );
+    await sql`insert into lease_activities (account_id, lease_activity_id, lease_id, raw) values (${account}, 1, 1, ${JSON.stringify({ note: label })})`.execute(
+      database.db,
+    );
+    await sql`insert into invoice_payments (account_id, invoice_id, payment_id, payee_name, raw) values (${account}, 1, 1, ${`${label} Payee`}, '{}')`.execute(
+      database.db,
+    );
+    const { rows } = await sql<{
+      run_id: number;
+    }>`insert into sync_runs (account_id, kind, streams) values (${account}, 'sync', '{leases}') returning run_id`.execute(
+      database.db,
+    );
     const { rows: units } = await sql<{ work_unit_id: number }>`
-      insert into sync_work_units (account_id, run_id, stream, kind, unit_key) values (${account}, ${rows[0].run_id}, 'leases', 'live', ${`${label} unit`}) returning work_unit_id`.execute(database.db);
-    await sql`insert into sync_work_unit_seen (account_id, work_unit_id, entity, key) values (${account}, ${units[0].work_unit_id}, 'lease', 1)`.execute(database.db);
-    await sql`insert into sync_cursors (account_id, stream, scope, cursor) values (${account}, 'leases', '100', ${`${label} cursor`})`.execute(database.db);
-    await sql`insert into quarantine (account_id, stream, entity, reason, raw) values (${account}, 'leases', 'lease', ${`${label} record`}, '{}')`.execute(database.db);
+      insert into sync_work_units (account_id, run_id, stream, kind, unit_key) values (${account}, ${rows[0].run_id}, 'leases', 'live', ${`${label} unit`}) returning work_unit_id`.execute(
+      database.db,
+    );
+    await sql`insert into sync_work_unit_seen (account_id, work_unit_id, entity, key) values (${account}, ${units[0].work_unit_id}, 'lease', 1)`.execute(
+      database.db,
+    );
+    await sql`insert into sync_cursors (account_id, stream, scope, cursor) values (${account}, 'leases', '100', ${`${label} cursor`})`.execute(
+      database.db,
+    );
+    await sql`insert into quarantine (account_id, stream, entity, reason, raw) values (${account}, 'leases', 'lease', ${`${label} record`}, '{}')`.execute(
+      database.db,
+    );
   }
   await sql`analyze`.execute(database.db);
 }
 
-/** A connection to the test database: the admin's, acting as `user` when given, or a login of `user` with the test's password. */
+/**
+ * A connection to the test database: the admin's, acting as `user` when given, or a login of `user` with the
+ * test's password.
+ */
 async function connectAs(user?: string, login = false): Promise<pg.Client> {
   const url = new URL(database.url);
   if (user && login) {
@@ -76,21 +108,29 @@ async function selectable(client: pg.Client): Promise<{ relation: string; accoun
 }
 
 /** Per relation: its rows by account, and how many of its rows mention south anywhere. */
-async function census(client: pg.Client): Promise<Map<string, { accounts: Record<string, number>; southText: number }>> {
+async function census(
+  client: pg.Client,
+): Promise<Map<string, { accounts: Record<string, number>; southText: number }>> {
   const found = new Map<string, { accounts: Record<string, number>; southText: number }>();
   for (const { relation, accountColumn } of await selectable(client)) {
     const accounts: Record<string, number> = {};
     if (accountColumn) {
-      const { rows } = await client.query<{ account_id: string; n: number }>(`select account_id, count(*)::int as n from ${relation} group by 1`);
+      const { rows } = await client.query<{ account_id: string; n: number }>(
+        `select account_id, count(*)::int as n from ${relation} group by 1`,
+      );
       for (const row of rows) accounts[row.account_id] = row.n;
     }
-    const { rows } = await client.query<{ n: number }>(`select count(*)::int as n from ${relation} t where t::text ~* $1`, [SOUTH_MARKERS.source]);
+    const { rows } = await client.query<{ n: number }>(
+      `select count(*)::int as n from ${relation} t where t::text ~* $1`,
+      [SOUTH_MARKERS.source],
+    );
     found.set(relation, { accounts, southText: rows[0].n });
   }
   return found;
 }
 
-const grantReader = (args: string[]) => runPropsync(['grant-reader', ...args], { env: { DATABASE_URL: database.url } });
+const grantReader = (args: string[]) =>
+  runPropsync(['grant-reader', ...args], { env: { DATABASE_URL: database.url } });
 
 beforeAll(async () => {
   database = await createTestDatabase();
@@ -120,14 +160,19 @@ describe('grant-reader --account: a reader of some accounts', () => {
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(`${north} sees the rows of account north only`);
-    expect((await grantReader([both, '--account', 'north,south', '--base-tables'])).stdout).toContain(`${both} sees the rows of accounts north, south only`);
-    expect((await grantReader([everyone, '--base-tables'])).stdout).toContain(`${everyone} sees every account`);
+    expect((await grantReader([both, '--account', 'north,south', '--base-tables'])).stdout).toContain(
+      `${both} sees the rows of accounts north, south only`,
+    );
+    expect((await grantReader([everyone, '--base-tables'])).stdout).toContain(
+      `${everyone} sees every account`,
+    );
     // An account no run has synced yet is accepted, with a warning.
     const ahead = await grantReader([both, '--account', 'north,south,west', '--base-tables']);
     expect(ahead.code).toBe(0);
     expect(ahead.stderr).toContain('no run has synced account west yet');
 
-    // Bookkeeping granted by hand; a person who logs in with north's privileges; a role in north's and the unlimited reader's.
+    // Bookkeeping granted by hand; a person who logs in with north's privileges; a role in north's and the
+    // unlimited reader's.
     const admin = await connectAs();
     try {
       await admin.query(`grant select on ${BOOKKEEPING.join(', ')} to ${north}, ${everyone}`);
@@ -141,22 +186,36 @@ describe('grant-reader --account: a reader of some accounts', () => {
   });
 
   it("north's reader, and a person in its role, see no row of south anywhere they can select", async () => {
-    for (const [who, login] of [[north, false], [alice, true], [mixed, false]] as const) {
+    for (const [who, login] of [
+      [north, false],
+      [alice, true],
+      [mixed, false],
+    ] as const) {
       const client = await connectAs(who, login);
       try {
         const seen = await census(client);
         const relations = [...seen.keys()];
         // Every reporting view, every source table and the bookkeeping granted: nothing else.
         expect(relations.sort(), who).toEqual(
-          [...REPORTING_VIEWS.map((view) => `reporting.${view.name}`), 'reporting.settings', ...[...SOURCE_TABLE_NAMES, ...BOOKKEEPING].map((table) => `public.${table}`)].sort(),
+          [
+            ...REPORTING_VIEWS.map((view) => `reporting.${view.name}`),
+            'reporting.settings',
+            ...[...SOURCE_TABLE_NAMES, ...BOOKKEEPING].map((table) => `public.${table}`),
+          ].sort(),
         );
         for (const [relation, { accounts, southText }] of seen) {
           expect([who, relation, southText], 'rows that mention south').toEqual([who, relation, 0]);
-          expect([who, relation, Object.keys(accounts).filter((account) => account !== 'north')], 'rows of another account').toEqual([who, relation, []]);
-          if (relation !== 'reporting.settings') expect(accounts.north, `${who}: rows of north in ${relation}`).toBeGreaterThan(0);
+          expect(
+            [who, relation, Object.keys(accounts).filter((account) => account !== 'north')],
+            'rows of another account',
+          ).toEqual([who, relation, []]);
+          if (relation !== 'reporting.settings')
+            expect(accounts.north, `${who}: rows of north in ${relation}`).toBeGreaterThan(0);
         }
         // Not through the planner's statistics either.
-        const { rows } = await client.query(`select tablename, most_common_vals::text from pg_stats where schemaname = 'public' and tablename = 'leases'`);
+        const { rows } = await client.query(
+          `select tablename, most_common_vals::text from pg_stats where schemaname = 'public' and tablename = 'leases'`,
+        );
         expect(rows).toEqual([]);
       } finally {
         await client.end();
@@ -194,10 +253,18 @@ describe('grant-reader --account: a reader of some accounts', () => {
       const client = await connectAs(who);
       try {
         for (const view of REPORTING_VIEWS) {
-          const { rows } = await client.query<{ account_id: string }>(`select distinct account_id from reporting.${view.name} order by 1`);
-          expect([who, view.name, rows.map((row) => row.account_id)]).toEqual([who, view.name, ['north', 'south']]);
+          const { rows } = await client.query<{ account_id: string }>(
+            `select distinct account_id from reporting.${view.name} order by 1`,
+          );
+          expect([who, view.name, rows.map((row) => row.account_id)]).toEqual([
+            who,
+            view.name,
+            ['north', 'south'],
+          ]);
         }
-        const { rows } = await client.query<{ n: number }>(`select count(distinct account_id)::int as n from public.leases`);
+        const { rows } = await client.query<{ n: number }>(
+          `select count(distinct account_id)::int as n from public.leases`,
+        );
         expect(rows[0].n).toBe(2);
       } finally {
         await client.end();
@@ -210,7 +277,9 @@ describe('grant-reader --account: a reader of some accounts', () => {
     expect(result.stdout).toContain(`${north} sees every account`);
     const client = await connectAs(north);
     try {
-      const { rows } = await client.query<{ account_id: string }>(`select distinct account_id from reporting.rent_roll order by 1`);
+      const { rows } = await client.query<{ account_id: string }>(
+        `select distinct account_id from reporting.rent_roll order by 1`,
+      );
       expect(rows.map((row) => row.account_id)).toEqual(['north', 'south']);
     } finally {
       await client.end();
@@ -219,7 +288,9 @@ describe('grant-reader --account: a reader of some accounts', () => {
     const superuser = new URL(database.url).username;
     const refused = await grantReader([superuser, '--account', 'north']);
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toContain(`role ${superuser} cannot be limited to some accounts: it is a superuser`);
+    expect(refused.stderr).toContain(
+      `role ${superuser} cannot be limited to some accounts: it is a superuser`,
+    );
     expect((await grantReader([north, '--account', 'North!'])).code).toBe(2);
   });
 
@@ -231,7 +302,10 @@ describe('grant-reader --account: a reader of some accounts', () => {
          and exists (select 1 from pg_attribute a where a.attrelid = c.oid and a.attname = 'account_id')
        order by 1`.execute(database.db);
     expect(rows.length).toBeGreaterThanOrEqual(SOURCE_TABLE_NAMES.length + BOOKKEEPING.length);
-    // A table added by a later migration needs the same: enable row level security and policy account_readers (see 0011).
-    expect(rows.filter((row) => !row.secured || row.policies.join() !== 'account_readers').map((row) => row.table)).toEqual([]);
+    // A table added by a later migration needs the same: enable row level security and policy
+    // account_readers (see 0011).
+    expect(
+      rows.filter((row) => !row.secured || row.policies.join() !== 'account_readers').map((row) => row.table),
+    ).toEqual([]);
   });
 });

@@ -10,7 +10,15 @@ import { VENDOR_SPEND as MAINTAINED } from '../../src/reporting/vendor-spend-gro
 import { migrateToLatest } from '../../src/warehouse/migrate.js';
 import { waitFor } from '../cli/support.js';
 import type { TestDatabase } from '../support/database.js';
-import { dropWarehouse, maintainedViewTests, migrationTests, openWarehouse, REFRESHED, ZONE, type MaintainedViewCase } from './maintained-view-support.js';
+import {
+  dropWarehouse,
+  maintainedViewTests,
+  migrationTests,
+  openWarehouse,
+  REFRESHED,
+  ZONE,
+  type MaintainedViewCase,
+} from './maintained-view-support.js';
 
 /** vendor_spend_monthly as migration 0014 computed it: every invoice line summed, then named. */
 const FULL = `
@@ -59,22 +67,53 @@ const { dirty, bothWays, expectMaintained, session, waitingOn } = view;
 
 /** An invoice of `account`, a standard one of vendor 501 unless said. */
 function invoiceRow(account: string, postMonth: string | null, extra: Record<string, unknown> = {}) {
-  return { account_id: account, invoice_id: nextId++, invoice_type_id: 5, vendor_id: 501, vendor_name: 'Acme Plumbing', post_month: postMonth, amount: '0.00', amount_due: '0.00', raw: {}, ...extra };
+  return {
+    account_id: account,
+    invoice_id: nextId++,
+    invoice_type_id: 5,
+    vendor_id: 501,
+    vendor_name: 'Acme Plumbing',
+    post_month: postMonth,
+    amount: '0.00',
+    amount_due: '0.00',
+    raw: {},
+    ...extra,
+  };
 }
 
 /** A line of an invoice, on property 100 unless said. */
 function lineRow(account: string, invoice: number, amount: string, extra: Record<string, unknown> = {}) {
-  return { account_id: account, line_item_id: nextId++, invoice_id: invoice, property_id: 100, amount, raw: {}, ...extra };
+  return {
+    account_id: account,
+    line_item_id: nextId++,
+    invoice_id: invoice,
+    property_id: 100,
+    amount,
+    raw: {},
+    ...extra,
+  };
 }
 
 /** Inserts an invoice and its lines of the amounts given, in two statements as a sync does; returns its id. */
-async function addInvoice(account: string, postMonth: string, amounts: string[], extra: Record<string, unknown> = {}, lineExtra: Record<string, unknown> = {}): Promise<number> {
+async function addInvoice(
+  account: string,
+  postMonth: string,
+  amounts: string[],
+  extra: Record<string, unknown> = {},
+  lineExtra: Record<string, unknown> = {},
+): Promise<number> {
   const invoice = invoiceRow(account, postMonth, extra);
-  await database.db.insertInto('invoices').values(invoice as never).execute();
-  if (amounts.length) await database.db.insertInto('invoice_line_items').values(amounts.map((amount) => lineRow(account, invoice.invoice_id, amount, lineExtra)) as never).execute();
+  await database.db
+    .insertInto('invoices')
+    .values(invoice as never)
+    .execute();
+  if (amounts.length)
+    await database.db
+      .insertInto('invoice_line_items')
+      .values(amounts.map((amount) => lineRow(account, invoice.invoice_id, amount, lineExtra)) as never)
+      .execute();
   return invoice.invoice_id;
 }
-
 
 interface Spend {
   vendor_id: number | null;
@@ -89,7 +128,9 @@ interface Spend {
 async function month(account: string, postMonth: string): Promise<Spend[]> {
   const { rows } = await sql<Spend>`
     select vendor_id, vendor_name, property_id, invoices, credit_memos, amount from reporting_private.vendor_spend_groups
-     where account_id = ${account} and post_month = ${postMonth}::date order by vendor_id, property_id`.execute(database.db);
+     where account_id = ${account} and post_month = ${postMonth}::date order by vendor_id, property_id`.execute(
+    database.db,
+  );
   return rows;
 }
 
@@ -107,23 +148,51 @@ describe('vendor_spend_monthly maintained group by group', () => {
     await view.expectPlainView(5);
     // North's invoice 4 is reversed by 5: neither counts; south's 5 reverses nothing, so both count there.
     expect((await month('north', '2024-06-01')).map((row) => row.vendor_id)).not.toContain(502);
-    expect(await month('south', '2024-06-01')).toContainEqual({ vendor_id: 502, vendor_name: 'South Bright Electric', property_id: 100, invoices: 1, credit_memos: 1, amount: '0.00' });
+    expect(await month('south', '2024-06-01')).toContainEqual({
+      vendor_id: 502,
+      vendor_name: 'South Bright Electric',
+      property_id: 100,
+      invoices: 1,
+      credit_memos: 1,
+      amount: '0.00',
+    });
   });
 
   it('sums again the months of inserted invoices and lines: one it had, one new, one without a vendor nor a property', async () => {
     await addInvoice('north', '2024-06-01', ['10.00', '5.00']);
-    await addInvoice('north', '2024-08-01', ['20.00'], { vendor_id: null, vendor_name: null }, { property_id: null });
+    await addInvoice(
+      'north',
+      '2024-08-01',
+      ['20.00'],
+      { vendor_id: null, vendor_name: null },
+      { property_id: null },
+    );
     expect(await dirty()).toEqual(['north/2024-06', 'north/2024-08']);
     await expectMaintained();
-    expect(await month('north', '2024-08-01')).toEqual([{ vendor_id: null, vendor_name: null, property_id: null, invoices: 1, credit_memos: 0, amount: '20.00' }]);
+    expect(await month('north', '2024-08-01')).toEqual([
+      {
+        vendor_id: null,
+        vendor_name: null,
+        property_id: null,
+        invoices: 1,
+        credit_memos: 0,
+        amount: '20.00',
+      },
+    ]);
   });
 
   it('notes nothing for an update of what is due or paid, nor takes a lock an update of the groups would wait for', async () => {
     await database.db.transaction().execute(async (trx) => {
-      await sql`update invoices set amount_due = 0, is_on_hold = true, last_synced_at = now() where account_id = 'north' and invoice_id in (1, 2, 7, 8)`.execute(trx);
-      await sql`update invoice_line_items set raw = '{"memo": "x"}', last_synced_at = now() where account_id = 'north' and line_item_id in (1, 3)`.execute(trx);
+      await sql`update invoices set amount_due = 0, is_on_hold = true, last_synced_at = now() where account_id = 'north' and invoice_id in (1, 2, 7, 8)`.execute(
+        trx,
+      );
+      await sql`update invoice_line_items set raw = '{"memo": "x"}', last_synced_at = now() where account_id = 'north' and line_item_id in (1, 3)`.execute(
+        trx,
+      );
       const { rows } = await sql`
-        select 1 from pg_locks where pid = pg_backend_pid() and relation = 'reporting_private.vendor_spend_dirty'::regclass`.execute(trx);
+        select 1 from pg_locks where pid = pg_backend_pid() and relation = 'reporting_private.vendor_spend_dirty'::regclass`.execute(
+        trx,
+      );
       expect(rows).toEqual([]);
     });
     expect(await dirty()).toEqual([]);
@@ -131,35 +200,62 @@ describe('vendor_spend_monthly maintained group by group', () => {
 
   it('follows the lines: amount, property, moved to another invoice, marked deleted and revived, deleted', async () => {
     // Line 8 is invoice 7's (May), line 1 invoice 1's (June).
-    await sql`update invoice_line_items set amount = amount + 1 where account_id = 'north' and line_item_id = 8`.execute(database.db);
+    await sql`update invoice_line_items set amount = amount + 1 where account_id = 'north' and line_item_id = 8`.execute(
+      database.db,
+    );
     expect(await dirty()).toEqual(['north/2024-05']);
     await expectMaintained();
-    expect(await month('north', '2024-05-01')).toEqual([{ vendor_id: 501, vendor_name: 'Acme Plumbing', property_id: 100, invoices: 1, credit_memos: 0, amount: '251.00' }]);
-    await sql`update invoice_line_items set property_id = 200 where account_id = 'north' and line_item_id = 8`.execute(database.db);
+    expect(await month('north', '2024-05-01')).toEqual([
+      {
+        vendor_id: 501,
+        vendor_name: 'Acme Plumbing',
+        property_id: 100,
+        invoices: 1,
+        credit_memos: 0,
+        amount: '251.00',
+      },
+    ]);
+    await sql`update invoice_line_items set property_id = 200 where account_id = 'north' and line_item_id = 8`.execute(
+      database.db,
+    );
     expect(await dirty()).toEqual(['north/2024-05']);
     await expectMaintained();
     expect((await month('north', '2024-05-01')).map((row) => row.property_id)).toEqual([200]);
     // Moved to invoice 8 (July): both months.
-    await sql`update invoice_line_items set invoice_id = 8 where account_id = 'north' and line_item_id = 8`.execute(database.db);
+    await sql`update invoice_line_items set invoice_id = 8 where account_id = 'north' and line_item_id = 8`.execute(
+      database.db,
+    );
     expect(await dirty()).toEqual(['north/2024-05', 'north/2024-07']);
     await expectMaintained();
     expect(await month('north', '2024-05-01')).toEqual([]);
-    await sql`update invoice_line_items set invoice_id = 7 where account_id = 'north' and line_item_id = 8`.execute(database.db);
+    await sql`update invoice_line_items set invoice_id = 7 where account_id = 'north' and line_item_id = 8`.execute(
+      database.db,
+    );
     await expectMaintained();
     // Marked deleted (the source no longer lists it), again with another time (nothing changes), revived.
-    await sql`update invoice_line_items set deleted_at = now() where account_id = 'north' and line_item_id = 8`.execute(database.db);
+    await sql`update invoice_line_items set deleted_at = now() where account_id = 'north' and line_item_id = 8`.execute(
+      database.db,
+    );
     expect(await dirty()).toEqual(['north/2024-05']);
     await expectMaintained();
     expect(await month('north', '2024-05-01')).toEqual([]);
-    await sql`update invoice_line_items set deleted_at = now() + interval '1 day' where account_id = 'north' and line_item_id = 8`.execute(database.db);
+    await sql`update invoice_line_items set deleted_at = now() + interval '1 day' where account_id = 'north' and line_item_id = 8`.execute(
+      database.db,
+    );
     expect(await dirty()).toEqual([]);
-    await sql`update invoice_line_items set deleted_at = null where account_id = 'north' and line_item_id = 8`.execute(database.db);
+    await sql`update invoice_line_items set deleted_at = null where account_id = 'north' and line_item_id = 8`.execute(
+      database.db,
+    );
     expect(await dirty()).toEqual(['north/2024-05']);
     await expectMaintained();
     // Line 9 of May was marked deleted: deleting it changes nothing; deleting line 2 (June, property 200) does.
-    await sql`delete from invoice_line_items where account_id = 'north' and line_item_id = 9`.execute(database.db);
+    await sql`delete from invoice_line_items where account_id = 'north' and line_item_id = 9`.execute(
+      database.db,
+    );
     expect(await dirty()).toEqual([]);
-    await sql`delete from invoice_line_items where account_id = 'north' and line_item_id = 2`.execute(database.db);
+    await sql`delete from invoice_line_items where account_id = 'north' and line_item_id = 2`.execute(
+      database.db,
+    );
     expect(await dirty()).toEqual(['north/2024-06']);
     await expectMaintained();
     expect((await month('north', '2024-06-01')).map((row) => row.property_id)).not.toContain(200);
@@ -167,82 +263,137 @@ describe('vendor_spend_monthly maintained group by group', () => {
 
   it('follows the invoices: post month moved, vendor and its name changed, type changed to credit memo and to customer refund, marked deleted', async () => {
     // Invoice 7 is the only one of May: moved to March, May's group is gone.
-    await sql`update invoices set post_month = '2024-03-01' where account_id = 'north' and invoice_id = 7`.execute(database.db);
+    await sql`update invoices set post_month = '2024-03-01' where account_id = 'north' and invoice_id = 7`.execute(
+      database.db,
+    );
     expect(await dirty()).toEqual(['north/2024-03', 'north/2024-05']);
     await expectMaintained();
     expect(await month('north', '2024-05-01')).toEqual([]);
-    expect(await month('north', '2024-03-01')).toEqual([{ vendor_id: 501, vendor_name: 'Acme Plumbing', property_id: 200, invoices: 1, credit_memos: 0, amount: '251.00' }]);
+    expect(await month('north', '2024-03-01')).toEqual([
+      {
+        vendor_id: 501,
+        vendor_name: 'Acme Plumbing',
+        property_id: 200,
+        invoices: 1,
+        credit_memos: 0,
+        amount: '251.00',
+      },
+    ]);
     // A post month cleared leaves the view.
-    await sql`update invoices set post_month = null where account_id = 'north' and invoice_id = 7`.execute(database.db);
+    await sql`update invoices set post_month = null where account_id = 'north' and invoice_id = 7`.execute(
+      database.db,
+    );
     expect(await dirty()).toEqual(['north/2024-03']);
     await expectMaintained();
     expect(await month('north', '2024-03-01')).toEqual([]);
 
-    await sql`update invoices set vendor_id = 503 where account_id = 'north' and invoice_id = 8`.execute(database.db);
+    await sql`update invoices set vendor_id = 503 where account_id = 'north' and invoice_id = 8`.execute(
+      database.db,
+    );
     expect(await dirty()).toEqual(['north/2024-07']);
     await expectMaintained();
     expect((await month('north', '2024-07-01')).map((row) => row.vendor_id)).toEqual([503]);
-    await sql`update invoices set vendor_name = 'Bright Electric Co' where account_id = 'north' and invoice_id = 8`.execute(database.db);
+    await sql`update invoices set vendor_name = 'Bright Electric Co' where account_id = 'north' and invoice_id = 8`.execute(
+      database.db,
+    );
     expect(await dirty()).toEqual(['north/2024-07']);
     await expectMaintained();
-    expect((await month('north', '2024-07-01')).map((row) => row.vendor_name)).toEqual(['Bright Electric Co']);
+    expect((await month('north', '2024-07-01')).map((row) => row.vendor_name)).toEqual([
+      'Bright Electric Co',
+    ]);
 
     // Invoice 1 becomes a credit memo, then a refund to a resident (no longer spend), then a standard invoice again.
-    await sql`update invoices set invoice_type_id = 12 where account_id = 'north' and invoice_id = 1`.execute(database.db);
+    await sql`update invoices set invoice_type_id = 12 where account_id = 'north' and invoice_id = 1`.execute(
+      database.db,
+    );
     expect(await dirty()).toEqual(['north/2024-06']);
     await expectMaintained();
-    expect((await month('north', '2024-06-01')).find((row) => row.vendor_id === 501 && row.property_id === 100)?.credit_memos).toBe(2);
-    await sql`update invoices set invoice_type_id = 20 where account_id = 'north' and invoice_id = 1`.execute(database.db);
+    expect(
+      (await month('north', '2024-06-01')).find((row) => row.vendor_id === 501 && row.property_id === 100)
+        ?.credit_memos,
+    ).toBe(2);
+    await sql`update invoices set invoice_type_id = 20 where account_id = 'north' and invoice_id = 1`.execute(
+      database.db,
+    );
     expect(await dirty()).toEqual(['north/2024-06']);
     await expectMaintained();
-    expect((await month('north', '2024-06-01')).find((row) => row.vendor_id === 501 && row.property_id === 100)?.credit_memos).toBe(1);
-    await sql`update invoices set invoice_type_id = 5 where account_id = 'north' and invoice_id = 1`.execute(database.db);
+    expect(
+      (await month('north', '2024-06-01')).find((row) => row.vendor_id === 501 && row.property_id === 100)
+        ?.credit_memos,
+    ).toBe(1);
+    await sql`update invoices set invoice_type_id = 5 where account_id = 'north' and invoice_id = 1`.execute(
+      database.db,
+    );
     await expectMaintained();
 
     // Invoice 8 marked deleted: July's group is gone; again with another time, nothing; revived, back.
-    await sql`update invoices set deleted_at = now() where account_id = 'north' and invoice_id = 8`.execute(database.db);
+    await sql`update invoices set deleted_at = now() where account_id = 'north' and invoice_id = 8`.execute(
+      database.db,
+    );
     expect(await dirty()).toEqual(['north/2024-07']);
     await expectMaintained();
     expect(await month('north', '2024-07-01')).toEqual([]);
-    await sql`update invoices set deleted_at = now() + interval '1 day' where account_id = 'north' and invoice_id = 8`.execute(database.db);
+    await sql`update invoices set deleted_at = now() + interval '1 day' where account_id = 'north' and invoice_id = 8`.execute(
+      database.db,
+    );
     expect(await dirty()).toEqual([]);
-    await sql`update invoices set deleted_at = null where account_id = 'north' and invoice_id = 8`.execute(database.db);
+    await sql`update invoices set deleted_at = null where account_id = 'north' and invoice_id = 8`.execute(
+      database.db,
+    );
     await expectMaintained();
     expect(await month('north', '2024-07-01')).toHaveLength(1);
   });
 
   it('takes out a reversed invoice and its reversal when the reversal arrives in another month, and brings the reversed one back when the reversal is deleted', async () => {
     // Invoice 8 (July) is reversed by an invoice posted in August.
-    const reversal = await addInvoice('north', '2024-08-01', ['-60.00'], { invoice_type_id: 12, vendor_id: 503, reversal_invoice_id: 8 }, { property_id: 200 });
+    const reversal = await addInvoice(
+      'north',
+      '2024-08-01',
+      ['-60.00'],
+      { invoice_type_id: 12, vendor_id: 503, reversal_invoice_id: 8 },
+      { property_id: 200 },
+    );
     expect(await dirty()).toEqual(['north/2024-07', 'north/2024-08']);
     await expectMaintained();
     expect(await month('north', '2024-07-01')).toEqual([]);
     expect((await month('north', '2024-08-01')).map((row) => row.amount)).toEqual(['20.00']);
     // The reversal marked deleted: invoice 8 counts again.
-    await sql`update invoices set deleted_at = now() where account_id = 'north' and invoice_id = ${reversal}`.execute(database.db);
+    await sql`update invoices set deleted_at = now() where account_id = 'north' and invoice_id = ${reversal}`.execute(
+      database.db,
+    );
     expect(await dirty()).toEqual(['north/2024-07', 'north/2024-08']);
     await expectMaintained();
     expect(await month('north', '2024-07-01')).toHaveLength(1);
     // Revived, then reversing nothing: both count.
-    await sql`update invoices set deleted_at = null where account_id = 'north' and invoice_id = ${reversal}`.execute(database.db);
+    await sql`update invoices set deleted_at = null where account_id = 'north' and invoice_id = ${reversal}`.execute(
+      database.db,
+    );
     await expectMaintained();
     expect(await month('north', '2024-07-01')).toEqual([]);
-    await sql`update invoices set reversal_invoice_id = null where account_id = 'north' and invoice_id = ${reversal}`.execute(database.db);
+    await sql`update invoices set reversal_invoice_id = null where account_id = 'north' and invoice_id = ${reversal}`.execute(
+      database.db,
+    );
     expect(await dirty()).toEqual(['north/2024-07', 'north/2024-08']);
     await expectMaintained();
     expect(await month('north', '2024-07-01')).toHaveLength(1);
     expect((await month('north', '2024-08-01')).map((row) => row.amount)).toEqual(['-60.00', '20.00']);
     // Reversing again, then deleted outright.
-    await sql`update invoices set reversal_invoice_id = 8 where account_id = 'north' and invoice_id = ${reversal}`.execute(database.db);
+    await sql`update invoices set reversal_invoice_id = 8 where account_id = 'north' and invoice_id = ${reversal}`.execute(
+      database.db,
+    );
     await expectMaintained();
     expect(await month('north', '2024-07-01')).toEqual([]);
-    await sql`delete from invoices where account_id = 'north' and invoice_id = ${reversal}`.execute(database.db);
+    await sql`delete from invoices where account_id = 'north' and invoice_id = ${reversal}`.execute(
+      database.db,
+    );
     expect(await dirty()).toEqual(['north/2024-07', 'north/2024-08']);
     await expectMaintained();
     expect(await month('north', '2024-07-01')).toHaveLength(1);
     // South's invoice 5 starts reversing its 4, both of June: in south only.
     const northJune = await northJuneVersions();
-    await sql`update invoices set reversal_invoice_id = 4 where account_id = 'south' and invoice_id = 5`.execute(database.db);
+    await sql`update invoices set reversal_invoice_id = 4 where account_id = 'south' and invoice_id = 5`.execute(
+      database.db,
+    );
     expect(await dirty()).toEqual(['south/2024-06']);
     await expectMaintained();
     expect((await month('south', '2024-06-01')).map((row) => row.vendor_id)).not.toContain(502);
@@ -254,22 +405,38 @@ describe('vendor_spend_monthly maintained group by group', () => {
     await client.connect();
     const [invoice, other] = [nextId++, nextId++];
     try {
-      const copy = async (statement: string, lines: string[]) => pipeline(Readable.from([`${lines.join('\n')}\n`]), client.query(copyFrom(statement)));
-      await copy('copy invoices (account_id, invoice_id, invoice_type_id, vendor_id, vendor_name, post_month, amount, amount_due, raw) from stdin', [
-        ['south', invoice, 5, 601, 'South Copy Co', '2024-11-01', '30.00', '30.00', '{}'].join('\t'),
-        ['south', other, 5, 601, 'South Copy Co', '2024-06-01', '0.00', '0.00', '{}'].join('\t'),
-      ]);
+      const copy = async (statement: string, lines: string[]) =>
+        pipeline(Readable.from([`${lines.join('\n')}\n`]), client.query(copyFrom(statement)));
+      await copy(
+        'copy invoices (account_id, invoice_id, invoice_type_id, vendor_id, vendor_name, post_month, amount, amount_due, raw) from stdin',
+        [
+          ['south', invoice, 5, 601, 'South Copy Co', '2024-11-01', '30.00', '30.00', '{}'].join('\t'),
+          ['south', other, 5, 601, 'South Copy Co', '2024-06-01', '0.00', '0.00', '{}'].join('\t'),
+        ],
+      );
       expect(await dirty()).toEqual(['south/2024-06', 'south/2024-11']);
-      await copy('copy invoice_line_items (account_id, line_item_id, invoice_id, property_id, amount, raw) from stdin', [
-        ['south', nextId++, invoice, 100, '12.00', '{}'].join('\t'),
-        ['south', nextId++, invoice, 100, '18.00', '{}'].join('\t'),
-      ]);
+      await copy(
+        'copy invoice_line_items (account_id, line_item_id, invoice_id, property_id, amount, raw) from stdin',
+        [
+          ['south', nextId++, invoice, 100, '12.00', '{}'].join('\t'),
+          ['south', nextId++, invoice, 100, '18.00', '{}'].join('\t'),
+        ],
+      );
     } finally {
       await client.end();
     }
     expect(await dirty()).toEqual(['south/2024-06', 'south/2024-11']);
     await expectMaintained();
-    expect(await month('south', '2024-11-01')).toEqual([{ vendor_id: 601, vendor_name: 'South Copy Co', property_id: 100, invoices: 1, credit_memos: 0, amount: '30.00' }]);
+    expect(await month('south', '2024-11-01')).toEqual([
+      {
+        vendor_id: 601,
+        vendor_name: 'South Copy Co',
+        property_id: 100,
+        invoices: 1,
+        credit_memos: 0,
+        amount: '30.00',
+      },
+    ]);
   });
 
   it('notes the months of rows inserted and updated by INSERT ... ON CONFLICT DO UPDATE', async () => {
@@ -291,7 +458,6 @@ describe('vendor_spend_monthly maintained group by group', () => {
     expect(await month('south', '2024-05-01')).toEqual([]);
     expect((await month('south', '2024-12-01')).map((row) => row.amount)).toEqual(['500.00']);
   });
-
 
   it("leaves an account's groups untouched when another account changes the same ids", async () => {
     await view.expectOtherAccountUntouched({
@@ -343,7 +509,16 @@ describe('vendor_spend_monthly updated while others write or update', () => {
          values ('north', ${nextId++}, ${invoice}, 100, '40.00', '{}'), ('north', ${nextId++}, 1, 100, '2.00', '{}')`,
       ],
       expectSummed: async () =>
-        expect(await month('north', '2025-01-01')).toEqual([{ vendor_id: 701, vendor_name: 'Late Co', property_id: 100, invoices: 1, credit_memos: 0, amount: '40.00' }]),
+        expect(await month('north', '2025-01-01')).toEqual([
+          {
+            vendor_id: 701,
+            vendor_name: 'Late Co',
+            property_id: 100,
+            invoices: 1,
+            credit_memos: 0,
+            amount: '40.00',
+          },
+        ]),
     });
   });
 
@@ -358,11 +533,17 @@ describe('vendor_spend_monthly updated while others write or update', () => {
                           values ('north', ${invoice}, 5, 702, 'Unseen Co', '2025-02-01', 0, 0, '{}')`);
       // Another transaction writes a line of that invoice, which it cannot see: no month to note.
       await lines.query('begin');
-      await lines.query(`insert into invoice_line_items (account_id, line_item_id, invoice_id, property_id, amount, raw) values ('north', ${nextId++}, ${invoice}, 100, '55.00', '{}')`);
+      await lines.query(
+        `insert into invoice_line_items (account_id, line_item_id, invoice_id, property_id, amount, raw) values ('north', ${nextId++}, ${invoice}, 100, '55.00', '{}')`,
+      );
       await loader.query('commit');
       expect(await dirty()).toEqual(['north/2025-02']);
       done = refreshReporting(database.db, { timeZone: ZONE, lockTimeoutMs: 60_000 });
-      await waitFor(waitingOn('lock table reporting_private.vendor_spend_dirty%'), 20_000, 'the update to wait for the line');
+      await waitFor(
+        waitingOn('lock table reporting_private.vendor_spend_dirty%'),
+        20_000,
+        'the update to wait for the line',
+      );
       await lines.query('commit');
       expect(await done).toEqual({ refreshed: REFRESHED, skipped: [] });
       expect((await month('north', '2025-02-01')).map((row) => row.amount)).toEqual(['55.00']);
@@ -373,13 +554,20 @@ describe('vendor_spend_monthly updated while others write or update', () => {
     }
   });
 
-  it("does not wait for a transaction that changed only what is due: a BI-unrelated write holds nothing back", async () => {
+  it('does not wait for a transaction that changed only what is due: a BI-unrelated write holds nothing back', async () => {
     const sync = await session();
     try {
-      await sql`update invoice_line_items set amount = amount + 1 where account_id = 'north' and line_item_id = 1`.execute(database.db);
+      await sql`update invoice_line_items set amount = amount + 1 where account_id = 'north' and line_item_id = 1`.execute(
+        database.db,
+      );
       await sync.query('begin');
-      await sync.query(`update invoices set amount_due = amount_due + 1 where account_id = 'north' and invoice_id in (1, 8)`);
-      expect(await refreshReporting(database.db, { timeZone: ZONE, lockTimeoutMs: 500 })).toEqual({ refreshed: REFRESHED, skipped: [] });
+      await sync.query(
+        `update invoices set amount_due = amount_due + 1 where account_id = 'north' and invoice_id in (1, 8)`,
+      );
+      expect(await refreshReporting(database.db, { timeZone: ZONE, lockTimeoutMs: 500 })).toEqual({
+        refreshed: REFRESHED,
+        skipped: [],
+      });
       expect(await dirty()).toEqual([]);
       await sync.query('commit');
       expect(await dirty()).toEqual([]);
@@ -398,7 +586,9 @@ describe('vendor_spend_monthly updated while others write or update', () => {
   });
 
   it('two processes updating at once take turns: no group doubled, none lost', async () => {
-    await view.expectTurnsTaken(`update invoice_line_items set amount = amount + 1 where account_id in ('north', 'south') and line_item_id in (1, 3, 8, 10)`);
+    await view.expectTurnsTaken(
+      `update invoice_line_items set amount = amount + 1 where account_id in ('north', 'south') and line_item_id in (1, 3, 8, 10)`,
+    );
   });
 });
 
@@ -417,14 +607,20 @@ describe('migration 0016 on a warehouse of 0015', () => {
     // The reader may read the view, not the tables behind it.
     await old.transaction().execute(async (trx) => {
       await sql`set local role ${sql.id(migration.reader)}`.execute(trx);
-      await expect(sql`select 1 from reporting_private.vendor_spend_groups`.execute(trx)).rejects.toThrow(/permission denied/);
+      await expect(sql`select 1 from reporting_private.vendor_spend_groups`.execute(trx)).rejects.toThrow(
+        /permission denied/,
+      );
     });
     expect((await migration.made()).length).toBe(14);
     // A write after the migration is noted and summed by a refresh.
-    await sql`update invoice_line_items set amount = amount + 1 where account_id = 'north' and line_item_id = 1`.execute(old);
+    await sql`update invoice_line_items set amount = amount + 1 where account_id = 'north' and line_item_id = 1`.execute(
+      old,
+    );
     expect((await refreshReporting(old, { timeZone: ZONE })).skipped).toEqual([]);
     expect((await migration.rows()).owner).not.toEqual(before.rows.owner);
-    await sql`update invoice_line_items set amount = amount - 1 where account_id = 'north' and line_item_id = 1`.execute(old);
+    await sql`update invoice_line_items set amount = amount - 1 where account_id = 'north' and line_item_id = 1`.execute(
+      old,
+    );
     await refreshReporting(old, { timeZone: ZONE });
 
     await migration.expectMaterializedAfterDown(before);

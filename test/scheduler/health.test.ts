@@ -100,10 +100,17 @@ describe('/healthz of propsync schedule while its warehouse goes away', () => {
         cwd: folder.dir,
       });
       let up = 0;
-      await waitFor(async () => {
-        up = await healthz(port).then((r) => r.status, () => 0);
-        return up !== 0;
-      }, 60_000, 'the scheduler /healthz');
+      await waitFor(
+        async () => {
+          up = await healthz(port).then(
+            (r) => r.status,
+            () => 0,
+          );
+          return up !== 0;
+        },
+        60_000,
+        'the scheduler /healthz',
+      );
       expect(up, scheduler.stderr()).toBe(200);
 
       const leaks = [String(relay.port), '127.0.0.1', real.username, database.name].filter(Boolean);
@@ -119,7 +126,11 @@ describe('/healthz of propsync schedule while its warehouse goes away', () => {
       await expectDown('database timeout');
 
       await relay.pass();
-      await waitFor(async () => (await healthz(port)).status === 200, 30_000, '/healthz 200 once the warehouse answers again');
+      await waitFor(
+        async () => (await healthz(port)).status === 200,
+        30_000,
+        '/healthz 200 once the warehouse answers again',
+      );
     } finally {
       scheduler?.child.kill('SIGTERM');
       await scheduler?.exited;

@@ -7,7 +7,10 @@ let world: CliWorld;
 let folder: ReturnType<typeof scratchFolder>;
 beforeAll(async () => {
   world = await startCliWorld();
-  folder = scratchFolder({ 'leases.yaml': 'streams:\n  leases:\n    schedule: "*/2 * * * * *"\n  invoices:\n    enabled: false\n  properties:\n    enabled: false\nmetrics:\n  port: 0\n' });
+  folder = scratchFolder({
+    'leases.yaml':
+      'streams:\n  leases:\n    schedule: "*/2 * * * * *"\n  invoices:\n    enabled: false\n  properties:\n    enabled: false\nmetrics:\n  port: 0\n',
+  });
   await slowCheckpoints(world.database.db);
 });
 afterAll(async () => {
@@ -16,22 +19,37 @@ afterAll(async () => {
 });
 
 async function runs() {
-  return world.database.db.selectFrom('sync_runs').select(['run_id', 'status', 'started_at', 'finished_at']).orderBy('run_id').execute();
+  return world.database.db
+    .selectFrom('sync_runs')
+    .select(['run_id', 'status', 'started_at', 'finished_at'])
+    .orderBy('run_id')
+    .execute();
 }
 
 describe('propsync schedule while its warehouse connections are cut', () => {
   it('stays up, rides through the cuts, and the next runs succeed; SIGTERM still stops it cleanly', async () => {
-    const scheduler = startPropsync(['--config', 'leases.yaml', 'schedule'], { env: { ...world.env, PROPSYNC_PAGE_SIZE: '20' }, cwd: folder.dir });
+    const scheduler = startPropsync(['--config', 'leases.yaml', 'schedule'], {
+      env: { ...world.env, PROPSYNC_PAGE_SIZE: '20' },
+      cwd: folder.dir,
+    });
     let lastCut = new Date();
     try {
       for (let cut = 0; cut < 3; cut++) {
         const before = await pagesCommitted(world.database.db);
-        await waitFor(async () => (await pagesCommitted(world.database.db)) > before, 40_000, 'a page committed by a scheduled run');
+        await waitFor(
+          async () => (await pagesCommitted(world.database.db)) > before,
+          40_000,
+          'a page committed by a scheduled run',
+        );
         expect(await cutMidTransaction(world.database.db, scheduler)).toBeGreaterThan(0);
         lastCut = new Date();
       }
       // A run that started after the last cut succeeds: the next ticks run.
-      await waitFor(async () => (await runs()).some((run) => run.status === 'succeeded' && run.started_at > lastCut), 60_000, 'a run after the cuts that succeeded');
+      await waitFor(
+        async () => (await runs()).some((run) => run.status === 'succeeded' && run.started_at > lastCut),
+        60_000,
+        'a run after the cuts that succeeded',
+      );
       expect(scheduler.child.exitCode, scheduler.stderr().slice(-2000)).toBeNull();
     } finally {
       scheduler.child.kill('SIGTERM');

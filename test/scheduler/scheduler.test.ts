@@ -39,7 +39,10 @@ function twoAccounts(schedule: string) {
   return configSchema.parse({
     database: { url: database.url },
     accounts: [
-      { id: 'north', source: { url: 'http://127.0.0.1:9', auth: { type: 'basic', username: 'u', password: 'p' } } },
+      {
+        id: 'north',
+        source: { url: 'http://127.0.0.1:9', auth: { type: 'basic', username: 'u', password: 'p' } },
+      },
       { id: 'south', source: { url: 'http://127.0.0.1:9', auth: { type: 'apikey', org: 'o', apiKey: 'k' } } },
     ],
     streams: { leases: { schedule }, invoices: { schedule, enabled: false }, properties: { enabled: false } },
@@ -52,7 +55,10 @@ function runtimes(config: Config): AccountRuntime[] {
 }
 
 /** A fake engine that records when each run of a stream held it, and honours the abort signal. */
-function fakeEngine(intervals: { account?: string; stream: string; start: number; end: number }[], ms: number): RunEngine {
+function fakeEngine(
+  intervals: { account?: string; stream: string; start: number; end: number }[],
+  ms: number,
+): RunEngine {
   let runId = 0;
   return async (request, deps) => {
     const start = Date.now();
@@ -75,8 +81,18 @@ describe('scheduler', () => {
     const b = logs();
     const metrics = createSyncMetrics({ defaultMetrics: false });
     const common = { db: database.db, metrics, run: fakeEngine(intervals, 1500) };
-    const first = startScheduler({ ...common, config: config('*/1 * * * * *'), accounts: runtimes(config('*/1 * * * * *')), logger: a.logger });
-    const second = startScheduler({ ...common, config: config('*/1 * * * * *'), accounts: runtimes(config('*/1 * * * * *')), logger: b.logger });
+    const first = startScheduler({
+      ...common,
+      config: config('*/1 * * * * *'),
+      accounts: runtimes(config('*/1 * * * * *')),
+      logger: a.logger,
+    });
+    const second = startScheduler({
+      ...common,
+      config: config('*/1 * * * * *'),
+      accounts: runtimes(config('*/1 * * * * *')),
+      logger: b.logger,
+    });
     expect(first.jobs().map((job) => [job.account, job.stream])).toEqual([['default', 'leases']]);
     await new Promise((resolve) => setTimeout(resolve, 5500));
     expect(await first.stop(5000)).toBe(true);
@@ -86,8 +102,15 @@ describe('scheduler', () => {
     const sorted = [...intervals].sort((x, y) => x.start - y.start);
     for (let i = 1; i < sorted.length; i++) expect(sorted[i].start).toBeGreaterThanOrEqual(sorted[i - 1].end);
     const skipped = [...a.lines, ...b.lines].filter((line) => line.event === 'run_skipped');
-    expect(skipped.some((line) => line.reason === 'locked' && String(line.msg).includes('being synced by another propsync process'))).toBe(true);
-    expect(await metrics.render()).toMatch(/propsync_runs_skipped_total\{account="default",stream="leases"\} [1-9]/);
+    expect(
+      skipped.some(
+        (line) =>
+          line.reason === 'locked' && String(line.msg).includes('being synced by another propsync process'),
+      ),
+    ).toBe(true);
+    expect(await metrics.render()).toMatch(
+      /propsync_runs_skipped_total\{account="default",stream="leases"\} [1-9]/,
+    );
   }, 30_000);
 
   it('runs one job per account and stream; accounts never wait for each other', async () => {
@@ -107,7 +130,10 @@ describe('scheduler', () => {
         return null;
       },
     });
-    expect(scheduler.jobs().map((job) => [job.account, job.stream])).toEqual([['north', 'leases'], ['south', 'leases']]);
+    expect(scheduler.jobs().map((job) => [job.account, job.stream])).toEqual([
+      ['north', 'leases'],
+      ['south', 'leases'],
+    ]);
     await new Promise((resolve) => setTimeout(resolve, 3500));
     expect(await scheduler.stop(5000)).toBe(true);
     const north = intervals.filter((run) => run.account === 'north');
@@ -122,7 +148,14 @@ describe('scheduler', () => {
   it('stop aborts the run in flight and starts nothing afterwards', async () => {
     const intervals: { stream: string; start: number; end: number }[] = [];
     const { logger } = logs();
-    const scheduler = startScheduler({ db: database.db, accounts: runtimes(config('*/1 * * * * *')), metrics: createSyncMetrics({ defaultMetrics: false }), run: fakeEngine(intervals, 60_000), config: config('*/1 * * * * *'), logger });
+    const scheduler = startScheduler({
+      db: database.db,
+      accounts: runtimes(config('*/1 * * * * *')),
+      metrics: createSyncMetrics({ defaultMetrics: false }),
+      run: fakeEngine(intervals, 60_000),
+      config: config('*/1 * * * * *'),
+      logger,
+    });
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(scheduler.jobs()[0].running).toBe(true);
     const stopping = Date.now();
@@ -137,8 +170,18 @@ describe('scheduler', () => {
 
   it('stop gives up after its timeout when a run ignores the signal', async () => {
     const { logger } = logs();
-    const stubborn: RunEngine = () => new Promise((resolve) => setTimeout(() => resolve({ runId: 1, status: 'succeeded' } as RunSummary), 4000));
-    const scheduler = startScheduler({ db: database.db, accounts: runtimes(config('*/1 * * * * *')), metrics: createSyncMetrics({ defaultMetrics: false }), run: stubborn, config: config('*/1 * * * * *'), logger });
+    const stubborn: RunEngine = () =>
+      new Promise((resolve) =>
+        setTimeout(() => resolve({ runId: 1, status: 'succeeded' } as RunSummary), 4000),
+      );
+    const scheduler = startScheduler({
+      db: database.db,
+      accounts: runtimes(config('*/1 * * * * *')),
+      metrics: createSyncMetrics({ defaultMetrics: false }),
+      run: stubborn,
+      config: config('*/1 * * * * *'),
+      logger,
+    });
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(await scheduler.stop(300)).toBe(false);
     await new Promise((resolve) => setTimeout(resolve, 4000));

@@ -1,10 +1,27 @@
 /** Faults on demand: each kind, the count and rate forms, seeding, bad records per record. */
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BAD_DATE, BAD_MONEY, BAD_NUMBER, BAD_RECORD_KINDS, BIG_ID, BIG_INT, parseFaultSpec, YEAR_ZERO_DATE } from '../../src/simulator/server/faults.js';
+import {
+  BAD_DATE,
+  BAD_MONEY,
+  BAD_NUMBER,
+  BAD_RECORD_KINDS,
+  BIG_ID,
+  BIG_INT,
+  parseFaultSpec,
+  YEAR_ZERO_DATE,
+} from '../../src/simulator/server/faults.js';
 import type { Simulator } from '../../src/simulator/server/simulator.js';
 import { INVOICE, LEASE, PROPERTY_A } from './fixtures/dataset.js';
-import { asList, buildRequest, call, invoicesOf, leasesOf, startFixtureSimulator, type CallOptions } from './support.js';
+import {
+  asList,
+  buildRequest,
+  call,
+  invoicesOf,
+  leasesOf,
+  startFixtureSimulator,
+  type CallOptions,
+} from './support.js';
 
 let sim: Simulator;
 beforeAll(async () => {
@@ -14,10 +31,26 @@ afterAll(async () => {
   await sim.close();
 });
 
-const LEASES: CallOptions = { method: 'getLeases', version: 'r2', params: { propertyId: String(PROPERTY_A), leaseStatusTypeIds: '1,2,3,4,5,6', includeOtherIncomeLeases: '1' } };
-const INVOICES: CallOptions = { method: 'getInvoices', version: 'r2', params: { includeExported: '1', customerRefunds: '1' } };
+const LEASES: CallOptions = {
+  method: 'getLeases',
+  version: 'r2',
+  params: {
+    propertyId: String(PROPERTY_A),
+    leaseStatusTypeIds: '1,2,3,4,5,6',
+    includeOtherIncomeLeases: '1',
+  },
+};
+const INVOICES: CallOptions = {
+  method: 'getInvoices',
+  version: 'r2',
+  params: { includeExported: '1', customerRefunds: '1' },
+};
 
-async function rawCall(target: Simulator, options: CallOptions, signal?: AbortSignal): Promise<{ status: number; text: string; length: string | null }> {
+async function rawCall(
+  target: Simulator,
+  options: CallOptions,
+  signal?: AbortSignal,
+): Promise<{ status: number; text: string; length: string | null }> {
   const { url, init } = buildRequest(target, options);
   const res = await fetch(url, { ...init, signal });
   const text = await res.text();
@@ -31,7 +64,8 @@ describe('call faults', () => {
     for (let i = 0; i < 3; i++) {
       const reply = await call(sim, LEASES);
       statuses.push(reply.status);
-      if (reply.status === 500) expect(reply.body.response).toMatchObject({ requestId: '15', error: { code: 500 } });
+      if (reply.status === 500)
+        expect(reply.body.response).toMatchObject({ requestId: '15', error: { code: 500 } });
     }
     expect(statuses).toEqual([500, 500, 200]);
     sim.setFaults(undefined);
@@ -61,7 +95,11 @@ describe('call faults', () => {
     const statuses: number[] = [];
     for (let i = 0; i < 30; i++) statuses.push((await call(sim, LEASES)).status);
     // Throttled calls come in runs of at least four.
-    const runs = statuses.join(',').split(/,?200,?/).filter((run) => run !== '').map((run) => run.split(',').length);
+    const runs = statuses
+      .join(',')
+      .split(/,?200,?/)
+      .filter((run) => run !== '')
+      .map((run) => run.split(',').length);
     expect(runs.length).toBeGreaterThan(0);
     for (const run of runs.slice(0, -1)) expect(run).toBeGreaterThanOrEqual(4);
     sim.setFaults(undefined);
@@ -191,7 +229,9 @@ describe('bad records', () => {
     sim.setFaults(`badrecord:ids=${INVOICE.standard}:kind=id`);
     const xml = invoicesOf(await call(sim, { ...INVOICES, format: 'xml' }));
     expect(xml.filter((invoice) => invoice.id === undefined)).toHaveLength(1);
-    expect(xml.find((invoice) => invoice.invoiceNumber === `INV-${INVOICE.standard}`)).not.toHaveProperty('id');
+    expect(xml.find((invoice) => invoice.invoiceNumber === `INV-${INVOICE.standard}`)).not.toHaveProperty(
+      'id',
+    );
     sim.setFaults(undefined);
   });
 
@@ -206,10 +246,25 @@ describe('bad records', () => {
   });
 
   /** Where each damage kind goes, and what a damaged value looks like, in a lease and an invoice. */
-  const DAMAGE: Record<string, { lease: (record: any) => unknown; invoice: (record: any) => unknown; check: (value: unknown, clean: unknown) => void }> = {
-    date: { lease: (r) => r.moveInDate, invoice: (r) => r.postDate, check: (value) => expect(value).toBe(BAD_DATE) },
+  const DAMAGE: Record<
+    string,
+    {
+      lease: (record: any) => unknown;
+      invoice: (record: any) => unknown;
+      check: (value: unknown, clean: unknown) => void;
+    }
+  > = {
+    date: {
+      lease: (r) => r.moveInDate,
+      invoice: (r) => r.postDate,
+      check: (value) => expect(value).toBe(BAD_DATE),
+    },
     id: { lease: (r) => r.id, invoice: (r) => r.id, check: (value) => expect(value).toBeUndefined() },
-    number: { lease: (r) => r.leaseIntervalId, invoice: (r) => r.amount, check: (value) => expect(value).toBe(BAD_NUMBER) },
+    number: {
+      lease: (r) => r.leaseIntervalId,
+      invoice: (r) => r.amount,
+      check: (value) => expect(value).toBe(BAD_NUMBER),
+    },
     nul: {
       lease: (r) => r.propertyName,
       invoice: (r) => r.invoiceNumber,
@@ -218,14 +273,26 @@ describe('bad records', () => {
         expect(String(value).replace('\u0000', '')).toBe(clean);
       },
     },
-    int: { lease: (r) => r.occupancyTypeId, invoice: (r) => r.invoiceTypeId, check: (value) => expect(String(value)).toBe(String(BIG_INT)) },
+    int: {
+      lease: (r) => r.occupancyTypeId,
+      invoice: (r) => r.invoiceTypeId,
+      check: (value) => expect(String(value)).toBe(String(BIG_INT)),
+    },
     money: {
       lease: (r) => asList(r.scheduledCharges.scheduledCharge)[0].amount,
       invoice: (r) => r.amount,
       check: (value) => expect(BAD_MONEY).toContain(value),
     },
-    year0: { lease: (r) => r.moveInDate, invoice: (r) => r.postDate, check: (value) => expect(value).toBe(YEAR_ZERO_DATE) },
-    bigid: { lease: (r) => r.floorPlanId, invoice: (r) => r.vendor.id, check: (value) => expect(value).toBe(BIG_ID) },
+    year0: {
+      lease: (r) => r.moveInDate,
+      invoice: (r) => r.postDate,
+      check: (value) => expect(value).toBe(YEAR_ZERO_DATE),
+    },
+    bigid: {
+      lease: (r) => r.floorPlanId,
+      invoice: (r) => r.vendor.id,
+      check: (value) => expect(value).toBe(BIG_ID),
+    },
   };
 
   it('every damage kind, in JSON and XML: the chosen record damaged where specified, the others clean', async () => {
@@ -235,23 +302,36 @@ describe('bad records', () => {
       const cleanInvoices = invoicesOf(await call(sim, { ...INVOICES, format }));
       const cleanLease = cleanLeases.find((lease) => lease.id === String(LEASE.current));
       const cleanInvoice = cleanInvoices.find((invoice) => invoice.id === String(INVOICE.standard));
-      const changed = (records: any[], clean: any[]) => records.filter((record, i) => JSON.stringify(record) !== JSON.stringify(clean[i])).length;
+      const changed = (records: any[], clean: any[]) =>
+        records.filter((record, i) => JSON.stringify(record) !== JSON.stringify(clean[i])).length;
       for (const kind of BAD_RECORD_KINDS) {
         const where = DAMAGE[kind]!;
         sim.setFaults(`badrecord:ids=${LEASE.current}|${INVOICE.standard}:kind=${kind}`);
         const leases = leasesOf(await call(sim, { ...LEASES, format }));
-        const lease = kind === 'id' ? leases.find((l) => l.propertyName === cleanLease.propertyName && l.id === undefined) : leases.find((l) => l.id === String(LEASE.current));
+        const lease =
+          kind === 'id'
+            ? leases.find((l) => l.propertyName === cleanLease.propertyName && l.id === undefined)
+            : leases.find((l) => l.id === String(LEASE.current));
         where.check(where.lease(lease), where.lease(cleanLease));
         const invoices = invoicesOf(await call(sim, { ...INVOICES, format }));
-        const invoice = kind === 'id' ? invoices.find((i) => i.invoiceNumber === cleanInvoice.invoiceNumber) : invoices.find((i) => i.id === String(INVOICE.standard));
+        const invoice =
+          kind === 'id'
+            ? invoices.find((i) => i.invoiceNumber === cleanInvoice.invoiceNumber)
+            : invoices.find((i) => i.id === String(INVOICE.standard));
         where.check(where.invoice(invoice), where.invoice(cleanInvoice));
         // The other records of the page are as clean.
         expect([changed(leases, cleanLeases), changed(invoices, cleanInvoices)]).toEqual([1, 1]);
       }
       sim.setFaults(undefined);
       // The stored records are untouched: clean again once the fault is off.
-      expect(leasesOf(await call(sim, { ...LEASES, format })).find((lease) => lease.id === String(LEASE.current))).toEqual(cleanLease);
-      expect(invoicesOf(await call(sim, { ...INVOICES, format })).find((invoice) => invoice.id === String(INVOICE.standard))).toEqual(cleanInvoice);
+      expect(
+        leasesOf(await call(sim, { ...LEASES, format })).find((lease) => lease.id === String(LEASE.current)),
+      ).toEqual(cleanLease);
+      expect(
+        invoicesOf(await call(sim, { ...INVOICES, format })).find(
+          (invoice) => invoice.id === String(INVOICE.standard),
+        ),
+      ).toEqual(cleanInvoice);
     }
   });
 
@@ -271,7 +351,13 @@ describe('bad records', () => {
     expect(parseFaultSpec('badrecord@0.1:kind=any').rules[0]!.badKinds).toEqual(BAD_RECORD_KINDS);
     sim.setFaults('badrecord@1:kind=nul|year0:method=getLeases');
     const leases = leasesOf(await call(sim, LEASES));
-    const kinds = leases.map((lease) => (String(lease.propertyName).includes('\u0000') ? 'nul' : lease.moveInDate === YEAR_ZERO_DATE ? 'year0' : 'clean'));
+    const kinds = leases.map((lease) =>
+      String(lease.propertyName).includes('\u0000')
+        ? 'nul'
+        : lease.moveInDate === YEAR_ZERO_DATE
+          ? 'year0'
+          : 'clean',
+    );
     expect(new Set(kinds)).toEqual(new Set(['nul', 'year0']));
     sim.setFaults(undefined);
   });
@@ -279,9 +365,20 @@ describe('bad records', () => {
 
 describe('fault SPEC', () => {
   it('parses every form', () => {
-    const spec = parseFaultSpec('500@0.1, 502x2, 429@5%:burst=2:retry=4, slow@0.05:ms=5000:method=getLeases, reset@0.01, truncate@0.01, malformed@0.01, badrecord@0.02:kind=date, seed=9');
+    const spec = parseFaultSpec(
+      '500@0.1, 502x2, 429@5%:burst=2:retry=4, slow@0.05:ms=5000:method=getLeases, reset@0.01, truncate@0.01, malformed@0.01, badrecord@0.02:kind=date, seed=9',
+    );
     expect(spec.seed).toBe(9);
-    expect(spec.rules.map((rule) => rule.kind)).toEqual(['500', '502', '429', 'slow', 'reset', 'truncate', 'malformed', 'badrecord']);
+    expect(spec.rules.map((rule) => rule.kind)).toEqual([
+      '500',
+      '502',
+      '429',
+      'slow',
+      'reset',
+      'truncate',
+      'malformed',
+      'badrecord',
+    ]);
     expect(spec.rules[0]).toMatchObject({ rate: 0.1 });
     expect(spec.rules[1]).toMatchObject({ count: 2 });
     expect(spec.rules[2]).toMatchObject({ rate: 0.05, burst: 2, retryAfter: 4 });
@@ -291,7 +388,18 @@ describe('fault SPEC', () => {
   });
 
   it('rejects what it cannot read, naming the item', () => {
-    for (const bad of ['404@0.1', '500@2', '500@x', 'slow:ms=soon', 'badrecordx2', 'badrecord@0.1:ids=1', '500:ids=1', 'badrecord:kind=color', 'badrecord:kind=nul|color', '500:colour=red']) {
+    for (const bad of [
+      '404@0.1',
+      '500@2',
+      '500@x',
+      'slow:ms=soon',
+      'badrecordx2',
+      'badrecord@0.1:ids=1',
+      '500:ids=1',
+      'badrecord:kind=color',
+      'badrecord:kind=nul|color',
+      '500:colour=red',
+    ]) {
       expect(() => parseFaultSpec(bad)).toThrow(/invalid fault/);
     }
   });

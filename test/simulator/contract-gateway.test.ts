@@ -1,8 +1,22 @@
-/** Contract: the API-key gateway (`/ext/orgs/<org>/v1/<area>`, `X-Api-Key`, a JSON body), beside or instead of Basic auth. */
+/**
+ * Contract: the API-key gateway (`/ext/orgs/<org>/v1/<area>`, `X-Api-Key`, a JSON body), beside or instead
+ * of Basic auth.
+ */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Simulator } from '../../src/simulator/server/simulator.js';
 import { PROPERTY_A } from './fixtures/dataset.js';
-import { API_KEY, call, callUrl, envelopeText, GATEWAY, invoicesOf, leasesOf, ORG, startFixtureSimulator, type CallOptions } from './support.js';
+import {
+  API_KEY,
+  call,
+  callUrl,
+  envelopeText,
+  GATEWAY,
+  invoicesOf,
+  leasesOf,
+  ORG,
+  startFixtureSimulator,
+  type CallOptions,
+} from './support.js';
 
 let sim: Simulator;
 beforeAll(async () => {
@@ -12,12 +26,21 @@ afterAll(async () => {
   await sim.close();
 });
 
-const leaseCall: CallOptions = { method: 'getLeases', version: 'r2', params: { propertyId: String(PROPERTY_A), leaseStatusTypeIds: '1,2,3,4,5,6' } };
+const leaseCall: CallOptions = {
+  method: 'getLeases',
+  version: 'r2',
+  params: { propertyId: String(PROPERTY_A), leaseStatusTypeIds: '1,2,3,4,5,6' },
+};
 const invoiceCall: CallOptions = { method: 'getInvoices', version: 'r2', params: {} };
 
 describe('the gateway', () => {
   it('serves the same data as Basic auth, at /ext/orgs/<org>/v1/<area> with X-Api-Key and a JSON body', async () => {
-    for (const request of [leaseCall, invoiceCall, { method: 'getProperties', params: {} }, { ...leaseCall, version: 'r1', query: { per_page: 5, page_no: 2 } }]) {
+    for (const request of [
+      leaseCall,
+      invoiceCall,
+      { method: 'getProperties', params: {} },
+      { ...leaseCall, version: 'r1', query: { per_page: 5, page_no: 2 } },
+    ]) {
       const basic = await call(sim, request);
       const gateway = await call(sim, { ...request, gateway: GATEWAY });
       expect(gateway.status).toBe(200);
@@ -46,7 +69,12 @@ describe('the gateway', () => {
       const reply = await call(sim, { ...leaseCall, gateway });
       expect(reply.status).toBe(401);
       expect(reply.headers.get('content-type')).toMatch(/^application\/json/);
-      expect(reply.body).toEqual({ response: { requestId: '15', error: { code: 301, message: expect.stringContaining('Authentication failed') } } });
+      expect(reply.body).toEqual({
+        response: {
+          requestId: '15',
+          error: { code: 301, message: expect.stringContaining('Authentication failed') },
+        },
+      });
       expect(reply.text).not.toContain('wrong-key-123');
       expect(reply.text).not.toContain(API_KEY);
       messages.add(reply.body.response.error.message);
@@ -56,7 +84,11 @@ describe('the gateway', () => {
   });
 
   it('does not take the Basic credential on the gateway, nor the API key on /api/v1', async () => {
-    const basicOnGateway = await call(sim, { ...leaseCall, gateway: { org: ORG, apiKey: null }, auth: { username: 'sim-user', password: 'sim-secret-pw' } });
+    const basicOnGateway = await call(sim, {
+      ...leaseCall,
+      gateway: { org: ORG, apiKey: null },
+      auth: { username: 'sim-user', password: 'sim-secret-pw' },
+    });
     expect(basicOnGateway.status).toBe(401);
     const keyOnBasic = await call(sim, { ...leaseCall, auth: null, headers: { 'X-Api-Key': API_KEY } });
     expect(keyOnBasic.status).toBe(401);
@@ -78,10 +110,18 @@ describe('the gateway', () => {
     for (const body of [multipart.body, await xml.json()]) {
       expect(body.response.error).toMatchObject({ code: 400, message: expect.stringContaining('JSON body') });
     }
-    const unreadable = await fetch(callUrl(sim, { ...leaseCall, gateway: GATEWAY }), { method: 'POST', headers: { 'X-Api-Key': API_KEY, 'Content-Type': 'application/json' }, body: '{"method": ' });
+    const unreadable = await fetch(callUrl(sim, { ...leaseCall, gateway: GATEWAY }), {
+      method: 'POST',
+      headers: { 'X-Api-Key': API_KEY, 'Content-Type': 'application/json' },
+      body: '{"method": ',
+    });
     expect(((await unreadable.json()) as any).response.error.code).toBe(400);
     // Without the key, the caller learns nothing about its body.
-    const anonymous = await fetch(callUrl(sim, { ...leaseCall, gateway: GATEWAY }), { method: 'POST', headers: { 'Content-Type': 'application/xml' }, body: '<nope/>' });
+    const anonymous = await fetch(callUrl(sim, { ...leaseCall, gateway: GATEWAY }), {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/xml' },
+      body: '<nope/>',
+    });
     expect(anonymous.status).toBe(401);
   });
 
@@ -158,7 +198,11 @@ describe('which paths are served', () => {
 
   it('refuses half a credential', async () => {
     await expect(startFixtureSimulator({ apiKey: API_KEY })).rejects.toThrow(/API key and an org/);
-    await expect(startFixtureSimulator({ username: undefined, password: undefined })).rejects.toThrow(/username and a password .* or an API key/);
-    await expect(startFixtureSimulator({ password: undefined })).rejects.toThrow(/both a username and a password/);
+    await expect(startFixtureSimulator({ username: undefined, password: undefined })).rejects.toThrow(
+      /username and a password .* or an API key/,
+    );
+    await expect(startFixtureSimulator({ password: undefined })).rejects.toThrow(
+      /both a username and a password/,
+    );
   });
 });

@@ -28,7 +28,16 @@ async function error(params: Params, version = 'r2'): Promise<{ code: number; me
   return reply.body.response.error;
 }
 
-const VISIBLE = [INVOICE.standard, INVOICE.catalog, INVOICE.creditMemo, INVOICE.jobCost, INVOICE.catalogJobCost, INVOICE.twoProperties, INVOICE.voided, INVOICE.otherVendor];
+const VISIBLE = [
+  INVOICE.standard,
+  INVOICE.catalog,
+  INVOICE.creditMemo,
+  INVOICE.jobCost,
+  INVOICE.catalogJobCost,
+  INVOICE.twoProperties,
+  INVOICE.voided,
+  INVOICE.otherVendor,
+];
 
 describe('getInvoices defaults', () => {
   it('leaves exported invoices and customer refunds out by default, in id order', async () => {
@@ -64,7 +73,10 @@ describe('getInvoices defaults', () => {
 
 describe('getInvoices filters', () => {
   it('ids and invoiceNumber', async () => {
-    expect(await ids({ ids: `${INVOICE.catalog}, ${INVOICE.standard}` })).toEqual([INVOICE.standard, INVOICE.catalog]);
+    expect(await ids({ ids: `${INVOICE.catalog}, ${INVOICE.standard}` })).toEqual([
+      INVOICE.standard,
+      INVOICE.catalog,
+    ]);
     expect(await ids({ invoiceNumber: `INV-${INVOICE.jobCost}` })).toEqual([INVOICE.jobCost]);
   });
 
@@ -77,25 +89,35 @@ describe('getInvoices filters', () => {
   });
 
   it('propertyIds: any line item at one of the properties', async () => {
-    expect(await ids({ propertyIds: String(PROPERTY_B) })).toEqual([INVOICE.twoProperties, INVOICE.otherVendor]);
+    expect(await ids({ propertyIds: String(PROPERTY_B) })).toEqual([
+      INVOICE.twoProperties,
+      INVOICE.otherVendor,
+    ]);
     expect(await ids({ propertyIds: `${PROPERTY_A},${PROPERTY_B}` })).toEqual(VISIBLE);
     expect((await error({ propertyIds: '999999' })).code).toBe(302);
   });
 
   it('fromDate/toDate: post date, inclusive', async () => {
-    expect(await ids({ fromDate: '06/01/2024', toDate: '06/02/2024' })).toEqual([INVOICE.jobCost, INVOICE.catalogJobCost]);
+    expect(await ids({ fromDate: '06/01/2024', toDate: '06/02/2024' })).toEqual([
+      INVOICE.jobCost,
+      INVOICE.catalogJobCost,
+    ]);
     expect(await ids({ fromDate: '05/25/2024', toDate: '05/25/2024' })).toEqual([INVOICE.voided]);
     expect(await ids({ toDate: '05/03/2024' })).toEqual([INVOICE.standard]);
   });
 
   it('paidInvoiceFromDate/ToDate: a payment applied in the window', async () => {
-    expect(await ids({ paidInvoiceFromDate: '05/20/2024', paidInvoiceToDate: '05/20/2024' })).toEqual([INVOICE.standard]);
+    expect(await ids({ paidInvoiceFromDate: '05/20/2024', paidInvoiceToDate: '05/20/2024' })).toEqual([
+      INVOICE.standard,
+    ]);
     expect(await ids({ paidInvoiceFromDate: '06/01/2024' })).toEqual([INVOICE.voided]);
     expect(await ids({ paidInvoiceFromDate: '05/21/2024', paidInvoiceToDate: '06/09/2024' })).toEqual([]);
   });
 
   it('voidedPaymentFromDate/ToDate: a payment voided in the window', async () => {
-    expect(await ids({ voidedPaymentFromDate: '06/08/2024', voidedPaymentToDate: '06/08/2024' })).toEqual([INVOICE.voided]);
+    expect(await ids({ voidedPaymentFromDate: '06/08/2024', voidedPaymentToDate: '06/08/2024' })).toEqual([
+      INVOICE.voided,
+    ]);
     expect(await ids({ voidedPaymentFromDate: '06/09/2024' })).toEqual([]);
   });
 
@@ -103,7 +125,8 @@ describe('getInvoices filters', () => {
     const may = [INVOICE.standard, INVOICE.catalog, INVOICE.creditMemo, INVOICE.voided];
     expect(await ids({ postMonth: '05/2024' })).toEqual(may);
     expect(await ids({ postMonth: '05/01/2024' })).toEqual(may);
-    for (const bad of ['5/2024', '13/2024', '05/15/2024', '2024-05']) expect((await error({ postMonth: bad })).message).toContain("'postMonth'");
+    for (const bad of ['5/2024', '13/2024', '05/15/2024', '2024-05'])
+      expect((await error({ postMonth: bad })).message).toContain("'postMonth'");
   });
 
   it('invoiceTypeIds', async () => {
@@ -136,7 +159,17 @@ describe('getInvoices filters', () => {
 });
 
 describe('getInvoices versions', () => {
-  const DETAIL_FIELDS = ['catalogItemId', 'catalogItemName', 'unitOfMeasure', 'jobId', 'jobName', 'jobPhaseId', 'jobPhaseName', 'costCodeId', 'costCodeName'];
+  const DETAIL_FIELDS = [
+    'catalogItemId',
+    'catalogItemName',
+    'unitOfMeasure',
+    'jobId',
+    'jobName',
+    'jobPhaseId',
+    'jobPhaseName',
+    'costCodeId',
+    'costCodeName',
+  ];
 
   it('r2: lineItems.lineItem with glAccount, catalog and job cost details; plain decimal money', async () => {
     const list = await invoices({ ids: `${INVOICE.catalogJobCost},${INVOICE.standard}` });
@@ -144,19 +177,41 @@ describe('getInvoices versions', () => {
     const line = asList(catalogJob.lineItems.lineItem)[0];
     for (const field of DETAIL_FIELDS) expect(line).toHaveProperty(field);
     expect(line.glAccount).toEqual({ id: '610', name: 'Repairs', accountNumber: '6100-000' });
-    expect(line.property).toEqual({ id: String(PROPERTY_A), name: 'Aspen Court', lookupCode: `P${PROPERTY_A}` });
+    expect(line.property).toEqual({
+      id: String(PROPERTY_A),
+      name: 'Aspen Court',
+      lookupCode: `P${PROPERTY_A}`,
+    });
     for (const invoice of await invoices({})) {
-      for (const field of ['subTotal', 'taxAmount', 'shippingAmount', 'discountAmount', 'retention', 'amount', 'amountDue']) {
+      for (const field of [
+        'subTotal',
+        'taxAmount',
+        'shippingAmount',
+        'discountAmount',
+        'retention',
+        'amount',
+        'amountDue',
+      ]) {
         expect(invoice[field]).toMatch(/^-?\d+\.\d{2}$/);
       }
       expect(invoice).toHaveProperty('invoiceTypeId');
-      expect(invoice.vendor).toMatchObject({ id: expect.any(String), name: expect.any(String), address: expect.any(Object) });
-      expect(invoice.remittance).toMatchObject({ apPaymentTypeId: expect.any(String), apPaymentType: expect.any(String) });
+      expect(invoice.vendor).toMatchObject({
+        id: expect.any(String),
+        name: expect.any(String),
+        address: expect.any(Object),
+      });
+      expect(invoice.remittance).toMatchObject({
+        apPaymentTypeId: expect.any(String),
+        apPaymentType: expect.any(String),
+      });
     }
   });
 
   it('r1: lineItems.lineitem without catalog, job cost or GL details; money with $ in some invoices', async () => {
-    const list = await invoices({ includeVoidedPayments: '1', includeExported: '1', customerRefunds: '1' }, 'r1');
+    const list = await invoices(
+      { includeVoidedPayments: '1', includeExported: '1', customerRefunds: '1' },
+      'r1',
+    );
     expect(list).toHaveLength(10);
     let dollars = 0;
     for (const invoice of list) {
@@ -168,7 +223,8 @@ describe('getInvoices versions', () => {
       expect(invoice.amount).toMatch(/^\$?-?\d+\.\d{2}$/);
       if (invoice.amount.startsWith('$')) {
         dollars += 1;
-        for (const field of ['subTotal', 'taxAmount', 'amountDue']) expect(invoice[field].startsWith('$')).toBe(true);
+        for (const field of ['subTotal', 'taxAmount', 'amountDue'])
+          expect(invoice[field].startsWith('$')).toBe(true);
         expect(asList(invoice.lineItems.lineitem)[0].amount.startsWith('$')).toBe(true);
       }
     }

@@ -1,4 +1,6 @@
-/** Contract: getLeases, every parameter and default, both versions, the wire quirks (source-api.md sections 3 and 5). */
+/**
+ * Contract: getLeases, every parameter and default, both versions, the wire quirks (source-api.md sections 3 and 5).
+ */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Simulator } from '../../src/simulator/server/simulator.js';
 import { LEASE, PROPERTY_A, PROPERTY_B, PROPERTY_EMPTY } from './fixtures/dataset.js';
@@ -13,7 +15,12 @@ afterAll(async () => {
 });
 
 async function leases(params: Params, version = 'r2', format: 'json' | 'xml' = 'json'): Promise<any[]> {
-  const reply = await call(sim, { method: 'getLeases', version, format, params: { propertyId: String(PROPERTY_A), ...params } });
+  const reply = await call(sim, {
+    method: 'getLeases',
+    version,
+    format,
+    params: { propertyId: String(PROPERTY_A), ...params },
+  });
   expect(reply.body.response.error).toBeUndefined();
   return leasesOf(reply);
 }
@@ -23,7 +30,10 @@ async function leaseIds(params: Params, version = 'r2'): Promise<string[]> {
 }
 
 async function oneLease(id: number, params: Params = {}, version = 'r2'): Promise<any> {
-  const found = await leases({ leaseIds: String(id), leaseStatusTypeIds: '1,2,3,4,5,6', includeOtherIncomeLeases: '1', ...params }, version);
+  const found = await leases(
+    { leaseIds: String(id), leaseStatusTypeIds: '1,2,3,4,5,6', includeOtherIncomeLeases: '1', ...params },
+    version,
+  );
   expect(found).toHaveLength(1);
   return found[0];
 }
@@ -35,7 +45,8 @@ describe('getLeases defaults', () => {
     const ids = await leaseIds({});
     expect(ids).toContain(String(LEASE.current));
     expect(ids).toContain(String(LEASE.notice));
-    for (const hidden of [LEASE.applicant, LEASE.cancelled, LEASE.future, LEASE.past]) expect(ids).not.toContain(String(hidden));
+    for (const hidden of [LEASE.applicant, LEASE.cancelled, LEASE.future, LEASE.past])
+      expect(ids).not.toContain(String(hidden));
     expect(ids.map(Number)).toEqual([...ids.map(Number)].sort((a, b) => a - b));
     const statuses = new Set((await leases({})).map((lease) => lease.leaseStatusTypeId));
     expect([...statuses].sort()).toEqual(['4', '5']);
@@ -43,15 +54,28 @@ describe('getLeases defaults', () => {
 
   it('returns the asked statuses', async () => {
     const ids = await leaseIds({ leaseStatusTypeIds: ALL });
-    for (const id of [LEASE.applicant, LEASE.cancelled, LEASE.future, LEASE.current, LEASE.notice, LEASE.past]) expect(ids).toContain(String(id));
+    for (const id of [
+      LEASE.applicant,
+      LEASE.cancelled,
+      LEASE.future,
+      LEASE.current,
+      LEASE.notice,
+      LEASE.past,
+    ])
+      expect(ids).toContain(String(id));
     expect(await leaseIds({ leaseStatusTypeIds: '6' })).toEqual([String(LEASE.past)]);
-    expect(await leaseIds({ leaseStatusTypeIds: '1, 3' })).toEqual([String(LEASE.applicant), String(LEASE.future)]);
+    expect(await leaseIds({ leaseStatusTypeIds: '1, 3' })).toEqual([
+      String(LEASE.applicant),
+      String(LEASE.future),
+    ]);
   });
 
   it('leaves other-income leases out unless includeOtherIncomeLeases=1', async () => {
     expect(await leaseIds({})).not.toContain(String(LEASE.otherIncome));
     expect(await leaseIds({ includeOtherIncomeLeases: '0' })).not.toContain(String(LEASE.otherIncome));
-    const lease = (await leases({ includeOtherIncomeLeases: '1' })).find((l) => l.id === String(LEASE.otherIncome));
+    const lease = (await leases({ includeOtherIncomeLeases: '1' })).find(
+      (l) => l.id === String(LEASE.otherIncome),
+    );
     expect(lease.isOtherIncomeLease).toBe('t');
   });
 
@@ -60,7 +84,11 @@ describe('getLeases defaults', () => {
     const lease = await oneLease(LEASE.current, { includeLeaseHistory: '1' });
     const history = asList(lease.leaseHistory.leaseInterval);
     expect(history).toHaveLength(2);
-    expect(history[0]).toMatchObject({ id: expect.any(Number), leaseIntervalTypeId: expect.any(String), startDate: expect.stringMatching(/^\d{2}\/\d{2}\/\d{4}$/) });
+    expect(history[0]).toMatchObject({
+      id: expect.any(Number),
+      leaseIntervalTypeId: expect.any(String),
+      startDate: expect.stringMatching(/^\d{2}\/\d{2}\/\d{4}$/),
+    });
   });
 
   it('sends arTransactions only with includeArTransactions=1, amounts as JSON numbers', async () => {
@@ -81,14 +109,25 @@ describe('getLeases defaults', () => {
 
 describe('getLeases filters', () => {
   it('leaseIds, applicationId and customerId', async () => {
-    expect(await leaseIds({ leaseIds: `${LEASE.current}, ${LEASE.notice}` })).toEqual([String(LEASE.current), String(LEASE.notice)]);
-    expect(await leaseIds({ applicationId: String(LEASE.current + 500000) })).toEqual([String(LEASE.current)]);
-    expect(await leaseIds({ customerId: String(LEASE.roommates * 100 + 2) })).toEqual([String(LEASE.roommates)]);
+    expect(await leaseIds({ leaseIds: `${LEASE.current}, ${LEASE.notice}` })).toEqual([
+      String(LEASE.current),
+      String(LEASE.notice),
+    ]);
+    expect(await leaseIds({ applicationId: String(LEASE.current + 500000) })).toEqual([
+      String(LEASE.current),
+    ]);
+    expect(await leaseIds({ customerId: String(LEASE.roommates * 100 + 2) })).toEqual([
+      String(LEASE.roommates),
+    ]);
     expect(await leaseIds({ customerId: '1' })).toEqual([]);
   });
 
   it('propertyId picks the property', async () => {
-    const reply = await call(sim, { method: 'getLeases', version: 'r2', params: { propertyId: String(PROPERTY_B) } });
+    const reply = await call(sim, {
+      method: 'getLeases',
+      version: 'r2',
+      params: { propertyId: String(PROPERTY_B) },
+    });
     expect(idsOf(leasesOf(reply))).toEqual([String(LEASE.otherProperty)]);
   });
 
@@ -105,7 +144,9 @@ describe('getLeases filters', () => {
   });
 
   it('move-in dates, inclusive at both ends', async () => {
-    expect(await leaseIds({ moveInDateFrom: '01/15/2023', moveInDateTo: '01/15/2023' })).toEqual([String(LEASE.current)]);
+    expect(await leaseIds({ moveInDateFrom: '01/15/2023', moveInDateTo: '01/15/2023' })).toEqual([
+      String(LEASE.current),
+    ]);
     expect(await leaseIds({ moveInDateFrom: '01/16/2023', moveInDateTo: '01/31/2023' })).toEqual([]);
     const from = await leaseIds({ moveInDateFrom: '09/01/2023', leaseStatusTypeIds: ALL });
     expect(from).toContain(String(LEASE.multiSpace));
@@ -113,13 +154,19 @@ describe('getLeases filters', () => {
   });
 
   it('lease expiring dates, inclusive', async () => {
-    expect(await leaseIds({ leaseExpiringDateFrom: '08/31/2024', leaseExpiringDateTo: '08/31/2024' })).toEqual([String(LEASE.multiSpace)]);
+    expect(
+      await leaseIds({ leaseExpiringDateFrom: '08/31/2024', leaseExpiringDateTo: '08/31/2024' }),
+    ).toEqual([String(LEASE.multiSpace)]);
     expect(await leaseIds({ leaseExpiringDateTo: '07/31/2024' })).toEqual([String(LEASE.notice)]);
   });
 
   it('r2 moveOutDateFrom: only leases moving out on or after the date', async () => {
-    expect(await leaseIds({ moveOutDateFrom: '07/31/2024', leaseStatusTypeIds: ALL })).toEqual([String(LEASE.notice)]);
-    expect(await leaseIds({ moveOutDateFrom: '12/31/2023', moveOutDateTo: '12/31/2023', leaseStatusTypeIds: ALL })).toEqual([String(LEASE.past)]);
+    expect(await leaseIds({ moveOutDateFrom: '07/31/2024', leaseStatusTypeIds: ALL })).toEqual([
+      String(LEASE.notice),
+    ]);
+    expect(
+      await leaseIds({ moveOutDateFrom: '12/31/2023', moveOutDateTo: '12/31/2023', leaseStatusTypeIds: ALL }),
+    ).toEqual([String(LEASE.past)]);
   });
 
   it('r1 moveOutDateFrom: also the leases without a move-out date', async () => {
@@ -128,13 +175,19 @@ describe('getLeases filters', () => {
     expect(r1).toContain(String(LEASE.current));
     expect(r1).not.toContain(String(LEASE.past));
     // With an upper bound too, a lease without a move-out is outside the window.
-    expect(await leaseIds({ moveOutDateFrom: '07/01/2024', moveOutDateTo: '07/31/2024', leaseStatusTypeIds: ALL }, 'r1')).toEqual([String(LEASE.notice)]);
+    expect(
+      await leaseIds(
+        { moveOutDateFrom: '07/01/2024', moveOutDateTo: '07/31/2024', leaseStatusTypeIds: ALL },
+        'r1',
+      ),
+    ).toEqual([String(LEASE.notice)]);
   });
 
   it('residentFriendlyMode gives charge codes their resident-facing names', async () => {
     const plain = await oneLease(LEASE.current, { includeArTransactions: '1' });
     const friendly = await oneLease(LEASE.current, { includeArTransactions: '1', residentFriendlyMode: '1' });
-    const codes = (lease: any) => asList(lease.scheduledCharges.scheduledCharge).map((c: any) => c.chargeCode);
+    const codes = (lease: any) =>
+      asList(lease.scheduledCharges.scheduledCharge).map((c: any) => c.chargeCode);
     expect(codes(plain)).toEqual(['Rent', 'Application Fee']);
     expect(codes(friendly)).toEqual(['Monthly Rent', 'Application Fee']);
     expect(codes(friendly)).toHaveLength(codes(plain).length);
@@ -148,10 +201,19 @@ describe('getLeases filters', () => {
   });
 
   it('"No records found with mentioned preferences." for an empty result', async () => {
-    const reply = await call(sim, { method: 'getLeases', version: 'r2', params: { propertyId: String(PROPERTY_EMPTY) } });
+    const reply = await call(sim, {
+      method: 'getLeases',
+      version: 'r2',
+      params: { propertyId: String(PROPERTY_EMPTY) },
+    });
     expect(reply.body.response.code).toBe(200);
     expect(reply.body.response.result).toBe('No records found with mentioned preferences.');
-    const xml = await call(sim, { method: 'getLeases', version: 'r2', format: 'xml', params: { propertyId: String(PROPERTY_A), leaseIds: '1' } });
+    const xml = await call(sim, {
+      method: 'getLeases',
+      version: 'r2',
+      format: 'xml',
+      params: { propertyId: String(PROPERTY_A), leaseIds: '1' },
+    });
     expect(xml.body.response.result).toBe('No records found with mentioned preferences.');
   });
 });
@@ -166,11 +228,21 @@ describe('getLeases versions', () => {
     expect(multi).not.toHaveProperty('leaseActivities');
     const current = await oneLease(LEASE.current);
     const interval = asList(current.leaseIntervals.leaseInterval)[0];
-    expect(interval).toMatchObject({ id: expect.any(Number), leaseIntervalTypeId: '1', leaseIntervalTypeName: 'Application', applicationId: String(LEASE.current + 500000) });
+    expect(interval).toMatchObject({
+      id: expect.any(Number),
+      leaseIntervalTypeId: '1',
+      leaseIntervalTypeName: 'Application',
+      applicationId: String(LEASE.current + 500000),
+    });
     expect(interval.intervalDateTime).toMatch(/^\d{2}\/\d{2}\/\d{4} \d{2}:\d{2}:\d{2}(\.\d+)? M[DS]T$/);
     expect(asList(current.scheduledCharges.scheduledCharge).some((c: any) => c.applicationId)).toBe(true);
     const notice = await oneLease(LEASE.notice);
-    expect(notice.moveOutReason).toEqual({ id: '12', name: 'Purchased Home', moveOutTypeId: '4', moveOutType: 'Move Out' });
+    expect(notice.moveOutReason).toEqual({
+      id: '12',
+      name: 'Purchased Home',
+      moveOutTypeId: '4',
+      moveOutType: 'Move Out',
+    });
     expect(current).not.toHaveProperty('moveOutReason');
   });
 
@@ -181,7 +253,12 @@ describe('getLeases versions', () => {
     expect(multi.unitNumberSpace).toBe('201A');
     const current = await oneLease(LEASE.current, {}, 'r1');
     expect(current).not.toHaveProperty('leaseIntervals');
-    expect(asList(current.leaseActivities.leaseActivity)[0]).toMatchObject({ id: expect.any(String), eventTypeId: '3', eventType: 'Move In', eventDate: '01/15/2023' });
+    expect(asList(current.leaseActivities.leaseActivity)[0]).toMatchObject({
+      id: expect.any(String),
+      eventTypeId: '3',
+      eventType: 'Move In',
+      eventDate: '01/15/2023',
+    });
     expect(asList(current.scheduledCharges.scheduledCharge).some((c: any) => c.applicationId)).toBe(false);
     expect(await oneLease(LEASE.notice, {}, 'r1')).not.toHaveProperty('moveOutReason');
   });
@@ -189,15 +266,28 @@ describe('getLeases versions', () => {
   it('the same lease differs between versions only where the contract says', async () => {
     const r1 = await oneLease(LEASE.notice, {}, 'r1');
     const r2 = await oneLease(LEASE.notice, {}, 'r2');
-    const versionFields = ['leaseIntervals', 'leaseActivities', 'unitSpaces', 'unitSpaceId', 'unitNumberSpace', 'moveOutReason', 'scheduledCharges'];
-    const rest = (lease: any) => Object.fromEntries(Object.entries(lease).filter(([key]) => !versionFields.includes(key)));
+    const versionFields = [
+      'leaseIntervals',
+      'leaseActivities',
+      'unitSpaces',
+      'unitSpaceId',
+      'unitNumberSpace',
+      'moveOutReason',
+      'scheduledCharges',
+    ];
+    const rest = (lease: any) =>
+      Object.fromEntries(Object.entries(lease).filter(([key]) => !versionFields.includes(key)));
     expect(rest(r1)).toEqual(rest(r2));
   });
 });
 
 describe('getLeases wire quirks', () => {
   it('a single-item list comes bare in a seeded share of containers, the same way on every call', async () => {
-    const first = await leases({ leaseStatusTypeIds: ALL, includeOtherIncomeLeases: '1', includeArTransactions: '1' });
+    const first = await leases({
+      leaseStatusTypeIds: ALL,
+      includeOtherIncomeLeases: '1',
+      includeArTransactions: '1',
+    });
     const shapes = first.map((lease) => Array.isArray(lease.customers.customer));
     const singleCustomer = first.filter((lease) => asList(lease.customers.customer).length === 1);
     const bare = singleCustomer.filter((lease) => !Array.isArray(lease.customers.customer));
@@ -206,7 +296,11 @@ describe('getLeases wire quirks', () => {
     // Multi-element lists are always arrays.
     const roommates = first.find((lease) => lease.id === String(LEASE.roommates));
     expect(Array.isArray(roommates.customers.customer)).toBe(true);
-    const again = await leases({ leaseStatusTypeIds: ALL, includeOtherIncomeLeases: '1', includeArTransactions: '1' });
+    const again = await leases({
+      leaseStatusTypeIds: ALL,
+      includeOtherIncomeLeases: '1',
+      includeArTransactions: '1',
+    });
     expect(again.map((lease) => Array.isArray(lease.customers.customer))).toEqual(shapes);
     // The record renders the same whatever else is asked.
     for (const lease of bare.slice(0, 3)) {
@@ -218,8 +312,16 @@ describe('getLeases wire quirks', () => {
   it('a one-lease result is bare or a one-element array, fixed per lease', async () => {
     const forms = new Set<string>();
     for (let id = 1010; id < 1030; id++) {
-      const reply = await call(sim, { method: 'getLeases', version: 'r2', params: { propertyId: String(PROPERTY_A), leaseIds: String(id) } });
-      const again = await call(sim, { method: 'getLeases', version: 'r2', params: { propertyId: String(PROPERTY_A), leaseIds: String(id) } });
+      const reply = await call(sim, {
+        method: 'getLeases',
+        version: 'r2',
+        params: { propertyId: String(PROPERTY_A), leaseIds: String(id) },
+      });
+      const again = await call(sim, {
+        method: 'getLeases',
+        version: 'r2',
+        params: { propertyId: String(PROPERTY_A), leaseIds: String(id) },
+      });
       expect(again.text).toBe(reply.text);
       forms.add(Array.isArray(reply.body.response.result.leases.lease) ? 'array' : 'bare');
     }
@@ -228,7 +330,8 @@ describe('getLeases wire quirks', () => {
 
   it('leaves empty containers out', async () => {
     const roommates = await oneLease(LEASE.roommates);
-    for (const customer of asList(roommates.customers.customer)) expect(customer).not.toHaveProperty('phones');
+    for (const customer of asList(roommates.customers.customer))
+      expect(customer).not.toHaveProperty('phones');
     const lease = await oneLease(1011, { includeArTransactions: '1' });
     // Lease 1011 is stored with empty lists: their containers are left out even when asked for.
     expect(lease).not.toHaveProperty('arTransactions');
@@ -240,7 +343,16 @@ describe('getLeases wire quirks', () => {
   });
 
   it('never sends bookkeeping fields', async () => {
-    const reply = await call(sim, { method: 'getLeases', version: 'r2', params: { propertyId: String(PROPERTY_A), leaseStatusTypeIds: ALL, includeArTransactions: '1', includeLeaseHistory: '1' } });
+    const reply = await call(sim, {
+      method: 'getLeases',
+      version: 'r2',
+      params: {
+        propertyId: String(PROPERTY_A),
+        leaseStatusTypeIds: ALL,
+        includeArTransactions: '1',
+        includeLeaseHistory: '1',
+      },
+    });
     expect(reply.text).not.toMatch(/"_[a-zA-Z]/);
   });
 
@@ -267,7 +379,11 @@ describe('text past ASCII', () => {
     Object.assign(customer, { firstName: 'José', lastName: 'O’Brien', nameFull: 'José O’Brien' });
     const named = await startFixtureSimulator({ dataset });
     try {
-      const request = { method: 'getLeases', version: 'r2', params: { propertyId: String(PROPERTY_A), leaseIds: String(LEASE.current) } };
+      const request = {
+        method: 'getLeases',
+        version: 'r2',
+        params: { propertyId: String(PROPERTY_A), leaseIds: String(LEASE.current) },
+      };
       const xml = await call(named, { ...request, format: 'xml' });
       expect(xml.text).toContain('<nameFull>Jos&#233; O&#x2019;Brien</nameFull>');
       expect(xml.text).not.toMatch(/[^\x00-\x7f]/);

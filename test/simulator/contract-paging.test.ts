@@ -13,7 +13,15 @@ afterAll(async () => {
   await sim.close();
 });
 
-const ALL_CURRENT: CallOptions = { method: 'getLeases', version: 'r2', params: { propertyId: String(PROPERTY_A), leaseStatusTypeIds: '1,2,3,4,5,6', includeOtherIncomeLeases: '1' } };
+const ALL_CURRENT: CallOptions = {
+  method: 'getLeases',
+  version: 'r2',
+  params: {
+    propertyId: String(PROPERTY_A),
+    leaseStatusTypeIds: '1,2,3,4,5,6',
+    includeOtherIncomeLeases: '1',
+  },
+};
 
 function links(header: string | null): Record<string, string> {
   const out: Record<string, string> = {};
@@ -49,7 +57,8 @@ describe('paging', () => {
       const reply = await call(sim, { ...ALL_CURRENT, query: Object.fromEntries(parsed.searchParams) });
       seen.push(...idsOf(leasesOf(reply)));
       lastLinks = links(reply.headers.get('link'));
-      if (pages > 0 && lastLinks.next) expect(Object.keys(lastLinks)).toEqual(['first', 'prev', 'next', 'last']);
+      if (pages > 0 && lastLinks.next)
+        expect(Object.keys(lastLinks)).toEqual(['first', 'prev', 'next', 'last']);
       url = lastLinks.next;
       pages += 1;
     }
@@ -84,13 +93,26 @@ describe('paging', () => {
   it('sends result.pagination only with X-Send-Pagination-Links: 1', async () => {
     const without = await call(sim, { ...ALL_CURRENT, query: { per_page: 5, page_no: 2 } });
     expect(without.body.response.result).not.toHaveProperty('pagination');
-    const withLinks = await call(sim, { ...ALL_CURRENT, query: { per_page: 5, page_no: 2 }, headers: { 'X-Send-Pagination-Links': '1' } });
+    const withLinks = await call(sim, {
+      ...ALL_CURRENT,
+      query: { per_page: 5, page_no: 2 },
+      headers: { 'X-Send-Pagination-Links': '1' },
+    });
     const pagination = withLinks.body.response.result.pagination;
     expect(pagination).toMatchObject({ totalCount: 29, pageNumber: 2, perPage: 5 });
     expect(pagination.links).toEqual(links(withLinks.headers.get('link')));
     expect(Object.keys(pagination.links)).toEqual(['first', 'prev', 'next', 'last']);
-    const xml = await call(sim, { ...ALL_CURRENT, format: 'xml', query: { per_page: 5 }, headers: { 'X-Send-Pagination-Links': '1' } });
-    expect(xml.body.response.result.pagination).toMatchObject({ totalCount: '29', pageNumber: '1', perPage: '5' });
+    const xml = await call(sim, {
+      ...ALL_CURRENT,
+      format: 'xml',
+      query: { per_page: 5 },
+      headers: { 'X-Send-Pagination-Links': '1' },
+    });
+    expect(xml.body.response.result.pagination).toMatchObject({
+      totalCount: '29',
+      pageNumber: '1',
+      perPage: '5',
+    });
     expect(xml.body.response.result.pagination.links.next).toContain('page_no=2');
   });
 
@@ -101,7 +123,13 @@ describe('paging', () => {
   });
 
   it('per_page outside 5..1000 or a bad page_no is code 400 naming it', async () => {
-    for (const [query, name] of [[{ per_page: 4 }, 'per_page'], [{ per_page: 1001 }, 'per_page'], [{ per_page: 'ten' }, 'per_page'], [{ page_no: 0 }, 'page_no'], [{ page_no: '-1' }, 'page_no']] as const) {
+    for (const [query, name] of [
+      [{ per_page: 4 }, 'per_page'],
+      [{ per_page: 1001 }, 'per_page'],
+      [{ per_page: 'ten' }, 'per_page'],
+      [{ page_no: 0 }, 'page_no'],
+      [{ page_no: '-1' }, 'page_no'],
+    ] as const) {
       const reply = await call(sim, { ...ALL_CURRENT, query: query as Record<string, string | number> });
       expect(reply.status).toBe(200);
       expect(reply.body.response.error.code).toBe(400);
@@ -112,7 +140,12 @@ describe('paging', () => {
   });
 
   it('pages getInvoices and getProperties the same way', async () => {
-    const invoices = await call(sim, { method: 'getInvoices', version: 'r2', params: {}, query: { per_page: 5, page_no: 2 } });
+    const invoices = await call(sim, {
+      method: 'getInvoices',
+      version: 'r2',
+      params: {},
+      query: { per_page: 5, page_no: 2 },
+    });
     expect(invoices.headers.get('x-total-count')).toBe('8');
     expect(links(invoices.headers.get('link'))).toHaveProperty('prev');
     const properties = await call(sim, { method: 'getProperties', params: {}, query: { per_page: 5 } });
@@ -216,10 +249,18 @@ describe('rate limits', () => {
   });
 
   it('parses LIMITS specs', () => {
-    expect(parseRateLimitSpec('default')).toEqual([{ limit: 15000, seconds: 86400 }, { limit: 1000, seconds: 3600 }, { limit: 150, seconds: 60 }]);
-    expect(parseRateLimitSpec('20/2s,500/hour')).toEqual([{ limit: 500, seconds: 3600 }, { limit: 20, seconds: 2 }]);
+    expect(parseRateLimitSpec('default')).toEqual([
+      { limit: 15000, seconds: 86400 },
+      { limit: 1000, seconds: 3600 },
+      { limit: 150, seconds: 60 },
+    ]);
+    expect(parseRateLimitSpec('20/2s,500/hour')).toEqual([
+      { limit: 500, seconds: 3600 },
+      { limit: 20, seconds: 2 },
+    ]);
     expect(parseRateLimitSpec('15000/day;1000/hour;150/minute')).toHaveLength(3);
     expect(parseRateLimitSpec('off')).toBeNull();
-    for (const bad of ['20', '20/fortnight', '0/minute', 'x/s']) expect(() => parseRateLimitSpec(bad)).toThrow(/invalid rate limit/);
+    for (const bad of ['20', '20/fortnight', '0/minute', 'x/s'])
+      expect(() => parseRateLimitSpec(bad)).toThrow(/invalid rate limit/);
   });
 });

@@ -7,8 +7,18 @@ import { call, leasesOf, PASSWORD, USER, type CallOptions } from './support.js';
 
 const TODAY = '2024-06-15';
 
-function start(options: { seed?: number; today?: string; faults?: string } = {}): Promise<Simulator<AdvanceSummary>> {
-  return startSimulator({ username: USER, password: PASSWORD, rateLimit: 'off', scale: 'small', seed: 5, today: TODAY, ...options });
+function start(
+  options: { seed?: number; today?: string; faults?: string } = {},
+): Promise<Simulator<AdvanceSummary>> {
+  return startSimulator({
+    username: USER,
+    password: PASSWORD,
+    rateLimit: 'off',
+    scale: 'small',
+    seed: 5,
+    today: TODAY,
+    ...options,
+  });
 }
 
 /** A spread of calls touching every method, both versions and both formats. */
@@ -16,10 +26,37 @@ function probeCalls(sim: Simulator): CallOptions[] {
   const propertyId = String(sim.dataset.properties[0]!.PropertyID);
   return [
     { method: 'getProperties', params: {} },
-    { method: 'getLeases', version: 'r2', params: { propertyId, leaseStatusTypeIds: '1,2,3,4,5,6', includeArTransactions: '1', includeLeaseHistory: '1', includeOtherIncomeLeases: '1' } },
-    { method: 'getLeases', version: 'r1', format: 'xml', params: { propertyId, includeArTransactions: '1' }, query: { per_page: 50, page_no: 2 } },
-    { method: 'getInvoices', version: 'r2', params: { includeExported: '1', customerRefunds: '1', includeVoidedPayments: '1' }, query: { per_page: 1000 } },
-    { method: 'getInvoices', version: 'r1', format: 'xml', params: { propertyIds: propertyId }, query: { per_page: 100 } },
+    {
+      method: 'getLeases',
+      version: 'r2',
+      params: {
+        propertyId,
+        leaseStatusTypeIds: '1,2,3,4,5,6',
+        includeArTransactions: '1',
+        includeLeaseHistory: '1',
+        includeOtherIncomeLeases: '1',
+      },
+    },
+    {
+      method: 'getLeases',
+      version: 'r1',
+      format: 'xml',
+      params: { propertyId, includeArTransactions: '1' },
+      query: { per_page: 50, page_no: 2 },
+    },
+    {
+      method: 'getInvoices',
+      version: 'r2',
+      params: { includeExported: '1', customerRefunds: '1', includeVoidedPayments: '1' },
+      query: { per_page: 1000 },
+    },
+    {
+      method: 'getInvoices',
+      version: 'r1',
+      format: 'xml',
+      params: { propertyIds: propertyId },
+      query: { per_page: 100 },
+    },
   ];
 }
 
@@ -49,25 +86,46 @@ describe('startSimulator with the seeded data set', () => {
     expect(a.dataset.today).toBe(TODAY);
     expect(a.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const propertyId = String(a.dataset.properties[0]!.PropertyID);
-    const reply = await call(a, { method: 'getLeases', version: 'r2', params: { propertyId, includeArTransactions: '1' } });
+    const reply = await call(a, {
+      method: 'getLeases',
+      version: 'r2',
+      params: { propertyId, includeArTransactions: '1' },
+    });
     const leases = leasesOf(reply);
     expect(leases.length).toBeGreaterThan(5);
     expect(new Set(leases.map((lease) => lease.leaseStatusTypeId))).toEqual(new Set(['4', '5']));
     expect(reply.text).not.toMatch(/"_[a-zA-Z]/);
-    expect(new Date(reply.headers.get('date')!).toLocaleDateString('en-CA', { timeZone: 'America/Denver' })).toBe(TODAY);
+    expect(
+      new Date(reply.headers.get('date')!).toLocaleDateString('en-CA', { timeZone: 'America/Denver' }),
+    ).toBe(TODAY);
   });
 
   it('renders generated leases in both versions and invoices in both versions', async () => {
     const propertyId = String(a.dataset.properties[0]!.PropertyID);
-    const params = { propertyId, leaseStatusTypeIds: '1,2,3,4,5,6', includeOtherIncomeLeases: '1', includeLeaseHistory: '1', includeArTransactions: '1' };
+    const params = {
+      propertyId,
+      leaseStatusTypeIds: '1,2,3,4,5,6',
+      includeOtherIncomeLeases: '1',
+      includeLeaseHistory: '1',
+      includeArTransactions: '1',
+    };
     const r1 = leasesOf(await call(a, { method: 'getLeases', version: 'r1', params }));
     const r2 = leasesOf(await call(a, { method: 'getLeases', version: 'r2', params }));
     expect(r1.map((lease) => lease.id)).toEqual(r2.map((lease) => lease.id));
     expect(r1.some((lease) => lease.leaseActivities)).toBe(true);
-    expect(r1.every((lease) => !lease.leaseIntervals && !lease.unitSpaces && !lease.moveOutReason)).toBe(true);
+    expect(r1.every((lease) => !lease.leaseIntervals && !lease.unitSpaces && !lease.moveOutReason)).toBe(
+      true,
+    );
     expect(r2.some((lease) => lease.moveOutReason)).toBe(true);
-    expect(r2.every((lease) => lease.leaseIntervals && lease.unitSpaces && !lease.leaseActivities)).toBe(true);
-    const invoices = await call(a, { method: 'getInvoices', version: 'r1', params: { includeExported: '1', customerRefunds: '1' }, query: { per_page: 1000 } });
+    expect(r2.every((lease) => lease.leaseIntervals && lease.unitSpaces && !lease.leaseActivities)).toBe(
+      true,
+    );
+    const invoices = await call(a, {
+      method: 'getInvoices',
+      version: 'r1',
+      params: { includeExported: '1', customerRefunds: '1' },
+      query: { per_page: 1000 },
+    });
     expect(invoices.text).toContain('"lineitem"');
     expect(invoices.text).not.toContain('"lineItem"');
     expect(invoices.text).toMatch(/"amount":"\$-?\d/);
@@ -94,14 +152,20 @@ describe('startSimulator with the seeded data set', () => {
     const summary = a.advance(3);
     expect(summary).toMatchObject({ from: TODAY, to: '2024-06-18', days: 3 });
     expect(a.dataset.today).toBe('2024-06-18');
-    const res = await fetch(`${b.url}/_sim/advance`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"days": 3}' });
+    const res = await fetch(`${b.url}/_sim/advance`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: '{"days": 3}',
+    });
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual(JSON.parse(JSON.stringify(summary)));
     const after = await bodies(a);
     expect(after).not.toEqual(before);
     expect(await bodies(b)).toEqual(after);
     const reply = await call(a, { method: 'getStatus', params: {} });
-    expect(new Date(reply.headers.get('date')!).toLocaleDateString('en-CA', { timeZone: 'America/Denver' })).toBe('2024-06-18');
+    expect(
+      new Date(reply.headers.get('date')!).toLocaleDateString('en-CA', { timeZone: 'America/Denver' }),
+    ).toBe('2024-06-18');
   });
 
   it('POST /_sim/advance rejects a bad body', async () => {
@@ -122,7 +186,11 @@ describe('startSimulator with the seeded data set', () => {
       await call(fresh, { method: 'getInvoices', version: 'r2', params: {} });
       fresh.setFaults('503x1');
       await call(fresh, { method: 'getInvoices', version: 'r2', params: {} });
-      const expected = { total: 5, calls: { getInvoices: { '200': 1, '503': 1 }, getLeases: { '200': 2, '401': 1 } }, faults: { '503': 1 } };
+      const expected = {
+        total: 5,
+        calls: { getInvoices: { '200': 1, '503': 1 }, getLeases: { '200': 2, '401': 1 } },
+        faults: { '503': 1 },
+      };
       expect(fresh.stats()).toEqual(expected);
       const res = await fetch(`${fresh.url}/_sim/stats`);
       expect(await res.json()).toEqual(expected);
@@ -142,8 +210,15 @@ describe('startSimulator with the seeded data set', () => {
 });
 
 describe('propsync simulate', () => {
-  function runCli(args: string[], env: NodeJS.ProcessEnv = process.env): { child: ChildProcess; stdout: () => string; stderr: () => string; exited: Promise<number | null> } {
-    const child = spawn(process.execPath, ['bin/propsync-dev.mjs', 'simulate', ...args], { cwd: process.cwd(), env, stdio: ['ignore', 'pipe', 'pipe'] });
+  function runCli(
+    args: string[],
+    env: NodeJS.ProcessEnv = process.env,
+  ): { child: ChildProcess; stdout: () => string; stderr: () => string; exited: Promise<number | null> } {
+    const child = spawn(process.execPath, ['bin/propsync-dev.mjs', 'simulate', ...args], {
+      cwd: process.cwd(),
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
@@ -165,11 +240,27 @@ describe('propsync simulate', () => {
 
   it('prints exactly the listening line, answers, never prints the password, exits 0 on SIGTERM and SIGINT', async () => {
     for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-      const run = runCli(['--port', '0', '--seed', '3', '--today', TODAY, '--username', 'cli-user', '--password', 'cli-secret-pw', '--rate-limit', '20/2s,500/hour']);
+      const run = runCli([
+        '--port',
+        '0',
+        '--seed',
+        '3',
+        '--today',
+        TODAY,
+        '--username',
+        'cli-user',
+        '--password',
+        'cli-secret-pw',
+        '--rate-limit',
+        '20/2s,500/hour',
+      ]);
       try {
         const url = await listening(run);
         expect(run.stdout()).toBe(`listening on ${url}\n`);
-        const reply = await call({ url }, { method: 'getStatus', params: {}, auth: { username: 'cli-user', password: 'cli-secret-pw' } });
+        const reply = await call(
+          { url },
+          { method: 'getStatus', params: {}, auth: { username: 'cli-user', password: 'cli-secret-pw' } },
+        );
         expect(reply.body.response.result.status).toBe('Success');
         expect(reply.headers.get('x-ratelimit-limit')).toBe('500/hour;20/2s');
         run.child.kill(signal);
@@ -182,7 +273,18 @@ describe('propsync simulate', () => {
   }, 150_000);
 
   it('takes faults from --faults', async () => {
-    const run = runCli(['--port', '0', '--today', TODAY, '--username', 'u', '--password', 'pw-123', '--faults', '500x1']);
+    const run = runCli([
+      '--port',
+      '0',
+      '--today',
+      TODAY,
+      '--username',
+      'u',
+      '--password',
+      'pw-123',
+      '--faults',
+      '500x1',
+    ]);
     try {
       const url = await listening(run);
       const auth = { username: 'u', password: 'pw-123' };
@@ -195,16 +297,35 @@ describe('propsync simulate', () => {
   }, 90_000);
 
   it('serves the gateway alone with --api-key and --org, never printing the key', async () => {
-    const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('PROPSYNC_API_')));
-    const run = runCli(['--port', '0', '--today', TODAY, '--api-key', 'cli-gateway-key-42', '--org', 'cli-org'], env);
+    const env = Object.fromEntries(
+      Object.entries(process.env).filter(([name]) => !name.startsWith('PROPSYNC_API_')),
+    );
+    const run = runCli(
+      ['--port', '0', '--today', TODAY, '--api-key', 'cli-gateway-key-42', '--org', 'cli-org'],
+      env,
+    );
     try {
       const url = await listening(run);
       const gateway = { org: 'cli-org', apiKey: 'cli-gateway-key-42' };
       const reply = await call({ url }, { method: 'getStatus', params: {}, gateway });
       expect(reply.body.response.result.status).toBe('Success');
-      expect((await call({ url }, { method: 'getStatus', params: {}, gateway: { ...gateway, org: 'other' } })).status).toBe(401);
+      expect(
+        (await call({ url }, { method: 'getStatus', params: {}, gateway: { ...gateway, org: 'other' } }))
+          .status,
+      ).toBe(401);
       // No Basic credential was given: Basic auth is not served.
-      expect((await call({ url }, { method: 'getStatus', params: {}, auth: { username: 'propsync', password: 'propsync-simulator' } })).status).toBe(404);
+      expect(
+        (
+          await call(
+            { url },
+            {
+              method: 'getStatus',
+              params: {},
+              auth: { username: 'propsync', password: 'propsync-simulator' },
+            },
+          )
+        ).status,
+      ).toBe(404);
       expect(run.stderr()).toContain('gateway org cli-org');
     } finally {
       run.child.kill('SIGTERM');
@@ -214,11 +335,30 @@ describe('propsync simulate', () => {
   }, 90_000);
 
   it('serves Basic auth and the gateway together when both are given', async () => {
-    const run = runCli(['--port', '0', '--today', TODAY, '--username', 'u', '--password', 'pw-123', '--api-key', 'both-key-99', '--org', 'both-org']);
+    const run = runCli([
+      '--port',
+      '0',
+      '--today',
+      TODAY,
+      '--username',
+      'u',
+      '--password',
+      'pw-123',
+      '--api-key',
+      'both-key-99',
+      '--org',
+      'both-org',
+    ]);
     try {
       const url = await listening(run);
-      const basic = await call({ url }, { method: 'getStatus', params: {}, auth: { username: 'u', password: 'pw-123' } });
-      const gateway = await call({ url }, { method: 'getStatus', params: {}, gateway: { org: 'both-org', apiKey: 'both-key-99' } });
+      const basic = await call(
+        { url },
+        { method: 'getStatus', params: {}, auth: { username: 'u', password: 'pw-123' } },
+      );
+      const gateway = await call(
+        { url },
+        { method: 'getStatus', params: {}, gateway: { org: 'both-org', apiKey: 'both-key-99' } },
+      );
       expect(basic.status).toBe(200);
       expect(gateway.body).toEqual(basic.body);
     } finally {
@@ -247,7 +387,23 @@ describe('propsync simulate', () => {
     const run = runCli(['--help']);
     expect(await run.exited).toBe(0);
     const help = run.stdout();
-    for (const text of ['--port', '--scale', '--seed', '--today', '--username', '--password', '--api-key', '--org', '/ext/orgs/ORG/v1/<area>', '--rate-limit', '--faults', 'badrecord', '500x2', 'Examples:', 'default: "8080"']) {
+    for (const text of [
+      '--port',
+      '--scale',
+      '--seed',
+      '--today',
+      '--username',
+      '--password',
+      '--api-key',
+      '--org',
+      '/ext/orgs/ORG/v1/<area>',
+      '--rate-limit',
+      '--faults',
+      'badrecord',
+      '500x2',
+      'Examples:',
+      'default: "8080"',
+    ]) {
       expect(help).toContain(text);
     }
   }, 60_000);

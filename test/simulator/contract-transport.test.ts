@@ -3,7 +3,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toXml } from '../../src/simulator/server/formats.js';
 import type { Simulator } from '../../src/simulator/server/simulator.js';
 import { FIXTURE_TODAY, PROPERTY_A } from './fixtures/dataset.js';
-import { call, callUrl, envelopeText, leasesOf, PASSWORD, startFixtureSimulator, USER, xmlParser } from './support.js';
+import {
+  call,
+  callUrl,
+  envelopeText,
+  leasesOf,
+  PASSWORD,
+  startFixtureSimulator,
+  USER,
+  xmlParser,
+} from './support.js';
 
 let sim: Simulator;
 beforeAll(async () => {
@@ -34,8 +43,16 @@ describe('transport', () => {
   });
 
   it('compares requestContentType case-insensitively and answers in the request format', async () => {
-    const lower = await call(sim, { ...leaseCall, format: 'xml', requestContentType: 'application/xml; charset=utf-8' });
-    const upper = await call(sim, { ...leaseCall, format: 'xml', requestContentType: 'APPLICATION/XML; CHARSET=UTF-8' });
+    const lower = await call(sim, {
+      ...leaseCall,
+      format: 'xml',
+      requestContentType: 'application/xml; charset=utf-8',
+    });
+    const upper = await call(sim, {
+      ...leaseCall,
+      format: 'xml',
+      requestContentType: 'APPLICATION/XML; CHARSET=UTF-8',
+    });
     expect(lower.headers.get('content-type')).toMatch(/^application\/xml/);
     expect(upper.text).toBe(lower.text);
     expect(lower.text.startsWith('<?xml')).toBe(true);
@@ -44,21 +61,36 @@ describe('transport', () => {
   });
 
   it('reads raw XML bodies and answers XML shaped like the JSON', async () => {
-    const json = await call(sim, { ...leaseCall, params: { ...leaseCall.params, includeArTransactions: '1', leaseIds: '1004' } });
-    const xml = await call(sim, { ...leaseCall, params: { ...leaseCall.params, includeArTransactions: '1', leaseIds: '1004' }, format: 'xml', transport: 'raw' });
+    const json = await call(sim, {
+      ...leaseCall,
+      params: { ...leaseCall.params, includeArTransactions: '1', leaseIds: '1004' },
+    });
+    const xml = await call(sim, {
+      ...leaseCall,
+      params: { ...leaseCall.params, includeArTransactions: '1', leaseIds: '1004' },
+      format: 'xml',
+      transport: 'raw',
+    });
     expect(xml.body.response.code).toBe('200');
     expect(xml.body.response.requestId).toBe('15');
     const jsonLease = leasesOf(json)[0];
     const xmlLease = leasesOf(xml)[0];
     // Same keys, same order, same text of every scalar (XML has no types).
     const stringify = (value: unknown): unknown =>
-      Array.isArray(value) ? value.map(stringify) : value && typeof value === 'object'
-        ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, stringify(v)]))
-        : String(value);
+      Array.isArray(value)
+        ? value.map(stringify)
+        : value && typeof value === 'object'
+          ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, stringify(v)]))
+          : String(value);
     const normalise = (value: unknown): unknown =>
       // A one-element list is one element in XML: compare as bare objects.
-      Array.isArray(value) ? (value.length === 1 ? normalise(value[0]) : value.map(normalise))
-        : value && typeof value === 'object' ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, normalise(v)])) : value;
+      Array.isArray(value)
+        ? value.length === 1
+          ? normalise(value[0])
+          : value.map(normalise)
+        : value && typeof value === 'object'
+          ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, normalise(v)]))
+          : value;
     expect(normalise(xmlLease)).toEqual(normalise(stringify(jsonLease)));
     expect(Object.keys(xmlLease)).toEqual(Object.keys(jsonLease));
   });
@@ -81,16 +113,31 @@ describe('transport', () => {
     const before = Date.now();
     const reply = await call(sim, leaseCall);
     const date = new Date(reply.headers.get('date')!);
-    const denverDay = new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Denver', year: 'numeric', month: '2-digit', day: '2-digit' }).format(date);
+    const denverDay = new Intl.DateTimeFormat('en-CA', {
+      timeZone: 'America/Denver',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+    }).format(date);
     expect(denverDay).toBe(FIXTURE_TODAY);
-    const denverTime = (d: Date) => new Intl.DateTimeFormat('en-GB', { timeZone: 'America/Denver', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(d);
+    const denverTime = (d: Date) =>
+      new Intl.DateTimeFormat('en-GB', {
+        timeZone: 'America/Denver',
+        hour: '2-digit',
+        minute: '2-digit',
+        hourCycle: 'h23',
+      }).format(d);
     const now = new Date(before);
     // Same time of day (to the minute, allowing for a minute tick during the call).
     expect([denverTime(now), denverTime(new Date(before + 60_000))]).toContain(denverTime(date));
     // Every reply carries it, errors included.
     const unauthorised = await call(sim, { ...leaseCall, auth: null });
     expect(unauthorised.headers.get('date')).toBeTruthy();
-    expect(new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Denver' }).format(new Date(unauthorised.headers.get('date')!))).toBe(FIXTURE_TODAY);
+    expect(
+      new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Denver' }).format(
+        new Date(unauthorised.headers.get('date')!),
+      ),
+    ).toBe(FIXTURE_TODAY);
   });
 });
 
@@ -132,7 +179,11 @@ describe('request and response envelopes', () => {
 
 describe('errors', () => {
   it('answers a missing or wrong credential with HTTP 401 and an error envelope (code 301)', async () => {
-    for (const auth of [null, { username: USER, password: 'wrong' }, { username: 'someone', password: PASSWORD }]) {
+    for (const auth of [
+      null,
+      { username: USER, password: 'wrong' },
+      { username: 'someone', password: PASSWORD },
+    ]) {
       const reply = await call(sim, { ...leaseCall, auth });
       expect(reply.status).toBe(401);
       expect(reply.body.response.requestId).toBe('15');
@@ -142,7 +193,11 @@ describe('errors', () => {
     const xml = await call(sim, { ...leaseCall, auth: null, format: 'xml' });
     expect(xml.status).toBe(401);
     expect(xml.body.response.error.code).toBe('301');
-    const garbage = await fetch(callUrl(sim, leaseCall), { method: 'POST', headers: { Authorization: 'Bearer nope', 'Content-Type': 'application/json' }, body: envelopeText(leaseCall) });
+    const garbage = await fetch(callUrl(sim, leaseCall), {
+      method: 'POST',
+      headers: { Authorization: 'Bearer nope', 'Content-Type': 'application/json' },
+      body: envelopeText(leaseCall),
+    });
     expect(garbage.status).toBe(401);
   });
 
@@ -178,10 +233,21 @@ describe('errors', () => {
   it('answers an unreadable envelope with code 400 in the request format', async () => {
     const url = callUrl(sim, leaseCall);
     const auth = `Basic ${Buffer.from(`${USER}:${PASSWORD}`).toString('base64')}`;
-    const json = await fetch(url, { method: 'POST', headers: { Authorization: auth, 'Content-Type': 'application/json' }, body: '{"method": ' });
+    const json = await fetch(url, {
+      method: 'POST',
+      headers: { Authorization: auth, 'Content-Type': 'application/json' },
+      body: '{"method": ',
+    });
     expect(json.status).toBe(200);
-    expect(((await json.json()) as any).response.error).toMatchObject({ code: 400, message: expect.stringContaining('requestBody') });
-    const xml = await fetch(url, { method: 'POST', headers: { Authorization: auth, 'Content-Type': 'application/xml' }, body: '<nope/>' });
+    expect(((await json.json()) as any).response.error).toMatchObject({
+      code: 400,
+      message: expect.stringContaining('requestBody'),
+    });
+    const xml = await fetch(url, {
+      method: 'POST',
+      headers: { Authorization: auth, 'Content-Type': 'application/xml' },
+      body: '<nope/>',
+    });
     expect(xml.headers.get('content-type')).toMatch(/xml/);
     expect(await xml.text()).toContain('<code>400</code>');
   });
@@ -226,10 +292,22 @@ describe('getStatus and getProperties', () => {
       MarketingName: 'Aspen Court',
       Type: 'Apartment',
       IsDisabled: 0,
-      Address: { Address: expect.any(String), City: 'Denver', State: 'CO', PostalCode: '80202', Country: 'US' },
+      Address: {
+        Address: expect.any(String),
+        City: 'Denver',
+        State: 'CO',
+        PostalCode: '80202',
+        Country: 'US',
+      },
     });
-    const one = await call(sim, { method: 'getProperties', params: { propertyIds: `${PROPERTY_A}, 100002` } });
-    expect(one.body.response.result.PhysicalProperty.Property.map((p: any) => p.PropertyID)).toEqual([PROPERTY_A, 100002]);
+    const one = await call(sim, {
+      method: 'getProperties',
+      params: { propertyIds: `${PROPERTY_A}, 100002` },
+    });
+    expect(one.body.response.result.PhysicalProperty.Property.map((p: any) => p.PropertyID)).toEqual([
+      PROPERTY_A,
+      100002,
+    ]);
     const xml = await call(sim, { method: 'getProperties', params: {}, format: 'xml' });
     expect(xml.body.response.result.PhysicalProperty.Property[0].PropertyID).toBe(String(PROPERTY_A));
   });
@@ -239,8 +317,13 @@ describe('XML shaped like the JSON', () => {
   it('writes @attributes as attributes, lists as repeated elements, and escapes text', () => {
     const tree = {
       result: {
-        items: { item: [{ '@attributes': { type: 'a&b', rank: 1 }, id: '1', name: 'Tom & <Jerry>' }, { id: 2, flag: true }] },
-        note: "it's \"quoted\"",
+        items: {
+          item: [
+            { '@attributes': { type: 'a&b', rank: 1 }, id: '1', name: 'Tom & <Jerry>' },
+            { id: 2, flag: true },
+          ],
+        },
+        note: 'it\'s "quoted"',
       },
     };
     const xml = toXml('response', tree);
@@ -257,6 +340,8 @@ describe('XML shaped like the JSON', () => {
 
   it('escapes every text, one after another', () => {
     const xml = toXml('r', { a: ['xy&', '&', '<b', 'c>'] });
-    expect(xml).toBe('<?xml version="1.0" encoding="UTF-8"?><r><a>xy&amp;</a><a>&amp;</a><a>&lt;b</a><a>c&gt;</a></r>');
+    expect(xml).toBe(
+      '<?xml version="1.0" encoding="UTF-8"?><r><a>xy&amp;</a><a>&amp;</a><a>&lt;b</a><a>c&gt;</a></r>',
+    );
   });
 });

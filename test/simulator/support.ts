@@ -4,7 +4,11 @@
  * the project's client, so that the simulator is checked against the contract alone.
  */
 import { XMLParser } from 'fast-xml-parser';
-import { startSimulatorWith, type Simulator, type SimulatorOptions } from '../../src/simulator/server/simulator.js';
+import {
+  startSimulatorWith,
+  type Simulator,
+  type SimulatorOptions,
+} from '../../src/simulator/server/simulator.js';
 import type { SimDataset } from '../../src/simulator/data/model.js';
 import { fixtureDataset, fixtureEngine } from './fixtures/dataset.js';
 
@@ -16,9 +20,17 @@ export const API_KEY = 'sim-key-5f2e9c71';
 export const GATEWAY = { org: ORG, apiKey: API_KEY } as const;
 
 /** A simulator over the fixture data set (rate limits off unless asked for). */
-export function startFixtureSimulator(options: Partial<SimulatorOptions> & { dataset?: SimDataset } = {}): Promise<Simulator<{ today: string; newLeases: number }>> {
+export function startFixtureSimulator(
+  options: Partial<SimulatorOptions> & { dataset?: SimDataset } = {},
+): Promise<Simulator<{ today: string; newLeases: number }>> {
   return startSimulatorWith(
-    { username: USER, password: PASSWORD, rateLimit: 'off', dataset: options.dataset ?? fixtureDataset(options.seed ?? 1), ...options },
+    {
+      username: USER,
+      password: PASSWORD,
+      rateLimit: 'off',
+      dataset: options.dataset ?? fixtureDataset(options.seed ?? 1),
+      ...options,
+    },
     fixtureEngine,
   );
 }
@@ -62,7 +74,12 @@ export interface CallReply {
   body: any;
 }
 
-const AREA: Record<string, string> = { getLeases: 'leases', getInvoices: 'vendors', getProperties: 'properties', getStatus: 'status' };
+const AREA: Record<string, string> = {
+  getLeases: 'leases',
+  getInvoices: 'vendors',
+  getProperties: 'properties',
+  getStatus: 'status',
+};
 
 function xmlEscape(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
@@ -76,7 +93,9 @@ export function envelopeText(options: CallOptions): string {
     const method: Record<string, unknown> = { name: options.method };
     if (options.version !== undefined) method.version = options.version;
     method.params = options.params ?? {};
-    const envelope: Record<string, unknown> = { auth: { type: options.authType ?? (options.gateway ? 'apikey' : 'basic') } };
+    const envelope: Record<string, unknown> = {
+      auth: { type: options.authType ?? (options.gateway ? 'apikey' : 'basic') },
+    };
     if (requestId !== null) envelope.requestId = requestId;
     envelope.method = method;
     return JSON.stringify(envelope);
@@ -103,8 +122,13 @@ export const xmlParser = new XMLParser({
 });
 
 /** Builds the URL of a call. */
-export function callUrl(sim: { url: string }, options: Pick<CallOptions, 'area' | 'prefix' | 'method' | 'query' | 'gateway'>): string {
-  const prefix = options.gateway ? `/ext/orgs/${encodeURIComponent(options.gateway.org)}/v1` : (options.prefix ?? '/api/v1');
+export function callUrl(
+  sim: { url: string },
+  options: Pick<CallOptions, 'area' | 'prefix' | 'method' | 'query' | 'gateway'>,
+): string {
+  const prefix = options.gateway
+    ? `/ext/orgs/${encodeURIComponent(options.gateway.org)}/v1`
+    : (options.prefix ?? '/api/v1');
   const url = new URL(`${sim.url}${prefix}/${options.area ?? AREA[options.method] ?? 'leases'}`);
   for (const [key, value] of Object.entries(options.query ?? {})) url.searchParams.set(key, String(value));
   return url.href;
@@ -114,19 +138,31 @@ export function callUrl(sim: { url: string }, options: Pick<CallOptions, 'area' 
 export function buildRequest(sim: { url: string }, options: CallOptions): { url: string; init: RequestInit } {
   const format = options.format ?? 'json';
   const headers: Record<string, string> = { ...(options.headers ?? {}) };
-  const auth = options.auth === undefined ? (options.gateway ? null : { username: USER, password: PASSWORD }) : options.auth;
+  const auth =
+    options.auth === undefined
+      ? options.gateway
+        ? null
+        : { username: USER, password: PASSWORD }
+      : options.auth;
   if (options.gateway?.apiKey != null) headers['X-Api-Key'] = options.gateway.apiKey;
-  if (auth) headers.Authorization = `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString('base64')}`;
+  if (auth)
+    headers.Authorization = `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString('base64')}`;
   const text = envelopeText(options);
   let body: FormData | string;
   if ((options.transport ?? (options.gateway ? 'raw' : 'multipart')) === 'multipart') {
     const form = new FormData();
-    form.append('requestContentType', options.requestContentType ?? (format === 'json' ? 'application/json; CHARSET=UTF-8' : 'application/xml; CHARSET=UTF-8'));
+    form.append(
+      'requestContentType',
+      options.requestContentType ??
+        (format === 'json' ? 'application/json; CHARSET=UTF-8' : 'application/xml; CHARSET=UTF-8'),
+    );
     form.append('requestBody', text);
-    for (const [name, content] of Object.entries(options.files ?? {})) form.append(name, new Blob([content]), `${name}.txt`);
+    for (const [name, content] of Object.entries(options.files ?? {}))
+      form.append(name, new Blob([content]), `${name}.txt`);
     body = form;
   } else {
-    headers['Content-Type'] = format === 'json' ? 'application/json; charset=UTF-8' : 'application/xml; charset=UTF-8';
+    headers['Content-Type'] =
+      format === 'json' ? 'application/json; charset=UTF-8' : 'application/xml; charset=UTF-8';
     body = text;
   }
   return { url: callUrl(sim, options), init: { method: 'POST', headers, body } };

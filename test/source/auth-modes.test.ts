@@ -22,23 +22,40 @@ describe('auth modes', () => {
     expect(mode.pathOf('vendors')).toBe('/ext/orgs/acme%20west%2F2/v1/vendors');
     expect(mode.envelopeAuthType).toBe('apikey');
     const envelope = jsonEnvelope('1', 'getLeases', 'r2', { propertyId: '100001' }, mode.envelopeAuthType);
-    expect(JSON.parse(envelope)).toEqual({ auth: { type: 'apikey' }, requestId: '1', method: { name: 'getLeases', version: 'r2', params: { propertyId: '100001' } } });
+    expect(JSON.parse(envelope)).toEqual({
+      auth: { type: 'apikey' },
+      requestId: '1',
+      method: { name: 'getLeases', version: 'r2', params: { propertyId: '100001' } },
+    });
     const request = mode.request(envelope, 'application/json; CHARSET=UTF-8');
-    expect(request.headers).toEqual({ 'content-type': 'application/json; CHARSET=UTF-8', 'x-api-key': 'k-123456' });
+    expect(request.headers).toEqual({
+      'content-type': 'application/json; CHARSET=UTF-8',
+      'x-api-key': 'k-123456',
+    });
     expect(request.body.toString('utf8')).toBe(envelope);
     expect(mode.secrets).toEqual(['k-123456']);
     expect(mode.credentialHint).not.toContain('k-123456');
   });
 
   it('refuses what cannot be sent, without quoting the key', () => {
-    expect(authSettingsProblem({ type: 'apikey', org: 'acme', apiKey: 'k-123456' }, 'xml')).toMatch(/format xml cannot be used with an API key/);
-    expect(authSettingsProblem({ type: 'apikey', org: '', apiKey: 'k-123456' }, 'json')).toMatch(/org is empty/);
-    expect(authSettingsProblem({ type: 'apikey', org: 'acme', apiKey: '' }, 'json')).toMatch(/API key is empty/);
+    expect(authSettingsProblem({ type: 'apikey', org: 'acme', apiKey: 'k-123456' }, 'xml')).toMatch(
+      /format xml cannot be used with an API key/,
+    );
+    expect(authSettingsProblem({ type: 'apikey', org: '', apiKey: 'k-123456' }, 'json')).toMatch(
+      /org is empty/,
+    );
+    expect(authSettingsProblem({ type: 'apikey', org: 'acme', apiKey: '' }, 'json')).toMatch(
+      /API key is empty/,
+    );
     const broken = authSettingsProblem({ type: 'apikey', org: 'acme', apiKey: 'k-123\r\nX-Evil: 1' }, 'json');
     expect(broken).toMatch(/control character/);
     expect(broken).not.toContain('k-123');
-    expect(authSettingsProblem({ type: 'basic', username: 'u', password: '' }, 'json')).toMatch(/password is empty/);
+    expect(authSettingsProblem({ type: 'basic', username: 'u', password: '' }, 'json')).toMatch(
+      /password is empty/,
+    );
     expect(authSettingsProblem({ type: 'apikey', org: 'acme', apiKey: 'k-123456' }, 'json')).toBeUndefined();
-    expect(() => authModeOf({ type: 'apikey', org: 'acme', apiKey: 'k-123456' }, 'xml')).toThrow(/^source settings: format xml/);
+    expect(() => authModeOf({ type: 'apikey', org: 'acme', apiKey: 'k-123456' }, 'xml')).toThrow(
+      /^source settings: format xml/,
+    );
   });
 });

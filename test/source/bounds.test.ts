@@ -16,7 +16,17 @@ import { Pacer } from '../../src/source/pacing.js';
 import { GET_PROPERTIES } from '../../src/streams/properties/manifest.js';
 import { RetrySchedule, timerDelay } from '../../src/source/retry.js';
 import { MAX_TIMER_DELAY_MS } from '../../src/source/settings.js';
-import { allPages, captureLogger, clientFor, rejection, sourceConfig, startProxy, startSim, TODAY, type Proxy } from './support.js';
+import {
+  allPages,
+  captureLogger,
+  clientFor,
+  rejection,
+  sourceConfig,
+  startProxy,
+  startSim,
+  TODAY,
+  type Proxy,
+} from './support.js';
 
 let sim: Simulator<AdvanceSummary>;
 beforeAll(async () => {
@@ -30,11 +40,17 @@ const PROPERTIES = { method: GET_PROPERTIES, params: {} };
 
 describe("the source's clock is bounded", () => {
   it('a Date header in year 2100 is ignored with a warning: the local day is used', async () => {
-    const proxy = await startProxy(sim.url, (reply) => ({ ...reply, headers: { ...reply.headers, date: 'Fri, 01 Jan 2100 12:00:00 GMT' } }));
+    const proxy = await startProxy(sim.url, (reply) => ({
+      ...reply,
+      headers: { ...reply.headers, date: 'Fri, 01 Jan 2100 12:00:00 GMT' },
+    }));
     const capture = captureLogger();
     // 18:00 UTC on 15 June 2026 is noon in Denver.
     const local = Date.parse('2026-06-15T18:00:00Z');
-    const { client } = clientFor(sourceConfig(proxy.url, { maxClockSkewHours: 36 }), { now: () => local, logger: capture.logger });
+    const { client } = clientFor(sourceConfig(proxy.url, { maxClockSkewHours: 36 }), {
+      now: () => local,
+      logger: capture.logger,
+    });
     try {
       const pages = await allPages(client, PROPERTIES);
       await allPages(client, PROPERTIES);
@@ -66,12 +82,18 @@ describe("the source's clock is bounded", () => {
 });
 
 /** A server that answers every call with `bytes` of body, streamed in 1 MiB chunks as the client reads them. */
-async function startHugeServer(bytes: number, announce: boolean): Promise<{ url: string; sent: () => number; close(): Promise<void> }> {
+async function startHugeServer(
+  bytes: number,
+  announce: boolean,
+): Promise<{ url: string; sent: () => number; close(): Promise<void> }> {
   const chunk = Buffer.alloc(1024 * 1024, 0x20);
   let sent = 0;
   const server: Server = createServer((req, res) => {
     req.resume();
-    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', ...(announce ? { 'content-length': String(bytes) } : {}) });
+    res.writeHead(200, {
+      'content-type': 'application/json; charset=utf-8',
+      ...(announce ? { 'content-length': String(bytes) } : {}),
+    });
     let left = bytes;
     const pump = (): void => {
       while (left > 0) {
@@ -140,10 +162,16 @@ describe('replies are bounded', () => {
         await client.close();
         console.log(JSON.stringify({ name: error.name, message: error.message, retryable: error.retryable, calls: events.length }));`;
       // The child runs beside this process's server, so not synchronously; it exits 0 or rejects.
-      const child = await promisify(execFile)(process.execPath, ['--max-old-space-size=48', '--import', 'tsx', '--input-type=module', '-e', code], { encoding: 'utf8' });
+      const child = await promisify(execFile)(
+        process.execPath,
+        ['--max-old-space-size=48', '--import', 'tsx', '--input-type=module', '-e', code],
+        { encoding: 'utf8' },
+      );
       const outcome = JSON.parse(child.stdout.trim().split('\n').pop()!);
       expect(outcome).toMatchObject({ name: 'UndecodableReplyError', retryable: false, calls: 1 });
-      expect(outcome.message).toMatch(/^getProperties, page 1: the reply \(12582912 characters\) needs about 60 MB to decode.*lower source\.pageSize/);
+      expect(outcome.message).toMatch(
+        /^getProperties, page 1: the reply \(12582912 characters\) needs about 60 MB to decode.*lower source\.pageSize/,
+      );
     } finally {
       await huge.close();
     }
@@ -206,7 +234,13 @@ describe('waits the source asks for are capped', () => {
       expect(events.map((event) => event.status)).toEqual([429, 200]);
       const warnings = capture.lines().filter((line) => line.event === 'source.wait_capped');
       expect(warnings).toHaveLength(1);
-      expect(warnings[0]).toMatchObject({ level: 40, method: 'getProperties', what: 'Retry-After', askedMs: 999_999_000, waitMs: 300 });
+      expect(warnings[0]).toMatchObject({
+        level: 40,
+        method: 'getProperties',
+        what: 'Retry-After',
+        askedMs: 999_999_000,
+        waitMs: 300,
+      });
     } finally {
       await client.close();
     }
@@ -215,13 +249,25 @@ describe('waits the source asks for are capped', () => {
   it('the default cap is 15 minutes, for Retry-After and for the reset of a spent window', async () => {
     let now = 0;
     const warnings: unknown[] = [];
-    const pacer = new Pacer({ reserve: 0, minIntervalMs: 0, concurrency: 1, now: () => now, logger: { warn: (fields: unknown) => warnings.push(fields) } as never });
+    const pacer = new Pacer({
+      reserve: 0,
+      minIntervalMs: 0,
+      concurrency: 1,
+      now: () => now,
+      logger: { warn: (fields: unknown) => warnings.push(fields) } as never,
+    });
     expect(pacer.pause('getLeases', 999_999_000)).toBe(900_000);
     expect(pacer.view('getLeases').pausedUntil).toBe(900_000);
     expect(configSchema.shape.source.shape.rateLimit.parse(undefined).maxWaitMs).toBe(900_000);
     // A spent day window announcing a reset in ten hours: the next call waits 15 minutes (and a second), not ten hours.
     now = 1_000_000;
-    const spent = new Pacer({ reserve: 0, minIntervalMs: 0, concurrency: 1, now: () => now, logger: { warn: (fields: unknown) => warnings.push(fields) } as never });
+    const spent = new Pacer({
+      reserve: 0,
+      minIntervalMs: 0,
+      concurrency: 1,
+      now: () => now,
+      logger: { warn: (fields: unknown) => warnings.push(fields) } as never,
+    });
     const first = await spent.acquire('getLeases');
     spent.observe(first, [{ name: 'day', remaining: 0, resetMs: 36_000_000 }], now);
     spent.release(first);
@@ -245,7 +291,10 @@ describe('waits the source asks for are capped', () => {
   });
 
   it('a retry waits the capped Retry-After, not the one asked for', () => {
-    const schedule = new RetrySchedule({ maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 2, maxTotalWaitMs: 10_000 }, 500);
+    const schedule = new RetrySchedule(
+      { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 2, maxTotalWaitMs: 10_000 },
+      500,
+    );
     expect(schedule.next(new ThrottledError('throttled', { retryAfterMs: 999_999_000 }), 1)).toBe(500);
   });
 

@@ -7,7 +7,7 @@ import { BudgetExhaustedError } from '../../src/source/errors.js';
 const ZONE = 'America/Denver';
 
 describe('SourceClock', () => {
-  it("reads today in America/Denver, not UTC", () => {
+  it('reads today in America/Denver, not UTC', () => {
     // 03:00 UTC on 16 June is 21:00 MDT on 15 June.
     const clock = new SourceClock({ timeZone: ZONE, now: () => Date.parse('2024-06-16T03:00:00Z') });
     expect(clock.today()).toBe('2024-06-15');

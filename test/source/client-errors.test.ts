@@ -54,7 +54,9 @@ function expectSite(error: Error, page = 1): void {
 
 describe('typed errors', () => {
   it('authentication: HTTP 401, code 301, never retried', async () => {
-    const { error, events, served } = await failure(sourceConfig(sim.url, { password: 'wrong-password-123' }));
+    const { error, events, served } = await failure(
+      sourceConfig(sim.url, { password: 'wrong-password-123' }),
+    );
     expect(error).toBeInstanceOf(AuthenticationError);
     expectSite(error);
     expect((error as SourceError).status).toBe(401);
@@ -67,7 +69,10 @@ describe('typed errors', () => {
   });
 
   it('access: code 302 for a property the credential cannot see', async () => {
-    const { error, served } = await failure(sourceConfig(sim.url), { method: GET_LEASES, params: { propertyId: '999999' } });
+    const { error, served } = await failure(sourceConfig(sim.url), {
+      method: GET_LEASES,
+      params: { propertyId: '999999' },
+    });
     expect(error).toBeInstanceOf(AccessError);
     expect((error as SourceError).code).toBe(302);
     expect((error as SourceError).property).toBe('999999');
@@ -85,7 +90,12 @@ describe('typed errors', () => {
   });
 
   it('bad parameter caught before any call', async () => {
-    for (const params of [{ propertyId: 'abc' }, { propertyId, moveInDateFrom: '2024-02-30' }, { propertyId, leaseStatus: '4' }, {}]) {
+    for (const params of [
+      { propertyId: 'abc' },
+      { propertyId, moveInDateFrom: '2024-02-30' },
+      { propertyId, leaseStatus: '4' },
+      {},
+    ]) {
       const { error, events, served } = await failure(sourceConfig(sim.url), { method: GET_LEASES, params });
       expect(error).toBeInstanceOf(BadParameterError);
       expect((error as BadParameterError).parameter).toBeDefined();
@@ -96,7 +106,10 @@ describe('typed errors', () => {
 
   it('unknown version, method or area: 404', async () => {
     const config = sourceConfig(sim.url);
-    const badVersion = await failure({ ...config, versions: { ...config.versions, getLeases: 'r9' as 'r2' } });
+    const badVersion = await failure({
+      ...config,
+      versions: { ...config.versions, getLeases: 'r9' as 'r2' },
+    });
     expect(badVersion.error).toBeInstanceOf(UnknownMethodError);
     expect((badVersion.error as SourceError).code).toBe(404);
     expect(badVersion.served).toBe(1);
@@ -106,7 +119,11 @@ describe('typed errors', () => {
 
   it('throttled: 429 with Retry-After, retried until the attempts are spent', async () => {
     sim.setFaults('429:retry=0');
-    const { error, events, served } = await failure(sourceConfig(sim.url, { retry: { maxAttempts: 3, baseDelayMs: 10, maxDelayMs: 50, maxTotalWaitMs: 5_000 } }));
+    const { error, events, served } = await failure(
+      sourceConfig(sim.url, {
+        retry: { maxAttempts: 3, baseDelayMs: 10, maxDelayMs: 50, maxTotalWaitMs: 5_000 },
+      }),
+    );
     expect(error).toBeInstanceOf(ThrottledError);
     expectSite(error);
     expect((error as ThrottledError).retryAfterMs).toBe(0);
@@ -134,13 +151,27 @@ describe('typed errors', () => {
   it('malformed: unparseable bodies in both formats, and a requestId that is not ours', async () => {
     sim.setFaults('malformed');
     for (const format of ['json', 'xml'] as const) {
-      const { error } = await failure(sourceConfig(sim.url, { format, retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 1, maxTotalWaitMs: 100 } }));
+      const { error } = await failure(
+        sourceConfig(sim.url, {
+          format,
+          retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 1, maxTotalWaitMs: 100 },
+        }),
+      );
       expect(error).toBeInstanceOf(MalformedReplyError);
       expectSite(error);
     }
     sim.setFaults(undefined);
-    const proxy = await startProxy(sim.url, (reply) => ({ ...reply, body: Buffer.from(reply.body.toString('utf8').replace(/"requestId":"[^"]*"/, '"requestId":"someone-else"')) }));
-    const { error } = await failure(sourceConfig(proxy.url, { retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 1, maxTotalWaitMs: 100 } }));
+    const proxy = await startProxy(sim.url, (reply) => ({
+      ...reply,
+      body: Buffer.from(
+        reply.body.toString('utf8').replace(/"requestId":"[^"]*"/, '"requestId":"someone-else"'),
+      ),
+    }));
+    const { error } = await failure(
+      sourceConfig(proxy.url, {
+        retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 1, maxTotalWaitMs: 100 },
+      }),
+    );
     await proxy.close();
     expect(error).toBeInstanceOf(MalformedReplyError);
     expect(error.message).toContain('someone-else');
@@ -149,7 +180,12 @@ describe('typed errors', () => {
   it('timeout: no reply within requestTimeoutMs', async () => {
     sim.setFaults('slow:ms=3000');
     const started = Date.now();
-    const { error, events } = await failure(sourceConfig(sim.url, { requestTimeoutMs: 300, retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 1, maxTotalWaitMs: 100 } }));
+    const { error, events } = await failure(
+      sourceConfig(sim.url, {
+        requestTimeoutMs: 300,
+        retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 1, maxTotalWaitMs: 100 },
+      }),
+    );
     expect(error).toBeInstanceOf(TransportError);
     expect((error as TransportError).failure).toBe('timeout');
     expect(error.message).toContain('300 ms');
@@ -166,7 +202,11 @@ describe('typed errors', () => {
     await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
     const port = (holder.address() as { port: number }).port;
     await new Promise<void>((resolve) => holder.close(() => resolve()));
-    const { error } = await failure(sourceConfig(`http://127.0.0.1:${port}`, { retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 1, maxTotalWaitMs: 100 } }));
+    const { error } = await failure(
+      sourceConfig(`http://127.0.0.1:${port}`, {
+        retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 1, maxTotalWaitMs: 100 },
+      }),
+    );
     expect(error).toBeInstanceOf(TransportError);
     expect((error as TransportError).failure).toBe('network');
     expect(error.message).toContain('ECONNREFUSED');
@@ -175,8 +215,16 @@ describe('typed errors', () => {
   it('budget: stops new calls when the daily budget is spent, across concurrent requests', async () => {
     const before = sim.stats().total;
     // The local clock says 18:00 UTC on 15 June: noon in Denver.
-    const { client, events } = clientFor(sourceConfig(sim.url, { pageSize: 5, dailyCallBudget: 7 }), { now: () => Date.parse('2024-06-15T18:00:00Z') });
-    const results = await Promise.allSettled([allPages(client, leases), allPages(client, { method: GET_LEASES, params: { propertyId: String(sim.dataset.properties[1].PropertyID) } })]);
+    const { client, events } = clientFor(sourceConfig(sim.url, { pageSize: 5, dailyCallBudget: 7 }), {
+      now: () => Date.parse('2024-06-15T18:00:00Z'),
+    });
+    const results = await Promise.allSettled([
+      allPages(client, leases),
+      allPages(client, {
+        method: GET_LEASES,
+        params: { propertyId: String(sim.dataset.properties[1].PropertyID) },
+      }),
+    ]);
     expect(sim.stats().total - before).toBe(7);
     expect(events).toHaveLength(7);
     expect(client.stats().budgetLeft).toBe(0);
@@ -184,7 +232,9 @@ describe('typed errors', () => {
       expect(result.status).toBe('rejected');
       const error = (result as PromiseRejectedResult).reason as BudgetExhaustedError;
       expect(error).toBeInstanceOf(BudgetExhaustedError);
-      expect(error.message).toContain('daily call budget (source.dailyCallBudget = 7 calls) is spent for 2024-06-15 (America/Denver)');
+      expect(error.message).toContain(
+        'daily call budget (source.dailyCallBudget = 7 calls) is spent for 2024-06-15 (America/Denver)',
+      );
       expect(error.message).toMatch(/resets at midnight America\/Denver, 2024-06-16T06:00:00.000Z/);
       expect(error.retryable).toBe(false);
     }

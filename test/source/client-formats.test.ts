@@ -18,8 +18,16 @@ afterAll(async () => {
 });
 
 /** All records of a request, read in one format and version. */
-async function recordsIn(format: 'json' | 'xml', version: MethodVersion, request: SourceRequest, sendPaginationLinks = false): Promise<unknown[]> {
-  const { client } = clientFor(sourceConfig(sim.url, { format, pageSize: 100, versions: { getLeases: version, getInvoices: version } }), { sendPaginationLinks });
+async function recordsIn(
+  format: 'json' | 'xml',
+  version: MethodVersion,
+  request: SourceRequest,
+  sendPaginationLinks = false,
+): Promise<unknown[]> {
+  const { client } = clientFor(
+    sourceConfig(sim.url, { format, pageSize: 100, versions: { getLeases: version, getInvoices: version } }),
+    { sendPaginationLinks },
+  );
   try {
     return (await allPages(client, request)).flatMap((page) => page.records);
   } finally {
@@ -29,14 +37,26 @@ async function recordsIn(format: 'json' | 'xml', version: MethodVersion, request
 
 const everyLease = (propertyId: string): SourceRequest => ({
   method: GET_LEASES,
-  params: { propertyId, leaseStatusTypeIds: [1, 2, 3, 4, 5, 6], includeOtherIncomeLeases: true, includeLeaseHistory: true, includeArTransactions: true },
+  params: {
+    propertyId,
+    leaseStatusTypeIds: [1, 2, 3, 4, 5, 6],
+    includeOtherIncomeLeases: true,
+    includeLeaseHistory: true,
+    includeArTransactions: true,
+  },
 });
-const everyInvoice: SourceRequest = { method: GET_INVOICES, params: { includeExported: true, customerRefunds: true, includeVoidedPayments: true } };
+const everyInvoice: SourceRequest = {
+  method: GET_INVOICES,
+  params: { includeExported: true, customerRefunds: true, includeVoidedPayments: true },
+};
 
 describe('JSON and XML decode to the same tree', () => {
   for (const version of ['r1', 'r2'] as const) {
     it(`getLeases ${version}: with history and AR transactions, and by default`, async () => {
-      for (const request of [everyLease(propertyIds[0]), { method: GET_LEASES, params: { propertyId: propertyIds[1] } }]) {
+      for (const request of [
+        everyLease(propertyIds[0]),
+        { method: GET_LEASES, params: { propertyId: propertyIds[1] } },
+      ]) {
         const json = await recordsIn('json', version, request);
         const xml = await recordsIn('xml', version, request);
         expect(json.length).toBeGreaterThan(0);
@@ -71,6 +91,8 @@ describe('JSON and XML decode to the same tree', () => {
     const r2 = (await recordsIn('json', 'r2', everyLease(propertyIds[0]))) as Record<string, unknown>[];
     expect(r1.map((lease) => lease.id)).toEqual(r2.map((lease) => lease.id));
     expect(r2.every((lease) => lease.unitSpaces !== undefined && lease.unitSpaceId === undefined)).toBe(true);
-    expect(r1.every((lease) => lease.unitSpaces === undefined && lease.leaseIntervals === undefined)).toBe(true);
+    expect(r1.every((lease) => lease.unitSpaces === undefined && lease.leaseIntervals === undefined)).toBe(
+      true,
+    );
   });
 });

@@ -1,6 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SourceError } from '../../src/source/errors.js';
-import { allPages, captureLogger, clientFor, errorTexts, FAIL_FAST, PASSWORD, readUnderFaults, rejection, sourceConfig, startSim, startTattler, TODAY, USER } from './support.js';
+import {
+  allPages,
+  captureLogger,
+  clientFor,
+  errorTexts,
+  FAIL_FAST,
+  PASSWORD,
+  readUnderFaults,
+  rejection,
+  sourceConfig,
+  startSim,
+  startTattler,
+  TODAY,
+  USER,
+} from './support.js';
 import { GET_PROPERTIES } from '../../src/streams/properties/manifest.js';
 import { GET_LEASES } from '../../src/streams/leases/manifest.js';
 
@@ -19,7 +33,11 @@ describe('logging', () => {
   it('logs one event per call with what an operator needs', async () => {
     const capture = captureLogger();
     const { client } = clientFor(sourceConfig(sim.url, { pageSize: 50 }), { logger: capture.logger });
-    const request = { method: GET_LEASES, params: { propertyId: sim.dataset.properties[0].PropertyID }, context: { stream: 'leases', workUnit: 'leases:100001' } };
+    const request = {
+      method: GET_LEASES,
+      params: { propertyId: sim.dataset.properties[0].PropertyID },
+      context: { stream: 'leases', workUnit: 'leases:100001' },
+    };
     const pages = await allPages(client, request);
     await client.close();
     const lines = capture.lines().filter((line) => line.event === 'source.call');
@@ -53,14 +71,25 @@ describe('logging', () => {
 
     // Successes, injected faults of every kind, bad credentials, a bad parameter.
     const faults = [undefined, '500', 'malformed', 'truncate', 'reset', 'slow:ms=2000', '429:retry=0'];
-    await readUnderFaults(sim, faults, (settings) => clientFor(sourceConfig(sim.url, settings), { logger: capture.logger }).client, request, collect);
-    for (const config of [sourceConfig(sim.url, { password: `${PASSWORD}-wrong` }), sourceConfig(sim.url, { pageSize: 1 })]) {
+    await readUnderFaults(
+      sim,
+      faults,
+      (settings) => clientFor(sourceConfig(sim.url, settings), { logger: capture.logger }).client,
+      request,
+      collect,
+    );
+    for (const config of [
+      sourceConfig(sim.url, { password: `${PASSWORD}-wrong` }),
+      sourceConfig(sim.url, { pageSize: 1 }),
+    ]) {
       const { client } = clientFor(config, { logger: capture.logger });
       collect(await rejection(allPages(client, request)));
       await client.close();
     }
     // A source that quotes the credentials back in its error message.
-    const tattler = await startTattler((req) => `upstream refused ${req.headers.authorization} for ${USER}:${PASSWORD}`);
+    const tattler = await startTattler(
+      (req) => `upstream refused ${req.headers.authorization} for ${USER}:${PASSWORD}`,
+    );
     const { client } = clientFor(sourceConfig(tattler.url, { retry }), { logger: capture.logger });
     const quoted = await rejection(allPages(client, request));
     await client.close();

@@ -17,7 +17,10 @@ beforeAll(async () => {
     delete headers.link;
     return { ...reply, headers };
   });
-  request = { method: GET_LEASES, params: { propertyId: sim.dataset.properties[0].PropertyID, leaseStatusTypeIds: [1, 2, 3, 4, 5, 6] } };
+  request = {
+    method: GET_LEASES,
+    params: { propertyId: sim.dataset.properties[0].PropertyID, leaseStatusTypeIds: [1, 2, 3, 4, 5, 6] },
+  };
   const { client } = clientFor(sourceConfig(sim.url, { pageSize: 1000 }));
   expected = (await allPages(client, request)).flatMap((page) => page.records);
   await client.close();
@@ -42,29 +45,40 @@ describe('paging', () => {
     { name: 'neither headers nor body links', proxied: true, links: false },
   ]) {
     it(`reads every record once, in order, with ${variant.name}`, async () => {
-      const { client, events } = clientFor(sourceConfig(variant.proxied ? bare.url : sim.url, { pageSize: 7 }), { sendPaginationLinks: variant.links });
+      const { client, events } = clientFor(
+        sourceConfig(variant.proxied ? bare.url : sim.url, { pageSize: 7 }),
+        { sendPaginationLinks: variant.links },
+      );
       const pages = await allPages(client, request);
       await client.close();
       expect(ids(pages.flatMap((page) => page.records))).toEqual(ids(expected));
       const full = Math.ceil(expected.length / 7);
       expect(pages.map((page) => page.pageNo)).toEqual(Array.from({ length: full }, (_, i) => i + 1));
-      expect(pages.map((page) => page.isLast)).toEqual(Array.from({ length: full }, (_, i) => i === full - 1));
+      expect(pages.map((page) => page.isLast)).toEqual(
+        Array.from({ length: full }, (_, i) => i === full - 1),
+      );
       expect(events).toHaveLength(full);
       const known = !variant.proxied || variant.links;
       for (const page of pages) expect(page.totalCount).toBe(known ? expected.length : undefined);
-      for (const page of pages) expect(page.records.every((record) => !('pagination' in (record as object)))).toBe(true);
+      for (const page of pages)
+        expect(page.records.every((record) => !('pagination' in (record as object)))).toBe(true);
     });
   }
 
   it('ends on a full last page: by the total or links when known, else by an empty page', async () => {
     const perPage = expected.length;
-    const { client: informed, events: informedEvents } = clientFor(sourceConfig(sim.url, { pageSize: perPage }));
+    const { client: informed, events: informedEvents } = clientFor(
+      sourceConfig(sim.url, { pageSize: perPage }),
+    );
     const withTotal = await allPages(informed, request);
     await informed.close();
     expect(withTotal.map((page) => [page.records.length, page.isLast])).toEqual([[perPage, true]]);
     expect(informedEvents).toHaveLength(1);
 
-    const { client: linked, events: linkedEvents } = clientFor(sourceConfig(bare.url, { pageSize: perPage }), { sendPaginationLinks: true });
+    const { client: linked, events: linkedEvents } = clientFor(
+      sourceConfig(bare.url, { pageSize: perPage }),
+      { sendPaginationLinks: true },
+    );
     expect((await allPages(linked, request)).map((page) => page.isLast)).toEqual([true]);
     await linked.close();
     expect(linkedEvents).toHaveLength(1);

@@ -4,7 +4,16 @@
  * quirk was actually met along the way.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { asBoolean, asDate, asDateTime, asId, asList, asMoney, asPostMonth, asText } from '../../src/source/field-readers.js';
+import {
+  asBoolean,
+  asDate,
+  asDateTime,
+  asId,
+  asList,
+  asMoney,
+  asPostMonth,
+  asText,
+} from '../../src/source/field-readers.js';
 import type { SourceRequest } from '../../src/source/types.js';
 import { allPages, clientFor, sourceConfig, startProxy, startSim } from './support.js';
 import { GET_PROPERTIES } from '../../src/streams/properties/manifest.js';
@@ -36,7 +45,15 @@ class Seen {
   }
 }
 
-const READERS: Record<string, Reader> = { id: asId, date: asDate, dateTime: asDateTime, money: asMoney, boolean: asBoolean, postMonth: asPostMonth, text: asText };
+const READERS: Record<string, Reader> = {
+  id: asId,
+  date: asDate,
+  dateTime: asDateTime,
+  money: asMoney,
+  boolean: asBoolean,
+  postMonth: asPostMonth,
+  text: asText,
+};
 
 /** Fields of a record by the helper that reads them, and its lists by container and item. */
 interface Shape {
@@ -45,23 +62,57 @@ interface Shape {
   objects?: Record<string, Shape>;
 }
 
-const applicationShape: Shape = { fields: { id: ['id', 'applicationStatusTypeId'], dateTime: ['applicationDateTime'] } };
+const applicationShape: Shape = {
+  fields: { id: ['id', 'applicationStatusTypeId'], dateTime: ['applicationDateTime'] },
+};
 const intervalShape: Shape = {
-  fields: { id: ['id', 'leaseIntervalTypeId', 'leaseIntervalStatusTypeId', 'applicationId'], date: ['startDate', 'endDate'], dateTime: ['intervalDateTime', 'applicationCompletedOn'] },
+  fields: {
+    id: ['id', 'leaseIntervalTypeId', 'leaseIntervalStatusTypeId', 'applicationId'],
+    date: ['startDate', 'endDate'],
+    dateTime: ['intervalDateTime', 'applicationCompletedOn'],
+  },
   lists: { applications: ['application', applicationShape] },
 };
 const leaseShape: Shape = {
   fields: {
-    id: ['id', 'leaseStatusTypeId', 'propertyId', 'leaseIntervalId', 'floorPlanId', 'unitId', 'occupancyTypeId', 'unitSpaceId'],
+    id: [
+      'id',
+      'leaseStatusTypeId',
+      'propertyId',
+      'leaseIntervalId',
+      'floorPlanId',
+      'unitId',
+      'occupancyTypeId',
+      'unitSpaceId',
+    ],
     date: ['moveInDate', 'moveOutDate', 'transferDate'],
     boolean: ['isMonthToMonth', 'isOtherIncomeLease'],
     text: ['propertyName', 'unitNumber', 'buildingName', 'leaseIntervalStatus'],
   },
   objects: { moveOutReason: { fields: { id: ['id', 'moveOutTypeId'], text: ['name'] } } },
   lists: {
-    customers: ['customer', { fields: { id: ['id'], date: ['moveInDate', 'moveOutDate'], text: ['nameFull'] }, lists: { phones: ['phone', { fields: { id: ['phoneTypeId'] } }], addresses: ['address', { fields: { text: ['city'] } }], customerContacts: ['customerContact', { fields: { id: ['id'] } }] } }],
+    customers: [
+      'customer',
+      {
+        fields: { id: ['id'], date: ['moveInDate', 'moveOutDate'], text: ['nameFull'] },
+        lists: {
+          phones: ['phone', { fields: { id: ['phoneTypeId'] } }],
+          addresses: ['address', { fields: { text: ['city'] } }],
+          customerContacts: ['customerContact', { fields: { id: ['id'] } }],
+        },
+      },
+    ],
     unitSpaces: ['unitSpace', { fields: { id: ['unitSpaceId'], text: ['unitSpace'] } }],
-    scheduledCharges: ['scheduledCharge', { fields: { id: ['id', 'leaseIntervalId', 'chargeCodeId', 'applicationId'], date: ['startDate', 'endDate'], money: ['amount'] } }],
+    scheduledCharges: [
+      'scheduledCharge',
+      {
+        fields: {
+          id: ['id', 'leaseIntervalId', 'chargeCodeId', 'applicationId'],
+          date: ['startDate', 'endDate'],
+          money: ['amount'],
+        },
+      },
+    ],
     leaseIntervals: ['leaseInterval', intervalShape],
     leaseHistory: ['leaseInterval', intervalShape],
     leaseActivities: ['leaseActivity', { fields: { id: ['id', 'eventTypeId'], date: ['eventDate'] } }],
@@ -80,7 +131,11 @@ const leaseShape: Shape = {
   },
 };
 const lineShape: Shape = {
-  fields: { id: ['id', 'departmentId'], money: ['quantity', 'rate', 'amount', 'amountDue'], boolean: ['is1099', 'billback'] },
+  fields: {
+    id: ['id', 'departmentId'],
+    money: ['quantity', 'rate', 'amount', 'amountDue'],
+    boolean: ['is1099', 'billback'],
+  },
   objects: { property: { fields: { id: ['id'] } }, glAccount: { fields: { id: ['id'] } } },
 };
 const invoiceShape: Shape = {
@@ -91,14 +146,34 @@ const invoiceShape: Shape = {
     boolean: ['isPosted', 'isOnHold', 'isExported'],
     money: ['subTotal', 'taxAmount', 'shippingAmount', 'discountAmount', 'retention', 'amount', 'amountDue'],
   },
-  objects: { vendor: { fields: { id: ['id'] } }, remittance: { fields: { id: ['id', 'apPaymentTypeId'] } }, account: { fields: { id: ['id'] } } },
+  objects: {
+    vendor: { fields: { id: ['id'] } },
+    remittance: { fields: { id: ['id', 'apPaymentTypeId'] } },
+    account: { fields: { id: ['id'] } },
+  },
   lists: {
     lineItems: ['lineItem', lineShape],
-    invoicePayments: ['invoicePayment', { fields: { id: ['paymentId'], date: ['paymentDate', 'postDate'], postMonth: ['postMonth'], money: ['paymentAmount'], boolean: ['isReversed'] } }],
-    voidedPayments: ['voidedPayment', { fields: { id: ['paymentId'], date: ['paymentDate', 'voidedOn'], money: ['paymentAmount'] } }],
+    invoicePayments: [
+      'invoicePayment',
+      {
+        fields: {
+          id: ['paymentId'],
+          date: ['paymentDate', 'postDate'],
+          postMonth: ['postMonth'],
+          money: ['paymentAmount'],
+          boolean: ['isReversed'],
+        },
+      },
+    ],
+    voidedPayments: [
+      'voidedPayment',
+      { fields: { id: ['paymentId'], date: ['paymentDate', 'voidedOn'], money: ['paymentAmount'] } },
+    ],
   },
 };
-const propertyShape: Shape = { fields: { id: ['PropertyID'], boolean: ['IsDisabled'], text: ['MarketingName', 'Type'] } };
+const propertyShape: Shape = {
+  fields: { id: ['PropertyID'], boolean: ['IsDisabled'], text: ['MarketingName', 'Type'] },
+};
 
 /** Reads a record by its shape; every helper must accept what it meets. Returns fields read. */
 function read(record: Record_, shape: Shape, seen: Seen, path: string): number {
@@ -118,17 +193,27 @@ function read(record: Record_, shape: Shape, seen: Seen, path: string): number {
     const holder = record[container] as Record_ | undefined;
     if (holder === undefined) continue;
     // r1 invoices spell the line item key in lower case.
-    const key = item in holder ? item : Object.keys(holder).find((k) => k.toLowerCase() === item.toLowerCase())!;
+    const key =
+      item in holder ? item : Object.keys(holder).find((k) => k.toLowerCase() === item.toLowerCase())!;
     const raw = holder[key];
     if (Array.isArray(raw)) seen.arrayLists += 1;
     else seen.bareLists += 1;
-    for (const child of asList<Record_>(raw)) count += read(child, inner, seen, `${path}.${container}.${key}`);
+    for (const child of asList<Record_>(raw))
+      count += read(child, inner, seen, `${path}.${container}.${key}`);
   }
   return count;
 }
 
-async function readAll(version: 'r1' | 'r2', format: 'json' | 'xml', request: SourceRequest, shape: Shape, seen: Seen): Promise<number> {
-  const { client } = clientFor(sourceConfig(sim.url, { format, pageSize: 200, versions: { getLeases: version, getInvoices: version } }));
+async function readAll(
+  version: 'r1' | 'r2',
+  format: 'json' | 'xml',
+  request: SourceRequest,
+  shape: Shape,
+  seen: Seen,
+): Promise<number> {
+  const { client } = clientFor(
+    sourceConfig(sim.url, { format, pageSize: 200, versions: { getLeases: version, getInvoices: version } }),
+  );
   let records = 0;
   try {
     for (const page of await allPages(client, request)) {
@@ -151,15 +236,35 @@ describe('every quirk, read through the helpers', () => {
       const leases = await readAll(
         version,
         'json',
-        { method: GET_LEASES, params: { propertyId, leaseStatusTypeIds: [1, 2, 3, 4, 5, 6], includeOtherIncomeLeases: true, includeLeaseHistory: true, includeArTransactions: true } },
+        {
+          method: GET_LEASES,
+          params: {
+            propertyId,
+            leaseStatusTypeIds: [1, 2, 3, 4, 5, 6],
+            includeOtherIncomeLeases: true,
+            includeLeaseHistory: true,
+            includeArTransactions: true,
+          },
+        },
         leaseShape,
         seen,
       );
-      const invoices = await readAll(version, 'json', { method: GET_INVOICES, params: { includeExported: true, customerRefunds: true, includeVoidedPayments: true } }, invoiceShape, seen);
+      const invoices = await readAll(
+        version,
+        'json',
+        {
+          method: GET_INVOICES,
+          params: { includeExported: true, customerRefunds: true, includeVoidedPayments: true },
+        },
+        invoiceShape,
+        seen,
+      );
       expect(leases).toBeGreaterThan(50);
       expect(invoices).toBeGreaterThan(50);
     }
-    expect(await readAll('r1', 'xml', { method: GET_PROPERTIES, params: {} }, propertyShape, seen)).toBe(sim.dataset.properties.length);
+    expect(await readAll('r1', 'xml', { method: GET_PROPERTIES, params: {} }, propertyShape, seen)).toBe(
+      sim.dataset.properties.length,
+    );
   });
 
   it('met each quirk on the way', () => {
@@ -167,7 +272,8 @@ describe('every quirk, read through the helpers', () => {
     expect(seen.bareLists).toBeGreaterThan(0);
     expect(seen.arrayLists).toBeGreaterThan(0);
     // Booleans in every spelling: 0/1 (JSON integers and strings), t/f, true/false.
-    for (const spelling of ['0', '1', 't', 'f', 'true', 'false']) expect(seen.has('boolean', (v) => v === spelling)).toBe(true);
+    for (const spelling of ['0', '1', 't', 'f', 'true', 'false'])
+      expect(seen.has('boolean', (v) => v === spelling)).toBe(true);
     // Money: decimal strings, r1's dollar sign with a negative after it, JSON numbers without decimals.
     expect(seen.has('money', (v) => /^\d+\.\d{2}$/.test(v))).toBe(true);
     expect(seen.has('money', (v) => v.startsWith('$-'))).toBe(true);
@@ -182,7 +288,10 @@ describe('every quirk, read through the helpers', () => {
   it('reads "No records found" as an empty last page, in both formats', async () => {
     for (const format of ['json', 'xml'] as const) {
       const { client } = clientFor(sourceConfig(sim.url, { format }));
-      const pages = await allPages(client, { method: GET_LEASES, params: { propertyId: sim.dataset.properties[0].PropertyID, leaseIds: [1] } });
+      const pages = await allPages(client, {
+        method: GET_LEASES,
+        params: { propertyId: sim.dataset.properties[0].PropertyID, leaseIds: [1] },
+      });
       await client.close();
       expect(pages).toHaveLength(1);
       expect(pages[0].records).toEqual([]);
@@ -199,7 +308,10 @@ describe('every quirk, read through the helpers', () => {
     });
     const { client } = clientFor(sourceConfig(proxy.url));
     const propertyId = sim.dataset.properties[0].PropertyID;
-    const ids = sim.dataset.leases.filter((lease) => lease._propertyId === propertyId && lease._status === 4).slice(0, 12).map((lease) => lease.id);
+    const ids = sim.dataset.leases
+      .filter((lease) => lease._propertyId === propertyId && lease._status === 4)
+      .slice(0, 12)
+      .map((lease) => lease.id);
     try {
       for (const id of ids) {
         const pages = await allPages(client, { method: GET_LEASES, params: { propertyId, leaseIds: [id] } });

@@ -9,7 +9,10 @@ let clean: { json: unknown[]; xml: unknown[] };
 
 beforeAll(async () => {
   sim = await startSim();
-  request = { method: GET_LEASES, params: { propertyId: sim.dataset.properties[0].PropertyID, leaseStatusTypeIds: [4, 5, 6] } };
+  request = {
+    method: GET_LEASES,
+    params: { propertyId: sim.dataset.properties[0].PropertyID, leaseStatusTypeIds: [4, 5, 6] },
+  };
   clean = { json: [], xml: [] };
   for (const format of ['json', 'xml'] as const) {
     const { client } = clientFor(sourceConfig(sim.url, { format, pageSize: 20 }));
@@ -41,7 +44,9 @@ describe('retries under each injected fault', () => {
     for (const format of ['json', 'xml'] as const) {
       it(`${fault.spec} (${format}): succeeds, attempts visible`, async () => {
         sim.setFaults(fault.spec);
-        const { client, events } = clientFor(sourceConfig(sim.url, { format, pageSize: 20, requestTimeoutMs: 500 }));
+        const { client, events } = clientFor(
+          sourceConfig(sim.url, { format, pageSize: 20, requestTimeoutMs: 500 }),
+        );
         const started = Date.now();
         const pages = await allPages(client, request);
         const elapsed = Date.now() - started;
@@ -68,8 +73,16 @@ describe('retries under each injected fault', () => {
   }
 
   it('survives a mix of faults at random over a whole read', async () => {
-    sim.setFaults('500@0.15,503@0.05,reset@0.05,truncate@0.05,malformed@0.05,slow@0.03:ms=3000,429@0.03:retry=0:burst=1,seed=5');
-    const { client, events } = clientFor(sourceConfig(sim.url, { pageSize: 10, requestTimeoutMs: 500, retry: { maxAttempts: 8, baseDelayMs: 10, maxDelayMs: 100, maxTotalWaitMs: 10_000 } }));
+    sim.setFaults(
+      '500@0.15,503@0.05,reset@0.05,truncate@0.05,malformed@0.05,slow@0.03:ms=3000,429@0.03:retry=0:burst=1,seed=5',
+    );
+    const { client, events } = clientFor(
+      sourceConfig(sim.url, {
+        pageSize: 10,
+        requestTimeoutMs: 500,
+        retry: { maxAttempts: 8, baseDelayMs: 10, maxDelayMs: 100, maxTotalWaitMs: 10_000 },
+      }),
+    );
     const pages = await allPages(client, request);
     await client.close();
     expect(pages.flatMap((page) => page.records)).toEqual(clean.json);
@@ -81,13 +94,17 @@ describe('retries under each injected fault', () => {
   });
 
   it('never retries 401 or 400', async () => {
-    for (const config of [sourceConfig(sim.url, { password: 'not-the-password' }), sourceConfig(sim.url, { pageSize: 1 })]) {
+    for (const config of [
+      sourceConfig(sim.url, { password: 'not-the-password' }),
+      sourceConfig(sim.url, { pageSize: 1 }),
+    ]) {
       const before = callsByStatus(sim);
       const { client, events } = clientFor(config);
       await expect(allPages(client, request)).rejects.toThrow();
       await client.close();
       const after = callsByStatus(sim);
-      const served = Object.values(after).reduce((a, b) => a + b, 0) - Object.values(before).reduce((a, b) => a + b, 0);
+      const served =
+        Object.values(after).reduce((a, b) => a + b, 0) - Object.values(before).reduce((a, b) => a + b, 0);
       expect(served).toBe(1);
       expect(events).toHaveLength(1);
       expect(events[0].willRetry).toBe(false);

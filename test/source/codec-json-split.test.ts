@@ -7,7 +7,13 @@ const RECORDS = ['leases', 'lease'] as const;
 
 /** A reply of the given lease objects, in the source's compact form (as JSON.stringify writes it) or pretty-printed. */
 function reply(leases: unknown, pretty = false): string {
-  const envelope = { response: { requestId: 'r-1', code: 200, result: { leases: { lease: leases }, pagination: { totalCount: 3 } } } };
+  const envelope = {
+    response: {
+      requestId: 'r-1',
+      code: 200,
+      result: { leases: { lease: leases }, pagination: { totalCount: 3 } },
+    },
+  };
   return pretty ? JSON.stringify(envelope, null, 2) : JSON.stringify(envelope);
 }
 
@@ -18,7 +24,13 @@ function lease(i: number): Record<string, unknown> {
     isMonthToMonth: i % 2 === 0,
     note: null,
     empty: {},
-    arTransactions: { arTransaction: Array.from({ length: 5 }, (_, t) => ({ id: i * 100 + t, amount: `${t}.50`, memo: `Rent ${t} é ✓` })) },
+    arTransactions: {
+      arTransaction: Array.from({ length: 5 }, (_, t) => ({
+        id: i * 100 + t,
+        amount: `${t}.50`,
+        memo: `Rent ${t} é ✓`,
+      })),
+    },
   };
 }
 
@@ -30,7 +42,9 @@ function recognizerOf(held: Map<string, string>): RecordRecognizer & { asked: st
     asked,
     lookup: async (digests) => {
       asked.push([...digests]);
-      return new Map(digests.filter((digest) => held.has(digest)).map((digest) => [digest, held.get(digest)!]));
+      return new Map(
+        digests.filter((digest) => held.has(digest)).map((digest) => [digest, held.get(digest)!]),
+      );
     },
   };
 }
@@ -38,7 +52,10 @@ function recognizerOf(held: Map<string, string>): RecordRecognizer & { asked: st
 describe('decodeJsonRecognizing (JSON records recognized by their text)', () => {
   it('gives the tree decodeJson gives when it holds none of the records, compact or pretty-printed', async () => {
     for (const pretty of [false, true]) {
-      const text = reply(Array.from({ length: 50 }, (_, i) => lease(i)), pretty);
+      const text = reply(
+        Array.from({ length: 50 }, (_, i) => lease(i)),
+        pretty,
+      );
       const decoded = await decodeJsonRecognizing(Buffer.from(text), RECORDS, recognizerOf(new Map()));
       expect(decoded.tree).toEqual(decodeJson(text));
       expect(decoded.digests).toHaveLength(50);
@@ -121,14 +138,20 @@ describe('decodeJsonRecognizing (JSON records recognized by their text)', () => 
     ];
     for (const broken of brokenTexts) {
       expect(() => decodeJson(broken)).toThrow(SyntaxError);
-      await expect(decodeJsonRecognizing(Buffer.from(broken), RECORDS, recognizerOf(new Map()))).rejects.toThrow(SyntaxError);
+      await expect(
+        decodeJsonRecognizing(Buffer.from(broken), RECORDS, recognizerOf(new Map())),
+      ).rejects.toThrow(SyntaxError);
     }
   });
 
   it('throws as decodeJson does on text that is not JSON', async () => {
     const text = reply([lease(1), lease(2)]);
     const broken = text.replace('"Rent 1 é ✓"', '"Rent 1 é ✓');
-    await expect(decodeJsonRecognizing(Buffer.from(broken), RECORDS, recognizerOf(new Map()))).rejects.toThrow(SyntaxError);
-    await expect(decodeJsonRecognizing(Buffer.from(text.slice(0, text.length / 2)), RECORDS, recognizerOf(new Map()))).rejects.toThrow(SyntaxError);
+    await expect(
+      decodeJsonRecognizing(Buffer.from(broken), RECORDS, recognizerOf(new Map())),
+    ).rejects.toThrow(SyntaxError);
+    await expect(
+      decodeJsonRecognizing(Buffer.from(text.slice(0, text.length / 2)), RECORDS, recognizerOf(new Map())),
+    ).rejects.toThrow(SyntaxError);
   });
 });

@@ -5,7 +5,11 @@ import { decodeXml } from '../../src/source/codec-xml.js';
 const PATH = ['result', 'leases'] as const;
 
 /** A reply of `count` leases, each with AR transactions, in the source's compact form. */
-function reply(count: number, lease: (i: number) => string = (i) => plainLease(i), around = { before: '', after: '' }): string {
+function reply(
+  count: number,
+  lease: (i: number) => string = (i) => plainLease(i),
+  around = { before: '', after: '' },
+): string {
   let leases = '';
   for (let i = 0; i < count; i++) leases += lease(i);
   return (
@@ -16,7 +20,8 @@ function reply(count: number, lease: (i: number) => string = (i) => plainLease(i
 
 function plainLease(i: number): string {
   let ar = '';
-  for (let t = 0; t < 30; t++) ar += `<arTransaction><id>${i * 100 + t}</id><amount>${t}.50</amount><memo>Rent ${t}</memo></arTransaction>`;
+  for (let t = 0; t < 30; t++)
+    ar += `<arTransaction><id>${i * 100 + t}</id><amount>${t}.50</amount><memo>Rent ${t}</memo></arTransaction>`;
   return `<lease><id>${1000 + i}</id><propertyName>Sunset Gardens</propertyName><note></note><arTransactions>${ar}</arTransactions></lease>`;
 }
 
@@ -52,12 +57,18 @@ describe('decodeXmlToJson (records decoded a slice at a time)', () => {
 
   it('reads end tags with space before their >, elements named like the record inside a record, and names that share a prefix', async () => {
     const text = reply(200, (i) =>
-      i % 5 === 0 ? `<lease ><id >${i}</id ><lease><leaseId>${i}</leaseId></lease ><leases>x</leases><leaseX/></lease   >` : plainLease(i),
+      i % 5 === 0
+        ? `<lease ><id >${i}</id ><lease><leaseId>${i}</leaseId></lease ><leases>x</leases><leaseX/></lease   >`
+        : plainLease(i),
     );
     expect(toJson(text, PATH)).toBe(whole(text));
     expect(JSON.parse(toJson(text, PATH)).response.result.leases.lease).toHaveLength(200);
     // Sliced, not decoded whole: only the sliced path digests the records.
-    const recognized = await decodeXmlRecognizing(Buffer.from(text), PATH, { item: 'lease', salt: 's', passOver: async (digests) => digests.map(() => false) });
+    const recognized = await decodeXmlRecognizing(Buffer.from(text), PATH, {
+      item: 'lease',
+      salt: 's',
+      passOver: async (digests) => digests.map(() => false),
+    });
     expect(recognized.digests).toHaveLength(200);
   });
 
@@ -69,7 +80,10 @@ describe('decodeXmlToJson (records decoded a slice at a time)', () => {
   });
 
   it('drops layout white space between records as the whole parse does (pretty-printed replies)', () => {
-    const text = reply(200, (i) => `\n    <lease>\n      <id>${i}</id>\n      <name> spaced </name>\n    </lease>`);
+    const text = reply(
+      200,
+      (i) => `\n    <lease>\n      <id>${i}</id>\n      <name> spaced </name>\n    </lease>`,
+    );
     expect(toJson(text, PATH)).toBe(whole(text));
   });
 
@@ -83,7 +97,10 @@ describe('decodeXmlToJson (records decoded a slice at a time)', () => {
       reply(20).replace('<leases>', '<leases>No records found'),
       reply(20).replace('<leases>', '<leases><![CDATA[x]]>'),
       reply(20).replace('<leases>', '<leases count="20">'),
-      reply(20).replace('<?xml version="1.0" encoding="UTF-8"?>', '<?xml version="1.0"?><!DOCTYPE response [<!ENTITY co "Acme">]>'),
+      reply(20).replace(
+        '<?xml version="1.0" encoding="UTF-8"?>',
+        '<?xml version="1.0"?><!DOCTYPE response [<!ENTITY co "Acme">]>',
+      ),
       reply(20, plainLease, { before: '', after: '<leases><lease><id>9</id></lease></leases>' }),
       reply(20, plainLease, { before: '<x><leases><lease><id>8</id></lease></leases></x>', after: '' }),
       reply(20).replace('<leases>', '<leases/><other>'),
@@ -95,7 +112,11 @@ describe('decodeXmlToJson (records decoded a slice at a time)', () => {
 
   it('fails on a broken or truncated reply as the whole parse does', () => {
     const text = reply(100);
-    for (const broken of [text.slice(0, Math.floor(text.length / 2)), text.slice(0, text.indexOf('</leases>')), text.slice(0, text.indexOf('</result>'))]) {
+    for (const broken of [
+      text.slice(0, Math.floor(text.length / 2)),
+      text.slice(0, text.indexOf('</leases>')),
+      text.slice(0, text.indexOf('</result>')),
+    ]) {
       expect(() => decodeXml(broken)).toThrow();
       expect(() => toJson(broken, PATH)).toThrow();
     }
@@ -127,12 +148,17 @@ describe('decodeXmlRecognizing (records the caller holds are passed over undecod
     expect(decoded.digests).toHaveLength(120);
     expect(new Set(decoded.digests).size).toBe(120);
     expect(utf8Text(decoded.json)).toBe(whole(text));
-    expect((await recognizing(text, 's1', (d) => d.map(() => false)).result).digests).toEqual(decoded.digests);
+    expect((await recognizing(text, 's1', (d) => d.map(() => false)).result).digests).toEqual(
+      decoded.digests,
+    );
     // Another salt (another normalization or method version) gives other digests.
     const salted = (await recognizing(text, 's2', (d) => d.map(() => false)).result).digests!;
     expect(salted.some((digest) => decoded.digests!.includes(digest))).toBe(false);
     // One lease changed by one character: only its digest changes.
-    const changed = (await recognizing(text.replace('<id>1007</id>', '<id>1070</id>'), 's1', (d) => d.map(() => false)).result).digests!;
+    const changed = (
+      await recognizing(text.replace('<id>1007</id>', '<id>1070</id>'), 's1', (d) => d.map(() => false))
+        .result
+    ).digests!;
     expect(changed.filter((digest, i) => digest !== decoded.digests![i])).toHaveLength(1);
     expect(changed[7]).not.toBe(decoded.digests![7]);
   });
@@ -143,15 +169,23 @@ describe('decodeXmlRecognizing (records the caller holds are passed over undecod
     const { result } = recognizing(text, 's', (digests) => digests.map((_, i) => held(i)));
     const decoded = await result;
     expect(decoded.digests).toHaveLength(300);
-    const tree = JSON.parse(utf8Text(decoded.json)) as { response: { result: { leases: { lease: unknown[] } } } };
+    const tree = JSON.parse(utf8Text(decoded.json)) as {
+      response: { result: { leases: { lease: unknown[] } } };
+    };
     const expected = JSON.parse(whole(text)) as typeof tree;
-    expected.response.result.leases.lease = expected.response.result.leases.lease.map((lease, i) => (held(i) ? {} : lease));
+    expected.response.result.leases.lease = expected.response.result.leases.lease.map((lease, i) =>
+      held(i) ? {} : lease,
+    );
     expect(tree).toEqual(expected);
     expect(utf8Text(decoded.json).length).toBeLessThan(whole(text).length / 2);
   });
 
   it('asks nothing of a reply it decodes whole, or of one without records', async () => {
-    for (const text of [reply(20).replace('<leases>', '<leases><![CDATA[x]]>'), reply(0), reply(5).replace(/<\/?leases>/g, '')]) {
+    for (const text of [
+      reply(20).replace('<leases>', '<leases><![CDATA[x]]>'),
+      reply(0),
+      reply(5).replace(/<\/?leases>/g, ''),
+    ]) {
       const { result, asked } = recognizing(text, 's', (digests) => digests.map(() => true));
       const decoded = await result;
       expect(utf8Text(decoded.json)).toBe(whole(text));
@@ -160,9 +194,15 @@ describe('decodeXmlRecognizing (records the caller holds are passed over undecod
     }
   });
 
-  it("fails when the caller cannot answer, as a broken reply fails", async () => {
-    const failing = decodeXmlRecognizing(Buffer.from(reply(10)), PATH, { item, salt: 's', passOver: async () => Promise.reject(new Error('warehouse unreachable')) });
+  it('fails when the caller cannot answer, as a broken reply fails', async () => {
+    const failing = decodeXmlRecognizing(Buffer.from(reply(10)), PATH, {
+      item,
+      salt: 's',
+      passOver: async () => Promise.reject(new Error('warehouse unreachable')),
+    });
     await expect(failing).rejects.toThrow('warehouse unreachable');
-    await expect(recognizing(reply(100).slice(0, 5000), 's', (d) => d.map(() => true)).result).rejects.toThrow();
+    await expect(
+      recognizing(reply(100).slice(0, 5000), 's', (d) => d.map(() => true)).result,
+    ).rejects.toThrow();
   });
 });

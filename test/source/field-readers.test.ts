@@ -1,6 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { RecordError } from '../../src/source/errors.js';
-import { asBoolean, asDate, asDateTime, asId, asInt, asList, asMoney, asPostMonth, asText, required } from '../../src/source/field-readers.js';
+import {
+  asBoolean,
+  asDate,
+  asDateTime,
+  asId,
+  asInt,
+  asList,
+  asMoney,
+  asPostMonth,
+  asText,
+  required,
+} from '../../src/source/field-readers.js';
 
 function recordErrorOf(fn: () => unknown): RecordError {
   try {
@@ -56,8 +67,31 @@ describe('asDate', () => {
     expect(asDate(' 0999-12-31', 'moveInDate')).toBe('0999-12-31');
   });
   it('checks the calendar', () => {
-    const bad = ['02/30/2024', '02/29/2023', '02/29/1900', '13/01/2024', '00/10/2024', '04/31/2024', '01/15/0000', '0000-01-15', '2024/01/01'];
-    const shapes = ['001/01/2024', '01/001/2024', '1/1/24', '1/1/02024', '/1/2024', '1//2024', '1/1/2024/', '1-1-2024', '2024-1-01', '2024-01-1', '2024-01-01T00:00', '２/1/2024'];
+    const bad = [
+      '02/30/2024',
+      '02/29/2023',
+      '02/29/1900',
+      '13/01/2024',
+      '00/10/2024',
+      '04/31/2024',
+      '01/15/0000',
+      '0000-01-15',
+      '2024/01/01',
+    ];
+    const shapes = [
+      '001/01/2024',
+      '01/001/2024',
+      '1/1/24',
+      '1/1/02024',
+      '/1/2024',
+      '1//2024',
+      '1/1/2024/',
+      '1-1-2024',
+      '2024-1-01',
+      '2024-01-1',
+      '2024-01-01T00:00',
+      '２/1/2024',
+    ];
     for (const text of [...bad, ...shapes, 'soon', 20240101]) {
       expect(recordErrorOf(() => asDate(text, 'moveInDate')).field).toBe('moveInDate');
     }
@@ -71,7 +105,9 @@ describe('asDateTime', () => {
     // The repeated hour of the autumn change: the abbreviation settles which one.
     expect(asDateTime('11/03/2024 01:30:00 MDT', 'at')).toBe('2024-11-03T01:30:00-06:00');
     expect(asDateTime('11/03/2024 01:30:00 MST', 'at')).toBe('2024-11-03T01:30:00-07:00');
-    expect(new Date(asDateTime('11/03/2024 01:30:00 MST', 'at')!).toISOString()).toBe('2024-11-03T08:30:00.000Z');
+    expect(new Date(asDateTime('11/03/2024 01:30:00 MST', 'at')!).toISOString()).toBe(
+      '2024-11-03T08:30:00.000Z',
+    );
   });
   it('reads a wall time without abbreviation in America/Denver', () => {
     expect(asDateTime('03/10/2024 01:59:00', 'at')).toBe('2024-03-10T01:59:00-07:00');
@@ -80,7 +116,13 @@ describe('asDateTime', () => {
     expect(asDateTime('12/31/2024 12:00:00', 'at')).toBe('2024-12-31T12:00:00-07:00');
   });
   it('rejects what is not a datetime', () => {
-    for (const bad of ['07/01/2024 25:00:00 MDT', '02/30/2024 10:00:00 MST', '07/01/2024 10:00:00 PST', '2024-07-01T10:00:00Z', 'x']) {
+    for (const bad of [
+      '07/01/2024 25:00:00 MDT',
+      '02/30/2024 10:00:00 MST',
+      '07/01/2024 10:00:00 PST',
+      '2024-07-01T10:00:00Z',
+      'x',
+    ]) {
       expect(recordErrorOf(() => asDateTime(bad, 'intervalDateTime')).field).toBe('intervalDateTime');
     }
     expect(asDateTime(null, 'at')).toBeNull();
@@ -95,7 +137,8 @@ describe('asPostMonth', () => {
     expect(asPostMonth(undefined, 'postMonth')).toBeNull();
   });
   it('rejects other days and months', () => {
-    for (const bad of ['03/15/2024', '13/2024', '00/01/2024', '2024-03']) recordErrorOf(() => asPostMonth(bad, 'postMonth'));
+    for (const bad of ['03/15/2024', '13/2024', '00/01/2024', '2024-03'])
+      recordErrorOf(() => asPostMonth(bad, 'postMonth'));
   });
 });
 
@@ -133,7 +176,25 @@ describe('asMoney', () => {
     expect(asMoney('12.345e1', 'amount')).toBe('123.45');
   });
   it('rejects what is not money', () => {
-    for (const bad of ['$', '-', '.', '-.', '+', 'abc', '1.2.3', '--5', '-$-5', '+-5', '12 USD', '1,23', '1e41', true, {}, Number.NaN, Number.POSITIVE_INFINITY]) {
+    for (const bad of [
+      '$',
+      '-',
+      '.',
+      '-.',
+      '+',
+      'abc',
+      '1.2.3',
+      '--5',
+      '-$-5',
+      '+-5',
+      '12 USD',
+      '1,23',
+      '1e41',
+      true,
+      {},
+      Number.NaN,
+      Number.POSITIVE_INFINITY,
+    ]) {
       expect(recordErrorOf(() => asMoney(bad, 'amount')).field).toBe('amount');
     }
     expect(asMoney('', 'amount')).toBeNull();
@@ -153,7 +214,21 @@ describe('asId, asInt, asText, required', () => {
     expect(recordErrorOf(() => asId('9007199254740992', 'id')).message).toContain('within range');
     expect(recordErrorOf(() => asId(2 ** 53, 'id')).message).toContain('within range');
     expect(asId(undefined, 'id')).toBeNull();
-    for (const bad of ['12a', '-1', '+1', '1 2', '١٢', 1.5, -3, '1e3', '99999999999999999', Number.POSITIVE_INFINITY, true, {}]) expect(recordErrorOf(() => asId(bad, 'customerId')).field).toBe('customerId');
+    for (const bad of [
+      '12a',
+      '-1',
+      '+1',
+      '1 2',
+      '١٢',
+      1.5,
+      -3,
+      '1e3',
+      '99999999999999999',
+      Number.POSITIVE_INFINITY,
+      true,
+      {},
+    ])
+      expect(recordErrorOf(() => asId(bad, 'customerId')).field).toBe('customerId');
   });
   it('reads integers with a sign', () => {
     expect(asInt('-3', 'n')).toBe(-3);

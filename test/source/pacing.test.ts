@@ -42,7 +42,14 @@ afterEach(() => {
 });
 
 /** Runs `calls` calls through the pacer, `parallel` at a time, each taking `latencyMs`. */
-async function run(pacer: Pacer, source: FakeSource, calls: number, parallel: number, latencyMs: number, lane = 'getLeases'): Promise<void> {
+async function run(
+  pacer: Pacer,
+  source: FakeSource,
+  calls: number,
+  parallel: number,
+  latencyMs: number,
+  lane = 'getLeases',
+): Promise<void> {
   let next = 0;
   const worker = async () => {
     while (next < calls) {
@@ -70,11 +77,14 @@ describe('Pacer', () => {
     expect(source.throttled).toBe(0);
     // In any 2 s window, at most limit - reserve calls... plus the lone call that learns a reset.
     for (let i = 0; i < source.starts.length; i++) {
-      const inWindow = source.starts.filter((at) => at >= source.starts[i] && at < source.starts[i] + 2_000).length;
+      const inWindow = source.starts.filter(
+        (at) => at >= source.starts[i] && at < source.starts[i] + 2_000,
+      ).length;
       expect(inWindow).toBeLessThanOrEqual(20);
     }
     // Spread, not bursts: no ten calls within 300 ms.
-    for (let i = 0; i + 9 < source.starts.length; i++) expect(source.starts[i + 9] - source.starts[i]).toBeGreaterThanOrEqual(300);
+    for (let i = 0; i + 9 < source.starts.length; i++)
+      expect(source.starts[i + 9] - source.starts[i]).toBeGreaterThanOrEqual(300);
     // And not too slow: 150 calls at 16 to 18 per 2 s window (limit 20, reserve 2).
     expect(source.starts).toHaveLength(150);
     expect(Date.now()).toBeGreaterThan((150 / 18 - 1) * 2_000);
@@ -96,16 +106,32 @@ describe('Pacer', () => {
       await all;
     };
     // A fresh day and hour: no spreading, the calls go at once.
-    await drive(Array.from({ length: 10 }, (_, i) => () => call('15000/day;1000/hour', `${14999 - i};${999 - i}`, `86400;3600`)));
+    await drive(
+      Array.from(
+        { length: 10 },
+        (_, i) => () => call('15000/day;1000/hour', `${14999 - i};${999 - i}`, `86400;3600`),
+      ),
+    );
     expect(starts.at(-1)! - starts[0]).toBe(0);
     // The same hour in its last 10 minutes, 102 calls left: 100 spread over 600 s, 6 s apart.
     starts.length = 0;
     const base = Date.now();
-    await drive(Array.from({ length: 3 }, () => () => call('1000/hour', '102', String(600 - Math.round((Date.now() - base) / 1000)))));
+    await drive(
+      Array.from(
+        { length: 3 },
+        () => () => call('1000/hour', '102', String(600 - Math.round((Date.now() - base) / 1000))),
+      ),
+    );
     expect(starts[1] - starts[0]).toBeGreaterThanOrEqual(5_900);
     expect(starts[2] - starts[1]).toBeGreaterThanOrEqual(5_900);
     // A minute window is always spread: 149 left, 147 over 60 s.
-    const spread = new Pacer({ reserve: 2, minIntervalMs: 0, concurrency: 1, now: () => Date.now(), spreadWithinMs: 600_000 });
+    const spread = new Pacer({
+      reserve: 2,
+      minIntervalMs: 0,
+      concurrency: 1,
+      now: () => Date.now(),
+      spreadWithinMs: 600_000,
+    });
     const first = await spread.acquire('getInvoices');
     spread.observe(first, parseRateLimitHeaders('150/minute', '149', '60'));
     spread.release(first);

@@ -26,8 +26,12 @@ describe('isLastPage', () => {
     expect(isLastPage({ pageNo: 2, perPage: 5, count: 5, totalCount: 11 })).toBe(false);
   });
   it('ends when links are announced without next', () => {
-    expect(isLastPage({ pageNo: 2, perPage: 5, count: 5, links: { first: 'a', prev: 'b', last: 'c' } })).toBe(true);
-    expect(isLastPage({ pageNo: 2, perPage: 5, count: 5, links: { first: 'a', next: 'b', last: 'c' } })).toBe(false);
+    expect(isLastPage({ pageNo: 2, perPage: 5, count: 5, links: { first: 'a', prev: 'b', last: 'c' } })).toBe(
+      true,
+    );
+    expect(isLastPage({ pageNo: 2, perPage: 5, count: 5, links: { first: 'a', next: 'b', last: 'c' } })).toBe(
+      false,
+    );
   });
   it('goes on with a full page and nothing announced', () => {
     expect(isLastPage({ pageNo: 7, perPage: 5, count: 5 })).toBe(false);

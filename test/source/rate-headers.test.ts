@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { parseRateLimitHeaders, parseRetryAfter, tightestRemaining, windowLengthMs } from '../../src/source/rate-headers.js';
+import {
+  parseRateLimitHeaders,
+  parseRetryAfter,
+  tightestRemaining,
+  windowLengthMs,
+} from '../../src/source/rate-headers.js';
 
 describe('parseRateLimitHeaders', () => {
   it('reads the documented form', () => {
@@ -12,7 +17,11 @@ describe('parseRateLimitHeaders', () => {
     expect(tightestRemaining(windows)).toBe(149);
   });
   it('reads the remaining calls named like the limit, as the source documents them', () => {
-    const windows = parseRateLimitHeaders('15000/day;1000/hour;150/minute', '14996/day;999/hour;149/minute', '36686;686;26');
+    const windows = parseRateLimitHeaders(
+      '15000/day;1000/hour;150/minute',
+      '14996/day;999/hour;149/minute',
+      '36686;686;26',
+    );
     expect(windows.map((w) => [w.name, w.limit, w.remaining, w.resetMs])).toEqual([
       ['day', 15000, 14996, 36_686_000],
       ['hour', 1000, 999, 686_000],
@@ -30,7 +39,9 @@ describe('parseRateLimitHeaders', () => {
   it('tolerates missing headers and ignores unreadable ones', () => {
     expect(parseRateLimitHeaders(undefined, undefined, undefined)).toEqual([]);
     expect(parseRateLimitHeaders('10/minute', 'lots', '5')).toEqual([]);
-    expect(parseRateLimitHeaders(undefined, '7', undefined)).toEqual([{ name: '0', limit: undefined, lengthMs: undefined, remaining: 7, resetMs: undefined }]);
+    expect(parseRateLimitHeaders(undefined, '7', undefined)).toEqual([
+      { name: '0', limit: undefined, lengthMs: undefined, remaining: 7, resetMs: undefined },
+    ]);
     expect(tightestRemaining([])).toBeUndefined();
   });
   it('knows window names', () => {

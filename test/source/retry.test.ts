@@ -22,13 +22,25 @@ describe('RetrySchedule', () => {
       new AccessError('x', site),
       new BadParameterError('x', site),
       new UnknownMethodError('x', site),
-      new BudgetExhaustedError({ ...site, budget: 1, day: '2024-06-15', resetsAt: new Date(), timeZone: 'America/Denver', now: Date.now() }),
+      new BudgetExhaustedError({
+        ...site,
+        budget: 1,
+        day: '2024-06-15',
+        resetsAt: new Date(),
+        timeZone: 'America/Denver',
+        now: Date.now(),
+      }),
       new Error('plain'),
     ];
     for (const error of never) expect(new RetrySchedule(settings).next(error, 1)).toBeUndefined();
   });
   it('retries what may pass, with full jitter under an exponential cap, for a bounded number of attempts', () => {
-    const errors = [new ServerError('x', site), new TransportError('x', { ...site, failure: 'timeout' }), new MalformedReplyError('x', site), new ThrottledError('x', site)];
+    const errors = [
+      new ServerError('x', site),
+      new TransportError('x', { ...site, failure: 'timeout' }),
+      new MalformedReplyError('x', site),
+      new ThrottledError('x', site),
+    ];
     for (const error of errors) {
       const schedule = new RetrySchedule(settings);
       const delays: number[] = [];
@@ -46,18 +58,29 @@ describe('RetrySchedule', () => {
   });
   it('jitters', () => {
     const seen = new Set<number>();
-    for (let i = 0; i < 20; i++) seen.add(new RetrySchedule({ ...settings, baseDelayMs: 10_000, maxDelayMs: 10_000 }).next(new ServerError('x', site), 1)!);
+    for (let i = 0; i < 20; i++)
+      seen.add(
+        new RetrySchedule({ ...settings, baseDelayMs: 10_000, maxDelayMs: 10_000 }).next(
+          new ServerError('x', site),
+          1,
+        )!,
+      );
     expect(seen.size).toBeGreaterThan(5);
   });
   it('bounds the total wait', () => {
-    const schedule = new RetrySchedule({ maxAttempts: 20, baseDelayMs: 1000, maxDelayMs: 1000, maxTotalWaitMs: 2500 });
+    const schedule = new RetrySchedule({
+      maxAttempts: 20,
+      baseDelayMs: 1000,
+      maxDelayMs: 1000,
+      maxTotalWaitMs: 2500,
+    });
     const throttled = new ThrottledError('x', { ...site, retryAfterMs: 1000 });
     expect(schedule.next(throttled, 1)).toBe(1000);
     expect(schedule.next(throttled, 2)).toBe(1000);
     expect(schedule.next(throttled, 3)).toBeUndefined();
     expect(schedule.totalWaitMs).toBe(2000);
   });
-  it("honours Retry-After as the least delay", () => {
+  it('honours Retry-After as the least delay', () => {
     const schedule = new RetrySchedule(settings);
     expect(schedule.next(new ThrottledError('x', { ...site, retryAfterMs: 5_000 }), 1)).toBe(5_000);
   });

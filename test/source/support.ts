@@ -2,12 +2,23 @@
  * Helpers of the source client's integration tests: a simulator over real HTTP, a client
  * configuration pointing at it, a captured logger, and a tiny proxy that can strip headers.
  */
-import { createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type Server } from 'node:http';
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { configSchema, type SourceConfig } from '../../src/config/schema.js';
 import { createLogger, type Logger } from '../../src/log/logger.js';
-import { startSimulator, type AdvanceSummary, type Simulator, type SimulatorOptions } from '../../src/simulator/index.js';
+import {
+  startSimulator,
+  type AdvanceSummary,
+  type Simulator,
+  type SimulatorOptions,
+} from '../../src/simulator/index.js';
 import { createSourceClient, type SourceClientOptions } from '../../src/source/index.js';
 import type { RetrySettings, SourceSettings } from '../../src/source/settings.js';
 import type { CallEvent, SourceClient, SourcePage, SourceRequest } from '../../src/source/types.js';
@@ -25,7 +36,16 @@ export const TODAY = '2024-06-15';
 
 /** Starts a small seeded simulator (rate limits off unless asked for). */
 export function startSim(options: Partial<SimulatorOptions> = {}): Promise<Simulator<AdvanceSummary>> {
-  return startSimulator({ port: 0, scale: 'small', seed: 11, today: TODAY, username: USER, password: PASSWORD, rateLimit: 'off', ...options });
+  return startSimulator({
+    port: 0,
+    scale: 'small',
+    seed: 11,
+    today: TODAY,
+    username: USER,
+    password: PASSWORD,
+    rateLimit: 'off',
+    ...options,
+  });
 }
 
 /** The client's settings of a one-account `source` block: its username and password as Basic auth. */
@@ -39,7 +59,14 @@ export function sourceConfig(url: string, overrides: Partial<SourceConfig> = {})
   const base = configSchema.parse({
     database: { url: 'postgres://test@localhost/test' },
     // The simulated today is not this machine's: take the simulator's Date whatever it says.
-    source: { url, username: USER, password: PASSWORD, pageSize: 25, requestTimeoutMs: 5_000, maxClockSkewHours: 0 },
+    source: {
+      url,
+      username: USER,
+      password: PASSWORD,
+      pageSize: 25,
+      requestTimeoutMs: 5_000,
+      maxClockSkewHours: 0,
+    },
   }).source;
   return {
     ...base,
@@ -56,11 +83,19 @@ export function sourceConfig(url: string, overrides: Partial<SourceConfig> = {})
  * `sourceConfig`, the credential `ORG`/`API_KEY` unless overridden).
  */
 export function gatewaySettings(url: string, overrides: Partial<SourceSettings> = {}): SourceSettings {
-  return { ...sourceSettingsOf(sourceConfig(url)), auth: { type: 'apikey', org: ORG, apiKey: API_KEY }, ...overrides };
+  return {
+    ...sourceSettingsOf(sourceConfig(url)),
+    auth: { type: 'apikey', org: ORG, apiKey: API_KEY },
+    ...overrides,
+  };
 }
 
 /** A pino logger writing into memory; `text()` is everything logged so far. */
-export function captureLogger(): { logger: Logger; lines: () => Record<string, unknown>[]; text: () => string } {
+export function captureLogger(): {
+  logger: Logger;
+  lines: () => Record<string, unknown>[];
+  text: () => string;
+} {
   const chunks: string[] = [];
   const destination = new Writable({
     write(chunk, _encoding, done) {
@@ -82,7 +117,10 @@ export function captureLogger(): { logger: Logger; lines: () => Record<string, u
 }
 
 /** A client with its call events recorded, from a `source` configuration (Basic auth) or the client's own settings. */
-export function clientFor(config: SourceConfig | SourceSettings, options: Partial<SourceClientOptions> = {}): { client: SourceClient; events: CallEvent[] } {
+export function clientFor(
+  config: SourceConfig | SourceSettings,
+  options: Partial<SourceClientOptions> = {},
+): { client: SourceClient; events: CallEvent[] } {
   const events: CallEvent[] = [];
   const client = createSourceClient({
     settings: 'auth' in config ? config : sourceSettingsOf(config),
@@ -97,7 +135,11 @@ export function clientFor(config: SourceConfig | SourceSettings, options: Partia
 }
 
 /** Every page of a request. */
-export async function allPages(client: SourceClient, request: SourceRequest, startPage?: number): Promise<SourcePage[]> {
+export async function allPages(
+  client: SourceClient,
+  request: SourceRequest,
+  startPage?: number,
+): Promise<SourcePage[]> {
   const pages: SourcePage[] = [];
   for await (const page of client.pages(request, { startPage })) pages.push(page);
   return pages;
@@ -134,17 +176,31 @@ export interface Proxy {
  */
 export async function startProxy(
   target: string,
-  rewrite: (reply: { status: number; headers: IncomingHttpHeaders; body: Buffer }) => { status: number; headers: IncomingHttpHeaders; body: Buffer },
+  rewrite: (reply: { status: number; headers: IncomingHttpHeaders; body: Buffer }) => {
+    status: number;
+    headers: IncomingHttpHeaders;
+    body: Buffer;
+  },
 ): Promise<Proxy> {
   const upstream = new URL(target);
   const server: Server = createServer((req, res) => {
     const forward = httpRequest(
-      { host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers },
+      {
+        host: upstream.hostname,
+        port: upstream.port,
+        path: req.url,
+        method: req.method,
+        headers: req.headers,
+      },
       (reply) => {
         const chunks: Buffer[] = [];
         reply.on('data', (chunk: Buffer) => chunks.push(chunk));
         reply.on('end', () => {
-          const out = rewrite({ status: reply.statusCode ?? 500, headers: { ...reply.headers }, body: Buffer.concat(chunks) });
+          const out = rewrite({
+            status: reply.statusCode ?? 500,
+            headers: { ...reply.headers },
+            body: Buffer.concat(chunks),
+          });
           const headers = { ...out.headers, 'content-length': String(out.body.length) };
           delete headers['transfer-encoding'];
           res.writeHead(out.status, headers);
@@ -167,8 +223,13 @@ export async function startProxy(
   };
 }
 
-/** A server that answers every call with HTTP 500 and an error envelope whose message is `quote(request)`: a source that quotes credentials back. */
-export async function startTattler(quote: (req: IncomingMessage) => string): Promise<{ url: string; server: Server }> {
+/**
+ * A server that answers every call with HTTP 500 and an error envelope whose message is `quote(request)`: a
+ * source that quotes credentials back.
+ */
+export async function startTattler(
+  quote: (req: IncomingMessage) => string,
+): Promise<{ url: string; server: Server }> {
   const server = createServer((req, res) => {
     req.resume();
     const body = JSON.stringify({ response: { error: { code: 500, message: quote(req) } } });
@@ -179,13 +240,16 @@ export async function startTattler(quote: (req: IncomingMessage) => string): Pro
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
 }
 
-/** Every message and stack of the errors `collect` is given, their causes' included: for checks that no secret shows. */
+/**
+ * Every message and stack of the errors `collect` is given, their causes' included: for checks that no secret shows.
+ */
 export function errorTexts(): { texts: string[]; collect: (error: unknown) => void } {
   const texts: string[] = [];
   return {
     texts,
     collect(error) {
-      for (let e: unknown = error; e instanceof Error; e = (e as { cause?: unknown }).cause) texts.push(e.message, e.stack ?? '');
+      for (let e: unknown = error; e instanceof Error; e = (e as { cause?: unknown }).cause)
+        texts.push(e.message, e.stack ?? '');
     },
   };
 }

@@ -60,7 +60,9 @@ describe('createXmlDecoder', () => {
 
   it("passes a thread's decoding error on, as the main thread's would be", async () => {
     decoder = createXmlDecoder({ threads: 1, minBytes: 0 });
-    await expect(decoder.decode(Buffer.from(reply(50).slice(0, -20)), PATH)).rejects.toThrow(/truncated|root element/);
+    await expect(decoder.decode(Buffer.from(reply(50).slice(0, -20)), PATH)).rejects.toThrow(
+      /truncated|root element/,
+    );
     // The thread is still there for the next reply.
     expect((await decoder.decode(Buffer.from(reply(50)), PATH)).tree).toEqual(decodeXml(reply(50)));
   });
@@ -69,7 +71,9 @@ describe('createXmlDecoder', () => {
     decoder = createXmlDecoder({ threads: 1, heapMb: 16 });
     // Records not where the method says: the reply is decoded whole, which needs far more than 16 MB.
     const text = reply(3000);
-    const error = await decoder.decode(Buffer.from(text), ['result', 'invoices']).catch((caught: unknown) => caught);
+    const error = await decoder
+      .decode(Buffer.from(text), ['result', 'invoices'])
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(UndecodableReplyError);
     expect((error as UndecodableReplyError).retryable).toBe(false);
     expect((error as Error).message).toMatch(/lower source\.pageSize/);
@@ -83,11 +87,19 @@ describe('createXmlDecoder', () => {
     writeFileSync(task, "throw new Error('the task module is broken');\n");
     try {
       const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
-      decoder = createXmlDecoder({ threads: 1, task: { filename: pathToFileURL(task).href, execArgv: ['--import', tsx] } });
+      decoder = createXmlDecoder({
+        threads: 1,
+        task: { filename: pathToFileURL(task).href, execArgv: ['--import', tsx] },
+      });
       const text = reply(300);
-      await expect(decoder.decode(Buffer.from(text), PATH)).rejects.toThrow(/XML decoding thread failed: the task module is broken/);
+      await expect(decoder.decode(Buffer.from(text), PATH)).rejects.toThrow(
+        /XML decoding thread failed: the task module is broken/,
+      );
       // Mended, the next reply gets new threads.
-      writeFileSync(task, `export { default } from ${JSON.stringify(new URL('../../src/source/xml-decode-task.ts', import.meta.url).href)};\n`);
+      writeFileSync(
+        task,
+        `export { default } from ${JSON.stringify(new URL('../../src/source/xml-decode-task.ts', import.meta.url).href)};\n`,
+      );
       expect((await decoder.decode(Buffer.from(text), PATH)).tree).toEqual(decodeXml(text));
     } finally {
       rmSync(folder, { recursive: true, force: true });
@@ -105,7 +117,9 @@ describe('createXmlDecoder', () => {
       async lookup(digests) {
         asked.push([...digests]);
         if (it.fail) throw new Error(it.fail);
-        return new Map(digests.flatMap((digest) => (held.has(digest) ? [[digest, held.get(digest)!] as const] : [])));
+        return new Map(
+          digests.flatMap((digest) => (held.has(digest) ? [[digest, held.get(digest)!] as const] : [])),
+        );
       },
     };
     return it;
@@ -114,35 +128,45 @@ describe('createXmlDecoder', () => {
   it.each([
     ['on a thread', 0],
     ['in place', Infinity],
-  ])('passes over the records the recognizer holds, %s, giving their keys and every digest', async (_where, minBytes) => {
-    decoder = createXmlDecoder({ threads: 1, minBytes });
-    const known = recognizer();
-    const text = reply(300);
-    const first = await decoder.decode(Buffer.from(text), PATH, { item: 'lease', recognizer: known });
-    expect(first.tree).toEqual(decodeXml(text));
-    expect(first.digests).toHaveLength(300);
-    expect(first.keys).toEqual(new Array(300).fill(undefined));
-    // The caller now holds the even leases.
-    first.digests!.forEach((digest, i) => i % 2 === 0 && known.held.set(digest, String(i)));
-    const again = await decoder.decode(Buffer.from(text), PATH, { item: 'lease', recognizer: known });
-    expect(again.digests).toEqual(first.digests);
-    expect(again.keys).toEqual(first.digests!.map((_, i) => (i % 2 === 0 ? String(i) : undefined)));
-    const leases = (again.tree as { response: { result: { leases: { lease: unknown[] } } } }).response.result.leases.lease;
-    const whole = (decodeXml(text) as typeof again.tree & { response: { result: { leases: { lease: unknown[] } } } }).response.result.leases.lease;
-    expect(leases).toEqual(whole.map((lease, i) => (i % 2 === 0 ? {} : lease)));
-    expect(known.asked).toHaveLength(2);
-    expect(decoder.threads()).toBe(minBytes === 0 ? 1 : 0);
-  });
+  ])(
+    'passes over the records the recognizer holds, %s, giving their keys and every digest',
+    async (_where, minBytes) => {
+      decoder = createXmlDecoder({ threads: 1, minBytes });
+      const known = recognizer();
+      const text = reply(300);
+      const first = await decoder.decode(Buffer.from(text), PATH, { item: 'lease', recognizer: known });
+      expect(first.tree).toEqual(decodeXml(text));
+      expect(first.digests).toHaveLength(300);
+      expect(first.keys).toEqual(new Array(300).fill(undefined));
+      // The caller now holds the even leases.
+      first.digests!.forEach((digest, i) => i % 2 === 0 && known.held.set(digest, String(i)));
+      const again = await decoder.decode(Buffer.from(text), PATH, { item: 'lease', recognizer: known });
+      expect(again.digests).toEqual(first.digests);
+      expect(again.keys).toEqual(first.digests!.map((_, i) => (i % 2 === 0 ? String(i) : undefined)));
+      const leases = (again.tree as { response: { result: { leases: { lease: unknown[] } } } }).response
+        .result.leases.lease;
+      const whole = (
+        decodeXml(text) as typeof again.tree & { response: { result: { leases: { lease: unknown[] } } } }
+      ).response.result.leases.lease;
+      expect(leases).toEqual(whole.map((lease, i) => (i % 2 === 0 ? {} : lease)));
+      expect(known.asked).toHaveLength(2);
+      expect(decoder.threads()).toBe(minBytes === 0 ? 1 : 0);
+    },
+  );
 
   it('fails the reply when the recognizer cannot answer, and decodes the next one', async () => {
     decoder = createXmlDecoder({ threads: 1, minBytes: 0 });
     const known = recognizer();
     known.fail = 'warehouse unreachable';
-    const failed = await decoder.decode(Buffer.from(reply(50)), PATH, { item: 'lease', recognizer: known }).catch((error: unknown) => error);
+    const failed = await decoder
+      .decode(Buffer.from(reply(50)), PATH, { item: 'lease', recognizer: known })
+      .catch((error: unknown) => error);
     // The recognizer's own error, kept apart from a fault of the reply (which would be retried).
     expect(failed).toBeInstanceOf(RecognizerFailure);
     expect((failed as RecognizerFailure).cause).toEqual(new Error('warehouse unreachable'));
     known.fail = undefined;
-    expect((await decoder.decode(Buffer.from(reply(50)), PATH, { item: 'lease', recognizer: known })).tree).toEqual(decodeXml(reply(50)));
+    expect(
+      (await decoder.decode(Buffer.from(reply(50)), PATH, { item: 'lease', recognizer: known })).tree,
+    ).toEqual(decodeXml(reply(50)));
   });
 });

@@ -76,7 +76,22 @@ describe('plainElement (a record read without the parser)', () => {
       seed = (seed * 1103515245 + 12345) % 2147483648;
       return seed % n;
     };
-    const texts = ['', 'x', ' ', '  a b  ', '&amp;', '&#233;', '&lt;x&gt;', '\n', '&#10;', '$1,234.50', '0', 'true', '&quot;q&quot;', '\u00e9\u2019'];
+    const texts = [
+      '',
+      'x',
+      ' ',
+      '  a b  ',
+      '&amp;',
+      '&#233;',
+      '&lt;x&gt;',
+      '\n',
+      '&#10;',
+      '$1,234.50',
+      '0',
+      'true',
+      '&quot;q&quot;',
+      '\u00e9\u2019',
+    ];
     const names = ['a', 'b', 'id', 'item', 'c_1', 'd.e'];
     const element = (depth: number): string => {
       const name = names[random(names.length)];

@@ -14,9 +14,21 @@ import type { ChunkSize } from '../../src/dates/calendar.js';
 import { encodeParams } from '../../src/source/params.js';
 import { loadStream, STREAM_MANIFESTS, type StreamDefinition } from '../../src/streams/index.js';
 import type { Lane, PlanContext, WorkUnitPlan } from '../../src/streams/types.js';
-import { loadColumns, primaryKey, SOURCE_HASH_COLUMN, SOURCE_TEXT_HASH_COLUMN, type Column, type SourceTable } from '../../src/warehouse/schema.js';
+import {
+  loadColumns,
+  primaryKey,
+  SOURCE_HASH_COLUMN,
+  SOURCE_TEXT_HASH_COLUMN,
+  type Column,
+  type SourceTable,
+} from '../../src/warehouse/schema.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { comparableColumns, migratedColumns, migratedPrimaryKeys, type MigratedColumn } from '../support/migrated-schema.js';
+import {
+  comparableColumns,
+  migratedColumns,
+  migratedPrimaryKeys,
+  type MigratedColumn,
+} from '../support/migrated-schema.js';
 import { planContext } from './plan-support.js';
 
 /** The fixed clock and scope of the plan checks. */
@@ -75,22 +87,33 @@ function valueProblem(column: Column, value: unknown): string | undefined {
 }
 
 /** What is wrong with the rows of one record, as `table.column: problem` lines. */
-function rowProblems(stream: StreamDefinition, key: number, rows: Record<string, Record<string, unknown>[] | undefined>): string[] {
+function rowProblems(
+  stream: StreamDefinition,
+  key: number,
+  rows: Record<string, Record<string, unknown>[] | undefined>,
+): string[] {
   const problems: string[] = [];
   const [parent] = stream.tables;
-  for (const name of Object.keys(rows)) if (!stream.tables.some((table) => table.name === name)) problems.push(`${name}: not a table of the stream`);
-  if (rows[parent.name]?.length !== 1) problems.push(`${parent.name}: ${rows[parent.name]?.length ?? 0} rows, not one`);
+  for (const name of Object.keys(rows))
+    if (!stream.tables.some((table) => table.name === name))
+      problems.push(`${name}: not a table of the stream`);
+  if (rows[parent.name]?.length !== 1)
+    problems.push(`${parent.name}: ${rows[parent.name]?.length ?? 0} rows, not one`);
   for (const table of stream.tables) {
     const written = new Map(loadColumns(table).map(([name]) => [name, table.columns[name]]));
     for (const row of rows[table.name] ?? []) {
-      for (const name of Object.keys(row)) if (!written.has(name)) problems.push(`${table.name}.${name}: not a column it loads`);
+      for (const name of Object.keys(row))
+        if (!written.has(name)) problems.push(`${table.name}.${name}: not a column it loads`);
       for (const [name, column] of written) {
         if (name === SOURCE_HASH_COLUMN || name === SOURCE_TEXT_HASH_COLUMN) continue;
         const problem = valueProblem(column, row[name]);
         if (problem) problems.push(`${table.name}.${name}: ${problem}`);
       }
       const keyColumn = table === parent ? parent.key[0] : table.parentColumn!;
-      if (row[keyColumn] !== key) problems.push(`${table.name}.${keyColumn}: ${JSON.stringify(row[keyColumn])}, not the record's key ${key}`);
+      if (row[keyColumn] !== key)
+        problems.push(
+          `${table.name}.${keyColumn}: ${JSON.stringify(row[keyColumn])}, not the record's key ${key}`,
+        );
     }
   }
   return problems;
@@ -102,7 +125,10 @@ async function unitsOf(lanes: Lane[], context: PlanContext): Promise<WorkUnitPla
   for (const lane of lanes) {
     const doneUnits = new Map<string, number[]>();
     for (const step of lane.steps) {
-      const planned = typeof step === 'function' ? await step({ db: context.db, accountId: context.accountId, runId: 1, doneUnits }) : [step];
+      const planned =
+        typeof step === 'function'
+          ? await step({ db: context.db, accountId: context.accountId, runId: 1, doneUnits })
+          : [step];
       for (const unit of planned) {
         units.push(unit);
         doneUnits.set(unit.kind, [...(doneUnits.get(unit.kind) ?? []), units.length]);
@@ -116,12 +142,17 @@ async function unitsOf(lanes: Lane[], context: PlanContext): Promise<WorkUnitPla
 function workProblems(stream: StreamDefinition, lanes: Lane[], units: WorkUnitPlan[]): string[] {
   const problems: string[] = [];
   const outside = (ids: string[]) => ids.filter((id) => !PROPERTY_IDS.includes(id));
-  for (const lane of lanes) if (outside(lane.propertyIds).length) problems.push(`lane ${lane.key}: properties ${outside(lane.propertyIds)} not asked for`);
+  for (const lane of lanes)
+    if (outside(lane.propertyIds).length)
+      problems.push(`lane ${lane.key}: properties ${outside(lane.propertyIds)} not asked for`);
   for (const unit of units) {
     if (unit.stream !== stream.name) problems.push(`${unit.unitKey}: of stream ${unit.stream}`);
-    if (unit.request.method !== stream.method) problems.push(`${unit.unitKey}: calls ${unit.request.method.name}`);
-    if (outside(unit.propertyIds).length) problems.push(`${unit.unitKey}: properties ${outside(unit.propertyIds)} not asked for`);
-    if (unit.window?.from && unit.window.to && unit.window.from > unit.window.to) problems.push(`${unit.unitKey}: window ends before it starts`);
+    if (unit.request.method !== stream.method)
+      problems.push(`${unit.unitKey}: calls ${unit.request.method.name}`);
+    if (outside(unit.propertyIds).length)
+      problems.push(`${unit.unitKey}: properties ${outside(unit.propertyIds)} not asked for`);
+    if (unit.window?.from && unit.window.to && unit.window.from > unit.window.to)
+      problems.push(`${unit.unitKey}: window ends before it starts`);
     for (const version of stream.method.versions) {
       try {
         encodeParams(stream.method, version, unit.request.params, 'America/Denver');
@@ -131,20 +162,27 @@ function workProblems(stream: StreamDefinition, lanes: Lane[], units: WorkUnitPl
     }
   }
   const keys = units.map((unit) => unit.unitKey);
-  for (const key of new Set(keys)) if (keys.indexOf(key) !== keys.lastIndexOf(key)) problems.push(`${key}: planned twice`);
+  for (const key of new Set(keys))
+    if (keys.indexOf(key) !== keys.lastIndexOf(key)) problems.push(`${key}: planned twice`);
   return problems;
 }
 
 for (const manifest of STREAM_MANIFESTS) {
   describe(`stream ${manifest.name}`, () => {
     let stream: StreamDefinition;
-    const context = () => planContext(manifest.name, { today: TODAY, propertyIds: PROPERTY_IDS, cursors: {}, expected: {} });
+    const context = () =>
+      planContext(manifest.name, { today: TODAY, propertyIds: PROPERTY_IDS, cursors: {}, expected: {} });
     beforeAll(async () => {
       stream = await loadStream(manifest.name);
     });
 
     it('loads as its manifest declares it', () => {
-      expect([stream.name, stream.entity, stream.method, stream.tables]).toEqual([manifest.name, manifest.entity, manifest.method, manifest.tables]);
+      expect([stream.name, stream.entity, stream.method, stream.tables]).toEqual([
+        manifest.name,
+        manifest.entity,
+        manifest.method,
+        manifest.tables,
+      ]);
       expect(manifest.method.versions).toContain(manifest.method.defaultVersion);
     });
 
@@ -165,26 +203,34 @@ for (const manifest of STREAM_MANIFESTS) {
         expect(parent.parentColumn).toBeUndefined();
         for (const child of children) {
           expect(child.parentColumn, `parent column of ${child.name}`).toBe(parent.key[0]);
-          expect(child.columns[child.parentColumn!]?.nullable, `${child.name}.${child.parentColumn}`).toBe(false);
+          expect(child.columns[child.parentColumn!]?.nullable, `${child.name}.${child.parentColumn}`).toBe(
+            false,
+          );
           expect(child.sourceHash).toBe(false);
         }
       });
     });
 
-    describe.each(manifest.method.versions)(`normalize, recorded ${manifest.method.name} %s replies`, (version) => {
-      it('normalizes every record to rows of its declared tables and columns, typed as declared, keyed by the record', () => {
-        const path = fixturePath(manifest.name, manifest.method.name, version);
-        expect(existsSync(path), `recorded replies at ${path.pathname} (node bin/run-ts.mjs test/streams/record-fixtures.ts)`).toBe(true);
-        const records = JSON.parse(readFileSync(path, 'utf8')) as unknown[];
-        expect(records.length).toBeGreaterThan(0);
-        for (const record of records) {
-          const { key, rows } = stream.normalize(record, { version });
-          expect(Number.isSafeInteger(key) && key > 0, `key ${key}`).toBe(true);
-          expect(stream.recordKey(record)).toBe(String(key));
-          expect(rowProblems(stream, key, rows), `record ${key}`).toEqual([]);
-        }
-      });
-    });
+    describe.each(manifest.method.versions)(
+      `normalize, recorded ${manifest.method.name} %s replies`,
+      (version) => {
+        it('normalizes every record to rows of its declared tables and columns, typed as declared, keyed by the record', () => {
+          const path = fixturePath(manifest.name, manifest.method.name, version);
+          expect(
+            existsSync(path),
+            `recorded replies at ${path.pathname} (node bin/run-ts.mjs test/streams/record-fixtures.ts)`,
+          ).toBe(true);
+          const records = JSON.parse(readFileSync(path, 'utf8')) as unknown[];
+          expect(records.length).toBeGreaterThan(0);
+          for (const record of records) {
+            const { key, rows } = stream.normalize(record, { version });
+            expect(Number.isSafeInteger(key) && key > 0, `key ${key}`).toBe(true);
+            expect(stream.recordKey(record)).toBe(String(key));
+            expect(rowProblems(stream, key, rows), `record ${key}`).toEqual([]);
+          }
+        });
+      },
+    );
 
     describe('plan on a fixed clock, empty warehouse', () => {
       it('gives work units of its own, within the properties asked for, with parameters its method takes', async () => {
@@ -195,7 +241,8 @@ for (const manifest of STREAM_MANIFESTS) {
       });
 
       it('gives the same unit keys when planned again', async () => {
-        const keys = async () => (await unitsOf(await stream.plan(context()), context())).map((unit) => unit.unitKey);
+        const keys = async () =>
+          (await unitsOf(await stream.plan(context()), context())).map((unit) => unit.unitKey);
         expect(await keys()).toEqual(await keys());
       });
 
@@ -208,12 +255,15 @@ for (const manifest of STREAM_MANIFESTS) {
         for (const lane of lanes) {
           const units = await unitsOf([lane], context());
           const windows = units.map((unit) => unit.window);
-          if (windows.every((window) => window === undefined)) expect(units, `lane ${lane.key}`).toHaveLength(1);
+          if (windows.every((window) => window === undefined))
+            expect(units, `lane ${lane.key}`).toHaveLength(1);
           else expect(windows, `lane ${lane.key}`).toEqual(chunks);
         }
         const units = await unitsOf(lanes, context());
         expect(workProblems(stream, lanes, units)).toEqual([]);
-        expect((await unitsOf(backfill(), context())).map((unit) => unit.unitKey)).toEqual(units.map((unit) => unit.unitKey));
+        expect((await unitsOf(backfill(), context())).map((unit) => unit.unitKey)).toEqual(
+          units.map((unit) => unit.unitKey),
+        );
       });
     });
   });

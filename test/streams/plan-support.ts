@@ -53,7 +53,9 @@ export function planContext(stream: StreamName, fixture: PlanFixture): PlanConte
 export function planned(lanes: Lane[]): PlanFixture['expected'] {
   const out: PlanFixture['expected'] = {};
   for (const lane of lanes) {
-    const units = lane.steps.filter((step): step is WorkUnitPlan => typeof step !== 'function').map((step) => step.unitKey);
+    const units = lane.steps
+      .filter((step): step is WorkUnitPlan => typeof step !== 'function')
+      .map((step) => step.unitKey);
     const dynamic = lane.steps.length - units.length;
     out[lane.key] = dynamic ? { units, dynamicSteps: dynamic } : { units };
   }

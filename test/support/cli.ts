@@ -28,7 +28,11 @@ export interface RunOptions {
 /** Runs `propsync ...args` (from the sources) as a child process and collects its exit code and output. */
 export function runPropsync(args: string[], options: RunOptions = {}): Promise<CliResult> {
   const scratch = options.cwd ? null : mkdtempSync(join(tmpdir(), 'propsync-cli-'));
-  const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', ...options.env };
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: process.env.HOME ?? '/tmp',
+    ...options.env,
+  };
   return new Promise((resolvePromise) => {
     execFile(
       process.execPath,
@@ -53,4 +57,3 @@ export function scratchFolder(files: Record<string, string> = {}): { dir: string
   }
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
-

@@ -18,7 +18,9 @@ declare module 'vitest' {
 
 /** Answers within a few hundred milliseconds whether a Docker-compatible engine listens. */
 async function containerRuntimeAnswers(): Promise<boolean> {
-  const socket = process.env.DOCKER_HOST?.startsWith('unix://') ? process.env.DOCKER_HOST.slice(7) : '/var/run/docker.sock';
+  const socket = process.env.DOCKER_HOST?.startsWith('unix://')
+    ? process.env.DOCKER_HOST.slice(7)
+    : '/var/run/docker.sock';
   if (process.env.DOCKER_HOST && !process.env.DOCKER_HOST.startsWith('unix://')) return false;
   if (!existsSync(socket)) return false;
   return new Promise((resolve) => {
@@ -44,6 +46,7 @@ async function assertAnswers(url: string, variable: string): Promise<void> {
   } catch (error) {
     throw new Error(
       `${variable}=${redactUrl(url)} does not answer (${(error as Error).message}); start that Postgres, or unset ${variable} to let the tests start their own`,
+      { cause: error },
     );
   } finally {
     await client.end().catch(() => {});

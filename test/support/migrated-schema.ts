@@ -30,11 +30,21 @@ function described(row: ColumnRow): MigratedColumn {
         : row.data_type === 'timestamp with time zone'
           ? 'timestamptz'
           : row.data_type;
-  return { name: row.column_name, type, nullable: row.is_nullable === 'YES', hasDefault: row.column_default !== null };
+  return {
+    name: row.column_name,
+    type,
+    nullable: row.is_nullable === 'YES',
+    hasDefault: row.column_default !== null,
+  };
 }
 
 /** A declared column in the terms of `MigratedColumn`. */
-export const declared = (name: string, column: Column): MigratedColumn => ({ name, type: column.type, nullable: column.nullable, hasDefault: column.hasDefault });
+export const declared = (name: string, column: Column): MigratedColumn => ({
+  name,
+  type: column.type,
+  nullable: column.nullable,
+  hasDefault: column.hasDefault,
+});
 
 /**
  * A table's declared columns and its migrated ones, for comparing in order: `account_id` set
@@ -43,17 +53,29 @@ export const declared = (name: string, column: Column): MigratedColumn => ({ nam
  * row), so where it stands in a migrated table is the migration's detail. It is checked on its
  * own: declared first, migrated as declared.
  */
-export function comparableColumns(table: Table, migrated: readonly MigratedColumn[] | undefined): {
+export function comparableColumns(
+  table: Table,
+  migrated: readonly MigratedColumn[] | undefined,
+): {
   declared: MigratedColumn[];
   migrated: MigratedColumn[];
-  account: { declaredFirst: boolean; declared: MigratedColumn | undefined; migrated: MigratedColumn | undefined };
+  account: {
+    declaredFirst: boolean;
+    declared: MigratedColumn | undefined;
+    migrated: MigratedColumn | undefined;
+  };
 } {
   const all = Object.entries(table.columns).map(([name, column]) => declared(name, column));
-  const others = (columns: readonly MigratedColumn[]) => columns.filter((column) => column.name !== ACCOUNT_COLUMN);
+  const others = (columns: readonly MigratedColumn[]) =>
+    columns.filter((column) => column.name !== ACCOUNT_COLUMN);
   return {
     declared: others(all),
     migrated: others(migrated ?? []),
-    account: { declaredFirst: all[0]?.name === ACCOUNT_COLUMN, declared: all.find((column) => column.name === ACCOUNT_COLUMN), migrated: migrated?.find((column) => column.name === ACCOUNT_COLUMN) },
+    account: {
+      declaredFirst: all[0]?.name === ACCOUNT_COLUMN,
+      declared: all.find((column) => column.name === ACCOUNT_COLUMN),
+      migrated: migrated?.find((column) => column.name === ACCOUNT_COLUMN),
+    },
   };
 }
 

@@ -19,7 +19,10 @@ export interface SyncHarness {
   /** Every log line of every run, parsed. */
   logs: Record<string, unknown>[];
   /** Runs the engine once with a new client (as a new process would). */
-  sync(request?: Partial<SyncRequest>, overrides?: { format?: 'json' | 'xml'; observer?: SyncObserver; pageSize?: number; signal?: AbortSignal }): Promise<RunSummary>;
+  sync(
+    request?: Partial<SyncRequest>,
+    overrides?: { format?: 'json' | 'xml'; observer?: SyncObserver; pageSize?: number; signal?: AbortSignal },
+  ): Promise<RunSummary>;
   close(): Promise<void>;
 }
 
@@ -79,10 +82,32 @@ export async function startSyncHarness(options: HarnessOptions = {}): Promise<Sy
     logs,
     async sync(request = {}, overrides = {}) {
       const [base] = config.accounts;
-      const account = { ...base, source: { ...base.source, format: overrides.format ?? base.source.format, pageSize: overrides.pageSize ?? base.source.pageSize } };
-      const client: SourceClient = createSourceClient({ settings: account.source, timeZone: account.timeZone, logger });
+      const account = {
+        ...base,
+        source: {
+          ...base.source,
+          format: overrides.format ?? base.source.format,
+          pageSize: overrides.pageSize ?? base.source.pageSize,
+        },
+      };
+      const client: SourceClient = createSourceClient({
+        settings: account.source,
+        timeZone: account.timeZone,
+        logger,
+      });
       try {
-        return await runSync({ kind: 'sync', ...request }, { db: warehouse.db, client, config, account, logger, observer: overrides.observer, signal: overrides.signal });
+        return await runSync(
+          { kind: 'sync', ...request },
+          {
+            db: warehouse.db,
+            client,
+            config,
+            account,
+            logger,
+            observer: overrides.observer,
+            signal: overrides.signal,
+          },
+        );
       } finally {
         await client.close();
       }

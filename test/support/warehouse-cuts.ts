@@ -8,13 +8,19 @@ import type { RunningCli } from '../cli/support.js';
  * transaction) takes 150 ms, so that a cut or a restart lands on a transaction in flight.
  */
 export async function slowCheckpoints(db: Db): Promise<void> {
-  await sql`create function test_slow_checkpoint() returns trigger language plpgsql as $$ begin perform pg_sleep(0.15); return new; end $$`.execute(db);
-  await sql`create trigger test_slow_checkpoint before update on sync_work_units for each row execute function test_slow_checkpoint()`.execute(db);
+  await sql`create function test_slow_checkpoint() returns trigger language plpgsql as $$ begin perform pg_sleep(0.15); return new; end $$`.execute(
+    db,
+  );
+  await sql`create trigger test_slow_checkpoint before update on sync_work_units for each row execute function test_slow_checkpoint()`.execute(
+    db,
+  );
 }
 
 /** Pages committed so far, by every run. */
 export async function pagesCommitted(db: Db): Promise<number> {
-  const { rows } = await sql<{ n: number }>`select coalesce(sum(pages), 0)::int as n from sync_work_units`.execute(db);
+  const { rows } = await sql<{
+    n: number;
+  }>`select coalesce(sum(pages), 0)::int as n from sync_work_units`.execute(db);
   return rows[0].n;
 }
 
@@ -23,7 +29,7 @@ export async function pagesCommitted(db: Db): Promise<number> {
  * terminates it together with every stream lock connection. Returns the backends cut.
  */
 export async function cutMidTransaction(db: Db, running: Pick<RunningCli, 'child'>): Promise<number> {
-  for (let exited = false; !exited; ) {
+  for (let exited = false; !exited;) {
     const { rows } = await sql<{ pid: number }>`
       with busy as materialized (
         select pid from pg_stat_activity

@@ -11,7 +11,9 @@ export type TableTotals = Record<string, { rows: number; cents?: Record<string, 
 
 /** A source date `MM/DD/YYYY` as the warehouse's `YYYY-MM-DD` (null when absent), read by hand, not by the client. */
 export function mdyToIso(value: unknown): string | null {
-  return typeof value === 'string' && value ? `${value.slice(6, 10)}-${value.slice(0, 2)}-${value.slice(3, 5)}` : null;
+  return typeof value === 'string' && value
+    ? `${value.slice(6, 10)}-${value.slice(0, 2)}-${value.slice(3, 5)}`
+    : null;
 }
 
 /** Cents of a decimal string or number, exactly (no float arithmetic on strings). */
@@ -43,17 +45,33 @@ export function expectedTotals(dataset: SimDataset): TableTotals {
 }
 
 /** The same totals read from the warehouse (rows not marked deleted), of one account's rows when `account` is given. */
-export async function warehouseTotals(db: Db, expected: TableTotals, options: { account?: string } = {}): Promise<TableTotals> {
+export async function warehouseTotals(
+  db: Db,
+  expected: TableTotals,
+  options: { account?: string } = {},
+): Promise<TableTotals> {
   const ofAccount = options.account === undefined ? sql`true` : sql`account_id = ${options.account}`;
   const out: TableTotals = {};
   for (const [table, want] of Object.entries(expected)) {
     const sums = Object.keys(want.cents ?? {});
     const select = sums.length
-      ? sql.join([sql`count(*)::int as rows`, ...sums.map((column) => sql`coalesce(sum(${sql.ref(column)} * 100), 0)::bigint::text as ${sql.ref(column)}`)])
+      ? sql.join([
+          sql`count(*)::int as rows`,
+          ...sums.map(
+            (column) => sql`coalesce(sum(${sql.ref(column)} * 100), 0)::bigint::text as ${sql.ref(column)}`,
+          ),
+        ])
       : sql`count(*)::int as rows`;
-    const { rows } = await sql<Record<string, string | number>>`select ${select} from ${sql.table(table)} where deleted_at is null and ${ofAccount}`.execute(db);
+    const { rows } = await sql<
+      Record<string, string | number>
+    >`select ${select} from ${sql.table(table)} where deleted_at is null and ${ofAccount}`.execute(db);
     const row = rows[0];
-    out[table] = { rows: Number(row.rows), ...(sums.length ? { cents: Object.fromEntries(sums.map((column) => [column, String(row[column])])) } : {}) };
+    out[table] = {
+      rows: Number(row.rows),
+      ...(sums.length
+        ? { cents: Object.fromEntries(sums.map((column) => [column, String(row[column])])) }
+        : {}),
+    };
   }
   return out;
 }

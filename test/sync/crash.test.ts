@@ -8,7 +8,10 @@ import { expectedTotals, warehouseTotals } from '../support/warehouse-truth.js';
 const CLI = resolve(import.meta.dirname, '../../bin/propsync-dev.mjs');
 
 /** Runs `propsync sync` as a child process; kills it at a crash point or after `killAfterMs`. */
-function runSyncProcess(h: SyncHarness, options: { crashAt?: string; killAfterMs?: number } = {}): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
+function runSyncProcess(
+  h: SyncHarness,
+  options: { crashAt?: string; killAfterMs?: number } = {},
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
   return new Promise((done, fail) => {
     const child = spawn(process.execPath, [CLI, 'sync'], {
       env: {
@@ -28,7 +31,10 @@ function runSyncProcess(h: SyncHarness, options: { crashAt?: string; killAfterMs
     });
     let stderr = '';
     child.stderr.on('data', (chunk) => (stderr += chunk));
-    const timer = options.killAfterMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), options.killAfterMs);
+    const timer =
+      options.killAfterMs === undefined
+        ? undefined
+        : setTimeout(() => child.kill('SIGKILL'), options.killAfterMs);
     child.on('error', fail);
     child.on('exit', (code, signal) => {
       clearTimeout(timer);
@@ -71,7 +77,8 @@ describe('a sync killed with SIGKILL at any point, then run again', () => {
     }
     expect(new Set(kills).size).toBeGreaterThanOrEqual(10);
     // And wherever a few seeded instants fall (during start-up, a call, a commit, or after the end).
-    for (let i = 0; i < 3; i++) await runSyncProcess(h, { killAfterMs: 1500 + ((draws.next().value as number) % 3000) });
+    for (let i = 0; i < 3; i++)
+      await runSyncProcess(h, { killAfterMs: 1500 + ((draws.next().value as number) % 3000) });
     const last = await runSyncProcess(h);
     expect(last.code, last.stderr).toBe(0);
 
@@ -79,7 +86,9 @@ describe('a sync killed with SIGKILL at any point, then run again', () => {
     expect(await warehouseTotals(h.warehouse.db, expected)).toEqual(expected);
     // Each killed run was closed as abandoned by the next run (those killed before recording a run left none).
     const { rows } = await sql<{ running: number; abandoned: number }>`
-      select count(*) filter (where status = 'running')::int as running, count(*) filter (where status = 'abandoned')::int as abandoned from sync_runs`.execute(h.warehouse.db);
+      select count(*) filter (where status = 'running')::int as running, count(*) filter (where status = 'abandoned')::int as abandoned from sync_runs`.execute(
+      h.warehouse.db,
+    );
     expect(rows[0].running).toBe(0);
     expect(rows[0].abandoned).toBeGreaterThanOrEqual(kills.length);
     expect(rows[0].abandoned).toBeLessThanOrEqual(kills.length + 3);

@@ -4,7 +4,6 @@ import type { SimLease } from '../../src/simulator/data/model.js';
 import { startSyncHarness, type SyncHarness } from '../support/sync-harness.js';
 import { expectedTotals, mdyToIso, warehouseTotals } from '../support/warehouse-truth.js';
 
-
 async function expectWarehouseEqualsSource(h: SyncHarness) {
   const expected = expectedTotals(h.sim.dataset);
   expect(await warehouseTotals(h.warehouse.db, expected)).toEqual(expected);
@@ -13,9 +12,15 @@ async function expectWarehouseEqualsSource(h: SyncHarness) {
 /** Field-by-field comparison of a spread of leases, their AR, and invoices, with the data set. */
 async function spotCheck(h: SyncHarness) {
   const leases = h.sim.dataset.leases;
-  const picks: SimLease[] = [0, 0.2, 0.4, 0.6, 0.8, 1].map((at) => leases[Math.min(leases.length - 1, Math.floor(at * leases.length))]);
+  const picks: SimLease[] = [0, 0.2, 0.4, 0.6, 0.8, 1].map(
+    (at) => leases[Math.min(leases.length - 1, Math.floor(at * leases.length))],
+  );
   for (const lease of picks) {
-    const row = await h.warehouse.db.selectFrom('leases').selectAll().where('lease_id', '=', Number(lease.id)).executeTakeFirstOrThrow();
+    const row = await h.warehouse.db
+      .selectFrom('leases')
+      .selectAll()
+      .where('lease_id', '=', Number(lease.id))
+      .executeTakeFirstOrThrow();
     expect(row).toMatchObject({
       property_id: Number(lease.propertyId),
       lease_status_type_id: Number(lease.leaseStatusTypeId),
@@ -36,24 +41,61 @@ async function spotCheck(h: SyncHarness) {
       .orderBy('ar_transaction_id')
       .execute();
     const source = [...(lease.arTransactions?.arTransaction ?? [])].sort((a, b) => a.id - b.id);
-    expect(ar.map((t) => [t.ar_transaction_id, Number(t.amount), Number(t.balance_due), t.post_month, t.is_reversed])).toEqual(
+    expect(
+      ar.map((t) => [
+        t.ar_transaction_id,
+        Number(t.amount),
+        Number(t.balance_due),
+        t.post_month,
+        t.is_reversed,
+      ]),
+    ).toEqual(
       source.map((t) => [t.id, t.amount + 0, t.balanceDue + 0, mdyToIso(t.postMonth), t.isReversed === 1]),
     );
   }
   const invoices = h.sim.dataset.invoices;
-  for (const invoice of [invoices[0], invoices[Math.floor(invoices.length / 2)], invoices[invoices.length - 1]]) {
-    const row = await h.warehouse.db.selectFrom('invoices').selectAll().where('invoice_id', '=', Number(invoice.id)).executeTakeFirstOrThrow();
-    expect(row).toMatchObject({ invoice_number: invoice.invoiceNumber, amount: invoice.amount, amount_due: invoice.amountDue, post_date: mdyToIso(invoice.postDate), vendor_id: Number(invoice.vendor.id) });
+  for (const invoice of [
+    invoices[0],
+    invoices[Math.floor(invoices.length / 2)],
+    invoices[invoices.length - 1],
+  ]) {
+    const row = await h.warehouse.db
+      .selectFrom('invoices')
+      .selectAll()
+      .where('invoice_id', '=', Number(invoice.id))
+      .executeTakeFirstOrThrow();
+    expect(row).toMatchObject({
+      invoice_number: invoice.invoiceNumber,
+      amount: invoice.amount,
+      amount_due: invoice.amountDue,
+      post_date: mdyToIso(invoice.postDate),
+      vendor_id: Number(invoice.vendor.id),
+    });
   }
 }
 
-/** A digest of every source table's content (bookkeeping columns aside, and the digest of XML text, which JSON has not). */
+/**
+ * A digest of every source table's content (bookkeeping columns aside, and the digest of XML text, which JSON has not).
+ */
 async function fingerprint(db: SyncHarness['warehouse']['db']) {
   const out: Record<string, string> = {};
-  for (const table of ['leases', 'lease_intervals', 'lease_customers', 'lease_unit_spaces', 'lease_scheduled_charges', 'ar_transactions', 'invoices', 'invoice_line_items', 'invoice_payments', 'voided_payments']) {
+  for (const table of [
+    'leases',
+    'lease_intervals',
+    'lease_customers',
+    'lease_unit_spaces',
+    'lease_scheduled_charges',
+    'ar_transactions',
+    'invoices',
+    'invoice_line_items',
+    'invoice_payments',
+    'voided_payments',
+  ]) {
     const { rows } = await sql<{ md5: string }>`
       select md5(string_agg(t.row, '|' order by t.row)) as md5 from (
-        select (to_jsonb(x) - 'first_synced_at' - 'last_synced_at' - 'last_run_id' - 'deleted_at' - 'source_text_hash')::text as row from ${sql.table(table)} x) t`.execute(db);
+        select (to_jsonb(x) - 'first_synced_at' - 'last_synced_at' - 'last_run_id' - 'deleted_at' - 'source_text_hash')::text as row from ${sql.table(table)} x) t`.execute(
+      db,
+    );
     out[table] = rows[0].md5;
   }
   return out;
@@ -80,7 +122,13 @@ describe('a full sync, then incremental syncs as the source moves', () => {
 
   it('changes nothing on a second sync right after, spending only the incremental plan calls', async () => {
     const summary = await h.sync();
-    expect(summary).toMatchObject({ status: 'succeeded', rowsInserted: 0, rowsUpdated: 0, rowsDeleted: 0, quarantined: 0 });
+    expect(summary).toMatchObject({
+      status: 'succeeded',
+      rowsInserted: 0,
+      rowsUpdated: 0,
+      rowsDeleted: 0,
+      quarantined: 0,
+    });
     // Every record read again matches the digest the full load stored, so it is skipped whole
     // (one unchanged count per record, not per row).
     expect(summary.records).toBeGreaterThan(0);
@@ -94,8 +142,12 @@ describe('a full sync, then incremental syncs as the source moves', () => {
     // Each call of the run's work units is logged with the run's id (the discovery call before the plan is not).
     const logged = h.logs.filter((line) => line.event === 'source.call' && line.runId === summary.runId);
     expect(logged).toHaveLength(summary.calls - 1);
-    expect(logged.every((line) => typeof line.workUnit === 'string' && typeof line.status === 'number')).toBe(true);
-    const { rows } = await sql<{ n: number }>`select count(*)::int as n from leases where last_run_id = ${summary.runId}`.execute(h.warehouse.db);
+    expect(logged.every((line) => typeof line.workUnit === 'string' && typeof line.status === 'number')).toBe(
+      true,
+    );
+    const { rows } = await sql<{
+      n: number;
+    }>`select count(*)::int as n from leases where last_run_id = ${summary.runId}`.execute(h.warehouse.db);
     expect(rows[0].n).toBe(0);
   });
 
@@ -106,28 +158,34 @@ describe('a full sync, then incremental syncs as the source moves', () => {
     expect(summary.rowsInserted + summary.rowsUpdated).toBeGreaterThan(0);
     await expectWarehouseEqualsSource(h);
     await spotCheck(h);
-    console.log(`after +${days} days (${JSON.stringify(changes)}): incremental sync ${summary.calls} calls, full sync ${fullCalls} calls`);
+    console.log(
+      `after +${days} days (${JSON.stringify(changes)}): incremental sync ${summary.calls} calls, full sync ${fullCalls} calls`,
+    );
   });
 
-  it('reads the same warehouse from XML as from JSON, full and incremental', { timeout: 240_000 }, async () => {
-    const xml = await startSyncHarness({ scale: 'small', seed: 21, today: '2026-05-20', format: 'xml' });
-    const json = await startSyncHarness({ scale: 'small', seed: 21, today: '2026-05-20', format: 'json' });
-    try {
-      for (const days of [0, 7]) {
-        if (days) {
-          xml.sim.advance(days);
-          json.sim.advance(days);
+  it(
+    'reads the same warehouse from XML as from JSON, full and incremental',
+    { timeout: 240_000 },
+    async () => {
+      const xml = await startSyncHarness({ scale: 'small', seed: 21, today: '2026-05-20', format: 'xml' });
+      const json = await startSyncHarness({ scale: 'small', seed: 21, today: '2026-05-20', format: 'json' });
+      try {
+        for (const days of [0, 7]) {
+          if (days) {
+            xml.sim.advance(days);
+            json.sim.advance(days);
+          }
+          expect((await xml.sync()).status).toBe('succeeded');
+          expect((await json.sync()).status).toBe('succeeded');
+          await expectWarehouseEqualsSource(xml);
+          expect(await fingerprint(xml.warehouse.db)).toEqual(await fingerprint(json.warehouse.db));
         }
-        expect((await xml.sync()).status).toBe('succeeded');
-        expect((await json.sync()).status).toBe('succeeded');
-        await expectWarehouseEqualsSource(xml);
-        expect(await fingerprint(xml.warehouse.db)).toEqual(await fingerprint(json.warehouse.db));
+      } finally {
+        await xml.close();
+        await json.close();
       }
-    } finally {
-      await xml.close();
-      await json.close();
-    }
-  });
+    },
+  );
 });
 
 describe('the incremental plan alone: live set, recent move-outs, disappearances, invoice windows', () => {
@@ -152,8 +210,15 @@ describe('the incremental plan alone: live set, recent move-outs, disappearances
     h.sim.advance(days);
     const summary = await h.sync();
     expect(summary.status).toBe('succeeded');
-    const kinds = await h.warehouse.db.selectFrom('sync_work_units').select('kind').distinct().where('run_id', '=', summary.runId).execute();
-    expect(kinds.map((k) => k.kind).sort()).toEqual(expect.arrayContaining(['live', 'move_outs', 'paid', 'post_date', 'voided']));
+    const kinds = await h.warehouse.db
+      .selectFrom('sync_work_units')
+      .select('kind')
+      .distinct()
+      .where('run_id', '=', summary.runId)
+      .execute();
+    expect(kinds.map((k) => k.kind).sort()).toEqual(
+      expect.arrayContaining(['live', 'move_outs', 'paid', 'post_date', 'voided']),
+    );
     expect(kinds.map((k) => k.kind)).not.toContain('full');
     await expectWarehouseEqualsSource(h);
     await spotCheck(h);

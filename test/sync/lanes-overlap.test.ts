@@ -18,11 +18,20 @@ beforeAll(async () => {
   proxy = createServer((incoming, outgoing) => {
     inFlight += 1;
     mostInFlight = Math.max(mostInFlight, inFlight);
-    const forward = request({ host: target.hostname, port: target.port, path: incoming.url, method: incoming.method, headers: incoming.headers }, (reply) => {
-      outgoing.writeHead(reply.statusCode ?? 502, reply.headers);
-      reply.pipe(outgoing);
-      reply.on('end', () => (inFlight -= 1));
-    });
+    const forward = request(
+      {
+        host: target.hostname,
+        port: target.port,
+        path: incoming.url,
+        method: incoming.method,
+        headers: incoming.headers,
+      },
+      (reply) => {
+        outgoing.writeHead(reply.statusCode ?? 502, reply.headers);
+        reply.pipe(outgoing);
+        reply.on('end', () => (inFlight -= 1));
+      },
+    );
     incoming.pipe(forward);
   });
   await new Promise<void>((listening) => proxy.listen(0, '127.0.0.1', listening));
@@ -34,7 +43,8 @@ afterAll(async () => {
   await h?.close();
 });
 
-const leaseCalls = () => Object.values(h.sim.stats().calls.getLeases ?? {}).reduce((sum, count) => sum + count, 0);
+const leaseCalls = () =>
+  Object.values(h.sim.stats().calls.getLeases ?? {}).reduce((sum, count) => sum + count, 0);
 
 async function waitFor(condition: () => boolean, what: string, ms = 20_000): Promise<void> {
   const until = Date.now() + ms;

@@ -9,11 +9,17 @@ import { startSyncHarness, type SyncHarness } from '../support/sync-harness.js';
 /** What the proxy may change: the page asked for, and the reply's headers and body. */
 interface Rewrite {
   pageNo?(area: string, pageNo: number): number;
-  reply?(area: string, pageNo: number, reply: { status: number; headers: IncomingHttpHeaders; body: string }): { status: number; headers: IncomingHttpHeaders; body: string };
+  reply?(
+    area: string,
+    pageNo: number,
+    reply: { status: number; headers: IncomingHttpHeaders; body: string },
+  ): { status: number; headers: IncomingHttpHeaders; body: string };
 }
 
 /** A proxy in front of the simulator whose behaviour each test sets (`proxy.rewrite`). */
-async function startRewritingProxy(target: string): Promise<{ url: string; rewrite: Rewrite; close(): Promise<void> }> {
+async function startRewritingProxy(
+  target: string,
+): Promise<{ url: string; rewrite: Rewrite; close(): Promise<void> }> {
   const upstream = new URL(target);
   const state = { rewrite: {} as Rewrite };
   const server: Server = createServer((req, res) => {
@@ -22,19 +28,32 @@ async function startRewritingProxy(target: string): Promise<{ url: string; rewri
     const pageNo = Number(url.searchParams.get('page_no') ?? 1);
     const asked = state.rewrite.pageNo?.(area, pageNo) ?? pageNo;
     url.searchParams.set('page_no', String(asked));
-    const forward = httpRequest({ host: upstream.hostname, port: upstream.port, path: `${url.pathname}${url.search}`, method: req.method, headers: req.headers }, (reply) => {
-      const chunks: Buffer[] = [];
-      reply.on('data', (chunk: Buffer) => chunks.push(chunk));
-      reply.on('end', () => {
-        const original = { status: reply.statusCode ?? 500, headers: { ...reply.headers }, body: Buffer.concat(chunks).toString('utf8') };
-        const out = state.rewrite.reply?.(area, pageNo, original) ?? original;
-        const body = Buffer.from(out.body, 'utf8');
-        const headers = { ...out.headers, 'content-length': String(body.length) };
-        delete headers['transfer-encoding'];
-        res.writeHead(out.status, headers);
-        res.end(body);
-      });
-    });
+    const forward = httpRequest(
+      {
+        host: upstream.hostname,
+        port: upstream.port,
+        path: `${url.pathname}${url.search}`,
+        method: req.method,
+        headers: req.headers,
+      },
+      (reply) => {
+        const chunks: Buffer[] = [];
+        reply.on('data', (chunk: Buffer) => chunks.push(chunk));
+        reply.on('end', () => {
+          const original = {
+            status: reply.statusCode ?? 500,
+            headers: { ...reply.headers },
+            body: Buffer.concat(chunks).toString('utf8'),
+          };
+          const out = state.rewrite.reply?.(area, pageNo, original) ?? original;
+          const body = Buffer.from(out.body, 'utf8');
+          const headers = { ...out.headers, 'content-length': String(body.length) };
+          delete headers['transfer-encoding'];
+          res.writeHead(out.status, headers);
+          res.end(body);
+        });
+      },
+    );
     forward.on('error', () => res.destroy());
     req.pipe(forward);
   });
@@ -57,10 +76,18 @@ async function startRewritingProxy(target: string): Promise<{ url: string; rewri
 
 /** A reply whose announced total (header and body) is `total(real)`. */
 function withTotal(total: (real: number) => number) {
-  return (area: string, _pageNo: number, reply: { status: number; headers: IncomingHttpHeaders; body: string }) => {
+  return (
+    area: string,
+    _pageNo: number,
+    reply: { status: number; headers: IncomingHttpHeaders; body: string },
+  ) => {
     if (area !== 'leases' || reply.headers['x-total-count'] === undefined) return reply;
     const lie = total(Number(reply.headers['x-total-count']));
-    return { ...reply, headers: { ...reply.headers, 'x-total-count': String(lie) }, body: reply.body.replace(/"totalCount":\s*"?\d+"?/g, `"totalCount":${lie}`) };
+    return {
+      ...reply,
+      headers: { ...reply.headers, 'x-total-count': String(lie) },
+      body: reply.body.replace(/"totalCount":\s*"?\d+"?/g, `"totalCount":${lie}`),
+    };
   };
 }
 
@@ -68,7 +95,12 @@ const PAGE = 5;
 let h: SyncHarness;
 let proxy: Awaited<ReturnType<typeof startRewritingProxy>>;
 beforeAll(async () => {
-  h = await startSyncHarness({ scale: 'small', seed: 61, today: '2026-05-04', source: { retry: { maxAttempts: 2, baseDelayMs: 5, maxDelayMs: 10, maxTotalWaitMs: 1_000 } } });
+  h = await startSyncHarness({
+    scale: 'small',
+    seed: 61,
+    today: '2026-05-04',
+    source: { retry: { maxAttempts: 2, baseDelayMs: 5, maxDelayMs: 10, maxTotalWaitMs: 1_000 } },
+  });
   proxy = await startRewritingProxy(h.sim.url);
   // The client reads the account's source: point the account at the proxy.
   h.config.accounts[0].source.url = proxy.url;
@@ -79,11 +111,20 @@ afterAll(async () => {
   await h?.close();
 });
 
-const deletedLeases = async () => Number((await sql<{ n: string }>`select count(*) as n from leases where deleted_at is not null`.execute(h.warehouse.db)).rows[0].n);
+const deletedLeases = async () =>
+  Number(
+    (
+      await sql<{ n: string }>`select count(*) as n from leases where deleted_at is not null`.execute(
+        h.warehouse.db,
+      )
+    ).rows[0].n,
+  );
 const seenRows = async (propertyId: string) =>
   Number(
     (
-      await sql<{ n: string }>`select count(*) as n from sync_work_unit_seen s join sync_work_units u using (work_unit_id) where ${Number(propertyId)} = any(u.property_ids)`.execute(
+      await sql<{
+        n: string;
+      }>`select count(*) as n from sync_work_unit_seen s join sync_work_units u using (work_unit_id) where ${Number(propertyId)} = any(u.property_ids)`.execute(
         h.warehouse.db,
       )
     ).rows[0].n,
@@ -92,7 +133,11 @@ const seenRows = async (propertyId: string) =>
 it('deletes nothing and fails the unit when X-Total-Count is short, zero or growing', async () => {
   const before = await deletedLeases();
   let calls = 0;
-  const lies: Record<string, (real: number) => number> = { short: (real) => Math.max(real - 3, 1), zero: () => 0, growing: (real) => real + ++calls };
+  const lies: Record<string, (real: number) => number> = {
+    short: (real) => Math.max(real - 3, 1),
+    zero: () => 0,
+    growing: (real) => real + ++calls,
+  };
   for (const [name, lie] of Object.entries(lies)) {
     proxy.rewrite = { reply: withTotal(lie) };
     const summary = await h.sync({ streams: ['leases'], full: true }, { pageSize: PAGE });
@@ -116,12 +161,20 @@ it('deletes nothing and fails the unit when the source sends the same page again
 });
 
 it('moves no cursor past the local tomorrow when the source says it is year 2100', async () => {
-  proxy.rewrite = { reply: (_area, _pageNo, reply) => ({ ...reply, headers: { ...reply.headers, date: 'Fri, 01 Jan 2100 12:00:00 GMT' } }) };
+  proxy.rewrite = {
+    reply: (_area, _pageNo, reply) => ({
+      ...reply,
+      headers: { ...reply.headers, date: 'Fri, 01 Jan 2100 12:00:00 GMT' },
+    }),
+  };
   const summary = await h.sync({ streams: ['leases'] }, { pageSize: PAGE });
   proxy.rewrite = {};
   expect(summary.status).toBe('succeeded');
   const tomorrow = latestCursorDay(h.config.timeZone);
-  const { rows } = await sql<{ value: string | null; next_due: string | null }>`select value::text, state->>'nextDue' as next_due from sync_cursors`.execute(h.warehouse.db);
+  const { rows } = await sql<{
+    value: string | null;
+    next_due: string | null;
+  }>`select value::text, state->>'nextDue' as next_due from sync_cursors`.execute(h.warehouse.db);
   expect(rows.length).toBeGreaterThan(0);
   for (const row of rows) {
     expect(row.value! <= tomorrow, `cursor ${row.value}`).toBe(true);
@@ -134,29 +187,54 @@ it('reads a resumed listing again from page 1 when its total changed, and leaves
   const propertyId = h.sim.dataset.leases[0].propertyId;
   // The first attempt fails on page 3 of that property's full listing, after checkpointing page 2.
   proxy.rewrite = {
-    reply: (area, pageNo, reply) => (area === 'leases' && pageNo === 3 && reply.body.includes(`"${propertyId}"`) ? { ...reply, status: 500, body: '{"error":"boom"}' } : reply),
+    reply: (area, pageNo, reply) =>
+      area === 'leases' && pageNo === 3 && reply.body.includes(`"${propertyId}"`)
+        ? { ...reply, status: 500, body: '{"error":"boom"}' }
+        : reply,
   };
-  const failed = await h.sync({ streams: ['leases'], full: true, propertyIds: [propertyId] }, { pageSize: PAGE });
+  const failed = await h.sync(
+    { streams: ['leases'], full: true, propertyIds: [propertyId] },
+    { pageSize: PAGE },
+  );
   proxy.rewrite = {};
   expect(failed.status).toBe('failed');
-  const checkpoint = await h.warehouse.db.selectFrom('sync_work_units').select(['next_page', 'listing_total']).where('run_id', '=', failed.runId).executeTakeFirstOrThrow();
+  const checkpoint = await h.warehouse.db
+    .selectFrom('sync_work_units')
+    .select(['next_page', 'listing_total'])
+    .where('run_id', '=', failed.runId)
+    .executeTakeFirstOrThrow();
   expect(checkpoint.next_page).toBe(3);
   expect(checkpoint.listing_total).toBeGreaterThan(2 * PAGE);
 
   // Meanwhile the property gets a new lease: the listing's total changes.
   const template = h.sim.dataset.leases.find((lease) => lease.propertyId === propertyId)!;
   const newId = Math.max(...h.sim.dataset.leases.map((lease) => lease._id)) + 1;
-  const fresh: SimLease = { ...structuredClone(template), id: String(newId), _id: newId, arTransactions: undefined, scheduledCharges: undefined, leaseIntervals: { leaseInterval: [] }, leaseHistory: undefined };
+  const fresh: SimLease = {
+    ...structuredClone(template),
+    id: String(newId),
+    _id: newId,
+    arTransactions: undefined,
+    scheduledCharges: undefined,
+    leaseIntervals: { leaseInterval: [] },
+    leaseHistory: undefined,
+  };
   h.sim.dataset.leases.push(fresh);
   h.sim.advance(0);
 
   const logsBefore = h.logs.length;
-  const resumed = await h.sync({ streams: ['leases'], full: true, propertyIds: [propertyId] }, { pageSize: PAGE });
+  const resumed = await h.sync(
+    { streams: ['leases'], full: true, propertyIds: [propertyId] },
+    { pageSize: PAGE },
+  );
   expect(resumed.status).toBe('succeeded');
   const logs = h.logs.slice(logsBefore);
   expect(logs.some((line) => line.event === 'work_unit_resumed' && line.page === 3)).toBe(true);
   expect(logs.some((line) => line.event === 'listing_changed')).toBe(true);
-  const row = await h.warehouse.db.selectFrom('leases').select(['lease_id', 'deleted_at']).where('lease_id', '=', newId).executeTakeFirst();
+  const row = await h.warehouse.db
+    .selectFrom('leases')
+    .select(['lease_id', 'deleted_at'])
+    .where('lease_id', '=', newId)
+    .executeTakeFirst();
   expect(row).toEqual({ lease_id: newId, deleted_at: null });
   // Every unit of the property is finished or superseded: the keys they saw are gone.
   expect(await seenRows(propertyId)).toBe(0);

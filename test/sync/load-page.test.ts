@@ -12,7 +12,9 @@ import { loadPage } from '../../src/sync/load-page.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 
 type Tree = Record<string, unknown>;
-const [template] = JSON.parse(readFileSync(new URL('../streams/leases/fixtures/getLeases-r2.json', import.meta.url), 'utf8')) as Tree[];
+const [template] = JSON.parse(
+  readFileSync(new URL('../streams/leases/fixtures/getLeases-r2.json', import.meta.url), 'utf8'),
+) as Tree[];
 
 /** A lease of the fixture's shape with its own id and exactly these AR transaction ids. */
 function lease(id: number, arIds: number[], extra: Tree = {}): Tree {
@@ -27,7 +29,9 @@ function lease(id: number, arIds: number[], extra: Tree = {}): Tree {
     leaseIntervals: '',
     scheduledCharges: '',
     leaseHistory: '',
-    arTransactions: { arTransaction: arIds.map((arId) => ({ ...transaction, id: String(arId), leaseIntervalId: '' })) },
+    arTransactions: {
+      arTransaction: arIds.map((arId) => ({ ...transaction, id: String(arId), leaseIntervalId: '' })),
+    },
     ...extra,
   };
 }
@@ -38,9 +42,20 @@ let unitId: number;
 let pageNo = 0;
 beforeAll(async () => {
   t = await createTestDatabase();
-  runId = (await t.db.insertInto('sync_runs').values({ account_id: 'default', kind: 'sync', streams: ['leases'] }).returning('run_id').executeTakeFirstOrThrow()).run_id;
-  unitId = (await t.db.insertInto('sync_work_units').values({ account_id: 'default', run_id: runId, stream: 'leases', kind: 'test', unit_key: 'test' }).returning('work_unit_id').executeTakeFirstOrThrow())
-    .work_unit_id;
+  runId = (
+    await t.db
+      .insertInto('sync_runs')
+      .values({ account_id: 'default', kind: 'sync', streams: ['leases'] })
+      .returning('run_id')
+      .executeTakeFirstOrThrow()
+  ).run_id;
+  unitId = (
+    await t.db
+      .insertInto('sync_work_units')
+      .values({ account_id: 'default', run_id: runId, stream: 'leases', kind: 'test', unit_key: 'test' })
+      .returning('work_unit_id')
+      .executeTakeFirstOrThrow()
+  ).work_unit_id;
 });
 afterAll(async () => {
   await t?.drop();
@@ -51,7 +66,15 @@ function load(records: Tree[]) {
   return loadPage(t.db, {
     account: 'default',
     stream: leasesStream,
-    plan: { stream: 'leases', kind: 'test', unitKey: 'test', propertyIds: ['100001'], request: { method: leasesStream.method, params: {} }, trackSeen: false, onComplete: [] },
+    plan: {
+      stream: 'leases',
+      kind: 'test',
+      unitKey: 'test',
+      propertyIds: ['100001'],
+      request: { method: leasesStream.method, params: {} },
+      trackSeen: false,
+      onComplete: [],
+    },
     runId,
     unitId,
     pageNo,
@@ -68,14 +91,22 @@ function load(records: Tree[]) {
 /** AR transactions as (id, lease, deleted), by id. */
 async function ledger(): Promise<[number, number, boolean][]> {
   const { rows } = await sql<{ id: number; lease: number; deleted: boolean }>`
-    select ar_transaction_id as id, lease_id as lease, deleted_at is not null as deleted from ar_transactions order by ar_transaction_id`.execute(t.db);
+    select ar_transaction_id as id, lease_id as lease, deleted_at is not null as deleted from ar_transactions order by ar_transaction_id`.execute(
+    t.db,
+  );
   return rows.map((row) => [row.id, row.lease, row.deleted]);
 }
 
 describe('loading a page', () => {
   it('writes a page of new leases with all their children', async () => {
     const loaded = await load([lease(1, [11, 12]), lease(2, [21])]);
-    expect(loaded).toMatchObject({ records: 2, rowsInserted: 5, rowsUpdated: 0, rowsDeleted: 0, quarantined: 0 });
+    expect(loaded).toMatchObject({
+      records: 2,
+      rowsInserted: 5,
+      rowsUpdated: 0,
+      rowsDeleted: 0,
+      quarantined: 0,
+    });
     expect(await ledger()).toEqual([
       [11, 1, false],
       [12, 1, false],
@@ -108,7 +139,11 @@ describe('loading a page', () => {
     await sql`update leases set deleted_at = now() where lease_id = 2`.execute(t.db);
     const loaded = await load([lease(2, [22])]);
     expect(loaded).toMatchObject({ rowsInserted: 1, rowsUpdated: 1, quarantined: 0 });
-    const revived = await t.db.selectFrom('leases').select('deleted_at').where('lease_id', '=', 2).executeTakeFirstOrThrow();
+    const revived = await t.db
+      .selectFrom('leases')
+      .select('deleted_at')
+      .where('lease_id', '=', 2)
+      .executeTakeFirstOrThrow();
     expect(revived.deleted_at).toBeNull();
     expect(await ledger()).toEqual([
       [11, 1, false],

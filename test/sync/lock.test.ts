@@ -1,7 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import pg from 'pg';
-import { describeHolder, LOCK_NAMESPACE, LockNotHeldError, lockKey, withStreamLock, withStreamLocks, type HeldLock } from '../../src/sync/lock.js';
+import {
+  describeHolder,
+  LOCK_NAMESPACE,
+  LockNotHeldError,
+  lockKey,
+  withStreamLock,
+  withStreamLocks,
+  type HeldLock,
+} from '../../src/sync/lock.js';
 import type { Logger } from '../../src/log/logger.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 
@@ -47,23 +55,39 @@ describe('withStreamLock', () => {
     release.resolve();
     expect(await first).toEqual({ acquired: true, value: 'first' });
     // released: the next one gets it
-    expect(await withStreamLock(database.url, 'leases', async () => 'third')).toEqual({ acquired: true, value: 'third' });
+    expect(await withStreamLock(database.url, 'leases', async () => 'third')).toEqual({
+      acquired: true,
+      value: 'third',
+    });
   });
 
   it('in share mode, is held by many sharers at once and by no exclusive holder beside them', async () => {
     const release = deferred();
     const entered = [deferred(), deferred()];
-    const sharers = entered.map((gate) => withStreamLock(database.url, 'north/leases', async () => {
-      gate.resolve();
-      await release.promise;
-      return 'shared';
-    }, { shared: true }));
+    const sharers = entered.map((gate) =>
+      withStreamLock(
+        database.url,
+        'north/leases',
+        async () => {
+          gate.resolve();
+          await release.promise;
+          return 'shared';
+        },
+        { shared: true },
+      ),
+    );
     await Promise.all(entered.map((gate) => gate.promise));
     const exclusive = await withStreamLock(database.url, 'north/leases', async () => 'sync');
     expect(exclusive.acquired).toBe(false);
-    if (!exclusive.acquired) expect(describeHolder('north/leases', exclusive.holder)).toMatch(/^stream north\/leases is being synced by another propsync process \(pid=\d+/);
+    if (!exclusive.acquired)
+      expect(describeHolder('north/leases', exclusive.holder)).toMatch(
+        /^stream north\/leases is being synced by another propsync process \(pid=\d+/,
+      );
     release.resolve();
-    expect(await Promise.all(sharers)).toEqual([{ acquired: true, value: 'shared' }, { acquired: true, value: 'shared' }]);
+    expect(await Promise.all(sharers)).toEqual([
+      { acquired: true, value: 'shared' },
+      { acquired: true, value: 'shared' },
+    ]);
     // Released by every sharer: the exclusive holder gets it, and then no sharer does.
     const again = deferred();
     const inside = deferred();
@@ -73,22 +97,31 @@ describe('withStreamLock', () => {
       return 'sync';
     });
     await inside.promise;
-    expect((await withStreamLock(database.url, 'north/leases', async () => 'shared', { shared: true })).acquired).toBe(false);
+    expect(
+      (await withStreamLock(database.url, 'north/leases', async () => 'shared', { shared: true })).acquired,
+    ).toBe(false);
     again.resolve();
     expect(await held).toEqual({ acquired: true, value: 'sync' });
   });
 
   it('in share mode, verifies inside a transaction that this session holds it', async () => {
     const db = database.db;
-    const outcome = await withStreamLock(database.url, 'south/invoices', async (lock: HeldLock) => {
-      await db.transaction().execute((trx) => lock.verify(trx, 'south/invoices'));
-      return 'verified';
-    }, { shared: true });
+    const outcome = await withStreamLock(
+      database.url,
+      'south/invoices',
+      async (lock: HeldLock) => {
+        await db.transaction().execute((trx) => lock.verify(trx, 'south/invoices'));
+        return 'verified';
+      },
+      { shared: true },
+    );
     expect(outcome).toEqual({ acquired: true, value: 'verified' });
   });
 
   it('releases the lock when fn throws', async () => {
-    await expect(withStreamLock(database.url, 'leases', async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+    await expect(
+      withStreamLock(database.url, 'leases', async () => Promise.reject(new Error('boom'))),
+    ).rejects.toThrow('boom');
     expect((await withStreamLock(database.url, 'leases', async () => 1)).acquired).toBe(true);
   });
 
@@ -96,7 +129,9 @@ describe('withStreamLock', () => {
     const outcome = await withStreamLock(database.url, 'leases', async (lock) => {
       const admin = new pg.Client({ connectionString: database.url });
       await admin.connect();
-      await admin.query(`select pg_terminate_backend(pid) from pg_stat_activity where application_name like 'propsync lock leases%' and datname = current_database()`);
+      await admin.query(
+        `select pg_terminate_backend(pid) from pg_stat_activity where application_name like 'propsync lock leases%' and datname = current_database()`,
+      );
       await admin.end();
       await new Promise<void>((resolve) => {
         if (lock.signal.aborted) resolve();
@@ -122,7 +157,10 @@ describe('withStreamLock', () => {
     expect((await withStreamLock(database.url, 'leases', async () => 1)).acquired).toBe(true);
     release.resolve();
     await holder;
-    expect(await withStreamLocks(database.url, ['leases', 'invoices'], async () => 'ran')).toEqual({ acquired: true, value: 'ran' });
+    expect(await withStreamLocks(database.url, ['leases', 'invoices'], async () => 'ran')).toEqual({
+      acquired: true,
+      value: 'ran',
+    });
   });
 });
 
@@ -130,7 +168,10 @@ describe('withStreamLock', () => {
 async function cutLockConnection(stream: string): Promise<void> {
   const admin = new pg.Client({ connectionString: database.url });
   await admin.connect();
-  await admin.query(`select pg_terminate_backend(pid) from pg_stat_activity where application_name like $1 and datname = current_database()`, [`propsync lock ${stream} pid=${process.pid} %`]);
+  await admin.query(
+    `select pg_terminate_backend(pid) from pg_stat_activity where application_name like $1 and datname = current_database()`,
+    [`propsync lock ${stream} pid=${process.pid} %`],
+  );
   await admin.end();
 }
 
@@ -172,7 +213,10 @@ describe('a lock whose connection is lost', () => {
   });
 
   it('stops its holder, saying who took it, when another process took it meanwhile', async () => {
-    const other = new pg.Client({ connectionString: database.url, application_name: 'propsync lock leases pid=4242 host=elsewhere' });
+    const other = new pg.Client({
+      connectionString: database.url,
+      application_name: 'propsync lock leases pid=4242 host=elsewhere',
+    });
     await other.connect();
     try {
       const outcome = await withStreamLock(
@@ -180,21 +224,31 @@ describe('a lock whose connection is lost', () => {
         'leases',
         async (lock) => {
           // The other process waits for the lock; it gets it the moment this connection dies.
-          const waiting = other.query('select pg_advisory_lock($1::int, $2::int)', [LOCK_NAMESPACE, lockKey('leases')]);
-          for (let waits = false; !waits; ) {
-            const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where application_name like '%pid=4242 host=elsewhere' and wait_event_type = 'Lock'`.execute(database.db);
+          const waiting = other.query('select pg_advisory_lock($1::int, $2::int)', [
+            LOCK_NAMESPACE,
+            lockKey('leases'),
+          ]);
+          for (let waits = false; !waits;) {
+            const { rows } = await sql<{
+              n: number;
+            }>`select count(*)::int as n from pg_stat_activity where application_name like '%pid=4242 host=elsewhere' and wait_event_type = 'Lock'`.execute(
+              database.db,
+            );
             waits = rows[0].n === 1;
           }
           await cutLockConnection('leases');
           await waiting;
           await until(() => lock.signal.aborted);
-          await expect(database.db.transaction().execute((trx) => lock.verify(trx, 'leases'))).rejects.toThrow(LockNotHeldError);
+          await expect(
+            database.db.transaction().execute((trx) => lock.verify(trx, 'leases')),
+          ).rejects.toThrow(LockNotHeldError);
           return (lock.signal.reason as Error).message;
         },
         { reconnect: RECONNECT },
       );
       expect(outcome.acquired).toBe(true);
-      if (outcome.acquired) expect(outcome.value).toMatch(/stream leases .*another propsync process \(pid=4242 host=elsewhere\)/);
+      if (outcome.acquired)
+        expect(outcome.value).toMatch(/stream leases .*another propsync process \(pid=4242 host=elsewhere\)/);
     } finally {
       await other.end();
     }

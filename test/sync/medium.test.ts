@@ -4,7 +4,12 @@ import { expectedTotals, warehouseTotals } from '../support/warehouse-truth.js';
 
 let h: SyncHarness;
 beforeAll(async () => {
-  h = await startSyncHarness({ scale: 'medium', seed: 2, today: '2026-10-01', source: { pageSize: 500, concurrency: 4 } });
+  h = await startSyncHarness({
+    scale: 'medium',
+    seed: 2,
+    today: '2026-10-01',
+    source: { pageSize: 500, concurrency: 4 },
+  });
 });
 afterAll(async () => {
   await h?.close();

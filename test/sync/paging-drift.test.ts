@@ -6,7 +6,12 @@ import { expectedTotals, warehouseTotals } from '../support/warehouse-truth.js';
 const PAGE = 5;
 let h: SyncHarness;
 beforeAll(async () => {
-  h = await startSyncHarness({ scale: 'small', seed: 44, today: '2026-08-03', streams: { leases: { fullRefreshDays: 30 } } });
+  h = await startSyncHarness({
+    scale: 'small',
+    seed: 44,
+    today: '2026-08-03',
+    streams: { leases: { fullRefreshDays: 30 } },
+  });
 });
 afterAll(async () => {
   await h?.close();
@@ -19,13 +24,25 @@ it('loses no record when the live set changes while it is being paged', async ()
   const propertyId = h.sim.dataset.leases[0].propertyId;
 
   // A brand-new lease (highest id, so last in the listing) that the warehouse has never seen.
-  const template = h.sim.dataset.leases.find((lease) => lease.propertyId === propertyId && lease._status === 4)!;
+  const template = h.sim.dataset.leases.find(
+    (lease) => lease.propertyId === propertyId && lease._status === 4,
+  )!;
   const newId = Math.max(...h.sim.dataset.leases.map((lease) => lease._id)) + 1;
-  const fresh: SimLease = { ...structuredClone(template), id: String(newId), _id: newId, arTransactions: undefined, scheduledCharges: undefined, leaseIntervals: { leaseInterval: [] }, leaseHistory: undefined };
+  const fresh: SimLease = {
+    ...structuredClone(template),
+    id: String(newId),
+    _id: newId,
+    arTransactions: undefined,
+    scheduledCharges: undefined,
+    leaseIntervals: { leaseInterval: [] },
+    leaseHistory: undefined,
+  };
   h.sim.dataset.leases.push(fresh);
   h.sim.advance(0); // the simulator re-indexes its data
 
-  const live = h.sim.dataset.leases.filter((lease) => lease.propertyId === propertyId && isLive(lease)).sort((a, b) => a._id - b._id);
+  const live = h.sim.dataset.leases
+    .filter((lease) => lease.propertyId === propertyId && isLive(lease))
+    .sort((a, b) => a._id - b._id);
   const lastIndex = live.length - 1;
   // Read pages up to the one before the new lease's page, then 5 earlier leases get cancelled:
   // every later record slides back one page, and the new lease would be skipped.
@@ -39,7 +56,12 @@ it('loses no record when the live set changes while it is being paged', async ()
       pageSize: PAGE,
       observer: {
         onPage(event) {
-          if (mutated || !event.unitKey.startsWith(`leases:live:${propertyId}@`) || event.pageNo !== pageBefore) return;
+          if (
+            mutated ||
+            !event.unitKey.startsWith(`leases:live:${propertyId}@`) ||
+            event.pageNo !== pageBefore
+          )
+            return;
           mutated = true;
           for (const lease of cancelled) {
             lease._status = 2;
@@ -53,9 +75,21 @@ it('loses no record when the live set changes while it is being paged', async ()
   expect(summary.status).toBe('succeeded');
   expect(h.logs.some((line) => line.event === 'listing_changed')).toBe(true);
 
-  const row = await h.warehouse.db.selectFrom('leases').select(['lease_id', 'lease_status_type_id']).where('lease_id', '=', newId).executeTakeFirst();
+  const row = await h.warehouse.db
+    .selectFrom('leases')
+    .select(['lease_id', 'lease_status_type_id'])
+    .where('lease_id', '=', newId)
+    .executeTakeFirst();
   expect(row).toEqual({ lease_id: newId, lease_status_type_id: 4 });
-  const statuses = await h.warehouse.db.selectFrom('leases').select('lease_status_type_id').where('lease_id', 'in', cancelled.map((lease) => lease._id)).execute();
+  const statuses = await h.warehouse.db
+    .selectFrom('leases')
+    .select('lease_status_type_id')
+    .where(
+      'lease_id',
+      'in',
+      cancelled.map((lease) => lease._id),
+    )
+    .execute();
   expect(statuses.map((s) => s.lease_status_type_id)).toEqual(cancelled.map(() => 2));
   const expected = expectedTotals(h.sim.dataset);
   expect(await warehouseTotals(h.warehouse.db, expected)).toEqual(expected);

@@ -15,7 +15,8 @@ import type { SourceTable } from '../../src/warehouse/schema.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 
 type Tree = Record<string, unknown>;
-const fixture = (path: string): Tree[] => JSON.parse(readFileSync(new URL(path, import.meta.url), 'utf8')) as Tree[];
+const fixture = (path: string): Tree[] =>
+  JSON.parse(readFileSync(new URL(path, import.meta.url), 'utf8')) as Tree[];
 
 /** A damage: the value it puts in place of the clean one. */
 const DAMAGES = {
@@ -79,7 +80,8 @@ function setPath(record: Tree, path: string, damage: Damage): void {
   const steps = path.split('.');
   let node: Tree = record;
   // A list of one may come as a bare object: `0` then stands for that object.
-  for (const step of steps.slice(0, -1)) node = (step === '0' && !Array.isArray(node) ? node : node[step]) as Tree;
+  for (const step of steps.slice(0, -1))
+    node = (step === '0' && !Array.isArray(node) ? node : node[step]) as Tree;
   const last = steps[steps.length - 1];
   node[last] = DAMAGES[damage](node[last] ?? 'note');
 }
@@ -93,7 +95,13 @@ interface Generated {
 }
 
 /** A page of records: clean copies of fixtures under fresh ids, about half damaged by one damage at one site. */
-function generatePage(next: () => number, stream: 'leases' | 'invoices', fixtures: Tree[], firstId: number, size: number): Generated[] {
+function generatePage(
+  next: () => number,
+  stream: 'leases' | 'invoices',
+  fixtures: Tree[],
+  firstId: number,
+  size: number,
+): Generated[] {
   return Array.from({ length: size }, (_, n) => {
     const record = structuredClone(fixtures[Math.floor(next() * fixtures.length)]);
     const id = String(firstId + n);
@@ -111,9 +119,17 @@ let runId: number;
 let unitId: number;
 beforeAll(async () => {
   t = await createTestDatabase();
-  const run = await t.db.insertInto('sync_runs').values({ account_id: 'default', kind: 'sync', streams: ['leases', 'invoices'] }).returning('run_id').executeTakeFirstOrThrow();
+  const run = await t.db
+    .insertInto('sync_runs')
+    .values({ account_id: 'default', kind: 'sync', streams: ['leases', 'invoices'] })
+    .returning('run_id')
+    .executeTakeFirstOrThrow();
   runId = run.run_id;
-  const unit = await t.db.insertInto('sync_work_units').values({ account_id: 'default', run_id: runId, stream: 'leases', kind: 'test', unit_key: 'test' }).returning('work_unit_id').executeTakeFirstOrThrow();
+  const unit = await t.db
+    .insertInto('sync_work_units')
+    .values({ account_id: 'default', run_id: runId, stream: 'leases', kind: 'test', unit_key: 'test' })
+    .returning('work_unit_id')
+    .executeTakeFirstOrThrow();
   unitId = unit.work_unit_id;
 });
 afterAll(async () => {
@@ -125,7 +141,15 @@ async function loadGenerated(stream: StreamDefinition, pages: Generated[][]) {
     const loaded = await loadPage(t.db, {
       account: 'default',
       stream,
-      plan: { stream: stream.name, kind: 'test', unitKey: `test-${stream.name}`, propertyIds: ['100001'], request: { method: stream.method, params: {} }, trackSeen: false, onComplete: [] },
+      plan: {
+        stream: stream.name,
+        kind: 'test',
+        unitKey: `test-${stream.name}`,
+        propertyIds: ['100001'],
+        request: { method: stream.method, params: {} },
+        trackSeen: false,
+        onComplete: [],
+      },
       runId,
       unitId,
       pageNo: index + 1,
@@ -137,26 +161,44 @@ async function loadGenerated(stream: StreamDefinition, pages: Generated[][]) {
       nextPage: index + 2,
       complete: false,
     });
-    expect(loaded.quarantined, loaded.problems.join('\n')).toBe(page.filter((generated) => generated.field).length);
+    expect(loaded.quarantined, loaded.problems.join('\n')).toBe(
+      page.filter((generated) => generated.field).length,
+    );
   }
 }
 
 async function expectOutcome(streamName: string, parentTable: 'leases' | 'invoices', pages: Generated[][]) {
   const all = pages.flat();
-  const entries = await t.db.selectFrom('quarantine').selectAll().where('stream', '=', streamName).where('resolved_at', 'is', null).execute();
+  const entries = await t.db
+    .selectFrom('quarantine')
+    .selectAll()
+    .where('stream', '=', streamName)
+    .where('resolved_at', 'is', null)
+    .execute();
   const byKey = new Map(entries.map((entry) => [entry.record_key, entry]));
   const column = parentTable === 'leases' ? 'lease_id' : 'invoice_id';
-  const loaded = new Set((await t.db.selectFrom(parentTable).select(column).execute()).map((row) => String((row as Record<string, unknown>)[column])));
+  const loaded = new Set(
+    (await t.db.selectFrom(parentTable).select(column).execute()).map((row) =>
+      String((row as Record<string, unknown>)[column]),
+    ),
+  );
   for (const generated of all) {
     if (generated.field) {
       const entry = byKey.get(generated.id);
       expect(entry, `${generated.id}: ${generated.damage} at ${generated.field}`).toBeDefined();
-      expect(entry!.reason, `${generated.damage}`).toMatch(new RegExp(`^field ${generated.field.replace(/\./g, '\\.')}: `));
+      expect(entry!.reason, `${generated.damage}`).toMatch(
+        new RegExp(`^field ${generated.field.replace(/\./g, '\\.')}: `),
+      );
       expect(entry!.page).toBeGreaterThanOrEqual(1);
       expect(loaded.has(generated.id)).toBe(false);
       // Nothing the source sent is lost: a text jsonb cannot hold is whole in raw_text.
-      if (generated.damage === 'nul' || generated.damage === 'loneSurrogate') expect(JSON.parse(entry!.raw_text!)).toEqual(generated.record);
-      else expect({ raw: entry!.raw, raw_text: entry!.raw_text }).toEqual({ raw: generated.record, raw_text: null });
+      if (generated.damage === 'nul' || generated.damage === 'loneSurrogate')
+        expect(JSON.parse(entry!.raw_text!)).toEqual(generated.record);
+      else
+        expect({ raw: entry!.raw, raw_text: entry!.raw_text }).toEqual({
+          raw: generated.record,
+          raw_text: null,
+        });
     } else {
       expect(loaded.has(generated.id), `clean ${generated.id}`).toBe(true);
     }
@@ -169,9 +211,23 @@ describe('records damaged in every way a column refuses', () => {
     const generated = new Set<string>();
     for (const seed of [1, 2, 3]) {
       const next = random(seed);
-      const leasePages = Array.from({ length: 4 }, (_, page) => generatePage(next, 'leases', fixture('../streams/leases/fixtures/getLeases-r2.json'), seed * 1_000_000 + page * 1000, 24));
+      const leasePages = Array.from({ length: 4 }, (_, page) =>
+        generatePage(
+          next,
+          'leases',
+          fixture('../streams/leases/fixtures/getLeases-r2.json'),
+          seed * 1_000_000 + page * 1000,
+          24,
+        ),
+      );
       const invoicePages = Array.from({ length: 4 }, (_, page) =>
-        generatePage(next, 'invoices', fixture('../streams/invoices/fixtures/getInvoices-r2.json'), seed * 1_000_000 + page * 1000, 24),
+        generatePage(
+          next,
+          'invoices',
+          fixture('../streams/invoices/fixtures/getInvoices-r2.json'),
+          seed * 1_000_000 + page * 1000,
+          24,
+        ),
       );
       await loadGenerated(leasesStream, leasePages);
       await loadGenerated(invoicesStream, invoicePages);
@@ -186,17 +242,40 @@ describe('records damaged in every way a column refuses', () => {
 
   it('a value Postgres still refuses quarantines only its record, with Postgres\u2019s message, by reloading the page record by record', async () => {
     // A declaration that (wrongly) allows an integer where the table holds a smallint: only Postgres catches it.
-    const lax: SourceTable = { ...LEASES, columns: { ...LEASES.columns, occupancy_type_id: { ...LEASES.columns.occupancy_type_id, type: 'integer' } } };
+    const lax: SourceTable = {
+      ...LEASES,
+      columns: {
+        ...LEASES.columns,
+        occupancy_type_id: { ...LEASES.columns.occupancy_type_id, type: 'integer' },
+      },
+    };
     const stream: StreamDefinition = { ...leasesStream, tables: [lax, ...leasesStream.tables.slice(1)] };
     const leases = fixture('../streams/leases/fixtures/getLeases-r2.json');
-    const page: Generated[] = Array.from({ length: 10 }, (_, n) => ({ record: { ...leases[n % leases.length], id: String(9_000_000 + n) }, id: String(9_000_000 + n) }));
+    const page: Generated[] = Array.from({ length: 10 }, (_, n) => ({
+      record: { ...leases[n % leases.length], id: String(9_000_000 + n) },
+      id: String(9_000_000 + n),
+    }));
     page[3].record.occupancyTypeId = '987654';
     page[3].field = 'occupancyTypeId';
     await loadGenerated(stream, [page]);
-    const entries = await t.db.selectFrom('quarantine').selectAll().where('record_key', '=', page[3].id).execute();
+    const entries = await t.db
+      .selectFrom('quarantine')
+      .selectAll()
+      .where('record_key', '=', page[3].id)
+      .execute();
     expect(entries).toHaveLength(1);
-    expect(entries[0].reason).toMatch(/^Postgres refused the record: .*(smallint out of range|out of range for type smallint)/);
-    const loaded = await t.db.selectFrom('leases').select('lease_id').where('lease_id', 'in', page.map((generated) => Number(generated.id))).execute();
+    expect(entries[0].reason).toMatch(
+      /^Postgres refused the record: .*(smallint out of range|out of range for type smallint)/,
+    );
+    const loaded = await t.db
+      .selectFrom('leases')
+      .select('lease_id')
+      .where(
+        'lease_id',
+        'in',
+        page.map((generated) => Number(generated.id)),
+      )
+      .execute();
     expect(loaded).toHaveLength(9);
   });
 });

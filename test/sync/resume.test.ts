@@ -15,10 +15,18 @@ it('an interrupted run resumes from its checkpoints, and starts a unit over when
   let pages = 0;
   const interrupted = await h.sync(
     { streams: ['leases'] },
-    { pageSize: 20, signal: stop.signal, observer: { onPage: () => (++pages === 3 ? stop.abort() : undefined) } },
+    {
+      pageSize: 20,
+      signal: stop.signal,
+      observer: { onPage: () => (++pages === 3 ? stop.abort() : undefined) },
+    },
   );
   expect(interrupted.status).toBe('interrupted');
-  const unfinished = await h.warehouse.db.selectFrom('sync_work_units').select(['unit_key', 'next_page', 'per_page']).where('status', '=', 'interrupted').execute();
+  const unfinished = await h.warehouse.db
+    .selectFrom('sync_work_units')
+    .select(['unit_key', 'next_page', 'per_page'])
+    .where('status', '=', 'interrupted')
+    .execute();
   expect(unfinished.length).toBeGreaterThan(0);
   expect(unfinished.every((unit) => unit.per_page === 20 && unit.next_page > 1)).toBe(true);
 
@@ -28,14 +36,29 @@ it('an interrupted run resumes from its checkpoints, and starts a unit over when
   expect(h.logs.some((line) => line.event === 'work_unit_resumed')).toBe(false);
   const expected = expectedTotals(h.sim.dataset);
   const actual = await warehouseTotals(h.warehouse.db, expected);
-  for (const table of ['leases', 'lease_intervals', 'lease_customers', 'lease_unit_spaces', 'lease_scheduled_charges', 'ar_transactions']) expect(actual[table], table).toEqual(expected[table]);
+  for (const table of [
+    'leases',
+    'lease_intervals',
+    'lease_customers',
+    'lease_unit_spaces',
+    'lease_scheduled_charges',
+    'ar_transactions',
+  ])
+    expect(actual[table], table).toEqual(expected[table]);
 });
 
 it('resumes at the checkpoint page when the page size is the same', async () => {
   h.sim.advance(2);
   const stop = new AbortController();
   let pages = 0;
-  const interrupted = await h.sync({ streams: ['leases'], full: true }, { pageSize: 20, signal: stop.signal, observer: { onPage: () => (++pages === 2 ? stop.abort() : undefined) } });
+  const interrupted = await h.sync(
+    { streams: ['leases'], full: true },
+    {
+      pageSize: 20,
+      signal: stop.signal,
+      observer: { onPage: () => (++pages === 2 ? stop.abort() : undefined) },
+    },
+  );
   expect(interrupted.status).toBe('interrupted');
   const resumed = await h.sync({ streams: ['leases'], full: true }, { pageSize: 20 });
   expect(resumed.status).toBe('succeeded');

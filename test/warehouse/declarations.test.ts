@@ -39,13 +39,16 @@ async function secondaryIndexes(): Promise<Map<string, string[]>> {
        and k.ord <= x.indnkeyatts
      group by t.relname, i.relname`.execute(t.db);
   const byTable = new Map<string, string[]>();
-  for (const row of rows) byTable.set(row.table, [...(byTable.get(row.table) ?? []), row.columns.join(',')].sort());
+  for (const row of rows)
+    byTable.set(row.table, [...(byTable.get(row.table) ?? []), row.columns.join(',')].sort());
   return byTable;
 }
 
 describe('table declarations', () => {
   it('declare exactly the tables the migrations create', async () => {
-    const tables = [...(await migratedColumns(t.db)).keys()].filter((name) => !MIGRATOR_TABLES.includes(name));
+    const tables = [...(await migratedColumns(t.db)).keys()].filter(
+      (name) => !MIGRATOR_TABLES.includes(name),
+    );
     expect(DECLARED.map((table) => table.name).sort()).toEqual(tables.sort());
   });
 
@@ -65,8 +68,13 @@ describe('table declarations', () => {
     const indexes = await secondaryIndexes();
     for (const table of DECLARED) {
       expect(primaryKey(table), `primary key of ${table.name}`).toEqual(keys.get(table.name));
-      expect(keys.get(table.name)?.[0], `primary key of ${table.name} leads with the account`).toBe('account_id');
-      expect((table.indexes ?? []).map((columns) => columns.join(',')).sort(), `indexes of ${table.name}`).toEqual(indexes.get(table.name) ?? []);
+      expect(keys.get(table.name)?.[0], `primary key of ${table.name} leads with the account`).toBe(
+        'account_id',
+      );
+      expect(
+        (table.indexes ?? []).map((columns) => columns.join(',')).sort(),
+        `indexes of ${table.name}`,
+      ).toEqual(indexes.get(table.name) ?? []);
     }
   });
 
@@ -79,9 +87,13 @@ describe('table declarations', () => {
       select c.relname || '.' || a.attname from pg_class c
         join pg_namespace n on n.oid = c.relnamespace
         join pg_attribute a on a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped
-       where n.nspname = current_schema() and c.relkind = 'r' and col_description(c.oid, a.attnum) is null`.execute(t.db);
+       where n.nspname = current_schema() and c.relkind = 'r' and col_description(c.oid, a.attnum) is null`.execute(
+      t.db,
+    );
     expect(rows.map((row) => row.object)).toEqual([]);
-    const { rows: comment } = await sql<{ text: string }>`select col_description('invoices'::regclass, 2) as text`.execute(t.db);
+    const { rows: comment } = await sql<{
+      text: string;
+    }>`select col_description('invoices'::regclass, 2) as text`.execute(t.db);
     expect(comment[0].text).toBe("The vendor's invoice number.");
   });
 });

@@ -19,13 +19,25 @@ chmodSync(folder.dir, 0o711);
 
 afterAll(() => folder.remove());
 
-function runScript(name: string, body: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runScript(
+  name: string,
+  body: string,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const script = join(folder.dir, `${name}.mts`);
   writeFileSync(script, `import { startEmbeddedPostgres } from ${JSON.stringify(EMBEDDED)};\n${body}\n`);
   return new Promise((resolvePromise) => {
-    execFile(process.execPath, ['--import', 'tsx', script, join(folder.dir, name, 'data')], { cwd: ROOT, timeout: 150_000 }, (error, stdout, stderr) => {
-      resolvePromise({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', script, join(folder.dir, name, 'data')],
+      { cwd: ROOT, timeout: 150_000 },
+      (error, stdout, stderr) => {
+        resolvePromise({
+          code: error ? (typeof error.code === 'number' ? error.code : null) : 0,
+          stdout,
+          stderr,
+        });
+      },
+    );
   });
 }
 
@@ -66,6 +78,9 @@ describe('startEmbeddedPostgres in a process of its own', () => {
     expect(result.code).toBe(4);
     const port = Number(result.stdout.trim());
     expect(port).toBeGreaterThan(0);
-    await vi.waitFor(async () => expect(await portAnswers(port)).toBe(false), { timeout: 30_000, interval: 250 });
+    await vi.waitFor(async () => expect(await portAnswers(port)).toBe(false), {
+      timeout: 30_000,
+      interval: 250,
+    });
   });
 });

@@ -9,7 +9,8 @@ let t: TestDatabase;
 beforeAll(async () => {
   t = await createTestDatabase();
   // Only the statements under test measure the table here.
-  for (const table of ['leases', 'invoices']) await sql`alter table ${sql.table(table)} set (autovacuum_enabled = false)`.execute(t.db);
+  for (const table of ['leases', 'invoices'])
+    await sql`alter table ${sql.table(table)} set (autovacuum_enabled = false)`.execute(t.db);
 });
 afterAll(async () => {
   await t?.drop();
@@ -45,7 +46,11 @@ async function accountsInStatistics(db: Db): Promise<string[] | null> {
 async function indexEntriesRead(db: Db, work: (trx: Db) => Promise<unknown>): Promise<number> {
   return db.transaction().execute(async (trx) => {
     await work(trx);
-    const { rows } = await sql<{ n: string }>`select coalesce(sum(pg_stat_get_xact_tuples_returned(indexrelid)), 0) as n from pg_index where indrelid = 'leases'::regclass`.execute(trx);
+    const { rows } = await sql<{
+      n: string;
+    }>`select coalesce(sum(pg_stat_get_xact_tuples_returned(indexrelid)), 0) as n from pg_index where indrelid = 'leases'::regclass`.execute(
+      trx,
+    );
     return Number(rows[0].n);
   });
 }
@@ -57,7 +62,9 @@ function pageKeys(first: number): number[] {
 
 it('reads a page’s stored keys and digests by key, even from a table Postgres has never measured', async () => {
   await addLeases(t.db, 'north', 1, 6000);
-  const { rows } = await sql<{ reltuples: number }>`select reltuples from pg_class where relname = 'leases'`.execute(t.db);
+  const { rows } = await sql<{
+    reltuples: number;
+  }>`select reltuples from pg_class where relname = 'leases'`.execute(t.db);
   expect(rows[0].reltuples).toBeLessThan(0);
 
   const keys = pageKeys(1);
@@ -65,7 +72,12 @@ it('reads a page’s stored keys and digests by key, even from a table Postgres 
     const stored = await storedParents(trx, LEASES, keys, 'north');
     expect(stored.present.size).toBe(500);
     expect(stored.digests.get(21)).toBe('h21');
-    const byText = await storedTextDigests(trx, LEASES, keys.map((key) => `d${key}`), 'north');
+    const byText = await storedTextDigests(
+      trx,
+      LEASES,
+      keys.map((key) => `d${key}`),
+      'north',
+    );
     expect(byText.size).toBe(500);
     expect(byText.get('d21')).toBe('21');
     expect((await storedParents(trx, LEASES, keys, 'south')).present.size).toBe(0);
@@ -83,7 +95,16 @@ it('reads by key where the statistics take an account for a sliver of the table'
   const keys = pageKeys(5001);
   const read = await indexEntriesRead(t.db, async (trx) => {
     expect((await storedParents(trx, LEASES, keys, 'south')).present.size).toBe(500);
-    expect((await storedTextDigests(trx, LEASES, keys.map((key) => `d${key}`), 'south')).size).toBe(500);
+    expect(
+      (
+        await storedTextDigests(
+          trx,
+          LEASES,
+          keys.map((key) => `d${key}`),
+          'south',
+        )
+      ).size,
+    ).toBe(500);
   });
   expect(read).toBeLessThan(3 * 2 * keys.length);
 });
@@ -99,7 +120,9 @@ it('analyzes a table as soon as it holds the account’s rows its statistics do 
   // Within the pause between looks: not yet.
   expect(await statistics.afterInsert(['invoices', 'voided_payments'], 'north', 1_000)).toEqual([]);
   // The table without the account's rows is left alone.
-  expect(await statistics.afterInsert(['invoices', 'voided_payments'], 'north', 10_000)).toEqual(['invoices']);
+  expect(await statistics.afterInsert(['invoices', 'voided_payments'], 'north', 10_000)).toEqual([
+    'invoices',
+  ]);
   expect(await accountsInStatistics(t.db)).toEqual(['north']);
   expect(await statistics.afterInsert(['invoices'], 'north', 20_000)).toEqual([]);
 

@@ -27,7 +27,9 @@ afterAll(async () => {
 
 async function tableCount(): Promise<number> {
   const { rows } = await sql<{ n: number }>`
-    select count(*)::int as n from information_schema.tables where table_schema = current_schema()`.execute(database.db);
+    select count(*)::int as n from information_schema.tables where table_schema = current_schema()`.execute(
+    database.db,
+  );
   return rows[0].n;
 }
 
@@ -40,7 +42,16 @@ describe('propsync migrate', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(migrationNames.map((name) => `applied ${name}\n`).join(''));
     const tables = await database.db.introspection.getTables();
-    expect(tables.map((table) => table.name)).toEqual(expect.arrayContaining(['leases', 'ar_transactions', 'invoices', 'voided_payments', 'sync_runs', 'quarantine']));
+    expect(tables.map((table) => table.name)).toEqual(
+      expect.arrayContaining([
+        'leases',
+        'ar_transactions',
+        'invoices',
+        'voided_payments',
+        'sync_runs',
+        'quarantine',
+      ]),
+    );
   });
 
   it('says so and changes nothing when run again, reading the database from --config', async () => {

@@ -10,7 +10,10 @@ afterAll(() => rmSync(folder, { recursive: true, force: true }));
 
 describe('migration files', () => {
   it('reads compiled .js migrations and ignores declarations and source maps', async () => {
-    writeFileSync(join(folder, '0001_first.js'), 'export async function up() {}\nexport async function down() {}\n');
+    writeFileSync(
+      join(folder, '0001_first.js'),
+      'export async function up() {}\nexport async function down() {}\n',
+    );
     writeFileSync(join(folder, '0001_first.d.ts'), 'export declare function up(): Promise<void>;\n');
     writeFileSync(join(folder, '0001_first.js.map'), '{}');
     expect(Object.keys(await migrationProvider(folder).getMigrations())).toEqual(['0001_first']);
@@ -18,6 +21,9 @@ describe('migration files', () => {
 
   it('finds the project folder from the module, whatever the working directory', async () => {
     expect(MIGRATIONS_FOLDER.endsWith('/migrations')).toBe(true);
-    expect(Object.keys(await migrationProvider().getMigrations()).slice(0, 2)).toEqual(['0001_source_tables', '0002_sync_bookkeeping']);
+    expect(Object.keys(await migrationProvider().getMigrations()).slice(0, 2)).toEqual([
+      '0001_source_tables',
+      '0002_sync_bookkeeping',
+    ]);
   });
 });

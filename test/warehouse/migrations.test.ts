@@ -3,7 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MIGRATIONS_FOLDER, migrateDownAll, migrateToLatest, pendingMigrations } from '../../src/warehouse/migrate.js';
+import {
+  MIGRATIONS_FOLDER,
+  migrateDownAll,
+  migrateToLatest,
+  pendingMigrations,
+} from '../../src/warehouse/migrate.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 
 // The tables, columns and types below are the contract of the foundation issue with the
@@ -120,10 +125,33 @@ const SYNC_COLUMNS = {
 };
 
 const BOOKKEEPING: Record<string, Record<string, string | string[]>> = {
-  sync_runs: { account_id: 'text', run_id: ID, started_at: 'timestamp with time zone', finished_at: 'timestamp with time zone', status: TEXT },
-  sync_work_units: { account_id: 'text', run_id: ID, stream: TEXT, window_from: DATE, window_to: DATE, status: TEXT },
+  sync_runs: {
+    account_id: 'text',
+    run_id: ID,
+    started_at: 'timestamp with time zone',
+    finished_at: 'timestamp with time zone',
+    status: TEXT,
+  },
+  sync_work_units: {
+    account_id: 'text',
+    run_id: ID,
+    stream: TEXT,
+    window_from: DATE,
+    window_to: DATE,
+    status: TEXT,
+  },
   sync_cursors: { account_id: 'text', stream: TEXT },
-  quarantine: { account_id: 'text', raw: 'jsonb', reason: TEXT, stream: TEXT, property_id: ID, window_from: DATE, window_to: DATE, page: ID, run_id: ID },
+  quarantine: {
+    account_id: 'text',
+    raw: 'jsonb',
+    reason: TEXT,
+    stream: TEXT,
+    property_id: ID,
+    window_from: DATE,
+    window_to: DATE,
+    page: ID,
+    run_id: ID,
+  },
 };
 
 interface ColumnInfo {
@@ -158,7 +186,10 @@ async function columnTypes(): Promise<Map<string, Map<string, string>>> {
     from information_schema.columns where table_schema = current_schema()`.execute(database.db);
   const tables = new Map<string, Map<string, string>>();
   for (const row of rows) {
-    const type = row.data_type === 'numeric' && row.numeric_precision != null ? `numeric(${row.numeric_precision},${row.numeric_scale})` : row.data_type;
+    const type =
+      row.data_type === 'numeric' && row.numeric_precision != null
+        ? `numeric(${row.numeric_precision},${row.numeric_scale})`
+        : row.data_type;
     if (!tables.has(row.table_name)) tables.set(row.table_name, new Map());
     tables.get(row.table_name)!.set(row.column_name, type);
   }
@@ -197,7 +228,9 @@ async function schemaSnapshot(): Promise<unknown> {
   const columns = await columnTypes();
   return {
     columns: [...columns].map(([table, cols]) => [table, [...cols].sort()]).sort(),
-    indexes: (await indexes()).map((index) => `${index.table}.${index.name}(${index.columns.join(',')})`).sort(),
+    indexes: (await indexes())
+      .map((index) => `${index.table}.${index.name}(${index.columns.join(',')})`)
+      .sort(),
   };
 }
 
@@ -234,8 +267,10 @@ describe('migrations on an empty database', () => {
     for (const [table, contract] of Object.entries(SOURCE_TABLES)) {
       const columns = types.get(table);
       expect(columns, `table ${table}`).toBeDefined();
-      for (const [column, type] of Object.entries({ ...contract.columns, ...SYNC_COLUMNS })) expectType(columns!.get(column), type, `${table}.${column}`);
-      if (contract.primaryKey.length) expect(keys.get(table), `primary key of ${table}`).toEqual(contract.primaryKey);
+      for (const [column, type] of Object.entries({ ...contract.columns, ...SYNC_COLUMNS }))
+        expectType(columns!.get(column), type, `${table}.${column}`);
+      if (contract.primaryKey.length)
+        expect(keys.get(table), `primary key of ${table}`).toEqual(contract.primaryKey);
       else expect(keys.get(table)?.[0], `primary key of ${table} leads with the account`).toBe('account_id');
     }
     expect(types.get('leases')!.get('lease_id')).toBe('bigint');
@@ -244,7 +279,9 @@ describe('migrations on an empty database', () => {
   it('keeps raw and the sync columns on every source table, and never a NULL raw', async () => {
     const { rows } = await sql<{ table_name: string; is_nullable: string }>`
       select table_name, is_nullable from information_schema.columns
-      where table_schema = current_schema() and column_name = 'raw' and table_name = any(${Object.keys(SOURCE_TABLES)})`.execute(database.db);
+      where table_schema = current_schema() and column_name = 'raw' and table_name = any(${Object.keys(SOURCE_TABLES)})`.execute(
+      database.db,
+    );
     expect(rows.map((row) => row.table_name).sort()).toEqual(Object.keys(SOURCE_TABLES).sort());
     expect(rows.every((row) => row.is_nullable === 'NO')).toBe(true);
   });
@@ -253,24 +290,46 @@ describe('migrations on an empty database', () => {
     const types = await columnTypes();
     for (const [table, columns] of Object.entries(BOOKKEEPING)) {
       expect(types.get(table), `table ${table}`).toBeDefined();
-      for (const [column, type] of Object.entries(columns)) expectType(types.get(table)!.get(column), type, `${table}.${column}`);
+      for (const [column, type] of Object.entries(columns))
+        expectType(types.get(table)!.get(column), type, `${table}.${column}`);
     }
   });
 
   it('creates the indexes that the dashboards need', async () => {
     const all = await indexes();
     const leading = (table: string, ...columns: string[][]) =>
-      all.some((index) => index.table === table && columns.every((options, i) => options.includes(index.columns[i])));
-    expect(leading('leases', ['account_id'], ['property_id'], ['lease_status_type_id', 'lease_status']), 'leases by property and status').toBe(true);
-    expect(leading('ar_transactions', ['account_id'], ['lease_id'], ['post_month']), 'AR by lease and post month').toBe(true);
-    expect(leading('invoices', ['account_id'], ['vendor_id'], ['post_date']), 'invoices by vendor and post date').toBe(true);
+      all.some(
+        (index) => index.table === table && columns.every((options, i) => options.includes(index.columns[i])),
+      );
+    expect(
+      leading('leases', ['account_id'], ['property_id'], ['lease_status_type_id', 'lease_status']),
+      'leases by property and status',
+    ).toBe(true);
+    expect(
+      leading('ar_transactions', ['account_id'], ['lease_id'], ['post_month']),
+      'AR by lease and post month',
+    ).toBe(true);
+    expect(
+      leading('invoices', ['account_id'], ['vendor_id'], ['post_date']),
+      'invoices by vendor and post date',
+    ).toBe(true);
   });
 
   it('stores money exactly and dates without time', async () => {
     await sql`insert into invoices (account_id, invoice_id, invoice_number, amount, amount_due, post_date, raw)
-              values ('default', 9007199254740991, 'INV-1', 1234567890.125, 0.1, '2024-02-29', '{"a":1}')`.execute(database.db);
-    const row = await database.db.selectFrom('invoices').select(['invoice_id', 'amount', 'amount_due', 'post_date', 'first_synced_at']).executeTakeFirstOrThrow();
-    expect(row).toMatchObject({ invoice_id: 9007199254740991, amount: '1234567890.13', amount_due: '0.10', post_date: '2024-02-29' });
+              values ('default', 9007199254740991, 'INV-1', 1234567890.125, 0.1, '2024-02-29', '{"a":1}')`.execute(
+      database.db,
+    );
+    const row = await database.db
+      .selectFrom('invoices')
+      .select(['invoice_id', 'amount', 'amount_due', 'post_date', 'first_synced_at'])
+      .executeTakeFirstOrThrow();
+    expect(row).toMatchObject({
+      invoice_id: 9007199254740991,
+      amount: '1234567890.13',
+      amount_due: '0.10',
+      post_date: '2024-02-29',
+    });
     expect(row.first_synced_at).toBeInstanceOf(Date);
     await sql`delete from invoices`.execute(database.db);
   });
@@ -283,16 +342,29 @@ describe('migrations on an empty database', () => {
 
   it('names the migrations not applied yet from the files, compiled or not', async () => {
     const last = migrationFiles[migrationFiles.length - 1];
-    const { rows } = await sql<{ name: string; timestamp: string }>`select name, timestamp from kysely_migration where name = ${last}`.execute(database.db);
+    const { rows } = await sql<{
+      name: string;
+      timestamp: string;
+    }>`select name, timestamp from kysely_migration where name = ${last}`.execute(database.db);
     await sql`delete from kysely_migration where name = ${last}`.execute(database.db);
     try {
       expect(await pendingMigrations(database.db)).toEqual([last]);
     } finally {
-      await sql`insert into kysely_migration (name, timestamp) values (${rows[0].name}, ${rows[0].timestamp})`.execute(database.db);
+      await sql`insert into kysely_migration (name, timestamp) values (${rows[0].name}, ${rows[0].timestamp})`.execute(
+        database.db,
+      );
     }
     const folder = mkdtempSync(join(tmpdir(), 'propsync-pending-'));
     try {
-      for (const file of ['0001_source_tables.js', '0001_source_tables.d.ts', '0001_source_tables.js.map', '9998_next.ts', '9999_after.mjs', 'README.md']) writeFileSync(join(folder, file), '');
+      for (const file of [
+        '0001_source_tables.js',
+        '0001_source_tables.d.ts',
+        '0001_source_tables.js.map',
+        '9998_next.ts',
+        '9999_after.mjs',
+        'README.md',
+      ])
+        writeFileSync(join(folder, file), '');
       expect(await pendingMigrations(database.db, folder)).toEqual(['9998_next', '9999_after']);
     } finally {
       rmSync(folder, { recursive: true, force: true });

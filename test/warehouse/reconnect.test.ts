@@ -26,7 +26,9 @@ describe('createReconnect', () => {
   it('does not run again what failed for another reason', async () => {
     const reconnect = createReconnect(SETTINGS);
     let attempts = 0;
-    const unique = Object.assign(new Error('duplicate key value violates unique constraint "x"'), { code: '23505' });
+    const unique = Object.assign(new Error('duplicate key value violates unique constraint "x"'), {
+      code: '23505',
+    });
     await expect(
       reconnect.execute(async () => {
         attempts += 1;
@@ -74,10 +76,22 @@ describe('isConnectionLost', () => {
   it('tells a lost connection from a problem of the statement', () => {
     expect(isConnectionLost(terminated())).toBe(true);
     expect(isConnectionLost(new Error('Connection terminated unexpectedly'))).toBe(true);
-    expect(isConnectionLost(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }))).toBe(true);
-    expect(isConnectionLost(Object.assign(new Error('the database system is starting up'), { code: '57P03' }))).toBe(true);
-    expect(isConnectionLost(Object.assign(new Error('canceling statement due to lock timeout'), { code: '55P03' }))).toBe(false);
-    expect(isConnectionLost(Object.assign(new Error('new row violates check constraint "c"'), { code: '23514' }))).toBe(false);
+    expect(
+      isConnectionLost(
+        Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }),
+      ),
+    ).toBe(true);
+    expect(
+      isConnectionLost(Object.assign(new Error('the database system is starting up'), { code: '57P03' })),
+    ).toBe(true);
+    expect(
+      isConnectionLost(
+        Object.assign(new Error('canceling statement due to lock timeout'), { code: '55P03' }),
+      ),
+    ).toBe(false);
+    expect(
+      isConnectionLost(Object.assign(new Error('new row violates check constraint "c"'), { code: '23514' })),
+    ).toBe(false);
     expect(isConnectionLost('Connection terminated')).toBe(false);
   });
 });

@@ -18,7 +18,9 @@ describe('types derived from the declarations', () => {
   });
 
   it('let inserts leave out columns with a default, and only those (or nullable ones)', () => {
-    expectTypeOf<Insertable<Warehouse['sync_runs']>>().toHaveProperty('run_id').toEqualTypeOf<number | undefined>();
+    expectTypeOf<Insertable<Warehouse['sync_runs']>>()
+      .toHaveProperty('run_id')
+      .toEqualTypeOf<number | undefined>();
     expectTypeOf<Insertable<Warehouse['sync_runs']>>().toHaveProperty('kind').toEqualTypeOf<string>();
   });
 
@@ -32,7 +34,12 @@ describe('types derived from the declarations', () => {
 
   it('load every column of a source table but the ones the sync fills, money cast without precision', () => {
     const columns = Object.fromEntries(loadColumns(LEASES));
-    expect(columns).toMatchObject({ lease_id: 'bigint', move_in_date: 'date', source_hash: 'text', raw: 'jsonb' });
+    expect(columns).toMatchObject({
+      lease_id: 'bigint',
+      move_in_date: 'date',
+      source_hash: 'text',
+      raw: 'jsonb',
+    });
     expect(Object.keys(columns)).not.toContain('last_synced_at');
     expect(Object.keys(columns)).not.toContain('deleted_at');
   });

@@ -8,7 +8,10 @@ let database: TestDatabase;
 let db: Db;
 beforeAll(async () => {
   database = await createTestDatabase({ migrate: false });
-  db = connect<Warehouse>(database.url, { maxConnections: 1, timeouts: { statementTimeoutMs: 1_000, lockTimeoutMs: 500, idleInTransactionTimeoutMs: 2_000 } });
+  db = connect<Warehouse>(database.url, {
+    maxConnections: 1,
+    timeouts: { statementTimeoutMs: 1_000, lockTimeoutMs: 500, idleInTransactionTimeoutMs: 2_000 },
+  });
 });
 afterAll(async () => {
   await db?.destroy();
@@ -22,7 +25,11 @@ async function setting(name: string, on: Db = db): Promise<string> {
 
 describe('the sessions of the warehouse pool', () => {
   it('carry the configured statement, lock and idle-in-transaction timeouts', async () => {
-    expect([await setting('statement_timeout'), await setting('lock_timeout'), await setting('idle_in_transaction_session_timeout')]).toEqual(['1s', '500ms', '2s']);
+    expect([
+      await setting('statement_timeout'),
+      await setting('lock_timeout'),
+      await setting('idle_in_transaction_session_timeout'),
+    ]).toEqual(['1s', '500ms', '2s']);
     await expect(sql`select pg_sleep(1.5)`.execute(db)).rejects.toThrow(/statement timeout/);
   });
 });

@@ -42,7 +42,9 @@ it('runs the attempts after a deadlock under the lock it is given, the first att
       async (trx) => {
         const { rows } = await sql<{ held: boolean }>`
           select exists (select 1 from pg_locks where locktype = 'advisory' and granted and pid = pg_backend_pid()
-            and classid = (${key[0]}::int)::oid and objid = (${key[1]}::int)::oid and objsubid = 2) as held`.execute(trx);
+            and classid = (${key[0]}::int)::oid and objid = (${key[1]}::int)::oid and objsubid = 2) as held`.execute(
+          trx,
+        );
         held.push(rows[0].held);
         await sql`update counters set n = n + 1 where id = ${first}`.execute(trx);
         await sql`select pg_sleep(0.3)`.execute(trx);

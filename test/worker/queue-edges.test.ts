@@ -19,9 +19,26 @@ let broken: Simulator;
 let warehouse: TestDatabase;
 
 beforeAll(async () => {
-  sim = await startSimulator({ port: 0, scale: 'small', seed: 5, today: TODAY, username: 'north-user', password: PASSWORD, rateLimit: 'off' });
+  sim = await startSimulator({
+    port: 0,
+    scale: 'small',
+    seed: 5,
+    today: TODAY,
+    username: 'north-user',
+    password: PASSWORD,
+    rateLimit: 'off',
+  });
   // Every call of one stream's method fails: that lane's job fails every attempt.
-  broken = await startSimulator({ port: 0, scale: 'small', seed: 7, today: TODAY, username: 'broken-user', password: PASSWORD, rateLimit: 'off', faults: '500:method=getInvoices' });
+  broken = await startSimulator({
+    port: 0,
+    scale: 'small',
+    seed: 7,
+    today: TODAY,
+    username: 'broken-user',
+    password: PASSWORD,
+    rateLimit: 'off',
+    faults: '500:method=getInvoices',
+  });
   warehouse = await createTestDatabase();
 });
 
@@ -35,23 +52,34 @@ afterAll(async () => {
 describe('queue mode and dead letters (issue 23)', () => {
   it('two schedulers in queue mode: each cron time of each stream is enqueued once', async () => {
     const streams = Object.fromEntries(STREAM_NAMES.map((name) => [name, { schedule: '*/3 * * * * *' }]));
-    const folder = scratchFolder({ 'config/propsync.yaml': configFile(warehouse.url, { north: sim }, { streams }) });
+    const folder = scratchFolder({
+      'config/propsync.yaml': configFile(warehouse.url, { north: sim }, { streams }),
+    });
     try {
-      const schedulers = [0, 1].map(() => startPropsync(['schedule'], folder.dir, { PROPSYNC_SCHEDULE_MODE: 'queue' }));
+      const schedulers = [0, 1].map(() =>
+        startPropsync(['schedule'], folder.dir, { PROPSYNC_SCHEDULE_MODE: 'queue' }),
+      );
       await sleep(10_000);
       for (const scheduler of schedulers) scheduler.child.kill('SIGTERM');
       expect(await Promise.all(schedulers.map((scheduler) => scheduler.exited))).toEqual([0, 0]);
       for (const scheduler of schedulers) expect(scheduler.output()).toMatch(/queue mode/);
       const { rows: ticks } = await sql<{ account: string; stream: string; slot: string }>`
-        select data->>'account' as account, data->>'stream' as stream, data->>'slot' as slot from propsync_queue.job where name = 'propsync-schedule-ticks'`.execute(warehouse.db);
-      const { rows: runs } = await sql<{ stream: string; n: number }>`select streams[1] as stream, count(*)::int as n from sync_runs group by 1`.execute(warehouse.db);
+        select data->>'account' as account, data->>'stream' as stream, data->>'slot' as slot from propsync_queue.job where name = 'propsync-schedule-ticks'`.execute(
+        warehouse.db,
+      );
+      const { rows: runs } = await sql<{
+        stream: string;
+        n: number;
+      }>`select streams[1] as stream, count(*)::int as n from sync_runs group by 1`.execute(warehouse.db);
       expect(ticks.length).toBeGreaterThanOrEqual(2);
       // Both were there at the same cron times: the one that did not enqueue says why.
       expect(schedulers.map((scheduler) => scheduler.output()).join('')).toMatch(/"event":"run_skipped"/);
       // One run per claimed cron time, per stream: none twice.
       const perStream = new Map<string, number>();
       for (const tick of ticks) perStream.set(tick.stream, (perStream.get(tick.stream) ?? 0) + 1);
-      expect(Object.fromEntries(runs.map((run) => [run.stream, run.n]))).toEqual(Object.fromEntries(perStream));
+      expect(Object.fromEntries(runs.map((run) => [run.stream, run.n]))).toEqual(
+        Object.fromEntries(perStream),
+      );
       expect(new Set(ticks.map((tick) => `${tick.stream}@${tick.slot}`)).size).toBe(ticks.length);
     } finally {
       folder.remove();
@@ -67,9 +95,13 @@ describe('queue mode and dead letters (issue 23)', () => {
       expect(again.stdout).toMatch(/run (\d+) queued: 0 lanes \((\d+) already waiting on the queue\)/);
       const runId = Number(/run (\d+) queued/.exec(again.stdout)![1]);
       const { rows: twice } = await sql`
-        select singleton_key from propsync_queue.job where name = 'propsync-units-north' and state = 'created' group by 1 having count(*) > 1`.execute(warehouse.db);
+        select singleton_key from propsync_queue.job where name = 'propsync-units-north' and state = 'created' group by 1 having count(*) > 1`.execute(
+        warehouse.db,
+      );
       expect(twice).toEqual([]);
-      const { rows: lanes } = await sql<{ status: string }>`select distinct status from sync_run_lanes where run_id = ${runId}`.execute(warehouse.db);
+      const { rows: lanes } = await sql<{
+        status: string;
+      }>`select distinct status from sync_run_lanes where run_id = ${runId}`.execute(warehouse.db);
       expect(lanes.map((lane) => lane.status)).toEqual(['skipped']);
     } finally {
       folder.remove();
@@ -77,17 +109,28 @@ describe('queue mode and dead letters (issue 23)', () => {
   }, 120_000);
 
   it('a lane whose retries run out: dead-letter queue, shown by status; enqueue --wait exits 1', async () => {
-    const folder = scratchFolder({ 'config/propsync.yaml': configFile(warehouse.url, { north: sim, broken }) });
+    const folder = scratchFolder({
+      'config/propsync.yaml': configFile(warehouse.url, { north: sim, broken }),
+    });
     try {
       const port = 20_000 + Math.floor(Math.random() * 20_000);
-      const worker = startPropsync(['worker', '--concurrency', '2'], folder.dir, { PROPSYNC_METRICS_PORT: String(port) });
-      const waited = await runPropsync(['enqueue', '--account', 'broken', '--wait'], { cwd: folder.dir, env: ENV, timeoutMs: 150_000 });
+      const worker = startPropsync(['worker', '--concurrency', '2'], folder.dir, {
+        PROPSYNC_METRICS_PORT: String(port),
+      });
+      const waited = await runPropsync(['enqueue', '--account', 'broken', '--wait'], {
+        cwd: folder.dir,
+        env: ENV,
+        timeoutMs: 150_000,
+      });
       expect(waited.code).toBe(1);
       expect(waited.stdout).toMatch(/dead-letter queue/);
       const text = await runPropsync(['status'], { cwd: folder.dir, env: ENV });
       expect(text.stdout).toMatch(/dead-letter queue: account broken, run #\d+, lane \S+/);
       const json = await runPropsync(['status', '--json'], { cwd: folder.dir, env: ENV });
-      const accounts = JSON.parse(json.stdout).accounts as { account: string; deadLetters: { laneKey: string }[] }[];
+      const accounts = JSON.parse(json.stdout).accounts as {
+        account: string;
+        deadLetters: { laneKey: string }[];
+      }[];
       expect(accounts.find((account) => account.account === 'broken')!.deadLetters.length).toBeGreaterThan(0);
       expect(accounts.find((account) => account.account === 'north')!.deadLetters).toEqual([]);
       const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
@@ -109,20 +152,38 @@ describe('queue mode and dead letters (issue 23)', () => {
       // As `propsync sync` does: the account's stream lock, whole.
       const whole = await withStreamLock(warehouse.url, stream, async () => {
         const worker = startPropsync(['worker', '--account', 'north'], folder.dir);
-        const queued = await runPropsync(['enqueue', '--account', 'north', '--stream', 'properties'], { cwd: folder.dir, env: ENV });
+        const queued = await runPropsync(['enqueue', '--account', 'north', '--stream', 'properties'], {
+          cwd: folder.dir,
+          env: ENV,
+        });
         expect(queued.code, queued.stderr).toBe(0);
-        await until('the worker to give the lane back', async () => /"event":"job_released".*north\/properties is being synced by another propsync process.*the lane waits for it/.test(worker.output()));
+        await until('the worker to give the lane back', async () =>
+          /"event":"job_released".*north\/properties is being synced by another propsync process.*the lane waits for it/.test(
+            worker.output(),
+          ),
+        );
         expect(worker.output()).not.toMatch(/"event":"job_done".*properties/);
         worker.child.kill('SIGTERM');
         return worker.exited;
       });
       expect(whole).toEqual({ acquired: true, value: 0 });
       // As each worker does while it runs a lane: the stream's lock in share mode.
-      const shared = await withStreamLock(warehouse.url, stream, () => runPropsync(['sync', '--account', 'north', '--stream', 'properties'], { cwd: folder.dir, env: ENV }), { shared: true });
+      const shared = await withStreamLock(
+        warehouse.url,
+        stream,
+        () =>
+          runPropsync(['sync', '--account', 'north', '--stream', 'properties'], {
+            cwd: folder.dir,
+            env: ENV,
+          }),
+        { shared: true },
+      );
       expect(shared.acquired).toBe(true);
       if (!shared.acquired) return;
       expect(shared.value.code).toBe(1);
-      expect(shared.value.stdout).toContain('stream north/properties is being synced by another propsync process');
+      expect(shared.value.stdout).toContain(
+        'stream north/properties is being synced by another propsync process',
+      );
     } finally {
       folder.remove();
     }

@@ -8,13 +8,31 @@ export const PASSWORD = 'W0rker-pw-5d2e1a';
 /** The environment of every propsync process of the worker tests. */
 export const ENV = { WORKER_TEST_PASSWORD: PASSWORD, PROPSYNC_API_ALLOW_INSECURE_HTTP: 'true' };
 
-/** A configuration file with one account per simulator (Basic auth, user `<id>-user`), small pages, no HTTP endpoint. */
-export function configFile(databaseUrl: string, sims: Record<string, Simulator>, extra: Record<string, unknown> = {}): string {
-  const source = { format: 'json', maxClockSkewHours: 0, pageSize: 50, concurrency: 3, retry: { maxAttempts: 3, baseDelayMs: 20, maxDelayMs: 200, maxTotalWaitMs: 2_000 } };
+/**
+ * A configuration file with one account per simulator (Basic auth, user `<id>-user`), small pages, no HTTP endpoint.
+ */
+export function configFile(
+  databaseUrl: string,
+  sims: Record<string, Simulator>,
+  extra: Record<string, unknown> = {},
+): string {
+  const source = {
+    format: 'json',
+    maxClockSkewHours: 0,
+    pageSize: 50,
+    concurrency: 3,
+    retry: { maxAttempts: 3, baseDelayMs: 20, maxDelayMs: 200, maxTotalWaitMs: 2_000 },
+  };
   return JSON.stringify({
     database: { url: databaseUrl },
     source,
-    accounts: Object.entries(sims).map(([id, sim]) => ({ id, source: { url: sim.url, auth: { type: 'basic', username: `${id}-user`, passwordEnv: 'WORKER_TEST_PASSWORD' } } })),
+    accounts: Object.entries(sims).map(([id, sim]) => ({
+      id,
+      source: {
+        url: sim.url,
+        auth: { type: 'basic', username: `${id}-user`, passwordEnv: 'WORKER_TEST_PASSWORD' },
+      },
+    })),
     metrics: { port: 0 },
     logLevel: 'info',
     ...extra,
@@ -47,11 +65,16 @@ export function startPropsync(args: string[], cwd: string, env: Record<string, s
 
 /** Kills what `startPropsync` started and is still running. */
 export function killAll(): void {
-  for (const child of started) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const child of started)
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 }
 
 /** Waits until `probe` gives something truthy. */
-export async function until<T>(what: string, probe: () => Promise<T | undefined | null | false>, timeoutMs = 120_000): Promise<T> {
+export async function until<T>(
+  what: string,
+  probe: () => Promise<T | undefined | null | false>,
+  timeoutMs = 120_000,
+): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -62,4 +85,5 @@ export async function until<T>(what: string, probe: () => Promise<T | undefined 
 }
 
 /** Replies 429 a simulator sent. */
-export const throttledBy = (sim: Simulator): number => Object.values(sim.stats().calls).reduce((sum, byStatus) => sum + (byStatus['429'] ?? 0), 0);
+export const throttledBy = (sim: Simulator): number =>
+  Object.values(sim.stats().calls).reduce((sum, byStatus) => sum + (byStatus['429'] ?? 0), 0);

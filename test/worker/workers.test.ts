@@ -22,24 +22,51 @@ let warehouse: TestDatabase;
 let folder: { dir: string; remove(): void };
 
 const openRuns = async (db: Db): Promise<number> =>
-  (await db.selectFrom('sync_runs').select(sql<number>`count(*)::int`.as('n')).where('status', '=', 'running').executeTakeFirstOrThrow()).n;
+  (
+    await db
+      .selectFrom('sync_runs')
+      .select(sql<number>`count(*)::int`.as('n'))
+      .where('status', '=', 'running')
+      .executeTakeFirstOrThrow()
+  ).n;
 
 /** A unit has committed a page and is not done, and `output` shows a job started: a good moment to stop a worker. */
 const midUnit = async (db: Db, output: () => string) => {
-  const { rows } = await sql<{ n: number }>`select count(*)::int as n from sync_work_units where status = 'running' and pages > 0`.execute(db);
+  const { rows } = await sql<{
+    n: number;
+  }>`select count(*)::int as n from sync_work_units where status = 'running' and pages > 0`.execute(db);
   return rows[0]!.n > 0 && /job_started/.test(output());
 };
 
 async function expectExact(): Promise<void> {
-  for (const [account, sim] of [['north', north], ['south', south]] as const) {
+  for (const [account, sim] of [
+    ['north', north],
+    ['south', south],
+  ] as const) {
     const expected = expectedTotals(sim.dataset);
     expect(await warehouseTotals(warehouse.db, expected, { account }), account).toEqual(expected);
   }
 }
 
 beforeAll(async () => {
-  north = await startSimulator({ port: 0, scale: 'small', seed: 11, today: TODAY, username: 'north-user', password: PASSWORD, rateLimit: '5/s' });
-  south = await startSimulator({ port: 0, scale: 'small', seed: 29, today: TODAY, username: 'south-user', password: PASSWORD, rateLimit: '5/s' });
+  north = await startSimulator({
+    port: 0,
+    scale: 'small',
+    seed: 11,
+    today: TODAY,
+    username: 'north-user',
+    password: PASSWORD,
+    rateLimit: '5/s',
+  });
+  south = await startSimulator({
+    port: 0,
+    scale: 'small',
+    seed: 29,
+    today: TODAY,
+    username: 'south-user',
+    password: PASSWORD,
+    rateLimit: '5/s',
+  });
   warehouse = await createTestDatabase();
   folder = scratchFolder({ 'config/propsync.yaml': configFile(warehouse.url, { north, south }) });
 });
@@ -64,7 +91,11 @@ describe('propsync worker (issue 23)', () => {
     await first.exited;
     await until('every run ended', async () => (await openRuns(warehouse.db)) === 0, 240_000);
     await expectExact();
-    const runs = await warehouse.db.selectFrom('sync_runs').select(['account_id', 'status']).orderBy('run_id').execute();
+    const runs = await warehouse.db
+      .selectFrom('sync_runs')
+      .select(['account_id', 'status'])
+      .orderBy('run_id')
+      .execute();
     expect(runs.map((run) => run.status)).toEqual(['succeeded', 'succeeded']);
     expect(throttledBy(north) + throttledBy(south)).toBe(0);
     second.child.kill('SIGTERM');
@@ -85,7 +116,12 @@ describe('propsync worker (issue 23)', () => {
     await until('every run ended', async () => (await openRuns(warehouse.db)) === 0, 240_000);
     expect(second.output()).toMatch(/"event":"work_unit_resumed"/);
     await expectExact();
-    const last = await warehouse.db.selectFrom('sync_runs').select('status').orderBy('run_id', 'desc').limit(2).execute();
+    const last = await warehouse.db
+      .selectFrom('sync_runs')
+      .select('status')
+      .orderBy('run_id', 'desc')
+      .limit(2)
+      .execute();
     expect(last.map((run) => run.status)).toEqual(['succeeded', 'succeeded']);
     expect(throttledBy(north) + throttledBy(south)).toBe(0);
     second.child.kill('SIGTERM');
@@ -94,11 +130,16 @@ describe('propsync worker (issue 23)', () => {
 
   it('enqueue --wait prints the summary sync prints and exits 0; status shows no dead letter', async () => {
     const worker = startPropsync(['worker'], folder.dir);
-    const waited = await runPropsync(['enqueue', '--account', 'north', '--wait'], { cwd: folder.dir, env: ENV });
+    const waited = await runPropsync(['enqueue', '--account', 'north', '--wait'], {
+      cwd: folder.dir,
+      env: ENV,
+    });
     expect(waited.stdout).toMatch(/run \d+ \(sync: [^)]+\) succeeded/);
     expect(waited.code).toBe(0);
     const status = await runPropsync(['status', '--json'], { cwd: folder.dir, env: ENV });
-    expect(JSON.parse(status.stdout).accounts.map((account: { deadLetters: unknown[] }) => account.deadLetters)).toEqual([[], []]);
+    expect(
+      JSON.parse(status.stdout).accounts.map((account: { deadLetters: unknown[] }) => account.deadLetters),
+    ).toEqual([[], []]);
     worker.child.kill('SIGTERM');
     expect(await worker.exited).toBe(0);
   }, 200_000);

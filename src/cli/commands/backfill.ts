@@ -2,7 +2,14 @@ import type { Command } from 'commander';
 import type { ChunkSize } from '../../dates/calendar.js';
 import { STREAM_MANIFESTS, STREAM_NAMES, type StreamName } from '../../streams/registry.js';
 import { ExitError, EXIT, type ExitCode } from '../../app/exit-codes.js';
-import { ACCOUNT_OPTION_HELP, collectAccount, collectProperty, parseChunk, parseDay, parseStream } from '../options.js';
+import {
+  ACCOUNT_OPTION_HELP,
+  collectAccount,
+  collectProperty,
+  parseChunk,
+  parseDay,
+  parseStream,
+} from '../options.js';
 
 interface BackfillOptions {
   account?: string[];
@@ -18,11 +25,19 @@ export function registerBackfill(program: Command, done: (code: ExitCode) => voi
   program
     .command('backfill')
     .description('load a historical date range of one stream, in chunks; rerunning the same command resumes')
-    .requiredOption('--stream <name>', `the stream: ${STREAM_MANIFESTS.map((manifest) => `${manifest.name} (by ${manifest.backfillBy})`).join(' or ')}`, parseStream)
+    .requiredOption(
+      '--stream <name>',
+      `the stream: ${STREAM_MANIFESTS.map((manifest) => `${manifest.name} (by ${manifest.backfillBy})`).join(' or ')}`,
+      parseStream,
+    )
     .requiredOption('--from <date>', 'first day of the range, YYYY-MM-DD (inclusive)', parseDay)
     .requiredOption('--to <date>', 'last day of the range, YYYY-MM-DD (inclusive)', parseDay)
     .option('--account <id>', ACCOUNT_OPTION_HELP, collectAccount)
-    .option('--property <id>', 'a property to backfill (repeatable, or comma-separated; default: the configured ones, else all)', collectProperty)
+    .option(
+      '--property <id>',
+      'a property to backfill (repeatable, or comma-separated; default: the configured ones, else all)',
+      collectProperty,
+    )
     .option('--chunk <size>', 'chunk size: 1m, 3m or 1y (default: streams.<name>.chunk)', parseChunk)
     .addHelpText(
       'after',
@@ -40,11 +55,23 @@ export function registerBackfill(program: Command, done: (code: ExitCode) => voi
       ].join('\n'),
     )
     .action(async (options: BackfillOptions, command: Command) => {
-      if (options.from > options.to) throw new ExitError(`--from ${options.from} is after --to ${options.to}; expected from <= to`, EXIT.usage);
+      if (options.from > options.to)
+        throw new ExitError(
+          `--from ${options.from} is after --to ${options.to}; expected from <= to`,
+          EXIT.usage,
+        );
       // Loaded here, not at the top: --help and usage errors stay fast.
-      const [{ configFor }, { runCommand }] = await Promise.all([import('../context.js'), import('../run-command.js')]);
+      const [{ configFor }, { runCommand }] = await Promise.all([
+        import('../context.js'),
+        import('../run-command.js'),
+      ]);
       const config = configFor(command);
-      const request = { kind: 'backfill' as const, streams: [options.stream], propertyIds: options.property, backfill: { from: options.from, to: options.to, chunk: options.chunk } };
+      const request = {
+        kind: 'backfill' as const,
+        streams: [options.stream],
+        propertyIds: options.property,
+        backfill: { from: options.from, to: options.to, chunk: options.chunk },
+      };
       done(await runCommand(config, request, 'the backfill', options.account));
     });
 }

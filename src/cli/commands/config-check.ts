@@ -10,10 +10,14 @@ import type { Account, Config } from '../../config/schema.js';
  * and every secret masked. Problems are grouped per account.
  */
 export function registerConfigCheck(program: Command, done: (code: ExitCode) => void): void {
-  const config = program.commands.find((command) => command.name() === 'config') ?? program.command('config').description('inspect the configuration');
+  const config =
+    program.commands.find((command) => command.name() === 'config') ??
+    program.command('config').description('inspect the configuration');
   config
     .command('check')
-    .description('validate the configuration (file, then environment variables) and print its accounts, then the whole of it with defaults filled in, secrets masked')
+    .description(
+      'validate the configuration (file, then environment variables) and print its accounts, then the whole of it with defaults filled in, secrets masked',
+    )
     .addHelpText(
       'after',
       [
@@ -29,7 +33,12 @@ export function registerConfigCheck(program: Command, done: (code: ExitCode) => 
     )
     .action(async (_options, command: Command) => {
       // Loaded here, not at the top: --help and usage errors stay fast.
-      const [{ stringify }, { ConfigError, DEFAULT_CONFIG_PATH, ENVIRONMENT_KEYS }, { escapeControls, redactUrl }, { configFor, globalOptions }] = await Promise.all([
+      const [
+        { stringify },
+        { ConfigError, DEFAULT_CONFIG_PATH, ENVIRONMENT_KEYS },
+        { escapeControls, redactUrl },
+        { configFor, globalOptions },
+      ] = await Promise.all([
         import('yaml'),
         import('../../config/load.js'),
         import('../../log/redact.js'),
@@ -39,24 +48,39 @@ export function registerConfigCheck(program: Command, done: (code: ExitCode) => 
       try {
         loaded = configFor(command);
       } catch (error) {
-        if (!(error instanceof ConfigError) || error.accountOf.every((account) => account === null)) throw error;
+        if (!(error instanceof ConfigError) || error.accountOf.every((account) => account === null))
+          throw error;
         process.stderr.write(groupedProblems(error).join(''));
         done(EXIT.usage);
         return;
       }
       const file = globalOptions(command).config || DEFAULT_CONFIG_PATH;
       const variables = ENVIRONMENT_KEYS.filter((key) => process.env[key.env]).map((key) => key.env);
-      const sources = [existsSync(file) ? file : null, variables.length ? `environment (${variables.join(', ')})` : null].filter(Boolean);
-      process.stdout.write(`# configuration is valid; read from ${sources.length ? sources.join(', then ') : 'defaults only'}\n`);
-      for (const account of loaded.accounts) process.stdout.write(`# ${escapeControls(accountLine(account, redactUrl))}\n`);
-      for (const warning of loaded.warnings) process.stderr.write(`propsync: warning: ${escapeControls(warning)}\n`);
+      const sources = [
+        existsSync(file) ? file : null,
+        variables.length ? `environment (${variables.join(', ')})` : null,
+      ].filter(Boolean);
+      process.stdout.write(
+        `# configuration is valid; read from ${sources.length ? sources.join(', then ') : 'defaults only'}\n`,
+      );
+      for (const account of loaded.accounts)
+        process.stdout.write(`# ${escapeControls(accountLine(account, redactUrl))}\n`);
+      for (const warning of loaded.warnings)
+        process.stderr.write(`propsync: warning: ${escapeControls(warning)}\n`);
       // Secrets masked, URL passwords hidden.
       const { warnings: _, ...shown } = loaded;
       const masked = {
         ...shown,
         database: { ...loaded.database, url: redactUrl(loaded.database.url) },
-        source: { ...loaded.source, ...(loaded.source.url !== undefined && { url: redactUrl(loaded.source.url) }), ...(loaded.source.password !== undefined && { password: '***' }) },
-        accounts: loaded.accounts.map((account) => ({ ...account, source: maskedSource(account.source, redactUrl) })),
+        source: {
+          ...loaded.source,
+          ...(loaded.source.url !== undefined && { url: redactUrl(loaded.source.url) }),
+          ...(loaded.source.password !== undefined && { password: '***' }),
+        },
+        accounts: loaded.accounts.map((account) => ({
+          ...account,
+          source: maskedSource(account.source, redactUrl),
+        })),
       };
       process.stdout.write(stringify(masked, { aliasDuplicateObjects: false }));
       done(EXIT.ok);
@@ -70,8 +94,12 @@ export function accountLine(account: Account, redactUrl: (url: string) => string
 }
 
 /** An account's source with its URL's password and its auth's secret masked. */
-function maskedSource(source: Account['source'], redactUrl: (url: string) => string): Record<string, unknown> {
-  const auth = source.auth.type === 'basic' ? { ...source.auth, password: '***' } : { ...source.auth, apiKey: '***' };
+function maskedSource(
+  source: Account['source'],
+  redactUrl: (url: string) => string,
+): Record<string, unknown> {
+  const auth =
+    source.auth.type === 'basic' ? { ...source.auth, password: '***' } : { ...source.auth, apiKey: '***' };
   return { ...source, url: redactUrl(source.url), auth };
 }
 
@@ -83,7 +111,11 @@ export function groupedProblems(error: Pick<ConfigError, 'problems' | 'accountOf
   const accounts = [...new Set(error.accountOf.filter((account): account is string => account !== null))];
   for (const account of accounts) {
     lines.push(`  ${account}:\n`);
-    lines.push(...error.problems.filter((_, index) => error.accountOf[index] === account).map((problem) => `    ${problem}\n`));
+    lines.push(
+      ...error.problems
+        .filter((_, index) => error.accountOf[index] === account)
+        .map((problem) => `    ${problem}\n`),
+    );
   }
   return lines;
 }

@@ -6,8 +6,13 @@ import { ExitError, EXIT, type ExitCode } from '../../app/exit-codes.js';
 export function registerDemo(program: Command, done: (code: ExitCode) => void): void {
   program
     .command('demo')
-    .description('sync a simulated API into an embedded Postgres and answer three analyst questions (no configuration needed)')
-    .option('--keep', 'keep the database up after the summary so that you can query it with psql, until Ctrl-C')
+    .description(
+      'sync a simulated API into an embedded Postgres and answer three analyst questions (no configuration needed)',
+    )
+    .option(
+      '--keep',
+      'keep the database up after the summary so that you can query it with psql, until Ctrl-C',
+    )
     .addHelpText(
       'after',
       [
@@ -21,7 +26,7 @@ export function registerDemo(program: Command, done: (code: ExitCode) => void): 
         'A second demo continues: the simulator is rebuilt from the same seed and replayed to the day',
         'the warehouse last saw (kept in .propsync/demo.json), so its first sync changes nothing and its',
         'second brings in one more week. rm -rf .propsync starts over. PROPSYNC_LOG_LEVEL=info shows',
-        'the engine\'s own log lines (default warn).',
+        "the engine's own log lines (default warn).",
         '',
         'Examples:',
         '  $ npm run demo',
@@ -34,7 +39,10 @@ export function registerDemo(program: Command, done: (code: ExitCode) => void): 
       const { LOG_LEVELS } = await import('../../config/schema.js');
       const level = process.env.PROPSYNC_LOG_LEVEL;
       if (level !== undefined && level !== '' && !(LOG_LEVELS as readonly string[]).includes(level)) {
-        throw new ExitError(`PROPSYNC_LOG_LEVEL: "${level}" is not a log level; expected one of ${LOG_LEVELS.join(', ')}`, EXIT.usage);
+        throw new ExitError(
+          `PROPSYNC_LOG_LEVEL: "${level}" is not a log level; expected one of ${LOG_LEVELS.join(', ')}`,
+          EXIT.usage,
+        );
       }
       // Loaded here, not at the top: --help and usage errors stay fast.
       const [{ runDemo }, { isTerminal, loggerFor }, { abortOnSignals }] = await Promise.all([

@@ -3,16 +3,30 @@ import { STREAM_NAMES, type StreamName } from '../../streams/registry.js';
 import type { ExitCode } from '../../app/exit-codes.js';
 import { ACCOUNT_OPTION_HELP, collectAccount, collectProperty, collectStream } from '../options.js';
 
-/** `propsync enqueue [--account ID]... [--stream S]... [--wait]`: plans a run as `sync` does and queues it for the workers. */
+/**
+ * `propsync enqueue [--account ID]... [--stream S]... [--wait]`: plans a run as `sync` does and queues it
+ * for the workers.
+ */
 export function registerEnqueue(program: Command, done: (code: ExitCode) => void): void {
   program
     .command('enqueue')
     .description('plan one run as sync does and put its work on the queue for propsync worker')
     .option('--account <id>', ACCOUNT_OPTION_HELP, collectAccount)
-    .option('--stream <name>', `a stream: ${STREAM_NAMES.join(' or ')} (repeatable; default: the enabled ones)`, collectStream)
-    .option('--property <id>', 'a property (repeatable, or comma-separated; default: the configured ones, else all)', collectProperty)
+    .option(
+      '--stream <name>',
+      `a stream: ${STREAM_NAMES.join(' or ')} (repeatable; default: the enabled ones)`,
+      collectStream,
+    )
+    .option(
+      '--property <id>',
+      'a property (repeatable, or comma-separated; default: the configured ones, else all)',
+      collectProperty,
+    )
     .option('--full', 'read the whole selection again instead of the incremental plan')
-    .option('--wait', 'follow the run until the workers end it; print the summary sync prints, with its exit codes')
+    .option(
+      '--wait',
+      'follow the run until the workers end it; print the summary sync prints, with its exit codes',
+    )
     .addHelpText(
       'after',
       [
@@ -29,10 +43,34 @@ export function registerEnqueue(program: Command, done: (code: ExitCode) => void
         '',
       ].join('\n'),
     )
-    .action(async (options: { account?: string[]; stream?: StreamName[]; property?: string[]; full?: boolean; wait?: boolean }, command: Command) => {
-      // Loaded here, not at the top: --help and usage errors stay fast.
-      const [{ configFor }, { runEnqueue }] = await Promise.all([import('../context.js'), import('../../worker/enqueue.js')]);
-      const request = { kind: 'sync' as const, streams: options.stream, propertyIds: options.property, full: options.full === true };
-      done(await runEnqueue(configFor(command), request, { accounts: options.account, wait: options.wait === true }));
-    });
+    .action(
+      async (
+        options: {
+          account?: string[];
+          stream?: StreamName[];
+          property?: string[];
+          full?: boolean;
+          wait?: boolean;
+        },
+        command: Command,
+      ) => {
+        // Loaded here, not at the top: --help and usage errors stay fast.
+        const [{ configFor }, { runEnqueue }] = await Promise.all([
+          import('../context.js'),
+          import('../../worker/enqueue.js'),
+        ]);
+        const request = {
+          kind: 'sync' as const,
+          streams: options.stream,
+          propertyIds: options.property,
+          full: options.full === true,
+        };
+        done(
+          await runEnqueue(configFor(command), request, {
+            accounts: options.account,
+            wait: options.wait === true,
+          }),
+        );
+      },
+    );
 }

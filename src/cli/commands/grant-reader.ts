@@ -18,9 +18,16 @@ export function registerGrantReader(program: Command, done: (code: ExitCode) => 
     .command('grant-reader')
     .description('create or update a read-only role for BI tools: select on the reporting views (idempotent)')
     .argument('<role>', 'the role to create when missing, then grant')
-    .option('--login', 'the role may log in, with the password in $PROPSYNC_READER_PASSWORD (default: NOLOGIN)')
+    .option(
+      '--login',
+      'the role may log in, with the password in $PROPSYNC_READER_PASSWORD (default: NOLOGIN)',
+    )
     .option('--base-tables', 'also grant select on the synced source tables in schema public')
-    .option('--account <id>', 'the role sees this account\'s rows only (repeatable, or comma-separated; default: every account, lifting an earlier limit)', collectAccount)
+    .option(
+      '--account <id>',
+      "the role sees this account's rows only (repeatable, or comma-separated; default: every account, lifting an earlier limit)",
+      collectAccount,
+    )
     .addHelpText(
       'after',
       [
@@ -55,27 +62,54 @@ export function registerGrantReader(program: Command, done: (code: ExitCode) => 
       const problem = reader.readerRoleProblem(roleName);
       if (problem) throw new ExitError(problem, EXIT.usage);
       const password = options.login ? process.env[reader.READER_PASSWORD_ENV] : undefined;
-      if (options.login && !password) throw new ExitError(`--login needs the role's password in $${reader.READER_PASSWORD_ENV}`, EXIT.usage);
+      if (options.login && !password)
+        throw new ExitError(
+          `--login needs the role's password in $${reader.READER_PASSWORD_ENV}`,
+          EXIT.usage,
+        );
       const config = offlineConfigFor(command);
       const db = await openWarehouse(config.database, { maxConnections: 1 });
       let outcome;
       try {
         // No migration check here: the reader-to-be may not read the migrator's table; the grant
         // itself says "run propsync migrate" when schema reporting is missing.
-        outcome = await reader.grantReader(db, { role: roleName, login: options.login, password, baseTables: options.baseTables, accounts: options.account });
+        outcome = await reader.grantReader(db, {
+          role: roleName,
+          login: options.login,
+          password,
+          baseTables: options.baseTables,
+          accounts: options.account,
+        });
       } catch (error) {
-        if (error instanceof reader.ReaderRoleError) throw new ExitError(scrubSecrets(error.message, [password]), EXIT.usage);
+        if (error instanceof reader.ReaderRoleError)
+          throw new ExitError(scrubSecrets(error.message, [password]), EXIT.usage);
         if (error instanceof ExitError) throw error;
+        // No cause: the original error's text may hold the password.
+        // eslint-disable-next-line preserve-caught-error
         throw new Error(scrubSecrets((error as Error).message, [password]));
       } finally {
         await db.destroy();
       }
       const out = (line: string) => process.stdout.write(`${line}\n`);
-      out(outcome.created ? `created role ${roleName} (${outcome.loginSet ? 'login; password from $' + reader.READER_PASSWORD_ENV : 'nologin'})` : `role ${roleName} exists${outcome.loginSet ? '; login allowed, password set from $' + reader.READER_PASSWORD_ENV : ''}`);
-      out(`${roleName} may read schema reporting: ${outcome.views} views, and views created later by ${outcome.defaultPrivilegesFor}`);
-      if (outcome.baseTables) out(`${roleName} may read the ${outcome.baseTables} source tables of schema public`);
-      out(outcome.accounts ? `${roleName} sees the rows of account${outcome.accounts.length > 1 ? 's' : ''} ${outcome.accounts.join(', ')} only` : `${roleName} sees every account`);
-      for (const id of outcome.unknownAccounts) process.stderr.write(`warning: no run has synced account ${id} yet; ${roleName} sees its rows once one does\n`);
+      out(
+        outcome.created
+          ? `created role ${roleName} (${outcome.loginSet ? 'login; password from $' + reader.READER_PASSWORD_ENV : 'nologin'})`
+          : `role ${roleName} exists${outcome.loginSet ? '; login allowed, password set from $' + reader.READER_PASSWORD_ENV : ''}`,
+      );
+      out(
+        `${roleName} may read schema reporting: ${outcome.views} views, and views created later by ${outcome.defaultPrivilegesFor}`,
+      );
+      if (outcome.baseTables)
+        out(`${roleName} may read the ${outcome.baseTables} source tables of schema public`);
+      out(
+        outcome.accounts
+          ? `${roleName} sees the rows of account${outcome.accounts.length > 1 ? 's' : ''} ${outcome.accounts.join(', ')} only`
+          : `${roleName} sees every account`,
+      );
+      for (const id of outcome.unknownAccounts)
+        process.stderr.write(
+          `warning: no run has synced account ${id} yet; ${roleName} sees its rows once one does\n`,
+        );
       if (!outcome.loginSet) {
         out('to give a person a login in this role:');
         for (const line of reader.personLoginSql(roleName)) out(`  ${line}`);

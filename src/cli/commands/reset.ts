@@ -15,10 +15,19 @@ interface ResetOptions {
 export function registerReset(program: Command, done: (code: ExitCode) => void): void {
   program
     .command('reset')
-    .description("forget a stream's cursors (all, or one property's) so that the next sync reads them again from the start")
-    .option('--account <id>', 'the account whose cursors to forget (accounts[].id; required when several are configured)')
+    .description(
+      "forget a stream's cursors (all, or one property's) so that the next sync reads them again from the start",
+    )
+    .option(
+      '--account <id>',
+      'the account whose cursors to forget (accounts[].id; required when several are configured)',
+    )
     .requiredOption('--stream <name>', `the stream: ${STREAM_NAMES.join(' or ')}`, parseStream)
-    .option('--property <id>', "only the cursors covering this property (for a stream that groups properties: its group's)", parseProperty)
+    .option(
+      '--property <id>',
+      "only the cursors covering this property (for a stream that groups properties: its group's)",
+      parseProperty,
+    )
     .option('-y, --yes', 'do not ask for confirmation (required when not on a terminal)')
     .addHelpText(
       'after',
@@ -37,9 +46,20 @@ export function registerReset(program: Command, done: (code: ExitCode) => void):
     )
     .action(async (options: ResetOptions, command: Command) => {
       const interactive = process.stdin.isTTY === true && process.stderr.isTTY === true;
-      if (!options.yes && !interactive) throw new ExitError('reset forgets cursors and asks for confirmation; not on a terminal, pass --yes to confirm', EXIT.usage);
+      if (!options.yes && !interactive)
+        throw new ExitError(
+          'reset forgets cursors and asks for confirmation; not on a terminal, pass --yes to confirm',
+          EXIT.usage,
+        );
       // Loaded here, not at the top: --help and usage errors stay fast.
-      const [{ describeHolder, lockName, withStreamLock }, { cursorsToReset, resetCursors }, { offlineConfigFor }, { openMigratedWarehouse, sessionTimeouts }, { formatTable }, { selectedAccounts }] = await Promise.all([
+      const [
+        { describeHolder, lockName, withStreamLock },
+        { cursorsToReset, resetCursors },
+        { offlineConfigFor },
+        { openMigratedWarehouse, sessionTimeouts },
+        { formatTable },
+        { selectedAccounts },
+      ] = await Promise.all([
         import('../../sync/lock.js'),
         import('../../sync/reset.js'),
         import('../context.js'),
@@ -47,9 +67,18 @@ export function registerReset(program: Command, done: (code: ExitCode) => void):
         import('../../app/table.js'),
         import('../../app/propsync.js'),
       ]);
-      const cursorLines = (cursors: ResetCursor[]) => formatTable(['scope', 'cursor', 'value'], cursors.map((cursor) => [cursor.scope, cursor.cursor, cursor.value]), '  ');
+      const cursorLines = (cursors: ResetCursor[]) =>
+        formatTable(
+          ['scope', 'cursor', 'value'],
+          cursors.map((cursor) => [cursor.scope, cursor.cursor, cursor.value]),
+          '  ',
+        );
       const config = offlineConfigFor(command);
-      if (!options.account && config.accounts.length > 1) throw new ExitError(`several accounts are configured (${config.accounts.map((account) => account.id).join(', ')}); name one with --account`, EXIT.usage);
+      if (!options.account && config.accounts.length > 1)
+        throw new ExitError(
+          `several accounts are configured (${config.accounts.map((account) => account.id).join(', ')}); name one with --account`,
+          EXIT.usage,
+        );
       const [account] = selectedAccounts(config.accounts, options.account ? [options.account] : undefined);
       const db = await openMigratedWarehouse(config.database, { maxConnections: 1 });
       try {
@@ -62,15 +91,32 @@ export function registerReset(program: Command, done: (code: ExitCode) => void):
         }
         if (!options.yes) {
           process.stderr.write(`${cursorLines(planned).join('\n')}\n`);
-          if (!(await confirm(`Forget these ${planned.length} cursor(s) of ${what}? The next sync re-reads them from the start. [y/N] `))) {
+          if (
+            !(await confirm(
+              `Forget these ${planned.length} cursor(s) of ${what}? The next sync re-reads them from the start. [y/N] `,
+            ))
+          ) {
             process.stdout.write('nothing reset\n');
             return done(EXIT.ok);
           }
         }
-        const outcome = await withStreamLock(config.database.url, lockName(account.id, options.stream), () => resetCursors(db, selection), { timeouts: sessionTimeouts(config.database) });
-        if (!outcome.acquired) throw new ExitError(`${describeHolder(options.stream, outcome.holder)}; reset it once that run has ended`, EXIT.workFailed);
-        process.stdout.write(`forgot ${outcome.value.length} cursor(s) of ${what}:\n${cursorLines(outcome.value).join('\n')}\n`);
-        process.stdout.write(`the next \`propsync sync --stream ${options.stream}\` reads ${options.property ? 'that scope' : 'every scope'} from the start\n`);
+        const outcome = await withStreamLock(
+          config.database.url,
+          lockName(account.id, options.stream),
+          () => resetCursors(db, selection),
+          { timeouts: sessionTimeouts(config.database) },
+        );
+        if (!outcome.acquired)
+          throw new ExitError(
+            `${describeHolder(options.stream, outcome.holder)}; reset it once that run has ended`,
+            EXIT.workFailed,
+          );
+        process.stdout.write(
+          `forgot ${outcome.value.length} cursor(s) of ${what}:\n${cursorLines(outcome.value).join('\n')}\n`,
+        );
+        process.stdout.write(
+          `the next \`propsync sync --stream ${options.stream}\` reads ${options.property ? 'that scope' : 'every scope'} from the start\n`,
+        );
         done(EXIT.ok);
       } finally {
         await db.destroy();

@@ -1,6 +1,11 @@
 import { getHeapStatistics } from 'node:v8';
 import { Option, type Command } from 'commander';
-import { AREA_METHODS, FAULT_SPEC_HELP, SCALES as SIM_SCALES, type Scale as SimScale } from '../../simulator/usage.js';
+import {
+  AREA_METHODS,
+  FAULT_SPEC_HELP,
+  SCALES as SIM_SCALES,
+  type Scale as SimScale,
+} from '../../simulator/usage.js';
 import { isDay } from '../../dates/calendar.js';
 import { ExitError, EXIT, type ExitCode } from '../../app/exit-codes.js';
 
@@ -55,17 +60,32 @@ function integer(name: string, value: string, min: number, max: number): number 
 export function registerSimulate(program: Command, done: (code: ExitCode) => void): void {
   program
     .command('simulate')
-    .description('serve a simulated property-management API (seeded data set, moving clock, faults on demand)')
+    .description(
+      'serve a simulated property-management API (seeded data set, moving clock, faults on demand)',
+    )
     .option('--port <port>', 'port to listen on; 0 picks a free one', String(DEFAULT_SIMULATOR_PORT))
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
     .addOption(new Option('--scale <scale>', 'size of the data set').choices(SIM_SCALES).default('small'))
     .option('--seed <n>', 'seed of the data set, its quirks and its faults', '1')
     .option('--today <YYYY-MM-DD>', "the data set's first day (default: today in the source's time zone)")
-    .option('--username <name>', `the accepted user name (default: $PROPSYNC_API_USERNAME, else ${DEFAULT_SIMULATOR_USERNAME})`)
-    .option('--password <secret>', 'the accepted password (default: $PROPSYNC_API_PASSWORD, else the built-in simulator password)')
-    .option('--api-key <key>', 'serve the API-key gateway at /ext/orgs/<org>/v1/<area>, accepting this X-Api-Key (with --org)')
+    .option(
+      '--username <name>',
+      `the accepted user name (default: $PROPSYNC_API_USERNAME, else ${DEFAULT_SIMULATOR_USERNAME})`,
+    )
+    .option(
+      '--password <secret>',
+      'the accepted password (default: $PROPSYNC_API_PASSWORD, else the built-in simulator password)',
+    )
+    .option(
+      '--api-key <key>',
+      'serve the API-key gateway at /ext/orgs/<org>/v1/<area>, accepting this X-Api-Key (with --org)',
+    )
     .option('--org <org>', "the gateway's org (with --api-key)")
-    .option('--rate-limit <spec>', 'default (150/minute,1000/hour,15000/day), off, or LIMITS such as 20/2s,500/hour', 'default')
+    .option(
+      '--rate-limit <spec>',
+      'default (150/minute,1000/hour,15000/day), off, or LIMITS such as 20/2s,500/hour',
+      'default',
+    )
     .option('--faults <spec>', 'faults to inject (grammar below); none by default')
     .addHelpText(
       'after',
@@ -99,11 +119,21 @@ export function registerSimulate(program: Command, done: (code: ExitCode) => voi
         throw new ExitError(`--today must be a date YYYY-MM-DD, got '${options.today}'`);
       }
       checkHeapFor(options.scale);
-      if ((options.apiKey === undefined) !== (options.org === undefined)) throw new ExitError('--api-key and --org go together: the gateway needs both');
-      if (options.apiKey === '' || options.org === '') throw new ExitError('--api-key and --org must not be empty');
-      const gateway = options.apiKey !== undefined && options.org !== undefined ? { apiKey: options.apiKey, org: options.org } : undefined;
+      if ((options.apiKey === undefined) !== (options.org === undefined))
+        throw new ExitError('--api-key and --org go together: the gateway needs both');
+      if (options.apiKey === '' || options.org === '')
+        throw new ExitError('--api-key and --org must not be empty');
+      const gateway =
+        options.apiKey !== undefined && options.org !== undefined
+          ? { apiKey: options.apiKey, org: options.org }
+          : undefined;
       // Basic auth as ever (its defaults included), unless only the gateway is asked for.
-      const basicGiven = [options.username, options.password, process.env.PROPSYNC_API_USERNAME, process.env.PROPSYNC_API_PASSWORD].some((value) => value !== undefined);
+      const basicGiven = [
+        options.username,
+        options.password,
+        process.env.PROPSYNC_API_USERNAME,
+        process.env.PROPSYNC_API_PASSWORD,
+      ].some((value) => value !== undefined);
       const basic =
         gateway && !basicGiven
           ? undefined
@@ -141,7 +171,9 @@ export function registerSimulate(program: Command, done: (code: ExitCode) => voi
         process.on('SIGTERM', stop);
       });
       const { dataset } = sim;
-      const served = [basic ? `user ${basic.username}` : '', gateway ? `gateway org ${gateway.org}` : ''].filter(Boolean).join(', ');
+      const served = [basic ? `user ${basic.username}` : '', gateway ? `gateway org ${gateway.org}` : '']
+        .filter(Boolean)
+        .join(', ');
       process.stderr.write(`simulating ${datasetSummary(dataset)}; ${served}\n`);
       process.stdout.write(`listening on ${sim.url}\n`);
       await stopped;

@@ -16,8 +16,16 @@ export function registerSync(program: Command, done: (code: ExitCode) => void): 
     .command('sync')
     .description('run one incremental sync now (or a full refresh with --full)')
     .option('--account <id>', ACCOUNT_OPTION_HELP, collectAccount)
-    .option('--stream <name>', `a stream to sync: ${STREAM_NAMES.join(' or ')} (repeatable; default: the enabled ones)`, collectStream)
-    .option('--property <id>', 'a property to sync (repeatable, or comma-separated; default: the configured ones, else all)', collectProperty)
+    .option(
+      '--stream <name>',
+      `a stream to sync: ${STREAM_NAMES.join(' or ')} (repeatable; default: the enabled ones)`,
+      collectStream,
+    )
+    .option(
+      '--property <id>',
+      'a property to sync (repeatable, or comma-separated; default: the configured ones, else all)',
+      collectProperty,
+    )
     .option('--full', 'read the whole selection again instead of the incremental plan (uses many more calls)')
     .addHelpText(
       'after',
@@ -41,8 +49,23 @@ export function registerSync(program: Command, done: (code: ExitCode) => void): 
     )
     .action(async (options: SyncOptions, command: Command) => {
       // Loaded here, not at the top: --help and usage errors stay fast.
-      const [{ configFor }, { runCommand }] = await Promise.all([import('../context.js'), import('../run-command.js')]);
+      const [{ configFor }, { runCommand }] = await Promise.all([
+        import('../context.js'),
+        import('../run-command.js'),
+      ]);
       const config = configFor(command);
-      done(await runCommand(config, { kind: 'sync', streams: options.stream, propertyIds: options.property, full: options.full === true }, 'the sync', options.account));
+      done(
+        await runCommand(
+          config,
+          {
+            kind: 'sync',
+            streams: options.stream,
+            propertyIds: options.property,
+            full: options.full === true,
+          },
+          'the sync',
+          options.account,
+        ),
+      );
     });
 }

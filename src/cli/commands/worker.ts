@@ -8,7 +8,11 @@ export function registerWorker(program: Command, done: (code: ExitCode) => void)
     .command('worker')
     .description('run the work units queued by propsync enqueue (or a scheduler in queue mode) until stopped')
     .option('--account <id>', ACCOUNT_OPTION_HELP, collectAccount)
-    .option('--concurrency <n>', 'jobs (lanes of work units) run at once (default: worker.concurrency, PROPSYNC_WORKER_CONCURRENCY)', wholeNumber(1, 64))
+    .option(
+      '--concurrency <n>',
+      'jobs (lanes of work units) run at once (default: worker.concurrency, PROPSYNC_WORKER_CONCURRENCY)',
+      wholeNumber(1, 64),
+    )
     .addHelpText(
       'after',
       [
@@ -27,7 +31,15 @@ export function registerWorker(program: Command, done: (code: ExitCode) => void)
     )
     .action(async (options: { account?: string[]; concurrency?: number }, command: Command) => {
       // Loaded here, not at the top: --help and usage errors stay fast.
-      const [{ configFor }, { runWorkerProcess }] = await Promise.all([import('../context.js'), import('../../worker/run-worker.js')]);
-      done(await runWorkerProcess(configFor(command), { accounts: options.account, concurrency: options.concurrency }));
+      const [{ configFor }, { runWorkerProcess }] = await Promise.all([
+        import('../context.js'),
+        import('../../worker/run-worker.js'),
+      ]);
+      done(
+        await runWorkerProcess(configFor(command), {
+          accounts: options.account,
+          concurrency: options.concurrency,
+        }),
+      );
     });
 }

@@ -19,7 +19,8 @@ export interface AdvanceResult {
 
 /** Advances the data set by `days` whole days (0 does nothing); returns what changed. */
 export function advanceDataset(dataset: SimDataset, days: number): AdvanceResult {
-  if (!Number.isInteger(days) || days < 0) throw new Error(`days must be a non-negative integer, got ${days}`);
+  if (!Number.isInteger(days) || days < 0)
+    throw new Error(`days must be a non-negative integer, got ${days}`);
   const from = dataset.today;
   const ctx = buildContext(dataset);
   let day = dayFromIso(dataset.today);

@@ -31,7 +31,9 @@ export function ymd(epochDay: EpochDay): { year: number; month: number; day: num
   const z = epochDay + 719468;
   const era = Math.floor(z / 146097);
   const doe = z - era * 146097;
-  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365);
+  const yoe = Math.floor(
+    (doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365,
+  );
   const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
   const mp = Math.floor((5 * doy + 2) / 153);
   const day = doy - Math.floor((153 * mp + 2) / 5) + 1;
@@ -41,7 +43,9 @@ export function ymd(epochDay: EpochDay): { year: number; month: number; day: num
 
 /** Days in a month of a year. */
 export function daysInMonth(year: number, month: number): number {
-  return dayFromYmd(month === 12 ? year + 1 : year, month === 12 ? 1 : month + 1, 1) - dayFromYmd(year, month, 1);
+  return (
+    dayFromYmd(month === 12 ? year + 1 : year, month === 12 ? 1 : month + 1, 1) - dayFromYmd(year, month, 1)
+  );
 }
 
 /** Day of the month (1-31). */
@@ -87,7 +91,8 @@ export function dayFromIso(iso: IsoDay): EpochDay {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(iso);
   if (!m) throw new Error(`not a YYYY-MM-DD day: ${JSON.stringify(iso)}`);
   const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) throw new Error(`no such day: ${iso}`);
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month))
+    throw new Error(`no such day: ${iso}`);
   return dayFromYmd(year, month, day);
 }
 

@@ -4,7 +4,14 @@
  * stored in the data set; `buildContext` derives them, so a run can start from any data set
  * that `generateDataset` or `advanceDataset` left behind.
  */
-import { LEASE_STATUS, type SimDataset, type SimInvoice, type SimLease, type SimProperty, type SimUnit } from './model.js';
+import {
+  LEASE_STATUS,
+  type SimDataset,
+  type SimInvoice,
+  type SimLease,
+  type SimProperty,
+  type SimUnit,
+} from './model.js';
 import { NEVER, type IdCounters, type LeasePlan, type SimWorld, type WorldProperty } from './world.js';
 
 /** Kinds of change one run makes, counted. */
@@ -96,7 +103,12 @@ export function nextId(ctx: SimContext, kind: keyof IdCounters): number {
   return ctx.ids[kind]++;
 }
 
-const ACTIVE: ReadonlySet<number> = new Set([LEASE_STATUS.Applicant, LEASE_STATUS.Future, LEASE_STATUS.Current, LEASE_STATUS.Notice]);
+const ACTIVE: ReadonlySet<number> = new Set([
+  LEASE_STATUS.Applicant,
+  LEASE_STATUS.Future,
+  LEASE_STATUS.Current,
+  LEASE_STATUS.Notice,
+]);
 
 /** True when something is still to happen to a lease (it stays in the live list). */
 export function leaseHasPending(lease: SimLease): boolean {
@@ -107,7 +119,9 @@ export function leaseHasPending(lease: SimLease): boolean {
 export function invoiceHasPending(invoice: SimInvoice): boolean {
   const p = invoice._plan;
   if (!p) return false;
-  return p.payDay !== -1 || p.secondPayDay !== -1 || p.voidDay !== -1 || p.holdUntil !== -1 || p.exportDay !== -1;
+  return (
+    p.payDay !== -1 || p.secondPayDay !== -1 || p.voidDay !== -1 || p.holdUntil !== -1 || p.exportDay !== -1
+  );
 }
 
 /** Empty indexes of one property. */
@@ -151,7 +165,8 @@ export function addLive(rt: PropertyRuntime, lease: SimLease): void {
 /** Recomputes whether a unit is blocked; call after its leases or their statuses change. */
 export function refreshUnit(rt: PropertyRuntime, unit: number): void {
   let blocked = 0;
-  for (const p of rt.unitPlans[unit]) if (p.status === LEASE_STATUS.Future || p.status === LEASE_STATUS.Current) blocked = 1;
+  for (const p of rt.unitPlans[unit])
+    if (p.status === LEASE_STATUS.Future || p.status === LEASE_STATUS.Current) blocked = 1;
   rt.unitBlocked[unit] = blocked;
 }
 
@@ -183,12 +198,16 @@ export function addOpenInvoice(rt: PropertyRuntime, invoice: SimInvoice, nextDay
 /** Builds the run's indexes from a data set that carries its world. */
 export function buildContext(dataset: SimDataset): SimContext {
   const world = dataset._world;
-  if (!world) throw new Error('this data set has no _world: only data sets made by generateDataset (or advanced from one) can be advanced');
+  if (!world)
+    throw new Error(
+      'this data set has no _world: only data sets made by generateDataset (or advanced from one) can be advanced',
+    );
   const runtimes: PropertyRuntime[] = [];
   const byPropertyId = new Map<number, PropertyRuntime>();
   dataset.properties.forEach((property, index) => {
     const info = world.properties[index];
-    if (!info || info.propertyId !== property.PropertyID) throw new Error(`world and properties disagree at index ${index}`);
+    if (!info || info.propertyId !== property.PropertyID)
+      throw new Error(`world and properties disagree at index ${index}`);
     const rt = newRuntime(property, info, index);
     runtimes.push(rt);
     byPropertyId.set(property.PropertyID, rt);
@@ -204,5 +223,13 @@ export function buildContext(dataset: SimDataset): SimContext {
     const rt = byPropertyId.get(invoice._propertyIds[0]);
     if (rt) addOpenInvoice(rt, invoice, 0);
   }
-  return { seed: dataset.seed, dataset, world, ids: world.ids, runtimes, byPropertyId, summary: emptySummary() };
+  return {
+    seed: dataset.seed,
+    dataset,
+    world,
+    ids: world.ids,
+    runtimes,
+    byPropertyId,
+    summary: emptySummary(),
+  };
 }

@@ -14,7 +14,10 @@ import { VENDOR_ID_BASE } from './invoice-life.js';
 import type { Scale, WorldJob, WorldProperty, WorldVendor } from './world.js';
 
 /** Size settings of each scale. */
-export const SCALE_SETTINGS: Record<Scale, { properties: number; minUnits: number; maxUnits: number; minHistoryDays: number; maxHistoryDays: number }> = {
+export const SCALE_SETTINGS: Record<
+  Scale,
+  { properties: number; minUnits: number; maxUnits: number; minHistoryDays: number; maxHistoryDays: number }
+> = {
   small: { properties: 4, minUnits: 38, maxUnits: 50, minHistoryDays: 620, maxHistoryDays: 760 },
   medium: { properties: 20, minUnits: 70, maxUnits: 150, minHistoryDays: 560, maxHistoryDays: 800 },
   large: { properties: 200, minUnits: 70, maxUnits: 150, minHistoryDays: 560, maxHistoryDays: 800 },
@@ -36,25 +39,50 @@ const FLOOR_PLANS = [
   { code: 'TH', name: 'TH - Townhome with Garage', beds: 3, rent: [220000, 290000], weight: 4 },
 ] as const;
 
-const PROPERTY_TYPES = ['Apartment', 'Apartment', 'Apartment', 'Apartment', 'Townhome', 'Senior', 'Student'] as const;
+const PROPERTY_TYPES = [
+  'Apartment',
+  'Apartment',
+  'Apartment',
+  'Apartment',
+  'Townhome',
+  'Senior',
+  'Student',
+] as const;
 
 /** Vendors of the portfolio (shared by properties). */
 export function generateVendors(seed: number, count: number): WorldVendor[] {
   const rng = new Rng(seed, STREAM.vendors);
   const vendors: WorldVendor[] = [];
-  const weights: Record<VendorCategory, number> = { utility: 5, maintenance: 10, supplies: 3, contractor: 2, services: 3 };
+  const weights: Record<VendorCategory, number> = {
+    utility: 5,
+    maintenance: 10,
+    supplies: 3,
+    contractor: 2,
+    services: 3,
+  };
   const categories = Object.keys(weights) as VendorCategory[];
   for (let i = 0; i < count; i++) {
     // The first vendors cover every category, so even a small portfolio has each kind.
-    const category = i < categories.length * 2 ? categories[i % categories.length] : categories[rng.weighted(categories.map((c) => weights[c]))];
+    const category =
+      i < categories.length * 2
+        ? categories[i % categories.length]
+        : categories[rng.weighted(categories.map((c) => weights[c]))];
     const template = VENDOR_TEMPLATES[category];
     const id = VENDOR_ID_BASE + i;
     const baseName = template.names[(i * 7 + rng.int(0, template.names.length - 1)) % template.names.length];
     const city = rng.pick(CITIES);
     const generation = Math.floor(i / 40);
-    const name = generation === 0 ? baseName : `${baseName} ${['of', 'at', '-'][generation % 3]} ${city.city}`;
-    const address = { street: streetLine(rng), city: city.city, state: city.state, postalCode: `${city.zip}${String(rng.int(1, 99)).padStart(2, '0')}`, country: 'US' };
-    const payType = category === 'utility' ? (rng.chance(0.7) ? 1 : 0) : rng.chance(0.6) ? 0 : rng.chance(0.8) ? 1 : 2;
+    const name =
+      generation === 0 ? baseName : `${baseName} ${['of', 'at', '-'][generation % 3]} ${city.city}`;
+    const address = {
+      street: streetLine(rng),
+      city: city.city,
+      state: city.state,
+      postalCode: `${city.zip}${String(rng.int(1, 99)).padStart(2, '0')}`,
+      country: 'US',
+    };
+    const payType =
+      category === 'utility' ? (rng.chance(0.7) ? 1 : 0) : rng.chance(0.6) ? 0 : rng.chance(0.8) ? 1 : 2;
     const PAY = [
       { id: '1', name: 'Check' },
       { id: '2', name: 'ACH' },
@@ -91,7 +119,13 @@ export function generateVendors(seed: number, count: number): WorldVendor[] {
 
 function pickVendors(rng: Rng, vendors: WorldVendor[]): number[] {
   const chosen: number[] = [];
-  const want: Record<VendorCategory, number> = { utility: rng.int(3, 5), maintenance: rng.int(5, 8), supplies: rng.int(1, 2), contractor: rng.int(1, 2), services: rng.int(1, 2) };
+  const want: Record<VendorCategory, number> = {
+    utility: rng.int(3, 5),
+    maintenance: rng.int(5, 8),
+    supplies: rng.int(1, 2),
+    contractor: rng.int(1, 2),
+    services: rng.int(1, 2),
+  };
   const usedWork = new Set<number>();
   const start = rng.int(0, vendors.length - 1);
   for (let k = 0; k < vendors.length; k++) {
@@ -108,7 +142,12 @@ function pickVendors(rng: Rng, vendors: WorldVendor[]): number[] {
 }
 
 /** Properties with units, and their world settings. */
-export function generateProperties(seed: number, scale: Scale, today: EpochDay, vendors: WorldVendor[]): { properties: SimProperty[]; world: WorldProperty[] } {
+export function generateProperties(
+  seed: number,
+  scale: Scale,
+  today: EpochDay,
+  vendors: WorldVendor[],
+): { properties: SimProperty[]; world: WorldProperty[] } {
   const settings = SCALE_SETTINGS[scale];
   const rng = new Rng(seed, STREAM.properties);
   const properties: SimProperty[] = [];
@@ -122,13 +161,19 @@ export function generateProperties(seed: number, scale: Scale, today: EpochDay, 
     const propertyId = PROPERTY_ID_BASE + p;
     const city = CITIES[(p * 5 + rng.int(0, 2)) % CITIES.length];
     let name = '';
-    for (let attempt = 0; attempt < 20 && (name === '' || usedNames.has(name)); attempt++) name = `${rng.pick(PROPERTY_WORDS)} ${rng.pick(PROPERTY_SUFFIXES)}`;
+    for (let attempt = 0; attempt < 20 && (name === '' || usedNames.has(name)); attempt++)
+      name = `${rng.pick(PROPERTY_WORDS)} ${rng.pick(PROPERTY_SUFFIXES)}`;
     if (usedNames.has(name)) name = `${name} ${city.city}`;
     if (usedNames.has(name)) name = `${name} ${p + 1}`;
     usedNames.add(name);
     const type = rng.pick(PROPERTY_TYPES);
     const street = streetLine(rng);
-    const rentFactor = city.city === 'Boulder' || city.city === 'Denver' ? 1.15 : city.state === 'CO' || city.state === 'UT' ? 1 : 0.85;
+    const rentFactor =
+      city.city === 'Boulder' || city.city === 'Denver'
+        ? 1.15
+        : city.state === 'CO' || city.state === 'UT'
+          ? 1
+          : 0.85;
     const unitCount = rng.int(settings.minUnits, settings.maxUnits);
     const plans = FLOOR_PLANS.filter(() => rng.chance(0.75));
     if (plans.length < 2) plans.push(FLOOR_PLANS[1], FLOOR_PLANS[3]);
@@ -145,7 +190,10 @@ export function generateProperties(seed: number, scale: Scale, today: EpochDay, 
       const unitNumber = `${b + 1}${floor}${String((inBuilding % 8) + 1).padStart(2, '0')}`;
       const multi = plan.code === 'TH' || rng.chance(0.03);
       const spaces = multi
-        ? Array.from({ length: plan.code === 'TH' ? 2 : rng.int(2, 3) }, (_, s) => ({ unitSpaceId: spaceId++, unitSpace: `${unitNumber}-${String.fromCharCode(65 + s)}` }))
+        ? Array.from({ length: plan.code === 'TH' ? 2 : rng.int(2, 3) }, (_, s) => ({
+            unitSpaceId: spaceId++,
+            unitSpace: `${unitNumber}-${String.fromCharCode(65 + s)}`,
+          }))
         : [{ unitSpaceId: spaceId++, unitSpace: unitNumber }];
       buildings[b].units.push({
         unitId: String(unitId++),
@@ -165,16 +213,38 @@ export function generateProperties(seed: number, scale: Scale, today: EpochDay, 
     const storageCount = Math.round(unitCount * (0.03 + 0.04 * rng.float()));
     for (let i = 0; i < parkingCount; i++) {
       const n = `P-${String(i + 1).padStart(3, '0')}`;
-      parking.push({ unitId: String(unitId++), unitNumber: n, buildingName: 'Parking', floorPlanId: parkingPlan, floorPlanName: 'Reserved Parking', spaces: [{ unitSpaceId: spaceId++, unitSpace: n }], marketRent: centsToString(rng.pick([3500, 5000, 7500, 9500])) });
+      parking.push({
+        unitId: String(unitId++),
+        unitNumber: n,
+        buildingName: 'Parking',
+        floorPlanId: parkingPlan,
+        floorPlanName: 'Reserved Parking',
+        spaces: [{ unitSpaceId: spaceId++, unitSpace: n }],
+        marketRent: centsToString(rng.pick([3500, 5000, 7500, 9500])),
+      });
     }
     for (let i = 0; i < storageCount; i++) {
       const n = `S-${String(i + 1).padStart(2, '0')}`;
-      storage.push({ unitId: String(unitId++), unitNumber: n, buildingName: 'Storage', floorPlanId: storagePlan, floorPlanName: 'Storage Unit', spaces: [{ unitSpaceId: spaceId++, unitSpace: n }], marketRent: centsToString(rng.pick([4500, 6000, 8500])) });
+      storage.push({
+        unitId: String(unitId++),
+        unitNumber: n,
+        buildingName: 'Storage',
+        floorPlanId: storagePlan,
+        floorPlanName: 'Storage Unit',
+        spaces: [{ unitSpaceId: spaceId++, unitSpace: n }],
+        marketRent: centsToString(rng.pick([4500, 6000, 8500])),
+      });
     }
     if (parking.length > 0) buildings.push({ name: 'Parking', units: parking });
     if (storage.length > 0) buildings.push({ name: 'Storage', units: storage });
     const postal = `${city.zip}${String(rng.int(1, 99)).padStart(2, '0')}`;
-    const lookupCode = `${name.replace(/[^A-Za-z ]/g, '').split(' ').filter(Boolean).map((w) => w[0].toUpperCase()).join('').slice(0, 4)}${String(p + 1).padStart(3, '0')}`;
+    const lookupCode = `${name
+      .replace(/[^A-Za-z ]/g, '')
+      .split(' ')
+      .filter(Boolean)
+      .map((w) => w[0].toUpperCase())
+      .join('')
+      .slice(0, 4)}${String(p + 1).padStart(3, '0')}`;
     // Derived without the generator, so that adding these fields left every other value of the data set as it was.
     const month = ymd(today);
     const postMonth = `${String(month.month).padStart(2, '0')}/${month.year}`;

@@ -50,8 +50,18 @@ export function generateDataset(options: GenerateOptions): SimDataset {
   const vendors = generateVendors(seed, vendorCount);
   const { properties, world: propertyWorld } = generateProperties(seed, scale, todayDay, vendors);
   const world: SimWorld = { ids: initialIds(), vendors, properties: propertyWorld };
-  const dataset: SimDataset = { seed, scale, today: isoFromDay(todayDay), properties, leases: [], invoices: [], _world: world };
-  const runtimes: PropertyRuntime[] = properties.map((property, index) => newRuntime(property, propertyWorld[index], index));
+  const dataset: SimDataset = {
+    seed,
+    scale,
+    today: isoFromDay(todayDay),
+    properties,
+    leases: [],
+    invoices: [],
+    _world: world,
+  };
+  const runtimes: PropertyRuntime[] = properties.map((property, index) =>
+    newRuntime(property, propertyWorld[index], index),
+  );
   const ctx: SimContext = {
     seed,
     dataset,

@@ -10,5 +10,12 @@ export { SCALES, type Scale } from './world.js';
 export { residentFriendlyName, AR_CODES, AR_TRANSACTION_TYPE, MOVE_OUT_REASONS } from './reference.js';
 export { INVOICE_TYPE_NAMES } from './invoice-records.js';
 export { mountainDateTime, isMountainDst, dayFromIso, isoFromDay, mdy } from './calendar.js';
-export { expectedWarehouse, leaseCountsByStatus, TRUTH_TABLES, type TableTruth, type TruthOptions, type WarehouseTruth } from './truth.js';
+export {
+  expectedWarehouse,
+  leaseCountsByStatus,
+  TRUTH_TABLES,
+  type TableTruth,
+  type TruthOptions,
+  type WarehouseTruth,
+} from './truth.js';
 export * from './model.js';

@@ -7,11 +7,27 @@
  */
 import { firstOfPreviousMonth, weekday, type EpochDay } from './calendar.js';
 import { addOpenInvoice, nextId, type PropertyRuntime, type SimContext } from './context.js';
-import { applyPayment, makeInvoice, markExported, voidPayment, type InvoiceDraft, type LineDraft } from './invoice-records.js';
+import {
+  applyPayment,
+  makeInvoice,
+  markExported,
+  voidPayment,
+  type InvoiceDraft,
+  type LineDraft,
+} from './invoice-records.js';
 import { INVOICE_TYPE, type InvoiceTypeId, type SimInvoice, type SimLease } from './model.js';
 import { roundToDollars, stringToCents } from './money.js';
 import type { Rng } from './random.js';
-import { CATALOG_ITEMS, COST_CODES, DEPARTMENTS, GL_ACCOUNTS, STAFF_USERS, VENDOR_TEMPLATES, type GlAccount, type GlKey } from './reference.js';
+import {
+  CATALOG_ITEMS,
+  COST_CODES,
+  DEPARTMENTS,
+  GL_ACCOUNTS,
+  STAFF_USERS,
+  VENDOR_TEMPLATES,
+  type GlAccount,
+  type GlKey,
+} from './reference.js';
 import type { InvoicePlan, WorldVendor } from './world.js';
 
 /** Vendor ids are VENDOR_ID_BASE + index into the world's vendor list. */
@@ -51,13 +67,37 @@ function nextWeekday(day: EpochDay, wd: number): EpochDay {
 }
 
 /** The plan of every invoice with nothing left to happen (one shared object; never changed). */
-const DONE: InvoicePlan = Object.freeze({ payDay: -1, payCents: 0, secondPayDay: -1, voidDay: -1, voidPaymentId: '', holdUntil: -1, exportDay: -1 }) as InvoicePlan;
+const DONE: InvoicePlan = Object.freeze({
+  payDay: -1,
+  payCents: 0,
+  secondPayDay: -1,
+  voidDay: -1,
+  voidPaymentId: '',
+  holdUntil: -1,
+  exportDay: -1,
+}) as InvoicePlan;
 
 function emptyPlan(): InvoicePlan {
-  return { payDay: -1, payCents: 0, secondPayDay: -1, voidDay: -1, voidPaymentId: '', holdUntil: -1, exportDay: -1 };
+  return {
+    payDay: -1,
+    payCents: 0,
+    secondPayDay: -1,
+    voidDay: -1,
+    voidPaymentId: '',
+    holdUntil: -1,
+    exportDay: -1,
+  };
 }
 
-function baseLine(rt: PropertyRuntime, glKey: GlKey, description: string, quantity: number, rateCents: number, rng: Rng, is1099: boolean): LineDraft {
+function baseLine(
+  rt: PropertyRuntime,
+  glKey: GlKey,
+  description: string,
+  quantity: number,
+  rateCents: number,
+  rng: Rng,
+  is1099: boolean,
+): LineDraft {
   return {
     kind: 'item',
     description,
@@ -73,9 +113,16 @@ function baseLine(rt: PropertyRuntime, glKey: GlKey, description: string, quanti
   };
 }
 
-function adjustmentLine(rt: PropertyRuntime, kind: 'tax' | 'shipping' | 'discount', cents: number, rng: Rng): LineDraft {
-  const gl: GlAccount = kind === 'tax' ? GL_ACCOUNTS.salesTax : kind === 'shipping' ? GL_ACCOUNTS.freight : GL_ACCOUNTS.discounts;
-  const description = kind === 'tax' ? 'Sales tax' : kind === 'shipping' ? 'Freight and delivery' : 'Early payment discount';
+function adjustmentLine(
+  rt: PropertyRuntime,
+  kind: 'tax' | 'shipping' | 'discount',
+  cents: number,
+  rng: Rng,
+): LineDraft {
+  const gl: GlAccount =
+    kind === 'tax' ? GL_ACCOUNTS.salesTax : kind === 'shipping' ? GL_ACCOUNTS.freight : GL_ACCOUNTS.discounts;
+  const description =
+    kind === 'tax' ? 'Sales tax' : kind === 'shipping' ? 'Freight and delivery' : 'Early payment discount';
   const line = baseLine(rt, 'supplies', description, 1, cents, rng, false);
   line.kind = kind;
   line.gl = gl;
@@ -84,11 +131,25 @@ function adjustmentLine(rt: PropertyRuntime, kind: 'tax' | 'shipping' | 'discoun
   return line;
 }
 
-function catalogLines(rt: PropertyRuntime, rng: Rng, count: number, sign: 1 | -1, job?: LineDraft['job']): LineDraft[] {
+function catalogLines(
+  rt: PropertyRuntime,
+  rng: Rng,
+  count: number,
+  sign: 1 | -1,
+  job?: LineDraft['job'],
+): LineDraft[] {
   const lines: LineDraft[] = [];
   for (let i = 0; i < count; i++) {
     const item = rng.pick(CATALOG_ITEMS);
-    const line = baseLine(rt, item.gl as GlKey, sign < 0 ? `Return: ${item.name}` : item.name, rng.int(1, 12), sign * item.cents, rng, false);
+    const line = baseLine(
+      rt,
+      item.gl as GlKey,
+      sign < 0 ? `Return: ${item.name}` : item.name,
+      rng.int(1, 12),
+      sign * item.cents,
+      rng,
+      false,
+    );
     line.catalog = { id: item.id, name: item.name, unit: item.unit };
     if (job) line.job = job;
     lines.push(line);
@@ -96,13 +157,27 @@ function catalogLines(rt: PropertyRuntime, rng: Rng, count: number, sign: 1 | -1
   return lines;
 }
 
-function jobLineFields(rt: PropertyRuntime, day: EpochDay, rng: Rng): { job: LineDraft['job']; gl: GlAccount } | undefined {
+function jobLineFields(
+  rt: PropertyRuntime,
+  day: EpochDay,
+  rng: Rng,
+): { job: LineDraft['job']; gl: GlAccount } | undefined {
   const active = rt.info.jobs.filter((j) => day >= j.fromDay && day <= j.toDay);
   if (active.length === 0) return undefined;
   const job = rng.pick(active);
   const phase = rng.pick(job.phases);
   const cost = rng.pick(COST_CODES);
-  return { job: { jobId: job.id, jobName: job.name, jobPhaseId: phase.id, jobPhaseName: phase.name, costCodeId: cost.id, costCodeName: cost.name }, gl: job.gl };
+  return {
+    job: {
+      jobId: job.id,
+      jobName: job.name,
+      jobPhaseId: phase.id,
+      jobPhaseName: phase.name,
+      costCodeId: cost.id,
+      costCodeName: cost.name,
+    },
+    gl: job.gl,
+  };
 }
 
 function findEarlierInvoice(ctx: SimContext, vendorId: number): SimInvoice | undefined {
@@ -114,7 +189,14 @@ function findEarlierInvoice(ctx: SimContext, vendorId: number): SimInvoice | und
   return undefined;
 }
 
-function planInvoice(ctx: SimContext, rt: PropertyRuntime, invoice: SimInvoice, draft: InvoiceDraft, day: EpochDay, rng: Rng): void {
+function planInvoice(
+  ctx: SimContext,
+  rt: PropertyRuntime,
+  invoice: SimInvoice,
+  draft: InvoiceDraft,
+  day: EpochDay,
+  rng: Rng,
+): void {
   const plan = emptyPlan();
   const total = stringToCents(invoice.amount);
   if (draft.onHold) plan.holdUntil = day + rng.int(5, 25);
@@ -135,11 +217,18 @@ function planInvoice(ctx: SimContext, rt: PropertyRuntime, invoice: SimInvoice, 
       }
     }
   }
-  if (rt.info.exportsInvoices) plan.exportDay = nextWeekday(Math.max(day, draft.postDay + 7), rt.info.exportWeekday);
+  if (rt.info.exportsInvoices)
+    plan.exportDay = nextWeekday(Math.max(day, draft.postDay + 7), rt.info.exportWeekday);
   invoice._plan = plan;
 }
 
-function addInvoice(ctx: SimContext, rt: PropertyRuntime, draft: InvoiceDraft, day: EpochDay, rng: Rng): SimInvoice {
+function addInvoice(
+  ctx: SimContext,
+  rt: PropertyRuntime,
+  draft: InvoiceDraft,
+  day: EpochDay,
+  rng: Rng,
+): SimInvoice {
   const invoice = makeInvoice(ctx, draft);
   planInvoice(ctx, rt, invoice, draft, day, rng);
   ctx.dataset.invoices.push(invoice);
@@ -156,19 +245,31 @@ function vendorOf(ctx: SimContext, id: number): WorldVendor {
 }
 
 /** Builds and adds one vendor invoice of the property. */
-function vendorInvoice(ctx: SimContext, rt: PropertyRuntime, vendor: WorldVendor, day: EpochDay, rng: Rng, utilityBill: boolean): SimInvoice {
+function vendorInvoice(
+  ctx: SimContext,
+  rt: PropertyRuntime,
+  vendor: WorldVendor,
+  day: EpochDay,
+  rng: Rng,
+  utilityBill: boolean,
+): SimInvoice {
   const template = VENDOR_TEMPLATES[vendor.category];
   let typeId: InvoiceTypeId = INVOICE_TYPE.Standard;
   let lines: LineDraft[] = [];
   let retention = 0;
   let reversalInvoiceId: string | undefined;
-  const is1099 = vendor.category === 'maintenance' || vendor.category === 'contractor' || vendor.category === 'services';
-  const jobFields = vendor.category === 'contractor' || vendor.category === 'supplies' || vendor.category === 'maintenance' ? jobLineFields(rt, day, rng) : undefined;
+  const is1099 =
+    vendor.category === 'maintenance' || vendor.category === 'contractor' || vendor.category === 'services';
+  const jobFields =
+    vendor.category === 'contractor' || vendor.category === 'supplies' || vendor.category === 'maintenance'
+      ? jobLineFields(rt, day, rng)
+      : undefined;
   const r = rng.float();
   if (utilityBill) {
     const work = template.work[vendor.workIndex % template.work.length];
     lines.push(baseLine(rt, work.gl, work.text, 1, rng.int(work.lo, work.hi), rng, false));
-    if (rng.chance(0.3)) lines.push(baseLine(rt, work.gl, 'Franchise fees and surcharges', 1, rng.int(500, 4000), rng, false));
+    if (rng.chance(0.3))
+      lines.push(baseLine(rt, work.gl, 'Franchise fees and surcharges', 1, rng.int(500, 4000), rng, false));
   } else if (vendor.category === 'supplies') {
     if (r < 0.1) {
       typeId = INVOICE_TYPE.CreditMemo;
@@ -190,8 +291,16 @@ function vendorInvoice(ctx: SimContext, rt: PropertyRuntime, vendor: WorldVendor
     const work = template.work[0];
     const n = rng.int(1, 3);
     for (let i = 0; i < n; i++) {
-      const f = i === 0 ? jobFields : jobLineFields(rt, day, rng) ?? jobFields;
-      const line = baseLine(rt, 'capitalSite', `${work.text} - ${f.job!.jobPhaseName}`, 1, roundToDollars(rng.int(work.lo, work.hi), 1), rng, true);
+      const f = i === 0 ? jobFields : (jobLineFields(rt, day, rng) ?? jobFields);
+      const line = baseLine(
+        rt,
+        'capitalSite',
+        `${work.text} - ${f.job!.jobPhaseName}`,
+        1,
+        roundToDollars(rng.int(work.lo, work.hi), 1),
+        rng,
+        true,
+      );
       line.gl = f.gl;
       line.job = f.job;
       lines.push(line);
@@ -200,20 +309,39 @@ function vendorInvoice(ctx: SimContext, rt: PropertyRuntime, vendor: WorldVendor
   } else if (vendor.category === 'maintenance' && jobFields && r < 0.08) {
     typeId = INVOICE_TYPE.StandardJobCost;
     const work = rng.pick(template.work);
-    const line = baseLine(rt, work.gl, `${work.text} - ${jobFields.job!.jobName}`, 1, rng.int(work.lo, work.hi), rng, true);
+    const line = baseLine(
+      rt,
+      work.gl,
+      `${work.text} - ${jobFields.job!.jobName}`,
+      1,
+      rng.int(work.lo, work.hi),
+      rng,
+      true,
+    );
     line.gl = jobFields.gl;
     line.job = jobFields.job;
     lines.push(line);
   } else if (r < 0.06) {
     typeId = INVOICE_TYPE.CreditMemo;
     const work = rng.pick(template.work);
-    lines.push(baseLine(rt, work.gl, `Credit - ${work.text.toLowerCase()} billing adjustment`, 1, -rng.int(2000, Math.max(2500, Math.round(work.hi / 4))), rng, is1099));
+    lines.push(
+      baseLine(
+        rt,
+        work.gl,
+        `Credit - ${work.text.toLowerCase()} billing adjustment`,
+        1,
+        -rng.int(2000, Math.max(2500, Math.round(work.hi / 4))),
+        rng,
+        is1099,
+      ),
+    );
     if (rng.chance(0.5)) reversalInvoiceId = findEarlierInvoice(ctx, vendor.id)?.id;
   } else {
     const n = rng.int(1, 3);
     for (let i = 0; i < n; i++) {
       const work = rng.pick(template.work);
-      const qty = work.gl === 'makeReady' || work.gl === 'painting' || work.gl === 'cleaning' ? rng.int(1, 4) : 1;
+      const qty =
+        work.gl === 'makeReady' || work.gl === 'painting' || work.gl === 'cleaning' ? rng.int(1, 4) : 1;
       lines.push(baseLine(rt, work.gl, work.text, qty, rng.int(work.lo, work.hi), rng, is1099));
     }
     if (rng.chance(0.04) && ctx.runtimes.length > 1) {
@@ -221,7 +349,9 @@ function vendorInvoice(ctx: SimContext, rt: PropertyRuntime, vendor: WorldVendor
       let other = ctx.runtimes[rng.int(0, ctx.runtimes.length - 1)];
       if (other === rt) other = ctx.runtimes[(rt.index + 1) % ctx.runtimes.length];
       const work = rng.pick(template.work);
-      lines.push(baseLine(other, work.gl, `${work.text} (shared)`, 1, rng.int(work.lo, work.hi), rng, is1099));
+      lines.push(
+        baseLine(other, work.gl, `${work.text} (shared)`, 1, rng.int(work.lo, work.hi), rng, is1099),
+      );
     }
     if (rng.chance(0.05)) {
       const sub = lines.reduce((s, l) => s + l.quantity * l.rateCents, 0);
@@ -234,14 +364,28 @@ function vendorInvoice(ctx: SimContext, rt: PropertyRuntime, vendor: WorldVendor
     if (from <= day - 1) postDay = rng.int(from, day - 1);
   }
   const invoiceDay = postDay - rng.int(0, 12);
-  const prefix = typeId === INVOICE_TYPE.CreditMemo ? 'CM' : utilityBill ? 'UB' : vendor.category === 'supplies' ? 'SO' : vendor.category === 'contractor' ? 'PB' : 'INV';
+  const prefix =
+    typeId === INVOICE_TYPE.CreditMemo
+      ? 'CM'
+      : utilityBill
+        ? 'UB'
+        : vendor.category === 'supplies'
+          ? 'SO'
+          : vendor.category === 'contractor'
+            ? 'PB'
+            : 'INV';
   const draft: InvoiceDraft = {
     typeId,
     invoiceNumber: `${prefix}-${nextId(ctx, 'invoiceNumber')}`,
     vendorId: vendor.id,
     vendor: vendor.record,
     remittance: vendor.remittance,
-    account: utilityBill ? { id: String(vendor.id * 1000 + rt.index), accountNumber: `${rt.info.lookupCode}-${vendor.id}-${rt.index + 1}` } : undefined,
+    account: utilityBill
+      ? {
+          id: String(vendor.id * 1000 + rt.index),
+          accountNumber: `${rt.info.lookupCode}-${vendor.id}-${rt.index + 1}`,
+        }
+      : undefined,
     invoiceDay,
     postDay,
     dueDay: invoiceDay + vendor.termsDays,
@@ -257,14 +401,41 @@ function vendorInvoice(ctx: SimContext, rt: PropertyRuntime, vendor: WorldVendor
 }
 
 /** Creates the customer refund invoice (type 20) that pays a resident's deposit refund. */
-export function createRefundInvoice(ctx: SimContext, rt: PropertyRuntime, lease: SimLease, cents: number, day: EpochDay, rng: Rng): SimInvoice {
+export function createRefundInvoice(
+  ctx: SimContext,
+  rt: PropertyRuntime,
+  lease: SimLease,
+  cents: number,
+  day: EpochDay,
+  rng: Rng,
+): SimInvoice {
   const person = lease.customers.customer[0];
   const customerId = Number(person.id);
   const addresses = (person.addresses as { address: Record<string, string>[] } | undefined)?.address ?? [];
-  const addr = addresses[addresses.length - 1] ?? { streetLine1: '', city: '', state: '', postalCode: '', country: 'US' };
+  const addr = addresses[addresses.length - 1] ?? {
+    streetLine1: '',
+    city: '',
+    state: '',
+    postalCode: '',
+    country: 'US',
+  };
   const name = String(person.nameFull);
-  const address = { street: addr.streetLine1, city: addr.city, state: addr.state, postalCode: addr.postalCode, country: addr.country };
-  const line = baseLine(rt, 'residentDeposits', `Security deposit refund - unit ${lease.unitNumber ?? ''}, lease ${lease.id}`, 1, cents, rng, false);
+  const address = {
+    street: addr.streetLine1,
+    city: addr.city,
+    state: addr.state,
+    postalCode: addr.postalCode,
+    country: addr.country,
+  };
+  const line = baseLine(
+    rt,
+    'residentDeposits',
+    `Security deposit refund - unit ${lease.unitNumber ?? ''}, lease ${lease.id}`,
+    1,
+    cents,
+    rng,
+    false,
+  );
   line.poNumber = '';
   line.billback = false;
   line.gl = GL_ACCOUNTS.residentDeposits;
@@ -272,7 +443,14 @@ export function createRefundInvoice(ctx: SimContext, rt: PropertyRuntime, lease:
     typeId: INVOICE_TYPE.CustomerRefund,
     invoiceNumber: `RF-${nextId(ctx, 'invoiceNumber')}`,
     vendorId: customerId,
-    vendor: { id: String(customerId), name, locationName: 'Resident Refunds', locationCode: 'RES', externalId: `CUST-${customerId}`, address },
+    vendor: {
+      id: String(customerId),
+      name,
+      locationName: 'Resident Refunds',
+      locationCode: 'RES',
+      externalId: `CUST-${customerId}`,
+      address,
+    },
     remittance: { id: String(customerId), name, apPaymentTypeId: '1', apPaymentType: 'Check', ...address },
     invoiceDay: day,
     postDay: day,
@@ -286,7 +464,13 @@ export function createRefundInvoice(ctx: SimContext, rt: PropertyRuntime, lease:
   return addInvoice(ctx, rt, draft, day, rng);
 }
 
-function processInvoice(ctx: SimContext, rt: PropertyRuntime, invoice: SimInvoice, day: EpochDay, rng: Rng): void {
+function processInvoice(
+  ctx: SimContext,
+  rt: PropertyRuntime,
+  invoice: SimInvoice,
+  day: EpochDay,
+  rng: Rng,
+): void {
   const plan = invoice._plan!;
   if (plan.holdUntil !== -1 && day >= plan.holdUntil) {
     plan.holdUntil = -1;
@@ -329,14 +513,16 @@ function processInvoice(ctx: SimContext, rt: PropertyRuntime, invoice: SimInvoic
 /** Applies one day of payables to a property. */
 export function invoiceDay(ctx: SimContext, rt: PropertyRuntime, day: EpochDay, dom: number, rng: Rng): void {
   if (rt.utilityVendorIds.length + rt.otherVendorIds.length !== rt.info.vendorIds.length) {
-    for (const vid of rt.info.vendorIds) (vendorOf(ctx, vid).category === 'utility' ? rt.utilityVendorIds : rt.otherVendorIds).push(vid);
+    for (const vid of rt.info.vendorIds)
+      (vendorOf(ctx, vid).category === 'utility' ? rt.utilityVendorIds : rt.otherVendorIds).push(vid);
   }
   for (const vid of rt.utilityVendorIds) {
     if (dom === 3 + (vid % 22)) vendorInvoice(ctx, rt, vendorOf(ctx, vid), day, rng, true);
   }
   const others = rt.otherVendorIds;
   const n = rng.poisson(rt.info.invoicesPerDay);
-  for (let i = 0; i < n && others.length > 0; i++) vendorInvoice(ctx, rt, vendorOf(ctx, rng.pick(others)), day, rng, false);
+  for (let i = 0; i < n && others.length > 0; i++)
+    vendorInvoice(ctx, rt, vendorOf(ctx, rng.pick(others)), day, rng, false);
   const open = rt.openInvoices;
   const next = rt.openNext;
   let keep = 0;
@@ -353,8 +539,10 @@ export function invoiceDay(ctx: SimContext, rt: PropertyRuntime, day: EpochDay, 
     } else {
       // Nothing more will happen: share the done plan and copy lists to exact size.
       invoice._plan = DONE;
-      if (invoice.invoicePayments) invoice.invoicePayments.invoicePayment = invoice.invoicePayments.invoicePayment.slice();
-      if (invoice.voidedPayments) invoice.voidedPayments.voidedPayment = invoice.voidedPayments.voidedPayment.slice();
+      if (invoice.invoicePayments)
+        invoice.invoicePayments.invoicePayment = invoice.invoicePayments.invoicePayment.slice();
+      if (invoice.voidedPayments)
+        invoice.voidedPayments.voidedPayment = invoice.voidedPayments.voidedPayment.slice();
       invoice._paidDays = invoice._paidDays.slice();
       invoice._voidedDays = invoice._voidedDays.slice();
     }

@@ -41,7 +41,14 @@ export interface LineDraft {
   is1099: boolean;
   billback: boolean;
   catalog?: { id: string; name: string; unit: string };
-  job?: { jobId: string; jobName: string; jobPhaseId: string; jobPhaseName: string; costCodeId: string; costCodeName: string };
+  job?: {
+    jobId: string;
+    jobName: string;
+    jobPhaseId: string;
+    jobPhaseName: string;
+    costCodeId: string;
+    costCodeName: string;
+  };
 }
 
 /** The header fields of a new invoice. */
@@ -107,7 +114,8 @@ export function makeInvoice(ctx: SimContext, draft: InvoiceDraft): SimInvoice {
   }
   const total = sub + tax + shipping + discount;
   // Equal amounts share one string (a data set holds hundreds of thousands of them).
-  const totalText = total === sub && lineItems.length === 1 ? String(lineItems[0].amount) : centsToString(total);
+  const totalText =
+    total === sub && lineItems.length === 1 ? String(lineItems[0].amount) : centsToString(total);
   const invoice: SimInvoice = {
     id: String(id),
     invoiceNumber: draft.invoiceNumber,
@@ -176,13 +184,22 @@ export function setAmountDue(invoice: SimInvoice, dueCents: number): void {
 }
 
 /** Applies a payment of `cents` on `day`; returns the payment record. */
-export function applyPayment(ctx: SimContext, rt: PropertyRuntime, invoice: SimInvoice, cents: number, day: EpochDay): SimInvoicePayment {
+export function applyPayment(
+  ctx: SimContext,
+  rt: PropertyRuntime,
+  invoice: SimInvoice,
+  cents: number,
+  day: EpochDay,
+): SimInvoicePayment {
   const typeId = invoice.remittance.apPaymentTypeId ?? '1';
   const typeName = invoice.remittance.apPaymentType ?? 'Check';
   const pid = nextId(ctx, 'apPayment');
   const payment: SimInvoicePayment = {
     paymentId: String(pid),
-    paymentNumber: typeId === '1' ? String(nextId(ctx, 'checkNumber')) : `${typeName.toUpperCase().replace(/\s+/g, '')}-${pid}`,
+    paymentNumber:
+      typeId === '1'
+        ? String(nextId(ctx, 'checkNumber'))
+        : `${typeName.toUpperCase().replace(/\s+/g, '')}-${pid}`,
     paymentType: typeName,
     paymentStatus: typeId === '1' ? 'Issued' : 'Cleared',
     paymentDate: mdy(day),
@@ -204,7 +221,13 @@ export function applyPayment(ctx: SimContext, rt: PropertyRuntime, invoice: SimI
 }
 
 /** Voids a payment on `day`: it moves to voidedPayments and amountDue goes back up. Returns its cents, or 0. */
-export function voidPayment(ctx: SimContext, invoice: SimInvoice, paymentId: string, day: EpochDay, rng: Rng): number {
+export function voidPayment(
+  ctx: SimContext,
+  invoice: SimInvoice,
+  paymentId: string,
+  day: EpochDay,
+  rng: Rng,
+): number {
   const list = invoice.invoicePayments?.invoicePayment;
   const i = list ? list.findIndex((p) => p.paymentId === paymentId) : -1;
   if (!list || i < 0) return 0;

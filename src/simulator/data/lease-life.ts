@@ -17,7 +17,15 @@ import {
   ymd,
   type EpochDay,
 } from './calendar.js';
-import { addLive, addToUnit, nextId, refreshUnit, removeFromUnit, type PropertyRuntime, type SimContext } from './context.js';
+import {
+  addLive,
+  addToUnit,
+  nextId,
+  refreshUnit,
+  removeFromUnit,
+  type PropertyRuntime,
+  type SimContext,
+} from './context.js';
 import { createRefundInvoice } from './invoice-life.js';
 import {
   addActivity,
@@ -55,10 +63,23 @@ const TERMS = [12, 6, 9, 13, 15, 18] as const;
 const TERM_WEIGHTS = [70, 4, 5, 8, 8, 5] as const;
 const RENEWAL_TERMS = [12, 6, 9, 13] as const;
 const RENEWAL_TERM_WEIGHTS = [75, 8, 7, 10] as const;
-const PAYMENT_METHODS = ['Online Payment - ACH', 'Online Payment - Card', 'Check Payment', 'Money Order', 'Auto-Pay ACH'] as const;
+const PAYMENT_METHODS = [
+  'Online Payment - ACH',
+  'Online Payment - Card',
+  'Check Payment',
+  'Money Order',
+  'Auto-Pay ACH',
+] as const;
 const PAYMENT_METHOD_WEIGHTS = [34, 14, 18, 6, 28] as const;
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'] as const;
-const DAMAGE_TEXTS = ['Carpet replacement', 'Wall repair and paint', 'Blinds replacement', 'Missing keys and fobs', 'Appliance damage', 'Pet damage'] as const;
+const DAMAGE_TEXTS = [
+  'Carpet replacement',
+  'Wall repair and paint',
+  'Blinds replacement',
+  'Missing keys and fobs',
+  'Appliance damage',
+  'Pet damage',
+] as const;
 
 const descriptions = new Map<number, string>();
 /** `Rent - Mar 2025`, one shared string per code and month. */
@@ -118,7 +139,10 @@ function newPlan(unit: number, otherIncome: boolean, rng: Rng): LeasePlan {
   };
 }
 
-function addCharge(lease: SimLease, made: { record: Record<string, unknown>; recurring?: RecurringCharge }): void {
+function addCharge(
+  lease: SimLease,
+  made: { record: Record<string, unknown>; recurring?: RecurringCharge },
+): void {
   if (!lease.scheduledCharges) lease.scheduledCharges = { scheduledCharge: [] };
   lease.scheduledCharges.scheduledCharge.push(made.record);
   if (made.recurring) lease._plan!.recurring.push(made.recurring);
@@ -136,7 +160,14 @@ interface NewLeaseOptions {
 }
 
 /** Creates a lease in status Applicant on a unit and posts its application fee. */
-function createLease(ctx: SimContext, rt: PropertyRuntime, unitIndex: number, day: EpochDay, rng: Rng, opts: NewLeaseOptions): SimLease {
+function createLease(
+  ctx: SimContext,
+  rt: PropertyRuntime,
+  unitIndex: number,
+  day: EpochDay,
+  rng: Rng,
+  opts: NewLeaseOptions,
+): SimLease {
   const otherIncome = rt.otherIncome[unitIndex];
   const unit = rt.units[unitIndex];
   const term = otherIncome ? 12 : TERMS[rng.weighted(TERM_WEIGHTS)];
@@ -150,7 +181,16 @@ function createLease(ctx: SimContext, rt: PropertyRuntime, unitIndex: number, da
   plan.rentCents = otherIncome ? stringToCents(unit.marketRent) : rentAt(rt, unitIndex, day);
   const id = nextId(ctx, 'lease');
   const completed = opts.started !== true;
-  const interval = makeInterval(ctx, rng, day, moveIn, leaseEnd, opts.intervalType, LEASE_STATUS.Applicant, completed);
+  const interval = makeInterval(
+    ctx,
+    rng,
+    day,
+    moveIn,
+    leaseEnd,
+    opts.intervalType,
+    LEASE_STATUS.Applicant,
+    completed,
+  );
   const status = 'Applicant';
   let customers: Record<string, unknown>[];
   if (opts.customers) {
@@ -166,7 +206,16 @@ function createLease(ctx: SimContext, rt: PropertyRuntime, unitIndex: number, da
       if (rng.chance(0.1)) extra.push('guarantor');
       if (rng.chance(0.15)) extra.push('occupant');
       for (const role of extra) {
-        customers.push(makeCustomer(ctx, rng, role, moveIn, status, role === 'spouse' || role === 'occupant' ? String(primary.lastName) : undefined));
+        customers.push(
+          makeCustomer(
+            ctx,
+            rng,
+            role,
+            moveIn,
+            status,
+            role === 'spouse' || role === 'occupant' ? String(primary.lastName) : undefined,
+          ),
+        );
       }
     }
   }
@@ -206,67 +255,207 @@ function createLease(ctx: SimContext, rt: PropertyRuntime, unitIndex: number, da
   lease._customerIds = customers.map((c) => Number(c.id));
   lease._plan = plan;
   if (!otherIncome) {
-    plan.depositCents = rng.chance(0.5) ? roundToDollars(plan.rentCents / 2, 50) : rng.chance(0.5) ? 50000 : plan.rentCents;
+    plan.depositCents = rng.chance(0.5)
+      ? roundToDollars(plan.rentCents / 2, 50)
+      : rng.chance(0.5)
+        ? 50000
+        : plan.rentCents;
   }
   // Scheduled charges: application charges, deposit, and the recurring ones of the first interval.
   const appId = interval.applicationId;
   if (!otherIncome && opts.intervalType === LEASE_INTERVAL_TYPE.Application) {
-    addCharge(lease, makeScheduledCharge(ctx, 'applicationFee', interval.id, 'Application', false, day, day, rt.info.applicationFeeCents, 'Application fee', appId));
-    addCharge(lease, makeScheduledCharge(ctx, 'adminFee', interval.id, 'Application', false, moveIn, moveIn, rt.info.adminFeeCents, 'Administrative fee', appId));
+    addCharge(
+      lease,
+      makeScheduledCharge(
+        ctx,
+        'applicationFee',
+        interval.id,
+        'Application',
+        false,
+        day,
+        day,
+        rt.info.applicationFeeCents,
+        'Application fee',
+        appId,
+      ),
+    );
+    addCharge(
+      lease,
+      makeScheduledCharge(
+        ctx,
+        'adminFee',
+        interval.id,
+        'Application',
+        false,
+        moveIn,
+        moveIn,
+        rt.info.adminFeeCents,
+        'Administrative fee',
+        appId,
+      ),
+    );
   }
   if (plan.depositCents > 0) {
-    addCharge(lease, makeScheduledCharge(ctx, 'deposit', interval.id, 'Move In', false, moveIn, moveIn, plan.depositCents, 'Security deposit'));
+    addCharge(
+      lease,
+      makeScheduledCharge(
+        ctx,
+        'deposit',
+        interval.id,
+        'Move In',
+        false,
+        moveIn,
+        moveIn,
+        plan.depositCents,
+        'Security deposit',
+      ),
+    );
   }
   const rentKey: ArCodeKey = otherIncome ? (unit.buildingName === 'Parking' ? 'parking' : 'storage') : 'rent';
-  addCharge(lease, makeScheduledCharge(ctx, rentKey, interval.id, 'Lease', true, moveIn, leaseEnd, plan.rentCents, otherIncome ? `${unit.floorPlanName} ${unit.unitNumber}` : 'Base rent'));
+  addCharge(
+    lease,
+    makeScheduledCharge(
+      ctx,
+      rentKey,
+      interval.id,
+      'Lease',
+      true,
+      moveIn,
+      leaseEnd,
+      plan.rentCents,
+      otherIncome ? `${unit.floorPlanName} ${unit.unitNumber}` : 'Base rent',
+    ),
+  );
   if (!otherIncome) {
     if (rt.info.utilitiesCents > 0) {
       const cents = roundToDollars(rt.info.utilitiesCents * (0.8 + 0.4 * rng.float()), 1);
-      addCharge(lease, makeScheduledCharge(ctx, 'utilities', interval.id, 'Lease', true, moveIn, leaseEnd, cents, 'Water, sewer and trash (RUBS)'));
+      addCharge(
+        lease,
+        makeScheduledCharge(
+          ctx,
+          'utilities',
+          interval.id,
+          'Lease',
+          true,
+          moveIn,
+          leaseEnd,
+          cents,
+          'Water, sewer and trash (RUBS)',
+        ),
+      );
     }
     if (rng.chance(0.2)) {
       const dog = rng.chance(0.6);
       lease.pets = {
-        pet: [{ id: String(nextId(ctx, 'pet')), petType: dog ? 'Dog' : 'Cat', name: rng.pick(PET_NAMES), weight: String(dog ? rng.int(12, 75) : rng.int(6, 15)), isServiceAnimal: 'false' }],
+        pet: [
+          {
+            id: String(nextId(ctx, 'pet')),
+            petType: dog ? 'Dog' : 'Cat',
+            name: rng.pick(PET_NAMES),
+            weight: String(dog ? rng.int(12, 75) : rng.int(6, 15)),
+            isServiceAnimal: 'false',
+          },
+        ],
       };
-      addCharge(lease, makeScheduledCharge(ctx, 'petRent', interval.id, 'Lease', true, moveIn, leaseEnd, rng.pick([2500, 3500, 4000, 5000]), `Pet rent - ${dog ? 'dog' : 'cat'}`));
+      addCharge(
+        lease,
+        makeScheduledCharge(
+          ctx,
+          'petRent',
+          interval.id,
+          'Lease',
+          true,
+          moveIn,
+          leaseEnd,
+          rng.pick([2500, 3500, 4000, 5000]),
+          `Pet rent - ${dog ? 'dog' : 'cat'}`,
+        ),
+      );
     }
     if (rng.chance(0.06)) {
-      addCharge(lease, makeScheduledCharge(ctx, 'trash', interval.id, 'Lease', true, moveIn, leaseEnd, 2500, 'Valet trash service'));
+      addCharge(
+        lease,
+        makeScheduledCharge(
+          ctx,
+          'trash',
+          interval.id,
+          'Lease',
+          true,
+          moveIn,
+          leaseEnd,
+          2500,
+          'Valet trash service',
+        ),
+      );
     }
   }
-  addActivity(ctx, lease, LEASE_EVENT.application, day, `Application ${appId} submitted for unit ${unit.unitNumber}`);
+  addActivity(
+    ctx,
+    lease,
+    LEASE_EVENT.application,
+    day,
+    `Application ${appId} submitted for unit ${unit.unitNumber}`,
+  );
   ctx.dataset.leases.push(lease);
   addToUnit(rt, lease);
   addLive(rt, lease);
   ctx.summary.applications++;
   if (!otherIncome && opts.intervalType === LEASE_INTERVAL_TYPE.Application) {
     const fee = AR_CODES.applicationFee;
-    postAr(ctx, lease, fee, rt.info.applicationFeeCents, day, { description: 'Application fee', scheduledChargeId: String(lease.scheduledCharges!.scheduledCharge[0].id) });
-    postAr(ctx, lease, AR_CODES.payment, -rt.info.applicationFeeCents, day, { description: 'Online Payment - Card' });
+    postAr(ctx, lease, fee, rt.info.applicationFeeCents, day, {
+      description: 'Application fee',
+      scheduledChargeId: String(lease.scheduledCharges!.scheduledCharge[0].id),
+    });
+    postAr(ctx, lease, AR_CODES.payment, -rt.info.applicationFeeCents, day, {
+      description: 'Online Payment - Card',
+    });
     ctx.summary.payments++;
   }
   return lease;
 }
 
 /** Starts an application for an available unit. */
-export function startApplication(ctx: SimContext, rt: PropertyRuntime, unitIndex: number, day: EpochDay, rng: Rng, moveIn: EpochDay): SimLease {
+export function startApplication(
+  ctx: SimContext,
+  rt: PropertyRuntime,
+  unitIndex: number,
+  day: EpochDay,
+  rng: Rng,
+  moveIn: EpochDay,
+): SimLease {
   let customers: Record<string, unknown>[] | undefined;
   if (rt.otherIncome[unitIndex] && rng.chance(0.85)) {
     // Parking and storage are mostly rented by residents: the same person, on a second lease.
-    const residents = rt.live.filter((l, i) => rt.livePlans[i].status === LEASE_STATUS.Current && !rt.livePlans[i].otherIncome);
+    const residents = rt.live.filter(
+      (l, i) => rt.livePlans[i].status === LEASE_STATUS.Current && !rt.livePlans[i].otherIncome,
+    );
     if (residents.length > 0) customers = [rng.pick(residents).customers.customer[0]];
   }
   // Started-but-unfinished applications linger for weeks; many are abandoned.
   const started = rng.chance(0.3);
-  const decideDay = started ? day + rng.int(10, 50) : day + rng.int(2, Math.max(2, Math.min(10, moveIn - day - 1)));
+  const decideDay = started
+    ? day + rng.int(10, 50)
+    : day + rng.int(2, Math.max(2, Math.min(10, moveIn - day - 1)));
   const moveInDay = started ? Math.max(moveIn, decideDay + rng.int(3, 14)) : moveIn;
-  const lease = createLease(ctx, rt, unitIndex, day, rng, { moveIn: moveInDay, intervalType: LEASE_INTERVAL_TYPE.Application, customers, started });
+  const lease = createLease(ctx, rt, unitIndex, day, rng, {
+    moveIn: moveInDay,
+    intervalType: LEASE_INTERVAL_TYPE.Application,
+    customers,
+    started,
+  });
   lease._plan!.decideDay = decideDay;
   return lease;
 }
 
-function cancelLease(ctx: SimContext, rt: PropertyRuntime, lease: SimLease, day: EpochDay, rng: Rng, subStatus: string, appStatus: string): void {
+function cancelLease(
+  ctx: SimContext,
+  rt: PropertyRuntime,
+  lease: SimLease,
+  day: EpochDay,
+  rng: Rng,
+  subStatus: string,
+  appStatus: string,
+): void {
   setLeaseStatus(lease, LEASE_STATUS.Cancelled, subStatus);
   setApplicationStatus(currentInterval(lease), appStatus, day, rng);
   removeTemporary(ctx, lease);
@@ -285,37 +474,72 @@ function approve(ctx: SimContext, rt: PropertyRuntime, lease: SimLease, day: Epo
   refreshUnit(rt, plan.unit);
   setApplicationStatus(currentInterval(lease), 'Approved', day, rng);
   const moveIn = plan.moveInDay;
-  const adminFee = lease.scheduledCharges?.scheduledCharge.find((c) => c.chargeCodeId === AR_CODES.adminFee.id);
+  const adminFee = lease.scheduledCharges?.scheduledCharge.find(
+    (c) => c.chargeCodeId === AR_CODES.adminFee.id,
+  );
   if (adminFee) {
-    postAr(ctx, lease, AR_CODES.adminFee, stringToCents(String(adminFee.amount)), day, { description: 'Administrative fee', dueDay: moveIn, scheduledChargeId: String(adminFee.id) });
+    postAr(ctx, lease, AR_CODES.adminFee, stringToCents(String(adminFee.amount)), day, {
+      description: 'Administrative fee',
+      dueDay: moveIn,
+      scheduledChargeId: String(adminFee.id),
+    });
   }
   // Move-in charges show as temporary transactions until the move-in posts them for real.
   const dim = lastOfMonth(moveIn) - firstOfMonth(moveIn) + 1;
   const firstRent = Math.round((plan.rentCents * (lastOfMonth(moveIn) - moveIn + 1)) / dim);
-  postAr(ctx, lease, AR_CODES.rent, firstRent, moveIn, { description: 'Estimated first month rent', temporary: true });
-  if (plan.depositCents > 0) postAr(ctx, lease, AR_CODES.deposit, plan.depositCents, moveIn, { description: 'Security deposit due at move-in', temporary: true });
+  postAr(ctx, lease, AR_CODES.rent, firstRent, moveIn, {
+    description: 'Estimated first month rent',
+    temporary: true,
+  });
+  if (plan.depositCents > 0)
+    postAr(ctx, lease, AR_CODES.deposit, plan.depositCents, moveIn, {
+      description: 'Security deposit due at move-in',
+      temporary: true,
+    });
   plan.tempRemoveDay = moveIn;
   plan.decideDay = moveIn - day > 3 && rng.chance(0.05) ? rng.int(day + 1, moveIn - 1) : -1;
   addActivity(ctx, lease, LEASE_EVENT.approval, day, 'Application approved, lease signed');
   ctx.summary.approvals++;
 }
 
-function decideApplication(ctx: SimContext, rt: PropertyRuntime, lease: SimLease, day: EpochDay, rng: Rng): void {
-  const taken = rt.unitLeases[lease._plan!.unit].some((l) => l !== lease && (l._status === LEASE_STATUS.Future || l._status === LEASE_STATUS.Current));
+function decideApplication(
+  ctx: SimContext,
+  rt: PropertyRuntime,
+  lease: SimLease,
+  day: EpochDay,
+  rng: Rng,
+): void {
+  const taken = rt.unitLeases[lease._plan!.unit].some(
+    (l) => l !== lease && (l._status === LEASE_STATUS.Future || l._status === LEASE_STATUS.Current),
+  );
   if (lease.leaseSubStatus === 'Application Started' && rng.chance(0.45)) {
     cancelLease(ctx, rt, lease, day, rng, 'Application Abandoned', 'Cancelled');
   } else if (taken) {
     cancelLease(ctx, rt, lease, day, rng, 'Unit Leased to Another Applicant', 'Cancelled');
   } else if (rng.chance(0.12)) {
     const denied = rng.chance(0.4);
-    cancelLease(ctx, rt, lease, day, rng, denied ? 'Application Denied' : 'Application Cancelled', denied ? 'Denied' : 'Cancelled');
+    cancelLease(
+      ctx,
+      rt,
+      lease,
+      day,
+      rng,
+      denied ? 'Application Denied' : 'Application Cancelled',
+      denied ? 'Denied' : 'Cancelled',
+    );
   } else {
     approve(ctx, rt, lease, day, rng);
   }
 }
 
 /** Charges each recurring charge for its share of [from, to] (within one month), prorated by day. */
-function chargeRange(ctx: SimContext, lease: SimLease, from: EpochDay, to: EpochDay, onlyInterval?: number): void {
+function chargeRange(
+  ctx: SimContext,
+  lease: SimLease,
+  from: EpochDay,
+  to: EpochDay,
+  onlyInterval?: number,
+): void {
   const plan = lease._plan!;
   const monthStart = firstOfMonth(from);
   const monthEnd = lastOfMonth(from);
@@ -363,7 +587,14 @@ function withoutSubStatus(ctx: SimContext, rt: PropertyRuntime, old: SimLease): 
   return lease;
 }
 
-function moveIn(ctx: SimContext, rt: PropertyRuntime, old: SimLease, day: EpochDay, rng: Rng, leaseUp: boolean): SimLease {
+function moveIn(
+  ctx: SimContext,
+  rt: PropertyRuntime,
+  old: SimLease,
+  day: EpochDay,
+  rng: Rng,
+  leaseUp: boolean,
+): SimLease {
   const lease = withoutSubStatus(ctx, rt, old);
   const plan = lease._plan!;
   setLeaseStatus(lease, LEASE_STATUS.Current, undefined);
@@ -372,26 +603,52 @@ function moveIn(ctx: SimContext, rt: PropertyRuntime, old: SimLease, day: EpochD
   chargeRange(ctx, lease, day, lastOfMonth(day));
   if (plan.depositCents > 0) {
     const sc = lease.scheduledCharges?.scheduledCharge.find((c) => c.chargeCodeId === AR_CODES.deposit.id);
-    postAr(ctx, lease, AR_CODES.deposit, plan.depositCents, day, { description: 'Security deposit', scheduledChargeId: sc ? String(sc.id) : undefined });
+    postAr(ctx, lease, AR_CODES.deposit, plan.depositCents, day, {
+      description: 'Security deposit',
+      scheduledChargeId: sc ? String(sc.id) : undefined,
+    });
   }
   if (!plan.otherIncome && rng.chance(leaseUp ? 0.45 : 0.15)) {
     const cents = roundToDollars(plan.rentCents / 2, 1);
-    postAr(ctx, lease, AR_CODES.moveInSpecial, -cents, day, { description: 'Move-in special - half month free' });
+    postAr(ctx, lease, AR_CODES.moveInSpecial, -cents, day, {
+      description: 'Move-in special - half month free',
+    });
     ctx.summary.concessions++;
-    lease.specials = { special: [{ id: String(nextId(ctx, 'special')), name: 'Half Month Free', specialType: 'Move-In Concession', amount: centsToString(cents), appliedOn: mdy(day) }] };
+    lease.specials = {
+      special: [
+        {
+          id: String(nextId(ctx, 'special')),
+          name: 'Half Month Free',
+          specialType: 'Move-In Concession',
+          amount: centsToString(cents),
+          appliedOn: mdy(day),
+        },
+      ],
+    };
   }
   if (plan.balanceCents > 0) {
-    postAr(ctx, lease, AR_CODES.payment, -plan.balanceCents, day, { description: 'Move-in funds - certified' });
+    postAr(ctx, lease, AR_CODES.payment, -plan.balanceCents, day, {
+      description: 'Move-in funds - certified',
+    });
     ctx.summary.payments++;
   }
   plan.decideDay = Math.max(day + 1, plan.leaseEndDay - rng.int(35, 75));
-  if (!plan.otherIncome && rng.chance(0.03) && plan.leaseEndDay - day > 150) plan.modifyDay = day + rng.int(45, plan.leaseEndDay - day - 90);
+  if (!plan.otherIncome && rng.chance(0.03) && plan.leaseEndDay - day > 150)
+    plan.modifyDay = day + rng.int(45, plan.leaseEndDay - day - 90);
   addActivity(ctx, lease, LEASE_EVENT.moveIn, day, `Moved in to unit ${lease.unitNumber ?? ''}`.trim());
   ctx.summary.moveIns++;
   return lease;
 }
 
-function giveNotice(ctx: SimContext, rt: PropertyRuntime, lease: SimLease, day: EpochDay, moveOutDay: EpochDay, reason: MoveOutReasonKey, subStatus: string): void {
+function giveNotice(
+  ctx: SimContext,
+  rt: PropertyRuntime,
+  lease: SimLease,
+  day: EpochDay,
+  moveOutDay: EpochDay,
+  reason: MoveOutReasonKey,
+  subStatus: string,
+): void {
   const plan = lease._plan!;
   setLeaseStatus(lease, LEASE_STATUS.Notice, subStatus);
   refreshUnit(rt, plan.unit);
@@ -468,12 +725,32 @@ function decideRenewal(ctx: SimContext, rt: PropertyRuntime, lease: SimLease, da
     plan.transferLeaseId = next._id;
     lease.transferDate = mdy(end);
     giveNotice(ctx, rt, lease, day, end, 'transfer', 'Transfer Pending');
-    addActivity(ctx, lease, LEASE_EVENT.transfer, day, `Transfer to unit ${rt.units[target].unitNumber} on ${mdy(moveInDay)}`);
-    addActivity(ctx, next, LEASE_EVENT.transfer, day, `Transfer from unit ${lease.unitNumber ?? ''} on ${mdy(moveInDay)}`);
+    addActivity(
+      ctx,
+      lease,
+      LEASE_EVENT.transfer,
+      day,
+      `Transfer to unit ${rt.units[target].unitNumber} on ${mdy(moveInDay)}`,
+    );
+    addActivity(
+      ctx,
+      next,
+      LEASE_EVENT.transfer,
+      day,
+      `Transfer from unit ${lease.unitNumber ?? ''} on ${mdy(moveInDay)}`,
+    );
     ctx.summary.transfers++;
   } else {
     const early = rng.chance(0.1) ? rng.int(1, 20) : 0;
-    giveNotice(ctx, rt, lease, day, Math.max(day + 14, end - early), VOLUNTARY_REASONS[rng.weighted(VOLUNTARY_REASON_WEIGHTS)], 'Notice Given');
+    giveNotice(
+      ctx,
+      rt,
+      lease,
+      day,
+      Math.max(day + 14, end - early),
+      VOLUNTARY_REASONS[rng.weighted(VOLUNTARY_REASON_WEIGHTS)],
+      'Notice Given',
+    );
   }
 }
 
@@ -487,14 +764,36 @@ function applyChange(ctx: SimContext, lease: SimLease, day: EpochDay, rng: Rng):
   if (plan.outcome === 'renew') {
     const term = plan.otherIncome ? 12 : RENEWAL_TERMS[rng.weighted(RENEWAL_TERM_WEIGHTS)];
     const newEnd = addMonths(day, term) - 1;
-    const interval = makeInterval(ctx, rng, day - rng.int(20, 45), day, newEnd, LEASE_INTERVAL_TYPE.Renewal, lease._status, true);
+    const interval = makeInterval(
+      ctx,
+      rng,
+      day - rng.int(20, 45),
+      day,
+      newEnd,
+      LEASE_INTERVAL_TYPE.Renewal,
+      lease._status,
+      true,
+    );
     setApplicationStatus(interval, 'Approved', day, rng);
     replaceInterval(lease, interval);
     plan.rentCents = roundToDollars(plan.rentCents * (1.02 + 0.04 * rng.float()), 5);
     for (const r of carried) {
       const cents = r.arCodeKey === 'rent' ? plan.rentCents : r.cents;
       const desc = r.arCodeKey === 'rent' ? 'Base rent - renewal' : 'Renewal term charge';
-      addCharge(lease, makeScheduledCharge(ctx, r.arCodeKey as ArCodeKey, interval.id, 'Lease', true, day, newEnd, cents, desc));
+      addCharge(
+        lease,
+        makeScheduledCharge(
+          ctx,
+          r.arCodeKey as ArCodeKey,
+          interval.id,
+          'Lease',
+          true,
+          day,
+          newEnd,
+          cents,
+          desc,
+        ),
+      );
     }
     plan.termMonths = term;
     plan.leaseEndDay = newEnd;
@@ -505,18 +804,55 @@ function applyChange(ctx: SimContext, lease: SimLease, day: EpochDay, rng: Rng):
     addActivity(ctx, lease, LEASE_EVENT.renewal, day, `Renewed for ${term} months through ${mdy(newEnd)}`);
     ctx.summary.renewals++;
     if (rng.chance(0.12)) {
-      postAr(ctx, lease, AR_CODES.renewalConcession, -roundToDollars(rng.int(10000, 30000), 25), day, { description: 'Renewal incentive' });
+      postAr(ctx, lease, AR_CODES.renewalConcession, -roundToDollars(rng.int(10000, 30000), 25), day, {
+        description: 'Renewal incentive',
+      });
       ctx.summary.concessions++;
     }
   } else {
     const end = lastOfMonth(day);
-    const interval = makeInterval(ctx, rng, day, day, end, LEASE_INTERVAL_TYPE.MonthToMonth, lease._status, true);
+    const interval = makeInterval(
+      ctx,
+      rng,
+      day,
+      day,
+      end,
+      LEASE_INTERVAL_TYPE.MonthToMonth,
+      lease._status,
+      true,
+    );
     replaceInterval(lease, interval);
     for (const r of carried) {
-      addCharge(lease, makeScheduledCharge(ctx, r.arCodeKey as ArCodeKey, interval.id, 'Lease', true, day, -1, r.cents, 'Month-to-month charge'));
+      addCharge(
+        lease,
+        makeScheduledCharge(
+          ctx,
+          r.arCodeKey as ArCodeKey,
+          interval.id,
+          'Lease',
+          true,
+          day,
+          -1,
+          r.cents,
+          'Month-to-month charge',
+        ),
+      );
     }
     if (!plan.otherIncome) {
-      addCharge(lease, makeScheduledCharge(ctx, 'mtmFee', interval.id, 'Lease', true, day, -1, roundToDollars(15000 + rng.int(0, 10000), 25), 'Month-to-month premium'));
+      addCharge(
+        lease,
+        makeScheduledCharge(
+          ctx,
+          'mtmFee',
+          interval.id,
+          'Lease',
+          true,
+          day,
+          -1,
+          roundToDollars(15000 + rng.int(0, 10000), 25),
+          'Month-to-month premium',
+        ),
+      );
     }
     plan.leaseEndDay = end;
     lease._leaseEnd = isoFromDay(end);
@@ -533,14 +869,36 @@ function modify(ctx: SimContext, lease: SimLease, day: EpochDay, rng: Rng): void
   const plan = lease._plan!;
   plan.modifyDay = -1;
   if (lease.isMonthToMonth === 1 || day >= plan.leaseEndDay - 30) return;
-  const interval = makeInterval(ctx, rng, day, day, plan.leaseEndDay, LEASE_INTERVAL_TYPE.LeaseModification, lease._status, true);
+  const interval = makeInterval(
+    ctx,
+    rng,
+    day,
+    day,
+    plan.leaseEndDay,
+    LEASE_INTERVAL_TYPE.LeaseModification,
+    lease._status,
+    true,
+  );
   const old = currentInterval(lease);
   old.endDate = mdy(day - 1);
   replaceInterval(lease, interval);
   const carried = plan.recurring.filter((r) => r.endDay === plan.leaseEndDay);
   endRecurring(lease, day - 1);
   for (const r of carried) {
-    addCharge(lease, makeScheduledCharge(ctx, r.arCodeKey as ArCodeKey, interval.id, 'Lease', true, day, plan.leaseEndDay, r.cents, 'Charge after lease modification'));
+    addCharge(
+      lease,
+      makeScheduledCharge(
+        ctx,
+        r.arCodeKey as ArCodeKey,
+        interval.id,
+        'Lease',
+        true,
+        day,
+        plan.leaseEndDay,
+        r.cents,
+        'Charge after lease modification',
+      ),
+    );
   }
   const person = makeCustomer(ctx, rng, 'roommate', day, lease.leaseIntervalStatus);
   lease.customers.customer.push(person);
@@ -552,7 +910,8 @@ function modify(ctx: SimContext, lease: SimLease, day: EpochDay, rng: Rng): void
 
 function residentCount(lease: SimLease): number {
   let n = 0;
-  for (const c of lease.customers.customer) if (c.customerType === 'Primary' || c.customerType === 'Responsible') n++;
+  for (const c of lease.customers.customer)
+    if (c.customerType === 'Primary' || c.customerType === 'Responsible') n++;
   return n;
 }
 
@@ -566,7 +925,9 @@ function pay(ctx: SimContext, lease: SimLease, day: EpochDay, rng: Rng, share: n
   for (let i = 0; i < parts; i++) {
     const part = i === parts - 1 ? left : Math.round(cents / 2);
     left -= part;
-    const t = postAr(ctx, lease, AR_CODES.payment, -part, day, { description: PAYMENT_METHODS[rng.weighted(PAYMENT_METHOD_WEIGHTS)] });
+    const t = postAr(ctx, lease, AR_CODES.payment, -part, day, {
+      description: PAYMENT_METHODS[rng.weighted(PAYMENT_METHOD_WEIGHTS)],
+    });
     ctx.summary.payments++;
     if (plan.reverseDay === -1 && rng.chance(0.02)) {
       plan.reverseDay = day + rng.int(2, 6);
@@ -584,7 +945,14 @@ function planPayment(plan: LeasePlan, day: EpochDay, rng: Rng): void {
 function moveOut(ctx: SimContext, rt: PropertyRuntime, lease: SimLease, day: EpochDay, rng: Rng): void {
   const plan = lease._plan!;
   const reason = MOVE_OUT_REASONS[(plan.moveOutReason || 'leavingArea') as MoveOutReasonKey];
-  const sub = reason.moveOutType === 'Eviction' ? 'Evicted' : reason.moveOutType === 'Skip' ? 'Skipped' : reason.moveOutType === 'Transfer' ? 'Transferred' : 'Moved Out';
+  const sub =
+    reason.moveOutType === 'Eviction'
+      ? 'Evicted'
+      : reason.moveOutType === 'Skip'
+        ? 'Skipped'
+        : reason.moveOutType === 'Transfer'
+          ? 'Transferred'
+          : 'Moved Out';
   setLeaseStatus(lease, LEASE_STATUS.Past, sub);
   if (plan.moveOutDay !== day) {
     setMoveOut(lease, day);
@@ -615,20 +983,28 @@ function pastDay(ctx: SimContext, rt: PropertyRuntime, lease: SimLease, day: Epo
   if (plan.finalChargesDay !== -1 && day >= plan.finalChargesDay) {
     plan.finalChargesDay = -1;
     if (!plan.otherIncome && rng.chance(0.7)) {
-      postAr(ctx, lease, AR_CODES.cleaning, roundToDollars(rng.int(7500, 25000), 5), day, { description: 'Move-out cleaning' });
+      postAr(ctx, lease, AR_CODES.cleaning, roundToDollars(rng.int(7500, 25000), 5), day, {
+        description: 'Move-out cleaning',
+      });
     }
     if (!plan.otherIncome && rng.chance(0.4)) {
-      postAr(ctx, lease, AR_CODES.damages, roundToDollars(rng.int(10000, 150000), 5), day, { description: rng.pick(DAMAGE_TEXTS) });
+      postAr(ctx, lease, AR_CODES.damages, roundToDollars(rng.int(10000, 150000), 5), day, {
+        description: rng.pick(DAMAGE_TEXTS),
+      });
     }
   }
   if (plan.refundDay !== -1 && day >= plan.refundDay) {
     plan.refundDay = -1;
     if (plan.depositCents > 0) {
-      postAr(ctx, lease, AR_CODES.depositApplied, -plan.depositCents, day, { description: 'Security deposit applied to final balance' });
+      postAr(ctx, lease, AR_CODES.depositApplied, -plan.depositCents, day, {
+        description: 'Security deposit applied to final balance',
+      });
     }
     if (plan.balanceCents < 0) {
       const refund = -plan.balanceCents;
-      postAr(ctx, lease, AR_CODES.depositRefund, refund, day, { description: 'Deposit refund check to resident' });
+      postAr(ctx, lease, AR_CODES.depositRefund, refund, day, {
+        description: 'Deposit refund check to resident',
+      });
       ctx.summary.depositRefunds++;
       createRefundInvoice(ctx, rt, lease, refund, day, rng);
     } else if (plan.balanceCents > 0) {
@@ -643,7 +1019,9 @@ function pastDay(ctx: SimContext, rt: PropertyRuntime, lease: SimLease, day: Epo
   if (plan.writeOffDay !== -1 && day >= plan.writeOffDay) {
     plan.writeOffDay = -1;
     if (plan.balanceCents > 0) {
-      postAr(ctx, lease, AR_CODES.writeOff, -plan.balanceCents, day, { description: 'Balance written off - sent to collections' });
+      postAr(ctx, lease, AR_CODES.writeOff, -plan.balanceCents, day, {
+        description: 'Balance written off - sent to collections',
+      });
       ctx.summary.writeOffs++;
     }
   }
@@ -678,10 +1056,18 @@ function residentDay(ctx: SimContext, rt: PropertyRuntime, lease: SimLease, d: D
       lease._leaseEnd = isoFromDay(monthEnd);
     }
     // This month's rare events, drawn once: the daily odds of the original hazards over a month.
-    if (lease._status === LEASE_STATUS.Current && lease.isMonthToMonth === 1 && plan.changeDay === -1 && rng.chance(0.25)) plan.mtmNoticeDay = rng.int(day, monthEnd);
-    if (plan.payer === 2 && plan.balanceCents > plan.rentCents && rng.chance(0.045)) plan.skipDay = rng.int(day, monthEnd);
+    if (
+      lease._status === LEASE_STATUS.Current &&
+      lease.isMonthToMonth === 1 &&
+      plan.changeDay === -1 &&
+      rng.chance(0.25)
+    )
+      plan.mtmNoticeDay = rng.int(day, monthEnd);
+    if (plan.payer === 2 && plan.balanceCents > plan.rentCents && rng.chance(0.045))
+      plan.skipDay = rng.int(day, monthEnd);
     if (!plan.otherIncome && rng.chance(0.012)) plan.creditDay = rng.int(day, monthEnd);
-    if (rt.info.utilitiesCents > 0 && !plan.otherIncome && rng.chance(0.04)) plan.tempAddDay = monthStart + 19;
+    if (rt.info.utilitiesCents > 0 && !plan.otherIncome && rng.chance(0.04))
+      plan.tempAddDay = monthStart + 19;
     chargeRange(ctx, lease, day, monthEnd);
     planPayment(plan, day, rng);
   }
@@ -690,13 +1076,22 @@ function residentDay(ctx: SimContext, rt: PropertyRuntime, lease: SimLease, d: D
     else if (plan.mtmNoticeDay !== -1 && day >= plan.mtmNoticeDay) {
       plan.mtmNoticeDay = -1;
       if (lease.isMonthToMonth === 1 && plan.changeDay === -1) {
-        giveNotice(ctx, rt, lease, day, lastOfMonth(day + 30), VOLUNTARY_REASONS[rng.weighted(VOLUNTARY_REASON_WEIGHTS)], 'Notice Given');
+        giveNotice(
+          ctx,
+          rt,
+          lease,
+          day,
+          lastOfMonth(day + 30),
+          VOLUNTARY_REASONS[rng.weighted(VOLUNTARY_REASON_WEIGHTS)],
+          'Notice Given',
+        );
       }
     } else if (plan.payer === 2 && dom === 10 && plan.balanceCents > 2 * plan.rentCents && rng.chance(0.3)) {
       giveNotice(ctx, rt, lease, day, day + rng.int(20, 45), 'nonPayment', 'Eviction Filed');
     } else if (plan.skipDay !== -1 && day >= plan.skipDay) {
       plan.skipDay = -1;
-      if (plan.balanceCents > plan.rentCents) giveNotice(ctx, rt, lease, day, day, 'abandoned', 'Skip Suspected');
+      if (plan.balanceCents > plan.rentCents)
+        giveNotice(ctx, rt, lease, day, day, 'abandoned', 'Skip Suspected');
     }
   }
   if (plan.payDay !== -1 && day >= plan.payDay) {
@@ -710,7 +1105,9 @@ function residentDay(ctx: SimContext, rt: PropertyRuntime, lease: SimLease, d: D
     if (rng.chance(0.7)) pay(ctx, lease, day, rng, 1);
   }
   if (dom === 6 && plan.moveInDay < monthStart && plan.balanceCents > 0) {
-    postAr(ctx, lease, AR_CODES.lateFee, rt.info.lateFeeCents, day, { description: 'Late fee - rent not received by the 5th' });
+    postAr(ctx, lease, AR_CODES.lateFee, rt.info.lateFeeCents, day, {
+      description: 'Late fee - rent not received by the 5th',
+    });
     ctx.summary.lateFees++;
   }
   if (plan.reverseDay !== -1 && day >= plan.reverseDay) {
@@ -723,13 +1120,18 @@ function residentDay(ctx: SimContext, rt: PropertyRuntime, lease: SimLease, d: D
   }
   if (plan.creditDay !== -1 && day >= plan.creditDay) {
     plan.creditDay = -1;
-    postAr(ctx, lease, AR_CODES.serviceCredit, -roundToDollars(rng.int(2500, 10000), 5), day, { description: 'Courtesy credit - maintenance delay' });
+    postAr(ctx, lease, AR_CODES.serviceCredit, -roundToDollars(rng.int(2500, 10000), 5), day, {
+      description: 'Courtesy credit - maintenance delay',
+    });
     ctx.summary.concessions++;
   }
   if (plan.tempAddDay !== -1 && day >= plan.tempAddDay) {
     plan.tempAddDay = -1;
     if (plan.tempRemoveDay === -1) {
-      postAr(ctx, lease, AR_CODES.estimatedUtilities, roundToDollars(rt.info.utilitiesCents * 0.5, 1), day, { description: 'Estimated utilities - pending meter read', temporary: true });
+      postAr(ctx, lease, AR_CODES.estimatedUtilities, roundToDollars(rt.info.utilitiesCents * 0.5, 1), day, {
+        description: 'Estimated utilities - pending meter read',
+        temporary: true,
+      });
       plan.tempRemoveDay = monthEnd + 1 + rng.int(0, 4);
     }
   }
@@ -789,7 +1191,13 @@ export function computeNextDay(lease: SimLease, d: DayInfo): number {
 }
 
 /** Applies one day to one lease; returns the lease record (a new object after a move-in). */
-export function leaseDay(ctx: SimContext, rt: PropertyRuntime, lease: SimLease, d: DayInfo, rng: Rng): SimLease {
+export function leaseDay(
+  ctx: SimContext,
+  rt: PropertyRuntime,
+  lease: SimLease,
+  d: DayInfo,
+  rng: Rng,
+): SimLease {
   const plan = lease._plan;
   const day = d.day;
   if (!plan) return lease;

@@ -8,7 +8,16 @@ import { businessSecond, isoFromDay, mdy, mountainDateTime, type EpochDay } from
 import { nextId, type PropertyRuntime, type SimContext } from './context.js';
 import type { LeaseStatusTypeId, SimLease, SimLeaseInterval } from './model.js';
 import { centsToString } from './money.js';
-import { CITIES, FIRST_NAMES, LAST_NAMES, MIDDLE_NAMES, areaCodeFor, emailAddress, phoneNumber, streetLine } from './names.js';
+import {
+  CITIES,
+  FIRST_NAMES,
+  LAST_NAMES,
+  MIDDLE_NAMES,
+  areaCodeFor,
+  emailAddress,
+  phoneNumber,
+  streetLine,
+} from './names.js';
 import type { Rng } from './random.js';
 import { AR_CODES, INTERVAL_TYPE_NAMES, LEASE_STATUS_NAMES, type ArCodeKey } from './reference.js';
 import type { RecurringCharge } from './world.js';
@@ -45,7 +54,14 @@ export function addressRecord(rng: Rng, addressType: string): Record<string, str
 }
 
 /** A new customer record in the lease's shape (`customers.customer[]`). */
-export function makeCustomer(ctx: SimContext, rng: Rng, role: CustomerRole, moveIn: EpochDay, statusName: string, lastName?: string): Record<string, unknown> {
+export function makeCustomer(
+  ctx: SimContext,
+  rng: Rng,
+  role: CustomerRole,
+  moveIn: EpochDay,
+  statusName: string,
+  lastName?: string,
+): Record<string, unknown> {
   const id = nextId(ctx, 'customer');
   const firstName = rng.pick(FIRST_NAMES);
   const last = lastName ?? rng.pick(LAST_NAMES);
@@ -67,7 +83,8 @@ export function makeCustomer(ctx: SimContext, rng: Rng, role: CustomerRole, move
   if (role !== 'occupant') {
     c.addresses = { address: [home] };
     const phones: Record<string, string>[] = [{ ...PHONE_MOBILE, phoneNumber: phoneNumber(rng, area) }];
-    if (rng.chance(0.25)) phones.push({ ...(rng.chance(0.5) ? PHONE_HOME : PHONE_WORK), phoneNumber: phoneNumber(rng, area) });
+    if (rng.chance(0.25))
+      phones.push({ ...(rng.chance(0.5) ? PHONE_HOME : PHONE_WORK), phoneNumber: phoneNumber(rng, area) });
     c.phones = { phone: phones };
     if (role !== 'guarantor' && rng.chance(0.55)) {
       c.customerContacts = {
@@ -87,7 +104,11 @@ export function makeCustomer(ctx: SimContext, rng: Rng, role: CustomerRole, move
 }
 
 /** A copy of a customer for another lease (same person, same id), with that lease's status. */
-export function copyCustomer(customer: Record<string, unknown>, moveIn: EpochDay, statusName: string): Record<string, unknown> {
+export function copyCustomer(
+  customer: Record<string, unknown>,
+  moveIn: EpochDay,
+  statusName: string,
+): Record<string, unknown> {
   // Address, phone and contact records are never changed once made, so they are shared; the
   // address list is copied because a move-out appends a forwarding address to it.
   const c: Record<string, unknown> = {};
@@ -95,7 +116,9 @@ export function copyCustomer(customer: Record<string, unknown>, moveIn: EpochDay
     if (key === 'moveOutDate') continue;
     const value = customer[key];
     if (key === 'addresses') {
-      const list = (value as { address: Record<string, string>[] }).address.filter((a) => a.addressType !== 'Forwarding');
+      const list = (value as { address: Record<string, string>[] }).address.filter(
+        (a) => a.addressType !== 'Forwarding',
+      );
       c.addresses = { address: list };
     } else c[key] = value;
   }
@@ -106,10 +129,21 @@ export function copyCustomer(customer: Record<string, unknown>, moveIn: EpochDay
 
 /** The application record inside an interval (`applications.application[]`). */
 function applicationRecord(applicationId: number, statusName: string, at: string): Record<string, unknown> {
-  return { id: String(applicationId), applicationStatusTypeId: APPLICATION_STATUS[statusName] ?? '3', applicationStatus: statusName, applicationDateTime: at };
+  return {
+    id: String(applicationId),
+    applicationStatusTypeId: APPLICATION_STATUS[statusName] ?? '3',
+    applicationStatus: statusName,
+    applicationDateTime: at,
+  };
 }
 
-const APPLICATION_STATUS: Record<string, string> = { Started: '1', Completed: '3', Approved: '4', Cancelled: '5', Denied: '6' };
+const APPLICATION_STATUS: Record<string, string> = {
+  Started: '1',
+  Completed: '3',
+  Approved: '4',
+  Cancelled: '5',
+  Denied: '6',
+};
 
 /** A lease interval record. */
 export function makeInterval(
@@ -136,18 +170,28 @@ export function makeInterval(
     intervalDateTime: at,
   };
   if (completed) interval.applicationCompletedOn = at;
-  interval.applications = { application: [applicationRecord(applicationId, completed ? 'Completed' : 'Started', at)] };
+  interval.applications = {
+    application: [applicationRecord(applicationId, completed ? 'Completed' : 'Started', at)],
+  };
   return interval;
 }
 
 /** Marks an interval's application with a new status (and completion time when it completes). */
-export function setApplicationStatus(interval: SimLeaseInterval, statusName: string, day: EpochDay, rng: Rng): void {
+export function setApplicationStatus(
+  interval: SimLeaseInterval,
+  statusName: string,
+  day: EpochDay,
+  rng: Rng,
+): void {
   const app = interval.applications?.application[0];
   if (app) {
     app.applicationStatus = statusName;
     app.applicationStatusTypeId = APPLICATION_STATUS[statusName] ?? '3';
   }
-  if (interval.applicationCompletedOn === undefined && (statusName === 'Completed' || statusName === 'Approved')) {
+  if (
+    interval.applicationCompletedOn === undefined &&
+    (statusName === 'Completed' || statusName === 'Approved')
+  ) {
     interval.applicationCompletedOn = mountainDateTime(day, businessSecond(rng.float()));
   }
 }
@@ -181,7 +225,9 @@ export function makeScheduledCharge(
   record.amount = centsToString(cents);
   record.description = description;
   if (applicationId !== undefined) record.applicationId = applicationId;
-  const recurring = monthly ? { scheduledChargeId: id, arCodeKey: codeKey, cents, intervalId, startDay: start, endDay: end } : undefined;
+  const recurring = monthly
+    ? { scheduledChargeId: id, arCodeKey: codeKey, cents, intervalId, startDay: start, endDay: end }
+    : undefined;
   return { record, recurring };
 }
 
@@ -202,8 +248,20 @@ export function endRecurring(lease: SimLease, lastDay: EpochDay): void {
 }
 
 /** Appends an r1 lease activity (`leaseActivities.leaseActivity[]`). */
-export function addActivity(ctx: SimContext, lease: SimLease, event: { id: string; name: string }, day: EpochDay, description: string): void {
-  const record = { id: String(nextId(ctx, 'activity')), eventTypeId: event.id, eventType: event.name, eventDate: mdy(day), description };
+export function addActivity(
+  ctx: SimContext,
+  lease: SimLease,
+  event: { id: string; name: string },
+  day: EpochDay,
+  description: string,
+): void {
+  const record = {
+    id: String(nextId(ctx, 'activity')),
+    eventTypeId: event.id,
+    eventType: event.name,
+    eventDate: mdy(day),
+    description,
+  };
   if (!lease.leaseActivities) lease.leaseActivities = { leaseActivity: [] };
   lease.leaseActivities.leaseActivity.push(record);
 }
@@ -217,7 +275,11 @@ export function currentInterval(lease: SimLease): SimLeaseInterval {
  * Sets a lease's status and every field that mirrors it: leaseStatusTypeId, _status,
  * leaseSubStatus, leaseIntervalStatus, the current interval's status, customers' status.
  */
-export function setLeaseStatus(lease: SimLease, status: LeaseStatusTypeId, subStatus: string | undefined): void {
+export function setLeaseStatus(
+  lease: SimLease,
+  status: LeaseStatusTypeId,
+  subStatus: string | undefined,
+): void {
   const name = LEASE_STATUS_NAMES[status];
   lease._status = status;
   lease._plan!.status = status;
@@ -250,6 +312,9 @@ export function setMoveOut(lease: SimLease, day: EpochDay): void {
 }
 
 /** The shared `unitSpaces` list objects of a unit. */
-export function unitSpacesOf(rt: PropertyRuntime, unitIndex: number): { unitSpaceId: number; unitSpace: string }[] {
+export function unitSpacesOf(
+  rt: PropertyRuntime,
+  unitIndex: number,
+): { unitSpaceId: number; unitSpace: string }[] {
   return rt.units[unitIndex].spaces;
 }

@@ -87,7 +87,14 @@ export function resettle(lease: SimLease): void {
 }
 
 /** Posts one AR transaction on a lease and allocates it; returns the new record. */
-export function postAr(ctx: SimContext, lease: SimLease, code: ArCode, cents: number, day: EpochDay, opts: PostOptions): SimArTransaction {
+export function postAr(
+  ctx: SimContext,
+  lease: SimLease,
+  code: ArCode,
+  cents: number,
+  day: EpochDay,
+  opts: PostOptions,
+): SimArTransaction {
   const plan = lease._plan!;
   const amount = centsToNumber(cents);
   const temporary = opts.temporary === true;
@@ -102,20 +109,59 @@ export function postAr(ctx: SimContext, lease: SimLease, code: ArCode, cents: nu
   let t: SimArTransaction;
   if (opts.scheduledChargeId !== undefined) {
     t = {
-      id, transactionTypeId: code.transactionTypeId, arCodeId: code.id, arCodeName: code.name, leaseIntervalId: intervalId, description: opts.description,
-      transactionDate: date, postDate: date, postMonth: month, dueDate: due, amount, amountPaid: 0, balanceDue: amount, isTemporary, isReversed: 0,
+      id,
+      transactionTypeId: code.transactionTypeId,
+      arCodeId: code.id,
+      arCodeName: code.name,
+      leaseIntervalId: intervalId,
+      description: opts.description,
+      transactionDate: date,
+      postDate: date,
+      postMonth: month,
+      dueDate: due,
+      amount,
+      amountPaid: 0,
+      balanceDue: amount,
+      isTemporary,
+      isReversed: 0,
       scheduledChargeId: opts.scheduledChargeId,
     };
   } else if (isPayment || opts.arPaymentId !== undefined) {
     t = {
-      id, transactionTypeId: code.transactionTypeId, arCodeId: code.id, arCodeName: code.name, leaseIntervalId: intervalId, description: opts.description,
-      transactionDate: date, postDate: date, postMonth: month, dueDate: due, amount, amountPaid: 0, balanceDue: amount, isTemporary, isReversed: 0,
+      id,
+      transactionTypeId: code.transactionTypeId,
+      arCodeId: code.id,
+      arCodeName: code.name,
+      leaseIntervalId: intervalId,
+      description: opts.description,
+      transactionDate: date,
+      postDate: date,
+      postMonth: month,
+      dueDate: due,
+      amount,
+      amountPaid: 0,
+      balanceDue: amount,
+      isTemporary,
+      isReversed: 0,
       arPaymentId: opts.arPaymentId ?? String(nextId(ctx, 'arPayment')),
     };
   } else {
     t = {
-      id, transactionTypeId: code.transactionTypeId, arCodeId: code.id, arCodeName: code.name, leaseIntervalId: intervalId, description: opts.description,
-      transactionDate: date, postDate: date, postMonth: month, dueDate: due, amount, amountPaid: 0, balanceDue: amount, isTemporary, isReversed: 0,
+      id,
+      transactionTypeId: code.transactionTypeId,
+      arCodeId: code.id,
+      arCodeName: code.name,
+      leaseIntervalId: intervalId,
+      description: opts.description,
+      transactionDate: date,
+      postDate: date,
+      postMonth: month,
+      dueDate: due,
+      amount,
+      amountPaid: 0,
+      balanceDue: amount,
+      isTemporary,
+      isReversed: 0,
     };
   }
   if (!lease.arTransactions) lease.arTransactions = { arTransaction: [] };
@@ -150,7 +196,13 @@ export function removeTemporary(ctx: SimContext, lease: SimLease): number {
  * Reverses a payment (returned / NSF): marks it reversed, posts the reversing transaction
  * (also marked reversed) and allocates the ledger again. Returns false when not found.
  */
-export function reversePayment(ctx: SimContext, lease: SimLease, arId: number, day: EpochDay, code: ArCode): boolean {
+export function reversePayment(
+  ctx: SimContext,
+  lease: SimLease,
+  arId: number,
+  day: EpochDay,
+  code: ArCode,
+): boolean {
   const list = lease.arTransactions?.arTransaction;
   if (!list) return false;
   let original: SimArTransaction | undefined;

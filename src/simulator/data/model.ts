@@ -10,7 +10,14 @@ import type { InvoicePlan, LeasePlan, SimWorld } from './world.js';
 export type IsoDay = string;
 
 /** Lease status type ids of the source. */
-export const LEASE_STATUS = { Applicant: 1, Cancelled: 2, Future: 3, Current: 4, Notice: 5, Past: 6 } as const;
+export const LEASE_STATUS = {
+  Applicant: 1,
+  Cancelled: 2,
+  Future: 3,
+  Current: 4,
+  Notice: 5,
+  Past: 6,
+} as const;
 /** A lease status type id (1-6). */
 export type LeaseStatusTypeId = (typeof LEASE_STATUS)[keyof typeof LEASE_STATUS];
 
@@ -27,7 +34,13 @@ export const INVOICE_TYPE = {
 export type InvoiceTypeId = (typeof INVOICE_TYPE)[keyof typeof INVOICE_TYPE];
 
 /** Lease interval type ids: 1 Application, 2 Lease Modification, 3 Renewal, 4 Month To Month, 5 Transfer. */
-export const LEASE_INTERVAL_TYPE = { Application: 1, LeaseModification: 2, Renewal: 3, MonthToMonth: 4, Transfer: 5 } as const;
+export const LEASE_INTERVAL_TYPE = {
+  Application: 1,
+  LeaseModification: 2,
+  Renewal: 3,
+  MonthToMonth: 4,
+  Transfer: 5,
+} as const;
 
 /** A postal address (vendor addresses use this shape). */
 export interface SimAddress {
@@ -208,7 +221,14 @@ export interface SimInvoice {
   retention: string;
   amount: string;
   amountDue: string;
-  vendor: { id: string; name: string; locationName: string; locationCode: string; externalId: string; address: Record<string, string> };
+  vendor: {
+    id: string;
+    name: string;
+    locationName: string;
+    locationCode: string;
+    externalId: string;
+    address: Record<string, string>;
+  };
   remittance: Record<string, string>;
   account?: { id: string; accountNumber: string };
   lineItems: { lineItem: Record<string, unknown>[] };

@@ -27,27 +27,147 @@ export interface ArCode {
 /** The AR codes of the system, by key. */
 export const AR_CODES = {
   rent: { id: 101, name: 'Rent', residentName: 'Monthly Rent', transactionTypeId: '1', chargeType: 'Rent' },
-  petRent: { id: 102, name: 'Pet Rent', residentName: 'Pet Rent', transactionTypeId: '1', chargeType: 'Other Income' },
-  utilities: { id: 103, name: 'Utilities - RUBS', residentName: 'Water, Sewer & Trash', transactionTypeId: '1', chargeType: 'Other Income' },
-  parking: { id: 104, name: 'Parking', residentName: 'Reserved Parking', transactionTypeId: '1', chargeType: 'Other Income' },
-  storage: { id: 105, name: 'Storage', residentName: 'Storage Unit', transactionTypeId: '1', chargeType: 'Other Income' },
-  trash: { id: 106, name: 'Valet Trash', residentName: 'Doorstep Trash Service', transactionTypeId: '1', chargeType: 'Other Income' },
-  mtmFee: { id: 107, name: 'Month-to-Month Fee', residentName: 'Month-to-Month Premium', transactionTypeId: '1', chargeType: 'Rent' },
+  petRent: {
+    id: 102,
+    name: 'Pet Rent',
+    residentName: 'Pet Rent',
+    transactionTypeId: '1',
+    chargeType: 'Other Income',
+  },
+  utilities: {
+    id: 103,
+    name: 'Utilities - RUBS',
+    residentName: 'Water, Sewer & Trash',
+    transactionTypeId: '1',
+    chargeType: 'Other Income',
+  },
+  parking: {
+    id: 104,
+    name: 'Parking',
+    residentName: 'Reserved Parking',
+    transactionTypeId: '1',
+    chargeType: 'Other Income',
+  },
+  storage: {
+    id: 105,
+    name: 'Storage',
+    residentName: 'Storage Unit',
+    transactionTypeId: '1',
+    chargeType: 'Other Income',
+  },
+  trash: {
+    id: 106,
+    name: 'Valet Trash',
+    residentName: 'Doorstep Trash Service',
+    transactionTypeId: '1',
+    chargeType: 'Other Income',
+  },
+  mtmFee: {
+    id: 107,
+    name: 'Month-to-Month Fee',
+    residentName: 'Month-to-Month Premium',
+    transactionTypeId: '1',
+    chargeType: 'Rent',
+  },
   lateFee: { id: 110, name: 'Late Fee', residentName: 'Late Fee', transactionTypeId: '1', chargeType: 'Fee' },
-  nsfFee: { id: 111, name: 'NSF Fee', residentName: 'Returned Payment Fee', transactionTypeId: '1', chargeType: 'Fee' },
-  applicationFee: { id: 120, name: 'Application Fee', residentName: 'Application Fee', transactionTypeId: '1', chargeType: 'Fee' },
-  adminFee: { id: 121, name: 'Admin Fee', residentName: 'Administrative Fee', transactionTypeId: '1', chargeType: 'Fee' },
-  deposit: { id: 130, name: 'Security Deposit', residentName: 'Security Deposit', transactionTypeId: '4', chargeType: 'Deposit' },
-  depositApplied: { id: 131, name: 'Security Deposit Applied', residentName: 'Deposit Applied to Balance', transactionTypeId: '5', chargeType: 'Deposit' },
-  moveInSpecial: { id: 140, name: 'Concession - Move-In Special', residentName: 'Move-In Special', transactionTypeId: '3', chargeType: 'Concession' },
-  renewalConcession: { id: 141, name: 'Concession - Renewal', residentName: 'Renewal Discount', transactionTypeId: '3', chargeType: 'Concession' },
-  serviceCredit: { id: 142, name: 'Concession - Service Credit', residentName: 'Courtesy Credit', transactionTypeId: '3', chargeType: 'Concession' },
-  cleaning: { id: 150, name: 'Cleaning Charge', residentName: 'Move-Out Cleaning', transactionTypeId: '1', chargeType: 'Fee' },
-  damages: { id: 151, name: 'Damages', residentName: 'Repairs & Damages', transactionTypeId: '1', chargeType: 'Fee' },
-  payment: { id: 160, name: 'Resident Payment', residentName: 'Payment - Thank You', transactionTypeId: '2', chargeType: 'Payment' },
-  depositRefund: { id: 170, name: 'Deposit Refund', residentName: 'Deposit Refund Check', transactionTypeId: '6', chargeType: 'Refund' },
-  writeOff: { id: 180, name: 'Bad Debt Write Off', residentName: 'Balance Transferred to Collections', transactionTypeId: '7', chargeType: 'Write Off' },
-  estimatedUtilities: { id: 190, name: 'Estimated Utilities', residentName: 'Estimated Utilities (pending)', transactionTypeId: '1', chargeType: 'Other Income' },
+  nsfFee: {
+    id: 111,
+    name: 'NSF Fee',
+    residentName: 'Returned Payment Fee',
+    transactionTypeId: '1',
+    chargeType: 'Fee',
+  },
+  applicationFee: {
+    id: 120,
+    name: 'Application Fee',
+    residentName: 'Application Fee',
+    transactionTypeId: '1',
+    chargeType: 'Fee',
+  },
+  adminFee: {
+    id: 121,
+    name: 'Admin Fee',
+    residentName: 'Administrative Fee',
+    transactionTypeId: '1',
+    chargeType: 'Fee',
+  },
+  deposit: {
+    id: 130,
+    name: 'Security Deposit',
+    residentName: 'Security Deposit',
+    transactionTypeId: '4',
+    chargeType: 'Deposit',
+  },
+  depositApplied: {
+    id: 131,
+    name: 'Security Deposit Applied',
+    residentName: 'Deposit Applied to Balance',
+    transactionTypeId: '5',
+    chargeType: 'Deposit',
+  },
+  moveInSpecial: {
+    id: 140,
+    name: 'Concession - Move-In Special',
+    residentName: 'Move-In Special',
+    transactionTypeId: '3',
+    chargeType: 'Concession',
+  },
+  renewalConcession: {
+    id: 141,
+    name: 'Concession - Renewal',
+    residentName: 'Renewal Discount',
+    transactionTypeId: '3',
+    chargeType: 'Concession',
+  },
+  serviceCredit: {
+    id: 142,
+    name: 'Concession - Service Credit',
+    residentName: 'Courtesy Credit',
+    transactionTypeId: '3',
+    chargeType: 'Concession',
+  },
+  cleaning: {
+    id: 150,
+    name: 'Cleaning Charge',
+    residentName: 'Move-Out Cleaning',
+    transactionTypeId: '1',
+    chargeType: 'Fee',
+  },
+  damages: {
+    id: 151,
+    name: 'Damages',
+    residentName: 'Repairs & Damages',
+    transactionTypeId: '1',
+    chargeType: 'Fee',
+  },
+  payment: {
+    id: 160,
+    name: 'Resident Payment',
+    residentName: 'Payment - Thank You',
+    transactionTypeId: '2',
+    chargeType: 'Payment',
+  },
+  depositRefund: {
+    id: 170,
+    name: 'Deposit Refund',
+    residentName: 'Deposit Refund Check',
+    transactionTypeId: '6',
+    chargeType: 'Refund',
+  },
+  writeOff: {
+    id: 180,
+    name: 'Bad Debt Write Off',
+    residentName: 'Balance Transferred to Collections',
+    transactionTypeId: '7',
+    chargeType: 'Write Off',
+  },
+  estimatedUtilities: {
+    id: 190,
+    name: 'Estimated Utilities',
+    residentName: 'Estimated Utilities (pending)',
+    transactionTypeId: '1',
+    chargeType: 'Other Income',
+  },
 } as const satisfies Record<string, ArCode>;
 
 /** AR code key. */
@@ -81,15 +201,38 @@ export const MOVE_OUT_REASONS = {
 export type MoveOutReasonKey = keyof typeof MOVE_OUT_REASONS;
 
 /** Reasons a resident gives with an ordinary notice, with weights. */
-export const VOLUNTARY_REASONS = ['purchasedHome', 'jobRelocation', 'rentTooHigh', 'needLarger', 'family', 'dissatisfied', 'leavingArea'] as const;
+export const VOLUNTARY_REASONS = [
+  'purchasedHome',
+  'jobRelocation',
+  'rentTooHigh',
+  'needLarger',
+  'family',
+  'dissatisfied',
+  'leavingArea',
+] as const;
 /** Weights of VOLUNTARY_REASONS. */
 export const VOLUNTARY_REASON_WEIGHTS = [22, 18, 20, 12, 8, 6, 14] as const;
 
 /** Lease status names by status id. */
-export const LEASE_STATUS_NAMES = ['', 'Applicant', 'Cancelled', 'Future', 'Current', 'Notice', 'Past'] as const;
+export const LEASE_STATUS_NAMES = [
+  '',
+  'Applicant',
+  'Cancelled',
+  'Future',
+  'Current',
+  'Notice',
+  'Past',
+] as const;
 
 /** Lease interval type names by id. */
-export const INTERVAL_TYPE_NAMES = ['', 'Application', 'Lease Modification', 'Renewal', 'Month To Month', 'Transfer'] as const;
+export const INTERVAL_TYPE_NAMES = [
+  '',
+  'Application',
+  'Lease Modification',
+  'Renewal',
+  'Month To Month',
+  'Transfer',
+] as const;
 
 /** r1 lease activity event types. */
 export const LEASE_EVENT = {
@@ -201,9 +344,20 @@ export const VENDOR_CATEGORIES = ['utility', 'maintenance', 'supplies', 'contrac
 export type VendorCategory = (typeof VENDOR_CATEGORIES)[number];
 
 /** Vendor name parts and their work, by category. */
-export const VENDOR_TEMPLATES: Record<VendorCategory, { names: readonly string[]; work: readonly { text: string; gl: GlKey; lo: number; hi: number }[] }> = {
+export const VENDOR_TEMPLATES: Record<
+  VendorCategory,
+  { names: readonly string[]; work: readonly { text: string; gl: GlKey; lo: number; hi: number }[] }
+> = {
   utility: {
-    names: ['Front Range Power & Light', 'Mountain Water Utility', 'Rocky Mountain Natural Gas', 'Summit Waste Services', 'Peak Fiber Internet', 'High Plains Electric Co-op', 'Metro Wastewater District'],
+    names: [
+      'Front Range Power & Light',
+      'Mountain Water Utility',
+      'Rocky Mountain Natural Gas',
+      'Summit Waste Services',
+      'Peak Fiber Internet',
+      'High Plains Electric Co-op',
+      'Metro Wastewater District',
+    ],
     work: [
       { text: 'Electric service - common areas', gl: 'electric', lo: 40000, hi: 380000 },
       { text: 'Water & sewer service', gl: 'water', lo: 90000, hi: 640000 },
@@ -213,7 +367,18 @@ export const VENDOR_TEMPLATES: Record<VendorCategory, { names: readonly string[]
     ],
   },
   maintenance: {
-    names: ['Apex Plumbing', 'Blue Sky HVAC', 'Cornerstone Appliance Repair', 'Evergreen Landscaping', 'Pristine Turnover Cleaning', 'Guardian Pest Control', 'Alpine Snow Removal', 'True Color Painting', 'Keystone Handyman Services', 'Red Rocks Carpet Care'],
+    names: [
+      'Apex Plumbing',
+      'Blue Sky HVAC',
+      'Cornerstone Appliance Repair',
+      'Evergreen Landscaping',
+      'Pristine Turnover Cleaning',
+      'Guardian Pest Control',
+      'Alpine Snow Removal',
+      'True Color Painting',
+      'Keystone Handyman Services',
+      'Red Rocks Carpet Care',
+    ],
     work: [
       { text: 'Service call - water heater', gl: 'plumbing', lo: 18500, hi: 145000 },
       { text: 'HVAC repair', gl: 'hvac', lo: 22000, hi: 260000 },
@@ -228,15 +393,31 @@ export const VENDOR_TEMPLATES: Record<VendorCategory, { names: readonly string[]
     ],
   },
   supplies: {
-    names: ['Mountain West Supply', 'Summit Maintenance Supply', 'Frontier Facility Products', 'Cascade Hardware Wholesale'],
+    names: [
+      'Mountain West Supply',
+      'Summit Maintenance Supply',
+      'Frontier Facility Products',
+      'Cascade Hardware Wholesale',
+    ],
     work: [{ text: 'Maintenance supplies', gl: 'supplies', lo: 5000, hi: 90000 }],
   },
   contractor: {
-    names: ['Granite Peak Builders', 'Bighorn Roofing', 'Continental Paving', 'Meridian General Contractors', 'Silverline Renovations'],
+    names: [
+      'Granite Peak Builders',
+      'Bighorn Roofing',
+      'Continental Paving',
+      'Meridian General Contractors',
+      'Silverline Renovations',
+    ],
     work: [{ text: 'Progress billing', gl: 'capitalSite', lo: 500000, hi: 4500000 }],
   },
   services: {
-    names: ['Lindqvist & Ortega LLP', 'Clearview Accounting Group', 'ApartmentLeads Marketing', 'Rocky Mountain Process Servers'],
+    names: [
+      'Lindqvist & Ortega LLP',
+      'Clearview Accounting Group',
+      'ApartmentLeads Marketing',
+      'Rocky Mountain Process Servers',
+    ],
     work: [
       { text: 'Legal services - eviction filing', gl: 'legal', lo: 35000, hi: 180000 },
       { text: 'Monthly bookkeeping review', gl: 'accounting', lo: 45000, hi: 150000 },
@@ -254,7 +435,14 @@ export const AP_PAYMENT_TYPES = [
 ] as const;
 
 /** Reasons given when a payment is voided. */
-export const VOID_REASONS = ['Lost in mail', 'Issued to wrong vendor', 'Duplicate payment', 'Incorrect amount', 'Vendor requested reissue', 'Stale dated check'] as const;
+export const VOID_REASONS = [
+  'Lost in mail',
+  'Issued to wrong vendor',
+  'Duplicate payment',
+  'Incorrect amount',
+  'Vendor requested reissue',
+  'Stale dated check',
+] as const;
 
 /** People who void payments and approve things. */
 export const STAFF_USERS = ['jmartinez', 'kchen', 'apatel', 'rwilson', 'dgarcia', 'lthompson'] as const;

@@ -1,6 +1,7 @@
 /**
  * Runs simulated days over a data set: for each property (in order) that is open, its leases'
- * events and new applications (once leasing has started), then its payables. Each (seed, day, property) gets its own random
+ * events and new applications (once leasing has started), then its payables. Each (seed, day, property) gets
+ * its own random
  * streams, so a day's activity depends only on the seed, the day and the state before it.
  */
 import type { EpochDay } from './calendar.js';
@@ -29,8 +30,10 @@ export function runDay(ctx: SimContext, day: EpochDay): void {
 function compactLease(lease: SimLease): void {
   lease._plan!.recurring = [];
   if (lease.arTransactions) lease.arTransactions.arTransaction = lease.arTransactions.arTransaction.slice();
-  if (lease.leaseActivities) lease.leaseActivities.leaseActivity = lease.leaseActivities.leaseActivity.slice();
-  if (lease.scheduledCharges) lease.scheduledCharges.scheduledCharge = lease.scheduledCharges.scheduledCharge.slice();
+  if (lease.leaseActivities)
+    lease.leaseActivities.leaseActivity = lease.leaseActivities.leaseActivity.slice();
+  if (lease.scheduledCharges)
+    lease.scheduledCharges.scheduledCharge = lease.scheduledCharges.scheduledCharge.slice();
   if (lease.leaseHistory) lease.leaseHistory.leaseInterval = lease.leaseHistory.leaseInterval.slice();
 }
 

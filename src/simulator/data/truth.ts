@@ -131,7 +131,8 @@ export function expectedWarehouse(dataset: SimDataset, options: TruthOptions = {
     voidedCents: 0,
   };
   for (const l of dataset.leases) if (!only || only.has(l._propertyId)) addLease(t, l);
-  for (const inv of dataset.invoices) if (!only || inv._propertyIds.some((p) => only.has(p))) addInvoice(t, inv);
+  for (const inv of dataset.invoices)
+    if (!only || inv._propertyIds.some((p) => only.has(p))) addInvoice(t, inv);
   return {
     leases: { count: t.leases },
     lease_intervals: { count: t.intervals },
@@ -140,7 +141,11 @@ export function expectedWarehouse(dataset: SimDataset, options: TruthOptions = {
     lease_unit_spaces: { count: t.unitSpaces },
     lease_scheduled_charges: { count: t.charges, sumAmount: centsToString(t.chargeCents) },
     ar_transactions: { count: t.ar, sumAmount: centsToString(t.arCents) },
-    invoices: { count: t.invoices, sumAmount: centsToString(t.invoiceCents), sumAmountDue: centsToString(t.invoiceDueCents) },
+    invoices: {
+      count: t.invoices,
+      sumAmount: centsToString(t.invoiceCents),
+      sumAmountDue: centsToString(t.invoiceDueCents),
+    },
     invoice_line_items: { count: t.lines, sumAmount: centsToString(t.lineCents) },
     invoice_payments: { count: t.payments, sumAmount: centsToString(t.paymentCents) },
     voided_payments: { count: t.voided, sumAmount: centsToString(t.voidedCents) },
@@ -148,7 +153,10 @@ export function expectedWarehouse(dataset: SimDataset, options: TruthOptions = {
 }
 
 /** Lease counts by status id (1-6), for tests that check what a default (Current+Notice) read returns. */
-export function leaseCountsByStatus(dataset: SimDataset, options: TruthOptions & { includeOtherIncome?: boolean } = {}): Record<number, number> {
+export function leaseCountsByStatus(
+  dataset: SimDataset,
+  options: TruthOptions & { includeOtherIncome?: boolean } = {},
+): Record<number, number> {
   const only = options.propertyIds ? new Set(options.propertyIds) : undefined;
   const counts: Record<number, number> = { 1: 0, 2: 0, 3: 0, 4: 0, 5: 0, 6: 0 };
   for (const l of dataset.leases) {

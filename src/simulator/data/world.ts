@@ -33,7 +33,14 @@ export interface WorldVendor {
   category: 'utility' | 'maintenance' | 'supplies' | 'contractor' | 'services';
   /** Index into the category's work list (utilities bill one kind of service). */
   workIndex: number;
-  record: { id: string; name: string; locationName: string; locationCode: string; externalId: string; address: Record<string, string> };
+  record: {
+    id: string;
+    name: string;
+    locationName: string;
+    locationCode: string;
+    externalId: string;
+    address: Record<string, string>;
+  };
   remittance: Record<string, string>;
   /** Days of credit (due date = invoice date + terms). */
   termsDays: number;
@@ -140,7 +147,9 @@ export interface LeasePlan {
   writeOffDay: number;
   /** The lease this one was transferred to or from, or -1. */
   transferLeaseId: number;
-  /** Scheduled rare events: a month-to-month resident's notice, a skip, a courtesy credit, an estimated utility charge. */
+  /**
+   * Scheduled rare events: a month-to-month resident's notice, a skip, a courtesy credit, an estimated utility charge.
+   */
   mtmNoticeDay: number;
   skipDay: number;
   creditDay: number;

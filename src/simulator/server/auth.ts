@@ -40,7 +40,9 @@ export function authenticate(header: string | undefined, credential: Credential)
   if (colon < 0) return undefined;
   const username = decoded.slice(0, colon);
   const password = decoded.slice(colon + 1);
-  return sameText(username, credential.username) && sameText(password, credential.password) ? username : undefined;
+  return sameText(username, credential.username) && sameText(password, credential.password)
+    ? username
+    : undefined;
 }
 
 /**
@@ -48,7 +50,11 @@ export function authenticate(header: string | undefined, credential: Credential)
  * both are compared in constant time, and both always, so that a wrong org and a wrong key
  * take the same time.
  */
-export function authenticateGateway(apiKey: string | undefined, org: string, credential: GatewayCredential): boolean {
+export function authenticateGateway(
+  apiKey: string | undefined,
+  org: string,
+  credential: GatewayCredential,
+): boolean {
   const keyMatches = sameText(apiKey ?? '', credential.apiKey);
   const orgMatches = sameText(org, credential.org);
   return apiKey !== undefined && keyMatches && orgMatches;
@@ -66,22 +72,41 @@ function headerValue(headers: IncomingHttpHeaders, name: string): string | undef
  * (`envelopeAuthType`, when the envelope could be read). The message never says which part was
  * wrong, nor quotes what was sent.
  */
-export function callerOf(credentials: Credentials, route: ApiRoute, headers: IncomingHttpHeaders, envelopeAuthType: string | undefined): string {
+export function callerOf(
+  credentials: Credentials,
+  route: ApiRoute,
+  headers: IncomingHttpHeaders,
+  envelopeAuthType: string | undefined,
+): string {
   if (route.auth === 'basic') {
-    const username = credentials.basic && authenticate(headerValue(headers, 'authorization'), credentials.basic);
+    const username =
+      credentials.basic && authenticate(headerValue(headers, 'authorization'), credentials.basic);
     if (username === undefined) {
-      throw new ApiError(ERROR_CODE.authenticationFailed, 'Authentication failed: missing or wrong Basic credentials', 401, {
-        'WWW-Authenticate': 'Basic realm="propsync-simulator"',
-      });
+      throw new ApiError(
+        ERROR_CODE.authenticationFailed,
+        'Authentication failed: missing or wrong Basic credentials',
+        401,
+        {
+          'WWW-Authenticate': 'Basic realm="propsync-simulator"',
+        },
+      );
     }
     return `basic:${username}`;
   }
   const gateway = credentials.gateway;
   if (!gateway || !authenticateGateway(headerValue(headers, 'x-api-key'), route.org, gateway)) {
-    throw new ApiError(ERROR_CODE.authenticationFailed, 'Authentication failed: missing or wrong API key for this org', 401);
+    throw new ApiError(
+      ERROR_CODE.authenticationFailed,
+      'Authentication failed: missing or wrong API key for this org',
+      401,
+    );
   }
   if (envelopeAuthType !== undefined && envelopeAuthType !== 'apikey') {
-    throw new ApiError(ERROR_CODE.authenticationFailed, `Authentication failed: the gateway takes {"auth":{"type":"apikey"}} in the envelope`, 401);
+    throw new ApiError(
+      ERROR_CODE.authenticationFailed,
+      `Authentication failed: the gateway takes {"auth":{"type":"apikey"}} in the envelope`,
+      401,
+    );
   }
   return `apikey:${gateway.org}`;
 }

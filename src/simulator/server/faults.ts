@@ -9,7 +9,17 @@ import type { WireFormat } from './formats.js';
 export { FAULT_SPEC_HELP } from '../usage.js';
 
 /** Kinds of fault the simulator injects. */
-export const FAULT_KINDS = ['500', '502', '503', '429', 'slow', 'reset', 'truncate', 'malformed', 'badrecord'] as const;
+export const FAULT_KINDS = [
+  '500',
+  '502',
+  '503',
+  '429',
+  'slow',
+  'reset',
+  'truncate',
+  'malformed',
+  'badrecord',
+] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 /** Damage done to a bad record. */
@@ -50,12 +60,14 @@ function parseRate(item: string, text: string): number {
   const percent = text.endsWith('%');
   const value = Number(percent ? text.slice(0, -1) : text);
   const rate = percent ? value / 100 : value;
-  if (text === '' || !Number.isFinite(rate) || rate < 0 || rate > 1) fail(item, `rate '${text}' is not a share in [0, 1] or a percentage`);
+  if (text === '' || !Number.isFinite(rate) || rate < 0 || rate > 1)
+    fail(item, `rate '${text}' is not a share in [0, 1] or a percentage`);
   return rate;
 }
 
 function parseInteger(item: string, name: string, text: string, min: number): number {
-  if (!/^\d+$/.test(text) || Number(text) < min) fail(item, `${name} '${text}' is not an integer of at least ${min}`);
+  if (!/^\d+$/.test(text) || Number(text) < min)
+    fail(item, `${name} '${text}' is not an integer of at least ${min}`);
   return Number(text);
 }
 
@@ -75,7 +87,13 @@ export function parseFaultSpec(text: string): FaultSpec {
     if (!match || !(FAULT_KINDS as readonly string[]).includes(match[1]!)) {
       fail(item, `expected KIND[@RATE|xCOUNT] with KIND one of ${FAULT_KINDS.join(', ')}`);
     }
-    const rule: FaultRule = { kind: match[1] as FaultKind, ms: DEFAULT_SLOW_MS, burst: 3, retryAfter: 1, badKinds: BAD_RECORD_KINDS };
+    const rule: FaultRule = {
+      kind: match[1] as FaultKind,
+      ms: DEFAULT_SLOW_MS,
+      burst: 3,
+      retryAfter: 1,
+      badKinds: BAD_RECORD_KINDS,
+    };
     if (match[2] !== undefined) rule.rate = parseRate(item, match[2]);
     if (match[3] !== undefined) rule.count = parseInteger(item, 'count', match[3], 1);
     for (const option of options) {
@@ -104,15 +122,22 @@ export function parseFaultSpec(text: string): FaultSpec {
           break;
         }
         case 'ids':
-          rule.ids = new Set(value.split('|').map((id) => id.trim()).filter((id) => id !== ''));
+          rule.ids = new Set(
+            value
+              .split('|')
+              .map((id) => id.trim())
+              .filter((id) => id !== ''),
+          );
           break;
         default:
           fail(item, `unknown option '${option}'`);
       }
     }
-    if (rule.kind === 'badrecord' && rule.count !== undefined) fail(item, 'badrecord takes a RATE or ids=, not a COUNT');
+    if (rule.kind === 'badrecord' && rule.count !== undefined)
+      fail(item, 'badrecord takes a RATE or ids=, not a COUNT');
     if (rule.kind !== 'badrecord' && rule.ids) fail(item, 'ids= is for badrecord only');
-    if (rule.kind === 'badrecord' && rule.ids && rule.rate !== undefined) fail(item, 'give either a RATE or ids=, not both');
+    if (rule.kind === 'badrecord' && rule.ids && rule.rate !== undefined)
+      fail(item, 'give either a RATE or ids=, not both');
     if (rule.rate === undefined && rule.count === undefined && !rule.ids) rule.rate = 1;
     spec.rules.push(rule);
   }
@@ -186,7 +211,8 @@ export class FaultInjector {
       if (fires && !chosen) {
         chosen = callFaultOf(rule);
         // A rate-drawn 429 starts a burst; in the count form the count is the burst.
-        if (rule.kind === '429' && burst === 0 && rule.count === undefined) this.burstLeft.set(rule, rule.burst - 1);
+        if (rule.kind === '429' && burst === 0 && rule.count === undefined)
+          this.burstLeft.set(rule, rule.burst - 1);
       }
     }
     return chosen;
@@ -194,16 +220,25 @@ export class FaultInjector {
 
   /** Whether any badrecord rule applies to `method` (getLeases and getInvoices only). */
   hasBadRecords(method: string): boolean {
-    return RECORD_METHODS.includes(method) && this.spec.rules.some((rule) => rule.kind === 'badrecord' && (rule.method === undefined || rule.method === method));
+    return (
+      RECORD_METHODS.includes(method) &&
+      this.spec.rules.some(
+        (rule) => rule.kind === 'badrecord' && (rule.method === undefined || rule.method === method),
+      )
+    );
   }
 
   /** The damage to a record of `method` with the given id, or undefined when it renders clean. */
   badRecord(method: string, recordId: string): BadRecordKind | undefined {
     for (const rule of this.spec.rules) {
       if (rule.kind !== 'badrecord' || (rule.method !== undefined && rule.method !== method)) continue;
-      const bad = rule.ids ? rule.ids.has(recordId) : hashUnit(this.seed, `badrecord:${method}:${recordId}`) < (rule.rate ?? 0);
+      const bad = rule.ids
+        ? rule.ids.has(recordId)
+        : hashUnit(this.seed, `badrecord:${method}:${recordId}`) < (rule.rate ?? 0);
       if (!bad) continue;
-      return rule.badKinds.length === 1 ? rule.badKinds[0] : rule.badKinds[hash32(this.seed, `badkind:${recordId}`) % rule.badKinds.length];
+      return rule.badKinds.length === 1
+        ? rule.badKinds[0]
+        : rule.badKinds[hash32(this.seed, `badkind:${recordId}`) % rule.badKinds.length];
     }
     return undefined;
   }
@@ -271,7 +306,12 @@ function damagedValue(kind: Exclude<BadRecordKind, 'id'>, clean: unknown, record
 }
 
 /** Damages a rendered lease or invoice (a fresh copy, never the stored one) in place. */
-export function damageRecord(method: string, record: Record<string, unknown>, kind: BadRecordKind, recordId: string = String(record.id)): void {
+export function damageRecord(
+  method: string,
+  record: Record<string, unknown>,
+  kind: BadRecordKind,
+  recordId: string = String(record.id),
+): void {
   const fields = DAMAGE_FIELDS[method];
   if (!fields) return;
   if (kind === 'id') {
@@ -287,7 +327,10 @@ export function damageRecord(method: string, record: Record<string, unknown>, ki
  * not in the record (a list stands for its first element). Every object on the way is replaced
  * by a shallow copy, since a render shares nested containers with the stored record.
  */
-function ownedHolder(record: Record<string, unknown>, path: string): { holder: Record<string, unknown>; key: string } | undefined {
+function ownedHolder(
+  record: Record<string, unknown>,
+  path: string,
+): { holder: Record<string, unknown>; key: string } | undefined {
   const steps = path.split('.');
   let node = record;
   for (const step of steps.slice(0, -1)) {

@@ -17,7 +17,8 @@ export const CONTENT_TYPE: Record<WireFormat, string> = {
 export function formatOfContentType(contentType: string | undefined): WireFormat | undefined {
   if (!contentType) return undefined;
   const mediaType = contentType.split(';')[0]!.trim().toLowerCase();
-  if (mediaType === 'application/json' || mediaType.endsWith('+json') || mediaType === 'text/json') return 'json';
+  if (mediaType === 'application/json' || mediaType.endsWith('+json') || mediaType === 'text/json')
+    return 'json';
   if (mediaType === 'application/xml' || mediaType === 'text/xml' || mediaType.endsWith('+xml')) return 'xml';
   return undefined;
 }
@@ -27,7 +28,13 @@ export function sniffFormat(text: string): WireFormat {
   return text.trimStart().startsWith('<') ? 'xml' : 'json';
 }
 
-const XML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
+const XML_ESCAPES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&apos;',
+};
 const XML_SPECIAL_ANY = /[&<>"'\u0080-\uffff]/;
 const XML_SPECIAL_ALL = /[&<>"']|[^\u0000-\u007f]/gu;
 
@@ -81,7 +88,10 @@ export function toXml(rootName: string, tree: unknown): string {
 }
 
 /** Text of a reply envelope (`{"response": {...}}`) in a format. */
-export function serializeEnvelope(format: WireFormat, envelope: { response: Record<string, unknown> }): string {
+export function serializeEnvelope(
+  format: WireFormat,
+  envelope: { response: Record<string, unknown> },
+): string {
   return format === 'json' ? JSON.stringify(envelope) : toXml('response', envelope.response);
 }
 
@@ -107,7 +117,10 @@ function asText(value: unknown, field: string): string | undefined {
   if (value === undefined || value === null) return undefined;
   if (typeof value === 'string') return value;
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  throw new ApiError(ERROR_CODE.invalidParameter, `Invalid parameter '${field}': expected a single text value`);
+  throw new ApiError(
+    ERROR_CODE.invalidParameter,
+    `Invalid parameter '${field}': expected a single text value`,
+  );
 }
 
 /**
@@ -131,19 +144,29 @@ export function parseRequestEnvelope(format: WireFormat, text: string): RequestE
     );
   }
   if (!root || typeof root !== 'object' || Array.isArray(root)) {
-    throw new ApiError(ERROR_CODE.invalidParameter, `Invalid parameter 'requestBody': expected an object holding 'method'`);
+    throw new ApiError(
+      ERROR_CODE.invalidParameter,
+      `Invalid parameter 'requestBody': expected an object holding 'method'`,
+    );
   }
   const record = root as Record<string, unknown>;
   const method = record.method;
   if (!method || typeof method !== 'object' || Array.isArray(method)) {
-    throw new ApiError(ERROR_CODE.invalidParameter, `Invalid parameter 'method': expected an object with 'name' and 'params'`, 200);
+    throw new ApiError(
+      ERROR_CODE.invalidParameter,
+      `Invalid parameter 'method': expected an object with 'name' and 'params'`,
+      200,
+    );
   }
   const methodRecord = method as Record<string, unknown>;
   const rawParams = methodRecord.params;
   const params: Record<string, string> = {};
   if (rawParams !== undefined && rawParams !== null && rawParams !== '') {
     if (typeof rawParams !== 'object' || Array.isArray(rawParams)) {
-      throw new ApiError(ERROR_CODE.invalidParameter, `Invalid parameter 'params': expected one value per parameter`);
+      throw new ApiError(
+        ERROR_CODE.invalidParameter,
+        `Invalid parameter 'params': expected one value per parameter`,
+      );
     }
     for (const [key, value] of Object.entries(rawParams as Record<string, unknown>)) {
       const text = asText(value, key);
@@ -151,7 +174,10 @@ export function parseRequestEnvelope(format: WireFormat, text: string): RequestE
     }
   }
   const auth = record.auth;
-  const authType = auth && typeof auth === 'object' && !Array.isArray(auth) ? (auth as Record<string, unknown>).type : undefined;
+  const authType =
+    auth && typeof auth === 'object' && !Array.isArray(auth)
+      ? (auth as Record<string, unknown>).type
+      : undefined;
   return {
     ...(typeof authType === 'string' ? { authType } : {}),
     requestId: asText(record.requestId, 'requestId'),

@@ -6,14 +6,38 @@ import type { ApiVersion } from './routes.js';
 /** Parameters getInvoices accepts in each version (r1 has a single `vendorId`, r2 `vendorIds`). */
 export const INVOICE_PARAMS: Record<ApiVersion, readonly string[]> = {
   r1: [
-    'ids', 'invoiceNumber', 'vendorId', 'propertyIds', 'fromDate', 'toDate', 'paidInvoiceFromDate', 'paidInvoiceToDate',
-    'postMonth', 'includeVoidedPayments', 'voidedPaymentFromDate', 'voidedPaymentToDate', 'includeExported',
-    'customerRefunds', 'invoiceTypeIds',
+    'ids',
+    'invoiceNumber',
+    'vendorId',
+    'propertyIds',
+    'fromDate',
+    'toDate',
+    'paidInvoiceFromDate',
+    'paidInvoiceToDate',
+    'postMonth',
+    'includeVoidedPayments',
+    'voidedPaymentFromDate',
+    'voidedPaymentToDate',
+    'includeExported',
+    'customerRefunds',
+    'invoiceTypeIds',
   ],
   r2: [
-    'ids', 'invoiceNumber', 'vendorIds', 'propertyIds', 'fromDate', 'toDate', 'paidInvoiceFromDate', 'paidInvoiceToDate',
-    'postMonth', 'includeVoidedPayments', 'voidedPaymentFromDate', 'voidedPaymentToDate', 'includeExported',
-    'customerRefunds', 'invoiceTypeIds',
+    'ids',
+    'invoiceNumber',
+    'vendorIds',
+    'propertyIds',
+    'fromDate',
+    'toDate',
+    'paidInvoiceFromDate',
+    'paidInvoiceToDate',
+    'postMonth',
+    'includeVoidedPayments',
+    'voidedPaymentFromDate',
+    'voidedPaymentToDate',
+    'includeExported',
+    'customerRefunds',
+    'invoiceTypeIds',
   ],
 };
 
@@ -41,7 +65,12 @@ export interface InvoiceQuery {
 export function parseInvoiceQuery(params: Record<string, string>, version: ApiVersion): InvoiceQuery {
   const p = new ParamReader(params, INVOICE_PARAMS[version]);
   const set = (ids: number[] | undefined) => (ids ? new Set(ids) : undefined);
-  const vendorIds = version === 'r1' ? (p.id('vendorId') === undefined ? undefined : [p.id('vendorId')!]) : p.idList('vendorIds');
+  const vendorIds =
+    version === 'r1'
+      ? p.id('vendorId') === undefined
+        ? undefined
+        : [p.id('vendorId')!]
+      : p.idList('vendorIds');
   return {
     version,
     ids: set(p.idList('ids')),
@@ -76,8 +105,16 @@ export function invoiceMatches(invoice: SimInvoice, q: InvoiceQuery): boolean {
   if (q.invoiceTypeIds && !q.invoiceTypeIds.has(invoice._typeId)) return false;
   if (q.postFrom !== undefined && invoice._postDay < q.postFrom) return false;
   if (q.postTo !== undefined && invoice._postDay > q.postTo) return false;
-  if ((q.paidFrom !== undefined || q.paidTo !== undefined) && !anyDayIn(invoice._paidDays, q.paidFrom, q.paidTo)) return false;
-  if ((q.voidedFrom !== undefined || q.voidedTo !== undefined) && !anyDayIn(invoice._voidedDays, q.voidedFrom, q.voidedTo)) return false;
+  if (
+    (q.paidFrom !== undefined || q.paidTo !== undefined) &&
+    !anyDayIn(invoice._paidDays, q.paidFrom, q.paidTo)
+  )
+    return false;
+  if (
+    (q.voidedFrom !== undefined || q.voidedTo !== undefined) &&
+    !anyDayIn(invoice._voidedDays, q.voidedFrom, q.voidedTo)
+  )
+    return false;
   if (q.postMonth !== undefined && invoice.postMonth !== q.postMonth) return false;
   return true;
 }

@@ -59,17 +59,35 @@ function getLeases(params: Record<string, string>, version: ApiVersion, ctx: Met
   const query = parseLeaseQuery(params, version);
   if (!ctx.index.propertiesById.has(query.propertyId)) throw noAccess(query.propertyId);
   const matched = selectLeases(ctx.index.leasesByProperty.get(query.propertyId) ?? [], query);
-  const { items, ids, page } = pageRecords(matched, ctx, 'getLeases', (lease) => lease.id, (lease) => renderLease(lease, query), 'lease');
+  const { items, ids, page } = pageRecords(
+    matched,
+    ctx,
+    'getLeases',
+    (lease) => lease.id,
+    (lease) => renderLease(lease, query),
+    'lease',
+  );
   if (items.length === 0) return { result: NO_RECORDS, page };
-  return { result: { currencyCode: 'USD', leases: { lease: resultList('leases', items, ids, ctx.seed) } }, page };
+  return {
+    result: { currencyCode: 'USD', leases: { lease: resultList('leases', items, ids, ctx.seed) } },
+    page,
+  };
 }
 
 function getInvoices(params: Record<string, string>, version: ApiVersion, ctx: MethodContext): MethodOutcome {
   const query = parseInvoiceQuery(params, version);
-  for (const propertyId of query.propertyIds ?? []) if (!ctx.index.propertiesById.has(propertyId)) throw noAccess(propertyId);
+  for (const propertyId of query.propertyIds ?? [])
+    if (!ctx.index.propertiesById.has(propertyId)) throw noAccess(propertyId);
   const matched = selectInvoices(ctx.index, query);
   const options = { version, includeVoidedPayments: query.includeVoidedPayments, seed: ctx.seed };
-  const { items, ids, page } = pageRecords(matched, ctx, 'getInvoices', (invoice) => invoice.id, (invoice) => renderInvoice(invoice, options), 'invoice');
+  const { items, ids, page } = pageRecords(
+    matched,
+    ctx,
+    'getInvoices',
+    (invoice) => invoice.id,
+    (invoice) => renderInvoice(invoice, options),
+    'invoice',
+  );
   if (items.length === 0) return { result: NO_RECORDS, page };
   return { result: { invoices: { invoice: resultList('invoices', items, ids, ctx.seed) } }, page };
 }
@@ -98,7 +116,12 @@ function getProperties(params: Record<string, string>, ctx: MethodContext): Meth
  * with code 400 or 302 otherwise), filters, pages, renders the version's shape with the wire
  * quirks and any bad-record faults.
  */
-export function runMethod(method: ApiMethod, version: ApiVersion, params: Record<string, string>, ctx: MethodContext): MethodOutcome {
+export function runMethod(
+  method: ApiMethod,
+  version: ApiVersion,
+  params: Record<string, string>,
+  ctx: MethodContext,
+): MethodOutcome {
   switch (method) {
     case 'getLeases':
       return getLeases(params, version, ctx);

@@ -39,7 +39,10 @@ export function parsePaging(url: URL): PageRequest {
   const perPage = positiveInteger(url, 'per_page') ?? PER_PAGE.default;
   if (pageNo < 1) throw invalidParameter('page_no', 'pages are numbered from 1');
   if (perPage < PER_PAGE.min || perPage > PER_PAGE.max) {
-    throw invalidParameter('per_page', `${perPage} is out of range; expected ${PER_PAGE.min} to ${PER_PAGE.max}`);
+    throw invalidParameter(
+      'per_page',
+      `${perPage} is out of range; expected ${PER_PAGE.min} to ${PER_PAGE.max}`,
+    );
   }
   return { pageNo, perPage };
 }
@@ -63,7 +66,12 @@ export function pageLinks(requestUrl: URL, page: PageInfo): PageLinks {
   const links: PageLinks = { first: at(1), last: at(page.lastPage) };
   if (page.pageNo > 1) links.prev = at(Math.min(page.pageNo - 1, page.lastPage));
   if (page.pageNo < page.lastPage) links.next = at(page.pageNo + 1);
-  return { first: links.first, ...(links.prev ? { prev: links.prev } : {}), ...(links.next ? { next: links.next } : {}), last: links.last };
+  return {
+    first: links.first,
+    ...(links.prev ? { prev: links.prev } : {}),
+    ...(links.next ? { next: links.next } : {}),
+    last: links.last,
+  };
 }
 
 /** An RFC 8288 `Link` header value: `<url>; rel="first", <url>; rel="next", ...`. */

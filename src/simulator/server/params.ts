@@ -30,7 +30,8 @@ export class ParamReader {
     allowed: readonly string[],
   ) {
     for (const name of Object.keys(params)) {
-      if (!allowed.includes(name)) throw invalidParameter(name, `unknown parameter; expected one of ${allowed.join(', ')}`);
+      if (!allowed.includes(name))
+        throw invalidParameter(name, `unknown parameter; expected one of ${allowed.join(', ')}`);
     }
   }
 
@@ -59,7 +60,8 @@ export class ParamReader {
     if (value === undefined) return undefined;
     return value.split(',').map((part) => {
       const id = part.trim();
-      if (!DIGITS.test(id)) throw invalidParameter(name, `'${id}' is not a numeric id (expected ids separated by commas)`);
+      if (!DIGITS.test(id))
+        throw invalidParameter(name, `'${id}' is not a numeric id (expected ids separated by commas)`);
       return Number(id);
     });
   }

@@ -26,13 +26,20 @@ function quirkItems(list: unknown[], listPath: string, seed: number): unknown[] 
   const out = new Array<unknown>(list.length);
   for (let i = 0; i < list.length; i++) {
     const item = list[i];
-    out[i] = item !== null && typeof item === 'object' ? quirkObject(item as Record<string, unknown>, `${listPath}#${itemKey(item, i)}`, seed) ?? {} : item;
+    out[i] =
+      item !== null && typeof item === 'object'
+        ? (quirkObject(item as Record<string, unknown>, `${listPath}#${itemKey(item, i)}`, seed) ?? {})
+        : item;
   }
   return out;
 }
 
 /** The object with the quirks applied, or undefined when nothing is left in it. */
-function quirkObject(source: Record<string, unknown>, path: string, seed: number): Record<string, unknown> | undefined {
+function quirkObject(
+  source: Record<string, unknown>,
+  path: string,
+  seed: number,
+): Record<string, unknown> | undefined {
   const out: Record<string, unknown> = {};
   let empty = true;
   for (const key in source) {
@@ -76,7 +83,12 @@ export function applyWireQuirks(value: unknown, path: string, seed: number): unk
  * `PhysicalProperty.Property`): bare when it holds one record and that record's container
  * choice says so, the records otherwise.
  */
-export function resultList(containerName: string, records: unknown[], recordIds: string[], seed: number): unknown {
+export function resultList(
+  containerName: string,
+  records: unknown[],
+  recordIds: string[],
+  seed: number,
+): unknown {
   if (records.length === 1 && sendsBare(seed, `${containerName}:${recordIds[0]}`)) return records[0];
   return records;
 }

@@ -12,10 +12,23 @@ export const DEFAULT_RATE_LIMITS: readonly RateWindow[] = [
 ];
 
 const UNIT_SECONDS: Record<string, number> = {
-  s: 1, sec: 1, secs: 1, second: 1, seconds: 1,
-  m: 60, min: 60, mins: 60, minute: 60, minutes: 60,
-  h: 3600, hr: 3600, hour: 3600, hours: 3600,
-  d: 86400, day: 86400, days: 86400,
+  s: 1,
+  sec: 1,
+  secs: 1,
+  second: 1,
+  seconds: 1,
+  m: 60,
+  min: 60,
+  mins: 60,
+  minute: 60,
+  minutes: 60,
+  h: 3600,
+  hr: 3600,
+  hour: 3600,
+  hours: 3600,
+  d: 86400,
+  day: 86400,
+  days: 86400,
 };
 
 /**
@@ -34,7 +47,9 @@ export function parseRateLimitSpec(spec: string): RateWindow[] | null {
     const unit = match ? UNIT_SECONDS[match[3]!] : undefined;
     const count = match ? Number(match[2] || '1') : 0;
     if (!match || unit === undefined || count < 1 || Number(match[1]) < 1) {
-      throw new Error(`invalid rate limit '${part.trim()}': expected COUNT/WINDOW such as 150/minute or 20/2s`);
+      throw new Error(
+        `invalid rate limit '${part.trim()}': expected COUNT/WINDOW such as 150/minute or 20/2s`,
+      );
     }
     return { limit: Number(match[1]), seconds: count * unit };
   });
@@ -101,9 +116,15 @@ export class RateLimiter {
     const windows = this.windows!;
     return {
       'X-RateLimit-Limit': windows.map((w) => `${w.limit}/${windowLabel(w.seconds)}`).join(';'),
-      'X-RateLimit-Remaining': windows.map((w, i) => `${Math.max(0, w.limit - states[i]!.count)}/${windowLabel(w.seconds)}`).join(';'),
+      'X-RateLimit-Remaining': windows
+        .map((w, i) => `${Math.max(0, w.limit - states[i]!.count)}/${windowLabel(w.seconds)}`)
+        .join(';'),
       'X-RateLimit-Reset': windows
-        .map((w, i) => (states[i]!.count === 0 ? w.seconds : Math.max(0, Math.ceil((states[i]!.start + w.seconds * 1000 - at) / 1000))))
+        .map((w, i) =>
+          states[i]!.count === 0
+            ? w.seconds
+            : Math.max(0, Math.ceil((states[i]!.start + w.seconds * 1000 - at) / 1000)),
+        )
         .join(';'),
     };
   }
@@ -117,7 +138,10 @@ export class RateLimiter {
     this.windows.forEach((window, i) => {
       const state = states[i]!;
       if (state.count >= window.limit) {
-        retryAfter = Math.max(retryAfter, Math.max(1, Math.ceil((state.start + window.seconds * 1000 - at) / 1000)));
+        retryAfter = Math.max(
+          retryAfter,
+          Math.max(1, Math.ceil((state.start + window.seconds * 1000 - at) / 1000)),
+        );
       }
     });
     if (retryAfter > 0) return { allowed: false, headers: this.headers(states, at), retryAfter };

@@ -27,7 +27,15 @@ export const R2_ONLY_LINE_ITEM_FIELDS = [
   'costCodeName',
 ] as const;
 
-const INVOICE_MONEY = ['subTotal', 'taxAmount', 'shippingAmount', 'discountAmount', 'retention', 'amount', 'amountDue'] as const;
+const INVOICE_MONEY = [
+  'subTotal',
+  'taxAmount',
+  'shippingAmount',
+  'discountAmount',
+  'retention',
+  'amount',
+  'amountDue',
+] as const;
 const LINE_MONEY = ['rate', 'amount', 'amountDue'] as const;
 
 type Tree = Record<string, unknown>;
@@ -72,10 +80,14 @@ export function renderInvoice(invoice: SimInvoice, options: InvoiceRenderOptions
   if (!dollar) return out;
   Object.assign(out, dollars(out, INVOICE_MONEY));
   if (invoice.invoicePayments) {
-    out.invoicePayments = { invoicePayment: invoice.invoicePayments.invoicePayment.map((p) => dollars({ ...p }, ['paymentAmount'])) };
+    out.invoicePayments = {
+      invoicePayment: invoice.invoicePayments.invoicePayment.map((p) => dollars({ ...p }, ['paymentAmount'])),
+    };
   }
   if (out.voidedPayments && invoice.voidedPayments) {
-    out.voidedPayments = { voidedPayment: invoice.voidedPayments.voidedPayment.map((p) => dollars({ ...p }, ['paymentAmount'])) };
+    out.voidedPayments = {
+      voidedPayment: invoice.voidedPayments.voidedPayment.map((p) => dollars({ ...p }, ['paymentAmount'])),
+    };
   }
   return out;
 }

@@ -1,7 +1,13 @@
 import type { IncomingMessage } from 'node:http';
 import busboy from 'busboy';
 import { ApiError, ERROR_CODE } from './errors.js';
-import { formatOfContentType, parseRequestEnvelope, sniffFormat, type RequestEnvelope, type WireFormat } from './formats.js';
+import {
+  formatOfContentType,
+  parseRequestEnvelope,
+  sniffFormat,
+  type RequestEnvelope,
+  type WireFormat,
+} from './formats.js';
 import type { ApiRoute } from './routes.js';
 
 /** Largest request body the simulator reads (envelopes are small; file parts are drained). */
@@ -20,7 +26,12 @@ function readRaw(req: IncomingMessage): Promise<Buffer> {
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size > MAX_BODY_BYTES) {
-        reject(new ApiError(ERROR_CODE.invalidParameter, `Invalid parameter 'requestBody': larger than ${MAX_BODY_BYTES} bytes`));
+        reject(
+          new ApiError(
+            ERROR_CODE.invalidParameter,
+            `Invalid parameter 'requestBody': larger than ${MAX_BODY_BYTES} bytes`,
+          ),
+        );
         req.resume();
         return;
       }
@@ -37,7 +48,12 @@ function readMultipart(req: IncomingMessage): Promise<{ requestBody?: string; re
     try {
       parser = busboy({ headers: req.headers, limits: { fieldSize: MAX_BODY_BYTES } });
     } catch (error) {
-      reject(new ApiError(ERROR_CODE.invalidParameter, `Invalid parameter 'requestBody': unreadable multipart body (${(error as Error).message})`));
+      reject(
+        new ApiError(
+          ERROR_CODE.invalidParameter,
+          `Invalid parameter 'requestBody': unreadable multipart body (${(error as Error).message})`,
+        ),
+      );
       return;
     }
     const fields: { requestBody?: string; requestContentType?: string } = {};
@@ -49,7 +65,12 @@ function readMultipart(req: IncomingMessage): Promise<{ requestBody?: string; re
     parser.on('file', (_name, stream) => stream.resume());
     parser.on('close', () => resolve(fields));
     parser.on('error', (error: Error) =>
-      reject(new ApiError(ERROR_CODE.invalidParameter, `Invalid parameter 'requestBody': unreadable multipart body (${error.message})`)),
+      reject(
+        new ApiError(
+          ERROR_CODE.invalidParameter,
+          `Invalid parameter 'requestBody': unreadable multipart body (${error.message})`,
+        ),
+      ),
     );
     req.pipe(parser);
   });
@@ -65,14 +86,18 @@ export async function readRequestText(req: IncomingMessage): Promise<RequestText
   if (contentType.toLowerCase().startsWith('multipart/form-data')) {
     const fields = await readMultipart(req);
     if (fields.requestBody === undefined || fields.requestBody.trim() === '') {
-      throw new ApiError(ERROR_CODE.invalidParameter, `Invalid parameter 'requestBody': missing multipart part 'requestBody'`);
+      throw new ApiError(
+        ERROR_CODE.invalidParameter,
+        `Invalid parameter 'requestBody': missing multipart part 'requestBody'`,
+      );
     }
     const format = formatOfContentType(fields.requestContentType) ?? sniffFormat(fields.requestBody);
     return { format, text: fields.requestBody };
   }
   const text = (await readRaw(req)).toString('utf8');
   const format = formatOfContentType(contentType) ?? sniffFormat(text);
-  if (text.trim() === '') throw new ApiError(ERROR_CODE.invalidParameter, `Invalid parameter 'requestBody': empty request body`);
+  if (text.trim() === '')
+    throw new ApiError(ERROR_CODE.invalidParameter, `Invalid parameter 'requestBody': empty request body`);
   return { format, text };
 }
 
@@ -84,9 +109,13 @@ export async function readRequestText(req: IncomingMessage): Promise<RequestText
 export async function readGatewayText(req: IncomingMessage): Promise<RequestText> {
   const text = (await readRaw(req)).toString('utf8');
   if (formatOfContentType(req.headers['content-type']) !== 'json') {
-    throw new ApiError(ERROR_CODE.invalidParameter, `Invalid parameter 'requestBody': the gateway takes the envelope as a JSON body with Content-Type: application/json`);
+    throw new ApiError(
+      ERROR_CODE.invalidParameter,
+      `Invalid parameter 'requestBody': the gateway takes the envelope as a JSON body with Content-Type: application/json`,
+    );
   }
-  if (text.trim() === '') throw new ApiError(ERROR_CODE.invalidParameter, `Invalid parameter 'requestBody': empty request body`);
+  if (text.trim() === '')
+    throw new ApiError(ERROR_CODE.invalidParameter, `Invalid parameter 'requestBody': empty request body`);
   return { format: 'json', text };
 }
 

@@ -40,15 +40,29 @@ export function routeOfPath(pathname: string): ApiRoute | undefined {
  * The method and version a request asks for, checked against its area; throws an ApiError
  * with code 404 for an unknown area, method or version.
  */
-export function resolveMethod(area: string, name: string | undefined, version: string | undefined): { method: ApiMethod; version: ApiVersion } {
+export function resolveMethod(
+  area: string,
+  name: string | undefined,
+  version: string | undefined,
+): { method: ApiMethod; version: ApiVersion } {
   const method = Object.hasOwn(AREA_METHODS, area) ? AREA_METHODS[area] : undefined;
-  if (!method) throw new ApiError(ERROR_CODE.unknownMethod, `Unknown area '${area}'; expected one of ${Object.keys(AREA_METHODS).join(', ')}`);
+  if (!method)
+    throw new ApiError(
+      ERROR_CODE.unknownMethod,
+      `Unknown area '${area}'; expected one of ${Object.keys(AREA_METHODS).join(', ')}`,
+    );
   if (name !== method) {
-    throw new ApiError(ERROR_CODE.unknownMethod, `Unknown method '${name ?? ''}' for area '${area}'; this area serves ${method}`);
+    throw new ApiError(
+      ERROR_CODE.unknownMethod,
+      `Unknown method '${name ?? ''}' for area '${area}'; this area serves ${method}`,
+    );
   }
   const resolved = version === undefined || version.trim() === '' ? 'r1' : version.trim();
   if (!(API_VERSIONS as readonly string[]).includes(resolved)) {
-    throw new ApiError(ERROR_CODE.unknownMethod, `Unknown version '${resolved}' of ${method}; expected r1 or r2`);
+    throw new ApiError(
+      ERROR_CODE.unknownMethod,
+      `Unknown version '${resolved}' of ${method}; expected r1 or r2`,
+    );
   }
   return { method, version: resolved as ApiVersion };
 }

@@ -93,16 +93,23 @@ async function apiReply(state: ServerState, req: IncomingMessage, url: URL, rout
     const decision = state.limiter.take(`${caller}\u0000${resolved.method}`);
     rateHeaders = decision.headers;
     if (!decision.allowed) {
-      throw new ApiError(ERROR_CODE.throttled, `Rate limit exceeded for ${resolved.method}; retry after ${decision.retryAfter} s`, 429, {
-        'Retry-After': String(decision.retryAfter),
-      });
+      throw new ApiError(
+        ERROR_CODE.throttled,
+        `Rate limit exceeded for ${resolved.method}; retry after ${decision.retryAfter} s`,
+        429,
+        {
+          'Retry-After': String(decision.retryAfter),
+        },
+      );
     }
     const fault = state.faults?.nextCall(resolved.method);
     if (fault?.kind === 'status') {
       state.stats.fault(String(fault.status));
       const error =
         fault.status === 429
-          ? new ApiError(ERROR_CODE.throttled, 'Too many requests; slow down', 429, { 'Retry-After': String(fault.retryAfter ?? 1) })
+          ? new ApiError(ERROR_CODE.throttled, 'Too many requests; slow down', 429, {
+              'Retry-After': String(fault.retryAfter ?? 1),
+            })
           : new ApiError(ERROR_CODE.internal, `Internal server error (HTTP ${fault.status})`, fault.status);
       return envelopeReply(format, requestId, error, resolved.method, rateHeaders);
     }
@@ -120,7 +127,11 @@ async function apiReply(state: ServerState, req: IncomingMessage, url: URL, rout
       const links = pageLinks(url, outcome.page);
       headers['X-Total-Count'] = String(outcome.page.totalCount);
       headers.Link = linkHeader(links);
-      if (headerValue(req, 'x-send-pagination-links') === '1' && result !== null && typeof result === 'object') {
+      if (
+        headerValue(req, 'x-send-pagination-links') === '1' &&
+        result !== null &&
+        typeof result === 'object'
+      ) {
         result = { ...(result as Record<string, unknown>), pagination: bodyPagination(outcome.page, links) };
       }
     }
@@ -128,13 +139,27 @@ async function apiReply(state: ServerState, req: IncomingMessage, url: URL, rout
     if (requestId !== undefined) response.requestId = requestId;
     response.code = 200;
     response.result = result;
-    return { status: 200, headers, body: serializeEnvelope(format, { response }), format, method: resolved.method, fault };
+    return {
+      status: 200,
+      headers,
+      body: serializeEnvelope(format, { response }),
+      format,
+      method: resolved.method,
+      fault,
+    };
   } catch (error) {
     const apiError =
       error instanceof ApiError ? error : new ApiError(ERROR_CODE.internal, 'Internal server error', 500);
-    if (!(error instanceof ApiError)) process.stderr.write(`simulator: internal error: ${(error as Error).stack ?? String(error)}\n`);
+    if (!(error instanceof ApiError))
+      process.stderr.write(`simulator: internal error: ${(error as Error).stack ?? String(error)}\n`);
     // Replies that were not counted as calls (401, 404, unreadable requests) still announce the limits.
-    return envelopeReply(format, requestId, apiError, method, rateHeaders ?? state.limiter.peek(`${caller}\u0000${method}`));
+    return envelopeReply(
+      format,
+      requestId,
+      apiError,
+      method,
+      rateHeaders ?? state.limiter.peek(`${caller}\u0000${method}`),
+    );
   }
 }
 
@@ -151,7 +176,12 @@ function send(res: ServerResponse, reply: Reply, contentType: string): void {
     });
     return;
   }
-  const out = fault?.kind === 'truncate' ? truncateBody(body) : fault?.kind === 'malformed' ? Buffer.from(malformBody(reply.format, reply.body)) : body;
+  const out =
+    fault?.kind === 'truncate'
+      ? truncateBody(body)
+      : fault?.kind === 'malformed'
+        ? Buffer.from(malformBody(reply.format, reply.body))
+        : body;
   res.writeHead(reply.status, { ...headers, 'Content-Length': String(out.length) });
   res.end(out);
 }
@@ -170,12 +200,18 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
 }
 
 /** `POST /_sim/advance` with `{"days": N}` and `GET /_sim/stats`: the simulator's own controls. */
-async function simControl(state: ServerState, req: IncomingMessage, res: ServerResponse, pathname: string): Promise<void> {
-  if (pathname === '/_sim/stats' && req.method === 'GET') return sendSimJson(res, 200, state.stats.snapshot());
+async function simControl(
+  state: ServerState,
+  req: IncomingMessage,
+  res: ServerResponse,
+  pathname: string,
+): Promise<void> {
+  if (pathname === '/_sim/stats' && req.method === 'GET')
+    return sendSimJson(res, 200, state.stats.snapshot());
   if (pathname === '/_sim/advance' && req.method === 'POST') {
     let days: unknown;
     try {
-      days = (await readJson(req) as { days?: unknown }).days;
+      days = ((await readJson(req)) as { days?: unknown }).days;
     } catch {
       return sendSimJson(res, 400, { error: 'expected a JSON body such as {"days": 1}' });
     }
@@ -185,7 +221,9 @@ async function simControl(state: ServerState, req: IncomingMessage, res: ServerR
     return sendSimJson(res, 200, state.advance(days));
   }
   req.resume();
-  return sendSimJson(res, 404, { error: 'unknown simulator endpoint; use POST /_sim/advance or GET /_sim/stats' });
+  return sendSimJson(res, 404, {
+    error: 'unknown simulator endpoint; use POST /_sim/advance or GET /_sim/stats',
+  });
 }
 
 /** Options of the HTTP server beyond its state. */
@@ -196,7 +234,10 @@ export interface ServerHooks {
 
 /** Where the API is served, for the 404 of any other path. */
 function servedPaths(credentials: Credentials): string {
-  const paths = [credentials.basic ? '/api/v1/<area>' : '', credentials.gateway ? '/ext/orgs/<org>/v1/<area>' : ''];
+  const paths = [
+    credentials.basic ? '/api/v1/<area>' : '',
+    credentials.gateway ? '/ext/orgs/<org>/v1/<area>' : '',
+  ];
   return paths.filter(Boolean).join(' or ');
 }
 
@@ -214,9 +255,22 @@ export function createSimServer(getState: () => ServerState, hooks: ServerHooks)
     const handle = async () => {
       if (url.pathname.startsWith('/_sim/')) return simControl(state, req, res, url.pathname);
       const route = routeOfPath(url.pathname);
-      if (route === undefined || !(route.auth === 'basic' ? state.credentials.basic : state.credentials.gateway)) {
+      if (
+        route === undefined ||
+        !(route.auth === 'basic' ? state.credentials.basic : state.credentials.gateway)
+      ) {
         req.resume();
-        const reply = envelopeReply('json', undefined, new ApiError(ERROR_CODE.unknownMethod, `No such path ${url.pathname}; use ${servedPaths(state.credentials)}`, 404), '-', {});
+        const reply = envelopeReply(
+          'json',
+          undefined,
+          new ApiError(
+            ERROR_CODE.unknownMethod,
+            `No such path ${url.pathname}; use ${servedPaths(state.credentials)}`,
+            404,
+          ),
+          '-',
+          {},
+        );
         state.stats.record('-', reply.status);
         return send(res, reply, CONTENT_TYPE.json);
       }

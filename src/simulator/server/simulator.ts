@@ -29,7 +29,10 @@ export interface SimulatorOptions {
   /** The Basic credential accepted at `/api/v1/<area>`; without it, Basic auth is not served. */
   username?: string;
   password?: string;
-  /** The API key accepted by the gateway at `/ext/orgs/<org>/v1/<area>`, for `org`; without them, the gateway is not served. */
+  /**
+   * The API key accepted by the gateway at `/ext/orgs/<org>/v1/<area>`, for `org`; without them, the gateway
+   * is not served.
+   */
   apiKey?: string;
   org?: string;
   /** `default` (150/minute, 1000/hour, 15000/day), `off`, or LIMITS such as `20/2s,500/hour`. */
@@ -72,9 +75,14 @@ export interface DatasetEngine<Summary> {
 function credentialsOf(options: SimulatorOptions): Credentials {
   const basic = options.username !== undefined || options.password !== undefined;
   const gateway = options.apiKey !== undefined || options.org !== undefined;
-  if (basic && (!options.username || !options.password)) throw new Error('the simulator needs both a username and a password for Basic auth');
-  if (gateway && (!options.apiKey || !options.org)) throw new Error('the simulator needs both an API key and an org for the gateway');
-  if (!basic && !gateway) throw new Error('the simulator needs a username and a password (Basic auth), or an API key and an org (the gateway), or both');
+  if (basic && (!options.username || !options.password))
+    throw new Error('the simulator needs both a username and a password for Basic auth');
+  if (gateway && (!options.apiKey || !options.org))
+    throw new Error('the simulator needs both an API key and an org for the gateway');
+  if (!basic && !gateway)
+    throw new Error(
+      'the simulator needs a username and a password (Basic auth), or an API key and an org (the gateway), or both',
+    );
   return {
     ...(basic ? { basic: { username: options.username!, password: options.password! } } : {}),
     ...(gateway ? { gateway: { apiKey: options.apiKey!, org: options.org! } } : {}),
@@ -94,12 +102,19 @@ function checkDay(day: string): string {
  * resolves once it accepts requests. `startSimulator` in `src/simulator/index.ts` is this with
  * the seeded generator.
  */
-export async function startSimulatorWith<Summary>(options: SimulatorOptions, engine: DatasetEngine<Summary>): Promise<Simulator<Summary>> {
+export async function startSimulatorWith<Summary>(
+  options: SimulatorOptions,
+  engine: DatasetEngine<Summary>,
+): Promise<Simulator<Summary>> {
   const credentials = credentialsOf(options);
   const seed = options.dataset?.seed ?? options.seed ?? 1;
   const dataset =
     options.dataset ??
-    engine.generate({ seed, scale: options.scale ?? 'small', today: checkDay(options.today ?? denverToday()) });
+    engine.generate({
+      seed,
+      scale: options.scale ?? 'small',
+      today: checkDay(options.today ?? denverToday()),
+    });
   const state: ServerState = {
     dataset,
     index: new DatasetIndex(dataset),
@@ -110,7 +125,8 @@ export async function startSimulatorWith<Summary>(options: SimulatorOptions, eng
     advance: (days) => advance(days),
   };
   const advance = (days: number): Summary => {
-    if (!Number.isInteger(days) || days < 0) throw new Error(`advance: days must be a non-negative integer, got ${days}`);
+    if (!Number.isInteger(days) || days < 0)
+      throw new Error(`advance: days must be a non-negative integer, got ${days}`);
     const summary = engine.advance(state.dataset, days);
     state.index.refresh();
     return summary;

@@ -31,6 +31,10 @@ export class CallStats {
     for (const [method, byStatus] of [...this.calls].sort(([a], [b]) => a.localeCompare(b))) {
       calls[method] = Object.fromEntries([...byStatus].sort(([a], [b]) => a.localeCompare(b)));
     }
-    return { total: this.total, calls, faults: Object.fromEntries([...this.faults].sort(([a], [b]) => a.localeCompare(b))) };
+    return {
+      total: this.total,
+      calls,
+      faults: Object.fromEntries([...this.faults].sort(([a], [b]) => a.localeCompare(b))),
+    };
   }
 }

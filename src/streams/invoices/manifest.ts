@@ -14,12 +14,19 @@ function adaptVendorFilter(input: RequestParams, version: MethodVersion): Reques
     input.vendorIds = [input.vendorId as string | number];
     delete input.vendorId;
   } else if (version === 'r1' && input.vendorIds !== undefined && input.vendorId === undefined) {
-    const list = Array.isArray(input.vendorIds) ? input.vendorIds : typeof input.vendorIds === 'string' ? input.vendorIds.split(',') : [input.vendorIds];
+    const list = Array.isArray(input.vendorIds)
+      ? input.vendorIds
+      : typeof input.vendorIds === 'string'
+        ? input.vendorIds.split(',')
+        : [input.vendorIds];
     if (list.length !== 1) {
-      throw new BadParameterError(`parameter vendorIds: getInvoices r1 takes one vendorId, not a list of ${list.length}; use r2 or one vendor per request`, {
-        method: 'getInvoices',
-        parameter: 'vendorIds',
-      });
+      throw new BadParameterError(
+        `parameter vendorIds: getInvoices r1 takes one vendorId, not a list of ${list.length}; use r2 or one vendor per request`,
+        {
+          method: 'getInvoices',
+          parameter: 'vendorIds',
+        },
+      );
     }
     input.vendorId = list[0] as string | number;
     delete input.vendorIds;
@@ -56,7 +63,11 @@ export const GET_INVOICES: SourceMethod = {
 };
 
 /** Parameters of every getInvoices call: exported invoices, refunds and voided payments included. */
-export const INVOICE_CALL_PARAMS = { includeExported: true, customerRefunds: true, includeVoidedPayments: true } as const;
+export const INVOICE_CALL_PARAMS = {
+  includeExported: true,
+  customerRefunds: true,
+  includeVoidedPayments: true,
+} as const;
 
 /** Vendor invoices with line items, payments and voided payments, per property group. */
 export const invoices = {
@@ -66,17 +77,30 @@ export const invoices = {
   tables: INVOICE_TABLES,
   backfillBy: 'post date',
   // An invoice is listed for a property when one of its lines is charged to it.
-  verify: { params: { ...INVOICE_CALL_PARAMS }, propertyParam: { name: 'propertyIds', list: true }, covers: { table: 'invoice_line_items', column: 'property_id' } },
+  verify: {
+    params: { ...INVOICE_CALL_PARAMS },
+    propertyParam: { name: 'propertyIds', list: true },
+    covers: { table: 'invoice_line_items', column: 'property_id' },
+  },
   settings: ({ nonNegativeInt, positiveInt, streamSettings }: SettingsBuilders) =>
     streamSettings(
       { schedule: '45 2 * * *', chunk: '3m' },
       {
-        lookbackDays: nonNegativeInt.default(7).describe("Overlap re-read behind each cursor, in days (the post-date window also reaches the previous month's first day)."),
+        lookbackDays: nonNegativeInt
+          .default(7)
+          .describe(
+            "Overlap re-read behind each cursor, in days (the post-date window also reaches the previous month's first day).",
+          ),
         windowDays: positiveInt.default(92).describe('Longest date window of one work unit, in days.'),
         fullRefreshDays: positiveInt
           .default(7)
-          .describe("Days between two full re-reads of a property group's invoices (catches changes no date window shows, such as an old invoice marked exported)."),
-        propertyGroupSize: positiveInt.max(500).default(50).describe('Properties batched into one call (1 to 500).'),
+          .describe(
+            "Days between two full re-reads of a property group's invoices (catches changes no date window shows, such as an old invoice marked exported).",
+          ),
+        propertyGroupSize: positiveInt
+          .max(500)
+          .default(50)
+          .describe('Properties batched into one call (1 to 500).'),
       },
     ),
 } as const satisfies StreamManifest;

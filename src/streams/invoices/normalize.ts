@@ -1,9 +1,24 @@
-import { asBoolean, asDate, asId, asInt, asMoney, asPostMonth, asText, required } from '../../source/field-readers.js';
+import {
+  asBoolean,
+  asDate,
+  asId,
+  asInt,
+  asMoney,
+  asPostMonth,
+  asText,
+  required,
+} from '../../source/field-readers.js';
 import type { TreeObject } from '../../source/tree.js';
 import type { LoadRowOf } from '../../warehouse/schema.js';
 import { asObject, listOf, nested, without } from '../record.js';
 import type { NormalizedRecord } from '../types.js';
-import { INVOICES, INVOICE_LINE_ITEMS, INVOICE_PAYMENTS, VOIDED_PAYMENTS, type InvoiceRows } from './tables.js';
+import {
+  INVOICES,
+  INVOICE_LINE_ITEMS,
+  INVOICE_PAYMENTS,
+  VOIDED_PAYMENTS,
+  type InvoiceRows,
+} from './tables.js';
 
 /** Containers of an invoice that have tables of their own (kept out of `invoices.raw`). */
 const CHILD_CONTAINERS = ['lineItems', 'lineitems', 'lineitem', 'invoicePayments', 'voidedPayments'] as const;
@@ -49,8 +64,12 @@ export function normalizeInvoice(value: unknown): NormalizedRecord<InvoiceRows> 
     rows: {
       invoices: [invoiceRow],
       invoice_line_items: lineItems(invoice).map((item) => lineItemRow(item, invoiceId)),
-      invoice_payments: listOf(invoice, 'invoicePayments', 'invoicePayment').map((item) => paymentRow(item, invoiceId)),
-      voided_payments: listOf(invoice, 'voidedPayments', 'voidedPayment').map((item) => voidedRow(item, invoiceId)),
+      invoice_payments: listOf(invoice, 'invoicePayments', 'invoicePayment').map((item) =>
+        paymentRow(item, invoiceId),
+      ),
+      voided_payments: listOf(invoice, 'voidedPayments', 'voidedPayment').map((item) =>
+        voidedRow(item, invoiceId),
+      ),
     },
   };
 }

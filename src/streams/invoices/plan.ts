@@ -3,7 +3,15 @@ import type { ChunkSize } from '../../dates/calendar.js';
 import { addDays, chunkRange, firstDayOfPreviousMonth, minDay } from '../../dates/days.js';
 import type { SourceRequest } from '../../source/types.js';
 import { fullRefreshDue, nextFullRefresh } from '../full-refresh.js';
-import type { CompletionAction, Lane, PlanContext, StepContext, StreamSettings, TablesDb, WorkUnitPlan } from '../types.js';
+import type {
+  CompletionAction,
+  Lane,
+  PlanContext,
+  StepContext,
+  StreamSettings,
+  TablesDb,
+  WorkUnitPlan,
+} from '../types.js';
 import { GET_INVOICES, INVOICE_CALL_PARAMS, type invoices } from './manifest.js';
 import type { INVOICE_TABLES } from './tables.js';
 
@@ -30,11 +38,25 @@ function invoicesRequest(group: string[], params: SourceRequest['params'], workU
   return {
     method: GET_INVOICES,
     params: { propertyIds: group, ...INVOICE_CALL_PARAMS, ...params },
-    context: { stream: 'invoices', property: group.length === 1 ? group[0] : `${group[0]}..(${group.length})`, workUnit },
+    context: {
+      stream: 'invoices',
+      property: group.length === 1 ? group[0] : `${group[0]}..(${group.length})`,
+      workUnit,
+    },
   };
 }
 
-function unit(group: string[], args: { kind: string; unitKey: string; window?: { from: string; to: string }; params: SourceRequest['params']; onComplete: CompletionAction[]; trackSeen?: boolean }): WorkUnitPlan {
+function unit(
+  group: string[],
+  args: {
+    kind: string;
+    unitKey: string;
+    window?: { from: string; to: string };
+    params: SourceRequest['params'];
+    onComplete: CompletionAction[];
+    trackSeen?: boolean;
+  },
+): WorkUnitPlan {
   return {
     stream: 'invoices',
     kind: args.kind,
@@ -56,7 +78,11 @@ const MISSING_BATCH = 100;
  * source does not return even so is gone (marked deleted, with its children); one it returns (its
  * lines moved to other properties) is loaded as it now is.
  */
-async function planDisappearances(step: StepContext, group: string[], today: string): Promise<WorkUnitPlan[]> {
+async function planDisappearances(
+  step: StepContext,
+  group: string[],
+  today: string,
+): Promise<WorkUnitPlan[]> {
   const fullUnits = step.doneUnits.get('full') ?? [];
   if (fullUnits.length === 0) return [];
   const db: TablesDb<typeof INVOICE_TABLES> = step.db;
@@ -78,7 +104,11 @@ async function planDisappearances(step: StepContext, group: string[], today: str
       kind: 'missing',
       unitKey,
       propertyIds: group,
-      request: { method: GET_INVOICES, params: { ...INVOICE_CALL_PARAMS, ids: batch }, context: { stream: 'invoices', property: group.join(','), workUnit: unitKey } },
+      request: {
+        method: GET_INVOICES,
+        params: { ...INVOICE_CALL_PARAMS, ids: batch },
+        context: { stream: 'invoices', property: group.join(','), workUnit: unitKey },
+      },
       trackSeen: true,
       onComplete: [{ type: 'mark-unseen-deleted', scope: { column: 'invoice_id', values: batch } }],
     });
@@ -103,7 +133,12 @@ export async function planInvoices(context: InvoicesPlanContext): Promise<Lane[]
     const scope = group.join(',');
     const full = await context.cursor(scope, 'full_refresh');
     const cursors = await Promise.all(INVOICE_WINDOWS.map((window) => context.cursor(scope, window.cursor)));
-    if (context.full || !full || cursors.some((cursor) => !cursor?.value) || fullRefreshDue(full.state, today)) {
+    if (
+      context.full ||
+      !full ||
+      cursors.some((cursor) => !cursor?.value) ||
+      fullRefreshDue(full.state, today)
+    ) {
       const nextDue = nextFullRefresh(today, settings.fullRefreshDays, !full, slot, groups.length);
       lanes.push({
         key: `invoices:${scope}`,
@@ -115,7 +150,12 @@ export async function planInvoices(context: InvoicesPlanContext): Promise<Lane[]
             params: {},
             trackSeen: true,
             onComplete: [
-              ...INVOICE_WINDOWS.map((window): CompletionAction => ({ type: 'cursor', scope, cursor: window.cursor, value: today })),
+              ...INVOICE_WINDOWS.map((window): CompletionAction => ({
+                type: 'cursor',
+                scope,
+                cursor: window.cursor,
+                value: today,
+              })),
               { type: 'cursor', scope, cursor: 'full_refresh', value: today, state: { nextDue } },
             ],
           }),
@@ -147,7 +187,10 @@ export async function planInvoices(context: InvoicesPlanContext): Promise<Lane[]
 }
 
 /** A backfill: every invoice posted within each chunk of the range, per property group. */
-export function planInvoicesBackfill(context: InvoicesPlanContext, range: { from: string; to: string; chunk: string }): Lane[] {
+export function planInvoicesBackfill(
+  context: InvoicesPlanContext,
+  range: { from: string; to: string; chunk: string },
+): Lane[] {
   const chunks = chunkRange(range.from, range.to, range.chunk as ChunkSize);
   return propertyGroups(context.propertyIds, context.settings.propertyGroupSize).map((group) => ({
     key: `invoices:${group.join(',')}`,

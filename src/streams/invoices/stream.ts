@@ -4,4 +4,9 @@ import { invoices } from './manifest.js';
 import { normalizeInvoice } from './normalize.js';
 import { planInvoices, planInvoicesBackfill } from './plan.js';
 
-export default defineStream(invoices, { plan: planInvoices, planBackfill: planInvoicesBackfill, normalize: normalizeInvoice, recordKey: (record) => idOf(record) });
+export default defineStream(invoices, {
+  plan: planInvoices,
+  planBackfill: planInvoicesBackfill,
+  normalize: normalizeInvoice,
+  recordKey: (record) => idOf(record),
+});

@@ -1,4 +1,14 @@
-import { bigint, boolean, date, defineSourceTable, money, numeric, smallint, text, type RowsOf } from '../../warehouse/schema.js';
+import {
+  bigint,
+  boolean,
+  date,
+  defineSourceTable,
+  money,
+  numeric,
+  smallint,
+  text,
+  type RowsOf,
+} from '../../warehouse/schema.js';
 
 /** The tables of the invoices stream: `invoices` first, then its children. */
 
@@ -11,7 +21,9 @@ export const INVOICES = defineSourceTable({
   columns: {
     invoice_id: bigint("The invoice's id.").notNull(),
     invoice_number: text("The vendor's invoice number."),
-    invoice_type_id: smallint('Invoice type: 5 Standard, 8 Catalog, 12 Credit Memo, 17/18 Job Cost, 20 Customer Refund.'),
+    invoice_type_id: smallint(
+      'Invoice type: 5 Standard, 8 Catalog, 12 Credit Memo, 17/18 Job Cost, 20 Customer Refund.',
+    ),
     invoice_type: text('Name of the invoice type.'),
     vendor_id: bigint('The vendor.'),
     vendor_name: text("The vendor's name."),

@@ -33,7 +33,11 @@ export const GET_LEASES: SourceMethod = {
 };
 
 /** Parameters of every getLeases call: children, history and other-income leases included. */
-export const LEASE_CALL_PARAMS = { includeArTransactions: true, includeLeaseHistory: true, includeOtherIncomeLeases: true } as const;
+export const LEASE_CALL_PARAMS = {
+  includeArTransactions: true,
+  includeLeaseHistory: true,
+  includeOtherIncomeLeases: true,
+} as const;
 
 /** Every lease status, so that nothing is hidden by the source's default (Current and Notice only). */
 export const ALL_STATUSES = [1, 2, 3, 4, 5, 6] as const;
@@ -54,8 +58,14 @@ export const leases = {
     streamSettings(
       { schedule: '15 2 * * *', chunk: '1y' },
       {
-        lookbackDays: nonNegativeInt.default(60).describe('Move-outs looked at again this many days back, since AR activity goes on after move-out.'),
-        fullRefreshDays: positiveInt.default(7).describe('Days between two full refreshes of one property (spread over the days).'),
+        lookbackDays: nonNegativeInt
+          .default(60)
+          .describe(
+            'Move-outs looked at again this many days back, since AR activity goes on after move-out.',
+          ),
+        fullRefreshDays: positiveInt
+          .default(7)
+          .describe('Days between two full refreshes of one property (spread over the days).'),
       },
     ),
 } as const satisfies StreamManifest;

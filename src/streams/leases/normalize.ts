@@ -1,15 +1,49 @@
-import { asBoolean, asDate, asDateTime, asId, asInt, asMoney, asPostMonth, asText, required } from '../../source/field-readers.js';
+import {
+  asBoolean,
+  asDate,
+  asDateTime,
+  asId,
+  asInt,
+  asMoney,
+  asPostMonth,
+  asText,
+  required,
+} from '../../source/field-readers.js';
 import type { TreeObject } from '../../source/tree.js';
 import type { LoadRowOf } from '../../warehouse/schema.js';
 import { asObject, listOf, nested, without } from '../record.js';
 import type { NormalizeContext, NormalizedRecord } from '../types.js';
-import { AR_TRANSACTIONS, LEASES, LEASE_ACTIVITIES, LEASE_CUSTOMERS, LEASE_INTERVALS, LEASE_SCHEDULED_CHARGES, LEASE_UNIT_SPACES, type LeaseRows } from './tables.js';
+import {
+  AR_TRANSACTIONS,
+  LEASES,
+  LEASE_ACTIVITIES,
+  LEASE_CUSTOMERS,
+  LEASE_INTERVALS,
+  LEASE_SCHEDULED_CHARGES,
+  LEASE_UNIT_SPACES,
+  type LeaseRows,
+} from './tables.js';
 
 /** Lease status type ids of the source and their names. */
-export const LEASE_STATUSES = { 1: 'Applicant', 2: 'Cancelled', 3: 'Future', 4: 'Current', 5: 'Notice', 6: 'Past' } as const;
+export const LEASE_STATUSES = {
+  1: 'Applicant',
+  2: 'Cancelled',
+  3: 'Future',
+  4: 'Current',
+  5: 'Notice',
+  6: 'Past',
+} as const;
 
 /** Containers of a lease that have tables of their own (kept out of `leases.raw`). */
-const CHILD_CONTAINERS = ['customers', 'unitSpaces', 'scheduledCharges', 'leaseIntervals', 'leaseHistory', 'leaseActivities', 'arTransactions'] as const;
+const CHILD_CONTAINERS = [
+  'customers',
+  'unitSpaces',
+  'scheduledCharges',
+  'leaseIntervals',
+  'leaseHistory',
+  'leaseActivities',
+  'arTransactions',
+] as const;
 
 /** One getLeases record → rows of leases and its children (r1 or r2). */
 export function normalizeLease(value: unknown, context: NormalizeContext): NormalizedRecord<LeaseRows> {
@@ -25,7 +59,8 @@ export function normalizeLease(value: unknown, context: NormalizeContext): Norma
     property_id: propertyId,
     property_name: asText(lease.propertyName, 'propertyName'),
     lease_status_type_id: statusId,
-    lease_status: statusId === null ? null : (LEASE_STATUSES[statusId as keyof typeof LEASE_STATUSES] ?? null),
+    lease_status:
+      statusId === null ? null : (LEASE_STATUSES[statusId as keyof typeof LEASE_STATUSES] ?? null),
     lease_sub_status: asText(lease.leaseSubStatus, 'leaseSubStatus'),
     lease_type: asText(lease.leaseType, 'leaseType'),
     unit_id: asId(lease.unitId, 'unitId'),
@@ -65,16 +100,26 @@ export function normalizeLease(value: unknown, context: NormalizeContext): Norma
     rows: {
       leases: [leaseRow],
       lease_intervals: [...intervals.values()],
-      lease_activities: listOf(lease, 'leaseActivities', 'leaseActivity').map((item) => activityRow(item, leaseId)),
+      lease_activities: listOf(lease, 'leaseActivities', 'leaseActivity').map((item) =>
+        activityRow(item, leaseId),
+      ),
       lease_customers: listOf(lease, 'customers', 'customer').map((item) => customerRow(item, leaseId)),
       lease_unit_spaces: spaces,
-      lease_scheduled_charges: listOf(lease, 'scheduledCharges', 'scheduledCharge').map((item) => chargeRow(item, leaseId)),
-      ar_transactions: listOf(lease, 'arTransactions', 'arTransaction').map((item) => arRow(item, leaseId, propertyId)),
+      lease_scheduled_charges: listOf(lease, 'scheduledCharges', 'scheduledCharge').map((item) =>
+        chargeRow(item, leaseId),
+      ),
+      ar_transactions: listOf(lease, 'arTransactions', 'arTransaction').map((item) =>
+        arRow(item, leaseId, propertyId),
+      ),
     },
   };
 }
 
-function unitSpaces(lease: TreeObject, leaseId: number, context: NormalizeContext): LoadRowOf<typeof LEASE_UNIT_SPACES>[] {
+function unitSpaces(
+  lease: TreeObject,
+  leaseId: number,
+  context: NormalizeContext,
+): LoadRowOf<typeof LEASE_UNIT_SPACES>[] {
   const listed = listOf(lease, 'unitSpaces', 'unitSpace').map((item) => ({
     lease_id: leaseId,
     unit_space_id: required(asId(item.unitSpaceId, 'unitSpaces.unitSpaceId'), 'unitSpaces.unitSpaceId'),
@@ -84,17 +129,36 @@ function unitSpaces(lease: TreeObject, leaseId: number, context: NormalizeContex
   if (listed.length || context.version === 'r2') return listed;
   // r1 flattens the (single) unit space onto the lease.
   const id = asId(lease.unitSpaceId, 'unitSpaceId');
-  return id === null ? [] : [{ lease_id: leaseId, unit_space_id: id, unit_space: asText(lease.unitNumberSpace, 'unitNumberSpace'), raw: { unitSpaceId: lease.unitSpaceId, unitNumberSpace: lease.unitNumberSpace } }];
+  return id === null
+    ? []
+    : [
+        {
+          lease_id: leaseId,
+          unit_space_id: id,
+          unit_space: asText(lease.unitNumberSpace, 'unitNumberSpace'),
+          raw: { unitSpaceId: lease.unitSpaceId, unitNumberSpace: lease.unitNumberSpace },
+        },
+      ];
 }
 
-function intervalRow(item: TreeObject, leaseId: number, isCurrent: boolean): LoadRowOf<typeof LEASE_INTERVALS> {
+function intervalRow(
+  item: TreeObject,
+  leaseId: number,
+  isCurrent: boolean,
+): LoadRowOf<typeof LEASE_INTERVALS> {
   return {
     lease_interval_id: required(asId(item.id, 'leaseInterval.id'), 'leaseInterval.id'),
     lease_id: leaseId,
     lease_interval_type_id: asInt(item.leaseIntervalTypeId, 'leaseInterval.leaseIntervalTypeId'),
     lease_interval_type: asText(item.leaseIntervalTypeName, 'leaseInterval.leaseIntervalTypeName'),
-    lease_interval_status_type_id: asInt(item.leaseIntervalStatusTypeId, 'leaseInterval.leaseIntervalStatusTypeId'),
-    lease_interval_status: asText(item.leaseIntervalStatusTypeName, 'leaseInterval.leaseIntervalStatusTypeName'),
+    lease_interval_status_type_id: asInt(
+      item.leaseIntervalStatusTypeId,
+      'leaseInterval.leaseIntervalStatusTypeId',
+    ),
+    lease_interval_status: asText(
+      item.leaseIntervalStatusTypeName,
+      'leaseInterval.leaseIntervalStatusTypeName',
+    ),
     start_date: asDate(item.startDate, 'leaseInterval.startDate'),
     end_date: asDate(item.endDate, 'leaseInterval.endDate'),
     application_id: asId(item.applicationId, 'leaseInterval.applicationId'),

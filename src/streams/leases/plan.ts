@@ -25,7 +25,9 @@ function leasesRequest(propertyId: string, params: SourceRequest['params'], work
   };
 }
 
-function unit(args: Omit<WorkUnitPlan, 'stream' | 'request'> & { params: SourceRequest['params'] }): WorkUnitPlan {
+function unit(
+  args: Omit<WorkUnitPlan, 'stream' | 'request'> & { params: SourceRequest['params'] },
+): WorkUnitPlan {
   const { params, ...rest } = args;
   return { stream: 'leases', ...rest, request: leasesRequest(args.propertyIds[0], params, args.unitKey) };
 }
@@ -55,7 +57,13 @@ export async function planLeases(context: LeasesPlanContext): Promise<Lane[]> {
     const today = context.today;
     const fitsOnePage = (sizes.get(propertyId) ?? Infinity) <= onePage;
     if (context.full || !full || !moveOut?.value || fullRefreshDue(full.state, today) || fitsOnePage) {
-      const nextDue = nextFullRefresh(today, settings.fullRefreshDays, !full, slot, context.propertyIds.length);
+      const nextDue = nextFullRefresh(
+        today,
+        settings.fullRefreshDays,
+        !full,
+        slot,
+        context.propertyIds.length,
+      );
       lanes.push({
         key: `leases:${propertyId}`,
         propertyIds: [propertyId],
@@ -116,7 +124,11 @@ async function leasesPerProperty(context: LeasesPlanContext): Promise<Map<string
 }
 
 /** Leases the warehouse holds as live that the live listing did not return: fetched by id, every status. */
-async function planDisappearances(step: StepContext, propertyId: string, today: string): Promise<WorkUnitPlan[]> {
+async function planDisappearances(
+  step: StepContext,
+  propertyId: string,
+  today: string,
+): Promise<WorkUnitPlan[]> {
   const liveUnits = step.doneUnits.get('live') ?? [];
   if (liveUnits.length === 0) return [];
   const { rows } = await sql<{ lease_id: number }>`
@@ -148,7 +160,10 @@ async function planDisappearances(step: StepContext, propertyId: string, today: 
 }
 
 /** A backfill: every lease moved in within each chunk of the range, per property, every status. */
-export function planLeasesBackfill(context: LeasesPlanContext, range: { from: string; to: string; chunk: string }): Lane[] {
+export function planLeasesBackfill(
+  context: LeasesPlanContext,
+  range: { from: string; to: string; chunk: string },
+): Lane[] {
   const chunks = chunkRange(range.from, range.to, range.chunk as ChunkSize);
   return context.propertyIds.map((propertyId) => ({
     key: `leases:${propertyId}`,

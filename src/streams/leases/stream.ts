@@ -4,4 +4,9 @@ import { leases } from './manifest.js';
 import { normalizeLease } from './normalize.js';
 import { planLeases, planLeasesBackfill } from './plan.js';
 
-export default defineStream(leases, { plan: planLeases, planBackfill: planLeasesBackfill, normalize: normalizeLease, recordKey: (record) => idOf(record) });
+export default defineStream(leases, {
+  plan: planLeases,
+  planBackfill: planLeasesBackfill,
+  normalize: normalizeLease,
+  recordKey: (record) => idOf(record),
+});

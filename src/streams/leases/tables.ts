@@ -1,4 +1,14 @@
-import { bigint, boolean, date, defineSourceTable, money, smallint, text, timestamptz, type RowsOf } from '../../warehouse/schema.js';
+import {
+  bigint,
+  boolean,
+  date,
+  defineSourceTable,
+  money,
+  smallint,
+  text,
+  timestamptz,
+  type RowsOf,
+} from '../../warehouse/schema.js';
 
 /** The tables of the leases stream: `leases` first, then its children. */
 
@@ -15,7 +25,9 @@ export const LEASES = defineSourceTable({
     lease_id: bigint("The lease's id.").notNull(),
     property_id: bigint('The property of the lease.').notNull(),
     property_name: text("The property's name."),
-    lease_status_type_id: smallint('Lease status: 1 Applicant, 2 Cancelled, 3 Future, 4 Current, 5 Notice, 6 Past.'),
+    lease_status_type_id: smallint(
+      'Lease status: 1 Applicant, 2 Cancelled, 3 Future, 4 Current, 5 Notice, 6 Past.',
+    ),
     lease_status: text('Name of the lease status.'),
     lease_sub_status: text('Sub-status, as the source names it.'),
     lease_type: text('Lease type, as the source names it.'),
@@ -50,7 +62,9 @@ export const LEASE_INTERVALS = defineSourceTable({
   columns: {
     lease_interval_id: bigint("The interval's id.").notNull(),
     lease_id: bigint('Its lease.').notNull(),
-    lease_interval_type_id: smallint('Interval type: 1 Application, 2 Lease Modification, 3 Renewal, 4 Month To Month, 5 Transfer.'),
+    lease_interval_type_id: smallint(
+      'Interval type: 1 Application, 2 Lease Modification, 3 Renewal, 4 Month To Month, 5 Transfer.',
+    ),
     lease_interval_type: text('Name of the interval type.'),
     lease_interval_status_type_id: smallint("The interval's status id."),
     lease_interval_status: text("Name of the interval's status."),
@@ -169,7 +183,15 @@ export const AR_TRANSACTIONS = defineSourceTable({
 });
 
 /** The parent table first, then its children. */
-export const LEASE_TABLES = [LEASES, LEASE_INTERVALS, LEASE_ACTIVITIES, LEASE_CUSTOMERS, LEASE_UNIT_SPACES, LEASE_SCHEDULED_CHARGES, AR_TRANSACTIONS] as const;
+export const LEASE_TABLES = [
+  LEASES,
+  LEASE_INTERVALS,
+  LEASE_ACTIVITIES,
+  LEASE_CUSTOMERS,
+  LEASE_UNIT_SPACES,
+  LEASE_SCHEDULED_CHARGES,
+  AR_TRANSACTIONS,
+] as const;
 
 /** The rows one lease record becomes. */
 export type LeaseRows = RowsOf<typeof LEASE_TABLES>;

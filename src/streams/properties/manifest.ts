@@ -22,6 +22,11 @@ export const properties = {
   method: GET_PROPERTIES,
   tables: PROPERTY_TABLES,
   backfillBy: 'the whole listing',
-  verify: { params: {}, propertyParam: { name: 'propertyIds', list: true }, covers: { table: 'properties', column: 'property_id' } },
-  settings: ({ streamSettings }: SettingsBuilders) => streamSettings({ schedule: '5 2 * * *', chunk: '1y' }, {}),
+  verify: {
+    params: {},
+    propertyParam: { name: 'propertyIds', list: true },
+    covers: { table: 'properties', column: 'property_id' },
+  },
+  settings: ({ streamSettings }: SettingsBuilders) =>
+    streamSettings({ schedule: '5 2 * * *', chunk: '1y' }, {}),
 } as const satisfies StreamManifest;

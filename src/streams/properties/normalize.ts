@@ -5,8 +5,15 @@ import { asObject, nested } from '../record.js';
 import type { NormalizedRecord } from '../types.js';
 import { PROPERTIES, type PropertyRows } from './tables.js';
 
-/** What names a property, read alike by the stream and by discovery: its id (null when unusable), name and disabled flag. */
-export function propertyIdentity(property: TreeObject): { id: number | null; name: string | null; disabled: boolean | null } {
+/**
+ * What names a property, read alike by the stream and by discovery: its id (null when unusable), name and
+ * disabled flag.
+ */
+export function propertyIdentity(property: TreeObject): {
+  id: number | null;
+  name: string | null;
+  disabled: boolean | null;
+} {
   return {
     id: asId(property.PropertyID, 'PropertyID'),
     name: asText(property.MarketingName, 'MarketingName'),

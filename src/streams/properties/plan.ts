@@ -8,8 +8,28 @@ type PropertiesPlanContext = PlanContext<StreamSettings<typeof properties>>;
 /** The one lane of a run: the whole listing in one unit (one call per page, one page in practice). */
 function wholeListing(today: string, kind: string, onComplete: CompletionAction[]): Lane[] {
   const unitKey = `properties:${kind}@${today}`;
-  const request = { method: GET_PROPERTIES, params: {}, context: { stream: 'properties', workUnit: unitKey } };
-  return [{ key: 'properties', propertyIds: [], steps: [{ stream: 'properties', kind, unitKey, propertyIds: [], request, trackSeen: onComplete.length > 0, onComplete }] }];
+  const request = {
+    method: GET_PROPERTIES,
+    params: {},
+    context: { stream: 'properties', workUnit: unitKey },
+  };
+  return [
+    {
+      key: 'properties',
+      propertyIds: [],
+      steps: [
+        {
+          stream: 'properties',
+          kind,
+          unitKey,
+          propertyIds: [],
+          request,
+          trackSeen: onComplete.length > 0,
+          onComplete,
+        },
+      ],
+    },
+  ];
 }
 
 /**
@@ -19,8 +39,18 @@ function wholeListing(today: string, kind: string, onComplete: CompletionAction[
  */
 export async function planProperties(context: PropertiesPlanContext): Promise<Lane[]> {
   const db: TablesDb<typeof PROPERTY_TABLES> = context.db;
-  const known = await db.selectFrom('properties').select('property_id').where('account_id', '=', context.accountId).where('deleted_at', 'is', null).execute();
-  return wholeListing(context.today, 'listing', [{ type: 'mark-unseen-deleted', scope: { column: 'property_id', values: known.map((row) => Number(row.property_id)) } }]);
+  const known = await db
+    .selectFrom('properties')
+    .select('property_id')
+    .where('account_id', '=', context.accountId)
+    .where('deleted_at', 'is', null)
+    .execute();
+  return wholeListing(context.today, 'listing', [
+    {
+      type: 'mark-unseen-deleted',
+      scope: { column: 'property_id', values: known.map((row) => Number(row.property_id)) },
+    },
+  ]);
 }
 
 /** The listing has no dates: a backfill reads it whole and only loads (the next run marks what is gone). */

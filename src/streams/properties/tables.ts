@@ -1,4 +1,12 @@
-import { bigint, boolean, date, defineSourceTable, integer, text, type RowsOf } from '../../warehouse/schema.js';
+import {
+  bigint,
+  boolean,
+  date,
+  defineSourceTable,
+  integer,
+  text,
+  type RowsOf,
+} from '../../warehouse/schema.js';
 
 /** The table of the properties stream: the property dimension, one row per property the source lists. */
 
@@ -19,7 +27,9 @@ export const PROPERTIES = defineSourceTable({
     country: text('Country code.'),
   },
   addedColumns: {
-    parent_property_id: bigint('The parent property, for a child property of a parent/child pair (ParentPropertyID); null otherwise.'),
+    parent_property_id: bigint(
+      'The parent property, for a child property of a parent/child pair (ParentPropertyID); null otherwise.',
+    ),
     lookup_code: text("The property's short lookup code (LookupCode)."),
     year_built: integer('Year the property was built (YearBuilt).'),
     ar_post_month: date('The open accounts-receivable post month (PostMonths.ArPostMonth), its first day.'),

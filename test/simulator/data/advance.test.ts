@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { dayFromIso, dayFromMdy, firstOfPreviousMonth } from '../../../src/simulator/data/calendar.js';
-import { advanceDataset, CHANGE_KINDS, generateDataset, type ChangeSummary, type SimDataset } from '../../../src/simulator/data/index.js';
+import {
+  advanceDataset,
+  CHANGE_KINDS,
+  generateDataset,
+  type ChangeSummary,
+  type SimDataset,
+} from '../../../src/simulator/data/index.js';
 import { mirrorProblems, moneyProblems } from './checks.js';
 
 const TODAY = '2025-03-15';
@@ -42,7 +48,9 @@ describe('advanceDataset', () => {
     let lateAfterMoveOut = 0;
     for (const seed of [21, 22, 23]) {
       const ds = fresh(seed);
-      const maxAr = Math.max(...ds.leases.flatMap((l) => l.arTransactions?.arTransaction.map((t) => t.id) ?? [0]));
+      const maxAr = Math.max(
+        ...ds.leases.flatMap((l) => l.arTransactions?.arTransaction.map((t) => t.id) ?? [0]),
+      );
       const r = advanceDataset(ds, 30);
       for (const k of CHANGE_KINDS) total[k] += r.changes[k];
       for (const l of ds.leases) {
@@ -62,7 +70,12 @@ describe('advanceDataset', () => {
 
   it('changes records the way the source would: statuses, new ids, AR after move-out, invoices', () => {
     const ds = fresh(31);
-    const before = new Map(ds.leases.map((l) => [l._id, { status: l._status, ar: new Set(l.arTransactions?.arTransaction.map((t) => t.id)) }]));
+    const before = new Map(
+      ds.leases.map((l) => [
+        l._id,
+        { status: l._status, ar: new Set(l.arTransactions?.arTransaction.map((t) => t.id)) },
+      ]),
+    );
     const maxLease = ds.leases[ds.leases.length - 1]._id;
     const maxInvoice = ds.invoices[ds.invoices.length - 1]._id;
     const exportedBefore = new Set(ds.invoices.filter((i) => i._exported).map((i) => i._id));
@@ -88,7 +101,9 @@ describe('advanceDataset', () => {
     expect(removedTemporary).toBeGreaterThan(0);
     const fresh2 = ds.invoices.filter((i) => i._id > maxInvoice);
     expect(fresh2.length).toBeGreaterThan(10);
-    expect(ds.invoices.some((i) => exportedBefore.has(i._id) === false && i._exported && i._id <= maxInvoice)).toBe(true);
+    expect(
+      ds.invoices.some((i) => exportedBefore.has(i._id) === false && i._exported && i._id <= maxInvoice),
+    ).toBe(true);
     expect(moneyProblems(ds)).toEqual([]);
     expect(mirrorProblems(ds)).toEqual([]);
   });
@@ -103,7 +118,9 @@ describe('advanceDataset', () => {
       for (const inv of ds.invoices) {
         if (inv._id <= maxId) continue;
         const post = dayFromIso(inv._postDay);
-        expect(post, `invoice ${inv.id} posted ${inv._postDay} on ${ds.today}`).toBeGreaterThanOrEqual(firstOfPreviousMonth(today));
+        expect(post, `invoice ${inv.id} posted ${inv._postDay} on ${ds.today}`).toBeGreaterThanOrEqual(
+          firstOfPreviousMonth(today),
+        );
         expect(post).toBeLessThanOrEqual(today);
         if (post < today) backdated++;
       }
@@ -115,7 +132,16 @@ describe('advanceDataset', () => {
     const ds = fresh(51);
     let voids = 0;
     for (let i = 0; i < 120 && voids === 0; i++) {
-      const due = new Map(ds.invoices.map((inv) => [inv._id, { due: inv.amountDue, voided: inv.voidedPayments?.voidedPayment.length ?? 0, paid: inv.invoicePayments?.invoicePayment.map((p) => p.paymentId) ?? [] }]));
+      const due = new Map(
+        ds.invoices.map((inv) => [
+          inv._id,
+          {
+            due: inv.amountDue,
+            voided: inv.voidedPayments?.voidedPayment.length ?? 0,
+            paid: inv.invoicePayments?.invoicePayment.map((p) => p.paymentId) ?? [],
+          },
+        ]),
+      );
       advanceDataset(ds, 1);
       for (const inv of ds.invoices) {
         const b = due.get(inv._id);
@@ -124,7 +150,9 @@ describe('advanceDataset', () => {
         const v = list[list.length - 1];
         voids++;
         expect(b.paid).toContain(v.paymentId);
-        expect(inv.invoicePayments?.invoicePayment.some((p) => p.paymentId === v.paymentId) ?? false).toBe(false);
+        expect(inv.invoicePayments?.invoicePayment.some((p) => p.paymentId === v.paymentId) ?? false).toBe(
+          false,
+        );
         expect(v.voidedOn).toBe(`${ds.today.slice(5, 7)}/${ds.today.slice(8, 10)}/${ds.today.slice(0, 4)}`);
         expect(inv._voidedDays).toContain(ds.today);
         expect(Number(inv.amountDue)).toBeCloseTo(Number(b.due) + Number(v.paymentAmount), 2);

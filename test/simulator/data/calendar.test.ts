@@ -14,7 +14,12 @@ import {
   weekday,
   ymd,
 } from '../../../src/simulator/data/calendar.js';
-import { centsToNumber, centsToString, numberToCents, stringToCents } from '../../../src/simulator/data/money.js';
+import {
+  centsToNumber,
+  centsToString,
+  numberToCents,
+  stringToCents,
+} from '../../../src/simulator/data/money.js';
 import { hashInts, Rng } from '../../../src/simulator/data/random.js';
 
 describe('calendar', () => {

@@ -23,13 +23,15 @@ export function census(ds: SimDataset): Record<string, number> {
     if (l.moveOutReason) add('moveOutReason');
     if (l.pets) add('pets');
     if (l.specials) add('specials');
-    for (const i of [...l.leaseIntervals.leaseInterval, ...(l.leaseHistory?.leaseInterval ?? [])]) add(`intervalType${i.leaseIntervalTypeId}`);
+    for (const i of [...l.leaseIntervals.leaseInterval, ...(l.leaseHistory?.leaseInterval ?? [])])
+      add(`intervalType${i.leaseIntervalTypeId}`);
     for (const cu of l.customers.customer) {
       if (cu.addresses) add('customerAddresses');
       if (cu.phones) add('customerPhones');
       if (cu.customerContacts) add('customerContacts');
     }
-    for (const s of l.scheduledCharges?.scheduledCharge ?? []) if (s.applicationId !== undefined) add('applicationCharges');
+    for (const s of l.scheduledCharges?.scheduledCharge ?? [])
+      if (s.applicationId !== undefined) add('applicationCharges');
     for (const a of l.leaseActivities?.leaseActivity ?? []) add(`activity:${String(a.eventType)}`);
     const moveOut = l.moveOutDate ? dayFromMdy(l.moveOutDate) : undefined;
     for (const t of l.arTransactions?.arTransaction ?? []) {
@@ -63,12 +65,53 @@ export function census(ds: SimDataset): Record<string, number> {
 
 /** Every feature `census` must find in a `small` data set. */
 export const REQUIRED_FEATURES = [
-  'status1', 'status2', 'status3', 'status4', 'status5', 'status6',
-  'multiSpace', 'otherIncome', 'withHistory', 'historyTwoPlus', 'monthToMonth', 'transfer', 'moveOutReason', 'pets', 'specials',
-  'intervalType1', 'intervalType2', 'intervalType3', 'intervalType4', 'intervalType5',
-  'customerAddresses', 'customerPhones', 'customerContacts', 'applicationCharges',
-  'activity:Move In', 'activity:Renewal', 'activity:Notice', 'activity:Move Out',
-  'arTemporary', 'arReversed', 'arPayment', 'arConcession', 'arLateFee', 'refundAfterMoveOut', 'writeOffAfterMoveOut',
-  'invoiceType5', 'invoiceType8', 'invoiceType12', 'invoiceType17', 'invoiceType18', 'invoiceType20',
-  'exported', 'voidedPayments', 'invoicePayments', 'multiPropertyInvoice', 'invoiceAccount', 'reversalInvoice', 'catalogLines', 'jobCostLines',
+  'status1',
+  'status2',
+  'status3',
+  'status4',
+  'status5',
+  'status6',
+  'multiSpace',
+  'otherIncome',
+  'withHistory',
+  'historyTwoPlus',
+  'monthToMonth',
+  'transfer',
+  'moveOutReason',
+  'pets',
+  'specials',
+  'intervalType1',
+  'intervalType2',
+  'intervalType3',
+  'intervalType4',
+  'intervalType5',
+  'customerAddresses',
+  'customerPhones',
+  'customerContacts',
+  'applicationCharges',
+  'activity:Move In',
+  'activity:Renewal',
+  'activity:Notice',
+  'activity:Move Out',
+  'arTemporary',
+  'arReversed',
+  'arPayment',
+  'arConcession',
+  'arLateFee',
+  'refundAfterMoveOut',
+  'writeOffAfterMoveOut',
+  'invoiceType5',
+  'invoiceType8',
+  'invoiceType12',
+  'invoiceType17',
+  'invoiceType18',
+  'invoiceType20',
+  'exported',
+  'voidedPayments',
+  'invoicePayments',
+  'multiPropertyInvoice',
+  'invoiceAccount',
+  'reversalInvoice',
+  'catalogLines',
+  'jobCostLines',
 ] as const;

@@ -17,7 +17,9 @@ describe('generateDataset', () => {
   it('differs for another seed and another today', () => {
     const other = generateDataset({ seed: 43, scale: 'small', today: TODAY });
     expect(JSON.stringify(other)).not.toBe(JSON.stringify(small));
-    expect(other.leases[0].customers.customer[0].nameFull).not.toBe(small.leases[0].customers.customer[0].nameFull);
+    expect(other.leases[0].customers.customer[0].nameFull).not.toBe(
+      small.leases[0].customers.customer[0].nameFull,
+    );
     const later = generateDataset({ seed: 42, scale: 'small', today: '2025-03-16' });
     expect(later.today).toBe('2025-03-16');
     expect(JSON.stringify(later)).not.toBe(JSON.stringify(small));
@@ -50,7 +52,8 @@ describe('generateDataset', () => {
     const counts = new Map<number, number>();
     for (const l of small.leases) counts.set(l._status, (counts.get(l._status) ?? 0) + 1);
     const current = counts.get(LEASE_STATUS.Current) ?? 0;
-    for (const [status, n] of counts) if (status !== LEASE_STATUS.Current) expect(n, `status ${status}`).toBeLessThan(current);
+    for (const [status, n] of counts)
+      if (status !== LEASE_STATUS.Current) expect(n, `status ${status}`).toBeLessThan(current);
     expect(counts.get(LEASE_STATUS.Past) ?? 0).toBeGreaterThan(small.leases.length / 5);
   });
 

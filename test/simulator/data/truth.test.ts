@@ -21,7 +21,8 @@ describe('expectedWarehouse', () => {
     }
     // Line items add up to invoices; what is due is what is not paid.
     expect(t.invoice_line_items.sumAmount).toBe(t.invoices.sumAmount);
-    const due = Math.round(Number(t.invoices.sumAmount) * 100) - Math.round(Number(t.invoice_payments.sumAmount) * 100);
+    const due =
+      Math.round(Number(t.invoices.sumAmount) * 100) - Math.round(Number(t.invoice_payments.sumAmount) * 100);
     expect(Math.round(Number(t.invoices.sumAmountDue) * 100)).toBe(due);
   });
 

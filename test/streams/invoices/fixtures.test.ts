@@ -26,7 +26,10 @@ describe.each(['r1', 'r2'] as const)('invoices normalize, recorded getInvoices %
   it('gives one row per line item, payment and voided payment', () => {
     for (const record of records) {
       const { rows } = normalizeInvoice(record);
-      const lineItems = count(record, 'lineItems', 'lineItem', 'lineitem') + count(record, 'lineitems', 'lineItem', 'lineitem') + count(record, 'lineitem', 'lineItem', 'lineitem');
+      const lineItems =
+        count(record, 'lineItems', 'lineItem', 'lineitem') +
+        count(record, 'lineitems', 'lineItem', 'lineitem') +
+        count(record, 'lineitem', 'lineItem', 'lineitem');
       expect(rows.invoice_line_items).toHaveLength(lineItems);
       expect(rows.invoice_payments).toHaveLength(count(record, 'invoicePayments', 'invoicePayment'));
       expect(rows.voided_payments).toHaveLength(count(record, 'voidedPayments', 'voidedPayment'));

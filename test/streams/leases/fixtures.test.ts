@@ -43,7 +43,14 @@ describe.each(['r1', 'r2'] as const)('leases normalize, recorded getLeases %s re
       const { rows } = normalizeLease(record, { version });
       const raw = rows.leases![0].raw as Record<string, unknown>;
       expect(raw.id).toBe(record.id);
-      for (const child of ['customers', 'arTransactions', 'scheduledCharges', 'leaseIntervals', 'leaseHistory']) expect(raw).not.toHaveProperty(child);
+      for (const child of [
+        'customers',
+        'arTransactions',
+        'scheduledCharges',
+        'leaseIntervals',
+        'leaseHistory',
+      ])
+        expect(raw).not.toHaveProperty(child);
     }
   });
 });

@@ -5,7 +5,9 @@ import { PROPERTY_DISCOVERY } from '../../../src/streams/properties/discovery.js
 import { normalizeProperty } from '../../../src/streams/properties/normalize.js';
 
 /** A recorded getProperties reply of the simulator (see ../record-fixtures.ts). */
-const records = JSON.parse(readFileSync(new URL('./fixtures/getProperties-r1.json', import.meta.url), 'utf8')) as Record<string, any>[];
+const records = JSON.parse(
+  readFileSync(new URL('./fixtures/getProperties-r1.json', import.meta.url), 'utf8'),
+) as Record<string, any>[];
 
 describe('properties normalize, a recorded getProperties r1 reply', () => {
   it('gives one row per property, with its address parts and the whole record as raw', () => {
@@ -37,12 +39,34 @@ describe('properties normalize, a recorded getProperties r1 reply', () => {
 
   it('reads a disabled property, and one without an address', () => {
     const { rows } = normalizeProperty({ PropertyID: '7', MarketingName: 'Closed', IsDisabled: '1' });
-    expect(rows.properties![0]).toMatchObject({ property_id: 7, marketing_name: 'Closed', is_disabled: true, street: null, country: null, parent_property_id: null, year_built: null, ar_post_month: null });
+    expect(rows.properties![0]).toMatchObject({
+      property_id: 7,
+      marketing_name: 'Closed',
+      is_disabled: true,
+      street: null,
+      country: null,
+      parent_property_id: null,
+      year_built: null,
+      ar_post_month: null,
+    });
   });
 
   it('keeps the parent property of a child property, its lookup code, year built and open post months', () => {
-    const { rows } = normalizeProperty({ PropertyID: '12', ParentPropertyID: '11', LookupCode: 'OAK12', YearBuilt: '1987', PostMonths: { ArPostMonth: '07/2026', ApPostMonth: '06/2026' } });
-    expect(rows.properties![0]).toMatchObject({ property_id: 12, parent_property_id: 11, lookup_code: 'OAK12', year_built: 1987, ar_post_month: '2026-07-01', ap_post_month: '2026-06-01' });
+    const { rows } = normalizeProperty({
+      PropertyID: '12',
+      ParentPropertyID: '11',
+      LookupCode: 'OAK12',
+      YearBuilt: '1987',
+      PostMonths: { ArPostMonth: '07/2026', ApPostMonth: '06/2026' },
+    });
+    expect(rows.properties![0]).toMatchObject({
+      property_id: 12,
+      parent_property_id: 11,
+      lookup_code: 'OAK12',
+      year_built: 1987,
+      ar_post_month: '2026-07-01',
+      ap_post_month: '2026-06-01',
+    });
   });
 
   it('refuses a record without a property id', () => {
@@ -52,7 +76,11 @@ describe('properties normalize, a recorded getProperties r1 reply', () => {
   it('names each property as discovery does', () => {
     for (const record of records) {
       const row = normalizeProperty(record).rows.properties![0];
-      expect(PROPERTY_DISCOVERY.property(record)).toEqual({ id: String(row.property_id), name: row.marketing_name, disabled: row.is_disabled });
+      expect(PROPERTY_DISCOVERY.property(record)).toEqual({
+        id: String(row.property_id),
+        name: row.marketing_name,
+        disabled: row.is_disabled,
+      });
     }
     expect(PROPERTY_DISCOVERY.property({ MarketingName: 'No id' })).toBeNull();
   });

@@ -4,7 +4,9 @@ import { planProperties, planPropertiesBackfill } from '../../../src/streams/pro
 import type { WorkUnitPlan } from '../../../src/streams/types.js';
 import { planContext, planned, type PlanFixture } from '../plan-support.js';
 
-const fixture = JSON.parse(readFileSync(new URL('./fixtures/plan.json', import.meta.url), 'utf8')) as PlanFixture;
+const fixture = JSON.parse(
+  readFileSync(new URL('./fixtures/plan.json', import.meta.url), 'utf8'),
+) as PlanFixture;
 
 describe('properties plan', () => {
   it('reads the whole listing in one lane of one unit, whatever the run covers', async () => {
@@ -20,7 +22,9 @@ describe('properties plan', () => {
     const unit = lane.steps[0] as WorkUnitPlan;
     expect(unit.trackSeen).toBe(true);
     // The warehouse of the fixture holds no property yet: nothing is in scope.
-    expect(unit.onComplete).toEqual([{ type: 'mark-unseen-deleted', scope: { column: 'property_id', values: [] } }]);
+    expect(unit.onComplete).toEqual([
+      { type: 'mark-unseen-deleted', scope: { column: 'property_id', values: [] } },
+    ]);
   });
 
   it('backfills by reading the listing whole once, loading only', () => {

@@ -20,12 +20,21 @@ let config: Config;
 
 beforeAll(async () => {
   sim = await startSimulatorWith(
-    { port: 0, scale: 'small', seed: 11, today: '2026-06-15', username: 'u', password: 'properties-pw', rateLimit: 'off' },
+    {
+      port: 0,
+      scale: 'small',
+      seed: 11,
+      today: '2026-06-15',
+      username: 'u',
+      password: 'properties-pw',
+      rateLimit: 'off',
+    },
     {
       generate: generateDataset,
       advance: (dataset, days) => {
         const summary = advanceDataset(dataset, days);
-        if (hidden !== undefined) dataset.properties = dataset.properties.filter((property) => property.PropertyID !== hidden);
+        if (hidden !== undefined)
+          dataset.properties = dataset.properties.filter((property) => property.PropertyID !== hidden);
         return summary;
       },
     },
@@ -43,17 +52,31 @@ afterAll(async () => {
 });
 
 async function syncProperties() {
-  const logger = createLogger({ level: 'silent', destination: new Writable({ write: (_chunk, _encoding, done) => done() }) });
-  const client = createSourceClient({ settings: config.accounts[0].source, timeZone: config.timeZone, logger });
+  const logger = createLogger({
+    level: 'silent',
+    destination: new Writable({ write: (_chunk, _encoding, done) => done() }),
+  });
+  const client = createSourceClient({
+    settings: config.accounts[0].source,
+    timeZone: config.timeZone,
+    logger,
+  });
   try {
-    return await runSync({ kind: 'sync', streams: ['properties'] }, { db: warehouse.db, client, config, account: config.accounts[0], logger });
+    return await runSync(
+      { kind: 'sync', streams: ['properties'] },
+      { db: warehouse.db, client, config, account: config.accounts[0], logger },
+    );
   } finally {
     await client.close();
   }
 }
 
 async function stored() {
-  return warehouse.db.selectFrom('properties').select(['property_id', 'marketing_name', 'city', 'deleted_at']).orderBy('property_id').execute();
+  return warehouse.db
+    .selectFrom('properties')
+    .select(['property_id', 'marketing_name', 'city', 'deleted_at'])
+    .orderBy('property_id')
+    .execute();
 }
 
 describe('properties stream, synced from the simulator', () => {
@@ -62,10 +85,16 @@ describe('properties stream, synced from the simulator', () => {
     expect(summary.status).toBe('succeeded');
     const rows = await stored();
     const listed = sim.dataset.properties;
-    expect(rows.map((row) => Number(row.property_id))).toEqual(listed.map((property) => property.PropertyID).sort((a, b) => a - b));
+    expect(rows.map((row) => Number(row.property_id))).toEqual(
+      listed.map((property) => property.PropertyID).sort((a, b) => a - b),
+    );
     for (const property of listed) {
       const row = rows.find((candidate) => Number(candidate.property_id) === property.PropertyID)!;
-      expect(row).toMatchObject({ marketing_name: property.MarketingName, city: property.Address.City, deleted_at: null });
+      expect(row).toMatchObject({
+        marketing_name: property.MarketingName,
+        city: property.Address.City,
+        deleted_at: null,
+      });
     }
   });
 
@@ -75,9 +104,13 @@ describe('properties stream, synced from the simulator', () => {
     expect(sim.dataset.properties.some((property) => property.PropertyID === hidden)).toBe(false);
     await syncProperties();
     const rows = await stored();
-    expect(rows.filter((row) => row.deleted_at !== null).map((row) => Number(row.property_id))).toEqual([hidden]);
+    expect(rows.filter((row) => row.deleted_at !== null).map((row) => Number(row.property_id))).toEqual([
+      hidden,
+    ]);
     expect(rows.filter((row) => row.deleted_at === null)).toHaveLength(sim.dataset.properties.length);
-    const { rows: counts } = await sql<{ n: number }>`select count(*)::int as n from properties`.execute(warehouse.db);
+    const { rows: counts } = await sql<{ n: number }>`select count(*)::int as n from properties`.execute(
+      warehouse.db,
+    );
     expect(counts[0].n).toBe(sim.dataset.properties.length + 1);
   });
 });

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { z, ZodType } from 'zod';
 import type { MethodVersion } from '../source/settings.js';
 import type { SourceMethod, SourceRequest } from '../source/types.js';
-import type { LoadRow } from '../warehouse/bulk-load.js';
+import type { LoadRow } from '../warehouse/bulk-load/index.js';
 import type { AnyDatabase, DatabaseOf, SourceTable, Table } from '../warehouse/schema.js';
 import type { SettingsBuilders } from './settings.js';
 

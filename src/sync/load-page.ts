@@ -12,7 +12,7 @@ import {
   upsertStaged,
   type LoadRow,
   type UpsertCounts,
-} from '../warehouse/bulk-load.js';
+} from '../warehouse/bulk-load/index.js';
 import { checkRow } from '../warehouse/column-domains.js';
 import { SOURCE_HASH_COLUMN, SOURCE_TEXT_HASH_COLUMN, type SourceTable } from '../warehouse/schema.js';
 import { KnownRecord, type RecordRecognizer } from '../source/types.js';

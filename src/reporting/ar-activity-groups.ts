@@ -22,7 +22,7 @@ export const AR_ACTIVITY: MaintainedView = {
     // the dirty groups only unless the whole ledger. Their ledger rows come first, through the
     // ledger's index on (account_id, property_id, post_month), then their leases: left to the
     // planner on a warehouse not analyzed yet, it took the leases first and probed the ledger once
-    // per lease and group (16 s instead of 45 ms for 29 groups of the medium data set).
+    // per lease and group, far slower (docs/benchmark.md#measured-choices-in-the-code).
     const ledger = whole
       ? sql`public.ar_transactions t`
       : sql`reporting_private.ar_activity_dirty d

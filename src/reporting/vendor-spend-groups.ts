@@ -13,9 +13,8 @@ export const VENDOR_SPEND: MaintainedView = {
   dirty: 'vendor_spend_dirty',
   key: ['account_id', 'post_month'],
   // A group is a month of an account: a few dozen of them hold the whole warehouse, so a quarter
-  // of them dirty is summed from all invoices at any size (every month of the large data set
-  // dirty, as after a full load, analyzed: the update took 0.83 s, where the statement summing
-  // them month by month through the indexes alone took 1.04 s).
+  // of them dirty is summed from all invoices at any size: faster than month by month through
+  // the indexes once every month is dirty (docs/benchmark.md#measured-choices-in-the-code).
   wholeMinGroups: 0,
   insertSums(whole) {
     // 0014's sums (VENDOR_SPEND_MONTHLY's `totals`, grouped on the account last as there), of the
@@ -23,7 +22,7 @@ export const VENDOR_SPEND: MaintainedView = {
     // (account_id, post_month), the reversals of each through (account_id, reversal_invoice_id),
     // their lines through (account_id, invoice_id): a subquery per invoice that OFFSET 0 keeps
     // apart, since the planner, once the tables are analyzed, would rather hash every line of the
-    // warehouse (three months of the large data set: 77 ms instead of 220).
+    // warehouse, which is slower (docs/benchmark.md#measured-choices-in-the-code).
     const invoices = whole
       ? sql`public.invoices i`
       : sql`reporting_private.vendor_spend_dirty d

@@ -20,8 +20,8 @@ export interface LanesOutcome {
  * Lanes in flight per call in flight (`source.concurrency`, which the client holds the calls
  * to): while one lane's page loads, another's call is out, so the calls are not idle while the
  * warehouse works. Each lane holds one page at a time, and one warehouse connection while it
- * loads: a quarter more lanes than calls took a medium incremental's run from 2.0 s to 1.6 s;
- * twice as many took it no lower and held 30 MB more of XML pages at the peak. Why: docs/sync.md
+ * loads: a quarter more lanes than calls shortens a run; twice as many do not, and hold more
+ * pages in memory. Why: docs/sync.md#the-plan-of-one-run; measured: docs/benchmark.md#measured-choices-in-the-code
  */
 export const LANES_PER_CALL = 1.25;
 

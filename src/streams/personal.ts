@@ -17,6 +17,11 @@ export interface PersonalDeclaration {
     values: readonly string[];
     fields: Readonly<Record<string, PersonalClass>>;
   }[];
+  /**
+   * Where the `raw` of each child table holding personal data sits in the record
+   * (`lease_customers: 'customers.customer'`): `propsync privacy apply` finds its fields there.
+   */
+  childRaw?: Readonly<Record<string, string>>;
   /** Fields whose names look personal and are not (a property's address, a pet's name), with why. */
   notPersonal: Readonly<Record<string, string>>;
 }

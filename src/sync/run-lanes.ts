@@ -2,6 +2,9 @@ import type { WorkUnitPlan } from '../streams/types.js';
 import type { Reconnect } from '../warehouse/reconnect.js';
 import { LoadStatistics } from '../warehouse/statistics.js';
 import type { PlannedLane } from './plan-run.js';
+import { checkPolicyInForce } from './privacy/in-force.js';
+import { KEEP_EVERYTHING } from '../config/privacy.js';
+import { privacyPolicy } from './privacy/policy.js';
 import { isBudgetError, runWorkUnit, type UnitContext } from './run-unit.js';
 import type { SyncDeps } from './types.js';
 
@@ -45,6 +48,9 @@ export async function runLanes(
   const stopped = () => signal?.aborted === true || outcome.budgetSpent;
   const queue = [...lanes];
   const statistics = new LoadStatistics(db);
+  // Nothing is written under a personal-data policy other than the one the account's rows hold.
+  const privacy = privacyPolicy(deps.config.privacy ?? KEEP_EVERYTHING);
+  await reconnect.execute(() => checkPolicyInForce(db, deps.account.id, privacy), signal);
 
   async function runLane({ stream, lane }: PlannedLane): Promise<void> {
     const context: UnitContext = {
@@ -62,6 +68,7 @@ export async function runLanes(
       reconnect,
       lock,
       statistics,
+      privacy,
     };
     const doneUnits = new Map<string, number[]>();
     for (const step of lane.steps) {

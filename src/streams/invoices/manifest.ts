@@ -76,6 +76,7 @@ export const invoices = {
   method: GET_INVOICES,
   tables: INVOICE_TABLES,
   personal: {
+    childRaw: { invoice_payments: 'invoicePayments.invoicePayment' },
     fields: {},
     // A customer refund (invoice type 20) is paid to the resident: its vendor and payee are the resident.
     when: [

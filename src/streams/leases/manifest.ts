@@ -50,6 +50,7 @@ export const leases = {
   tables: LEASE_TABLES,
   backfillBy: 'move-in date',
   personal: {
+    childRaw: { lease_customers: 'customers.customer' },
     fields: {
       'customers.customer.firstName': 'name',
       'customers.customer.middleName': 'name',

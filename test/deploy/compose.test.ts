@@ -90,6 +90,10 @@ describe('docker-compose.yml', () => {
     // Ajv refuses them.
     dropIdLabels(schema);
     const ajv = new Ajv2019.default({ strict: false, allErrors: true });
+    // The schema's own formats: durations are Go's (`5s`, `1m30s`); ports, expose and subnets hold
+    // `${VAR}` before interpolation here, and Compose checks them itself after it.
+    ajv.addFormat('duration', /^(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+$/);
+    for (const format of ['ports', 'expose', 'subnet_ip_address']) ajv.addFormat(format, true);
     const validate = ajv.compile(schema);
     const valid = validate(compose);
     expect(validate.errors ?? [], JSON.stringify(validate.errors, null, 2)).toEqual([]);
@@ -98,6 +102,14 @@ describe('docker-compose.yml', () => {
     expect(validate({ services: { postgres: { ...compose.services.postgres, helthcheck: {} } } })).toBe(
       false,
     );
+    const { healthcheck } = compose.services.postgres;
+    expect(
+      validate({
+        services: {
+          postgres: { ...compose.services.postgres, healthcheck: { ...healthcheck, interval: '5 seconds' } },
+        },
+      }),
+    ).toBe(false);
   });
 
   it('depends_on names existing services, never one hidden behind a profile the dependent lacks', () => {

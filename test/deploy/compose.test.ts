@@ -189,6 +189,20 @@ describe('docker-compose.yml', () => {
     expect(dockerfile).toMatch(new RegExp(`^EXPOSE ${METRICS_PORT}$`, 'm'));
   });
 
+  it('probes health over TCP on 127.0.0.1, never a Unix socket a temporary server answers on', () => {
+    const probes = services.filter(([, service]) => service.healthcheck?.test);
+    expect(probes.map(([name]) => name)).toEqual(
+      expect.arrayContaining(['postgres', 'propsync', 'worker', 'simulator', 'simulator-south']),
+    );
+    for (const [name, service] of probes) {
+      const test = service.healthcheck!.test!;
+      if (test.includes('pg_isready')) {
+        expect(test[test.indexOf('-h') + 1], name).toBe('127.0.0.1');
+        expect(test[test.indexOf('-p') + 1], name).toBe('5432');
+      } else expect(test.join(' '), name).toMatch(/http:\/\/127\.0\.0\.1:\d+\//);
+    }
+  });
+
   it('has the services, profiles and restart policies of the design', () => {
     expect(compose.services.postgres.image).toMatch(/^postgres:\d+$/);
     expect(compose.services.postgres.healthcheck?.test).toContain('pg_isready');

@@ -234,6 +234,7 @@ describe('docker-compose.yml', () => {
       'first-sync': 'demo',
       'grant-reader': 'bi',
       metabase: 'bi',
+      'metabase-dashboards': 'bi',
       prometheus: 'monitoring',
       grafana: 'monitoring',
     });
@@ -246,7 +247,12 @@ describe('docker-compose.yml', () => {
 
 describe('passwords', () => {
   it('have no default: compose refuses to start until .env sets each, naming it', () => {
-    const required = ['GRAFANA_ADMIN_PASSWORD', 'POSTGRES_PASSWORD', 'PROPSYNC_READER_PASSWORD'];
+    const required = [
+      'GRAFANA_ADMIN_PASSWORD',
+      'METABASE_ADMIN_PASSWORD',
+      'POSTGRES_PASSWORD',
+      'PROPSYNC_READER_PASSWORD',
+    ];
     const { missing } = interpolate(composeText, {});
     expect([...new Set(missing.map((variable) => variable.name))].sort()).toEqual(required);
     for (const { name, message } of missing) expect(message, name).toContain(`set ${name} in .env`);
@@ -280,6 +286,7 @@ describe('passwords', () => {
         'worker.DATABASE_URL',
         'grant-reader.PROPSYNC_READER_PASSWORD',
         'grafana.GF_SECURITY_ADMIN_PASSWORD',
+        'metabase-dashboards.METABASE_ADMIN_PASSWORD',
       ]),
     );
     // The source's (one account's, or the demo's) may be empty: propsync itself stops without it.

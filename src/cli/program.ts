@@ -2,6 +2,7 @@ import { Command, CommanderError, Option } from 'commander';
 import type { ConfigError } from '../config/load.js';
 import { scrubSecrets, urlPasswords } from '../log/redact.js';
 import { registerBackfill } from './commands/backfill.js';
+import { registerCheck } from './commands/check.js';
 import { registerConfigCheck } from './commands/config-check.js';
 import { registerDemo } from './commands/demo.js';
 import { registerGrantReader } from './commands/grant-reader.js';
@@ -23,6 +24,7 @@ import { packageVersion } from './version.js';
 const COMMANDS = [
   registerMigrate,
   registerConfigCheck,
+  registerCheck,
   registerSync,
   registerBackfill,
   registerStatus,

@@ -152,6 +152,9 @@ const accountsFormSchema = oneAccountSchema.extend({
   accounts: z.array(z.unknown()).min(1, { message: 'is empty; expected at least one account' }),
 });
 
+/** The keys a configuration file may have at its top level (either form). */
+export const TOP_LEVEL_KEYS: readonly string[] = Object.keys(accountsFormSchema.shape);
+
 type OneAccountConfig = z.output<typeof oneAccountSchema>;
 
 /** The configuration after validation and defaults. */

@@ -6,12 +6,16 @@ import { REPORTING_SETTINGS, REPORTING_VIEWS } from './views.js';
 /** The path of the generated document, from the top of the checkout. */
 export const REPORTING_DOCS_PATH = 'docs/reporting.md';
 
+/** `text` with its first letter in lower case. */
+const lowerFirst = (text: string) => `${text.charAt(0).toLowerCase()}${text.slice(1)}`;
+
 /** docs/reporting.md, generated from the views' definitions (src/reporting/definitions/). */
 export function renderReportingDocs(): string {
   const lines: string[] = [
     '# Reporting views',
     '',
-    '<!-- Generated from src/reporting/definitions/ by `node bin/run-ts.mjs src/reporting/write-docs.ts`; do not edit by hand. -->',
+    '<!-- Generated from src/reporting/definitions/ by `node bin/run-ts.mjs src/reporting/write-docs.ts`; ' +
+      'do not edit by hand. -->',
     '',
     'Schema `reporting` holds views that a BI tool (Metabase, Superset, Power BI, Tableau) can use without',
     "knowing the source's conventions: soft-deleted rows are left out, money is `numeric`, statuses,",
@@ -67,7 +71,7 @@ export function renderReportingDocs(): string {
     '',
     '## Today and the time zone',
     '',
-    `"Today" in the views is \`reporting.today()\`: ${REPORTING_SETTINGS.todayFunction.charAt(0).toLowerCase()}${REPORTING_SETTINGS.todayFunction.slice(1)}`,
+    `"Today" in the views is \`reporting.today()\`: ${lowerFirst(REPORTING_SETTINGS.todayFunction)}`,
     'Views cannot read the configuration file, so the time zone lives in the one-row table',
     '`reporting.settings` (column `time_zone`, the default time zone until the first sync), written from the',
     "configuration's `timeZone` at the end of every sync. A transaction posted at 23:30 local time on",
@@ -87,7 +91,8 @@ export function renderReportingDocs(): string {
     'Their answers are those of the last sync (the `as_of_date` of `occupancy_monthly` says which day its',
     'current month was counted on). The refresh runs `CONCURRENTLY` (each has a unique index on its grain):',
     "readers keep the previous rows until it commits, and a BI user's open transaction blocks neither",
-    `the refresh nor other readers. A refresh that cannot get its lock within ${REFRESH_LOCK_TIMEOUT_MS / 1000} s (another refresh or a`,
+    'the refresh nor other readers. A refresh that cannot get its lock within ' +
+      `${REFRESH_LOCK_TIMEOUT_MS / 1000} s (another refresh or a`,
     'maintenance command holds it) is skipped with a warning (`reporting_refresh_skipped`), and the',
     'next sync refreshes that view. The views are refreshed side by side, each on a connection of its',
     'own as soon as the views it reads are (`properties` first): a view waiting for a lock holds back',

@@ -68,7 +68,8 @@ export async function refreshReporting(db: Db, options: RefreshOptions): Promise
                        join pg_class u on u.oid = d.refobjid and u.relkind = 'm' and u.oid <> m.oid
                       where r.ev_class = m.oid), '{}'::text[]) as reads
       from pg_class m
-     where m.relnamespace = ${REPORTING_PRIVATE_SCHEMA}::regnamespace and (m.relkind = 'm' or (m.relkind = 'v' and m.relname = any(${MAINTAINED.map((view) => view.view)}::text[])))
+     where m.relnamespace = ${REPORTING_PRIVATE_SCHEMA}::regnamespace
+       and (m.relkind = 'm' or (m.relkind = 'v' and m.relname = any(${MAINTAINED.map((view) => view.view)}::text[])))
      order by m.relname`.execute(db);
   const rows = found.map((view) => ({
     ...view,
@@ -188,7 +189,8 @@ export async function refreshAfterSync(
     if (skipped.length) {
       logger.warn(
         { event: 'reporting_refresh_skipped', views: skipped },
-        `skipped refreshing ${skipped.map((name) => `${REPORTING_SCHEMA}.${name}`).join(', ')}: another session held a conflicting lock; they keep their rows until the next sync refreshes them`,
+        `skipped refreshing ${skipped.map((name) => `${REPORTING_SCHEMA}.${name}`).join(', ')}: ` +
+          'another session held a conflicting lock; they keep their rows until the next sync refreshes them',
       );
     }
   } catch (error) {

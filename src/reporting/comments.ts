@@ -51,11 +51,15 @@ export async function applyReportingComments<DB>(db: Kysely<DB>): Promise<void> 
       );
     }
   }
-  const { rows: functions } = await sql<{
-    found: boolean;
-  }>`select to_regprocedure('reporting.today()') is not null as found`.execute(db);
-  if (functions[0].found)
+  const { rows: functions } = await sql<{ today: boolean; account: boolean }>`
+    select to_regprocedure('reporting.today()') is not null as today,
+           to_regprocedure('reporting.today(text)') is not null as account`.execute(db);
+  if (functions[0].today)
     statements.push(sql`comment on function reporting.today() is ${lit(REPORTING_SETTINGS.todayFunction)}`);
+  if (functions[0].account)
+    statements.push(
+      sql`comment on function reporting.today(text) is ${lit(REPORTING_SETTINGS.accountTodayFunction)}`,
+    );
   statements.push(
     sql`comment on schema ${sql.id(REPORTING_SCHEMA)}
         is ${lit('Views for BI dashboards over the synced tables; see docs/reporting.md.')}`,

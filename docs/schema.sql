@@ -654,6 +654,7 @@ create table public.privacy_policies (
   applying jsonb
 );
 alter table public.privacy_policies add constraint privacy_policies_pkey PRIMARY KEY (account_id);
+alter table public.privacy_policies enable row level security;
 comment on table public.privacy_policies is 'The personal-data policy an account''s rows were written under (privacy: of the configuration); no row: kept as the source sent them.';
 comment on column public.privacy_policies.account_id is 'The source account the row belongs to (`accounts:` of the configuration; `default` for the one-account form).';
 comment on column public.privacy_policies.modes is 'The mode of each personal class: keep, hash or drop.';
@@ -2440,6 +2441,8 @@ create policy account_readers on public.lease_scheduled_charges for all using ((
 create policy account_readers on public.lease_unit_spaces for all using (((( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts) IS NULL) OR (account_id = ANY (( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts)::text[])))) with check (((( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts) IS NULL) OR (account_id = ANY (( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts)::text[]))));
 
 create policy account_readers on public.leases for all using (((( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts) IS NULL) OR (account_id = ANY (( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts)::text[])))) with check (((( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts) IS NULL) OR (account_id = ANY (( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts)::text[]))));
+
+create policy account_readers on public.privacy_policies for all using (((( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts) IS NULL) OR (account_id = ANY (( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts)::text[])))) with check (((( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts) IS NULL) OR (account_id = ANY (( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts)::text[]))));
 
 create policy account_readers on public.properties for all using (((( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts) IS NULL) OR (account_id = ANY (( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts)::text[])))) with check (((( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts) IS NULL) OR (account_id = ANY (( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts)::text[]))));
 

@@ -15,6 +15,14 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       recorded_at timestamptz not null default now(),
       applying jsonb
     )`.execute(db);
+  // Readers given the base tables see only their accounts' rows, as on every table of 0011.
+  await sql`alter table privacy_policies enable row level security`.execute(db);
+  await sql`
+    create policy account_readers on privacy_policies for all
+      using ((select reporting_private.visible_accounts(current_user)) is null
+        or account_id = any((select reporting_private.visible_accounts(current_user))::text[]))
+      with check ((select reporting_private.visible_accounts(current_user)) is null
+        or account_id = any((select reporting_private.visible_accounts(current_user))::text[]))`.execute(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

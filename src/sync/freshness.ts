@@ -27,7 +27,10 @@ export interface StreamFreshness {
   state: FreshnessState;
   /** End of the stream's last successful run (ISO), or null when it never succeeded. */
   lastSuccessAt: string | null;
-  /** The source day its cursors reached: the earliest of its scopes' latest cursor days (null: no cursor yet). */
+  /**
+   * The source day its cursors reached: the earliest of its scopes' latest cursor days; for a stream
+   * without cursors (read whole each run), the source's day of its last success. Null: neither yet.
+   */
   reachedDay: string | null;
   warnAfterMs: number;
   errorAfterMs: number;
@@ -179,10 +182,14 @@ export async function readFreshness(
            (select r.status from sync_runs r
              where r.account_id = t.account and t.stream = any(r.streams) and r.status not in ('running')
              order by r.run_id desc limit 1) as last_run_status,
-           (select min(scope_day)::text from (
-              select max(c.value) as scope_day from sync_cursors c
-               where c.account_id = t.account and c.stream = t.stream
-               group by c.scope) as s) as reached_day
+           coalesce(
+             (select min(scope_day) from (
+                select max(c.value) as scope_day from sync_cursors c
+                 where c.account_id = t.account and c.stream = t.stream
+                 group by c.scope) as s),
+             (select r.source_today from sync_runs r
+               where r.account_id = t.account and t.stream = any(r.streams) and r.status = 'succeeded'
+               order by r.run_id desc limit 1))::text as reached_day
       from target t`.execute(db);
   const byKey = new Map(rows.map((row) => [`${row.account}\u0000${row.stream}`, row]));
   const now = options.now ?? rows[0]?.now ?? new Date();

@@ -14,6 +14,7 @@ import { registerSync } from './commands/sync.js';
 import { registerEnqueue } from './commands/enqueue.js';
 import { registerWorker } from './commands/worker.js';
 import { registerVerify } from './commands/verify.js';
+import { registerAlerts } from './commands/alerts.js';
 import { ExitError, EXIT, type ExitCode } from '../app/exit-codes.js';
 import { STREAM_NAMES } from '../streams/registry.js';
 import { packageVersion } from './version.js';
@@ -33,6 +34,7 @@ const COMMANDS = [
   registerSimulate,
   registerDemo,
   registerGrantReader,
+  registerAlerts,
 ];
 
 /** Builds the `propsync` program; `done` receives the exit code the command chose. */

@@ -43,7 +43,7 @@ export function registerStatus(program: Command, done: (code: ExitCode) => void)
         '',
         'Examples:',
         '  $ propsync status',
-        '  $ propsync status --check --account north --stream invoices',
+        '  $ propsync status --check --account north --stream STREAM',
         "  $ propsync status --json | jq '.accounts[] | {id: .account, streams: [.streams[] | {stream, freshness: .freshness.state}]}'",
         "  $ propsync status --account north --json | jq '.accounts[0].budget'",
         '',

@@ -31,7 +31,8 @@ export async function deliver(target: AlertTarget, body: unknown, signal?: Abort
       try {
         await postOnce(target, body, stop);
       } catch (error) {
-        lastError = describe(error, target);
+        // An attempt cut short by the deadline says less than the one before it.
+        if (!stop.aborted || attempts === 1) lastError = describe(error, target);
         throw error;
       }
     }, stop);

@@ -50,6 +50,18 @@ function graceOf(intervalMs: number): number {
   return Math.min(Math.max(intervalMs / 12, 5 * 60_000), 2 * 3_600_000);
 }
 
+/**
+ * The interval of the common shapes read directly, without cron-parser (whose first use takes a
+ * second on a busy machine): `M H * * *` is daily, `M * * * *` hourly.
+ */
+function simpleInterval(schedule: string): number | undefined {
+  const fields = schedule.trim().split(/\s+/);
+  if (fields.length !== 5 || fields.slice(2).some((field) => field !== '*') || !/^\d+$/.test(fields[0]))
+    return undefined;
+  if (/^\d+$/.test(fields[1])) return 86_400_000;
+  return fields[1] === '*' ? 3_600_000 : undefined;
+}
+
 /** Intervals already worked out, by schedule and time zone: the same for every status and scrape. */
 const intervals = new Map<string, number>();
 
@@ -60,7 +72,7 @@ const intervals = new Map<string, number>();
  */
 export function scheduleIntervalMs(schedule: string, timeZone: string, from: Date = new Date()): number {
   const key = `${schedule}\u0000${timeZone}`;
-  const known = intervals.get(key);
+  const known = intervals.get(key) ?? simpleInterval(schedule);
   if (known !== undefined) return known;
   const times = cronParser.parseExpression(schedule, { currentDate: from, tz: timeZone });
   const horizon = from.getTime() + 15 * 86_400_000;

@@ -149,7 +149,7 @@ describe('propsync status', () => {
     const lines = result.stdout.split('\n');
     expect(lines[2]).toMatch(/^account\s+last run\s+outcome\s+freshness\s+calls today\s+quarantine$/);
     expect(lines[4]).toMatch(/^north\s+#\d+ backfill 3\dm ago\s+succeeded\s+ok\s+0\/\d+\s+0$/);
-    expect(lines[5]).toMatch(/^south\s+#\d+ sync 2h ago\s+failed\s+error: invoices\s+0\/\d+\s+0$/);
+    expect(lines[5]).toMatch(/^south\s+#\d+ sync 2h(\d+m)? ago\s+failed\s+error: invoices\s+0\/\d+\s+0$/);
     const text = result.stdout;
     expect(text).toMatch(
       /last run: #\d+ backfill succeeded .*its 3 work units were already done by earlier runs/,

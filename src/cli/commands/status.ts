@@ -58,7 +58,8 @@ export function registerStatus(program: Command, done: (code: ExitCode) => void)
       ]);
       const config = offlineConfigFor(command);
       const accounts = selectedAccounts(config.accounts, options.account);
-      const targets = freshnessTargets(config, accounts, options.stream);
+      // Worked out once the warehouse is open: a warehouse that is away is said first.
+      const targets = () => freshnessTargets(config, accounts, options.stream);
       const named = config.accounts.length > 1;
       done(
         options.check
@@ -74,7 +75,7 @@ type FreshnessTarget = import('../../sync/freshness.js').FreshnessTarget;
 /** `status --check`: the freshness of each target, one line per problem; the exit code says the worst. */
 async function checkFreshness(
   database: OfflineConfig['database'],
-  targets: readonly FreshnessTarget[],
+  targets: () => readonly FreshnessTarget[],
   options: { json?: boolean; named: boolean },
 ): Promise<ExitCode> {
   const [{ openMigratedWarehouse }, { readFreshness }, { checkExitCode, checkLines }, { escapeControls }] =
@@ -95,7 +96,7 @@ async function checkFreshness(
     return EXIT.databaseUnreachable;
   }
   try {
-    const judged = await readFreshness(db, targets);
+    const judged = await readFreshness(db, targets());
     const exitCode = checkExitCode(judged);
     if (options.json)
       print(
@@ -114,7 +115,7 @@ async function checkFreshness(
 async function showStatus(
   config: OfflineConfig,
   accounts: OfflineConfig['accounts'],
-  targets: readonly FreshnessTarget[],
+  targets: () => readonly FreshnessTarget[],
   options: StatusOptions,
 ): Promise<ExitCode> {
   const [
@@ -132,6 +133,7 @@ async function showStatus(
   ]);
   const db = await openMigratedWarehouse(config.database, { maxConnections: 1 });
   try {
+    const freshness = targets();
     const reports = [];
     for (const account of accounts) {
       const { id, timeZone, source } = account;
@@ -141,7 +143,7 @@ async function showStatus(
         timeZone,
         quarantineLimit: options.quarantineLimit,
         abandonedAfterMinutes: config.abandonedAfterMinutes,
-        freshness: targets,
+        freshness,
       });
       const streams = options.stream;
       reports.push(

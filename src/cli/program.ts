@@ -6,6 +6,7 @@ import { registerConfigCheck } from './commands/config-check.js';
 import { registerDemo } from './commands/demo.js';
 import { registerGrantReader } from './commands/grant-reader.js';
 import { registerMigrate } from './commands/migrate.js';
+import { registerPrivacy } from './commands/privacy.js';
 import { registerReset } from './commands/reset.js';
 import { registerSchedule } from './commands/schedule.js';
 import { registerSimulate } from './commands/simulate.js';
@@ -35,6 +36,7 @@ const COMMANDS = [
   registerDemo,
   registerGrantReader,
   registerAlerts,
+  registerPrivacy,
 ];
 
 /** Builds the `propsync` program; `done` receives the exit code the command chose. */

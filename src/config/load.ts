@@ -35,7 +35,7 @@ export const ENVIRONMENT_KEYS = [
 ] as const satisfies readonly { env: string; path: readonly string[]; list?: boolean }[];
 
 /** Keys whose values are never printed, whatever is wrong with them (matched anywhere in the tree). */
-const SECRET_KEY = /pass(word)?|secret|token|api_?key/i;
+const SECRET_KEY = /pass(word)?|secret|token|api_?key|hash_?key/i;
 
 /**
  * Whether a key holds a secret: `password`, `apiKey`, `token`... but not `passwordEnv` or

@@ -22,6 +22,7 @@ import {
 } from './fields.js';
 import { isMapping, Issues } from './issues.js';
 import { alertsSchema, resolveAlertTargets, type AlertTarget } from './alerts.js';
+import { privacySchema, resolvePrivacy, type PrivacyConfig } from './privacy.js';
 
 export type {
   Account,
@@ -141,6 +142,8 @@ const oneAccountSchema = z
       .default({ sample: 5 }),
     /** Webhook targets of alerts (config/alerts.ts, docs/alerts.md). */
     alerts: alertsSchema,
+    /** What is done with residents' personal data before anything is written (docs/privacy.md). */
+    privacy: privacySchema,
   })
   .strict();
 
@@ -157,9 +160,11 @@ const accountsFormSchema = oneAccountSchema.extend({
 type OneAccountConfig = z.output<typeof oneAccountSchema>;
 
 /** The configuration after validation and defaults. */
-export type Config = Omit<OneAccountConfig, 'source' | 'alerts'> & {
+export type Config = Omit<OneAccountConfig, 'source' | 'alerts' | 'privacy'> & {
   /** The alert targets, their URLs read (offline commands leave out those whose variable is unset). */
   alerts: AlertTarget[];
+  /** The personal-data policy, its hash key read from the environment. */
+  privacy: PrivacyConfig;
   /** The whole source in the one-account form; with `accounts:`, the defaults the accounts inherit. */
   source: SourceDefaults;
   /** The accounts, at least one: the one-account form is the account `default`. */
@@ -194,7 +199,12 @@ function oneAccountForm(input: unknown, r: Resolving): Written | undefined {
     timeZone: config.timeZone,
     propertyIds: [...config.propertyIds],
   };
-  return { ...config, accounts: [account], warnings: [] };
+  return {
+    ...config,
+    privacy: resolvePrivacy(config.privacy, r.env, r.issues, r.offline),
+    accounts: [account],
+    warnings: [],
+  };
 }
 
 /** The accounts form: every problem of the top level and of each account at once. */
@@ -213,6 +223,7 @@ function accountsForm(input: Record<string, unknown>, r: Resolving): Written | u
   const { accounts: _, ...rest } = config;
   return {
     ...rest,
+    privacy: resolvePrivacy(rest.privacy, r.env, r.issues, r.offline),
     source: resolved.defaults,
     propertyIds: [],
     accounts: resolved.accounts,

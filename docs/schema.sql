@@ -132,6 +132,36 @@ comment on column public.accounts.name is 'The display name the configuration gi
 comment on column public.accounts.first_seen_at is 'When a run first synced the account.';
 comment on column public.accounts.last_seen_at is 'When a run last started for the account.';
 
+create table public.alert_state (
+  account_id text not null,
+  alert_key text not null,
+  target text not null,
+  kind text not null,
+  status text not null,
+  severity text not null,
+  summary text not null,
+  value bigint,
+  since timestamp with time zone not null default now(),
+  notified_at timestamp with time zone not null default now(),
+  reminders integer not null default 0,
+  delivered_at timestamp with time zone
+);
+alter table public.alert_state add constraint alert_state_pkey PRIMARY KEY (account_id, alert_key, target);
+alter table public.alert_state enable row level security;
+comment on table public.alert_state is 'What each alert target was last told of each alert of an account, so that every process sends each change once (docs/alerts.md).';
+comment on column public.alert_state.account_id is 'The source account the row belongs to (`accounts:` of the configuration; `default` for the one-account form).';
+comment on column public.alert_state.alert_key is 'The alert: its kind and what it is about (freshness:STREAM, run_failed:STREAM, credentials).';
+comment on column public.alert_state.target is 'The alert target (alerts[].name) told.';
+comment on column public.alert_state.kind is 'run_failed, credentials, budget, freshness, verify_drift, dead_letter or quarantine.';
+comment on column public.alert_state.status is 'firing, or resolved.';
+comment on column public.alert_state.severity is 'warn or error, as last told.';
+comment on column public.alert_state.summary is 'The message last sent.';
+comment on column public.alert_state.value is 'The count last told (open quarantine entries, dead letters): more is news again.';
+comment on column public.alert_state.since is 'When the alert started firing.';
+comment on column public.alert_state.notified_at is 'When the target was last told (the change, or a reminder).';
+comment on column public.alert_state.reminders is 'Reminders sent since it started firing.';
+comment on column public.alert_state.delivered_at is 'When the last message was delivered; null when every attempt failed.';
+
 create table public.ar_transactions (
   ar_transaction_id bigint not null,
   lease_id bigint not null,
@@ -2421,6 +2451,8 @@ CREATE TRIGGER ar_activity_truncate AFTER TRUNCATE ON public.leases FOR EACH STA
 CREATE TRIGGER ar_activity_update AFTER UPDATE ON public.leases REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION reporting_private.note_ar_activity_leases();
 
 create policy account_readers on public.accounts for all using (((( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts) IS NULL) OR (account_id = ANY (( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts)::text[])))) with check (((( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts) IS NULL) OR (account_id = ANY (( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts)::text[]))));
+
+create policy account_readers on public.alert_state for all using (((( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts) IS NULL) OR (account_id = ANY (( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts)::text[])))) with check (((( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts) IS NULL) OR (account_id = ANY (( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts)::text[]))));
 
 create policy account_readers on public.ar_transactions for all using (((( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts) IS NULL) OR (account_id = ANY (( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts)::text[])))) with check (((( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts) IS NULL) OR (account_id = ANY (( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts)::text[]))));
 

@@ -18,6 +18,12 @@ export const EXIT = {
    * `--repair`, still).
    */
   drift: 4,
+  /** `propsync status --check`: a stream is late (freshness `warn`); nothing failed yet. */
+  freshnessWarn: 5,
+  /** `propsync status --check`: a stream is stale or never succeeded (freshness `error`). */
+  freshnessError: 6,
+  /** `propsync status --check`: the warehouse cannot be reached (or is not migrated), so nothing was judged. */
+  databaseUnreachable: 7,
 } as const;
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 

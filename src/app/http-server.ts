@@ -85,6 +85,8 @@ export async function serveHealthAndMetrics<DB>(options: {
   logger: Pick<Logger, 'info'>;
   stopping: () => boolean;
   details: () => Record<string, unknown>;
+  /** The freshness of the process's accounts' streams: shown, never making the process unhealthy. */
+  freshness?: () => Promise<readonly { account: string; stream: string; state: string }[]>;
 }): Promise<HttpEndpoint | undefined> {
   const { metricsConfig, logger } = options;
   if (metricsConfig.port <= 0) return undefined;
@@ -94,11 +96,15 @@ export async function serveHealthAndMetrics<DB>(options: {
     metrics: options.metrics,
     health: async () => {
       const database = await databaseHealth(options.db);
+      // A stale stream is for status --check and the alerts: a probe that restarted the process would not help.
+      const freshness =
+        database === 'ok' && options.freshness ? await options.freshness().catch(() => undefined) : undefined;
       return {
         ok: database === 'ok' && !options.stopping(),
         stopping: options.stopping(),
         database,
         ...options.details(),
+        ...(freshness && { freshness }),
       };
     },
   });

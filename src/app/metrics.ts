@@ -2,6 +2,8 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { CallEvent } from '../source/types.js';
 import { RUN_COUNTERS, type CounterKey, type RunCounter } from '../warehouse/run-counters.js';
 import type { SyncObserver } from '../sync/types.js';
+import { FRESHNESS_STATES, type StreamFreshness } from '../sync/freshness.js';
+import type { DeliveryEvent } from './alerts/evaluate.js';
 
 /** Prometheus metrics of a propsync process, fed by the engine's observer and the client's calls. */
 export interface SyncMetrics {
@@ -16,6 +18,8 @@ export interface SyncMetrics {
   setRunning(account: string, stream: string, running: boolean): void;
   /** Sets the last success time of an account's stream, e.g. from `sync_runs` when the process starts. */
   setLastSuccess(account: string, stream: string, at: Date): void;
+  /** Counts an alert message sent, or given up on (`propsync_alerts_undelivered_total`). */
+  alertDelivered(event: DeliveryEvent): void;
   /** The text exposition for `/metrics`. */
   render(): Promise<string>;
   contentType: string;
@@ -72,6 +76,8 @@ export function createSyncMetrics(
     deadLetters?: () => Promise<ReadonlyMap<string, number>>;
     /** The drifted rows of each account's latest verification, by stream, table and kind (read at each scrape). */
     verifyDrift?: () => Promise<readonly VerifyDrift[]>;
+    /** The freshness of each account's stream (read at each scrape). */
+    freshness?: () => Promise<readonly StreamFreshness[]>;
   } = {},
 ): SyncMetrics {
   const registry = new Registry();
@@ -217,6 +223,54 @@ export function createSyncMetrics(
         );
     },
   });
+  // Both freshness gauges are collected side by side at a scrape: they share one reading of the warehouse.
+  let reading: { at: number; judged: Promise<readonly StreamFreshness[]> } | undefined;
+  const judgedNow = async (): Promise<readonly StreamFreshness[]> => {
+    if (!options.freshness) return [];
+    if (!reading || Date.now() - reading.at > 1_000)
+      reading = { at: Date.now(), judged: options.freshness() };
+    return reading.judged;
+  };
+  new Gauge({
+    name: 'propsync_stream_last_success_timestamp_seconds',
+    help: "End of the last successful run of each account's stream by any process (Unix seconds), read from the warehouse at each scrape; absent until it first succeeds.",
+    labelNames: ['account', 'stream'],
+    registers,
+    async collect() {
+      if (!options.freshness) return;
+      this.reset();
+      for (const judged of await judgedNow())
+        if (judged.lastSuccessAt)
+          this.set(
+            { account: judged.account, stream: judged.stream },
+            Date.parse(judged.lastSuccessAt) / 1000,
+          );
+    },
+  });
+  new Gauge({
+    name: 'propsync_stream_freshness_state',
+    help: "Freshness of each account's stream, read from the warehouse at each scrape: 0 ok, 1 warn (late), 2 error (stale or never succeeded), by its streams.<name>.freshness thresholds or its schedule.",
+    labelNames: ['account', 'stream'],
+    registers,
+    async collect() {
+      if (!options.freshness) return;
+      this.reset();
+      for (const judged of await judgedNow())
+        this.set({ account: judged.account, stream: judged.stream }, FRESHNESS_STATES.indexOf(judged.state));
+    },
+  });
+  const alertsSent = new Counter({
+    name: 'propsync_alerts_sent_total',
+    help: 'Alert messages delivered, by target, kind and event (firing, reminder, resolved, test).',
+    labelNames: ['target', 'kind', 'event'],
+    registers,
+  });
+  const alertsUndelivered = new Counter({
+    name: 'propsync_alerts_undelivered_total',
+    help: 'Alert messages given up on after their retries (the receiver was down, refused or too slow), by target and kind.',
+    labelNames: ['target', 'kind'],
+    registers,
+  });
   const rateLeft = new Gauge({
     name: 'propsync_rate_limit_remaining',
     help: 'Calls left in the tightest rate-limit window, as the source last announced.',
@@ -273,6 +327,10 @@ export function createSyncMetrics(
     },
     setLastSuccess(account, stream, at) {
       lastSuccess.set({ account, stream }, at.getTime() / 1000);
+    },
+    alertDelivered(event) {
+      if (event.delivered) alertsSent.inc({ target: event.target, kind: event.kind, event: event.event });
+      else alertsUndelivered.inc({ target: event.target, kind: event.kind });
     },
     render: () => registry.metrics(),
     contentType: registry.contentType,

@@ -24,6 +24,9 @@ import { EXIT, ExitError, type ExitCode } from './exit-codes.js';
 import { exitCodeFor } from './run-summary.js';
 import { abortOnSignals, type SignalStop } from './signals.js';
 import { openMigratedWarehouse, sessionTimeouts } from './warehouse.js';
+import { alertMonitor, type AlertMonitor } from './alerts/monitor.js';
+import type { DeliveryEvent } from './alerts/evaluate.js';
+import { freshnessTargets, readFreshness, type StreamFreshness } from '../sync/freshness.js';
 
 /** How to build a running propsync. */
 export interface OpenOptions {
@@ -45,6 +48,10 @@ export interface OpenOptions {
    * caller handles signals.
    */
   stopOnSignals?: string;
+  /** Long-running processes: evaluate the alerts this often besides after each run (`ALERTS_EVERY_MS`). */
+  alertsEveryMs?: number;
+  /** Called for each alert message sent or given up on (metrics). */
+  onAlert?: (event: DeliveryEvent) => void;
 }
 
 /** One account of a running propsync: its configuration and its source client. */
@@ -82,7 +89,11 @@ export interface Propsync {
       accounts?: readonly string[];
     },
   ): Promise<AccountRun[]>;
-  /** Closes the clients and the pool and removes the signal handlers. */
+  /** Alerts of its accounts (docs/alerts.md): evaluated after each run, and on a timer when asked. */
+  alerts: AlertMonitor;
+  /** The freshness of its accounts' enabled streams, read now (status, /healthz, /metrics). */
+  freshness(): Promise<StreamFreshness[]>;
+  /** Waits for the alerts in flight, closes the clients and the pool and removes the signal handlers. */
   close(): Promise<void>;
 }
 
@@ -151,12 +162,19 @@ export async function openPropsync(config: Config, options: OpenOptions): Promis
   const signals: SignalStop | undefined = options.stopOnSignals
     ? abortOnSignals(logger, options.stopOnSignals)
     : undefined;
+  const alerts = alertMonitor(
+    db,
+    { config, accounts: chosen },
+    { logger, everyMs: options.alertsEveryMs, onDelivery: options.onAlert },
+  );
   return {
     config,
     logger,
     db,
     accounts,
     signal: signals?.signal,
+    alerts,
+    freshness: () => readFreshness(db, freshnessTargets(config, chosen)),
     async run(request, runOptions = {}) {
       const streams = requestedStreams(config, request);
       const signal = anySignal(signals?.signal, runOptions.signal);
@@ -177,9 +195,12 @@ export async function openPropsync(config: Config, options: OpenOptions): Promis
       );
       // After the locks are released: a slow refresh never keeps another run of these streams waiting.
       await refreshAfterRun(db, config, logger);
+      // Judged from the warehouse, sent beside what follows; close() waits for it, bounded by alerts[].giveUpAfter.
+      alerts.afterRun();
       return runs;
     },
     async close() {
+      await alerts.stop();
       signals?.dispose();
       await Promise.all(accounts.map(({ client }) => client.close()));
       await db.destroy();

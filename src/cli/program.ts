@@ -16,6 +16,7 @@ import { registerSync } from './commands/sync.js';
 import { registerEnqueue } from './commands/enqueue.js';
 import { registerWorker } from './commands/worker.js';
 import { registerVerify } from './commands/verify.js';
+import { registerAlerts } from './commands/alerts.js';
 import { ExitError, EXIT, type ExitCode } from '../app/exit-codes.js';
 import { STREAM_NAMES } from '../streams/registry.js';
 import { packageVersion } from './version.js';
@@ -36,6 +37,7 @@ const COMMANDS = [
   registerSimulate,
   registerDemo,
   registerGrantReader,
+  registerAlerts,
   registerPrivacy,
 ];
 

@@ -4,19 +4,33 @@
  */
 import type { RunInfo, StatusReport, StreamStatus } from '../sync/status.js';
 import type { VerificationRecord } from '../sync/verifications.js';
+import { worstFreshness, type StreamFreshness } from '../sync/freshness.js';
+import { formatSpan } from '../dates/duration.js';
 import { formatDuration } from '../app/run-summary.js';
 import { formatTable } from '../app/table.js';
+
+/** What a run's work units came to: done, already done by an earlier run (a backfill run again), failed. */
+function unitsText({ total, done, failed, skipped }: RunInfo['workUnits']): string {
+  if (total > 0 && skipped === total) return `its ${total} work units were already done by earlier runs`;
+  const already = skipped ? `, ${skipped} already done by earlier runs` : '';
+  return `${done}/${total} work units done${already}, ${failed} failed`;
+}
 
 function runLine(label: string, run: RunInfo | null): string {
   if (!run) return `  ${label}: none`;
   const duration =
     run.durationMs === null ? 'still running or ended by a crash' : formatDuration(run.durationMs);
   const quarantined = run.quarantined ? `, ${run.quarantined} quarantined` : '';
-  return `  ${label}: #${run.runId} ${run.kind} ${run.status} at ${run.startedAt} (${duration}), ${run.workUnits.done}/${run.workUnits.total} work units, ${run.workUnits.failed} failed, ${run.records} records, ${run.calls} calls${quarantined}`;
+  return `  ${label}: #${run.runId} ${run.kind} ${run.status} at ${run.startedAt} (${duration}), ${unitsText(run.workUnits)}, ${run.records} records, ${run.calls} calls${quarantined}`;
+}
+
+function freshnessLine(freshness: StreamFreshness | null): string[] {
+  if (!freshness) return [];
+  return [`  freshness: ${freshness.state}: ${freshness.reason}`];
 }
 
 function streamText(stream: StreamStatus): string[] {
-  const lines = [`${stream.stream}`, runLine('last run', stream.lastRun)];
+  const lines = [`${stream.stream}`, ...freshnessLine(stream.freshness), runLine('last run', stream.lastRun)];
   if (stream.lastRun && stream.lastRun.status !== 'succeeded')
     lines.push(runLine('last success', stream.lastSuccess));
   if (stream.lastRun?.error)
@@ -35,7 +49,11 @@ function streamText(stream: StreamStatus): string[] {
   }
   lines.push(`  calls today: ${stream.callsToday}; open quarantine entries: ${stream.openQuarantine}`);
   if (stream.scopes.length === 0) {
-    lines.push('  no cursors yet: the next sync reads everything, as a first run');
+    lines.push(
+      stream.lastSuccess
+        ? '  no cursors: the stream is read whole on every run'
+        : '  no cursors yet: the next sync reads everything, as a first run',
+    );
     return lines;
   }
   const cursorNames = [
@@ -60,11 +78,59 @@ function streamText(stream: StreamStatus): string[] {
   return lines;
 }
 
-/** The human-readable form of the status of every account; each headed by its account when there are several. */
+/** How long ago an ISO time was, at `now`: `3h12m ago`. */
+function ago(iso: string, now: number): string {
+  return `${formatSpan(Math.max(now - Date.parse(iso), 0)).replace(/(\d+[dhm])\d+s$/, '$1')} ago`;
+}
+
+/** An account's freshness in a few words: `ok`, or the worst state and the streams in it. */
+function freshnessSummary(report: StatusReport): string {
+  const judged = report.streams.flatMap((stream) => (stream.freshness ? [stream.freshness] : []));
+  if (judged.length === 0) return '-';
+  const worst = worstFreshness(judged.map((freshness) => freshness.state));
+  if (worst === 'ok') return 'ok';
+  const named = judged.filter((freshness) => freshness.state === worst).map((freshness) => freshness.stream);
+  return `${worst}: ${named.join(', ')}`;
+}
+
+/** The latest finished run of any of an account's streams, and any still running. */
+function lastRunSummary(report: StatusReport, now: number): { run: string; outcome: string } {
+  const runs = report.streams.flatMap((stream) => (stream.lastRun ? [stream.lastRun] : []));
+  const last = runs.sort((a, b) => b.runId - a.runId)[0];
+  const running = report.streams.flatMap((stream) => stream.running).length;
+  const busy = running ? ` (${running} running)` : '';
+  if (!last) return { run: `none${busy}`, outcome: '-' };
+  return {
+    run: `#${last.runId} ${last.kind} ${ago(last.finishedAt ?? last.startedAt, now)}${busy}`,
+    outcome: last.status,
+  };
+}
+
+/** One line per account: last run, its outcome, freshness, calls today, open quarantine. */
+export function summaryTable(reports: readonly StatusReport[], now: number = Date.now()): string[] {
+  return formatTable(
+    ['account', 'last run', 'outcome', 'freshness', { header: 'calls today', align: 'right' }, 'quarantine'],
+    reports.map((report) => {
+      const { run, outcome } = lastRunSummary(report, now);
+      return [
+        report.account,
+        run,
+        outcome,
+        freshnessSummary(report),
+        `${report.budget.callsToday}/${report.budget.dailyCallBudget}`,
+        report.quarantine.open,
+      ];
+    }),
+  );
+}
+
+/**
+ * The human-readable form of the status of every account: one summary line per account first,
+ * then each account's details, headed by its account.
+ */
 export function statusText(reports: readonly StatusReport[], warehouse: string): string[] {
-  const lines = [`warehouse ${warehouse}`];
-  for (const report of reports)
-    lines.push(...(reports.length > 1 ? [`account ${report.account}`] : []), ...accountText(report));
+  const lines = [`warehouse ${warehouse}`, '', ...summaryTable(reports), ''];
+  for (const report of reports) lines.push(`account ${report.account}`, ...accountText(report));
   return lines;
 }
 

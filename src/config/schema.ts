@@ -21,6 +21,7 @@ import {
   type SourceConfig,
 } from './fields.js';
 import { isMapping, Issues } from './issues.js';
+import { alertsSchema, resolveAlertTargets, type AlertTarget } from './alerts.js';
 import { privacySchema, resolvePrivacy, type PrivacyConfig } from './privacy.js';
 
 export type {
@@ -33,6 +34,8 @@ export type {
 } from './accounts.js';
 export { ACCOUNT_ID, DEFAULT_ACCOUNT_ID, accountSecrets } from './accounts.js';
 export type { SourceConfig } from './fields.js';
+export type { AlertFormat, AlertKind, AlertSeverity, AlertTarget } from './alerts.js';
+export { ALERT_KINDS, ALERT_SEVERITIES, WebhookUrl } from './alerts.js';
 
 /** pino levels accepted in `logLevel`. */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -137,6 +140,8 @@ const oneAccountSchema = z
       })
       .strict()
       .default({ sample: 5 }),
+    /** Webhook targets of alerts (config/alerts.ts, docs/alerts.md). */
+    alerts: alertsSchema,
     /** What is done with residents' personal data before anything is written (docs/privacy.md). */
     privacy: privacySchema,
   })
@@ -158,7 +163,9 @@ export const TOP_LEVEL_KEYS: readonly string[] = Object.keys(accountsFormSchema.
 type OneAccountConfig = z.output<typeof oneAccountSchema>;
 
 /** The configuration after validation and defaults. */
-export type Config = Omit<OneAccountConfig, 'source' | 'privacy'> & {
+export type Config = Omit<OneAccountConfig, 'source' | 'alerts' | 'privacy'> & {
+  /** The alert targets, their URLs read (offline commands leave out those whose variable is unset). */
+  alerts: AlertTarget[];
   /** The personal-data policy, its hash key read from the environment. */
   privacy: PrivacyConfig;
   /** The whole source in the one-account form; with `accounts:`, the defaults the accounts inherit. */
@@ -175,8 +182,11 @@ export type OfflineConfig = Omit<Config, 'source' | 'accounts'> & {
   accounts: OfflineAccount[];
 };
 
+/** A configuration before its alert targets are resolved. */
+type Written = Omit<OfflineConfig, 'alerts'> & { alerts: z.output<typeof alertsSchema> };
+
 /** The one-account form, its source as the account `default`. */
-function oneAccountForm(input: unknown, r: Resolving): OfflineConfig | undefined {
+function oneAccountForm(input: unknown, r: Resolving): Written | undefined {
   const config = r.issues.check(r.offline ? offlineOneAccountSchema : oneAccountSchema, input, []);
   if (!config) return undefined;
   const { username, password } = config.source ?? {};
@@ -201,7 +211,7 @@ function oneAccountForm(input: unknown, r: Resolving): OfflineConfig | undefined
 }
 
 /** The accounts form: every problem of the top level and of each account at once. */
-function accountsForm(input: Record<string, unknown>, r: Resolving): OfflineConfig | undefined {
+function accountsForm(input: Record<string, unknown>, r: Resolving): Written | undefined {
   const config = r.issues.check(accountsFormSchema, input, []);
   const resolved = resolveAccounts(
     {
@@ -226,8 +236,17 @@ function accountsForm(input: Record<string, unknown>, r: Resolving): OfflineConf
 
 function resolveConfig(input: unknown, ctx: z.RefinementCtx, env: Env, offline: boolean): OfflineConfig {
   const r: Resolving = { env, offline, issues: new Issues(), warnings: [] };
-  const config =
+  const written =
     isMapping(input) && input.accounts !== undefined ? accountsForm(input, r) : oneAccountForm(input, r);
+  const config: OfflineConfig | undefined = written && {
+    ...written,
+    alerts: resolveAlertTargets(written.alerts, {
+      env,
+      issues: r.issues,
+      offline,
+      accounts: written.accounts.map((account) => account.id),
+    }),
+  };
   if (config && !r.issues.size) return config;
   ctx.issues.push(...(r.issues.list as z.core.$ZodRawIssue[]));
   return z.NEVER;

@@ -1,7 +1,13 @@
 import { budgetToday } from '../app/budget.js';
 import { EXIT, type ExitCode } from '../app/exit-codes.js';
 import { loggerFor } from '../app/logger.js';
-import { lockOptions, openPropsync, selectedAccounts, type Propsync } from '../app/propsync.js';
+import {
+  lockOptions,
+  openPropsync,
+  selectedAccounts,
+  type OpenOptions,
+  type Propsync,
+} from '../app/propsync.js';
 import type { Logger } from '../log/logger.js';
 import type { CallEvent } from '../source/types.js';
 import { nextSignal } from '../app/signals.js';
@@ -18,6 +24,7 @@ import { enqueueRun } from '../queue/enqueue.js';
 import { claimTick } from '../queue/schedule-tick.js';
 import { latestDrift } from '../sync/verifications.js';
 import { startVerifyJobs } from './verify-job.js';
+import { ALERTS_EVERY_MS } from '../app/alerts/monitor.js';
 
 /** Longest wait for runs in flight after SIGINT/SIGTERM/SIGHUP, leaving time to close within 30 s. */
 export const STOP_TIMEOUT_MS = 25_000;
@@ -34,6 +41,7 @@ export function openForSchedule(
     streams: StreamName[];
     accounts?: readonly string[];
     onCall?: (event: CallEvent, account: string) => void;
+    onAlert?: OpenOptions['onAlert'];
   },
 ): Promise<Propsync> {
   const accounts = selectedAccounts(config.accounts, options.accounts);
@@ -45,6 +53,8 @@ export function openForSchedule(
       2,
     onCall: options.onCall,
     budget: 'whole',
+    alertsEveryMs: ALERTS_EVERY_MS,
+    onAlert: options.onAlert,
   });
 }
 
@@ -64,17 +74,21 @@ export async function runSchedulerProcess(
   const chosen = selectedAccounts(config.accounts, askedAccounts);
   let openQuarantine = async (): Promise<ReadonlyMap<string, number>> => new Map();
   let verifyDrift = async (): Promise<Awaited<ReturnType<typeof latestDrift>>> => [];
+  let freshness: Propsync['freshness'] = async () => [];
   const metrics = createSyncMetrics({
     accounts: chosen.map((account) => ({ id: account.id, dailyCallBudget: account.source.dailyCallBudget })),
     openQuarantine: () => openQuarantine(),
     verifyDrift: () => verifyDrift(),
+    freshness: () => freshness(),
   });
   const propsync = await openForSchedule(config, {
     logger,
     streams,
     accounts: askedAccounts,
     onCall: metrics.onCall,
+    onAlert: metrics.alertDelivered,
   });
+  freshness = propsync.freshness;
   const { db, accounts } = propsync;
   openQuarantine = () =>
     countOpenQuarantine(
@@ -126,6 +140,7 @@ export async function runSchedulerProcess(
     streams,
     beforeRun: async ({ account }) => (await budgetToday(db, account)).spentReason,
     lockOptions: lockOptions(config, logger),
+    observer: { onRunEnd: () => propsync.alerts.afterRun() },
   });
   const verifyJobs = startVerifyJobs(propsync, streams);
   const http = await serveHealthAndMetrics({
@@ -135,6 +150,7 @@ export async function runSchedulerProcess(
     logger,
     stopping: () => scheduler.stopping(),
     details: () => ({ jobs: scheduler.jobs() }),
+    freshness: propsync.freshness,
   });
   logger.info(
     {
@@ -158,7 +174,11 @@ export async function runSchedulerProcess(
     { event: 'scheduler_stopping', signal },
     `${signal}: starting no new runs; waiting up to ${STOP_TIMEOUT_MS / 1000} s for the pages in flight`,
   );
-  const [graceful] = await Promise.all([scheduler.stop(STOP_TIMEOUT_MS), verifyJobs.stop()]);
+  const [graceful] = await Promise.all([
+    scheduler.stop(STOP_TIMEOUT_MS),
+    verifyJobs.stop(),
+    propsync.alerts.stop(),
+  ]);
   await boss?.stop({ graceful: false, close: true, wait: true }).catch(() => {});
   await http?.close();
   await Promise.all(accounts.map(({ client }) => client.close()));

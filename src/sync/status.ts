@@ -4,6 +4,7 @@ import { SOURCE_TABLE_NAMES, type Db, type Warehouse } from '../catalog/tables.j
 import { pickCounts, RUN_COUNTERS, type Counts, type RunCounter } from '../warehouse/run-counters.js';
 import { sumUnits } from './runs.js';
 import { lastVerification, type VerificationRecord } from './verifications.js';
+import { readFreshness, type FreshnessTarget, type StreamFreshness } from './freshness.js';
 
 /** The run counters `status` shows. */
 const STATUS_COUNTER_KEYS = ['records', 'rowsInserted', 'rowsUpdated', 'quarantined', 'calls'] as const;
@@ -23,7 +24,8 @@ export interface RunInfo extends Counts<StatusCounter> {
   startedAt: string;
   finishedAt: string | null;
   durationMs: number | null;
-  workUnits: { total: number; done: number; failed: number };
+  /** `skipped`: units an earlier run had already done (a backfill run again). */
+  workUnits: { total: number; done: number; failed: number; skipped: number };
   error: string | null;
 }
 
@@ -61,6 +63,8 @@ export interface StreamStatus {
   scopes: ScopeStatus[];
   callsToday: number;
   openQuarantine: number;
+  /** Its freshness, when status was asked to judge it (enabled streams, or those named). */
+  freshness: StreamFreshness | null;
 }
 
 /** Rows of one source table, and how many of them the source no longer lists. */
@@ -111,6 +115,8 @@ export interface StatusOptions {
   quarantineLimit?: number;
   /** Minutes without a heartbeat after which a run still marked running is shown as abandoned; default 10. */
   abandonedAfterMinutes?: number;
+  /** The account's streams whose freshness to judge, with their thresholds (`freshnessTargets`). */
+  freshness?: readonly FreshnessTarget[];
 }
 
 /** Reads everything `propsync status` shows, from the warehouse alone (no call to the source). */
@@ -119,6 +125,10 @@ export async function readStatus(db: Db, options: StatusOptions): Promise<Status
   const today = await todayIn(db, options.timeZone);
   const callsByStream = await callsToday(db, account, options.timeZone);
   const quarantineByStream = await openQuarantineByStream(db, account);
+  const freshness = await readFreshness(
+    db,
+    (options.freshness ?? []).filter((target) => target.account === account),
+  );
   const streams: StreamStatus[] = [];
   for (const stream of STREAM_NAMES) {
     streams.push({
@@ -129,6 +139,7 @@ export async function readStatus(db: Db, options: StatusOptions): Promise<Status
       scopes: await scopes(db, account, stream),
       callsToday: callsByStream.get(stream) ?? 0,
       openQuarantine: quarantineByStream.get(stream) ?? 0,
+      freshness: freshness.find((judged) => judged.stream === stream) ?? null,
     });
   }
   const spent = callsByStream.get('*') ?? 0;
@@ -225,7 +236,12 @@ function runInfo(row: Pick<Selectable<Warehouse['sync_runs']>, (typeof RUN_COLUM
     startedAt: row.started_at.toISOString(),
     finishedAt: row.finished_at ? row.finished_at.toISOString() : null,
     durationMs: row.finished_at ? row.finished_at.getTime() - row.started_at.getTime() : null,
-    workUnits: { total: row.work_units_total, done: row.work_units_done, failed: row.work_units_failed },
+    workUnits: {
+      total: row.work_units_total,
+      done: row.work_units_done,
+      failed: row.work_units_failed,
+      skipped: 0,
+    },
     ...(Object.fromEntries(
       STATUS_COUNTERS.map((counter) => [counter.key, row[counter.column]]),
     ) as Counts<StatusCounter>),
@@ -253,7 +269,9 @@ export async function lastRun(
   const row = await query.orderBy('run_id', 'desc').limit(1).executeTakeFirst();
   if (!row) return null;
   const info = runInfo(row);
-  return row.streams.length > 1 ? { ...info, ...(await streamShare(db, row.run_id, stream)) } : info;
+  if (row.streams.length > 1) return { ...info, ...(await streamShare(db, row.run_id, stream)) };
+  const { skipped } = await sumUnits(db, { runId: row.run_id });
+  return { ...info, workUnits: { ...info.workUnits, skipped } };
 }
 
 /** A stream's share of a run's counters, from its work units. */
@@ -264,7 +282,7 @@ async function streamShare(
 ): Promise<Pick<RunInfo, 'workUnits' | StatusCounter['key']>> {
   const sums = await sumUnits(db, { runId, stream });
   return {
-    workUnits: { total: sums.units, done: sums.doneOrSkipped, failed: sums.failed },
+    workUnits: { total: sums.units, done: sums.done, failed: sums.failed, skipped: sums.skipped },
     ...pickCounts(STATUS_COUNTERS, sums),
   };
 }

@@ -240,6 +240,32 @@ export const SYNC_RUN_LANES = defineTable({
   },
 });
 
+export const ALERT_STATE = defineTable({
+  name: 'alert_state',
+  meaning:
+    'What each alert target was last told of each alert of an account, so that every process sends each change once (docs/alerts.md).',
+  key: ['alert_key', 'target'],
+  columns: {
+    alert_key: text(
+      'The alert: its kind and what it is about (freshness:STREAM, run_failed:STREAM, credentials).',
+    ).notNull(),
+    target: text('The alert target (alerts[].name) told.').notNull(),
+    kind: text(
+      'run_failed, credentials, budget, freshness, verify_drift, dead_letter or quarantine.',
+    ).notNull(),
+    status: text('firing, or resolved.').notNull(),
+    severity: text('warn or error, as last told.').notNull(),
+    summary: text('The message last sent.').notNull(),
+    value: bigint('The count last told (open quarantine entries, dead letters): more is news again.'),
+    since: timestamptz('When the alert started firing.').notNull().defaulted(),
+    notified_at: timestamptz('When the target was last told (the change, or a reminder).')
+      .notNull()
+      .defaulted(),
+    reminders: integer('Reminders sent since it started firing.').notNull().defaulted(),
+    delivered_at: timestamptz('When the last message was delivered; null when every attempt failed.'),
+  },
+});
+
 export const PRIVACY_POLICIES = defineTable({
   name: 'privacy_policies',
   meaning:
@@ -273,5 +299,6 @@ export const SYNC_TABLES = [
   SOURCE_BUDGET,
   SYNC_RUN_LANES,
   SYNC_VERIFICATIONS,
+  ALERT_STATE,
   PRIVACY_POLICIES,
 ] as const;

@@ -31,6 +31,8 @@ import {
 import { runLaneJob, type LaneJobData } from '../queue/lane-job.js';
 import { endDeadLanes, endLane } from '../queue/queued-runs.js';
 import { countOpenQuarantine } from '../sync/quarantine.js';
+import { ALERTS_EVERY_MS } from '../app/alerts/monitor.js';
+import type { StreamFreshness } from '../sync/freshness.js';
 
 /** Longest wait for the jobs in flight after a stop signal, leaving time to close within 30 s. */
 export const STOP_TIMEOUT_MS = 25_000;
@@ -50,7 +52,10 @@ export async function runWorkerProcess(
   const chosen = selectedAccounts(config.accounts, options.accounts);
   const concurrency = options.concurrency ?? config.worker.concurrency;
   let ids = chosen.map((account) => account.id);
-  const propsyncRef: { db?: import('../catalog/tables.js').Db } = {};
+  const propsyncRef: {
+    db?: import('../catalog/tables.js').Db;
+    freshness?: () => Promise<StreamFreshness[]>;
+  } = {};
   const metrics = createSyncMetrics({
     accounts: chosen.map((account) => ({ id: account.id, dailyCallBudget: account.source.dailyCallBudget })),
     openQuarantine: () =>
@@ -61,6 +66,7 @@ export async function runWorkerProcess(
         counts.set(letter.account, (counts.get(letter.account) ?? 0) + 1);
       return counts;
     },
+    freshness: () => propsyncRef.freshness?.() ?? Promise.resolve([]),
   });
   const propsync = await openPropsync(config, {
     logger,
@@ -68,9 +74,12 @@ export async function runWorkerProcess(
     budget: 'whole',
     maxConnections: concurrency * 3 + 4,
     onCall: metrics.onCall,
+    alertsEveryMs: ALERTS_EVERY_MS,
+    onAlert: metrics.alertDelivered,
   });
   const { db } = propsync;
   propsyncRef.db = db;
+  propsyncRef.freshness = propsync.freshness;
   ids = propsync.accounts.map((runtime) => runtime.account.id);
   let boss: PgBoss;
   try {
@@ -90,7 +99,10 @@ export async function runWorkerProcess(
   let active = 0;
   // The reporting refresh after a run's end runs beside the jobs, one at a time (a run ending meanwhile asks
   // for one more).
-  const refresh = coalesced(() => refreshAfterRun(db, config, logger));
+  const refresh = coalesced(async () => {
+    await refreshAfterRun(db, config, logger);
+    propsync.alerts.afterRun();
+  });
 
   /** Takes the next job of any account's queue (in turn), runs it, and ends, fails or gives it back. */
   async function loop(slot: number): Promise<void> {
@@ -202,6 +214,7 @@ export async function runWorkerProcess(
     logger,
     stopping: () => stop.signal.aborted,
     details: () => ({ jobsInFlight: active, concurrency }),
+    freshness: propsync.freshness,
   });
   // Lanes whose worker died during their last attempt: pg-boss dead-letters the job, this ends the lane (and its run).
   const sweep = setInterval(() => {

@@ -40,7 +40,8 @@ describe('deploy/prometheus', () => {
   it('alert on what the operator must know: staleness, failed runs, quarantine, budget, throttling, drift', () => {
     const exprs = alertRules().map((rule) => rule.expr);
     const alerting = (pattern: RegExp) => exprs.some((expr) => pattern.test(expr));
-    expect(alerting(/time\(\) - propsync_last_success_timestamp_seconds > 26 \* 3600/)).toBe(true);
+    expect(alerting(/\(propsync_stream_freshness_state\) == 1$/)).toBe(true);
+    expect(alerting(/\(propsync_stream_freshness_state\) == 2$/)).toBe(true);
     expect(alerting(/propsync_runs_total\{status="failed"\}/)).toBe(true);
     expect(alerting(/propsync_quarantine_open > 0/)).toBe(true);
     expect(alerting(/propsync_call_budget_left < 0\.1 \* propsync_call_budget_daily/)).toBe(true);
@@ -108,10 +109,26 @@ describe('metric names', () => {
       verifyDrift: async () => [
         { account: 'default', stream: 'leases', table: 'ar_transactions', kind: 'missing', rows: 2 },
       ],
+      freshness: async () => [
+        {
+          account: 'default',
+          stream: 'leases',
+          state: 'warn',
+          lastSuccessAt: '2026-11-26T09:00:00.000Z',
+          reachedDay: '2026-11-25',
+          warnAfterMs: 93_600_000,
+          errorAfterMs: 180_000_000,
+          reason: 'late',
+        },
+      ],
     });
     const text = await metrics.render();
     expect(text).toContain(
       'propsync_verify_drift_rows{account="default",stream="leases",table="ar_transactions",kind="missing"} 2',
+    );
+    expect(text).toContain('propsync_stream_freshness_state{account="default",stream="leases"} 1');
+    expect(text).toContain(
+      'propsync_stream_last_success_timestamp_seconds{account="default",stream="leases"} 1795683600',
     );
     const exported = exportedNames(text);
     const unknown = queriedMetrics().filter((name) => !exported.has(name));

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import { EXIT, type ExitCode } from '../../app/exit-codes.js';
 import type { ConfigError } from '../../config/load.js';
-import type { Account, Config } from '../../config/schema.js';
+import type { Account, AlertTarget, Config } from '../../config/schema.js';
 
 /**
  * `propsync config check`: validates the whole configuration (file, then environment) as a sync
@@ -39,12 +39,14 @@ export function registerConfigCheck(program: Command, done: (code: ExitCode) => 
         { escapeControls, redactUrl },
         { configFor, globalOptions },
         { describeTls, tlsSettingsOf },
+        { ALERT_KINDS },
       ] = await Promise.all([
         import('yaml'),
         import('../../config/load.js'),
         import('../../log/redact.js'),
         import('../context.js'),
         import('../../warehouse/tls.js'),
+        import('../../config/alerts.js'),
       ]);
       let loaded: Config;
       try {
@@ -69,6 +71,8 @@ export function registerConfigCheck(program: Command, done: (code: ExitCode) => 
         process.stdout.write(`# ${escapeControls(accountLine(account, redactUrl))}\n`);
       const tls = describeTls(tlsSettingsOf(loaded.database.url));
       process.stdout.write(`# database: ${tls}; \`propsync check\` connects and says what the session has\n`);
+      for (const target of loaded.alerts)
+        process.stdout.write(`# ${escapeControls(alertTargetLine(target, ALERT_KINDS))}\n`);
       for (const warning of loaded.warnings)
         process.stderr.write(`propsync: warning: ${escapeControls(warning)}\n`);
       // Secrets masked, URL passwords hidden.
@@ -85,6 +89,8 @@ export function registerConfigCheck(program: Command, done: (code: ExitCode) => 
           ...account,
           source: maskedSource(account.source, redactUrl),
         })),
+        // A webhook URL is a secret: its scheme and host only.
+        alerts: loaded.alerts.map((target) => ({ ...target, url: target.url.masked() })),
       };
       process.stdout.write(stringify(masked, { aliasDuplicateObjects: false }));
       done(EXIT.ok);
@@ -95,6 +101,16 @@ export function registerConfigCheck(program: Command, done: (code: ExitCode) => 
 export function accountLine(account: Account, redactUrl: (url: string) => string): string {
   const name = account.name === null ? '' : ` (${account.name})`;
   return `account ${account.id}${name}: auth ${account.source.auth.type}, ${redactUrl(account.source.url)}, time zone ${account.timeZone}`;
+}
+
+/** `alert target ops: slack to https://hooks.slack.com/***, every kind, warn and worse, every account`. */
+export function alertTargetLine(target: AlertTarget, everyKind: readonly string[]): string {
+  const kinds = everyKind.every((kind) => target.kinds.includes(kind as AlertTarget['kinds'][number]))
+    ? 'every kind'
+    : target.kinds.join(', ');
+  const severity = target.minSeverity === 'warn' ? 'warn and error' : 'error only';
+  const accounts = target.accounts ? `accounts ${target.accounts.join(', ')}` : 'every account';
+  return `alert target ${target.name}: ${target.format} to ${target.url.masked()}, ${kinds}, ${severity}, ${accounts}`;
 }
 
 /** An account's source with its URL's password and its auth's secret masked. */

@@ -130,9 +130,24 @@ const environmentName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, {
   message: 'is not an environment variable name; expected letters, digits and _ such as NORTH_API_PASSWORD',
 });
 
+/**
+ * An org as the gateway allows it in its path (`/ext/orgs/{org}/v1`): letters, digits, `-`, `_` and `.`, not dots
+ * alone (`.` or `..` would climb out of the path).
+ */
+const gatewayOrg = z
+  .string()
+  .regex(/^[A-Za-z0-9._-]*$/, {
+    message: 'holds a character the gateway does not allow; expected letters, digits, -, _ or .',
+  })
+  .refine((org) => !/^\.+$/.test(org), {
+    message: 'is only dots; expected letters, digits, -, _ or . (not alone)',
+  });
+
 function authSchema(type: AuthType, offline: boolean) {
   const mode = AUTH_MODES[type];
-  const user = z.string().min(1, { message: `is empty; expected ${mode.userIs}` });
+  const user = (type === 'apikey' ? gatewayOrg : z.string()).min(1, {
+    message: `is empty; expected ${mode.userIs}`,
+  });
   return z
     .object({
       type: z.literal(type),

@@ -43,6 +43,8 @@ export function authSettingsProblem(auth: SourceAuth, format: Format): string | 
     return undefined;
   }
   if (!auth.org) return 'the API-key gateway org is empty';
+  if (!/^[A-Za-z0-9._-]+$/.test(auth.org) || /^\.+$/.test(auth.org))
+    return 'the API-key gateway org must be letters, digits, -, _ or . (not dots alone)';
   if (!auth.apiKey) return 'the API key is empty';
   if (NOT_A_HEADER_VALUE.test(auth.apiKey))
     return 'the API key holds a control character or leading or trailing blanks; it cannot go in the X-Api-Key header';

@@ -101,7 +101,7 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
   const { settings } = options;
   const { timeZone } = options;
   // Every difference between Basic auth and the API-key gateway is in the mode (auth-modes.ts).
-  const auth = authModeOf(settings.auth, settings.format);
+  const auth = authModeOf(settings.auth, settings.format, settings.credentialHint);
   const logger = options.logger?.child({ component: 'source' });
   const clock = new SourceClock({
     timeZone,

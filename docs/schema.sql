@@ -646,6 +646,21 @@ comment on column public.leases.last_run_id is 'The run (sync_runs.run_id) that 
 comment on column public.leases.source_text_hash is 'Digest of the record''s text as last loaded from an XML reply (null after JSON): a record whose text comes back the same is passed over without being decoded.';
 comment on column public.leases.account_id is 'The source account the row belongs to (`accounts:` of the configuration; `default` for the one-account form).';
 
+create table public.privacy_policies (
+  account_id text not null,
+  modes jsonb not null,
+  key_id text,
+  recorded_at timestamp with time zone not null default now(),
+  applying jsonb
+);
+alter table public.privacy_policies add constraint privacy_policies_pkey PRIMARY KEY (account_id);
+comment on table public.privacy_policies is 'The personal-data policy an account''s rows were written under (privacy: of the configuration); no row: kept as the source sent them.';
+comment on column public.privacy_policies.account_id is 'The source account the row belongs to (`accounts:` of the configuration; `default` for the one-account form).';
+comment on column public.privacy_policies.modes is 'The mode of each personal class: keep, hash or drop.';
+comment on column public.privacy_policies.key_id is 'An HMAC of a fixed text under the hash key, telling keys apart without revealing them; null when nothing is hashed.';
+comment on column public.privacy_policies.recorded_at is 'When the policy was recorded (first write, or the end of propsync privacy apply).';
+comment on column public.privacy_policies.applying is 'While propsync privacy apply rewrites the rows: the policy it brings them to and the last key done per table; null otherwise.';
+
 create table public.properties (
   property_id bigint not null,
   marketing_name text,
@@ -1027,11 +1042,22 @@ create table reporting.settings (
 );
 alter table reporting.settings add constraint settings_pkey PRIMARY KEY (singleton);
 alter table reporting.settings add constraint settings_singleton_check CHECK (singleton);
-comment on table reporting.settings is 'One row of settings the views read: the time zone their "today" is taken in.';
+comment on table reporting.settings is 'One row of settings: the default time zone of reporting.today(), the day of an account no sync has written yet.';
 comment on column reporting.settings.singleton is 'Always true: the table holds one row.';
 comment on column reporting.settings.time_zone is 'IANA time zone of "today" (the configuration''s timeZone, written at the end of each sync).';
 comment on column reporting.settings.source_day_offset is 'Days the source''s today runs ahead of the server''s (0 against the real source; a simulator may run ahead), written at the end of each sync.';
 comment on column reporting.settings.updated_at is 'When the row was last written.';
+
+create table reporting_private.account_settings (
+  account_id text not null,
+  time_zone text not null,
+  source_today date,
+  source_day_offset integer not null default 0,
+  updated_at timestamp with time zone not null default now()
+);
+alter table reporting_private.account_settings add constraint account_settings_account_id_check CHECK ((account_id ~ '^[a-z0-9_-]{1,40}$'::text));
+alter table reporting_private.account_settings add constraint account_settings_pkey PRIMARY KEY (account_id);
+comment on table reporting_private.account_settings is 'Each account''s time zone (accounts[].timeZone), the day its source last reported (the latest run''s source_today) and the days that runs ahead of the server''s day in that zone; written at the end of each sync.';
 
 create table reporting_private.ar_activity_dirty (
   account_id text not null,
@@ -1195,7 +1221,7 @@ create view reporting.ap_open_invoices with (security_barrier=true) as
     v.as_of_date
    FROM reporting_private.ap_open_invoices v
   WHERE ((( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts) IS NULL) OR (v.account_id = ANY (( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts)::text[])));
-comment on view reporting.ap_open_invoices is 'Invoices with an amount still due: vendor, property, due date and days past due. Every invoice the source still lists whose amount due is not zero, refunds to residents included (flagged by invoice_type_id 20) and open credit memos (negative amounts due). property_id is set when all the invoice''s lines are charged to one property; property_count says how many they name. Today is reporting.today(): the current day in the time zone stored in reporting.settings (the configuration''s timeZone, written at the end of each sync). Money is numeric, exact to the cent, with the ledger''s signs (charges positive, payments and credits negative).';
+comment on view reporting.ap_open_invoices is 'Invoices with an amount still due: vendor, property, due date and days past due. Every invoice the source still lists whose amount due is not zero, refunds to residents included (flagged by invoice_type_id 20) and open credit memos (negative amounts due). property_id is set when all the invoice''s lines are charged to one property; property_count says how many they name. Today is the row''s account''s day, reporting.today(account_id): the current day in the account''s time zone (its accounts[].timeZone, written at the end of each sync), so two accounts an hour apart may be a day apart. Money is numeric, exact to the cent, with the ledger''s signs (charges positive, payments and credits negative).';
 comment on column reporting.ap_open_invoices.account_id is 'The source account the row belongs to (accounts[].id of the configuration; default in the one-account form). Property, lease and invoice ids are unique within an account only.';
 comment on column reporting.ap_open_invoices.account_name is 'The account''s display name from the configuration (accounts[].name); empty when none is configured.';
 comment on column reporting.ap_open_invoices.invoice_id is 'The invoice.';
@@ -1216,7 +1242,7 @@ comment on column reporting.ap_open_invoices.is_on_hold is 'Payment is on hold.'
 comment on column reporting.ap_open_invoices.amount is 'The invoice''s total.';
 comment on column reporting.ap_open_invoices.amount_due is 'What is still unpaid.';
 comment on column reporting.ap_open_invoices.days_past_due is 'Days since the due date (0 when not yet due).';
-comment on column reporting.ap_open_invoices.as_of_date is 'The day the answer is as of: today in the time zone of reporting.settings.';
+comment on column reporting.ap_open_invoices.as_of_date is 'The day the answer is as of: the account''s today, in its own time zone.';
 
 create view reporting.ar_activity_monthly with (security_barrier=true) as
  SELECT v.account_id,
@@ -1274,7 +1300,7 @@ create view reporting.ar_aging with (security_barrier=true) as
     v.over_90
    FROM reporting_private.ar_aging v
   WHERE ((( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts) IS NULL) OR (v.account_id = ANY (( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts)::text[])));
-comment on view reporting.ar_aging is 'Per lease with open AR: the open balance by days past due (not yet due, 1-30, 31-60, 61-90, over 90) as of today. Open items are AR transactions with a balance due that are not temporary, not reversed and still listed by the source, on leases still listed. An item falls in the bucket of today minus its due date; credits (negative balances) age like charges. Today is reporting.today(): the current day in the time zone stored in reporting.settings (the configuration''s timeZone, written at the end of each sync). To see the buckets at another moment, set reporting.now for the session (set reporting.now = ''2024-07-01 05:30+00''). Money is numeric, exact to the cent, with the ledger''s signs (charges positive, payments and credits negative).';
+comment on view reporting.ar_aging is 'Per lease with open AR: the open balance by days past due (not yet due, 1-30, 31-60, 61-90, over 90) as of today. Open items are AR transactions with a balance due that are not temporary, not reversed and still listed by the source, on leases still listed. An item falls in the bucket of today minus its due date; credits (negative balances) age like charges. Today is the row''s account''s day, reporting.today(account_id): the current day in the account''s time zone (its accounts[].timeZone, written at the end of each sync), so two accounts an hour apart may be a day apart. To see the buckets at another moment, set reporting.now for the session (set reporting.now = ''2024-07-01 05:30+00''). Money is numeric, exact to the cent, with the ledger''s signs (charges positive, payments and credits negative).';
 comment on column reporting.ar_aging.account_id is 'The source account the row belongs to (accounts[].id of the configuration; default in the one-account form). Property, lease and invoice ids are unique within an account only.';
 comment on column reporting.ar_aging.account_name is 'The account''s display name from the configuration (accounts[].name); empty when none is configured.';
 comment on column reporting.ar_aging.property_id is 'The property (source PropertyID).';
@@ -1283,7 +1309,7 @@ comment on column reporting.ar_aging.lease_id is 'The lease.';
 comment on column reporting.ar_aging.unit_number is 'The lease''s unit number.';
 comment on column reporting.ar_aging.primary_resident is 'The primary resident''s full name.';
 comment on column reporting.ar_aging.lease_status is 'The lease''s status (Current, Notice, Past ...).';
-comment on column reporting.ar_aging.as_of_date is 'The day the answer is as of: today in the time zone of reporting.settings.';
+comment on column reporting.ar_aging.as_of_date is 'The day the answer is as of: the account''s today, in its own time zone.';
 comment on column reporting.ar_aging.open_items is 'Open AR transactions of the lease.';
 comment on column reporting.ar_aging.balance is 'Total open balance (the sum of the buckets).';
 comment on column reporting.ar_aging.not_yet_due is 'Open balance not yet past due (due today or later, or without a due date).';
@@ -1308,12 +1334,12 @@ create view reporting.ar_aging_by_property with (security_barrier=true) as
     v.over_90
    FROM reporting_private.ar_aging_by_property v
   WHERE ((( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts) IS NULL) OR (v.account_id = ANY (( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts)::text[])));
-comment on view reporting.ar_aging_by_property is 'Per property: the AR aging buckets of reporting.ar_aging summed over its leases. Sums reporting.ar_aging; the same rules apply. Today is reporting.today(): the current day in the time zone stored in reporting.settings (the configuration''s timeZone, written at the end of each sync). Money is numeric, exact to the cent, with the ledger''s signs (charges positive, payments and credits negative).';
+comment on view reporting.ar_aging_by_property is 'Per property: the AR aging buckets of reporting.ar_aging summed over its leases. Sums reporting.ar_aging; the same rules apply. Today is the row''s account''s day, reporting.today(account_id): the current day in the account''s time zone (its accounts[].timeZone, written at the end of each sync), so two accounts an hour apart may be a day apart. Money is numeric, exact to the cent, with the ledger''s signs (charges positive, payments and credits negative).';
 comment on column reporting.ar_aging_by_property.account_id is 'The source account the row belongs to (accounts[].id of the configuration; default in the one-account form). Property, lease and invoice ids are unique within an account only.';
 comment on column reporting.ar_aging_by_property.account_name is 'The account''s display name from the configuration (accounts[].name); empty when none is configured.';
 comment on column reporting.ar_aging_by_property.property_id is 'The property (source PropertyID).';
 comment on column reporting.ar_aging_by_property.property_name is 'The property''s name (see reporting.properties).';
-comment on column reporting.ar_aging_by_property.as_of_date is 'The day the answer is as of: today in the time zone of reporting.settings.';
+comment on column reporting.ar_aging_by_property.as_of_date is 'The day the answer is as of: the account''s today, in its own time zone.';
 comment on column reporting.ar_aging_by_property.leases is 'Leases with open AR.';
 comment on column reporting.ar_aging_by_property.open_items is 'Open AR transactions.';
 comment on column reporting.ar_aging_by_property.balance is 'Total open balance.';
@@ -1335,7 +1361,7 @@ create view reporting.lease_activity_monthly with (security_barrier=true) as
     v.cancellations
    FROM reporting_private.lease_activity_monthly v
   WHERE ((( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts) IS NULL) OR (v.account_id = ANY (( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts)::text[])));
-comment on view reporting.lease_activity_monthly is 'Per property and month: move-ins, move-outs, renewals started and cancellations. Move-ins: leases that moved in (Current, Notice or Past) by their move-in day up to today. Move-outs: those leases by their move-out day up to today. Renewals: lease intervals of type Renewal by their start day up to today. Cancellations: Cancelled leases by the move-in day they had planned (the source gives no cancellation date). Other-income leases and rows the source no longer lists are left out; months without any activity have no row. Today is reporting.today(): the current day in the time zone stored in reporting.settings (the configuration''s timeZone, written at the end of each sync).';
+comment on view reporting.lease_activity_monthly is 'Per property and month: move-ins, move-outs, renewals started and cancellations. Move-ins: leases that moved in (Current, Notice or Past) by their move-in day up to today. Move-outs: those leases by their move-out day up to today. Renewals: lease intervals of type Renewal by their start day up to today. Cancellations: Cancelled leases by the move-in day they had planned (the source gives no cancellation date). Other-income leases and rows the source no longer lists are left out; months without any activity have no row. Today is the row''s account''s day, reporting.today(account_id): the current day in the account''s time zone (its accounts[].timeZone, written at the end of each sync), so two accounts an hour apart may be a day apart.';
 comment on column reporting.lease_activity_monthly.account_id is 'The source account the row belongs to (accounts[].id of the configuration; default in the one-account form). Property, lease and invoice ids are unique within an account only.';
 comment on column reporting.lease_activity_monthly.account_name is 'The account''s display name from the configuration (accounts[].name); empty when none is configured.';
 comment on column reporting.lease_activity_monthly.property_id is 'The property (source PropertyID).';
@@ -1382,7 +1408,7 @@ create view reporting.occupancy_monthly with (security_barrier=true) as
     v.occupancy_percent
    FROM reporting_private.occupancy_monthly v
   WHERE ((( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts) IS NULL) OR (v.account_id = ANY (( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts)::text[])));
-comment on view reporting.occupancy_monthly is 'Per property and month: units known, units occupied at the month''s end (today for the current month), occupancy %. The source gives no unit inventory in the methods synced, so units known is the number of distinct units any lease of the property has ever named (all time, the same every month). A unit is occupied on a day when a Current, Notice or Past lease moved in on or before it and moves out after it (or has no move-out and is Current or Notice). Other-income leases (parking, storage) and leases the source no longer lists are left out. Months run from the property''s first move-in to the current month. Today is reporting.today(): the current day in the time zone stored in reporting.settings (the configuration''s timeZone, written at the end of each sync). Materialized view, refreshed at the end of each sync: counting the units occupied at every month end of every property took seconds on the large data set; the current month is counted as of the last refresh (see as_of_date).';
+comment on view reporting.occupancy_monthly is 'Per property and month: units known, units occupied at the month''s end (today for the current month), occupancy %. The source gives no unit inventory in the methods synced, so units known is the number of distinct units any lease of the property has ever named (all time, the same every month). A unit is occupied on a day when a Current, Notice or Past lease moved in on or before it and moves out after it (or has no move-out and is Current or Notice). Other-income leases (parking, storage) and leases the source no longer lists are left out. Months run from the property''s first move-in to the current month. Today is the row''s account''s day, reporting.today(account_id): the current day in the account''s time zone (its accounts[].timeZone, written at the end of each sync), so two accounts an hour apart may be a day apart. Materialized view, refreshed at the end of each sync: counting the units occupied at every month end of every property took seconds on the large data set; the current month is counted as of the last refresh (see as_of_date).';
 comment on column reporting.occupancy_monthly.account_id is 'The source account the row belongs to (accounts[].id of the configuration; default in the one-account form). Property, lease and invoice ids are unique within an account only.';
 comment on column reporting.occupancy_monthly.account_name is 'The account''s display name from the configuration (accounts[].name); empty when none is configured.';
 comment on column reporting.occupancy_monthly.property_id is 'The property (source PropertyID).';
@@ -1409,7 +1435,7 @@ create view reporting.portfolio with (security_barrier=true) as
     v.as_of_date
    FROM reporting_private.portfolio v
   WHERE ((( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts) IS NULL) OR (v.account_id = ANY (( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts)::text[])));
-comment on view reporting.portfolio is 'One row per account: its properties, units and occupancy, current leases, open AR and open AP, side by side. Accounts are those the configuration has run (with their names) and any account the warehouse holds properties of. Properties, units and occupancy sum reporting.properties and the latest month of reporting.occupancy_monthly (as of the last sync). Current leases are Current and Notice leases of homes (other-income leases left out). Open AR is what reporting.ar_aging sums, past due AR its part due before today; open AP is what reporting.ap_open_invoices lists. Today is reporting.today(): the current day in the time zone stored in reporting.settings (the configuration''s timeZone, written at the end of each sync). Money is numeric, exact to the cent, with the ledger''s signs (charges positive, payments and credits negative).';
+comment on view reporting.portfolio is 'One row per account: its properties, units and occupancy, current leases, open AR and open AP, side by side. Accounts are those the configuration has run (with their names) and any account the warehouse holds properties of. Properties, units and occupancy sum reporting.properties and the latest month of reporting.occupancy_monthly (as of the last sync). Current leases are Current and Notice leases of homes (other-income leases left out). Open AR is what reporting.ar_aging sums, past due AR its part due before today; open AP is what reporting.ap_open_invoices lists. Today is the row''s account''s day, reporting.today(account_id): the current day in the account''s time zone (its accounts[].timeZone, written at the end of each sync), so two accounts an hour apart may be a day apart. Money is numeric, exact to the cent, with the ledger''s signs (charges positive, payments and credits negative).';
 comment on column reporting.portfolio.account_id is 'The source account the row belongs to (accounts[].id of the configuration; default in the one-account form). Property, lease and invoice ids are unique within an account only.';
 comment on column reporting.portfolio.account_name is 'The account''s display name from the configuration (accounts[].name); empty when none is configured.';
 comment on column reporting.portfolio.properties is 'Properties of the account: those the source lists, and any its leases and invoice lines name besides (see reporting.properties).';
@@ -1421,7 +1447,7 @@ comment on column reporting.portfolio.open_ar_balance is 'Open AR balance of the
 comment on column reporting.portfolio.past_due_ar_balance is 'Part of the open AR balance whose due date is before today.';
 comment on column reporting.portfolio.open_ap_invoices is 'Invoices with an amount still due.';
 comment on column reporting.portfolio.open_ap_amount is 'What those invoices still have due.';
-comment on column reporting.portfolio.as_of_date is 'The day the answer is as of: today in the time zone of reporting.settings.';
+comment on column reporting.portfolio.as_of_date is 'The day the answer is as of: the account''s today, in its own time zone.';
 
 create view reporting.properties with (security_barrier=true) as
  SELECT v.account_id,
@@ -1486,7 +1512,7 @@ create view reporting.rent_roll with (security_barrier=true) as
     v.as_of_date
    FROM reporting_private.rent_roll v
   WHERE ((( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts) IS NULL) OR (v.account_id = ANY (( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts)::text[])));
-comment on view reporting.rent_roll is 'One row per lease that is Current or Notice today: where, who, the current term, monthly charges and balances. Leases the source no longer lists (deleted_at set) are left out. A multi-space lease is one row, its spaces listed in unit_spaces. The primary resident is the customer whose type is Primary (else relationship Primary, else the lowest customer id). Monthly charges are the current interval''s scheduled charges of frequency Monthly in effect today. Balances count non-temporary, non-reversed AR transactions still open. Other-income leases (parking, storage) are included and flagged. Today is reporting.today(): the current day in the time zone stored in reporting.settings (the configuration''s timeZone, written at the end of each sync). Money is numeric, exact to the cent, with the ledger''s signs (charges positive, payments and credits negative).';
+comment on view reporting.rent_roll is 'One row per lease that is Current or Notice today: where, who, the current term, monthly charges and balances. Leases the source no longer lists (deleted_at set) are left out. A multi-space lease is one row, its spaces listed in unit_spaces. The primary resident is the customer whose type is Primary (else relationship Primary, else the lowest customer id). Monthly charges are the current interval''s scheduled charges of frequency Monthly in effect today. Balances count non-temporary, non-reversed AR transactions still open. Other-income leases (parking, storage) are included and flagged. Today is the row''s account''s day, reporting.today(account_id): the current day in the account''s time zone (its accounts[].timeZone, written at the end of each sync), so two accounts an hour apart may be a day apart. Money is numeric, exact to the cent, with the ledger''s signs (charges positive, payments and credits negative).';
 comment on column reporting.rent_roll.account_id is 'The source account the row belongs to (accounts[].id of the configuration; default in the one-account form). Property, lease and invoice ids are unique within an account only.';
 comment on column reporting.rent_roll.account_name is 'The account''s display name from the configuration (accounts[].name); empty when none is configured.';
 comment on column reporting.rent_roll.property_id is 'The property (source PropertyID).';
@@ -1509,7 +1535,7 @@ comment on column reporting.rent_roll.lease_end_date is 'End of the current leas
 comment on column reporting.rent_roll.monthly_charges is 'Sum of the current interval''s monthly scheduled charges in effect today (rent, pet rent, utilities ...).';
 comment on column reporting.rent_roll.open_balance is 'Open AR balance of the lease (positive: the residents owe; negative: a credit).';
 comment on column reporting.rent_roll.past_due_balance is 'Part of the open balance whose due date is before today.';
-comment on column reporting.rent_roll.as_of_date is 'The day the answer is as of: today in the time zone of reporting.settings.';
+comment on column reporting.rent_roll.as_of_date is 'The day the answer is as of: the account''s today, in its own time zone.';
 
 create view reporting.vendor_spend_monthly with (security_barrier=true) as
  SELECT v.account_id,
@@ -1525,7 +1551,7 @@ create view reporting.vendor_spend_monthly with (security_barrier=true) as
     v.credit_memo_amount
    FROM reporting_private.vendor_spend_monthly v
   WHERE ((( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts) IS NULL) OR (v.account_id = ANY (( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts)::text[])));
-comment on view reporting.vendor_spend_monthly is 'Per post month, vendor and property (from invoice lines): invoices, credit memos and the net amount spent. Refunds to residents (invoice type 20, Customer Refund) are not vendor spend and are left out. A reversal (an invoice with reversal_invoice_id) and the invoice it reverses cancel out and are both left out. Credit memos (type 12) are netted: their negative amounts reduce the spend. An invoice whose lines name several properties counts once for each. Invoices and lines the source no longer lists are left out. Money is numeric, exact to the cent, with the ledger''s signs (charges positive, payments and credits negative). Maintained group by group: its sums are kept in a table, and only the groups (account and invoice post month) whose invoices or invoice lines a sync changed are refreshed at the end of each sync, since summing every invoice line again took a second on the large data set, for the dozen invoices a nightly sync changes. Account and property names are read with the rows, so they are always current.';
+comment on view reporting.vendor_spend_monthly is 'Per post month, vendor and property (from invoice lines): invoices, credit memos and the net amount spent. Net spend is the sum of what was posted, invoices and credit memos alike, by the lines of each. Refunds to residents (invoice type 20, Customer Refund) are not vendor spend and are left out. Credit memos (type 12) are netted: their negative amounts reduce the spend. A credit memo or invoice that names another it adjusts or reverses (reversal_invoice_id) counts by its own amounts, in its own month and properties, and the invoice it names stays counted: a full reversal nets to zero by its amounts, a partial credit (a billing adjustment) takes off only what it credits. An invoice whose lines name several properties counts once for each. Invoices and lines the source no longer lists are left out. What it cannot know: the source sends no link from an invoice to the credits against it, only the credit''s reversal_invoice_id, so spend is netted by post month, not per original invoice. Money is numeric, exact to the cent, with the ledger''s signs (charges positive, payments and credits negative). Maintained group by group: its sums are kept in a table, and only the groups (account and invoice post month) whose invoices or invoice lines a sync changed are refreshed at the end of each sync, since summing every invoice line again took a second on the large data set, for the dozen invoices a nightly sync changes. Account and property names are read with the rows, so they are always current.';
 comment on column reporting.vendor_spend_monthly.account_id is 'The source account the row belongs to (accounts[].id of the configuration; default in the one-account form). Property, lease and invoice ids are unique within an account only.';
 comment on column reporting.vendor_spend_monthly.account_name is 'The account''s display name from the configuration (accounts[].name); empty when none is configured.';
 comment on column reporting.vendor_spend_monthly.post_month is 'The invoices'' accounting month, as its first day.';
@@ -1575,6 +1601,14 @@ comment on column reporting.voided_payments_log.voided_on is 'When it was voided
 comment on column reporting.voided_payments_log.voided_by is 'Who voided it.';
 comment on column reporting.voided_payments_log.void_reason is 'Why it was voided.';
 
+create view reporting_private.account_today as
+ SELECT s.account_id,
+    s.time_zone,
+    s.source_today,
+    COALESCE((((NULLIF(current_setting('reporting.now'::text, true), ''::text))::timestamp with time zone AT TIME ZONE s.time_zone))::date, (((now() AT TIME ZONE s.time_zone))::date + s.source_day_offset)) AS today
+   FROM reporting_private.account_settings s;
+comment on view reporting_private.account_today is 'Each account''s today, in its own time zone (reporting.now, when set for the session, taken as now).';
+
 create view reporting_private.ap_open_invoices as
  SELECT i.account_id,
     a.name AS account_name,
@@ -1595,10 +1629,11 @@ create view reporting_private.ap_open_invoices as
     i.is_on_hold,
     i.amount,
     i.amount_due,
-    GREATEST((d.today - i.due_date), 0) AS days_past_due,
-    d.today AS as_of_date
-   FROM (((public.invoices i
-     CROSS JOIN ( SELECT reporting.today() AS today) d)
+    GREATEST((COALESCE(z.today, z0.today) - i.due_date), 0) AS days_past_due,
+    COALESCE(z.today, z0.today) AS as_of_date
+   FROM ((((public.invoices i
+     LEFT JOIN reporting_private.account_today z ON ((z.account_id = i.account_id)))
+     CROSS JOIN ( SELECT reporting.today() AS today) z0)
      LEFT JOIN public.accounts a ON ((a.account_id = i.account_id)))
      LEFT JOIN LATERAL ( SELECT x.property_id,
             x.property_count,
@@ -1637,21 +1672,20 @@ create view reporting_private.ar_activity_monthly as
      LEFT JOIN reporting_private.properties p ON (((p.account_id = g.account_id) AND (p.property_id = g.property_id))));
 
 create view reporting_private.ar_aging as
- WITH d AS (
-         SELECT reporting.today() AS today
-        ), open AS (
+ WITH open AS (
          SELECT t.account_id,
             t.lease_id,
             t.property_id,
             (count(*))::integer AS open_items,
             sum(t.balance_due) AS balance,
-            sum(t.balance_due) FILTER (WHERE ((t.due_date IS NULL) OR (t.due_date >= d_1.today))) AS not_yet_due,
-            sum(t.balance_due) FILTER (WHERE (((d_1.today - t.due_date) >= 1) AND ((d_1.today - t.due_date) <= 30))) AS days_1_30,
-            sum(t.balance_due) FILTER (WHERE (((d_1.today - t.due_date) >= 31) AND ((d_1.today - t.due_date) <= 60))) AS days_31_60,
-            sum(t.balance_due) FILTER (WHERE (((d_1.today - t.due_date) >= 61) AND ((d_1.today - t.due_date) <= 90))) AS days_61_90,
-            sum(t.balance_due) FILTER (WHERE ((d_1.today - t.due_date) > 90)) AS over_90
-           FROM (public.ar_transactions t
-             CROSS JOIN d d_1)
+            sum(t.balance_due) FILTER (WHERE ((t.due_date IS NULL) OR (t.due_date >= COALESCE(z_1.today, z0_1.today)))) AS not_yet_due,
+            sum(t.balance_due) FILTER (WHERE (((COALESCE(z_1.today, z0_1.today) - t.due_date) >= 1) AND ((COALESCE(z_1.today, z0_1.today) - t.due_date) <= 30))) AS days_1_30,
+            sum(t.balance_due) FILTER (WHERE (((COALESCE(z_1.today, z0_1.today) - t.due_date) >= 31) AND ((COALESCE(z_1.today, z0_1.today) - t.due_date) <= 60))) AS days_31_60,
+            sum(t.balance_due) FILTER (WHERE (((COALESCE(z_1.today, z0_1.today) - t.due_date) >= 61) AND ((COALESCE(z_1.today, z0_1.today) - t.due_date) <= 90))) AS days_61_90,
+            sum(t.balance_due) FILTER (WHERE ((COALESCE(z_1.today, z0_1.today) - t.due_date) > 90)) AS over_90
+           FROM ((public.ar_transactions t
+             LEFT JOIN reporting_private.account_today z_1 ON ((z_1.account_id = t.account_id)))
+             CROSS JOIN ( SELECT reporting.today() AS today) z0_1)
           WHERE ((t.deleted_at IS NULL) AND (t.balance_due <> (0)::numeric) AND (t.is_temporary IS NOT TRUE) AND (t.is_reversed IS NOT TRUE))
           GROUP BY t.account_id, t.lease_id, t.property_id
         )
@@ -1663,7 +1697,7 @@ create view reporting_private.ar_aging as
     l.unit_number,
     r.name AS primary_resident,
     l.lease_status,
-    d.today AS as_of_date,
+    COALESCE(z.today, z0.today) AS as_of_date,
     o.open_items,
     (o.balance)::numeric(14,2) AS balance,
     (COALESCE(o.not_yet_due, (0)::numeric))::numeric(14,2) AS not_yet_due,
@@ -1671,8 +1705,9 @@ create view reporting_private.ar_aging as
     (COALESCE(o.days_31_60, (0)::numeric))::numeric(14,2) AS days_31_60,
     (COALESCE(o.days_61_90, (0)::numeric))::numeric(14,2) AS days_61_90,
     (COALESCE(o.over_90, (0)::numeric))::numeric(14,2) AS over_90
-   FROM (((((open o
-     CROSS JOIN d)
+   FROM ((((((open o
+     LEFT JOIN reporting_private.account_today z ON ((z.account_id = o.account_id)))
+     CROSS JOIN ( SELECT reporting.today() AS today) z0)
      JOIN public.leases l ON (((l.account_id = o.account_id) AND (l.lease_id = o.lease_id) AND (l.deleted_at IS NULL))))
      LEFT JOIN public.accounts a ON ((a.account_id = o.account_id)))
      LEFT JOIN reporting_private.properties p ON (((p.account_id = o.account_id) AND (p.property_id = o.property_id))))
@@ -1701,33 +1736,34 @@ create view reporting_private.ar_aging_by_property as
   GROUP BY ar_aging.account_id, ar_aging.account_name, ar_aging.property_id, ar_aging.property_name, ar_aging.as_of_date;
 
 create view reporting_private.lease_activity_monthly as
- WITH d AS (
-         SELECT reporting.today() AS today
-        ), events AS (
+ WITH events AS (
          SELECT l.account_id,
             l.property_id,
             (date_trunc('month'::text, (l.move_in_date)::timestamp with time zone))::date AS month,
             'move_in'::text AS kind
-           FROM (public.leases l
-             CROSS JOIN d)
-          WHERE ((l.deleted_at IS NULL) AND (l.is_other_income IS NOT TRUE) AND (l.lease_status_type_id = ANY (ARRAY[4, 5, 6])) AND (l.move_in_date <= d.today))
+           FROM ((public.leases l
+             LEFT JOIN reporting_private.account_today z ON ((z.account_id = l.account_id)))
+             CROSS JOIN ( SELECT reporting.today() AS today) z0)
+          WHERE ((l.deleted_at IS NULL) AND (l.is_other_income IS NOT TRUE) AND (l.lease_status_type_id = ANY (ARRAY[4, 5, 6])) AND (l.move_in_date <= COALESCE(z.today, z0.today)))
         UNION ALL
          SELECT l.account_id,
             l.property_id,
             (date_trunc('month'::text, (l.move_out_date)::timestamp with time zone))::date AS date_trunc,
             'move_out'::text
-           FROM (public.leases l
-             CROSS JOIN d)
-          WHERE ((l.deleted_at IS NULL) AND (l.is_other_income IS NOT TRUE) AND (l.lease_status_type_id = ANY (ARRAY[4, 5, 6])) AND (l.move_in_date <= l.move_out_date) AND (l.move_out_date <= d.today))
+           FROM ((public.leases l
+             LEFT JOIN reporting_private.account_today z ON ((z.account_id = l.account_id)))
+             CROSS JOIN ( SELECT reporting.today() AS today) z0)
+          WHERE ((l.deleted_at IS NULL) AND (l.is_other_income IS NOT TRUE) AND (l.lease_status_type_id = ANY (ARRAY[4, 5, 6])) AND (l.move_in_date <= l.move_out_date) AND (l.move_out_date <= COALESCE(z.today, z0.today)))
         UNION ALL
          SELECT l.account_id,
             l.property_id,
             (date_trunc('month'::text, (i.start_date)::timestamp with time zone))::date AS date_trunc,
             'renewal'::text
-           FROM ((public.lease_intervals i
+           FROM (((public.lease_intervals i
              JOIN public.leases l ON (((l.account_id = i.account_id) AND (l.lease_id = i.lease_id))))
-             CROSS JOIN d)
-          WHERE ((l.deleted_at IS NULL) AND (l.is_other_income IS NOT TRUE) AND (i.deleted_at IS NULL) AND (i.lease_interval_type_id = 3) AND (i.start_date <= d.today))
+             LEFT JOIN reporting_private.account_today z ON ((z.account_id = l.account_id)))
+             CROSS JOIN ( SELECT reporting.today() AS today) z0)
+          WHERE ((l.deleted_at IS NULL) AND (l.is_other_income IS NOT TRUE) AND (i.deleted_at IS NULL) AND (i.lease_interval_type_id = 3) AND (i.start_date <= COALESCE(z.today, z0.today)))
         UNION ALL
          SELECT l.account_id,
             l.property_id,
@@ -1774,9 +1810,7 @@ create view reporting_private.lease_expirations as
   GROUP BY l.account_id, a.name, l.property_id, p.property_name, (date_trunc('month'::text, (ci.end_date)::timestamp with time zone));
 
 create materialized view reporting_private.occupancy_monthly as
- WITH d AS (
-         SELECT reporting.today() AS today
-        ), residential AS (
+ WITH residential AS (
          SELECT l.account_id,
             l.property_id,
             l.unit_id,
@@ -1797,10 +1831,11 @@ create materialized view reporting_private.occupancy_monthly as
             u.property_id,
             u.units_known,
             (m_1.m)::date AS month,
-            LEAST(((m_1.m + '1 mon -1 days'::interval))::date, d.today) AS as_of_date
-           FROM ((units u
-             CROSS JOIN d)
-             CROSS JOIN LATERAL generate_series(date_trunc('month'::text, (LEAST(COALESCE(u.first_move_in, d.today), d.today))::timestamp with time zone), date_trunc('month'::text, (d.today)::timestamp with time zone), '1 mon'::interval) m_1(m))
+            LEAST(((m_1.m + '1 mon -1 days'::interval))::date, COALESCE(z.today, z0.today)) AS as_of_date
+           FROM (((units u
+             LEFT JOIN reporting_private.account_today z ON ((z.account_id = u.account_id)))
+             CROSS JOIN ( SELECT reporting.today() AS today) z0)
+             CROSS JOIN LATERAL generate_series(date_trunc('month'::text, (LEAST(COALESCE(u.first_move_in, COALESCE(z.today, z0.today)), COALESCE(z.today, z0.today)))::timestamp with time zone), date_trunc('month'::text, (COALESCE(z.today, z0.today))::timestamp with time zone), '1 mon'::interval) m_1(m))
         ), occupied AS (
          SELECT m_1.account_id,
             m_1.property_id,
@@ -1827,9 +1862,7 @@ create materialized view reporting_private.occupancy_monthly as
      LEFT JOIN reporting_private.properties p ON (((p.account_id = m.account_id) AND (p.property_id = m.property_id))));
 
 create view reporting_private.portfolio as
- WITH d AS (
-         SELECT reporting.today() AS today
-        ), known AS (
+ WITH known AS (
          SELECT accounts.account_id
            FROM public.accounts
         UNION
@@ -1859,9 +1892,10 @@ create view reporting_private.portfolio as
         ), ar AS (
          SELECT t.account_id,
             sum(t.balance_due) AS balance,
-            sum(t.balance_due) FILTER (WHERE (t.due_date < d_1.today)) AS past_due
-           FROM (public.ar_transactions t
-             CROSS JOIN d d_1)
+            sum(t.balance_due) FILTER (WHERE (t.due_date < COALESCE(z_1.today, z0_1.today))) AS past_due
+           FROM ((public.ar_transactions t
+             LEFT JOIN reporting_private.account_today z_1 ON ((z_1.account_id = t.account_id)))
+             CROSS JOIN ( SELECT reporting.today() AS today) z0_1)
           WHERE ((t.deleted_at IS NULL) AND (t.balance_due <> (0)::numeric) AND (t.is_temporary IS NOT TRUE) AND (t.is_reversed IS NOT TRUE) AND (EXISTS ( SELECT 1
                    FROM public.leases l_1
                   WHERE ((l_1.account_id = t.account_id) AND (l_1.lease_id = t.lease_id) AND (l_1.deleted_at IS NULL)))))
@@ -1885,9 +1919,10 @@ create view reporting_private.portfolio as
     (COALESCE(ar.past_due, (0)::numeric))::numeric(14,2) AS past_due_ar_balance,
     COALESCE(ap.invoices, 0) AS open_ap_invoices,
     (COALESCE(ap.amount_due, (0)::numeric))::numeric(14,2) AS open_ap_amount,
-    d.today AS as_of_date
-   FROM (((((((known k
-     CROSS JOIN d)
+    COALESCE(z.today, z0.today) AS as_of_date
+   FROM ((((((((known k
+     LEFT JOIN reporting_private.account_today z ON ((z.account_id = k.account_id)))
+     CROSS JOIN ( SELECT reporting.today() AS today) z0)
      LEFT JOIN public.accounts a ON ((a.account_id = k.account_id)))
      LEFT JOIN properties p ON ((p.account_id = k.account_id)))
      LEFT JOIN occupancy o ON ((o.account_id = k.account_id)))
@@ -1959,9 +1994,6 @@ create materialized view reporting_private.properties as
      LEFT JOIN public.accounts a ON ((a.account_id = COALESCE(l.account_id, n.account_id))));
 
 create view reporting_private.rent_roll as
- WITH d AS (
-         SELECT reporting.today() AS today
-        )
  SELECT l.account_id,
     a.name AS account_name,
     l.property_id,
@@ -1984,9 +2016,10 @@ create view reporting_private.rent_roll as
     (COALESCE(charges.amount, (0)::numeric))::numeric(14,2) AS monthly_charges,
     (COALESCE(ar.open_balance, (0)::numeric))::numeric(14,2) AS open_balance,
     (COALESCE(ar.past_due_balance, (0)::numeric))::numeric(14,2) AS past_due_balance,
-    d.today AS as_of_date
-   FROM ((((((((public.leases l
-     CROSS JOIN d)
+    COALESCE(z.today, z0.today) AS as_of_date
+   FROM (((((((((public.leases l
+     LEFT JOIN reporting_private.account_today z ON ((z.account_id = l.account_id)))
+     CROSS JOIN ( SELECT reporting.today() AS today) z0)
      LEFT JOIN public.accounts a ON ((a.account_id = l.account_id)))
      LEFT JOIN reporting_private.properties p ON (((p.account_id = l.account_id) AND (p.property_id = l.property_id))))
      LEFT JOIN public.lease_intervals ci ON (((ci.account_id = l.account_id) AND (ci.lease_interval_id = l.current_lease_interval_id) AND (ci.deleted_at IS NULL))))
@@ -2007,16 +2040,18 @@ create view reporting_private.rent_roll as
             sc.lease_id,
             sc.lease_interval_id,
             sum(sc.amount) AS amount
-           FROM (public.lease_scheduled_charges sc
-             CROSS JOIN d d_1)
-          WHERE ((sc.deleted_at IS NULL) AND (sc.frequency = 'Monthly'::text) AND ((sc.start_date IS NULL) OR (sc.start_date <= d_1.today)) AND ((sc.end_date IS NULL) OR (sc.end_date >= d_1.today)))
+           FROM ((public.lease_scheduled_charges sc
+             LEFT JOIN reporting_private.account_today z_1 ON ((z_1.account_id = sc.account_id)))
+             CROSS JOIN ( SELECT reporting.today() AS today) z0_1)
+          WHERE ((sc.deleted_at IS NULL) AND (sc.frequency = 'Monthly'::text) AND ((sc.start_date IS NULL) OR (sc.start_date <= COALESCE(z_1.today, z0_1.today))) AND ((sc.end_date IS NULL) OR (sc.end_date >= COALESCE(z_1.today, z0_1.today))))
           GROUP BY sc.account_id, sc.lease_id, sc.lease_interval_id) charges ON (((charges.account_id = l.account_id) AND (charges.lease_id = l.lease_id) AND (charges.lease_interval_id = l.current_lease_interval_id))))
      LEFT JOIN ( SELECT t.account_id,
             t.lease_id,
             sum(t.balance_due) AS open_balance,
-            sum(t.balance_due) FILTER (WHERE (t.due_date < d_1.today)) AS past_due_balance
-           FROM (public.ar_transactions t
-             CROSS JOIN d d_1)
+            sum(t.balance_due) FILTER (WHERE (t.due_date < COALESCE(z_1.today, z0_1.today))) AS past_due_balance
+           FROM ((public.ar_transactions t
+             LEFT JOIN reporting_private.account_today z_1 ON ((z_1.account_id = t.account_id)))
+             CROSS JOIN ( SELECT reporting.today() AS today) z0_1)
           WHERE ((t.deleted_at IS NULL) AND (t.balance_due <> (0)::numeric) AND (t.is_temporary IS NOT TRUE) AND (t.is_reversed IS NOT TRUE))
           GROUP BY t.account_id, t.lease_id) ar ON (((ar.account_id = l.account_id) AND (ar.lease_id = l.lease_id))))
   WHERE ((l.deleted_at IS NULL) AND (l.lease_status_type_id = ANY (ARRAY[4, 5])));
@@ -2158,6 +2193,17 @@ AS $function$
                 from reporting.settings) s
     $function$;
 comment on function reporting.today() is 'Today in the time zone of reporting.settings (plus its source_day_offset); set reporting.now (a timestamptz) for the session to take another moment as now.';
+
+CREATE OR REPLACE FUNCTION reporting.today(account text)
+ RETURNS date
+ LANGUAGE sql
+ STABLE PARALLEL SAFE SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'pg_temp'
+AS $function$
+      select coalesce((select t.today from reporting_private.account_today t where t.account_id = account),
+                      reporting.today())
+    $function$;
+comment on function reporting.today(text) is 'The account''s today: the current day in its time zone (written at the end of each sync), else reporting.today(); set reporting.now (a timestamptz) for the session to take another moment as now.';
 
 CREATE OR REPLACE FUNCTION reporting_private.note_ar_activity_leases()
  RETURNS trigger

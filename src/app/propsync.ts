@@ -198,6 +198,7 @@ export async function openPropsync(config: Config, options: OpenOptions): Promis
 export async function refreshAfterRun(db: Db, config: Config, logger: Logger): Promise<void> {
   await analyzeAfterRun(db, logger);
   await refreshAfterSync(db, config.timeZone, logger, {
+    accounts: config.accounts.map(({ id, timeZone }) => ({ id, timeZone })),
     statementTimeoutMs: config.database.refreshStatementTimeoutMs,
     parallel: true,
   });

@@ -15,7 +15,10 @@ function viewComment(view: ReportingView): string {
  */
 export async function applyReportingComments<DB>(db: Kysely<DB>): Promise<void> {
   const { rows } = await sql<{ name: string; kind: string; columns: string[] }>`
-    select c.relname as name, c.relkind as kind, array(select a.attname::text from pg_attribute a where a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped) as columns
+    select c.relname as name, c.relkind as kind,
+           array(select a.attname::text
+                   from pg_attribute a
+                  where a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped) as columns
       from pg_class c join pg_namespace n on n.oid = c.relnamespace
      where n.nspname = ${REPORTING_SCHEMA} and c.relkind in ('v', 'm', 'r')`.execute(db);
   const relations = new Map(rows.map((row) => [row.name, row]));
@@ -43,17 +46,23 @@ export async function applyReportingComments<DB>(db: Kysely<DB>): Promise<void> 
     );
     for (const column of REPORTING_SETTINGS.columns) {
       statements.push(
-        sql`comment on column ${sql.id(REPORTING_SCHEMA, REPORTING_SETTINGS.table, column.name)} is ${lit(column.meaning)}`,
+        sql`comment on column ${sql.id(REPORTING_SCHEMA, REPORTING_SETTINGS.table, column.name)}
+            is ${lit(column.meaning)}`,
       );
     }
   }
-  const { rows: functions } = await sql<{
-    found: boolean;
-  }>`select to_regprocedure('reporting.today()') is not null as found`.execute(db);
-  if (functions[0].found)
+  const { rows: functions } = await sql<{ today: boolean; account: boolean }>`
+    select to_regprocedure('reporting.today()') is not null as today,
+           to_regprocedure('reporting.today(text)') is not null as account`.execute(db);
+  if (functions[0].today)
     statements.push(sql`comment on function reporting.today() is ${lit(REPORTING_SETTINGS.todayFunction)}`);
+  if (functions[0].account)
+    statements.push(
+      sql`comment on function reporting.today(text) is ${lit(REPORTING_SETTINGS.accountTodayFunction)}`,
+    );
   statements.push(
-    sql`comment on schema ${sql.id(REPORTING_SCHEMA)} is ${lit('Views for BI dashboards over the synced tables; see docs/reporting.md.')}`,
+    sql`comment on schema ${sql.id(REPORTING_SCHEMA)}
+        is ${lit('Views for BI dashboards over the synced tables; see docs/reporting.md.')}`,
   );
   await sql.join(statements, sql`;\n`).execute(db);
 }

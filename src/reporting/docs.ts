@@ -6,12 +6,16 @@ import { REPORTING_SETTINGS, REPORTING_VIEWS } from './views.js';
 /** The path of the generated document, from the top of the checkout. */
 export const REPORTING_DOCS_PATH = 'docs/reporting.md';
 
+/** `text` with its first letter in lower case. */
+const lowerFirst = (text: string) => `${text.charAt(0).toLowerCase()}${text.slice(1)}`;
+
 /** docs/reporting.md, generated from the views' definitions (src/reporting/definitions/). */
 export function renderReportingDocs(): string {
   const lines: string[] = [
     '# Reporting views',
     '',
-    '<!-- Generated from src/reporting/definitions/ by `node bin/run-ts.mjs src/reporting/write-docs.ts`; do not edit by hand. -->',
+    '<!-- Generated from src/reporting/definitions/ by `node bin/run-ts.mjs src/reporting/write-docs.ts`; ' +
+      'do not edit by hand. -->',
     '',
     'Schema `reporting` holds views that a BI tool (Metabase, Superset, Power BI, Tableau) can use without',
     "knowing the source's conventions: soft-deleted rows are left out, money is `numeric`, statuses,",
@@ -67,14 +71,23 @@ export function renderReportingDocs(): string {
     '',
     '## Today and the time zone',
     '',
-    `"Today" in the views is \`reporting.today()\`: ${REPORTING_SETTINGS.todayFunction.charAt(0).toLowerCase()}${REPORTING_SETTINGS.todayFunction.slice(1)}`,
-    'Views cannot read the configuration file, so the time zone lives in the one-row table',
-    '`reporting.settings` (column `time_zone`, the default time zone until the first sync), written from the',
-    "configuration's `timeZone` at the end of every sync. A transaction posted at 23:30 local time on",
-    "the last day of a month belongs to that month, and on that evening the views' today is still that",
-    "last day, whatever the server's own time zone. The sync also stores `source_day_offset`, the days the",
-    "source's today runs ahead of the server's: 0 against the real service, non-zero only when a",
-    "simulator's clock has been moved on (as in the demo), so that the views agree with the data.",
+    '"Today" in a view is the day of the row\'s account, `reporting.today(account_id)`: the current day in the',
+    "account's time zone (`accounts[].timeZone`, else the top-level `timeZone`). Views cannot read the",
+    "configuration file, so the sync stores each account's zone at its end, in",
+    '`reporting_private.account_settings`, with the day its source last reported (`source_today`). Two',
+    'accounts an hour apart are a day apart at midnight: each ages its AR, counts its move-ins and its',
+    'occupancy by its own day. A transaction posted at 23:30 local time on the last day of a month belongs',
+    "to that month, and on that evening the account's today is still that last day, whatever the server's",
+    'own time zone. An account no sync has written yet takes `reporting.today()`: '.concat(
+      lowerFirst(REPORTING_SETTINGS.todayFunction),
+    ),
+    '(`reporting.settings`, the top-level `timeZone`).',
+    '',
+    "The sync also stores `source_day_offset`, the days the source's today ran ahead of the server's when",
+    "the run started: 0 against the real service. A simulator's clock may run ahead (as in the demo), but",
+    "the run plans with at most the local tomorrow (`source_today_clamped` in the log), so the views' today",
+    "runs at most one day ahead of the server's: a source whose clock is further ahead than that has data",
+    "dated after the views' today, which they do not count as due, moved in or occupied yet.",
     '',
     '## Materialized views',
     '',
@@ -87,7 +100,8 @@ export function renderReportingDocs(): string {
     'Their answers are those of the last sync (the `as_of_date` of `occupancy_monthly` says which day its',
     'current month was counted on). The refresh runs `CONCURRENTLY` (each has a unique index on its grain):',
     "readers keep the previous rows until it commits, and a BI user's open transaction blocks neither",
-    `the refresh nor other readers. A refresh that cannot get its lock within ${REFRESH_LOCK_TIMEOUT_MS / 1000} s (another refresh or a`,
+    'the refresh nor other readers. A refresh that cannot get its lock within ' +
+      `${REFRESH_LOCK_TIMEOUT_MS / 1000} s (another refresh or a`,
     'maintenance command holds it) is skipped with a warning (`reporting_refresh_skipped`), and the',
     'next sync refreshes that view. The views are refreshed side by side, each on a connection of its',
     'own as soon as the views it reads are (`properties` first): a view waiting for a lock holds back',

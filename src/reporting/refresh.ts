@@ -29,7 +29,10 @@ export interface RefreshOutcome {
 
 /** How a refresh runs: the "today" of the views, and how long a view may wait for its lock or run. */
 export interface RefreshOptions {
+  /** The default time zone: of reporting.today(), and of an account not in `accounts`. */
   timeZone: string;
+  /** The configured accounts with their time zones: each account's rows take its own day. */
+  accounts?: readonly { id: string; timeZone: string }[];
   lockTimeoutMs?: number;
   /** statement_timeout of each view's refresh (default: the session's). */
   statementTimeoutMs?: number;
@@ -58,6 +61,7 @@ export interface RefreshOptions {
 export async function refreshReporting(db: Db, options: RefreshOptions): Promise<RefreshOutcome> {
   const lockTimeout = sql.lit(`${options.lockTimeoutMs ?? REFRESH_LOCK_TIMEOUT_MS}ms`);
   await setReportingTimeZone(db, options.timeZone);
+  for (const account of options.accounts ?? []) await setAccountDay(db, account);
   const { rows: found } = await sql<{ name: string; populated: boolean; plain: boolean; reads: string[] }>`
     select m.relname as name,
            m.relispopulated as populated,
@@ -68,7 +72,8 @@ export async function refreshReporting(db: Db, options: RefreshOptions): Promise
                        join pg_class u on u.oid = d.refobjid and u.relkind = 'm' and u.oid <> m.oid
                       where r.ev_class = m.oid), '{}'::text[]) as reads
       from pg_class m
-     where m.relnamespace = ${REPORTING_PRIVATE_SCHEMA}::regnamespace and (m.relkind = 'm' or (m.relkind = 'v' and m.relname = any(${MAINTAINED.map((view) => view.view)}::text[])))
+     where m.relnamespace = ${REPORTING_PRIVATE_SCHEMA}::regnamespace
+       and (m.relkind = 'm' or (m.relkind = 'v' and m.relname = any(${MAINTAINED.map((view) => view.view)}::text[])))
      order by m.relname`.execute(db);
   const rows = found.map((view) => ({
     ...view,
@@ -90,9 +95,8 @@ export async function refreshReporting(db: Db, options: RefreshOptions): Promise
           await sql`set local statement_timeout = ${sql.lit(`${options.statementTimeoutMs}ms`)}`.execute(trx);
         // The aggregates sort a whole ledger: in memory, not in temporary files of 4 MB sorts.
         await sql`set local work_mem = ${sql.lit(REFRESH_WORK_MEM)}`.execute(trx);
-        // No query compiled (JIT, from an estimated cost of 100,000 on): it took 650 ms of the
-        // large data set's occupancy refresh of 950 (the rest 300), and made three months of its
-        // vendor spend a third slower (132 against 102 ms).
+        // No query compiled (JIT, from an estimated cost of 100,000 on): compiling took most of
+        // the occupancy refresh and slowed vendor spend (docs/benchmark.md#measured-choices-in-the-code).
         await sql`set local jit = off`.execute(trx);
         if (view.maintained) {
           await updateGroups(trx, view.maintained);
@@ -167,6 +171,36 @@ async function setReportingTimeZone(db: Db, timeZone: string): Promise<void> {
 }
 
 /**
+ * Stores an account's time zone, the day its source last reported (its latest run's
+ * source_today) and how far that ran ahead of the server's day in that zone when the run started
+ * (0 against the real source), where its rows' views read them. Writes only on change.
+ */
+async function setAccountDay(db: Db, account: { id: string; timeZone: string }): Promise<void> {
+  await sql`
+    with latest as (
+      select r.source_today, r.source_today - (r.started_at at time zone ${account.timeZone})::date as offset_days
+        from public.sync_runs r
+       where r.account_id = ${account.id} and r.source_today is not null
+       order by r.run_id desc
+       limit 1
+    ),
+    wanted as (
+      select ${account.id}::text as account_id, ${account.timeZone}::text as time_zone,
+             (select source_today from latest) as source_today,
+             coalesce((select offset_days from latest), 0) as source_day_offset
+    )
+    insert into reporting_private.account_settings as s (account_id, time_zone, source_today, source_day_offset)
+    select account_id, time_zone, source_today, source_day_offset from wanted
+    on conflict (account_id) do update
+       set time_zone = excluded.time_zone, source_today = excluded.source_today,
+           source_day_offset = excluded.source_day_offset, updated_at = now()
+     where (s.time_zone, s.source_today, s.source_day_offset)
+           is distinct from (excluded.time_zone, excluded.source_today, excluded.source_day_offset)`.execute(
+    db,
+  );
+}
+
+/**
  * refreshReporting at the end of a sync run, timed and logged; a failure is logged, not thrown:
  * the run's data is committed whatever happens to the reporting layer, and the next run retries.
  * A view skipped for its lock is a warning: it keeps the rows of its last refresh until then.
@@ -188,7 +222,8 @@ export async function refreshAfterSync(
     if (skipped.length) {
       logger.warn(
         { event: 'reporting_refresh_skipped', views: skipped },
-        `skipped refreshing ${skipped.map((name) => `${REPORTING_SCHEMA}.${name}`).join(', ')}: another session held a conflicting lock; they keep their rows until the next sync refreshes them`,
+        `skipped refreshing ${skipped.map((name) => `${REPORTING_SCHEMA}.${name}`).join(', ')}: ` +
+          'another session held a conflicting lock; they keep their rows until the next sync refreshes them',
       );
     }
   } catch (error) {

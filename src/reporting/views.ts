@@ -15,7 +15,8 @@ export const REPORTING_VIEWS: readonly ReportingView[] = REPORTING_DEFINITIONS;
 /** Objects of `reporting` other than views: the settings table and the today() function. */
 export const REPORTING_SETTINGS = {
   table: 'settings',
-  purpose: 'One row of settings the views read: the time zone their "today" is taken in.',
+  purpose:
+    'One row of settings: the default time zone of reporting.today(), the day of an account no sync has written yet.',
   columns: [
     { name: 'singleton', meaning: 'Always true: the table holds one row.' },
     {
@@ -30,6 +31,9 @@ export const REPORTING_SETTINGS = {
     },
     { name: 'updated_at', meaning: 'When the row was last written.' },
   ] as readonly ReportingColumn[],
+  accountTodayFunction:
+    "The account's today: the current day in its time zone (written at the end of each sync), " +
+    'else reporting.today(); set reporting.now (a timestamptz) for the session to take another moment as now.',
   todayFunction:
     'Today in the time zone of reporting.settings (plus its source_day_offset); ' +
     'set reporting.now (a timestamptz) for the session to take another moment as now.',

@@ -316,7 +316,9 @@ describe('upgrading a warehouse of one account in place', () => {
       '0015_ar_activity_groups',
       '0016_vendor_spend_groups',
       '0018_reporting_definitions',
+      '0019_account_days',
       '0020_advisory_locks_owner_only',
+      '0024_privacy_policies',
     ]);
   });
 });

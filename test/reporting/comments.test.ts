@@ -58,8 +58,12 @@ describe('descriptions of the reporting layer', () => {
         columns: view.columns.map((column) => column.name),
       })),
     );
-    // ... over the query of the same name and columns, materialized where declared so.
-    expect(await relations('reporting_private')).toEqual(
+    // ... over the query of the same name and columns, materialized where declared so (beside
+    // each account's today, which the views read: migrations/0019_account_days.ts).
+    const queries = (await relations('reporting_private')).filter(
+      (view) => view.relation !== 'account_today',
+    );
+    expect(queries).toEqual(
       declared.map((view) => ({
         relation: view.name,
         kind: view.materialized ? 'm' : 'v',

@@ -96,7 +96,11 @@ describe('reporting definitions', () => {
     const before = await everyRow(old.db);
 
     const upgrade = await migrateWarehouse(old.db);
-    expect(upgrade.applied).toEqual(['0018_reporting_definitions']);
+    expect(upgrade.applied).toEqual([
+      '0018_reporting_definitions',
+      '0019_account_days',
+      '0024_privacy_policies',
+    ]);
     expect(upgrade.reporting.created).toEqual(creationOrder(REPORTING_VIEWS).map((view) => view.name));
 
     await load(fresh.db);

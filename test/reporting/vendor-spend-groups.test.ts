@@ -21,15 +21,16 @@ import {
   type MaintainedViewCase,
 } from './maintained-view-support.js';
 
-/** vendor_spend_monthly as migration 0014 computed it: every invoice line summed, then named. */
+/**
+ * vendor_spend_monthly summed whole: every line posted, invoices and credit memos alike (a credit
+ * that names the invoice it adjusts leaves that invoice counted: issue 43), then named.
+ */
 const FULL = `
   with spend as (
     select i.account_id, i.invoice_id, i.post_month, i.vendor_id, i.vendor_name, i.invoice_type_id
       from public.invoices i
      where i.deleted_at is null and i.post_month is not null
        and i.invoice_type_id is distinct from 20
-       and i.reversal_invoice_id is null
-       and not exists (select 1 from public.invoices r where r.account_id = i.account_id and r.reversal_invoice_id = i.invoice_id and r.deleted_at is null)
   ),
   totals as (
     select s.account_id, s.post_month, s.vendor_id, max(s.vendor_name) as vendor_name, li.property_id,
@@ -147,8 +148,15 @@ afterAll(() => dropWarehouse(database));
 describe('vendor_spend_monthly maintained group by group', () => {
   it("is a plain view over the groups, and gives the full query's rows after the migration and a refresh", async () => {
     await view.expectPlainView(5);
-    // North's invoice 4 is reversed by 5: neither counts; south's 5 reverses nothing, so both count there.
-    expect((await month('north', '2024-06-01')).map((row) => row.vendor_id)).not.toContain(502);
+    // North's invoice 4 is reversed in full by 5, south's 5 names no invoice: both net to zero by their amounts.
+    expect(await month('north', '2024-06-01')).toContainEqual({
+      vendor_id: 502,
+      vendor_name: 'Bright Electric',
+      property_id: 100,
+      invoices: 1,
+      credit_memos: 1,
+      amount: '0.00',
+    });
     expect(await month('south', '2024-06-01')).toContainEqual({
       vendor_id: 502,
       vendor_name: 'South Bright Electric',
@@ -345,9 +353,9 @@ describe('vendor_spend_monthly maintained group by group', () => {
     expect(await month('north', '2024-07-01')).toHaveLength(1);
   });
 
-  it('takes out a reversed invoice and its reversal when the reversal arrives in another month, and brings the reversed one back when the reversal is deleted', async () => {
-    // Invoice 8 (July) is reversed by an invoice posted in August.
-    const reversal = await addInvoice(
+  it('counts a credit memo that names an earlier invoice by its own amounts, in its own month; the invoice stays counted', async () => {
+    // Invoice 8 (July) is credited by a credit memo posted in August that names it.
+    const credit = await addInvoice(
       'north',
       '2024-08-01',
       ['-60.00'],
@@ -356,48 +364,41 @@ describe('vendor_spend_monthly maintained group by group', () => {
     );
     expect(await dirty()).toEqual(['north/2024-07', 'north/2024-08']);
     await expectMaintained();
-    expect(await month('north', '2024-07-01')).toEqual([]);
-    expect((await month('north', '2024-08-01')).map((row) => row.amount)).toEqual(['20.00']);
-    // The reversal marked deleted: invoice 8 counts again.
-    await sql`update invoices set deleted_at = now() where account_id = 'north' and invoice_id = ${reversal}`.execute(
-      database.db,
-    );
-    expect(await dirty()).toEqual(['north/2024-07', 'north/2024-08']);
-    await expectMaintained();
-    expect(await month('north', '2024-07-01')).toHaveLength(1);
-    // Revived, then reversing nothing: both count.
-    await sql`update invoices set deleted_at = null where account_id = 'north' and invoice_id = ${reversal}`.execute(
-      database.db,
-    );
-    await expectMaintained();
-    expect(await month('north', '2024-07-01')).toEqual([]);
-    await sql`update invoices set reversal_invoice_id = null where account_id = 'north' and invoice_id = ${reversal}`.execute(
-      database.db,
-    );
-    expect(await dirty()).toEqual(['north/2024-07', 'north/2024-08']);
-    await expectMaintained();
     expect(await month('north', '2024-07-01')).toHaveLength(1);
     expect((await month('north', '2024-08-01')).map((row) => row.amount)).toEqual(['-60.00', '20.00']);
-    // Reversing again, then deleted outright.
-    await sql`update invoices set reversal_invoice_id = 8 where account_id = 'north' and invoice_id = ${reversal}`.execute(
+    // The credit marked deleted: August without it, July as it was.
+    await sql`update invoices set deleted_at = now() where account_id = 'north' and invoice_id = ${credit}`.execute(
       database.db,
     );
-    await expectMaintained();
-    expect(await month('north', '2024-07-01')).toEqual([]);
-    await sql`delete from invoices where account_id = 'north' and invoice_id = ${reversal}`.execute(
-      database.db,
-    );
-    expect(await dirty()).toEqual(['north/2024-07', 'north/2024-08']);
     await expectMaintained();
     expect(await month('north', '2024-07-01')).toHaveLength(1);
-    // South's invoice 5 starts reversing its 4, both of June: in south only.
+    expect((await month('north', '2024-08-01')).map((row) => row.amount)).toEqual(['20.00']);
+    // Revived, then naming no invoice: the same sums as naming one.
+    await sql`update invoices set deleted_at = null where account_id = 'north' and invoice_id = ${credit}`.execute(
+      database.db,
+    );
+    await expectMaintained();
+    const named = await month('north', '2024-08-01');
+    await sql`update invoices set reversal_invoice_id = null where account_id = 'north' and invoice_id = ${credit}`.execute(
+      database.db,
+    );
+    await expectMaintained();
+    expect(await month('north', '2024-08-01')).toEqual(named);
+    await sql`delete from invoices where account_id = 'north' and invoice_id = ${credit}`.execute(
+      database.db,
+    );
+    expect(await dirty()).toEqual(['north/2024-08']);
+    await expectMaintained();
+    expect(await month('north', '2024-07-01')).toHaveLength(1);
+    // South's invoice 5 starts naming its 4, both of June: south's full credit nets to zero by its own amounts.
     const northJune = await northJuneVersions();
     await sql`update invoices set reversal_invoice_id = 4 where account_id = 'south' and invoice_id = 5`.execute(
       database.db,
     );
     expect(await dirty()).toEqual(['south/2024-06']);
     await expectMaintained();
-    expect((await month('south', '2024-06-01')).map((row) => row.vendor_id)).not.toContain(502);
+    const bright = (await month('south', '2024-06-01')).filter((row) => row.vendor_id === 502);
+    expect(bright.map((row) => row.amount)).toEqual(['0.00']);
     expect(await northJuneVersions()).toEqual(northJune);
   });
 

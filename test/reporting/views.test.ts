@@ -438,7 +438,7 @@ describe('reporting views on a hand-computed fixture', () => {
     ]);
   });
 
-  it('vendor_spend_monthly: refunds to residents and reversed invoices left out, credit memos netted, split by line property', async () => {
+  it('vendor_spend_monthly: refunds to residents left out, credit memos netted (a full reversal to zero), split by line property', async () => {
     expect(
       await rows(`select * from reporting.vendor_spend_monthly order by post_month, vendor_id, property_id`),
     ).toEqual([
@@ -480,6 +480,20 @@ describe('reporting views on a hand-computed fixture', () => {
         credit_memos: 0,
         amount: '100.00',
         credit_memo_amount: '0.00',
+      },
+      {
+        // Invoice 4 and the credit memo 5 that reverses it in full: both posted, netting to zero.
+        account_id: 'default',
+        account_name: 'Front Range Homes',
+        post_month: '2024-06-01',
+        vendor_id: 502,
+        vendor_name: 'Bright Electric',
+        property_id: 100,
+        property_name: 'Maple Court',
+        invoices: 1,
+        credit_memos: 1,
+        amount: '0.00',
+        credit_memo_amount: '-800.00',
       },
       {
         account_id: 'default',

@@ -7,6 +7,8 @@ import {
   MONEY_NOTE,
   PROPERTY_NAME,
   TODAY_NOTE,
+  accountDay,
+  TODAY,
 } from './shared.js';
 
 /** Invoices with an amount still due. */
@@ -72,10 +74,10 @@ export const AP_OPEN_INVOICES: ReportingView = {
            i.is_on_hold,
            i.amount,
            i.amount_due,
-           greatest(d.today - i.due_date, 0) as days_past_due,
-           d.today as as_of_date
+           greatest(${TODAY} - i.due_date, 0) as days_past_due,
+           ${TODAY} as as_of_date
       from public.invoices i
-     cross join (select reporting.today() as today) d
+     ${accountDay('i')}
       ${accountNameJoin('i')}
       ${INVOICE_PROPERTY}
      where i.deleted_at is null and i.amount_due <> 0`,

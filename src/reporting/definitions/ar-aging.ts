@@ -11,6 +11,8 @@ import {
   PROPERTY_NAME,
   propertyNameJoin,
   TODAY_NOTE,
+  accountDay,
+  TODAY,
 } from './shared.js';
 
 /** Open AR per lease by days past due. */
@@ -43,19 +45,18 @@ export const AR_AGING: ReportingView = {
  order by over_90 desc
  limit 20;`,
   query: `
-    with d as (select reporting.today() as today),
-    open as (
+    with open as (
       select t.account_id,
              t.lease_id,
              t.property_id,
              count(*)::int as open_items,
              sum(t.balance_due) as balance,
-             sum(t.balance_due) filter (where t.due_date is null or t.due_date >= d.today) as not_yet_due,
-             sum(t.balance_due) filter (where d.today - t.due_date between 1 and 30) as days_1_30,
-             sum(t.balance_due) filter (where d.today - t.due_date between 31 and 60) as days_31_60,
-             sum(t.balance_due) filter (where d.today - t.due_date between 61 and 90) as days_61_90,
-             sum(t.balance_due) filter (where d.today - t.due_date > 90) as over_90
-        from public.ar_transactions t cross join d
+             sum(t.balance_due) filter (where t.due_date is null or t.due_date >= ${TODAY}) as not_yet_due,
+             sum(t.balance_due) filter (where ${TODAY} - t.due_date between 1 and 30) as days_1_30,
+             sum(t.balance_due) filter (where ${TODAY} - t.due_date between 31 and 60) as days_31_60,
+             sum(t.balance_due) filter (where ${TODAY} - t.due_date between 61 and 90) as days_61_90,
+             sum(t.balance_due) filter (where ${TODAY} - t.due_date > 90) as over_90
+        from public.ar_transactions t${accountDay('t')}
        where ${OPEN_AR}
        group by t.account_id, t.lease_id, t.property_id
     )
@@ -67,7 +68,7 @@ export const AR_AGING: ReportingView = {
            l.unit_number,
            r.name as primary_resident,
            l.lease_status,
-           d.today as as_of_date,
+           ${TODAY} as as_of_date,
            o.open_items,
            o.balance::numeric(14,2) as balance,
            coalesce(o.not_yet_due, 0)::numeric(14,2) as not_yet_due,
@@ -76,7 +77,7 @@ export const AR_AGING: ReportingView = {
            coalesce(o.days_61_90, 0)::numeric(14,2) as days_61_90,
            coalesce(o.over_90, 0)::numeric(14,2) as over_90
       from open o
-     cross join d
+     ${accountDay('o')}
       join public.leases l on l.account_id = o.account_id and l.lease_id = o.lease_id and l.deleted_at is null
       ${accountNameJoin('o')}
       ${propertyNameJoin('o')}

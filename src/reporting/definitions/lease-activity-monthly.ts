@@ -7,6 +7,8 @@ import {
   propertyNameJoin,
   RESIDENTIAL,
   TODAY_NOTE,
+  accountDay,
+  TODAY,
 } from './shared.js';
 
 /** Move-ins, move-outs, renewals and cancellations per property and month. */
@@ -36,22 +38,21 @@ export const LEASE_ACTIVITY_MONTHLY: ReportingView = {
  order by month desc
  limit 12;`,
   query: `
-    with d as (select reporting.today() as today),
-    events as (
+    with events as (
       select l.account_id, l.property_id, date_trunc('month', l.move_in_date)::date as month, 'move_in' as kind
-        from public.leases l cross join d
-       where ${RESIDENTIAL} and l.lease_status_type_id in (4, 5, 6) and l.move_in_date <= d.today
+        from public.leases l${accountDay('l')}
+       where ${RESIDENTIAL} and l.lease_status_type_id in (4, 5, 6) and l.move_in_date <= ${TODAY}
       union all
       select l.account_id, l.property_id, date_trunc('month', l.move_out_date)::date, 'move_out'
-        from public.leases l cross join d
+        from public.leases l${accountDay('l')}
        where ${RESIDENTIAL} and l.lease_status_type_id in (4, 5, 6)
-         and l.move_in_date <= l.move_out_date and l.move_out_date <= d.today
+         and l.move_in_date <= l.move_out_date and l.move_out_date <= ${TODAY}
       union all
       select l.account_id, l.property_id, date_trunc('month', i.start_date)::date, 'renewal'
         from public.lease_intervals i
         join public.leases l on l.account_id = i.account_id and l.lease_id = i.lease_id
-       cross join d
-       where ${RESIDENTIAL} and i.deleted_at is null and i.lease_interval_type_id = 3 and i.start_date <= d.today
+       ${accountDay('l')}
+       where ${RESIDENTIAL} and i.deleted_at is null and i.lease_interval_type_id = 3 and i.start_date <= ${TODAY}
       union all
       select l.account_id, l.property_id, date_trunc('month', l.move_in_date)::date, 'cancellation'
         from public.leases l

@@ -7,6 +7,8 @@ import {
   propertyNameJoin,
   RESIDENTIAL,
   TODAY_NOTE,
+  accountDay,
+  TODAY,
 } from './shared.js';
 
 /** Units known and occupied per property and month. */
@@ -55,8 +57,7 @@ export const OCCUPANCY_MONTHLY: ReportingView = {
  where month >= date_trunc('month', reporting.today()) - interval '11 months'
  order by property_name, month;`,
   query: `
-    with d as (select reporting.today() as today),
-    residential as (
+    with residential as (
       select l.account_id, l.property_id, l.unit_id, l.lease_status_type_id, l.move_in_date, l.move_out_date
         from public.leases l
        where ${RESIDENTIAL} and l.unit_id is not null
@@ -71,11 +72,11 @@ export const OCCUPANCY_MONTHLY: ReportingView = {
     ),
     months as (
       select u.account_id, u.property_id, u.units_known, m::date as month,
-             least((m + interval '1 month - 1 day')::date, d.today) as as_of_date
+             least((m + interval '1 month - 1 day')::date, ${TODAY}) as as_of_date
         from units u
-       cross join d
-       cross join generate_series(date_trunc('month', least(coalesce(u.first_move_in, d.today), d.today)),
-                                  date_trunc('month', d.today), interval '1 month') m
+       ${accountDay('u')}
+       cross join generate_series(date_trunc('month', least(coalesce(u.first_move_in, ${TODAY}), ${TODAY})),
+                                  date_trunc('month', ${TODAY}), interval '1 month') m
     ),
     occupied as (
       select m.account_id, m.property_id, m.month, count(distinct r.unit_id)::int as units_occupied

@@ -1,5 +1,15 @@
 import type { ReportingView } from '../definition.js';
-import { ACCOUNT, accountNameJoin, AS_OF, MONEY_NOTE, OPEN_AR, RESIDENTIAL, TODAY_NOTE } from './shared.js';
+import {
+  ACCOUNT,
+  accountNameJoin,
+  AS_OF,
+  MONEY_NOTE,
+  OPEN_AR,
+  RESIDENTIAL,
+  TODAY_NOTE,
+  accountDay,
+  TODAY,
+} from './shared.js';
 
 /** The accounts side by side. */
 export const PORTFOLIO: ReportingView = {
@@ -48,8 +58,7 @@ export const PORTFOLIO: ReportingView = {
  order by account_id;`,
   // From the materialized views and the partial indexes of open AR and AP, so that it answers at once.
   query: `
-    with d as (select reporting.today() as today),
-    known as (
+    with known as (
       select account_id from public.accounts
       union
       select account_id from reporting_private.properties
@@ -73,8 +82,8 @@ export const PORTFOLIO: ReportingView = {
     ),
     ar as (
       select t.account_id, sum(t.balance_due) as balance,
-             sum(t.balance_due) filter (where t.due_date < d.today) as past_due
-        from public.ar_transactions t cross join d
+             sum(t.balance_due) filter (where t.due_date < ${TODAY}) as past_due
+        from public.ar_transactions t${accountDay('t')}
        where ${OPEN_AR}
          and exists (select 1 from public.leases l
                       where l.account_id = t.account_id and l.lease_id = t.lease_id and l.deleted_at is null)
@@ -97,9 +106,9 @@ export const PORTFOLIO: ReportingView = {
            coalesce(ar.past_due, 0)::numeric(14,2) as past_due_ar_balance,
            coalesce(ap.invoices, 0) as open_ap_invoices,
            coalesce(ap.amount_due, 0)::numeric(14,2) as open_ap_amount,
-           d.today as as_of_date
+           ${TODAY} as as_of_date
       from known k
-     cross join d
+     ${accountDay('k')}
       ${accountNameJoin('k')}
       left join properties p on p.account_id = k.account_id
       left join occupancy o on o.account_id = k.account_id

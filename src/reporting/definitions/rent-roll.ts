@@ -11,6 +11,8 @@ import {
   PROPERTY_NAME,
   propertyNameJoin,
   TODAY_NOTE,
+  accountDay,
+  TODAY,
 } from './shared.js';
 
 /** Current and Notice leases: where, who, the term, monthly charges and balances. */
@@ -68,7 +70,6 @@ export const RENT_ROLL: ReportingView = {
  group by account_id, account_name, property_id, property_name
  order by account_name, property_name;`,
   query: `
-    with d as (select reporting.today() as today)
     select l.account_id,
            a.name as account_name,
            l.property_id,
@@ -91,9 +92,9 @@ export const RENT_ROLL: ReportingView = {
            coalesce(charges.amount, 0)::numeric(14,2) as monthly_charges,
            coalesce(ar.open_balance, 0)::numeric(14,2) as open_balance,
            coalesce(ar.past_due_balance, 0)::numeric(14,2) as past_due_balance,
-           d.today as as_of_date
+           ${TODAY} as as_of_date
       from public.leases l
-     cross join d
+     ${accountDay('l')}
       ${accountNameJoin('l')}
       ${propertyNameJoin('l')}
       left join public.lease_intervals ci
@@ -112,18 +113,18 @@ export const RENT_ROLL: ReportingView = {
       ) spaces on spaces.account_id = l.account_id and spaces.lease_id = l.lease_id
       left join (
         select sc.account_id, sc.lease_id, sc.lease_interval_id, sum(sc.amount) as amount
-          from public.lease_scheduled_charges sc cross join d
+          from public.lease_scheduled_charges sc${accountDay('sc')}
          where sc.deleted_at is null and sc.frequency = 'Monthly'
-           and (sc.start_date is null or sc.start_date <= d.today)
-           and (sc.end_date is null or sc.end_date >= d.today)
+           and (sc.start_date is null or sc.start_date <= ${TODAY})
+           and (sc.end_date is null or sc.end_date >= ${TODAY})
          group by sc.account_id, sc.lease_id, sc.lease_interval_id
       ) charges
         on charges.account_id = l.account_id and charges.lease_id = l.lease_id
        and charges.lease_interval_id = l.current_lease_interval_id
       left join (
         select t.account_id, t.lease_id, sum(t.balance_due) as open_balance,
-               sum(t.balance_due) filter (where t.due_date < d.today) as past_due_balance
-          from public.ar_transactions t cross join d
+               sum(t.balance_due) filter (where t.due_date < ${TODAY}) as past_due_balance
+          from public.ar_transactions t${accountDay('t')}
          where ${OPEN_AR}
          group by t.account_id, t.lease_id
       ) ar on ar.account_id = l.account_id and ar.lease_id = l.lease_id

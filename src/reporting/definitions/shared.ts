@@ -27,11 +27,11 @@ export const PROPERTY_NAME: ReportingColumn = {
 };
 export const AS_OF: ReportingColumn = {
   name: 'as_of_date',
-  meaning: 'The day the answer is as of: today in the time zone of reporting.settings.',
+  meaning: "The day the answer is as of: the account's today, in its own time zone.",
 };
 export const TODAY_NOTE =
-  'Today is reporting.today(): the current day in the time zone stored in reporting.settings ' +
-  "(the configuration's timeZone, written at the end of each sync).";
+  "Today is the row's account's day, reporting.today(account_id): the current day in the account's time zone " +
+  '(its accounts[].timeZone, written at the end of each sync), so two accounts an hour apart may be a day apart.';
 export const MONEY_NOTE =
   "Money is numeric, exact to the cent, with the ledger's signs (charges positive, payments and credits negative).";
 export const BUCKETS: readonly ReportingColumn[] = [
@@ -44,6 +44,18 @@ export const BUCKETS: readonly ReportingColumn[] = [
   { name: 'days_61_90', meaning: 'Open balance 61 to 90 days past due.' },
   { name: 'over_90', meaning: 'Open balance more than 90 days past due.' },
 ];
+
+/**
+ * The day of the row's account (as z.today): its own time zone (reporting_private.account_today,
+ * migrations/0019_account_days.ts), or for an account no sync has written yet the default zone's
+ * (z0.today). Read it as TODAY.
+ */
+export const accountDay = (alias: string) => `
+  left join reporting_private.account_today z on z.account_id = ${alias}.account_id
+  cross join (select reporting.today() as today) z0`;
+
+/** The row's account's today, after accountDay. */
+export const TODAY = 'coalesce(z.today, z0.today)';
 
 /** Leases the source no longer lists, and other-income leases (parking, storage), are not homes. */
 export const RESIDENTIAL = 'l.deleted_at is null and l.is_other_income is not true';

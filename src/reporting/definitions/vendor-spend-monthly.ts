@@ -21,9 +21,10 @@ export const VENDOR_SPEND: NonNullable<ReportingView['maintained']> = {
     'for the dozen invoices a nightly sync changes',
   insertSums(whole) {
     // The dirty months only unless all invoices. A dirty month's invoices come through the index
-    // on (account_id, post_month), the reversals of each through (account_id, reversal_invoice_id),
-    // their lines through (account_id, invoice_id): a subquery per invoice that OFFSET 0 keeps
-    // apart, since the planner, once the tables are analyzed, would rather hash every line.
+    // on (account_id, post_month), their lines through (account_id, invoice_id): a subquery per
+    // invoice that OFFSET 0 keeps apart, since the planner, once the tables are analyzed, would
+    // rather hash every line. Net spend is what was posted: an invoice that names another
+    // (reversal_invoice_id) counts by its own amounts, and the one it names stays counted.
     const invoices = whole
       ? 'public.invoices i'
       : `reporting_private.vendor_spend_dirty d
@@ -42,10 +43,6 @@ export const VENDOR_SPEND: NonNullable<ReportingView['maintained']> = {
           from ${invoices}
          where i.deleted_at is null and i.post_month is not null
            and i.invoice_type_id is distinct from 20
-           and i.reversal_invoice_id is null
-           and not exists (select 1 from public.invoices r
-                            where r.account_id = i.account_id and r.reversal_invoice_id = i.invoice_id
-                              and r.deleted_at is null)
       )
       insert into reporting_private.vendor_spend_groups (
         account_id, post_month, vendor_id, vendor_name, property_id, invoices, credit_memos, amount,
@@ -71,11 +68,16 @@ export const VENDOR_SPEND_MONTHLY: ReportingView = {
   purpose:
     'Per post month, vendor and property (from invoice lines): invoices, credit memos and the net amount spent.',
   notes:
+    'Net spend is the sum of what was posted, invoices and credit memos alike, by the lines of each. ' +
     'Refunds to residents (invoice type 20, Customer Refund) are not vendor spend and are left out. ' +
-    'A reversal (an invoice with reversal_invoice_id) and the invoice it reverses cancel out and are both left out. ' +
     'Credit memos (type 12) are netted: their negative amounts reduce the spend. ' +
+    'A credit memo or invoice that names another it adjusts or reverses (reversal_invoice_id) counts by its own ' +
+    'amounts, in its own month and properties, and the invoice it names stays counted: a full reversal nets to ' +
+    'zero by its amounts, a partial credit (a billing adjustment) takes off only what it credits. ' +
     'An invoice whose lines name several properties counts once for each. ' +
     'Invoices and lines the source no longer lists are left out. ' +
+    "What it cannot know: the source sends no link from an invoice to the credits against it, only the credit's " +
+    'reversal_invoice_id, so spend is netted by post month, not per original invoice. ' +
     MONEY_NOTE,
   columns: [
     ...ACCOUNT,

@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Kysely } from 'kysely';
 import type { Logger } from '../log/logger.js';
+import { EXIT, ExitError } from './exit-codes.js';
 import { databaseHealth } from './health.js';
 
 /** What `/healthz` reports: 200 when `ok`, else 503, with the details as JSON (no secrets, hosts or users). */
@@ -107,6 +108,15 @@ export async function serveHealthAndMetrics<DB>(options: {
         ...(freshness && { freshness }),
       };
     },
+  }).catch((error: unknown) => {
+    if ((error as { code?: string }).code !== 'EADDRINUSE') throw error;
+    throw new ExitError(
+      `the /healthz and /metrics port ${metricsConfig.port} (metrics.port) is in use on ${metricsConfig.host}, ` +
+        'by another worker or scheduler on this host or another program: give each propsync process on a host ' +
+        `its own port (PROPSYNC_METRICS_PORT=${metricsConfig.port + 1}), or PROPSYNC_METRICS_PORT=0 for none ` +
+        '(see docs/operating.md#workers)',
+      EXIT.usage,
+    );
   });
   logger.info(
     { event: 'http_listening', url: http.url },

@@ -19,7 +19,7 @@ import type { RunSummary, SyncObserver, SyncRequest } from '../sync/types.js';
 import { SOURCE_TABLE_NAMES, type Db } from '../catalog/tables.js';
 import { analyzeChanged } from '../warehouse/statistics.js';
 import { createCallGate } from '../queue/call-gate.js';
-import { budgetToday, spentByOthersToday } from './budget.js';
+import { budgetToday } from './budget.js';
 import { EXIT, ExitError, type ExitCode } from './exit-codes.js';
 import { exitCodeFor } from './run-summary.js';
 import { abortOnSignals, type SignalStop } from './signals.js';
@@ -38,8 +38,8 @@ export interface OpenOptions {
   /** Called after every HTTP call to the source (metrics), with the account that made it. */
   onCall?: (event: CallEvent, account: string) => void;
   /**
-   * Each client spends from what the run history leaves of its account's budget today (read
-   * again as it goes). `left` (one-shot commands): an account with nothing left does not run
+   * Each client's calls are booked against its account's budget today by the account's call gate.
+   * `left` (one-shot commands): an account with nothing left does not run
    * and says so; `whole`: a long-running process opens anyway (it checks before each run).
    */
   budget?: 'left' | 'whole';
@@ -134,18 +134,20 @@ export async function openPropsync(config: Config, options: OpenOptions): Promis
   const accounts: AccountRuntime[] = [];
   try {
     for (const account of chosen) {
-      // Every client starts from what the warehouse says is left of its account's day and reads
-      // it again as it goes, so that calls spent by other processes count against it too.
+      // Every call of every process is booked once, by the account's gate in the warehouse.
       const today = await budgetToday(db, account);
-      const spentElsewhere = await spentByOthersToday(db, account);
       const accountLog = accountLogger(logger, account.id);
       const client = createSourceClient({
         settings: account.source,
         timeZone: account.timeZone,
         logger: accountLog,
         onCall: options.onCall && ((event) => options.onCall!(event, account.id)),
-        sharedBudget: { initial: spentElsewhere, spentElsewhere: () => spentByOthersToday(db, account) },
-        gate: createCallGate(db, account, engineReconnect(config.database.reconnect, accountLog)),
+        gate: createCallGate(
+          db,
+          account,
+          engineReconnect(config.database.reconnect, accountLog),
+          today.spent,
+        ),
       });
       const refused =
         today.spentReason && options.budget !== 'whole'

@@ -18,8 +18,14 @@ export const DEFAULT_ACCOUNT_ID = 'default';
 export type AccountAuth =
   { type: 'basic'; username: string; password: string } | { type: 'apikey'; org: string; apiKey: string };
 
-/** An account's source: every setting of the source block, its credentials in `auth`. */
-export type AccountSource = Omit<SourceConfig, 'username' | 'password'> & { auth: AccountAuth };
+/**
+ * An account's source: every setting of the source block, its credentials in `auth`, and what to check when the
+ * source refuses them, in the account's own keys and variable (`credentialHint`).
+ */
+export type AccountSource = Omit<SourceConfig, 'username' | 'password'> & {
+  auth: AccountAuth;
+  credentialHint?: string;
+};
 
 /** One source database, with its own credentials, limits, budget, time zone and cursors. */
 export interface Account {
@@ -130,9 +136,24 @@ const environmentName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, {
   message: 'is not an environment variable name; expected letters, digits and _ such as NORTH_API_PASSWORD',
 });
 
+/**
+ * An org as the gateway allows it in its path (`/ext/orgs/{org}/v1`): letters, digits, `-`, `_` and `.`, not dots
+ * alone (`.` or `..` would climb out of the path).
+ */
+const gatewayOrg = z
+  .string()
+  .regex(/^[A-Za-z0-9._-]*$/, {
+    message: 'holds a character the gateway does not allow; expected letters, digits, -, _ or .',
+  })
+  .refine((org) => !/^\.+$/.test(org), {
+    message: 'is only dots; expected letters, digits, -, _ or . (not alone)',
+  });
+
 function authSchema(type: AuthType, offline: boolean) {
   const mode = AUTH_MODES[type];
-  const user = z.string().min(1, { message: `is empty; expected ${mode.userIs}` });
+  const user = (type === 'apikey' ? gatewayOrg : z.string()).min(1, {
+    message: `is empty; expected ${mode.userIs}`,
+  });
   return z
     .object({
       type: z.literal(type),
@@ -205,11 +226,12 @@ export function resolveAccounts(
     if (merged && merged.url === undefined && !r.offline)
       r.issues.add([...at, 'source', 'url'], 'is missing');
     // The auth is the account's own: never inherited.
-    const auth = resolveAuth(
+    const resolved = resolveAuth(
       isMapping(raw.source) ? raw.source.auth : undefined,
       [...at, 'source', 'auth'],
       r,
     );
+    const auth = resolved?.auth;
     if (!own || !merged) return;
     const { auth: _, timeZone, propertyIds, ...settings } = merged;
     if (auth?.type === 'apikey' && settings.format === 'xml') {
@@ -225,7 +247,7 @@ export function resolveAccounts(
     accounts.push({
       id: account.id,
       name: account.name ?? null,
-      source: { ...settings, ...(auth && { auth }) },
+      source: { ...settings, ...(resolved && { auth: resolved.auth, credentialHint: resolved.hint }) },
       timeZone: timeZone ?? input.timeZone,
       propertyIds,
     });
@@ -270,8 +292,15 @@ function mergeLayers(base: Record<string, unknown>, over: Record<string, unknown
   return out;
 }
 
-/** An account's `auth:` with its secret read from the variable it names; undefined when wrong or (offline) absent. */
-function resolveAuth(raw: unknown, path: IssuePath, r: Resolving): OfflineAccountAuth | undefined {
+/**
+ * An account's `auth:` with its secret read from the variable it names, and what to check when the source refuses
+ * it (its keys and variable); undefined when wrong or (offline) absent.
+ */
+function resolveAuth(
+  raw: unknown,
+  path: IssuePath,
+  r: Resolving,
+): { auth: OfflineAccountAuth; hint: string } | undefined {
   if (raw === undefined) {
     if (!r.offline) r.issues.add(path, 'is missing');
     return undefined;
@@ -310,16 +339,30 @@ function resolveAuth(raw: unknown, path: IssuePath, r: Resolving): OfflineAccoun
     r.issues.add([...path, mode.secretEnv], 'is missing');
   }
   const user = fields[mode.user];
+  const secretAt =
+    inline !== undefined
+      ? dotted([...path, mode.secret])
+      : `the ${mode.what} in ${variable} (${dotted([...path, mode.secretEnv])})`;
+  const hint =
+    head.type === 'basic'
+      ? `check ${dotted([...path, mode.user])} and ${secretAt}`
+      : `check ${secretAt} and ${dotted([...path, mode.user])}${user === undefined ? '' : ` ('${user}')`}`;
   if (head.type === 'basic')
     return {
-      type: 'basic',
-      ...(user !== undefined && { username: user }),
-      ...(secret !== undefined && { password: secret }),
+      auth: {
+        type: 'basic',
+        ...(user !== undefined && { username: user }),
+        ...(secret !== undefined && { password: secret }),
+      },
+      hint,
     };
   return {
-    type: 'apikey',
-    ...(user !== undefined && { org: user }),
-    ...(secret !== undefined && { apiKey: secret }),
+    auth: {
+      type: 'apikey',
+      ...(user !== undefined && { org: user }),
+      ...(secret !== undefined && { apiKey: secret }),
+    },
+    hint,
   };
 }
 

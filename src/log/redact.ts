@@ -80,17 +80,46 @@ export function escapeControls(text: string): string {
   });
 }
 
+/** Letters only, and short: a secret that could be one of a message's own words ("wrong"). */
+const WORD_LIKE = /^\p{L}{1,11}$/u;
+
+/** Long enough that the text never holds it by chance: hidden wherever it stands, inside other text too. */
+const DISTINCT_LENGTH = 8;
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
 /**
- * Replaces every occurrence of the given secrets in a text with `***`: the last line of
- * defence for error messages and log lines that might quote a request.
+ * Where a secret stands whole in a text: not inside a longer run of letters and digits. A word-like
+ * secret only where it stands as a value: quoted, after `=` or `:`, or the whole text.
+ */
+function wholeSecret(secret: string): RegExp {
+  const value = escapeRegExp(secret);
+  const around = '[\\p{L}\\p{N}_]';
+  return WORD_LIKE.test(secret)
+    ? new RegExp(`(?<=[=:'"\`])${value}(?!${around})|(?<!${around})${value}(?=['"\`])|^${value}$`, 'gu')
+    : new RegExp(`(?<!${around})${value}(?!${around})`, 'gu');
+}
+
+/**
+ * Replaces the given secrets in a text with `***`, by their exact value: the last line of defence for error
+ * messages and log lines that might quote a request. A secret of 8 characters or more is hidden wherever it
+ * stands; a shorter one where it stands whole (`7` in `page 7`, not in `17`), and one that is a short word
+ * only where it stands as a value (`password="wrong"`), so that a password `wrong` never hides the source's
+ * own word "wrong" while every quoting of it is hidden. The forms a request carries it in (base64, as in
+ * the Basic token; percent-encoded) are hidden wherever they stand. Secrets of any length.
  */
 export function scrubSecrets(text: string, secrets: readonly (string | undefined)[]): string {
   let out = text;
   for (const secret of secrets) {
-    if (!secret || secret.length < 3) continue;
-    out = out.split(secret).join('***');
-    const basic = Buffer.from(secret).toString('base64');
-    if (basic.length > 4) out = out.split(basic).join('***');
+    if (!secret) continue;
+    for (const form of new Set([Buffer.from(secret).toString('base64'), encodeURIComponent(secret)]))
+      if (form !== secret && form.length >= 4) out = out.split(form).join('***');
+    out =
+      secret.length >= DISTINCT_LENGTH && !WORD_LIKE.test(secret)
+        ? out.split(secret).join('***')
+        : out.replace(wholeSecret(secret), '***');
   }
   return out;
 }

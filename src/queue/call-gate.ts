@@ -45,17 +45,26 @@ export function intervalOf(
 }
 
 /**
- * The gate of one account on the warehouse (see the module comment). Its statements ride out a
- * lost warehouse connection through `reconnect`, as the engine's own do.
+ * The gate of one account on the warehouse (see the module comment): the one place a call is booked
+ * against the day's budget, whichever process makes it. `spentToday` is the day's booking when it
+ * is opened (until the first reservation says). Its statements ride out a lost warehouse
+ * connection through `reconnect`, as the engine's own do.
  */
-export function createCallGate(db: Db, account: GatedAccount, reconnect: Reconnect): CallGate {
+export function createCallGate(
+  db: Db,
+  account: GatedAccount,
+  reconnect: Reconnect,
+  spentToday = 0,
+): CallGate {
   const { reserve, minIntervalMs } = account.source.rateLimit;
+  const budget = account.source.dailyCallBudget;
+  let left = Math.max(0, budget - spentToday);
   // Until a reply tells the limits, calls go one a second.
   const firstInterval = Math.max(minIntervalMs, FIRST_INTERVAL_MS);
   return {
     async reserve(method) {
       const { rows } = await reconnect.execute(() =>
-        sql<{ wait_ms: number | null }>`
+        sql<{ wait_ms: number | null; spent: number }>`
         with budget as (
           insert into source_budget as b (account_id, day, spent)
           values (${account.id}, (now() at time zone ${account.timeZone})::date, 1)
@@ -71,11 +80,29 @@ export function createCallGate(db: Db, account: GatedAccount, reconnect: Reconne
             remaining = p.remaining - 1
           returning case when xmax = 0 then now() else next_at - make_interval(secs => interval_ms / 1000.0) end as start_at
         )
-        select (select greatest(0, extract(epoch from start_at - now()) * 1000)::float8 from turn) as wait_ms
+        select (select greatest(0, extract(epoch from start_at - now()) * 1000)::float8 from turn) as wait_ms, spent
           from budget`.execute(db),
       );
-      return rows.length === 0 ? null : Math.ceil(rows[0]!.wait_ms ?? 0);
+      if (rows.length === 0) {
+        left = 0;
+        return null;
+      }
+      left = Math.max(0, budget - rows[0]!.spent);
+      return Math.ceil(rows[0]!.wait_ms ?? 0);
     },
+    async release(method) {
+      const { rows } = await reconnect.execute(() =>
+        sql<{ spent: number }>`
+        with back as (
+          update source_pacing set remaining = remaining + 1 where account_id = ${account.id} and method = ${method}
+        )
+        update source_budget set spent = greatest(spent - 1, 0)
+         where account_id = ${account.id} and day = (now() at time zone ${account.timeZone})::date
+        returning spent`.execute(db),
+      );
+      if (rows.length) left = Math.max(0, budget - rows[0]!.spent);
+    },
+    left: () => left,
     async observe(method, windows) {
       const interval = intervalOf(windows, reserve, minIntervalMs);
       // Short windows are paced by the interval; the long ones (hour, day) by what they have left.

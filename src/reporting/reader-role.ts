@@ -51,6 +51,25 @@ export interface GrantReaderOutcome {
   unknownAccounts: string[];
 }
 
+/** A role (or other) name as SQL writes it: quoted unless it is a lowercase identifier Postgres keeps as written. */
+export function quoteIdent(name: string): string {
+  return /^[a-z_][a-z0-9_$]*$/.test(name) && !SQL_WORDS.has(name) ? name : `"${name.replace(/"/g, '""')}"`;
+}
+
+/** Words a role name must be quoted as (the reserved keywords a role is likeliest to be named). */
+const SQL_WORDS = new Set([
+  'all',
+  'user',
+  'role',
+  'select',
+  'group',
+  'grant',
+  'table',
+  'order',
+  'public',
+  'to',
+]);
+
 /** Why a role name cannot be used, or undefined when it can. */
 export function readerRoleProblem(role: string): string | undefined {
   if (!/^[A-Za-z_][A-Za-z0-9_$]*$/.test(role))
@@ -88,6 +107,33 @@ async function attemptAs(db: Db, user: string, what: string, statement: RawBuild
     throw error;
   }
 }
+
+/**
+ * Why a role (`r`, beside `n`: schema reporting_private) would read every account whatever its limit says, or
+ * null: it, or a role it may use (a membership, with or without INHERIT: SET ROLE reaches it), is a superuser,
+ * bypasses row-level security, may create roles (and so grant itself pg_read_all_data), reads every table
+ * (pg_read_all_data), reads the server's files, owns the reporting layer, or may use schema reporting_private,
+ * whose queries and materialized views hold every account's rows unfiltered.
+ */
+const unlimitedReason = sql<string | null>`(
+  select case when m.oid = r.oid then 'it ' else 'it is a member of ' || quote_ident(m.rolname) || ', which ' end || why
+    from pg_roles m
+    cross join lateral (
+      select * from (values
+        (1, case when m.rolsuper then 'is a superuser' end),
+        (2, case when m.rolbypassrls then 'bypasses row-level security (BYPASSRLS)' end),
+        (3, case when m.rolcreaterole then 'has CREATEROLE (it may grant itself any role, pg_read_all_data included)' end),
+        (4, case when m.rolname = 'pg_read_all_data' then 'reads every table of the database' end),
+        (5, case when m.rolname = 'pg_read_server_files' then 'reads the files of the server, the database''s included' end),
+        (6, case when m.oid = n.nspowner then 'owns the reporting layer' end),
+        (7, case when has_schema_privilege(m.oid, n.oid, 'USAGE')
+                 then 'may use schema ' || quote_ident(n.nspname) || ', which holds every account''s rows' end)
+      ) reasons (rank, why)
+      where why is not null
+    ) reason
+   where pg_has_role(r.oid, m.oid, 'MEMBER')
+   order by reason.rank, m.oid <> r.oid, m.rolname
+   limit 1)`;
 
 /** The table that maps a reader role to the accounts it may see (migrations/0011_reporting_accounts.ts). */
 const READER_ACCOUNTS = sql.id(REPORTING_PRIVATE_SCHEMA, 'reader_accounts');
@@ -129,18 +175,21 @@ export async function grantReader(db: Db, options: GrantReaderOptions): Promise<
     throw new ReaderRoleError(`schema ${REPORTING_SCHEMA} does not exist; run \`propsync migrate\` first`);
   if (!exists && !mayCreate) {
     throw new ReaderRoleError(
-      `the connecting user "${user}" may not create roles (it needs CREATEROLE); connect as a user that has it, or have an administrator run \`create role ${options.role} nologin;\` and run this again`,
+      `the connecting user "${user}" may not create roles (it needs CREATEROLE); connect as a user that has it, or have an administrator run \`create role ${quoteIdent(options.role)} nologin;\` and run this again`,
     );
   }
   const password = options.login ? sql.lit(scramVerifier(options.password!)) : undefined;
   const attempt = (what: string, statement: RawBuilder<unknown>) => attemptAs(db, user, what, statement);
   if (!exists) {
     await attempt(
-      `create role ${options.role}`,
+      `create role ${quoteIdent(options.role)}`,
       password ? sql`create role ${role} login password ${password}` : sql`create role ${role} nologin`,
     );
   } else if (password) {
-    await attempt(`alter role ${options.role}`, sql`alter role ${role} login password ${password}`);
+    await attempt(
+      `alter role ${quoteIdent(options.role)}`,
+      sql`alter role ${role} login password ${password}`,
+    );
   }
   // The limit before any grant: the role never holds a grant the limit does not cover yet.
   const unknownAccounts = await limitToAccounts(db, user, options.role, accounts);
@@ -151,7 +200,7 @@ export async function grantReader(db: Db, options: GrantReaderOptions): Promise<
     sql`grant select on all tables in schema ${schema} to ${role}`,
   );
   await attempt(
-    `set default privileges for role ${owner} (be that role, a member of it, or a superuser)`,
+    `set default privileges for role ${quoteIdent(owner)} (be that role, a member of it, or a superuser)`,
     sql`alter default privileges for role ${sql.id(owner)} in schema ${schema} grant select on tables to ${role}`,
   );
   if (options.baseTables) {
@@ -201,10 +250,7 @@ async function limitToAccounts(
   }
   if (accounts.length) {
     const { rows } = await sql<{ unlimited: string | null; unprotected: string[] }>`
-      select case when r.rolsuper then 'it is a superuser'
-                  when r.rolbypassrls then 'it bypasses row-level security (BYPASSRLS)'
-                  when pg_has_role(r.oid, n.nspowner, 'USAGE') then 'it has the privileges of ' || quote_ident(pg_get_userbyid(n.nspowner)) || ', which owns the reporting layer'
-             end as unlimited,
+      select ${unlimitedReason} as unlimited,
              array(select c.relname::text
                      from pg_class c
                     where c.relnamespace = 'public'::regnamespace and c.relkind = 'r' and not c.relrowsecurity
@@ -247,7 +293,11 @@ async function limitToAccounts(
   return unknown.map((row) => row.id);
 }
 
-/** The two statements an operator runs to give a person a login in the reader role. */
+/** The two statements an operator runs to give a person a login in the reader role (identifiers quoted). */
 export function personLoginSql(readerRole: string, person = 'alice'): string[] {
-  return [`create role ${person} login password 'a-strong-password';`, `grant ${readerRole} to ${person};`];
+  const who = quoteIdent(person);
+  return [
+    `create role ${who} login password 'a-strong-password';`,
+    `grant ${quoteIdent(readerRole)} to ${who};`,
+  ];
 }

@@ -43,6 +43,8 @@ export function authSettingsProblem(auth: SourceAuth, format: Format): string | 
     return undefined;
   }
   if (!auth.org) return 'the API-key gateway org is empty';
+  if (!/^[A-Za-z0-9._-]+$/.test(auth.org) || /^\.+$/.test(auth.org))
+    return 'the API-key gateway org must be letters, digits, -, _ or . (not dots alone)';
   if (!auth.apiKey) return 'the API key is empty';
   if (NOT_A_HEADER_VALUE.test(auth.apiKey))
     return 'the API key holds a control character or leading or trailing blanks; it cannot go in the X-Api-Key header';
@@ -55,7 +57,7 @@ export function authSettingsProblem(auth: SourceAuth, format: Format): string | 
  * Basic auth: `Authorization: Basic base64(username:password)`, the envelope as multipart parts
  * `requestBody` and `requestContentType`.
  */
-function basicMode(username: string, password: string): AuthMode {
+function basicMode(username: string, password: string, hint?: string): AuthMode {
   const authorization = `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
   return {
     envelopeAuthType: 'basic',
@@ -71,12 +73,12 @@ function basicMode(username: string, password: string): AuthMode {
     },
     // The password alone, and with its user name (scrubSecrets also hides the base64 of each: the Basic token).
     secrets: [password, `${username}:${password}`],
-    credentialHint: 'check source.username and source.password',
+    credentialHint: hint ?? 'check source.username and source.password',
   };
 }
 
 /** The API-key gateway: `X-Api-Key: KEY`, the envelope itself as the JSON body. */
-function apiKeyMode(org: string, apiKey: string): AuthMode {
+function apiKeyMode(org: string, apiKey: string, hint?: string): AuthMode {
   const orgPath = `/ext/orgs/${encodeURIComponent(org)}/v1`;
   return {
     envelopeAuthType: 'apikey',
@@ -88,7 +90,7 @@ function apiKeyMode(org: string, apiKey: string): AuthMode {
       };
     },
     secrets: [apiKey],
-    credentialHint: `check the API key and the org ('${org}') of the gateway`,
+    credentialHint: hint ?? `check the API key and the org ('${org}') of the gateway`,
   };
 }
 
@@ -96,8 +98,10 @@ function apiKeyMode(org: string, apiKey: string): AuthMode {
  * The auth mode of a client's settings. Throws when they cannot be used (see
  * `authSettingsProblem`: an empty credential, or `format: xml` with an API key).
  */
-export function authModeOf(auth: SourceAuth, format: Format): AuthMode {
+export function authModeOf(auth: SourceAuth, format: Format, credentialHint?: string): AuthMode {
   const problem = authSettingsProblem(auth, format);
   if (problem) throw new Error(`source settings: ${problem}`);
-  return auth.type === 'basic' ? basicMode(auth.username, auth.password) : apiKeyMode(auth.org, auth.apiKey);
+  return auth.type === 'basic'
+    ? basicMode(auth.username, auth.password, credentialHint)
+    : apiKeyMode(auth.org, auth.apiKey, credentialHint);
 }

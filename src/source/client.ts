@@ -7,10 +7,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../log/logger.js';
 import { scrubSecrets } from '../log/redact.js';
 import { authModeOf } from './auth-modes.js';
-import { DailyBudget } from './budget.js';
+import { DailyBudget, processGate } from './budget.js';
 import { SourceClock } from './clock.js';
 import { CONTENT_TYPES, jsonEnvelope, xmlEnvelope } from './envelope.js';
-import { SourceError, ThrottledError, type CallSite } from './errors.js';
+import { SourceError, ThrottledError, TransportError, type CallSite } from './errors.js';
 import { Pacer } from './pacing.js';
 import {
   effectivePageSize,
@@ -61,13 +61,9 @@ export interface SourceClientOptions {
    */
   spreadWithinMs?: number;
   /**
-   * The budget is shared with other processes: `spentElsewhere` reads the calls they spent
-   * today (from the warehouse). It is asked when the client is opened (`initial`) and again
-   * before a call when the last answer is older than `refreshMs` (default 1 s), so that a run
-   * stops before its next call once the day's budget is spent, by whichever process.
+   * The one place each call is booked against the day's budget before it goes, shared with every other
+   * process calling the account, and its turn under their pacing; default: a budget of this process alone.
    */
-  sharedBudget?: { spentElsewhere: () => Promise<number>; initial?: number; refreshMs?: number };
-  /** Pacing and budget shared with every other process calling the account: each call waits its turn there too. */
   gate?: CallGate;
 }
 
@@ -105,7 +101,7 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
   const { settings } = options;
   const { timeZone } = options;
   // Every difference between Basic auth and the API-key gateway is in the mode (auth-modes.ts).
-  const auth = authModeOf(settings.auth, settings.format);
+  const auth = authModeOf(settings.auth, settings.format, settings.credentialHint);
   const logger = options.logger?.child({ component: 'source' });
   const clock = new SourceClock({
     timeZone,
@@ -114,24 +110,10 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
     logger,
   });
   // The budget counts days on the local clock (in the source's zone): a reply's Date header
-  // must not start a new budget day.
+  // must not start a new budget day. The gate books every call; this budget names a refusal (and counts
+  // the calls of a client that shares nothing).
   const budget = new DailyBudget(settings.dailyCallBudget, new SourceClock({ timeZone, now: options.now }));
-  const shared = options.sharedBudget;
-  if (shared?.initial !== undefined) budget.spentElsewhere(shared.initial);
-  let sharedAt = shared?.initial !== undefined ? performance.now() : -Infinity;
-  /** Reads again what other processes spent, when the last reading is old; a failed reading keeps the last one. */
-  async function refreshShared(): Promise<void> {
-    if (!shared || performance.now() - sharedAt < (shared.refreshMs ?? 1_000)) return;
-    sharedAt = performance.now();
-    try {
-      budget.spentElsewhere(await shared.spentElsewhere());
-    } catch (error) {
-      logger?.warn(
-        { event: 'budget_refresh_failed', err: (error as Error).message },
-        `could not read the calls other processes spent today: ${(error as Error).message}`,
-      );
-    }
-  }
+  const gate = options.gate ?? processGate(budget);
   const pacer = new Pacer({
     reserve: settings.rateLimit.reserve,
     minIntervalMs: settings.rateLimit.minIntervalMs,
@@ -177,9 +159,11 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
     options.onCall?.(event);
   }
 
-  /** What one attempt got to: whether the call went out, and what came back. */
+  /** What one attempt got to: whether the call went out (and reached the source), and what came back. */
   interface Trace {
     sent: boolean;
+    /** The call reached the source: it is one of the day's calls (false when no connection was made). */
+    reached: boolean;
     sentAt: number;
     /** When the reply (or the failure) ended. */
     endedAt?: number;
@@ -191,17 +175,29 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
   }
 
   /**
-   * Waits for the call's turn among every process (its reserved start), or refuses it when the shared budget is spent.
+   * Books the call and waits for its turn among every process (its reserved start), or refuses it when the
+   * budget is spent (nothing booked). A call stopped while it waits gives its booking back.
    */
-  async function takeTurn(
-    gate: CallGate,
-    method: string,
-    site: CallSite,
-    signal: AbortSignal | undefined,
-  ): Promise<void> {
+  async function takeTurn(method: string, site: CallSite, signal: AbortSignal | undefined): Promise<void> {
     const wait = await gate.reserve(method);
     if (wait === null) return budget.refuse(site);
-    if (wait > 0) await sleep(timerDelay(wait), undefined, { signal });
+    if (wait > 0)
+      await sleep(timerDelay(wait), undefined, { signal }).catch(async (aborted: unknown) => {
+        await gate.release(method).catch(() => {});
+        throw aborted;
+      });
+  }
+
+  /** Gives back the booking of a call that never reached the source; a failure to is logged (the call stays booked). */
+  async function giveBack(method: string): Promise<void> {
+    await gate
+      .release(method)
+      .catch((error: Error) =>
+        logger?.warn(
+          { event: 'budget_release_failed', err: error.message },
+          `could not give back the budget of a call that never reached the source: ${error.message}`,
+        ),
+      );
   }
 
   /** One HTTP call (one attempt); the reply's headers are taken in whatever its status. */
@@ -215,43 +211,49 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
   ): Promise<{ status: number; headers: HttpReply['headers']; body: Buffer; requestId: string }> {
     if (closed) throw new SourceError('the source client is closed', site);
     const method = request.method;
-    await refreshShared();
     const ticket = await pacer.acquire(method.name, signal);
     try {
-      if (options.gate) await takeTurn(options.gate, method.name, site, signal);
-      // Spent when the call is about to go, not while it waits its turn.
-      budget.take(site);
+      await takeTurn(method.name, site, signal);
       const requestId = `${idPrefix}-${++requestSeq}`;
       const envelope = settings.format === 'xml' ? xmlEnvelope : jsonEnvelope;
       const body = envelope(requestId, method.name, version, params, auth.envelopeAuthType);
       trace.sent = true;
       trace.sentAt = performance.now();
+      const reply = await transport
+        .send({
+          area: method.area,
+          pageNo: site.page!,
+          perPage: settings.pageSize,
+          body,
+          contentType: CONTENT_TYPES[settings.format],
+          site,
+          signal,
+        })
+        .catch(async (error: unknown) => {
+          // A call that made no connection is not one of the day's calls: its booking goes back.
+          if (error instanceof TransportError && error.failure === 'connect') await giveBack(method.name);
+          else {
+            trace.reached = true;
+            totals.calls += 1;
+          }
+          throw error;
+        });
+      trace.reached = true;
       totals.calls += 1;
-      const reply = await transport.send({
-        area: method.area,
-        pageNo: site.page!,
-        perPage: settings.pageSize,
-        body,
-        contentType: CONTENT_TYPES[settings.format],
-        site,
-        signal,
-      });
       const windows = parseRateLimitHeaders(
         reply.headers['x-ratelimit-limit'],
         reply.headers['x-ratelimit-remaining'],
         reply.headers['x-ratelimit-reset'],
       );
       pacer.observe(ticket, windows);
-      if (options.gate) {
-        options.gate
-          .observe(method.name, windows)
-          .catch((error: Error) =>
-            logger?.warn(
-              { event: 'pacing_share_failed', err: error.message },
-              `could not share the rate-limit headers: ${error.message}`,
-            ),
-          );
-      }
+      gate
+        .observe(method.name, windows)
+        .catch((error: Error) =>
+          logger?.warn(
+            { event: 'pacing_share_failed', err: error.message },
+            `could not share the rate-limit headers: ${error.message}`,
+          ),
+        );
       trace.serverDate = clock.observe(reply.headers.date);
       totals.bytes += reply.body.length;
       trace.status = reply.status;
@@ -283,10 +285,12 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
     const schedule = new RetrySchedule(settings.retry, settings.rateLimit.maxWaitMs);
     const counts = { calls: 0, retries: 0, throttled: 0 };
     for (let attemptNo = 1; ; attemptNo++) {
-      const trace: Trace = { sent: false, sentAt: 0, bytes: 0 };
+      const trace: Trace = { sent: false, reached: false, sentAt: 0, bytes: 0 };
+      let counted = false;
       try {
         const reply = await attempt(request, site, params, version, trace, signal);
         counts.calls += 1;
+        counted = true;
         const read = await readReply(
           {
             format: settings.format,
@@ -321,7 +325,7 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
       } catch (caught) {
         const error = scrubError(caught, secrets);
         if (!(error instanceof SourceError) || !trace.sent) throw error;
-        if (counts.calls < attemptNo) counts.calls += 1;
+        if (trace.reached && !counted) counts.calls += 1;
         const throttled = error instanceof ThrottledError;
         if (throttled) {
           counts.throttled += 1;
@@ -337,7 +341,8 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
           }),
         );
         if (delay === undefined) {
-          error.attempts = attemptNo;
+          // The calls of this page that reached the source: what its unit is charged.
+          error.attempts = counts.calls;
           throw error;
         }
         counts.retries += 1;
@@ -366,7 +371,7 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
       attempt: attemptNo,
       ms: Math.round((trace.endedAt ?? performance.now()) - trace.sentAt),
       bytes: trace.bytes,
-      budgetLeft: budget.left(),
+      budgetLeft: gate.left(),
       throttled: fields.throttled,
       willRetry: fields.willRetry,
     };
@@ -432,7 +437,7 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
     pages,
     today: () => clock.today(),
     versionOf: (method) => versionOf(settings, method),
-    stats: (): ClientStats => ({ ...totals, budgetLeft: budget.left() }),
+    stats: (): ClientStats => ({ ...totals, budgetLeft: gate.left() }),
     async close() {
       if (closed) return;
       closed = true;

@@ -162,8 +162,8 @@ export class UndecodableReplyError extends SourceError {
   override name = 'UndecodableReplyError';
 }
 
-/** Why no reply came. */
-export const TRANSPORT_FAILURES = ['timeout', 'network'] as const;
+/** Why no reply came: `connect` when the call never reached the source (no connection was made). */
+export const TRANSPORT_FAILURES = ['timeout', 'network', 'connect'] as const;
 export type TransportFailure = (typeof TRANSPORT_FAILURES)[number];
 
 /** No reply: the request timed out, or the connection was refused, reset or closed early. */

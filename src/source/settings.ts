@@ -66,6 +66,8 @@ export interface SourceSettings {
   /** The service base: the account's host for Basic auth, the gateway's (`https://apis.entrata.com`) for an API key. */
   url: string;
   auth: SourceAuth;
+  /** What an operator checks when the source refuses the credential, in the words of the configuration. */
+  credentialHint?: string;
   format: Format;
   /** The version of each method, by method name; a method's default where absent. */
   versions: Readonly<Partial<Record<string, MethodVersion>>>;

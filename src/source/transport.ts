@@ -45,6 +45,26 @@ export interface HttpReply {
   body: Buffer;
 }
 
+/** Socket errors of a connection that was never made: the call did not reach the source. */
+const NOT_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+/** True when `error` says no connection to the source was made (refused, unknown host, connect timeout). */
+function neverConnected(error: unknown): boolean {
+  if (error instanceof undiciErrors.ConnectTimeoutError) return true;
+  for (let current = error, depth = 0; current instanceof Error && depth < 3; depth++) {
+    if (NOT_CONNECTED.has((current as { code?: string }).code ?? '')) return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+/** An error's code (or name) and message. */
+function describe(error: unknown): string {
+  return error instanceof Error
+    ? `${(error as { code?: string }).code ?? error.name}: ${error.message}`
+    : String(error);
+}
+
 /** Keep-alive time of an idle connection. */
 export const KEEP_ALIVE_MS = 30_000;
 
@@ -85,7 +105,7 @@ export class Transport {
 
   /**
    * Sends one call and reads its whole reply. Throws `TransportError` when no reply came
-   * (timeout, refused, reset before the headers), `MalformedReplyError` when the body was cut
+   * (timeout, reset before the headers; `failure: 'connect'` when no connection was made), `MalformedReplyError` when the body was cut
    * short, and the signal's reason when the caller aborted.
    */
   async send(call: HttpCall): Promise<HttpReply> {
@@ -119,6 +139,13 @@ export class Transport {
     } catch (error) {
       if (error instanceof ReplyTooLargeError) throw error;
       if (call.signal?.aborted) throw call.signal.reason;
+      if (status === undefined && neverConnected(error)) {
+        throw new TransportError(`no connection to the source (${describe(error)})`, {
+          ...call.site,
+          failure: 'connect',
+          cause: error,
+        });
+      }
       if (timeout.aborted || isTimeout(error)) {
         throw new TransportError(`no reply within ${this.options.timeoutMs} ms (source.requestTimeoutMs)`, {
           ...call.site,
@@ -127,10 +154,7 @@ export class Transport {
           cause: error,
         });
       }
-      const reason =
-        error instanceof Error
-          ? `${(error as { code?: string }).code ?? error.name}: ${error.message}`
-          : String(error);
+      const reason = describe(error);
       if (status !== undefined) {
         throw new MalformedReplyError(`reply body cut short (${reason})`, {
           ...call.site,

@@ -131,7 +131,7 @@ export interface CallEvent {
   bytes: number;
   /** Calls left in the tightest rate-limit window after this call, when announced. */
   remaining?: number;
-  /** Calls left in today's budget of this process. */
+  /** Calls left in the account's budget today, every process's calls counted. */
   budgetLeft: number;
   throttled: boolean;
   /** Set when this attempt failed; the error's message. */
@@ -181,8 +181,15 @@ export interface SourceClient {
  * Implemented outside the client (rows in the warehouse, see docs/operating.md#workers).
  */
 export interface CallGate {
-  /** Reserves one call of `method`: milliseconds until it may start, or `null` when the day's budget is spent. */
+  /**
+   * Reserves one call of `method`, booked against the day's budget: milliseconds until it may start, or `null`
+   * when the budget is spent (nothing booked).
+   */
   reserve(method: string): Promise<number | null>;
+  /** Gives back a reserved call that never reached the source (its connection was refused). */
+  release(method: string): Promise<void>;
+  /** Calls left in today's budget, as the last reservation (or the opening reading) left it. */
+  left(): number;
   /** Tells what a reply of `method` announced of its rate-limit windows. */
   observe(method: string, windows: readonly RateWindowState[]): Promise<void>;
 }

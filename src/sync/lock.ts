@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import { sql } from 'kysely';
 import pg from 'pg';
 import type { Logger } from '../log/logger.js';
+import { escapeControls } from '../log/redact.js';
 import type { Db } from '../catalog/tables.js';
 import { sessionConfig, type SessionTimeouts } from '../warehouse/db.js';
 import { createReconnect, type ReconnectSettings } from '../warehouse/reconnect.js';
@@ -19,8 +20,12 @@ export const LOCK_HEARTBEAT_MS = 30_000;
 export interface LockHolder {
   /** Backend pid of the holding session on the Postgres server. */
   backendPid: number;
-  /** `propsync lock <stream> pid=<pid> host=<host>` for propsync processes. */
+  /** `propsync lock <key> pid=<pid> host=<host>` for propsync processes. */
   applicationName: string;
+  /** The role the holding session logged in as. */
+  role: string | null;
+  /** The session is a propsync process's: propsync's application name, logged in as the same role as the loser. */
+  propsync: boolean;
   /** Since when the holding session has been connected. */
   since: Date | null;
 }
@@ -89,9 +94,17 @@ export function lockName(account: string, stream: string): string {
   return `${account}/${stream}`;
 }
 
-/** The application name a lock connection announces, so the loser can say who holds the lock. */
+/**
+ * The application name a lock connection announces, so the loser can say who holds the lock. Any login sees it
+ * (pg_stat_activity), so it names the lock by its key (already public in pg_locks), never the account or lane.
+ */
 export function lockApplicationName(stream: string): string {
-  return `propsync lock ${stream} pid=${process.pid} host=${hostname()}`.slice(0, 63);
+  return `propsync lock ${lockTag(stream)} pid=${process.pid} host=${hostname()}`.slice(0, 63);
+}
+
+/** The key of a lock's name as its application name shows it (8 hex digits). */
+export function lockTag(name: string): string {
+  return (lockKey(name) >>> 0).toString(16).padStart(8, '0');
 }
 
 /**
@@ -304,8 +317,14 @@ async function closeQuietly(client: pg.Client): Promise<void> {
 }
 
 async function findHolder(client: pg.Client, key: number): Promise<LockHolder | null> {
-  const { rows } = await client.query<{ pid: number; application_name: string; backend_start: Date | null }>(
-    `select a.pid, a.application_name, a.backend_start
+  const { rows } = await client.query<{
+    pid: number;
+    application_name: string;
+    backend_start: Date | null;
+    usename: string | null;
+    same_role: boolean;
+  }>(
+    `select a.pid, a.application_name, a.backend_start, a.usename::text, a.usename = current_user as same_role
        from pg_locks l join pg_stat_activity a on a.pid = l.pid
       where l.locktype = 'advisory' and l.granted and l.database = (select oid from pg_database where datname = current_database())
         and l.classid = ($1::int)::oid and l.objid = ($2::int)::oid and l.objsubid = 2
@@ -314,15 +333,31 @@ async function findHolder(client: pg.Client, key: number): Promise<LockHolder | 
   );
   const row = rows[0];
   return row
-    ? { backendPid: row.pid, applicationName: row.application_name, since: row.backend_start }
+    ? {
+        backendPid: row.pid,
+        applicationName: row.application_name,
+        since: row.backend_start,
+        role: row.usename,
+        propsync: row.same_role && row.application_name.startsWith('propsync lock '),
+      }
     : null;
 }
 
-/** A sentence naming who holds a lock, for the loser's log line or error message. */
+/**
+ * A sentence naming who holds a lock, for the loser's log line or error message: another propsync process, or a
+ * session that is not propsync's (by its role, application and backend), which an administrator may end.
+ */
 export function describeHolder(stream: string, holder: LockHolder | null): string {
   if (!holder) return `stream ${stream} is being synced by another propsync process`;
-  const who = holder.applicationName.startsWith('propsync lock')
-    ? holder.applicationName.replace(/^propsync lock \S+ /, '')
-    : `backend ${holder.backendPid}`;
-  return `stream ${stream} is being synced by another propsync process (${who})`;
+  if (holder.propsync)
+    return `stream ${stream} is being synced by another propsync process (${holder.applicationName.replace(/^propsync lock \S+ /, '')})`;
+  const application = holder.applicationName
+    ? `, application '${escapeControls(holder.applicationName)}'`
+    : '';
+  return (
+    `the lock of stream ${stream} is held by a session that is not propsync (role ${holder.role ?? 'unknown'}` +
+    `${application}, backend ${holder.backendPid}); an administrator may end it with ` +
+    `select pg_terminate_backend(${holder.backendPid}), and should revoke that role's rights on pg_advisory_lock ` +
+    '(see docs/operating.md)'
+  );
 }

@@ -2,6 +2,7 @@ import { sql, type Selectable } from 'kysely';
 import { STREAM_NAMES, type StreamName } from '../streams/registry.js';
 import { SOURCE_TABLE_NAMES, type Db, type Warehouse } from '../catalog/tables.js';
 import { pickCounts, RUN_COUNTERS, type Counts, type RunCounter } from '../warehouse/run-counters.js';
+import { budgetSpentToday } from './budget-spent.js';
 import { sumUnits } from './runs.js';
 import { lastVerification, type VerificationRecord } from './verifications.js';
 import { readFreshness, type FreshnessTarget, type StreamFreshness } from './freshness.js';
@@ -142,7 +143,7 @@ export async function readStatus(db: Db, options: StatusOptions): Promise<Status
       freshness: freshness.find((judged) => judged.stream === stream) ?? null,
     });
   }
-  const spent = callsByStream.get('*') ?? 0;
+  const spent = await budgetSpentToday(db, account, options.timeZone);
   const entries = await openQuarantine(db, account, options.quarantineLimit ?? 20);
   return {
     account,
@@ -172,19 +173,10 @@ export async function todayIn(db: Db, timeZone: string): Promise<string> {
 /**
  * Calls an account spent since midnight in its time zone, by stream and in total (`*`): the
  * calls of work units started today, plus each run's calls made outside its work units
- * (property discovery) for runs started today; without the runs of the process `except`
- * names, when given.
+ * (property discovery) for runs started today. The budget's count is the call gate's
+ * (`budgetSpentToday`): these are the runs' shares of it.
  */
-export async function callsToday(
-  db: Db,
-  account: string,
-  timeZone: string,
-  options: { except?: RunsOf } = {},
-): Promise<Map<string, number>> {
-  const except = options.except;
-  const counted = except
-    ? sql<boolean>`not (r.host is not distinct from ${except.host} and r.pid is not distinct from ${except.pid} and r.started_at >= ${except.since})`
-    : sql<boolean>`true`;
+export async function callsToday(db: Db, account: string, timeZone: string): Promise<Map<string, number>> {
   const { rows } = await sql<{ stream: string; calls: string }>`
     with day as (
       select (date_trunc('day', now() at time zone ${timeZone}) at time zone ${timeZone}) as start
@@ -192,13 +184,13 @@ export async function callsToday(
     units as (
       select w.stream, sum(w.calls) as calls
         from sync_work_units w join sync_runs r on r.account_id = w.account_id and r.run_id = w.run_id, day
-       where w.account_id = ${account} and w.started_at >= day.start and ${counted}
+       where w.account_id = ${account} and w.started_at >= day.start
        group by w.stream
     ),
     overhead as (
       select greatest(r.calls - coalesce((select sum(w.calls) from sync_work_units w where w.account_id = r.account_id and w.run_id = r.run_id), 0), 0) as calls
         from sync_runs r, day
-       where r.account_id = ${account} and r.started_at >= day.start and ${counted}
+       where r.account_id = ${account} and r.started_at >= day.start
     )
     select stream, calls::text from units
     union all
@@ -206,13 +198,6 @@ export async function callsToday(
     db,
   );
   return new Map(rows.map((row) => [row.stream, Number(row.calls)]));
-}
-
-/** The runs of one process: its host and pid, since it started (a later process may reuse the pid). */
-export interface RunsOf {
-  host: string;
-  pid: number;
-  since: Date;
 }
 
 const RUN_COLUMNS = [

@@ -5,6 +5,7 @@ import type { StreamDefinition, VerifyDeclaration } from '../streams/types.js';
 import type { LoadRow } from '../warehouse/bulk-load/index.js';
 import { compareTable, parentsInScope, type TableComparison } from '../warehouse/compare-rows.js';
 import type { Db } from '../catalog/tables.js';
+import { ListingCheck, UntrustedListingError } from './listing-check.js';
 
 /** A stream that declares how it is verified. */
 export type VerifiedStream = StreamDefinition<StreamName> & { verify: VerifyDeclaration };
@@ -43,17 +44,58 @@ export interface ScopeDeps {
   onPage?(page: { pageNo: number; records: number; calls: number }): void;
 }
 
+/** Passes of a scope's listing read before it is given up as untrusted: the first, and one more if it changed. */
+const MAX_PASSES = 2;
+
+/** One pass of a scope's listing, read and normalized, not yet compared. */
+interface ScopePass {
+  fresh: Map<string, LoadRow[]>;
+  freshParents: Set<number>;
+  unreadable: Set<number>;
+  records: number;
+  pages: number;
+  calls: number;
+}
+
 /**
  * Reads a property's whole scope of a stream from the source (every page, through the
  * account's client: its pacing and budget) and compares it, table by table, with the live
  * warehouse rows of the parents either side holds. A record the stream cannot read (it would
- * be quarantined) leaves its parent out of the comparison. Changes no row.
+ * be quarantined) leaves its parent out of the comparison. Changes no row. A listing is trusted
+ * as the engine trusts one (listing-check.ts): one that changed is read again once; one that
+ * repeats a page, or stays short (or long) of its total, throws `UntrustedListingError` and is
+ * compared with nothing: it would show as drift that is not there.
  */
 export async function verifyScope(
   stream: VerifiedStream,
   propertyId: string,
   deps: ScopeDeps,
 ): Promise<ScopeResult> {
+  let calls = 0;
+  let pass: ScopePass | undefined;
+  for (let passNo = 1; ; passNo++) {
+    const check = new ListingCheck(`${stream.method.name} of property ${propertyId}`);
+    pass = await readScope(stream, propertyId, deps, check);
+    calls += pass.calls;
+    const problem = check.problem();
+    if (!problem) break;
+    if (passNo >= MAX_PASSES)
+      throw new UntrustedListingError(`${problem}, so property ${propertyId} was not verified`);
+    deps.logger.info(
+      { event: 'verify_listing_reread', stream: stream.name, property: propertyId },
+      `${problem}; reading it again`,
+    );
+  }
+  return { ...(await compareScope(stream, propertyId, deps, pass)), calls };
+}
+
+/** Reads one pass of a scope's listing through `check`. */
+async function readScope(
+  stream: VerifiedStream,
+  propertyId: string,
+  deps: ScopeDeps,
+  check: ListingCheck,
+): Promise<ScopePass> {
   const version = deps.client.versionOf(stream.method);
   const fresh = new Map<string, LoadRow[]>(stream.tables.map((table) => [table.name, []]));
   const freshParents = new Set<number>();
@@ -65,6 +107,11 @@ export async function verifyScope(
     pages += 1;
     calls += page.calls;
     records += page.records.length;
+    check.add(
+      page.pageNo,
+      page.records.map((record) => keyText(stream.recordKey(record))),
+      page.totalCount,
+    );
     for (const record of page.records) {
       try {
         const normalized = stream.normalize(record, { version });
@@ -86,6 +133,21 @@ export async function verifyScope(
     }
     deps.onPage?.({ pageNo: page.pageNo, records: page.records.length, calls: page.calls });
   }
+  return { fresh, freshParents, unreadable, records, pages, calls };
+}
+
+/** A record's key as text, or undefined when it has none. */
+function keyText(key: unknown): string | undefined {
+  return key === undefined || key === null || key === '' ? undefined : String(key);
+}
+
+/** Compares one pass of a scope with the warehouse, table by table. */
+async function compareScope(
+  stream: VerifiedStream,
+  propertyId: string,
+  deps: ScopeDeps,
+  { fresh, freshParents, unreadable, records, pages }: ScopePass,
+): Promise<Omit<ScopeResult, 'calls'>> {
   const covers = stream.verify.covers;
   const coverTable = stream.tables.find((table) => table.name === covers.table);
   if (!coverTable)
@@ -106,5 +168,5 @@ export async function verifyScope(
     );
     tables.push({ table: table.name, ...compared });
   }
-  return { tables, records, pages, calls };
+  return { tables, records, pages };
 }

@@ -460,6 +460,7 @@ describe('a warehouse of before accounts (migration 0009), upgraded in place', (
       '0016_vendor_spend_groups',
       '0018_reporting_definitions',
       '0019_account_days',
+      '0020_advisory_locks_owner_only',
       '0024_privacy_policies',
     ]);
 

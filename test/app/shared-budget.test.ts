@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { configSchema, type Config } from '../../src/config/schema.js';
 import { createLogger } from '../../src/log/logger.js';
@@ -19,21 +20,10 @@ afterAll(async () => {
   await warehouse?.drop();
 });
 
-it("starts the scheduler's client from what the warehouse says is left today", async () => {
-  // Another process spent 95 calls today.
-  await warehouse.db
-    .insertInto('sync_runs')
-    .values({
-      account_id: 'default',
-      kind: 'sync',
-      streams: ['leases'],
-      status: 'succeeded',
-      calls: 95,
-      host: 'elsewhere',
-      pid: 1,
-      finished_at: new Date(),
-    })
-    .execute();
+it("starts the scheduler's client from what the call gate booked today", async () => {
+  // Another process's gate booked 95 calls today.
+  await sql`insert into source_budget (account_id, day, spent)
+            values ('default', (now() at time zone ${config.timeZone})::date, 95)`.execute(warehouse.db);
   const propsync = await openForSchedule(config, {
     logger: createLogger({ level: 'silent' }),
     streams: ['leases'],

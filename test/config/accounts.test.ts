@@ -319,6 +319,19 @@ describe('problems, per account, in the words of the file', () => {
     ]);
   });
 
+  it('an org the gateway does not allow, or of dots that climb out of its path (issue 35 item 8)', () => {
+    const withOrg = (org: string) =>
+      `${DATABASE}accounts:\n${NORTH}${SOUTH.replace('org: south-org', `org: "${org}"`)}`;
+    expect(problemsOf(withOrg('..'))).toEqual([
+      `${FILE}: accounts[1].source.auth.org: ".." is only dots; expected letters, digits, -, _ or . (not alone)`,
+    ]);
+    expect(problemsOf(withOrg('.'))).toHaveLength(1);
+    expect(problemsOf(withOrg('south/../v1'))).toEqual([
+      `${FILE}: accounts[1].source.auth.org: "south/../v1" holds a character the gateway does not allow; expected letters, digits, -, _ or .`,
+    ]);
+    expect(load(withOrg('south.org_2-a')).accounts[1].source.auth).toMatchObject({ org: 'south.org_2-a' });
+  });
+
   it('format xml with the API-key gateway, the account’s own or inherited', () => {
     const own = `${DATABASE}accounts:\n${NORTH.replace('url:', 'format: xml\n      url:')}${SOUTH.replace('url:', 'format: xml\n      url:')}`;
     expect(problemsOf(own)).toEqual([

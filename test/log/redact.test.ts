@@ -41,6 +41,28 @@ describe('redactUrl', () => {
   });
 });
 
+describe('scrubSecrets (issue 35, issue 36 item 4)', () => {
+  it("hides a secret by its exact value, at any length, never a word of the source's message", () => {
+    // A password that is a word: the source's own word stays; every quoting of the password goes.
+    const refused = 'authentication failed: missing or wrong Basic credentials';
+    expect(scrubSecrets(refused, ['wrong', 'north-user:wrong'])).toBe(refused);
+    expect(scrubSecrets('password "wrong" refused; password=wrong; key:wrong', ['wrong'])).toBe(
+      'password "***" refused; password=***; key:***',
+    );
+    expect(scrubSecrets('wrong', ['wrong'])).toBe('***');
+    // Shorter than 3 characters: hidden where it stands whole, not inside other text.
+    expect(scrubSecrets('key 7 refused on page 17', ['7'])).toBe('key *** refused on page 17');
+    expect(scrubSecrets("a='x9' x9 ax9", ['x9'])).toBe("a='***' *** ax9");
+    expect(scrubSecrets("about 'ab'", ['ab'])).toBe("about '***'");
+    // The forms a request carries it in, wherever they stand: the Basic token, percent-encoding.
+    const token = Buffer.from('u:p9').toString('base64');
+    expect(scrubSecrets(`Authorization: Basic ${token}`, ['p9', 'u:p9'])).toBe('Authorization: Basic ***');
+    expect(scrubSecrets('?key=p%2F9&x', ['p/9'])).toBe('?key=***&x');
+    // A long secret, wherever it stands.
+    expect(scrubSecrets(`x${QUERY_SECRET}y`, [QUERY_SECRET])).toBe('x***y');
+  });
+});
+
 describe('escapeControls', () => {
   it('writes control characters as escapes and leaves other text as it is', () => {
     expect(escapeControls('Apt\u0000 4\u001b[2J\r\n\t\u007f\u0085\u202eevil')).toBe(

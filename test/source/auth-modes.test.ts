@@ -17,9 +17,12 @@ describe('auth modes', () => {
     expect(mode.secrets).toEqual(['pass-word', 'user:pass-word']);
   });
 
-  it('the gateway: /ext/orgs/<org>/v1/<area> (org encoded), X-Api-Key, the JSON envelope as the body', () => {
-    const mode = authModeOf({ type: 'apikey', org: 'acme west/2', apiKey: 'k-123456' }, 'json');
-    expect(mode.pathOf('vendors')).toBe('/ext/orgs/acme%20west%2F2/v1/vendors');
+  it('the gateway: /ext/orgs/<org>/v1/<area>, X-Api-Key, the JSON envelope as the body', () => {
+    const mode = authModeOf({ type: 'apikey', org: 'acme-west.2', apiKey: 'k-123456' }, 'json');
+    expect(mode.pathOf('vendors')).toBe('/ext/orgs/acme-west.2/v1/vendors');
+    // An org that would climb out of the path, or that needs encoding, is refused (issue 35 item 8).
+    for (const org of ['..', '.', 'acme west/2'])
+      expect(() => authModeOf({ type: 'apikey', org, apiKey: 'k-123456' }, 'json')).toThrow(/org must be/);
     expect(mode.envelopeAuthType).toBe('apikey');
     const envelope = jsonEnvelope('1', 'getLeases', 'r2', { propertyId: '100001' }, mode.envelopeAuthType);
     expect(JSON.parse(envelope)).toEqual({

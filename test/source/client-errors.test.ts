@@ -197,19 +197,26 @@ describe('typed errors', () => {
     ]);
   });
 
-  it('network: connection refused', async () => {
+  it('connection refused: retried as a connection, never a spent call (issue 36 item 6)', async () => {
     const holder = createServer();
     await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
     const port = (holder.address() as { port: number }).port;
     await new Promise<void>((resolve) => holder.close(() => resolve()));
-    const { error } = await failure(
+    const { client, events } = clientFor(
       sourceConfig(`http://127.0.0.1:${port}`, {
-        retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 1, maxTotalWaitMs: 100 },
+        dailyCallBudget: 10,
+        retry: { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 1, maxTotalWaitMs: 100 },
       }),
     );
+    const error = (await rejection(allPages(client, leases))) as TransportError;
+    await client.close();
     expect(error).toBeInstanceOf(TransportError);
-    expect((error as TransportError).failure).toBe('network');
+    expect(error.failure).toBe('connect');
     expect(error.message).toContain('ECONNREFUSED');
+    expect(events.map((event) => event.willRetry)).toEqual([true, true, false]);
+    // Three connections tried, none reached the source: no call spent, none charged to the page.
+    expect(error.attempts).toBe(0);
+    expect(client.stats()).toMatchObject({ calls: 0, retries: 2, budgetLeft: 10 });
   });
 
   it('budget: stops new calls when the daily budget is spent, across concurrent requests', async () => {

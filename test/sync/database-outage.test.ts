@@ -6,7 +6,7 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator } from '../../src/simulator/index.js';
-import { LOCK_NAMESPACE, lockKey } from '../../src/sync/lock.js';
+import { LOCK_NAMESPACE, lockKey, lockTag } from '../../src/sync/lock.js';
 import { WAREHOUSE_TABLES, type Db, type Warehouse } from '../../src/catalog/tables.js';
 import { connect } from '../../src/warehouse/db.js';
 import { migrateToLatest } from '../../src/warehouse/migrate.js';
@@ -80,7 +80,7 @@ describe('connections cut during a sync (pg_terminate_backend of its pool and lo
     const db = world.database.db;
     const other = new pg.Client({
       connectionString: world.database.url,
-      application_name: 'propsync lock default/leases pid=4242 host=elsewhere',
+      application_name: `propsync lock ${lockTag('default/leases')} pid=4242 host=elsewhere`,
     });
     other.on('error', () => {});
     await other.connect();
@@ -104,7 +104,7 @@ describe('connections cut during a sync (pg_terminate_backend of its pool and lo
         );
         waits = rows[0].n === 1;
       }
-      await sql`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and application_name like 'propsync lock default/leases pid=%' and application_name not like '%pid=4242%'`.execute(
+      await sql`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and application_name like ${`propsync lock ${lockTag('default/leases')} pid=%`} and application_name not like '%pid=4242%'`.execute(
         db,
       );
       await taken;

@@ -2,7 +2,10 @@ import { createServer, request as httpRequest, type IncomingHttpHeaders, type Se
 import type { AddressInfo } from 'node:net';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createLogger } from '../../src/log/logger.js';
+import { createSourceClient } from '../../src/source/index.js';
 import { latestCursorDay } from '../../src/sync/plan-run.js';
+import { verifyAccount, type AccountVerification } from '../../src/sync/verify.js';
 import type { SimLease } from '../../src/simulator/data/model.js';
 import { startSyncHarness, type SyncHarness } from '../support/sync-harness.js';
 
@@ -238,4 +241,41 @@ it('reads a resumed listing again from page 1 when its total changed, and leaves
   expect(row).toEqual({ lease_id: newId, deleted_at: null });
   // Every unit of the property is finished or superseded: the keys they saw are gone.
   expect(await seenRows(propertyId)).toBe(0);
+});
+
+it('verify trusts a listing as the engine does: a repeated page or a total it misses fails the check, never drift', async () => {
+  const property = String(h.sim.dataset.properties[0].PropertyID);
+  const verifyLeases = async () => {
+    const [base] = h.config.accounts;
+    const account = { ...base, source: { ...base.source, pageSize: PAGE } };
+    const client = createSourceClient({ settings: account.source, timeZone: account.timeZone });
+    try {
+      return await verifyAccount(
+        { streams: ['leases'], selection: { kind: 'property', propertyIds: [property] }, pass: 'check' },
+        { db: h.warehouse.db, client, config: h.config, account, logger: createLogger({ level: 'silent' }) },
+      );
+    } finally {
+      await client.close();
+    }
+  };
+  const driftRows = (result: AccountVerification) =>
+    result.streams
+      .flatMap((stream) => stream.tables)
+      .reduce((sum, t) => sum + t.missing.length + t.extra.length, 0);
+  proxy.rewrite = { pageNo: (area, pageNo) => (area === 'leases' && pageNo === 2 ? 1 : pageNo) };
+  const repeated = await verifyLeases();
+  expect(repeated.status).toBe('failed');
+  expect(repeated.error).toMatch(/page 2 of getLeases of property \d+ repeats the keys of page 1/);
+  expect(driftRows(repeated)).toBe(0);
+  for (const lie of [(real: number) => real + 3, (real: number) => Math.max(real - 3, 1)]) {
+    proxy.rewrite = { reply: withTotal(lie) };
+    const short = await verifyLeases();
+    expect(short.status).toBe('failed');
+    expect(short.error).toMatch(/announced \d+ records but \d+ distinct ones came; it is not complete/);
+    expect(driftRows(short)).toBe(0);
+  }
+  proxy.rewrite = {};
+  const clean = await verifyLeases();
+  expect(clean.status).toBe('succeeded');
+  expect(driftRows(clean)).toBe(0);
 });

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import pg from 'pg';
 import {
+  lockTag,
   describeHolder,
   LOCK_NAMESPACE,
   LockNotHeldError,
@@ -130,7 +131,7 @@ describe('withStreamLock', () => {
       const admin = new pg.Client({ connectionString: database.url });
       await admin.connect();
       await admin.query(
-        `select pg_terminate_backend(pid) from pg_stat_activity where application_name like 'propsync lock leases%' and datname = current_database()`,
+        `select pg_terminate_backend(pid) from pg_stat_activity where application_name like 'propsync lock ${lockTag('leases')}%' and datname = current_database()`,
       );
       await admin.end();
       await new Promise<void>((resolve) => {
@@ -170,7 +171,7 @@ async function cutLockConnection(stream: string): Promise<void> {
   await admin.connect();
   await admin.query(
     `select pg_terminate_backend(pid) from pg_stat_activity where application_name like $1 and datname = current_database()`,
-    [`propsync lock ${stream} pid=${process.pid} %`],
+    [`propsync lock ${lockTag(stream)} pid=${process.pid} %`],
   );
   await admin.end();
 }
@@ -215,7 +216,7 @@ describe('a lock whose connection is lost', () => {
   it('stops its holder, saying who took it, when another process took it meanwhile', async () => {
     const other = new pg.Client({
       connectionString: database.url,
-      application_name: 'propsync lock leases pid=4242 host=elsewhere',
+      application_name: `propsync lock ${lockTag('leases')} pid=4242 host=elsewhere`,
     });
     await other.connect();
     try {

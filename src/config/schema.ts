@@ -20,6 +20,7 @@ import {
   timeZoneName,
   type SourceConfig,
 } from './fields.js';
+import { consoleSchema } from './console.js';
 import { isMapping, Issues } from './issues.js';
 
 export type {
@@ -111,6 +112,7 @@ const oneAccountSchema = z
       })
       .strict()
       .default({ port: 9464, host: '127.0.0.1' }),
+    console: consoleSchema,
     schedule: z
       .object({
         /**

@@ -6,11 +6,40 @@
 import { validate as isValidCron } from 'node-cron';
 import { z } from 'zod';
 import { CHUNK_SIZES, type ChunkSize } from '../dates/calendar.js';
+import { parseDuration } from '../dates/duration.js';
 
 /** A cron expression of five or six fields. */
 export const cronSchema = z.string().refine((value) => isValidCron(value), {
   message: 'is not a valid cron expression; expected five or six fields such as "0 2 * * *"',
 });
+
+/** A duration such as `26h`, `90m` or `1d12h`, as milliseconds. */
+export const durationSchema = z.string().transform((text, ctx) => {
+  const ms = parseDuration(text);
+  if (ms !== null && ms > 0) return ms;
+  ctx.issues.push({
+    code: 'custom',
+    input: text,
+    message: 'is not a duration; expected a number with a unit such as "26h", "90m" or "2d"',
+  });
+  return z.NEVER;
+});
+
+/**
+ * `streams.<name>.freshness`: when the stream's data counts as late. Each threshold left out is
+ * derived from the stream's schedule (warn after one missed interval plus a grace, error after two).
+ */
+const freshnessSchema = z
+  .object({
+    warnAfter: durationSchema
+      .optional()
+      .describe('Time since the last success after which the stream is late.'),
+    errorAfter: durationSchema.optional().describe('Time since the last success after which it is an error.'),
+  })
+  .strict()
+  .refine((f) => f.warnAfter === undefined || f.errorAfter === undefined || f.warnAfter < f.errorAfter, {
+    message: 'warnAfter must be shorter than errorAfter',
+  });
 
 export const positiveInt = z.coerce.number().int().positive();
 export const nonNegativeInt = z.coerce.number().int().nonnegative();
@@ -28,6 +57,9 @@ export function streamSettings<Extra extends z.ZodRawShape>(
         .enum(CHUNK_SIZES, { message: 'expected 1m, 3m or 1y' })
         .default(defaults.chunk)
         .describe('Chunk size of a backfill: 1m, 3m or 1y.'),
+      freshness: freshnessSchema
+        .default({})
+        .describe('When its data is late: { warnAfter: 26h, errorAfter: 50h }; default: from its schedule.'),
       ...extra,
     })
     .strict();

@@ -3,6 +3,7 @@ import type { ConfigError } from '../config/load.js';
 import { scrubSecrets, urlPasswords } from '../log/redact.js';
 import { registerBackfill } from './commands/backfill.js';
 import { registerConfigCheck } from './commands/config-check.js';
+import { registerConsole } from './commands/console.js';
 import { registerDemo } from './commands/demo.js';
 import { registerGrantReader } from './commands/grant-reader.js';
 import { registerMigrate } from './commands/migrate.js';
@@ -30,6 +31,7 @@ const COMMANDS = [
   registerSchedule,
   registerEnqueue,
   registerWorker,
+  registerConsole,
   registerSimulate,
   registerDemo,
   registerGrantReader,

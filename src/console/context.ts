@@ -1,4 +1,5 @@
 import type { Db } from '../catalog/tables.js';
+import type { FreshnessTarget } from '../sync/freshness.js';
 
 /** An account as the console shows it: from the configuration, never its credentials. */
 export interface ConsoleAccount {
@@ -19,6 +20,8 @@ export interface ConsoleContext {
   db: Db;
   accounts: readonly ConsoleAccount[];
   streams: readonly ConsoleStream[];
+  /** Each account's enabled streams with their freshness thresholds (src/sync/freshness.ts). */
+  freshness: readonly FreshnessTarget[];
   /** Minutes without a heartbeat after which a run still marked running is shown as abandoned. */
   abandonedAfterMinutes: number;
 }

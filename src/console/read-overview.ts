@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { createTask } from 'node-cron';
+import { readFreshness, type StreamFreshness } from '../sync/freshness.js';
 import { callsToday, lastRun, runningRuns, type RunInfo } from '../sync/status.js';
 import { lastVerification } from '../sync/verifications.js';
 import type { ConsoleAccount, ConsoleContext } from './context.js';
@@ -7,6 +8,8 @@ import type { ConsoleAccount, ConsoleContext } from './context.js';
 /** One account's stream on the overview. */
 export interface StreamRow {
   stream: string;
+  /** ok, warn or error, with why; null for a stream that is not enabled (nothing to judge). */
+  freshness: StreamFreshness | null;
   lastRun: RunInfo | null;
   lastSuccess: RunInfo | null;
   running: RunInfo[];
@@ -56,11 +59,16 @@ export async function readAccountOverview(context: ConsoleContext, account: Cons
        and started_at >= date_trunc('day', now() at time zone ${account.timeZone}) at time zone ${account.timeZone}
      group by status order by status`.execute(db);
   const verify = await lastVerification(db, account.id);
+  const freshness = await readFreshness(
+    db,
+    context.freshness.filter((target) => target.account === account.id),
+  );
   const streams: StreamRow[] = [];
   for (const stream of context.streams) {
     const drifted = verify?.tables.filter((table) => table.stream === stream.name) ?? [];
     streams.push({
       stream: stream.name,
+      freshness: freshness.find((judged) => judged.stream === stream.name) ?? null,
       lastRun: await lastRun(db, account.id, stream.name, false),
       lastSuccess: await lastRun(db, account.id, stream.name, true),
       running: await runningRuns(db, account.id, stream.name, context.abandonedAfterMinutes),

@@ -18,6 +18,7 @@ import { enqueueRun } from '../queue/enqueue.js';
 import { claimTick } from '../queue/schedule-tick.js';
 import { latestDrift } from '../sync/verifications.js';
 import { startVerifyJobs } from './verify-job.js';
+import { openConsole } from '../console/open-console.js';
 
 /** Longest wait for runs in flight after SIGINT/SIGTERM/SIGHUP, leaving time to close within 30 s. */
 export const STOP_TIMEOUT_MS = 25_000;
@@ -62,6 +63,8 @@ export async function runSchedulerProcess(
   const logger = loggerFor(config);
   const streams = scheduledStreams(config, asked);
   const chosen = selectedAccounts(config.accounts, askedAccounts);
+  // Checked before anything opens: a console that would be served openly stops the start (exit 2).
+  const web = config.metrics.port > 0 ? openConsole(config, { host: config.metrics.host, logger }) : undefined;
   let openQuarantine = async (): Promise<ReadonlyMap<string, number>> => new Map();
   let verifyDrift = async (): Promise<Awaited<ReturnType<typeof latestDrift>>> => [];
   const metrics = createSyncMetrics({
@@ -135,6 +138,7 @@ export async function runSchedulerProcess(
     logger,
     stopping: () => scheduler.stopping(),
     details: () => ({ jobs: scheduler.jobs() }),
+    routes: web?.routes,
   });
   logger.info(
     {
@@ -161,6 +165,7 @@ export async function runSchedulerProcess(
   const [graceful] = await Promise.all([scheduler.stop(STOP_TIMEOUT_MS), verifyJobs.stop()]);
   await boss?.stop({ graceful: false, close: true, wait: true }).catch(() => {});
   await http?.close();
+  await web?.close();
   await Promise.all(accounts.map(({ client }) => client.close()));
   // A run that did not stop holds its connections: the process exit closes them (and rolls back).
   if (graceful) await db.destroy();

@@ -43,7 +43,7 @@ function accountSection(overview: AccountOverview): Html {
 <div><dt>last verify</dt><dd>${
     overview.lastVerify
       ? html`<a href="/verify${queryOf({ account: account.id })}">${
-          overview.lastVerify.driftRows ? badge('drift', `${count(overview.lastVerify.driftRows)} rows drifted`) : badge('clean')
+          overview.lastVerify.driftRows ? badge('drift', `${count(overview.lastVerify.driftRows)} row${overview.lastVerify.driftRows === 1 ? '' : 's'} drifted`) : badge('clean')
         }</a> ${age(overview.lastVerify.finishedAt)}`
       : 'never'
   }</dd></div>

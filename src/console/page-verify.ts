@@ -24,7 +24,7 @@ ${count(table.missing)} missing, ${count(table.extra)} extra, ${count(table.diff
 function pass(row: VerifyRow): Html {
   const drifted = row.tables.filter((table) => table.missing + table.extra + table.differing > 0);
   return html`<article class="pass" data-verification="${row.verificationId}">
-<h3>#${row.verificationId} ${row.account} · ${row.pass} · ${row.clean ? badge('clean') : badge('drift', `${count(row.driftRows)} rows drifted`)} ${row.status === 'succeeded' ? '' : badge(row.status)}</h3>
+<h3>#${row.verificationId} ${row.account} · ${row.pass} · ${row.clean ? badge('clean') : badge('drift', `${count(row.driftRows)} row${row.driftRows === 1 ? '' : 's'} drifted`)} ${row.status === 'succeeded' ? '' : badge(row.status)}</h3>
 <p>${timestamp(row.finishedAt ?? row.startedAt)} (${age(row.finishedAt ?? row.startedAt)}), ${row.finishedAt ? duration(row.finishedAt.getTime() - row.startedAt.getTime()) : 'running'};
 ${row.selection}, ${count(row.properties)} propert${row.properties === 1 ? 'y' : 'ies'} of ${row.streams.join(', ')}${row.runId === null ? '' : html`; <a href="/runs/${encodeURIComponent(row.account)}/${row.runId}">run #${row.runId}</a>`}</p>
 ${row.error ? html`<p class="error">${row.error}</p>` : ''}

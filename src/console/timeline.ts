@@ -30,11 +30,15 @@ export function unitTimeline(units: readonly UnitRow[], runStart: Date, runEnd: 
   const lanes = [...new Set(units.map(laneOf))];
   const height = AXIS + lanes.length * ROW + 4;
   const x = (ms: number) => LABEL + ((ms - from) / (to - from)) * (WIDTH - LABEL - 10);
-  const ticks = [0, 0.25, 0.5, 0.75, 1].map((share) => ({ at: x(from + share * (to - from)), label: duration(share * (to - from)) }));
+  const ticks = [0, 0.25, 0.5, 0.75, 1].map((share) => ({
+    at: x(from + share * (to - from)),
+    label: duration(share * (to - from)),
+    anchor: share === 1 ? 'end' : share === 0 ? 'start' : 'middle',
+  }));
   return html`<svg class="timeline" role="img" aria-label="Timeline of the run's ${units.length} units" viewBox="0 0 ${WIDTH} ${height}" width="${WIDTH}" height="${height}">
 ${ticks.map(
     (tick) =>
-      html`<line class="tick" x1="${tick.at.toFixed(1)}" x2="${tick.at.toFixed(1)}" y1="${AXIS - 6}" y2="${height}"></line><text class="axis" x="${tick.at.toFixed(1)}" y="${AXIS - 10}" text-anchor="middle">+${tick.label}</text>`,
+      html`<line class="tick" x1="${tick.at.toFixed(1)}" x2="${tick.at.toFixed(1)}" y1="${AXIS - 6}" y2="${height}"></line><text class="axis" x="${tick.at.toFixed(1)}" y="${AXIS - 10}" text-anchor="${tick.anchor}">+${tick.label}</text>`,
   )}
 ${lanes.map(
     (lane, index) =>

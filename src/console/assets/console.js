@@ -4,6 +4,10 @@
   'use strict';
   const COLOURS = { good: '#2e7d32', warn: '#e67700', bad: '#c62828', live: '#1565c0', plain: '#616161' };
 
+  function widthOf(figure) {
+    return Math.max(260, figure.clientWidth - 2);
+  }
+
   function column(data, key, status) {
     return data[key].map((value, index) => (data.status[index] === status ? value : null));
   }
@@ -25,7 +29,7 @@
     figure.append(caption);
     box.append(figure);
     const options = {
-      width: Math.max(280, box.clientWidth - 4),
+      width: widthOf(figure),
       height: 200,
       scales: { x: { time: true }, y: { range: (u, min, max) => [0, Math.max(1, max * 1.1)] } },
       series: [{ label: 'started' }, ...series],
@@ -37,7 +41,7 @@
       [data.at, ...statuses.map((status) => column(data, key, status))],
       figure,
     );
-    return plot;
+    return { plot, figure };
   }
 
   function draw(box, data) {
@@ -55,7 +59,7 @@
     ];
     box.dataset.drawn = String(data.at.length);
     window.addEventListener('resize', () => {
-      for (const plot of plots) plot.setSize({ width: Math.max(280, box.clientWidth - 4), height: 200 });
+      for (const { plot, figure } of plots) plot.setSize({ width: widthOf(figure), height: 200 });
     });
   }
 

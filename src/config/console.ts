@@ -1,7 +1,8 @@
 import { z } from 'zod';
 
 const environmentName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, {
-  message: 'is not an environment variable name; expected letters, digits and _ such as PROPSYNC_CONSOLE_PASSWORD',
+  message:
+    'is not an environment variable name; expected letters, digits and _ such as PROPSYNC_CONSOLE_PASSWORD',
 });
 
 const enabledFlag = z.preprocess(

@@ -45,10 +45,12 @@ export function consoleAccess(
   const variable = auth.type === 'basic' ? auth.passwordEnv : auth.tokenEnv;
   const key = auth.type === 'basic' ? 'console.auth.passwordEnv' : 'console.auth.tokenEnv';
   const secret = env[variable] ?? '';
+  const unset = 'is not set (or is empty)';
+  const what = auth.type === 'basic' ? 'password' : 'token';
   if (secret.length < MIN_SECRET_LENGTH)
     throw new ConfigError([
-      `${key}: names ${variable}, which ${secret ? `holds fewer than ${MIN_SECRET_LENGTH} characters` : 'is not set (or is empty)'}; ` +
-        `expected ${variable} to hold the console's ${auth.type === 'basic' ? 'password' : 'token'}, ${MIN_SECRET_LENGTH} characters or more`,
+      `${key}: names ${variable}, which ${secret ? `holds fewer than ${MIN_SECRET_LENGTH} characters` : unset}; ` +
+        `expected ${variable} to hold the console's ${what}, ${MIN_SECRET_LENGTH} characters or more`,
     ]);
   if (auth.type === 'bearer') {
     return {

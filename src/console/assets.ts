@@ -19,6 +19,9 @@ export function loadAssets(): Map<string, Asset> {
     ['/assets/console.css', { type: 'text/css; charset=utf-8', body: own('console.css') }],
     ['/assets/console.js', { type: 'text/javascript; charset=utf-8', body: own('console.js') }],
     ['/assets/uPlot.min.css', { type: 'text/css; charset=utf-8', body: uplot('uPlot.min.css') }],
-    ['/assets/uPlot.iife.min.js', { type: 'text/javascript; charset=utf-8', body: uplot('uPlot.iife.min.js') }],
+    [
+      '/assets/uPlot.iife.min.js',
+      { type: 'text/javascript; charset=utf-8', body: uplot('uPlot.iife.min.js') },
+    ],
   ]);
 }

@@ -22,7 +22,9 @@ export function duration(ms: number | null | undefined): string {
 export function age(at: Date | string | null | undefined, now: Date = new Date()): string {
   if (!at) return '–';
   const ms = now.getTime() - new Date(at).getTime();
-  return ms >= 0 ? `${duration(ms).replace(/\.\d s$/, ' s')} ago` : `in ${duration(-ms).replace(/\.\d s$/, ' s')}`;
+  return ms >= 0
+    ? `${duration(ms).replace(/\.\d s$/, ' s')} ago`
+    : `in ${duration(-ms).replace(/\.\d s$/, ' s')}`;
 }
 
 /** `2026-06-15 14:03 UTC`. */

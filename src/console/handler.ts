@@ -29,13 +29,20 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'cache-control': 'no-store',
 };
 
-type Route = (context: ConsoleContext, params: URLSearchParams, match: RegExpExecArray) => Promise<Html | null>;
+type Route = (
+  context: ConsoleContext,
+  params: URLSearchParams,
+  match: RegExpExecArray,
+) => Promise<Html | null>;
 
 /** The pages, by path. */
 const ROUTES: [RegExp, Route][] = [
   [/^\/$/, (context) => overviewPage(context)],
   [/^\/runs$/, (context, params) => runsPage(context, params)],
-  [/^\/runs\/([^/]+)\/(\d{1,15})$/, (context, _, match) => runPage(context, decodeURIComponent(match[1]), Number(match[2]))],
+  [
+    /^\/runs\/([^/]+)\/(\d{1,15})$/,
+    (context, _, match) => runPage(context, decodeURIComponent(match[1]), Number(match[2])),
+  ],
   [/^\/quarantine$/, (context, params) => quarantinePage(context, params)],
   [/^\/verify$/, (context, params) => verifyPage(context, params)],
   [/^\/queue$/, (context) => queuePage(context)],
@@ -57,7 +64,12 @@ export function consoleRoutes(
     const asset = assets.get(path);
     const route = ROUTES.find(([pattern]) => pattern.test(path));
     if (!asset && !route && path !== '/runs/chart.json') return false;
-    const send = (status: number, type: string, body: string | Buffer, extra: Record<string, string> = {}) => {
+    const send = (
+      status: number,
+      type: string,
+      body: string | Buffer,
+      extra: Record<string, string> = {},
+    ) => {
       response.writeHead(status, { ...SECURITY_HEADERS, 'content-type': type, ...extra });
       response.end(request.method === 'HEAD' ? undefined : body);
     };
@@ -90,7 +102,10 @@ export function consoleRoutes(
         const fromDatabase = typeof (error as { code?: unknown } | null)?.code === 'string';
         const problem = fromDatabase ? describeDatabaseError(error) : 'the page could not be drawn';
         const detail = fromDatabase ? problem : (error as Error).message;
-        logger.warn({ event: 'console_page_failed', path, problem: detail }, `console: ${path} failed: ${detail}`);
+        logger.warn(
+          { event: 'console_page_failed', path, problem: detail },
+          `console: ${path} failed: ${detail}`,
+        );
         send(503, 'text/html; charset=utf-8', failed(path, problem).text);
       });
     return true;
@@ -98,9 +113,19 @@ export function consoleRoutes(
 }
 
 function notFound(path: string): Html {
-  return page({ path, title: 'Not found', body: html`<p class="empty">Nothing here: the run or page does not exist in the accounts this console shows.</p>` });
+  return page({
+    path,
+    title: 'Not found',
+    body: html`<p class="empty">
+      Nothing here: the run or page does not exist in the accounts this console shows.
+    </p>`,
+  });
 }
 
 function failed(path: string, problem: string): Html {
-  return page({ path, title: 'Could not read the warehouse', body: html`<p class="error">${problem}; see /healthz.</p>` });
+  return page({
+    path,
+    title: 'Could not read the warehouse',
+    body: html`<p class="error">${problem}; see /healthz.</p>`,
+  });
 }

@@ -1,7 +1,7 @@
 import { PAGE_SIZE, type ConsoleContext } from './context.js';
 import { age, count, duration, firstLine, timestamp } from './format.js';
 import { html, queryOf, type Html } from './html.js';
-import { badge, page, pager, select, toneOf } from './layout.js';
+import { badge, page, pager, plural, select, toneOf } from './layout.js';
 import { readRunPoints, readRuns, readRunVocabulary, type RunFilter } from './read-runs.js';
 
 /** The filter a query string asks for (unknown values simply match nothing). */
@@ -20,33 +20,73 @@ export async function runsPage(context: ConsoleContext, params: URLSearchParams)
   ];
   const filterQuery = { ...filter };
   const body = html`<form class="filters" method="get" action="/runs">
-${select('account', 'account', context.accounts.map((account) => account.id), filter.account)}
-${select('stream', 'stream', context.streams.map((stream) => stream.name), filter.stream)}
-${select('kind', 'kind', vocabulary.kinds, filter.kind)}
-${select('status', 'status', vocabulary.statuses, filter.status)}
-<button type="submit">Filter</button>
-</form>
-<section class="chart">
-<h2>Last 30 days: duration and records of each run, coloured by outcome</h2>
-<div id="runs-chart" class="charts" data-src="/runs/chart.json${queryOf(filterQuery)}"><p class="loading">Loading the chart…</p></div>
-</section>
-<div class="scroll"><table class="runs">
-<thead><tr><th>run</th><th>account</th><th>kind</th><th>streams</th><th>status</th><th>started</th>
-<th class="num">duration</th><th class="num">records</th><th class="num">rows</th><th class="num">calls</th><th>error</th></tr></thead>
-<tbody>${runs.map(
-    (run) => html`<tr>
-<td><a href="/runs/${encodeURIComponent(run.account)}/${run.runId}">#${run.runId}</a></td>
-<td>${run.account}</td><td>${run.kind}</td><td>${run.streams.join(', ')}</td>
-<td>${badge(run.status)}${run.unitsFailed ? html` <span class="note">${run.unitsFailed} unit${run.unitsFailed === 1 ? '' : 's'} failed</span>` : ''}</td>
-<td title="${timestamp(run.startedAt)}">${age(run.startedAt)}</td>
-<td class="num">${run.finishedAt ? duration(run.durationMs) : '–'}</td>
-<td class="num">${count(run.records)}</td><td class="num">${count(run.rows)}</td><td class="num">${count(run.calls)}</td>
-<td class="error">${firstLine(run.error, 120)}</td>
-</tr>`,
-  )}</tbody>
-</table></div>
-${runs.length === 0 ? html`<p class="empty">No run matches these filters.</p>` : ''}
-${pager((n) => `/runs${queryOf({ ...filterQuery, page: n || null })}`, current, more)}`;
+      ${select(
+        'account',
+        'account',
+        context.accounts.map((account) => account.id),
+        filter.account,
+      )}
+      ${select(
+        'stream',
+        'stream',
+        context.streams.map((stream) => stream.name),
+        filter.stream,
+      )}
+      ${select('kind', 'kind', vocabulary.kinds, filter.kind)}
+      ${select('status', 'status', vocabulary.statuses, filter.status)}
+      <button type="submit">Filter</button>
+    </form>
+    <section class="chart">
+      <h2>Last 30 days: duration and records of each run, coloured by outcome</h2>
+      <div id="runs-chart" class="charts" data-src="/runs/chart.json${queryOf(filterQuery)}">
+        <p class="loading">Loading the chart…</p>
+      </div>
+    </section>
+    <div class="scroll">
+      <table class="runs">
+        <thead>
+          <tr>
+            <th>run</th>
+            <th>account</th>
+            <th>kind</th>
+            <th>streams</th>
+            <th>status</th>
+            <th>started</th>
+            <th class="num">duration</th>
+            <th class="num">records</th>
+            <th class="num">rows</th>
+            <th class="num">calls</th>
+            <th>error</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${runs.map(
+            (run) =>
+              html`<tr>
+                <td><a href="/runs/${encodeURIComponent(run.account)}/${run.runId}">#${run.runId}</a></td>
+                <td>${run.account}</td>
+                <td>${run.kind}</td>
+                <td>${run.streams.join(', ')}</td>
+                <td>
+                  ${badge(run.status)}${
+                    run.unitsFailed
+                      ? html` <span class="note">${plural(run.unitsFailed, 'unit')} failed</span>`
+                      : ''
+                  }
+                </td>
+                <td title="${timestamp(run.startedAt)}">${age(run.startedAt)}</td>
+                <td class="num">${run.finishedAt ? duration(run.durationMs) : '–'}</td>
+                <td class="num">${count(run.records)}</td>
+                <td class="num">${count(run.rows)}</td>
+                <td class="num">${count(run.calls)}</td>
+                <td class="error">${firstLine(run.error, 120)}</td>
+              </tr>`,
+          )}
+        </tbody>
+      </table>
+    </div>
+    ${runs.length === 0 ? html`<p class="empty">No run matches these filters.</p>` : ''}
+    ${pager((n) => `/runs${queryOf({ ...filterQuery, page: n || null })}`, current, more)}`;
   return page({
     path: '/runs',
     title: 'Runs',

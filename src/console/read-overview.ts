@@ -42,7 +42,10 @@ export function nextCronTime(schedule: string, timeZone: string, from: Date = ne
 }
 
 /** Everything the overview shows of one account: a handful of indexed queries per stream. */
-export async function readAccountOverview(context: ConsoleContext, account: ConsoleAccount): Promise<AccountOverview> {
+export async function readAccountOverview(
+  context: ConsoleContext,
+  account: ConsoleAccount,
+): Promise<AccountOverview> {
   const { db } = context;
   const calls = await callsToday(db, account.id, account.timeZone);
   const quarantine = await db

@@ -49,8 +49,17 @@ function whereOf(context: ConsoleContext, filter: QuarantineFilter): RawBuilder<
 }
 
 /** Open entries counted by account, stream and field (the largest groups first, 200 at most). */
-export async function readQuarantineGroups(context: ConsoleContext, filter: QuarantineFilter): Promise<QuarantineGroup[]> {
-  const { rows } = await sql<{ account_id: string; stream: string; field: string; open: string; newest: Date }>`
+export async function readQuarantineGroups(
+  context: ConsoleContext,
+  filter: QuarantineFilter,
+): Promise<QuarantineGroup[]> {
+  const { rows } = await sql<{
+    account_id: string;
+    stream: string;
+    field: string;
+    open: string;
+    newest: Date;
+  }>`
     select account_id, stream, ${FIELD} as field, count(*)::text as open, max(created_at) as newest
       from quarantine where ${whereOf(context, filter)}
      group by 1, 2, 3 order by count(*) desc, 1, 2, 3 limit 200`.execute(context.db);

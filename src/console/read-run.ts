@@ -44,7 +44,11 @@ export interface RunDetail {
 export const UNITS_SHOWN = 1_000;
 
 /** A run of an account the console shows, or null when there is none. */
-export async function readRun(context: ConsoleContext, account: string, runId: number): Promise<RunDetail | null> {
+export async function readRun(
+  context: ConsoleContext,
+  account: string,
+  runId: number,
+): Promise<RunDetail | null> {
   if (!context.accounts.some((known) => known.id === account)) return null;
   const { db } = context;
   const run = await db
@@ -81,7 +85,9 @@ export async function readRun(context: ConsoleContext, account: string, runId: n
     .limit(UNITS_SHOWN + 1)
     .execute();
   const { rows: total } = await sql<{ units: string }>`
-    select count(*)::text as units from sync_work_units where account_id = ${account} and run_id = ${runId}`.execute(db);
+    select count(*)::text as units from sync_work_units where account_id = ${account} and run_id = ${runId}`.execute(
+    db,
+  );
   const lanes = await db
     .selectFrom('sync_run_lanes')
     .select(['lane_key', 'stream', 'status', 'error', 'finished_at'])
@@ -116,7 +122,8 @@ export async function readRun(context: ConsoleContext, account: string, runId: n
       kind: unit.kind,
       unitKey: unit.unit_key,
       propertyIds: unit.property_ids.map(String),
-      window: unit.window_from || unit.window_to ? `${unit.window_from ?? '…'}..${unit.window_to ?? '…'}` : null,
+      window:
+        unit.window_from || unit.window_to ? `${unit.window_from ?? '…'}..${unit.window_to ?? '…'}` : null,
       status: unit.status,
       pages: unit.pages,
       records: unit.records,

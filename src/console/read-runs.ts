@@ -42,7 +42,11 @@ function accountsOf(context: ConsoleContext, filter: RunFilter): string[] {
 }
 
 /** The `where` of a filter: the accounts' index on (account_id, started_at) bounds every scan. */
-function whereOf(context: ConsoleContext, filter: RunFilter, since?: RawBuilder<unknown>): RawBuilder<unknown> {
+function whereOf(
+  context: ConsoleContext,
+  filter: RunFilter,
+  since?: RawBuilder<unknown>,
+): RawBuilder<unknown> {
   const parts = [sql`account_id = any(${accountsOf(context, filter)}::text[])`];
   if (since) parts.push(sql`started_at >= ${since}`);
   if (filter.stream) parts.push(sql`${filter.stream} = any(streams)`);
@@ -103,7 +107,11 @@ export async function readRuns(
 export const CHART_POINTS = 5_000;
 
 /** The finished runs of the last `days` days that match the filter, oldest first, for the chart. */
-export async function readRunPoints(context: ConsoleContext, filter: RunFilter, days = 30): Promise<RunPoint[]> {
+export async function readRunPoints(
+  context: ConsoleContext,
+  filter: RunFilter,
+  days = 30,
+): Promise<RunPoint[]> {
   const { rows } = await sql<{ at: string; seconds: string; records: number; status: string }>`
     select * from (
       select extract(epoch from started_at)::text as at,
@@ -121,12 +129,16 @@ export async function readRunPoints(context: ConsoleContext, filter: RunFilter, 
 }
 
 /** The kinds and statuses the runs of the last 90 days have, for the filters: read, not listed here. */
-export async function readRunVocabulary(context: ConsoleContext): Promise<{ kinds: string[]; statuses: string[] }> {
+export async function readRunVocabulary(
+  context: ConsoleContext,
+): Promise<{ kinds: string[]; statuses: string[] }> {
   const accounts = context.accounts.map((account) => account.id);
   const { rows } = await sql<{ kinds: string[]; statuses: string[] }>`
     select coalesce(array_agg(distinct kind order by kind), '{}') as kinds,
            coalesce(array_agg(distinct status order by status), '{}') as statuses
       from sync_runs
-     where account_id = any(${accounts}::text[]) and started_at >= now() - interval '90 days'`.execute(context.db);
+     where account_id = any(${accounts}::text[]) and started_at >= now() - interval '90 days'`.execute(
+    context.db,
+  );
   return rows[0] ?? { kinds: [], statuses: [] };
 }

@@ -35,28 +35,56 @@ export function unitTimeline(units: readonly UnitRow[], runStart: Date, runEnd: 
     label: duration(share * (to - from)),
     anchor: share === 1 ? 'end' : share === 0 ? 'start' : 'middle',
   }));
-  return html`<svg class="timeline" role="img" aria-label="Timeline of the run's ${units.length} units" viewBox="0 0 ${WIDTH} ${height}" width="${WIDTH}" height="${height}">
-${ticks.map(
-    (tick) =>
-      html`<line class="tick" x1="${tick.at.toFixed(1)}" x2="${tick.at.toFixed(1)}" y1="${AXIS - 6}" y2="${height}"></line><text class="axis" x="${tick.at.toFixed(1)}" y="${AXIS - 10}" text-anchor="${tick.anchor}">+${tick.label}</text>`,
-  )}
-${lanes.map(
-    (lane, index) =>
-      html`<text class="lane" x="4" y="${AXIS + index * ROW + 15}">${lane.length > 34 ? `${lane.slice(0, 33)}…` : lane}</text>`,
-  )}
-${started.map((unit) => {
-    const row = lanes.indexOf(laneOf(unit));
-    const start = x(unit.startedAt!.getTime());
-    const end = x((unit.finishedAt ?? runEnd ?? new Date()).getTime());
-    const tip = [
-      `unit #${unit.workUnitId} ${unit.kind} ${unit.window ?? ''}`.trim(),
-      `${unit.status} after ${duration((unit.finishedAt ?? new Date()).getTime() - unit.startedAt!.getTime())}`,
-      `${unit.pages} pages, ${unit.calls} calls, ${unit.records} records, ${unit.rows} rows`,
-      unit.error ? `error: ${unit.error.split('\n')[0]}` : '',
-    ]
-      .filter(Boolean)
-      .join('\n');
-    return html`<rect class="unit ${toneOf(unit.status)}" data-unit="${unit.workUnitId}" data-status="${unit.status}" x="${start.toFixed(1)}" y="${AXIS + row * ROW + 3}" width="${Math.max(2, end - start).toFixed(1)}" height="${ROW - 6}" rx="2"><title>${tip}</title></rect>`;
-  })}
-</svg>`;
+  return html`<svg
+    class="timeline"
+    role="img"
+    aria-label="Timeline of the run's ${units.length} units"
+    viewBox="0 0 ${WIDTH} ${height}"
+    width="${WIDTH}"
+    height="${height}"
+  >
+    ${ticks.map(
+      (tick) =>
+        html`<line
+            class="tick"
+            x1="${tick.at.toFixed(1)}"
+            x2="${tick.at.toFixed(1)}"
+            y1="${AXIS - 6}"
+            y2="${height}"
+          ></line
+          ><text class="axis" x="${tick.at.toFixed(1)}" y="${AXIS - 10}" text-anchor="${tick.anchor}"
+            >+${tick.label}</text
+          >`,
+    )}
+    ${lanes.map(
+      (lane, index) =>
+        html`<text class="lane" x="4" y="${AXIS + index * ROW + 15}"
+          >${lane.length > 34 ? `${lane.slice(0, 33)}…` : lane}</text
+        >`,
+    )}
+    ${started.map((unit) => {
+      const row = lanes.indexOf(laneOf(unit));
+      const start = x(unit.startedAt!.getTime());
+      const end = x((unit.finishedAt ?? runEnd ?? new Date()).getTime());
+      const tip = [
+        `unit #${unit.workUnitId} ${unit.kind} ${unit.window ?? ''}`.trim(),
+        `${unit.status} after ${duration((unit.finishedAt ?? new Date()).getTime() - unit.startedAt!.getTime())}`,
+        `${unit.pages} pages, ${unit.calls} calls, ${unit.records} records, ${unit.rows} rows`,
+        unit.error ? `error: ${unit.error.split('\n')[0]}` : '',
+      ]
+        .filter(Boolean)
+        .join('\n');
+      return html`<rect
+        class="unit ${toneOf(unit.status)}"
+        data-unit="${unit.workUnitId}"
+        data-status="${unit.status}"
+        x="${start.toFixed(1)}"
+        y="${AXIS + row * ROW + 3}"
+        width="${Math.max(2, end - start).toFixed(1)}"
+        height="${ROW - 6}"
+        rx="2"
+        ><title>${tip}</title></rect
+      >`;
+    })}
+  </svg>`;
 }

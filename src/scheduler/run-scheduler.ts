@@ -64,7 +64,8 @@ export async function runSchedulerProcess(
   const streams = scheduledStreams(config, asked);
   const chosen = selectedAccounts(config.accounts, askedAccounts);
   // Checked before anything opens: a console that would be served openly stops the start (exit 2).
-  const web = config.metrics.port > 0 ? openConsole(config, { host: config.metrics.host, logger }) : undefined;
+  const web =
+    config.metrics.port > 0 ? openConsole(config, { host: config.metrics.host, logger }) : undefined;
   let openQuarantine = async (): Promise<ReadonlyMap<string, number>> => new Map();
   let verifyDrift = async (): Promise<Awaited<ReturnType<typeof latestDrift>>> => [];
   const metrics = createSyncMetrics({

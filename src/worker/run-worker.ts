@@ -51,7 +51,8 @@ export async function runWorkerProcess(
   const chosen = selectedAccounts(config.accounts, options.accounts);
   const concurrency = options.concurrency ?? config.worker.concurrency;
   // Checked before anything opens: a console that would be served openly stops the start (exit 2).
-  const web = config.metrics.port > 0 ? openConsole(config, { host: config.metrics.host, logger }) : undefined;
+  const web =
+    config.metrics.port > 0 ? openConsole(config, { host: config.metrics.host, logger }) : undefined;
   let ids = chosen.map((account) => account.id);
   const propsyncRef: { db?: import('../catalog/tables.js').Db } = {};
   const metrics = createSyncMetrics({

@@ -13,7 +13,9 @@ const silent = createLogger({ level: 'silent' });
 interface CanvasLike {
   width: number;
   height: number;
-  getContext(kind: '2d'): { getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } };
+  getContext(kind: '2d'): {
+    getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray };
+  };
 }
 const PAGES = ['/', '/runs', '/quarantine', '/verify', '/queue'];
 
@@ -24,7 +26,10 @@ describe('the web console in a real browser, over runs against the simulator', (
   let browser: TestBrowser;
   const watched: WatchedPage[] = [];
 
-  async function visit(path: string, options: { width?: number; height?: number } = {}): Promise<WatchedPage> {
+  async function visit(
+    path: string,
+    options: { width?: number; height?: number } = {},
+  ): Promise<WatchedPage> {
     const tab = await browser.open(options);
     watched.push(tab);
     const reply = await tab.page.goto(`${http.url}${path}`);
@@ -33,7 +38,12 @@ describe('the web console in a real browser, over runs against the simulator', (
   }
 
   async function serve(console: OpenConsole): Promise<HttpEndpoint> {
-    return startHttpServer({ host: '127.0.0.1', port: 0, routes: console.routes, health: async () => ({ ok: true }) });
+    return startHttpServer({
+      host: '127.0.0.1',
+      port: 0,
+      routes: console.routes,
+      health: async () => ({ ok: true }),
+    });
   }
 
   beforeAll(async () => {
@@ -66,7 +76,9 @@ describe('the web console in a real browser, over runs against the simulator', (
     const totals = await page.locator('dl.totals').first().textContent();
     expect(totals).toMatch(/calls today\s*[\d,]+ \/ [\d,]+/);
     expect(totals).toMatch(/rows? drifted/);
-    const quarantine = Number((await page.locator('dl.totals a[href^="/quarantine"]').first().textContent())!.replace(/,/g, ''));
+    const quarantine = Number(
+      (await page.locator('dl.totals a[href^="/quarantine"]').first().textContent())!.replace(/,/g, ''),
+    );
     expect(quarantine).toBeGreaterThan(0);
   });
 
@@ -84,17 +96,23 @@ describe('the web console in a real browser, over runs against the simulator', (
         const pixels = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
         let n = 0;
         for (let i = 0; i < pixels.length; i += 4)
-          if (Math.abs(pixels[i] - 0x2e) < 12 && Math.abs(pixels[i + 1] - 0x7d) < 12 && Math.abs(pixels[i + 2] - 0x32) < 12)
+          if (
+            Math.abs(pixels[i] - 0x2e) < 12 &&
+            Math.abs(pixels[i + 1] - 0x7d) < 12 &&
+            Math.abs(pixels[i + 2] - 0x32) < 12
+          )
             n++;
         return n;
       });
     expect(marks).toBeGreaterThan(20);
 
-    const failedStatus = (await world.h.warehouse.db
-      .selectFrom('sync_runs')
-      .select('status')
-      .where('run_id', '=', world.failedRunId)
-      .executeTakeFirstOrThrow()).status;
+    const failedStatus = (
+      await world.h.warehouse.db
+        .selectFrom('sync_runs')
+        .select('status')
+        .where('run_id', '=', world.failedRunId)
+        .executeTakeFirstOrThrow()
+    ).status;
     await page.selectOption('select[name=status]', failedStatus);
     await page.click('form.filters button');
     await page.waitForURL(/status=/);
@@ -105,9 +123,11 @@ describe('the web console in a real browser, over runs against the simulator', (
 
     const stream = Object.keys(world.h.config.streams)[0];
     await page.goto(`${http.url}/runs?stream=${stream}&kind=sync`);
-    const rows = await page.locator('table.runs tbody tr').evaluateAll((trs) =>
-      trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent?.trim())),
-    );
+    const rows = await page
+      .locator('table.runs tbody tr')
+      .evaluateAll((trs) =>
+        trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent?.trim())),
+      );
     expect(rows.length).toBeGreaterThan(0);
     for (const cells of rows) {
       expect(cells[2]).toBe('sync');
@@ -118,7 +138,9 @@ describe('the web console in a real browser, over runs against the simulator', (
   it("a run's page shows its failed unit on the timeline and with its error", async () => {
     const { page } = await visit(`/runs/default/${world.failedRunId}`);
     const unit = world.failedUnit.workUnitId;
-    expect(await page.locator(`svg.timeline rect[data-unit="${unit}"]`).getAttribute('class')).toContain('bad');
+    expect(await page.locator(`svg.timeline rect[data-unit="${unit}"]`).getAttribute('class')).toContain(
+      'bad',
+    );
     expect(await page.locator('svg.timeline rect.unit').count()).toBeGreaterThan(3);
     const failed = await page.locator(`.failed-units li[data-unit="${unit}"]`).textContent();
     expect(failed).toContain(world.failedUnit.error.split('\n')[0].slice(0, 60));
@@ -161,7 +183,9 @@ describe('the web console in a real browser, over runs against the simulator', (
   it("fits a phone's width: the page itself never scrolls sideways", async () => {
     for (const path of [...PAGES, `/runs/default/${world.failedRunId}`]) {
       const { page } = await visit(path, { width: 390, height: 844 });
-      const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
+      const overflow = await page.evaluate<number>(
+        'document.documentElement.scrollWidth - window.innerWidth',
+      );
       expect(overflow, path).toBeLessThanOrEqual(1);
     }
   });
@@ -175,22 +199,37 @@ describe('the web console in a real browser, over runs against the simulator', (
   it('serves a strict policy, and no inline script or style in any page', async () => {
     for (const path of [...PAGES, `/runs/default/${world.failedRunId}`]) {
       const reply = await fetch(`${http.url}${path}`);
-      expect(reply.headers.get('content-security-policy')).toMatch(/default-src 'none'; script-src 'self'; style-src 'self'/);
+      expect(reply.headers.get('content-security-policy')).toMatch(
+        /default-src 'none'; script-src 'self'; style-src 'self'/,
+      );
       const text = await reply.text();
       expect(text).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
       expect(text).not.toMatch(/\sstyle=|<style/);
-      expect(text).not.toContain(world.h.config.accounts[0].source.auth.type === 'basic' ? world.h.config.accounts[0].source.auth.password! : 'x');
+      expect(text).not.toContain(
+        world.h.config.accounts[0].source.auth.type === 'basic'
+          ? world.h.config.accounts[0].source.auth.password!
+          : 'x',
+      );
     }
   });
 
   it('with console.auth, a request without the credential is refused, in the browser too', async () => {
     const env = { CONSOLE_TEST_PASSWORD: 'open-sesame-42x', CONSOLE_TEST_TOKEN: 'tok-0123456789abcdef' };
     const basic = openConsole(
-      { ...world.h.config, console: { enabled: true, auth: { type: 'basic', username: 'ops', passwordEnv: 'CONSOLE_TEST_PASSWORD' } } },
+      {
+        ...world.h.config,
+        console: {
+          enabled: true,
+          auth: { type: 'basic', username: 'ops', passwordEnv: 'CONSOLE_TEST_PASSWORD' },
+        },
+      },
       { host: '127.0.0.1', logger: silent, env },
     )!;
     const bearer = openConsole(
-      { ...world.h.config, console: { enabled: true, auth: { type: 'bearer', tokenEnv: 'CONSOLE_TEST_TOKEN' } } },
+      {
+        ...world.h.config,
+        console: { enabled: true, auth: { type: 'bearer', tokenEnv: 'CONSOLE_TEST_TOKEN' } },
+      },
       { host: '127.0.0.1', logger: silent, env },
     )!;
     const [basicHttp, bearerHttp] = [await serve(basic), await serve(bearer)];
@@ -199,16 +238,24 @@ describe('the web console in a real browser, over runs against the simulator', (
       expect(open.status).toBe(401);
       expect(open.headers.get('www-authenticate')).toMatch(/^Basic /);
       expect(await open.text()).not.toMatch(/<table/);
-      const wrong = await fetch(`${basicHttp.url}/`, { headers: { authorization: `Basic ${btoa('ops:guess-guess-guess')}` } });
+      const wrong = await fetch(`${basicHttp.url}/`, {
+        headers: { authorization: `Basic ${btoa('ops:guess-guess-guess')}` },
+      });
       expect(wrong.status).toBe(401);
-      const right = await fetch(`${basicHttp.url}/`, { headers: { authorization: `Basic ${btoa(`ops:${env.CONSOLE_TEST_PASSWORD}`)}` } });
+      const right = await fetch(`${basicHttp.url}/`, {
+        headers: { authorization: `Basic ${btoa(`ops:${env.CONSOLE_TEST_PASSWORD}`)}` },
+      });
       expect(right.status).toBe(200);
       expect((await fetch(`${basicHttp.url}/assets/console.js`)).status).toBe(401);
       expect((await fetch(`${basicHttp.url}/healthz`)).status).toBe(200);
 
       expect((await fetch(`${bearerHttp.url}/queue`)).status).toBe(401);
-      expect((await fetch(`${bearerHttp.url}/queue`, { headers: { authorization: 'Bearer nope' } })).status).toBe(401);
-      const token = await fetch(`${bearerHttp.url}/queue`, { headers: { authorization: `Bearer ${env.CONSOLE_TEST_TOKEN}` } });
+      expect(
+        (await fetch(`${bearerHttp.url}/queue`, { headers: { authorization: 'Bearer nope' } })).status,
+      ).toBe(401);
+      const token = await fetch(`${bearerHttp.url}/queue`, {
+        headers: { authorization: `Bearer ${env.CONSOLE_TEST_TOKEN}` },
+      });
       expect(token.status).toBe(200);
 
       // In the browser: Basic's challenge ends in the browser's refusal (headless asks no one), the bearer's
@@ -219,10 +266,11 @@ describe('the web console in a real browser, over runs against the simulator', (
         (error: Error) => error.message,
       );
       expect(basicRefusal).toMatch(/ERR_INVALID_AUTH_CREDENTIALS|status 401/);
-      const refused = await tab.page.goto(`${bearerHttp.url}/`);
+      const other = await browser.open();
+      const refused = await other.page.goto(`${bearerHttp.url}/`);
       expect(refused?.status()).toBe(401);
-      expect(await tab.page.locator('table').count()).toBe(0);
-      expect(await tab.page.content()).toContain('the console needs its credential');
+      expect(await other.page.locator('table').count()).toBe(0);
+      expect(await other.page.content()).toContain('the console needs its credential');
     } finally {
       await basicHttp.close();
       await bearerHttp.close();
@@ -233,17 +281,28 @@ describe('the web console in a real browser, over runs against the simulator', (
 
   it('refuses to serve openly on another address than this machine, and a short or missing secret', async () => {
     const settings = { enabled: true };
-    expect(() => consoleAccess(settings, '0.0.0.0')).toThrow(/console: would serve the console without auth on 0\.0\.0\.0.*set console\.auth/);
+    expect(() => consoleAccess(settings, '0.0.0.0')).toThrow(
+      /console: would serve the console without auth on 0\.0\.0\.0.*set console\.auth/,
+    );
     expect(() => consoleAccess(settings, '::1')).not.toThrow();
-    const basic = { enabled: true, auth: { type: 'basic' as const, username: 'ops', passwordEnv: 'NOPE_UNSET' } };
-    expect(() => consoleAccess(basic, '0.0.0.0', {})).toThrow(/console\.auth\.passwordEnv: names NOPE_UNSET, which is not set/);
-    expect(() => consoleAccess(basic, '0.0.0.0', { NOPE_UNSET: 'short' })).toThrow(/fewer than 12 characters/);
+    const basic = {
+      enabled: true,
+      auth: { type: 'basic' as const, username: 'ops', passwordEnv: 'NOPE_UNSET' },
+    };
+    expect(() => consoleAccess(basic, '0.0.0.0', {})).toThrow(
+      /console\.auth\.passwordEnv: names NOPE_UNSET, which is not set/,
+    );
+    expect(() => consoleAccess(basic, '0.0.0.0', { NOPE_UNSET: 'short' })).toThrow(
+      /fewer than 12 characters/,
+    );
 
     const result = await runPropsync(['console', '--host', '0.0.0.0', '--port', '9'], {
       env: { DATABASE_URL: world.h.config.database.url },
       timeoutMs: 60_000,
     });
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/invalid configuration\n\s+console: would serve the console without auth on 0\.0\.0\.0/);
+    expect(result.stderr).toMatch(
+      /invalid configuration\n\s+console: would serve the console without auth on 0\.0\.0\.0/,
+    );
   });
 });

@@ -44,8 +44,14 @@ export async function buildConsoleWorld(): Promise<ConsoleWorld> {
 
   // Drift behind the sync's back, then a verify pass that names it.
   await sql`update ar_transactions set amount = amount + 1 where account_id = ${account.id}
-             and ar_transaction_id = (select min(ar_transaction_id) from ar_transactions where account_id = ${account.id})`.execute(db);
-  const client = createSourceClient({ settings: account.source, timeZone: account.timeZone, logger: quiet() });
+             and ar_transaction_id = (select min(ar_transaction_id) from ar_transactions where account_id = ${account.id})`.execute(
+    db,
+  );
+  const client = createSourceClient({
+    settings: account.source,
+    timeZone: account.timeZone,
+    logger: quiet(),
+  });
   try {
     await verifyAccount(
       { streams: [...STREAM_NAMES], selection: { kind: 'all' }, pass: 'check' },
@@ -57,7 +63,11 @@ export async function buildConsoleWorld(): Promise<ConsoleWorld> {
 
   // A run on the queue, with no worker to take its lanes.
   const boss = await openBoss(h.config.database.url, quiet(), { maxConnections: 2 });
-  const queueClient = createSourceClient({ settings: account.source, timeZone: account.timeZone, logger: quiet() });
+  const queueClient = createSourceClient({
+    settings: account.source,
+    timeZone: account.timeZone,
+    logger: quiet(),
+  });
   try {
     await ensureQueues(db, boss, [account.id]);
     await enqueueRun(

@@ -1,5 +1,6 @@
 // The console's one script, loaded from /assets (the page's policy allows no inline script):
 // draws the runs chart with uPlot from /runs/chart.json. Every other page is plain HTML.
+/* global document, window, fetch -- a browser script */
 (function () {
   'use strict';
   const COLOURS = { good: '#2e7d32', warn: '#e67700', bad: '#c62828', live: '#1565c0', plain: '#616161' };

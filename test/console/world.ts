@@ -26,8 +26,8 @@ export interface ConsoleWorld {
 const quiet = () =>
   createLogger({ level: 'silent', destination: new Writable({ write: (_c, _e, callback) => callback() }) });
 
-export async function buildConsoleWorld(): Promise<ConsoleWorld> {
-  const h = await startSyncHarness({ today: '2026-06-15' });
+export async function buildConsoleWorld(options: { scale?: 'small' | 'medium' } = {}): Promise<ConsoleWorld> {
+  const h = await startSyncHarness({ today: '2026-06-15', scale: options.scale });
   const db = h.warehouse.db;
   const [account] = h.config.accounts;
   const first = await h.sync();

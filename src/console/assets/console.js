@@ -13,7 +13,7 @@
     return data[key].map((value, index) => (data.status[index] === status ? value : null));
   }
 
-  function chart(box, data, key, label) {
+  function chart(figure, data, key) {
     const statuses = Object.keys(data.tones);
     const series = statuses.map((status) => {
       const colour = COLOURS[data.tones[status]] || COLOURS.plain;
@@ -24,11 +24,6 @@
         points: { show: true, size: 7, stroke: colour, fill: colour },
       };
     });
-    const figure = document.createElement('figure');
-    const caption = document.createElement('figcaption');
-    caption.textContent = label;
-    figure.append(caption);
-    box.append(figure);
     const options = {
       width: widthOf(figure),
       height: 200,
@@ -54,10 +49,19 @@
       box.append(empty);
       return;
     }
-    const plots = [
-      chart(box, data, 'seconds', 'Duration (seconds)'),
-      chart(box, data, 'records', 'Records read'),
-    ];
+    // Both figures first, so that each plot is sized to its share of the row.
+    const charts = [
+      ['seconds', 'Duration (seconds)'],
+      ['records', 'Records read'],
+    ].map(([key, label]) => {
+      const figure = document.createElement('figure');
+      const caption = document.createElement('figcaption');
+      caption.textContent = label;
+      figure.append(caption);
+      box.append(figure);
+      return { key, figure };
+    });
+    const plots = charts.map(({ key, figure }) => chart(figure, data, key));
     box.dataset.drawn = String(data.at.length);
     window.addEventListener('resize', () => {
       for (const { plot, figure } of plots) plot.setSize({ width: widthOf(figure), height: 200 });

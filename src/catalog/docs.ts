@@ -1,4 +1,5 @@
-import { STREAM_TABLES } from './tables.js';
+import { SOURCE_TABLES, STREAM_TABLES } from './tables.js';
+import { renderErDiagram } from '../warehouse/diagram.js';
 import { SYNC_TABLES } from '../warehouse/bookkeeping.js';
 import { renderTableReference } from '../warehouse/docs.js';
 
@@ -10,5 +11,13 @@ const NOTE = `<!-- generated from the table declarations by \`${DOCS_COMMAND}\`:
 /** The whole of `docs/tables.md`, generated from the declarations. */
 export function tablesDocument(): string {
   const streams = Object.entries(STREAM_TABLES).map(([stream, tables]) => ({ stream, tables }));
-  return `# Tables\n\n${NOTE}\n\n${renderTableReference(streams, SYNC_TABLES)}\n`;
+  const diagram = [
+    '## How the tables relate',
+    '',
+    "Each line is a join: the child's column holds the parent's key. Join on `account_id` as well: every key starts",
+    'with it, and the same id may exist in two accounts.',
+    '',
+    ...renderErDiagram(SOURCE_TABLES),
+  ].join('\n');
+  return `# Tables\n\n${NOTE}\n\n${diagram}\n\n${renderTableReference(streams, SYNC_TABLES)}\n`;
 }

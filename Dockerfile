@@ -35,11 +35,13 @@ LABEL org.opencontainers.image.title="propsync" \
 # The heap limits and malloc arenas of bin/propsync.mjs's first line, which `node FILE` does not
 # read: one process, no launcher (README, Benchmark, "Memory"); `docker run -e NODE_OPTIONS=...`
 # chooses others. NODE_OPTIONS refuses --initial-old-space-size: the entrypoint passes it.
+# The console stays off: on 0.0.0.0 it needs console.auth first (docs/console.md#access).
 ENV NODE_ENV=production \
     NODE_OPTIONS="--max-old-space-size=160 --max-semi-space-size=8" \
     MALLOC_ARENA_MAX=2 \
     PROPSYNC_METRICS_HOST=0.0.0.0 \
-    PROPSYNC_METRICS_PORT=9464
+    PROPSYNC_METRICS_PORT=9464 \
+    PROPSYNC_CONSOLE_ENABLED=false
 WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
 COPY package.json README.md ./

@@ -2,7 +2,7 @@
 // `npm run build` (run by `npm ci` and `npm pack`): bundles the command, the decoding thread's
 // task and the migrations into dist/ (or the folder given) with esbuild; `npm test` type-checks.
 // Why, and what stays outside the bundle: docs/operating.md#the-build
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { build } from 'esbuild';
@@ -102,3 +102,5 @@ if (result.warnings.length > 0) {
   );
   process.exit(1);
 }
+// The console's stylesheet and script, which it serves as files (src/console/assets.ts).
+cpSync('src/console/assets', join(outdir, 'src/console/assets'), { recursive: true });

@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Kysely } from 'kysely';
 import type { Logger } from '../log/logger.js';
@@ -16,8 +16,14 @@ export interface HttpServerOptions {
   /** 0 picks a free port (tests); the configuration's `metrics.port: 0` means no server at all. */
   port: number;
   health: () => Promise<Health>;
-  metrics: { render(): Promise<string>; contentType: string };
+  /** Without it, `/metrics` is not served (`propsync console` alone has no runs to count). */
+  metrics?: { render(): Promise<string>; contentType: string };
+  /** Other pages (the console): true when it answered the request, false to leave it to the 404. */
+  routes?: HttpRoutes;
 }
+
+/** Pages served beside /healthz and /metrics: whether the request was theirs (and answered). */
+export type HttpRoutes = (request: IncomingMessage, response: ServerResponse) => boolean;
 
 /** The scheduler's HTTP endpoint: `GET /healthz` and `GET /metrics` (Prometheus text format). */
 export interface HttpEndpoint {
@@ -35,6 +41,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpE
     };
     if (request.method !== 'GET' && request.method !== 'HEAD')
       return reply(405, 'text/plain', 'method not allowed\n');
+    if (path !== '/healthz' && path !== '/metrics' && options.routes?.(request, response)) return;
     if (path === '/healthz') {
       options
         .health()
@@ -45,10 +52,11 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpE
         );
       return;
     }
-    if (path === '/metrics') {
-      options.metrics
+    const metrics = options.metrics;
+    if (path === '/metrics' && metrics) {
+      metrics
         .render()
-        .then((text) => reply(200, options.metrics.contentType, text))
+        .then((text) => reply(200, metrics.contentType, text))
         .catch(() => reply(500, 'text/plain', 'could not collect the metrics; see /healthz\n'));
       return;
     }
@@ -88,6 +96,8 @@ export async function serveHealthAndMetrics<DB>(options: {
   details: () => Record<string, unknown>;
   /** The freshness of the process's accounts' streams: shown, never making the process unhealthy. */
   freshness?: () => Promise<readonly { account: string; stream: string; state: string }[]>;
+  /** The console (src/console/), when it is served. */
+  routes?: HttpRoutes;
 }): Promise<HttpEndpoint | undefined> {
   const { metricsConfig, logger } = options;
   if (metricsConfig.port <= 0) return undefined;
@@ -95,6 +105,7 @@ export async function serveHealthAndMetrics<DB>(options: {
     host: metricsConfig.host,
     port: metricsConfig.port,
     metrics: options.metrics,
+    routes: options.routes,
     health: async () => {
       const database = await databaseHealth(options.db);
       // A stale stream is for status --check and the alerts: a probe that restarted the process would not help.

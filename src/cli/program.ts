@@ -4,6 +4,7 @@ import { scrubSecrets, urlPasswords } from '../log/redact.js';
 import { registerBackfill } from './commands/backfill.js';
 import { registerCheck } from './commands/check.js';
 import { registerConfigCheck } from './commands/config-check.js';
+import { registerConsole } from './commands/console.js';
 import { registerDemo } from './commands/demo.js';
 import { registerGrantReader } from './commands/grant-reader.js';
 import { registerMigrate } from './commands/migrate.js';
@@ -34,6 +35,7 @@ const COMMANDS = [
   registerSchedule,
   registerEnqueue,
   registerWorker,
+  registerConsole,
   registerSimulate,
   registerDemo,
   registerGrantReader,

@@ -37,6 +37,7 @@ export const ENVIRONMENT_KEYS = [
   { env: 'PROPSYNC_LOG_LEVEL', path: ['logLevel'] },
   { env: 'PROPSYNC_METRICS_PORT', path: ['metrics', 'port'] },
   { env: 'PROPSYNC_METRICS_HOST', path: ['metrics', 'host'] },
+  { env: 'PROPSYNC_CONSOLE_ENABLED', path: ['console', 'enabled'] },
   { env: 'PROPSYNC_SCHEDULE_MODE', path: ['schedule', 'mode'] },
   { env: 'PROPSYNC_WORKER_CONCURRENCY', path: ['worker', 'concurrency'] },
 ] as const satisfies readonly { env: string; path: readonly string[]; list?: boolean }[];

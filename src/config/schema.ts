@@ -20,6 +20,7 @@ import {
   timeZoneName,
   type SourceConfig,
 } from './fields.js';
+import { consoleSchema } from './console.js';
 import { isMapping, Issues } from './issues.js';
 import { alertsSchema, resolveAlertTargets, type AlertTarget } from './alerts.js';
 import { privacySchema, resolvePrivacy, type PrivacyConfig } from './privacy.js';
@@ -115,6 +116,7 @@ const oneAccountSchema = z
       })
       .strict()
       .default({ port: 9464, host: '127.0.0.1' }),
+    console: consoleSchema,
     schedule: z
       .object({
         /**

@@ -25,6 +25,7 @@ import { claimTick } from '../queue/schedule-tick.js';
 import { latestDrift } from '../sync/verifications.js';
 import { startVerifyJobs } from './verify-job.js';
 import { ALERTS_EVERY_MS } from '../app/alerts/monitor.js';
+import { openConsole } from '../console/open-console.js';
 
 /** Longest wait for runs in flight after SIGINT/SIGTERM/SIGHUP, leaving time to close within 30 s. */
 export const STOP_TIMEOUT_MS = 25_000;
@@ -72,6 +73,9 @@ export async function runSchedulerProcess(
   const logger = loggerFor(config);
   const streams = scheduledStreams(config, asked);
   const chosen = selectedAccounts(config.accounts, askedAccounts);
+  // Checked before anything opens: a console that would be served openly stops the start (exit 2).
+  const web =
+    config.metrics.port > 0 ? openConsole(config, { host: config.metrics.host, logger }) : undefined;
   let openQuarantine = async (): Promise<ReadonlyMap<string, number>> => new Map();
   let verifyDrift = async (): Promise<Awaited<ReturnType<typeof latestDrift>>> => [];
   let freshness: Propsync['freshness'] = async () => [];
@@ -151,6 +155,7 @@ export async function runSchedulerProcess(
     stopping: () => scheduler.stopping(),
     details: () => ({ jobs: scheduler.jobs() }),
     freshness: propsync.freshness,
+    routes: web?.routes,
   });
   logger.info(
     {
@@ -181,6 +186,7 @@ export async function runSchedulerProcess(
   ]);
   await boss?.stop({ graceful: false, close: true, wait: true }).catch(() => {});
   await http?.close();
+  await web?.close();
   await Promise.all(accounts.map(({ client }) => client.close()));
   // A run that did not stop holds its connections: the process exit closes them (and rolls back).
   if (graceful) await db.destroy();

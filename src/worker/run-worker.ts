@@ -33,6 +33,7 @@ import { endDeadLanes, endLane } from '../queue/queued-runs.js';
 import { countOpenQuarantine } from '../sync/quarantine.js';
 import { ALERTS_EVERY_MS } from '../app/alerts/monitor.js';
 import type { StreamFreshness } from '../sync/freshness.js';
+import { openConsole } from '../console/open-console.js';
 
 /** Longest wait for the jobs in flight after a stop signal, leaving time to close within 30 s. */
 export const STOP_TIMEOUT_MS = 25_000;
@@ -51,6 +52,9 @@ export async function runWorkerProcess(
   const logger = loggerFor(config);
   const chosen = selectedAccounts(config.accounts, options.accounts);
   const concurrency = options.concurrency ?? config.worker.concurrency;
+  // Checked before anything opens: a console that would be served openly stops the start (exit 2).
+  const web =
+    config.metrics.port > 0 ? openConsole(config, { host: config.metrics.host, logger }) : undefined;
   let ids = chosen.map((account) => account.id);
   const propsyncRef: {
     db?: import('../catalog/tables.js').Db;
@@ -215,6 +219,7 @@ export async function runWorkerProcess(
     stopping: () => stop.signal.aborted,
     details: () => ({ jobsInFlight: active, concurrency }),
     freshness: propsync.freshness,
+    routes: web?.routes,
   });
   // Lanes whose worker died during their last attempt: pg-boss dead-letters the job, this ends the lane (and its run).
   const sweep = setInterval(() => {
@@ -255,6 +260,7 @@ export async function runWorkerProcess(
     sleep(STOP_TIMEOUT_MS).then(() => false),
   ]);
   await http?.close();
+  await web?.close();
   await boss.stop({ graceful: false, close: true, wait: true }).catch(() => {});
   if (graceful) await propsync.close();
   const ms = Date.now() - stopping;

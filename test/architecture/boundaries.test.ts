@@ -18,6 +18,7 @@ const GENERIC = [
   'sync',
   'source',
   'cli',
+  'console',
   'scheduler',
   'worker',
   'queue',
@@ -169,6 +170,7 @@ export function importCircles(files: readonly string[]): string[] {
 const LAYERS = [
   ['cli'],
   ['scheduler', 'worker', 'demo'],
+  ['console'],
   ['app'],
   ['queue'],
   ['sync', 'reporting'],
@@ -206,7 +208,7 @@ const IMPORT_RULES: { from: (folder: string) => boolean; to: string[]; rule: str
   {
     from: (folder) => layerOf(folder) >= 0,
     to: LAYERS.flat(),
-    rule: 'imports run one way: cli -> scheduler, demo -> app -> sync, reporting -> catalog -> config -> streams -> source, warehouse -> log, dates',
+    rule: 'imports run one way: cli -> scheduler, worker, demo -> console -> app -> sync, reporting -> catalog -> config -> streams -> source, warehouse -> log, dates',
   },
 ];
 

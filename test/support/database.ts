@@ -19,7 +19,10 @@ export interface TestDatabase {
  * shares one), migrated (its reporting views made from their definitions) unless `migrate: false`.
  */
 export async function createTestDatabase(options: { migrate?: boolean } = {}): Promise<TestDatabase> {
-  const adminUrl = inject('adminDatabaseUrl');
+  // Outside vitest (a script such as `npm run docs:console`), the server is TEST_DATABASE_URL's.
+  const adminUrl = process.env.VITEST ? inject('adminDatabaseUrl') : process.env.TEST_DATABASE_URL;
+  if (!adminUrl)
+    throw new Error('set TEST_DATABASE_URL to a Postgres server this script may create databases on');
   const name = `propsync_test_${randomBytes(5).toString('hex')}`;
   await ensureDatabase(adminUrl, name);
   const url = withDatabase(adminUrl, name);

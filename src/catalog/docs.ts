@@ -1,4 +1,4 @@
-import { STREAM_TABLES } from './tables.js';
+import { STREAM_MANIFESTS } from '../streams/registry.js';
 import { SYNC_TABLES } from '../warehouse/bookkeeping.js';
 import { renderTableReference } from '../warehouse/docs.js';
 
@@ -9,6 +9,10 @@ const NOTE = `<!-- generated from the table declarations by \`${DOCS_COMMAND}\`:
 
 /** The whole of `docs/tables.md`, generated from the declarations. */
 export function tablesDocument(): string {
-  const streams = Object.entries(STREAM_TABLES).map(([stream, tables]) => ({ stream, tables }));
+  const streams = STREAM_MANIFESTS.map((manifest) => ({
+    stream: manifest.name,
+    tables: manifest.tables,
+    derived: 'derivedTables' in manifest ? manifest.derivedTables : [],
+  }));
   return `# Tables\n\n${NOTE}\n\n${renderTableReference(streams, SYNC_TABLES)}\n`;
 }

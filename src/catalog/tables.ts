@@ -27,8 +27,11 @@ type DerivedTable = Extract<Manifest, { derivedTables: unknown }>['derivedTables
 
 export const WAREHOUSE_TABLES = [...SOURCE_TABLES, ...DERIVED_TABLES, ...SYNC_TABLES];
 
-/** Names of the tables that hold source data or what is kept from it (as opposed to the sync's bookkeeping). */
-export const SOURCE_TABLE_NAMES = [...SOURCE_TABLES, ...DERIVED_TABLES].map((table) => table.name);
+/** Names of the tables that hold source data (as opposed to the sync's bookkeeping). */
+export const SOURCE_TABLE_NAMES = SOURCE_TABLES.map((table) => table.name);
+
+/** The source tables and what the warehouse keeps from them: what a reader given the base tables may read. */
+export const BASE_TABLE_NAMES = [...SOURCE_TABLES, ...DERIVED_TABLES].map((table) => table.name);
 
 /** The warehouse as Kysely sees it, derived from the declarations. */
 export type Warehouse = DatabaseOf<typeof WAREHOUSE_TABLES>;

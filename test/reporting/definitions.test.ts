@@ -29,12 +29,15 @@ async function load(db: Db): Promise<void> {
   await refreshReporting(db, { timeZone: ZONE });
 }
 
-/** Every row of every view, as its owner reads them, at the fixture's moment. */
+/** Every row of every view (of those `db` has), as its owner reads them, at the fixture's moment. */
 async function everyRow(db: Db): Promise<Record<string, unknown[]>> {
+  const { rows: present } = await sql<{ name: string }>`
+    select c.relname as name from pg_class c where c.relnamespace = 'reporting'::regnamespace`.execute(db);
+  const names = new Set(present.map((row) => row.name));
   return db.connection().execute(async (connection) => {
     await sql`select set_config('reporting.now', ${FIXTURE_NOW}, false)`.execute(connection);
     const rows: Record<string, unknown[]> = {};
-    for (const view of REPORTING_VIEWS) {
+    for (const view of REPORTING_VIEWS.filter((candidate) => names.has(candidate.name))) {
       const { rows: found } = await sql<Record<string, unknown>>`
         select * from ${sql.id('reporting', view.name)} order by 1, 2, 3, 4, 5`.execute(connection);
       rows[view.name] = found;
@@ -96,7 +99,7 @@ describe('reporting definitions', () => {
     const before = await everyRow(old.db);
 
     const upgrade = await migrateWarehouse(old.db);
-    expect(upgrade.applied).toEqual(['0018_reporting_definitions']);
+    expect(upgrade.applied).toEqual(['0018_reporting_definitions', '0021_units']);
     expect(upgrade.reporting.created).toEqual(creationOrder(REPORTING_VIEWS).map((view) => view.name));
 
     await load(fresh.db);
@@ -104,8 +107,16 @@ describe('reporting definitions', () => {
     await refreshReporting(old.db, { timeZone: ZONE });
     const after = await everyRow(old.db);
     expect(after).toEqual(await everyRow(fresh.db));
-    // This change of definitions changed no answer.
-    expect(after).toEqual(before);
+    // This change of definitions changed no answer (views and columns added since aside: 0021's unit inventory).
+    const asBefore = Object.fromEntries(
+      Object.entries(before).map(([view, rows]) => [
+        view,
+        after[view].map((row) =>
+          Object.fromEntries(Object.keys((rows[0] ?? {}) as object).map((key) => [key, (row as never)[key]])),
+        ),
+      ]),
+    );
+    expect(asBefore).toEqual(before);
     expect(await accountsSeenBy(old.db, north, 'reporting.rent_roll')).toEqual(['north']);
   });
 

@@ -2,7 +2,6 @@ import type { ReportingView } from '../definition.js';
 import {
   ACCOUNT,
   accountNameJoin,
-  INVENTORY_DAY,
   INVENTORY_DAY_NOTE,
   MONEY_NOTE,
   PROPERTY_ID,

@@ -1535,12 +1535,12 @@ create view reporting.box_score with (security_barrier=true) as
     v.rent_gap
    FROM reporting_private.box_score v
   WHERE ((( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts) IS NULL) OR (v.account_id = ANY (( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts)::text[])));
-comment on view reporting.box_score is 'Per property, as of the source''s today: units, occupied, vacant (ready and not), on notice, pre-leased, down and model, occupied % and leased %, average market rent against the average rent of current leases. Counted over the unit spaces of homes in reporting.units (parking and storage left out): a space is what a lease holds, the unit itself for a one-space unit. Occupied is occupied or on notice; vacant counts vacant spaces, pre-leased or not; pre-leased counts vacant and on-notice spaces a future lease holds. Leased is occupied without notice, plus on notice and pre-leased, plus vacant and pre-leased. A status propsync does not know counts in other only. A property whose statuses do not say pre-leased is read with the Future leases of the warehouse. The inventory is as of the source''s today of the last sync that read it (as_of_date): the source gives today''s state only, and reporting.today() may be another day. Money is numeric, exact to the cent, with the ledger''s signs (charges positive, payments and credits negative).';
+comment on view reporting.box_score is 'Per property, as of the source''s today: units, occupied, vacant (ready and not), on notice, pre-leased, down and model, occupied % and leased %, average market rent against the average rent of current leases. Counted over the unit spaces of homes in reporting.units (parking and storage left out): a space is what a lease holds, the unit itself for a one-space unit. Occupied is occupied or on notice; vacant counts vacant spaces, pre-leased or not; pre-leased counts vacant and on-notice spaces a future lease holds. Leased is occupied without notice, plus on notice and pre-leased, plus vacant and pre-leased. A status propsync does not know counts in other only. A property whose statuses do not say pre-leased is read with the Future leases of the warehouse. The inventory is as of the source''s today of the last sync that read it (as_of_date; reporting.today() before any did): the source gives today''s state only, and reporting.today() may be another day. Money is numeric, exact to the cent, with the ledger''s signs (charges positive, payments and credits negative).';
 comment on column reporting.box_score.account_id is 'The source account the row belongs to (accounts[].id of the configuration; default in the one-account form). Property, lease and invoice ids are unique within an account only.';
 comment on column reporting.box_score.account_name is 'The account''s display name from the configuration (accounts[].name); empty when none is configured.';
 comment on column reporting.box_score.property_id is 'The property (source PropertyID).';
 comment on column reporting.box_score.property_name is 'The property''s name (see reporting.properties).';
-comment on column reporting.box_score.as_of_date is 'The source''s today of the last sync that read the unit inventory.';
+comment on column reporting.box_score.as_of_date is 'The source''s today of the last sync that read the unit inventory (reporting.today() before any).';
 comment on column reporting.box_score.total_units is 'Units (homes'' unit spaces).';
 comment on column reporting.box_score.occupied is 'Occupied, on notice or not (homes'' unit spaces).';
 comment on column reporting.box_score.occupied_no_notice is 'Occupied without notice (homes'' unit spaces).';
@@ -1789,7 +1789,7 @@ create view reporting.units with (security_barrier=true) as
     v.as_of_date
    FROM reporting_private.units v
   WHERE ((( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts) IS NULL) OR (v.account_id = ANY (( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts)::text[])));
-comment on view reporting.units is 'One row per unit space the source lists (homes, and parking or storage spaces): its unit, status, category, market rent and the current lease that holds it, if any. From the unit inventory (getPropertyUnits, the units stream); spaces the source no longer lists are left out. The status is the source''s string; its category one of occupied, notice, vacant, down, model, admin or other (a status propsync does not know: see docs/sync.md). Pre-leased is what the status says, else whether a Future lease of the warehouse holds the space. Ready (vacant spaces only) is what the status says, else whether the make-ready date has passed. The current lease is a Current or Notice lease naming the space (the latest move-in if several); its rent is the current interval''s monthly scheduled charges of charge type Rent in effect on as_of_date. The inventory is as of the source''s today of the last sync that read it (as_of_date): the source gives today''s state only, and reporting.today() may be another day. Money is numeric, exact to the cent, with the ledger''s signs (charges positive, payments and credits negative).';
+comment on view reporting.units is 'One row per unit space the source lists (homes, and parking or storage spaces): its unit, status, category, market rent and the current lease that holds it, if any. From the unit inventory (getPropertyUnits, the units stream); spaces the source no longer lists are left out. The status is the source''s string; its category one of occupied, notice, vacant, down, model, admin or other (a status propsync does not know: see docs/sync.md). Pre-leased is what the status says, else whether a Future lease of the warehouse holds the space. Ready (vacant spaces only) is what the status says, else whether the make-ready date has passed. The current lease is a Current or Notice lease naming the space (the latest move-in if several); its rent is the current interval''s monthly scheduled charges of charge type Rent in effect on as_of_date. The inventory is as of the source''s today of the last sync that read it (as_of_date; reporting.today() before any did): the source gives today''s state only, and reporting.today() may be another day. Money is numeric, exact to the cent, with the ledger''s signs (charges positive, payments and credits negative).';
 comment on column reporting.units.account_id is 'The source account the row belongs to (accounts[].id of the configuration; default in the one-account form). Property, lease and invoice ids are unique within an account only.';
 comment on column reporting.units.account_name is 'The account''s display name from the configuration (accounts[].name); empty when none is configured.';
 comment on column reporting.units.property_id is 'The property (source PropertyID).';
@@ -1817,7 +1817,7 @@ comment on column reporting.units.current_lease_status is 'Current or Notice.';
 comment on column reporting.units.move_in_date is 'The current lease''s move-in day.';
 comment on column reporting.units.move_out_date is 'The current lease''s planned move-out day, if any.';
 comment on column reporting.units.lease_rent is 'The current lease''s monthly rent (charge type Rent) on as_of_date.';
-comment on column reporting.units.as_of_date is 'The source''s today of the last sync that read the unit inventory.';
+comment on column reporting.units.as_of_date is 'The source''s today of the last sync that read the unit inventory (reporting.today() before any).';
 
 create view reporting.vendor_spend_monthly with (security_barrier=true) as
  SELECT v.account_id,
@@ -2487,13 +2487,14 @@ create view reporting_private.units as
            FROM public.lease_scheduled_charges sc
           WHERE ((sc.account_id = c.account_id) AND (sc.lease_id = c.lease_id) AND (sc.lease_interval_id = c.current_lease_interval_id) AND (sc.deleted_at IS NULL) AND (sc.frequency = 'Monthly'::text) AND (sc.charge_type = 'Rent'::text) AND ((sc.start_date IS NULL) OR (sc.start_date <= d.today)) AND ((sc.end_date IS NULL) OR (sc.end_date >= d.today)))))::numeric(14,2) AS lease_rent,
     d.today AS as_of_date
-   FROM ((((((public.unit_spaces s
+   FROM (((((((public.unit_spaces s
      JOIN public.units u ON (((u.account_id = s.account_id) AND (u.unit_id = s.unit_id))))
      LEFT JOIN ( SELECT r.account_id,
             max(r.source_today) AS today
            FROM public.sync_runs r
           WHERE (('units'::text = ANY (r.streams)) AND (r.source_today IS NOT NULL) AND (r.status = ANY (ARRAY['succeeded'::text, 'partial'::text])))
-          GROUP BY r.account_id) d ON ((d.account_id = s.account_id)))
+          GROUP BY r.account_id) synced ON ((synced.account_id = s.account_id)))
+     CROSS JOIN LATERAL ( SELECT COALESCE(synced.today, reporting.today()) AS today) d)
      LEFT JOIN current_leases c ON (((c.account_id = s.account_id) AND (c.unit_space_id = s.unit_space_id))))
      LEFT JOIN future_leases f ON (((f.account_id = s.account_id) AND (f.unit_space_id = s.unit_space_id))))
      LEFT JOIN public.accounts a ON ((a.account_id = s.account_id)))

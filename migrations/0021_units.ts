@@ -181,7 +181,15 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   }
 }
 
+/**
+ * The reporting views that read these tables (units, box_score, occupancy_monthly, portfolio) go with them,
+ * and their definitions' checksums too, so that `propsync migrate` makes them again.
+ */
 export async function down(db: Kysely<unknown>): Promise<void> {
-  for (const table of [...TABLES].reverse()) await sql`drop table if exists ${sql.table(table)}`.execute(db);
+  for (const table of [...TABLES].reverse())
+    await sql`drop table if exists ${sql.table(table)} cascade`.execute(db);
+  await sql`
+    delete from reporting_private.view_definitions d
+     where to_regclass('reporting_private.' || quote_ident(d.name)) is null`.execute(db);
   await sql`drop function if exists unit_space_history_note()`.execute(db);
 }

@@ -10,7 +10,7 @@ import { refreshReporting } from '../../src/reporting/refresh.js';
 import { REPORTING_VIEWS, type ReportingView } from '../../src/reporting/views.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { renderSchema } from '../support/schema-snapshot.js';
-import { FIXTURE_NOW, insertFixture, SOUTH } from './fixture.js';
+import { FIXTURE_NOW, insertFixture, insertUnitInventory, SOUTH } from './fixture.js';
 import { migrator } from './maintained-view-support.js';
 
 const suffix = randomBytes(4).toString('hex');
@@ -102,6 +102,9 @@ describe('reporting definitions', () => {
     expect(upgrade.applied).toEqual(['0018_reporting_definitions', '0021_units']);
     expect(upgrade.reporting.created).toEqual(creationOrder(REPORTING_VIEWS).map((view) => view.name));
 
+    // The unit inventory came after the release before: its rows are written once its tables are there.
+    await insertUnitInventory(old.db, 'north');
+    await insertUnitInventory(old.db, 'south', SOUTH);
     await load(fresh.db);
     expect(await renderSchema(old.db)).toBe(await renderSchema(fresh.db));
     await refreshReporting(old.db, { timeZone: ZONE });

@@ -29,7 +29,11 @@ export const BOX_SCORE: ReportingView = {
     ...ACCOUNT,
     PROPERTY_ID,
     PROPERTY_NAME,
-    { name: 'as_of_date', meaning: "The source's today of the last sync that read the unit inventory." },
+    {
+      name: 'as_of_date',
+      meaning:
+        "The source's today of the last sync that read the unit inventory (reporting.today() before any).",
+    },
     count('total_units', 'Units'),
     count('occupied', 'Occupied, on notice or not'),
     count('occupied_no_notice', 'Occupied without notice'),

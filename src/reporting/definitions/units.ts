@@ -58,7 +58,11 @@ export const UNITS: ReportingView = {
     { name: 'move_in_date', meaning: "The current lease's move-in day." },
     { name: 'move_out_date', meaning: "The current lease's planned move-out day, if any." },
     { name: 'lease_rent', meaning: "The current lease's monthly rent (charge type Rent) on as_of_date." },
-    { name: 'as_of_date', meaning: "The source's today of the last sync that read the unit inventory." },
+    {
+      name: 'as_of_date',
+      meaning:
+        "The source's today of the last sync that read the unit inventory (reporting.today() before any).",
+    },
   ],
   example: `select property_name, unit_number, availability_status, market_rent, lease_rent
   from reporting.units

@@ -648,6 +648,21 @@ comment on column public.leases.last_run_id is 'The run (sync_runs.run_id) that 
 comment on column public.leases.source_text_hash is 'Digest of the record''s text as last loaded from an XML reply (null after JSON): a record whose text comes back the same is passed over without being decoded.';
 comment on column public.leases.account_id is 'The source account the row belongs to (`accounts:` of the configuration; `default` for the one-account form).';
 
+create table public.privacy_policies (
+  account_id text not null,
+  modes jsonb not null,
+  key_id text,
+  recorded_at timestamp with time zone not null default now(),
+  applying jsonb
+);
+alter table public.privacy_policies add constraint privacy_policies_pkey PRIMARY KEY (account_id);
+comment on table public.privacy_policies is 'The personal-data policy an account''s rows were written under (privacy: of the configuration); no row: kept as the source sent them.';
+comment on column public.privacy_policies.account_id is 'The source account the row belongs to (`accounts:` of the configuration; `default` for the one-account form).';
+comment on column public.privacy_policies.modes is 'The mode of each personal class: keep, hash or drop.';
+comment on column public.privacy_policies.key_id is 'An HMAC of a fixed text under the hash key, telling keys apart without revealing them; null when nothing is hashed.';
+comment on column public.privacy_policies.recorded_at is 'When the policy was recorded (first write, or the end of propsync privacy apply).';
+comment on column public.privacy_policies.applying is 'While propsync privacy apply rewrites the rows: the policy it brings them to and the last key done per table; null otherwise.';
+
 create table public.properties (
   property_id bigint not null,
   marketing_name text,

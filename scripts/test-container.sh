@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # npm run test:container: the compose stack, built and run by a real engine, end to end. It builds
 # the image, brings up the demo profile with two workers (warehouse, two simulated accounts, the
-# scheduler in queue mode, first-sync enqueuing one run and waiting for it), checks that the
+# scheduler in queue mode, first-sync enqueuing one run and waiting for it) on a fresh volume,
+# checks that nothing depending on the database started before the database's final ready, that the
 # workers loaded both accounts' rows and that `status` is clean, then takes everything down.
 # Engine: Docker when it answers, else podman through its Docker-compatible socket (see
 # docs/operating.md, "Podman"). Settings: WORKERS (default 2), KEEP=1 leaves the stack up.
@@ -75,6 +76,30 @@ fi
 say "up: the demo profile with $WORKERS workers"
 compose down -v --remove-orphans >/dev/null 2>&1 || true
 compose up -d --scale "worker=$WORKERS"
+
+say "nothing that needs the database started before its final 'ready to accept connections'"
+# On a fresh volume the postgres image first runs a temporary server (Unix socket only), stops it and
+# starts the real one; a health check over the socket would release `migrate` in between.
+epoch_ns() { date -d "$1" +%s%N; }
+postgres_id=$(compose ps -q postgres)
+ready=""
+for _ in $(seq 1 120); do
+  ready=$($ENGINE logs -t "$postgres_id" 2>&1 | grep 'ready to accept connections' | tail -n 1 | cut -d' ' -f1)
+  migrate_id=$(compose ps -a -q migrate)
+  [ -n "$ready" ] && [ -n "$migrate_id" ] && break
+  sleep 1
+done
+[ -n "$ready" ] || die "postgres never logged 'ready to accept connections'"
+sleep 2 # a temporary server's ready line would be followed by the final one within this
+ready=$($ENGINE logs -t "$postgres_id" 2>&1 | grep 'ready to accept connections' | tail -n 1 | cut -d' ' -f1)
+echo "postgres final ready at $ready ($($ENGINE logs "$postgres_id" 2>&1 | grep -c 'ready to accept connections') ready line(s))"
+for container in $(compose ps -a -q); do
+  [ "$container" = "$postgres_id" ] && continue
+  name=$($ENGINE inspect -f '{{.Name}}' "$container")
+  started=$($ENGINE inspect -f '{{.State.StartedAt}}' "$container")
+  case "$started" in 0001-*) continue ;; esac # not started yet: it waits
+  [ "$(epoch_ns "$started")" -gt "$(epoch_ns "$ready")" ] || die "$name started at $started, before the database was ready at $ready"
+done
 
 say "wait for first-sync (enqueue --wait) to finish"
 first_sync=$(compose ps -q first-sync)

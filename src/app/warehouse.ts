@@ -4,6 +4,7 @@ import { redactUrl } from '../log/redact.js';
 import type { Db, Warehouse } from '../catalog/tables.js';
 import { connect, type ConnectOptions, type SessionTimeouts } from '../warehouse/db.js';
 import { pendingMigrations } from '../warehouse/migrate.js';
+import { tlsAdvice } from '../warehouse/tls.js';
 import { EXIT, ExitError } from './exit-codes.js';
 
 /** The limits of every session, from `database:`. */
@@ -32,11 +33,14 @@ export async function openWarehouse(database: DatabaseConfig, options: Warehouse
     return db;
   } catch (error) {
     await db.destroy().catch(() => {});
-    throw new ExitError(
-      `cannot reach the warehouse at ${redactUrl(url)}: ${(error as Error).message}; check DATABASE_URL (or database.url) and that Postgres is running`,
-      EXIT.usage,
-    );
+    throw new ExitError(unreachable(url, error), EXIT.usage);
   }
+}
+
+/** Why the warehouse cannot be reached and what to set: a TLS problem's own advice, else the URL and the server. */
+export function unreachable(url: string, error: unknown): string {
+  const advice = tlsAdvice(error, url) ?? 'check DATABASE_URL (or database.url) and that Postgres is running';
+  return `cannot reach the warehouse at ${redactUrl(url)}: ${(error as Error).message}; ${advice}`;
 }
 
 /** Fails with exit 2 and "run propsync migrate" unless every migration has been applied. */

@@ -1,4 +1,6 @@
 import { STREAM_MANIFESTS } from '../streams/registry.js';
+import { SOURCE_TABLES } from './tables.js';
+import { renderErDiagram } from '../warehouse/diagram.js';
 import { SYNC_TABLES } from '../warehouse/bookkeeping.js';
 import { renderTableReference } from '../warehouse/docs.js';
 
@@ -14,5 +16,13 @@ export function tablesDocument(): string {
     tables: manifest.tables,
     derived: 'derivedTables' in manifest ? manifest.derivedTables : [],
   }));
-  return `# Tables\n\n${NOTE}\n\n${renderTableReference(streams, SYNC_TABLES)}\n`;
+  const diagram = [
+    '## How the tables relate',
+    '',
+    "Each line is a join: the child's column holds the parent's key. Join on `account_id` as well: every key starts",
+    'with it, and the same id may exist in two accounts.',
+    '',
+    ...renderErDiagram(SOURCE_TABLES),
+  ].join('\n');
+  return `# Tables\n\n${NOTE}\n\n${diagram}\n\n${renderTableReference(streams, SYNC_TABLES)}\n`;
 }

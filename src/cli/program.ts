@@ -2,10 +2,12 @@ import { Command, CommanderError, Option } from 'commander';
 import type { ConfigError } from '../config/load.js';
 import { scrubSecrets, urlPasswords } from '../log/redact.js';
 import { registerBackfill } from './commands/backfill.js';
+import { registerCheck } from './commands/check.js';
 import { registerConfigCheck } from './commands/config-check.js';
 import { registerDemo } from './commands/demo.js';
 import { registerGrantReader } from './commands/grant-reader.js';
 import { registerMigrate } from './commands/migrate.js';
+import { registerPrivacy } from './commands/privacy.js';
 import { registerReset } from './commands/reset.js';
 import { registerSchedule } from './commands/schedule.js';
 import { registerSimulate } from './commands/simulate.js';
@@ -22,6 +24,7 @@ import { packageVersion } from './version.js';
 const COMMANDS = [
   registerMigrate,
   registerConfigCheck,
+  registerCheck,
   registerSync,
   registerBackfill,
   registerStatus,
@@ -33,6 +36,7 @@ const COMMANDS = [
   registerSimulate,
   registerDemo,
   registerGrantReader,
+  registerPrivacy,
 ];
 
 /** Builds the `propsync` program; `done` receives the exit code the command chose. */

@@ -4,7 +4,14 @@ import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
 import { ACCOUNT_ID, type Env } from './accounts.js';
 import { dotted, isMapping, type IssueParams } from './issues.js';
-import { configSchemaFor, offlineConfigSchemaFor, type Config, type OfflineConfig } from './schema.js';
+import { closestKey } from './closest-key.js';
+import {
+  configSchemaFor,
+  offlineConfigSchemaFor,
+  TOP_LEVEL_KEYS,
+  type Config,
+  type OfflineConfig,
+} from './schema.js';
 import { redactUrl, scrubSecrets, urlPasswords } from '../log/redact.js';
 
 /** The configuration file read when no `--config` is given. */
@@ -35,7 +42,7 @@ export const ENVIRONMENT_KEYS = [
 ] as const satisfies readonly { env: string; path: readonly string[]; list?: boolean }[];
 
 /** Keys whose values are never printed, whatever is wrong with them (matched anywhere in the tree). */
-const SECRET_KEY = /pass(word)?|secret|token|api_?key/i;
+const SECRET_KEY = /pass(word)?|secret|token|api_?key|hash_?key/i;
 
 /**
  * Whether a key holds a secret: `password`, `apiKey`, `token`... but not `passwordEnv` or
@@ -172,7 +179,11 @@ function parseWith<S extends z.ZodType<Config | OfflineConfig>>(
     return result.data;
   }
   const seen = new Map<string, string | null>();
-  for (const issue of result.error.issues) {
+  // A misspelt top-level key (`acounts:`) comes first: the problems after it often follow from it.
+  const first = (issue: z.core.$ZodIssue) =>
+    issue.code === 'unrecognized_keys' && !issue.path.length ? 0 : 1;
+  const issues = [...result.error.issues].sort((a, b) => first(a) - first(b));
+  for (const issue of issues) {
     const account = accountOf(issue, config.raw);
     for (const problem of describeIssue(issue, config)) {
       const text = scrubSecrets(problem, config.secrets);
@@ -197,10 +208,11 @@ function accountOf(issue: z.core.$ZodIssue, raw: Record<string, unknown>): strin
 function describeIssue(issue: z.core.$ZodIssue, { raw, origins, file }: RawConfig): string[] {
   const path = issue.path.map(String);
   if (issue.code === 'unrecognized_keys') {
-    return issue.keys.map(
-      (key) =>
-        `${labelFor([...path, key], origins, file)}: is not a known key; check the spelling against config/propsync.example.yaml`,
-    );
+    return issue.keys.map((key) => {
+      const near = path.length ? undefined : closestKey(key, TOP_LEVEL_KEYS);
+      const hint = near ? `did you mean ${near}?` : 'check the spelling against config/propsync.example.yaml';
+      return `${labelFor([...path, key], origins, file)}: is not a known key; ${hint}`;
+    });
   }
   const value = getPath(raw, path);
   if (value === undefined) {

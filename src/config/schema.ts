@@ -21,6 +21,7 @@ import {
   type SourceConfig,
 } from './fields.js';
 import { isMapping, Issues } from './issues.js';
+import { privacySchema, resolvePrivacy, type PrivacyConfig } from './privacy.js';
 
 export type {
   Account,
@@ -136,6 +137,8 @@ const oneAccountSchema = z
       })
       .strict()
       .default({ sample: 5 }),
+    /** What is done with residents' personal data before anything is written (docs/privacy.md). */
+    privacy: privacySchema,
   })
   .strict();
 
@@ -149,10 +152,15 @@ const accountsFormSchema = oneAccountSchema.extend({
   accounts: z.array(z.unknown()).min(1, { message: 'is empty; expected at least one account' }),
 });
 
+/** The keys a configuration file may have at its top level (either form). */
+export const TOP_LEVEL_KEYS: readonly string[] = Object.keys(accountsFormSchema.shape);
+
 type OneAccountConfig = z.output<typeof oneAccountSchema>;
 
 /** The configuration after validation and defaults. */
-export type Config = Omit<OneAccountConfig, 'source'> & {
+export type Config = Omit<OneAccountConfig, 'source' | 'privacy'> & {
+  /** The personal-data policy, its hash key read from the environment. */
+  privacy: PrivacyConfig;
   /** The whole source in the one-account form; with `accounts:`, the defaults the accounts inherit. */
   source: SourceDefaults;
   /** The accounts, at least one: the one-account form is the account `default`. */
@@ -184,7 +192,12 @@ function oneAccountForm(input: unknown, r: Resolving): OfflineConfig | undefined
     timeZone: config.timeZone,
     propertyIds: [...config.propertyIds],
   };
-  return { ...config, accounts: [account], warnings: [] };
+  return {
+    ...config,
+    privacy: resolvePrivacy(config.privacy, r.env, r.issues, r.offline),
+    accounts: [account],
+    warnings: [],
+  };
 }
 
 /** The accounts form: every problem of the top level and of each account at once. */
@@ -203,6 +216,7 @@ function accountsForm(input: Record<string, unknown>, r: Resolving): OfflineConf
   const { accounts: _, ...rest } = config;
   return {
     ...rest,
+    privacy: resolvePrivacy(rest.privacy, r.env, r.issues, r.offline),
     source: resolved.defaults,
     propertyIds: [],
     accounts: resolved.accounts,

@@ -26,13 +26,19 @@ import {
   tablesTable,
   type LabelledRun,
 } from './report.js';
-import { dayIn, readDemoState, writeDemoState, type DemoState } from './state.js';
+import {
+  dayIn,
+  freshDemoState,
+  nextStep,
+  readDemoState,
+  worldDay,
+  writeDemoState,
+  type DemoState,
+} from './state.js';
 import { openDemoWarehouse, type DemoWarehouse } from './warehouse.js';
 
 /** The simulated world of every demo: the `medium` data set of seed 1. */
 export const DEMO_SEED = 1;
-/** Days the simulator moves between the demo's two syncs. */
-export const DEMO_ADVANCE_DAYS = 7;
 /**
  * The demo's period of the per-scope full refresh, for streams that have one. The demo jumps a week in one
  * step, which would make every scope's weekly refresh due at once; over 28 days, spread from the
@@ -56,6 +62,10 @@ export interface DemoOptions {
   print: (line: string) => void;
   /** Aborted by SIGINT/SIGTERM/SIGHUP: the run in flight stops after its page; with --keep, the demo ends. */
   signal: AbortSignal;
+  /** The real today in the demo's time zone (default: the clock's); the simulated world never passes it. */
+  today?: () => string;
+  /** The north account's data set (default medium; tests take the small one). */
+  northScale?: 'medium' | 'small';
 }
 
 /** Runs the whole demo and returns its exit code (the worst of its runs'). */
@@ -84,19 +94,11 @@ export async function runDemo(options: DemoOptions): Promise<ExitCode> {
     ({ db } = await prepareWarehouse(db, warehouse, previous, say));
     const continuing =
       previous !== null && previous.warehouse === warehouse.fingerprint && (await hasHistory(db));
-    const state: DemoState = continuing
-      ? previous
-      : {
-          version: 1,
-          seed: DEMO_SEED,
-          scale: 'medium',
-          startDay: dayIn(timeZone),
-          weeks: 0,
-          warehouse: warehouse.fingerprint,
-        };
+    const today = (options.today ?? (() => dayIn(timeZone)))();
+    const state: DemoState = continuing ? previous : freshDemoState(today, warehouse.fingerprint, DEMO_SEED);
     writeDemoState(options.stateDir, state);
 
-    const runs = await simulateAndSync(db, warehouse, state, continuing, options, say);
+    const runs = await simulateAndSync(db, warehouse, state, continuing, today, options, say);
     const exitCode = runs.length ? worstExitCode(runs.map((run) => run.exitCode)) : EXIT.workFailed;
 
     say();
@@ -124,7 +126,8 @@ export async function runDemo(options: DemoOptions): Promise<ExitCode> {
     }
     say();
     say(
-      `finished in ${formatDuration(Date.now() - started)}; the simulated world is now ${state.weeks} week(s) past ${state.startDay}`,
+      `finished in ${formatDuration(Date.now() - started)}; the simulated world's today is ${worldDay(state)} ` +
+        `(it started on ${state.startDay}; it never runs past the real today, ${today})`,
     );
 
     if (options.keep && !options.signal.aborted) {
@@ -208,6 +211,7 @@ async function simulateAndSync(
   warehouse: DemoWarehouse,
   state: DemoState,
   continuing: boolean,
+  today: string,
   options: DemoOptions,
   say: (line: string) => void,
 ): Promise<LabelledRun[]> {
@@ -223,7 +227,7 @@ async function simulateAndSync(
   const simulators = [
     await startSimulator({
       port: 0,
-      scale: north.scale,
+      scale: options.northScale ?? north.scale,
       seed: state.seed + north.seedOffset,
       today: state.startDay,
       username: 'demo',
@@ -241,12 +245,11 @@ async function simulateAndSync(
     }),
   ];
   try {
-    for (let week = 0; week < state.weeks; week++)
-      for (const sim of simulators) sim.advance(DEMO_ADVANCE_DAYS);
+    for (const days of state.steps) for (const sim of simulators) sim.advance(days);
     for (const [index, sim] of simulators.entries()) {
       say(
         `account ${DEMO_ACCOUNTS[index].id}: simulator up at ${sim.url} (${index === 0 ? 'Basic auth' : 'API-key gateway'}): ${datasetSummary(sim.dataset)}; ` +
-          `its today is ${sim.dataset.today}${state.weeks ? ` (replayed ${state.weeks} week(s), where the last demo left the warehouse)` : ''}`,
+          `its today is ${sim.dataset.today}${state.steps.length ? ` (replayed ${state.steps.length} step(s), where the last demo left the warehouse)` : ''}`,
       );
     }
     say(
@@ -291,12 +294,19 @@ async function simulateAndSync(
           kind: 'sync',
         });
       else await run('first sync (no cursors yet: reads everything)', { kind: 'sync' });
-      if (!options.signal.aborted) {
-        const advances = simulators.map((sim) => sim.advance(DEMO_ADVANCE_DAYS));
-        writeDemoState(options.stateDir, { ...state, weeks: ++state.weeks });
+      const step = nextStep(state, today);
+      if (!options.signal.aborted && step === 0)
+        say(
+          `the simulated world has reached the real today (${today}): no newer days to sync; it moves on as ` +
+            `real days pass (rm -rf ${options.stateDir} to start over)`,
+        );
+      else if (!options.signal.aborted) {
+        const advances = simulators.map((sim) => sim.advance(step));
+        state.steps.push(step);
+        writeDemoState(options.stateDir, state);
         for (const [index, advance] of advances.entries())
           say(`account ${DEMO_ACCOUNTS[index].id}: ${changesLine(advance)}`);
-        await run(`incremental sync after ${DEMO_ADVANCE_DAYS} simulated days`, { kind: 'sync' });
+        await run(`incremental sync after ${step} simulated day(s)`, { kind: 'sync' });
       }
     } finally {
       display.progress.stop();

@@ -90,9 +90,8 @@ export async function refreshReporting(db: Db, options: RefreshOptions): Promise
           await sql`set local statement_timeout = ${sql.lit(`${options.statementTimeoutMs}ms`)}`.execute(trx);
         // The aggregates sort a whole ledger: in memory, not in temporary files of 4 MB sorts.
         await sql`set local work_mem = ${sql.lit(REFRESH_WORK_MEM)}`.execute(trx);
-        // No query compiled (JIT, from an estimated cost of 100,000 on): it took 650 ms of the
-        // large data set's occupancy refresh of 950 (the rest 300), and made three months of its
-        // vendor spend a third slower (132 against 102 ms).
+        // No query compiled (JIT, from an estimated cost of 100,000 on): compiling took most of
+        // the occupancy refresh and slowed vendor spend (docs/benchmark.md#measured-choices-in-the-code).
         await sql`set local jit = off`.execute(trx);
         if (view.maintained) {
           await updateGroups(trx, view.maintained);

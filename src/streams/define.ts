@@ -17,6 +17,7 @@ export function defineStream<M extends StreamManifest>(
     entity: manifest.entity,
     tables: manifest.tables,
     verify: manifest.verify,
+    personal: manifest.personal,
     plan,
     planBackfill,
     normalize: normalize as StreamCode['normalize'],

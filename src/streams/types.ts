@@ -2,8 +2,9 @@ import type { Kysely } from 'kysely';
 import type { z, ZodType } from 'zod';
 import type { MethodVersion } from '../source/settings.js';
 import type { SourceMethod, SourceRequest } from '../source/types.js';
-import type { LoadRow } from '../warehouse/bulk-load.js';
+import type { LoadRow } from '../warehouse/bulk-load/index.js';
 import type { AnyDatabase, DatabaseOf, SourceTable, Table } from '../warehouse/schema.js';
+import type { PersonalDeclaration } from './personal.js';
 import type { SettingsBuilders } from './settings.js';
 
 /**
@@ -37,6 +38,12 @@ export interface StreamManifest {
    * How one property's whole scope is read again and compared (`propsync verify`); absent: the stream is not verified.
    */
   verify?: VerifyDeclaration;
+  /**
+   * Where its records hold residents' personal data (the privacy policy keeps, hashes or drops it
+   * there), and which personal-looking fields do not; the conformance suite checks it against
+   * the recorded replies.
+   */
+  personal: PersonalDeclaration;
 }
 
 /**
@@ -100,7 +107,7 @@ export interface StreamCode<Settings = any, Rows = RowsByTable> {
  * tables) with its code. The engine (src/sync/) runs the work units and knows no stream by name.
  */
 export interface StreamDefinition<Name extends string = string>
-  extends StreamCode, Pick<StreamManifest, 'method' | 'entity' | 'tables' | 'verify'> {
+  extends StreamCode, Pick<StreamManifest, 'method' | 'entity' | 'tables' | 'verify' | 'personal'> {
   name: Name;
 }
 

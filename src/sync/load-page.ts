@@ -12,7 +12,7 @@ import {
   upsertStaged,
   type LoadRow,
   type UpsertCounts,
-} from '../warehouse/bulk-load.js';
+} from '../warehouse/bulk-load/index.js';
 import { checkRow } from '../warehouse/column-domains.js';
 import { SOURCE_HASH_COLUMN, SOURCE_TEXT_HASH_COLUMN, type SourceTable } from '../warehouse/schema.js';
 import { KnownRecord, type RecordRecognizer } from '../source/types.js';
@@ -28,6 +28,7 @@ import {
 } from './quarantine.js';
 import type { RowCounts } from './types.js';
 import { crashPoint } from './crash-points.js';
+import { protectRecord, type PrivacyPolicy } from './privacy/policy.js';
 import { pageRetryLockKey } from './lock.js';
 import { checkpointPage, forgetSeen, recordSeen, seenBy } from './work-units.js';
 
@@ -58,6 +59,8 @@ export interface PageToLoad {
   restart?: boolean;
   /** Checked last in the page's transaction (the stream's lock still held); throws to roll the page back. */
   guard?: (trx: Db) => Promise<void>;
+  /** The personal-data policy, applied to each record before anything of it is digested, written or quarantined. */
+  privacy?: PrivacyPolicy;
 }
 
 /** What loading a page did, plus the quarantine lines and the records' notes for the log. */
@@ -79,6 +82,9 @@ export async function loadPage(db: Db, page: PageToLoad): Promise<PageLoaded> {
   const quarantined: Quarantined[] = [];
   const seenKeys: number[] = [];
   const ready: ReadyRecord[] = [];
+  if (page.privacy && !page.privacy.keepsAll)
+    for (const record of page.records)
+      if (!(record instanceof KnownRecord)) protectRecord(page.privacy, stream.personal, record);
   const keys = page.records.map((record) => parsedKey(stream, record));
   const toDecide = keys.flatMap((key, index) =>
     key.id === undefined || page.records[index] instanceof KnownRecord ? [] : [key.id],
@@ -495,9 +501,12 @@ export function recordRecognizer(
   account: string,
   stream: StreamDefinition,
   version: MethodVersion,
+  privacy?: PrivacyPolicy,
 ): RecordRecognizer {
+  // A policy other than keep salts it too: rows written under another policy are not passed over.
+  const policy = privacy && !privacy.keepsAll ? `:${JSON.stringify(privacy.record)}` : '';
   return {
-    salt: `${NORMALIZATION_VERSION}:${version}`,
+    salt: `${NORMALIZATION_VERSION}:${version}${policy}`,
     lookup: (digests) => storedTextDigests(db, stream.tables[0], digests, account),
   };
 }

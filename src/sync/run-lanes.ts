@@ -2,6 +2,9 @@ import type { WorkUnitPlan } from '../streams/types.js';
 import type { Reconnect } from '../warehouse/reconnect.js';
 import { LoadStatistics } from '../warehouse/statistics.js';
 import type { PlannedLane } from './plan-run.js';
+import { checkPolicyInForce } from './privacy/in-force.js';
+import { KEEP_EVERYTHING } from '../config/privacy.js';
+import { privacyPolicy } from './privacy/policy.js';
 import { isBudgetError, runWorkUnit, type UnitContext } from './run-unit.js';
 import type { SyncDeps } from './types.js';
 
@@ -20,8 +23,8 @@ export interface LanesOutcome {
  * Lanes in flight per call in flight (`source.concurrency`, which the client holds the calls
  * to): while one lane's page loads, another's call is out, so the calls are not idle while the
  * warehouse works. Each lane holds one page at a time, and one warehouse connection while it
- * loads: a quarter more lanes than calls took a medium incremental's run from 2.0 s to 1.6 s;
- * twice as many took it no lower and held 30 MB more of XML pages at the peak. Why: docs/sync.md
+ * loads: a quarter more lanes than calls shortens a run; twice as many do not, and hold more
+ * pages in memory. Why: docs/sync.md#the-plan-of-one-run; measured: docs/benchmark.md#measured-choices-in-the-code
  */
 export const LANES_PER_CALL = 1.25;
 
@@ -45,6 +48,9 @@ export async function runLanes(
   const stopped = () => signal?.aborted === true || outcome.budgetSpent;
   const queue = [...lanes];
   const statistics = new LoadStatistics(db);
+  // Nothing is written under a personal-data policy other than the one the account's rows hold.
+  const privacy = privacyPolicy(deps.config.privacy ?? KEEP_EVERYTHING);
+  await reconnect.execute(() => checkPolicyInForce(db, deps.account.id, privacy), signal);
 
   async function runLane({ stream, lane }: PlannedLane): Promise<void> {
     const context: UnitContext = {
@@ -62,6 +68,7 @@ export async function runLanes(
       reconnect,
       lock,
       statistics,
+      privacy,
     };
     const doneUnits = new Map<string, number[]>();
     for (const step of lane.steps) {

@@ -8,6 +8,7 @@ import { pickCounts, ROW_COUNTERS, zeroCounts } from '../warehouse/run-counters.
 import type { Reconnect } from '../warehouse/reconnect.js';
 import type { LoadStatistics } from '../warehouse/statistics.js';
 import { crashPoint } from './crash-points.js';
+import type { PrivacyPolicy } from './privacy/policy.js';
 import { keyOfRecord, loadPage, recordRecognizer, type PageLoaded, type PageToLoad } from './load-page.js';
 import { lockName, type HeldLock } from './lock.js';
 import type { SyncObserver } from './types.js';
@@ -41,6 +42,8 @@ export interface UnitContext {
   lock?: HeldLock;
   /** Statistics taken as pages insert rows, where Postgres's would take the account's rows for none. */
   statistics: LoadStatistics;
+  /** The personal-data policy each page applies before writing (none: everything kept). */
+  privacy?: PrivacyPolicy;
 }
 
 /** Restarts of a listing whose total changed while it was paged, before trusting it as it is. */
@@ -116,7 +119,7 @@ export async function runWorkUnit(context: UnitContext, plan: WorkUnitPlan): Pro
   let relists = 0;
   // Records whose text a live row was loaded from are passed over by the client, undecoded.
   const recognizer = stream.tables[0].sourceHash
-    ? recordRecognizer(db, context.account, stream, context.version)
+    ? recordRecognizer(db, context.account, stream, context.version, context.privacy)
     : undefined;
   const recognize = recognizer && {
     ...recognizer,
@@ -281,7 +284,7 @@ function pageLoader(
     const loaded = await again(async (attempt) =>
       attempt > 0 && (await pagesCommitted(db, unitId)) > committed
         ? undefined
-        : loadPage(db, { ...page, guard }),
+        : loadPage(db, { ...page, guard, privacy: context.privacy }),
     );
     committed += 1;
     if (loaded && loaded.rowsInserted > 0) await measureInserted(context);

@@ -2,7 +2,7 @@ import type { Logger } from '../log/logger.js';
 import type { SourceClient, SourceRequest } from '../source/types.js';
 import type { StreamName } from '../streams/registry.js';
 import type { StreamDefinition, VerifyDeclaration } from '../streams/types.js';
-import type { LoadRow } from '../warehouse/bulk-load.js';
+import type { LoadRow } from '../warehouse/bulk-load/index.js';
 import { compareTable, parentsInScope, type TableComparison } from '../warehouse/compare-rows.js';
 import type { Db } from '../catalog/tables.js';
 

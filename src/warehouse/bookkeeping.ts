@@ -240,6 +240,27 @@ export const SYNC_RUN_LANES = defineTable({
   },
 });
 
+export const PRIVACY_POLICIES = defineTable({
+  name: 'privacy_policies',
+  meaning:
+    "The personal-data policy an account's rows were written under (privacy: of the configuration); no row: kept as the source sent them.",
+  key: [],
+  columns: {
+    modes: jsonb('The mode of each personal class: keep, hash or drop.').notNull(),
+    key_id: text(
+      'An HMAC of a fixed text under the hash key, telling keys apart without revealing them; null when nothing is hashed.',
+    ),
+    recorded_at: timestamptz(
+      'When the policy was recorded (first write, or the end of propsync privacy apply).',
+    )
+      .notNull()
+      .defaulted(),
+    applying: jsonb(
+      'While propsync privacy apply rewrites the rows: the policy it brings them to and the last key done per table; null otherwise.',
+    ),
+  },
+});
+
 /** The sync's bookkeeping tables. */
 export const SYNC_TABLES = [
   ACCOUNTS,
@@ -252,4 +273,5 @@ export const SYNC_TABLES = [
   SOURCE_BUDGET,
   SYNC_RUN_LANES,
   SYNC_VERIFICATIONS,
+  PRIVACY_POLICIES,
 ] as const;

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { dedupeByKey, type LoadRow } from './bulk-load.js';
+import { dedupeByKey, type LoadRow } from './bulk-load/index.js';
 import {
   ACCOUNT_COLUMN,
   SOURCE_HASH_COLUMN,

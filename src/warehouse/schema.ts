@@ -22,12 +22,18 @@ export type PgType =
   | 'bigint[]'
   | 'text[]';
 
+/** The kinds of residents' personal data a column or a source field can hold (`privacy.classes`). */
+export const PERSONAL_CLASSES = ['name', 'email', 'phone', 'address', 'birth_date', 'free_text'] as const;
+export type PersonalClass = (typeof PERSONAL_CLASSES)[number];
+
 /** One declared column. `D` says whether Postgres fills it when an insert leaves it out. */
 export interface Column<T extends PgType = PgType, N extends boolean = boolean, D extends boolean = boolean> {
   readonly type: T;
   readonly nullable: N;
   readonly hasDefault: D;
   readonly meaning: string;
+  /** The personal data it holds, if any: the privacy policy keeps, hashes or drops it. */
+  readonly personal?: PersonalClass;
 }
 
 /** A column being declared: nullable and without default unless told otherwise. */
@@ -41,16 +47,22 @@ export class ColumnBuilder<T extends PgType, N extends boolean, D extends boolea
     readonly meaning: string,
     readonly nullable: N,
     readonly hasDefault: D,
+    readonly personal?: PersonalClass,
   ) {}
 
   /** `not null`. */
   notNull(): ColumnBuilder<T, false, D> {
-    return new ColumnBuilder(this.type, this.meaning, false, this.hasDefault);
+    return new ColumnBuilder(this.type, this.meaning, false, this.hasDefault, this.personal);
   }
 
   /** Has a default (or is a serial): inserts may leave it out. */
   defaulted(): ColumnBuilder<T, N, true> {
-    return new ColumnBuilder(this.type, this.meaning, this.nullable, true);
+    return new ColumnBuilder(this.type, this.meaning, this.nullable, true, this.personal);
+  }
+
+  /** Holds residents' personal data of this class. */
+  personalData(kind: PersonalClass): ColumnBuilder<T, N, D> {
+    return new ColumnBuilder(this.type, this.meaning, this.nullable, this.hasDefault, kind);
   }
 }
 

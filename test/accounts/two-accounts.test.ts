@@ -459,6 +459,7 @@ describe('a warehouse of before accounts (migration 0009), upgraded in place', (
       '0015_ar_activity_groups',
       '0016_vendor_spend_groups',
       '0018_reporting_definitions',
+      '0024_privacy_policies',
     ]);
 
     // Every row is account `default`, none lost; no table was rewritten to get there.

@@ -248,6 +248,45 @@ describe('propsync as one process tree', () => {
     }
   }, 90_000);
 
+  /** `npm run propsync -- ARGS` from the built folder (its package.json's script), in a process group of its own. */
+  function throughNpm(args: string[]): RunningCli {
+    const cli = startPropsync(['run', 'propsync', '--', ...args], {
+      env: { ...world.env, PROPSYNC_PAGE_SIZE: '20' },
+      cwd: built,
+      bin: 'npm',
+      exec: true,
+      detached: true,
+    });
+    started.push(cli);
+    return cli;
+  }
+
+  it("Ctrl-C through `npm run propsync -- sync` exits with the documented 1, not npm's 130", async () => {
+    const sync = throughNpm(['sync', '--stream', 'leases']);
+    const runId = await runInProgress();
+    process.kill(-sync.child.pid!, 'SIGINT');
+    const exit = await sync.exited;
+    expect(exit.code, sync.stderr()).toBe(1);
+    expect((await runRow(runId)).status).toBe('interrupted');
+    expect(await groupMembers(sync.child.pid!)).toEqual([]);
+  }, 90_000);
+
+  it('stopping `npm run propsync -- simulate` (SIGTERM to npm alone) stops the simulator too', async () => {
+    const simulate = throughNpm(['simulate', '--port', '0', '--scale', 'small']);
+    await waitFor(() => /listening on (\S+)/.test(simulate.stdout()), 60_000, 'the simulator to listen');
+    const url = /listening on (\S+)/.exec(simulate.stdout())![1];
+    expect((await fetch(`${url}/_sim/stats`)).ok).toBe(true);
+    process.kill(simulate.child.pid!, 'SIGTERM');
+    const exit = await simulate.exited;
+    expect(exit.code, simulate.stderr()).toBe(0);
+    await waitFor(
+      async () => (await groupMembers(simulate.child.pid!)).length === 0,
+      5_000,
+      'the simulator to end with npm',
+    );
+    await expect(fetch(`${url}/_sim/stats`)).rejects.toThrow();
+  }, 90_000);
+
   it('propsync schedule stops gracefully on SIGHUP: the run in flight interrupted, exit 0', async () => {
     const scheduler = propsync(['--config', 'leases.yaml', 'schedule']);
     const pid = scheduler.child.pid!;

@@ -111,7 +111,27 @@ describe('bad configuration exits 2 with one line per problem, naming the key', 
     const cwd = folderWith({ 'config/propsync.yaml': 'source:\n  formt: xml\nlog_level: debug\n' });
     expectRejected(await runPropsync(['migrate'], { env: VALID_ENV, cwd }), [
       'config/propsync.yaml: source.formt: is not a known key; check the spelling against config/propsync.example.yaml',
-      'config/propsync.yaml: log_level: is not a known key; check the spelling against config/propsync.example.yaml',
+      'config/propsync.yaml: log_level: is not a known key; did you mean logLevel?',
+    ]);
+  });
+
+  it('a misspelt top-level key: "did you mean" before anything else', async () => {
+    const cwd = folderWith({
+      'config/propsync.yaml': [
+        'database:',
+        '  url: postgres://propsync@127.0.0.1:5432/warehouse',
+        'acounts:',
+        '  - id: north',
+        '    source:',
+        '      url: https://north.example.com',
+        '      auth: { type: basic, username: api-user, passwordEnv: NORTH_API_PASSWORD }',
+      ].join('\n'),
+    });
+    const result = await runPropsync(['sync'], { cwd, env: { NORTH_API_PASSWORD: PASSWORD } });
+    expect(result.code).toBe(2);
+    expect(result.stderr.split('\n').slice(0, 2)).toEqual([
+      'propsync: invalid configuration',
+      '  config/propsync.yaml: acounts: is not a known key; did you mean accounts?',
     ]);
   });
 

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { PERSONAL_CLASSES } from '../../src/warehouse/schema.js';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { EXAMPLE_COMMAND, exampleWithStreams } from '../../src/config/example.js';
@@ -16,8 +17,11 @@ const configurationDoc = readFileSync(resolve(ROOT, CONFIGURATION_DOC), 'utf8');
 
 /** Keys the example fills with an illustration rather than the default (they have none). */
 const REQUIRED = ['database.url', 'source.url', 'source.username', 'source.password'];
-/** What the loaded configuration derives rather than reads: the one-account form's account, the warnings. */
-const DERIVED = ['accounts', 'warnings'];
+/**
+ * What the loaded configuration derives rather than reads: the one-account form's account, the warnings, the
+ * privacy mode of each class.
+ */
+const DERIVED = ['accounts', 'warnings', ...PERSONAL_CLASSES.map((name) => `privacy.modes.${name}`)];
 
 /** Every leaf of a configuration tree, by dotted path. */
 function leaves(value: unknown, path: string[] = []): Map<string, unknown> {

@@ -90,6 +90,10 @@ describe('docker-compose.yml', () => {
     // Ajv refuses them.
     dropIdLabels(schema);
     const ajv = new Ajv2019.default({ strict: false, allErrors: true });
+    // The schema's own formats: durations are Go's (`5s`, `1m30s`); ports, expose and subnets hold
+    // `${VAR}` before interpolation here, and Compose checks them itself after it.
+    ajv.addFormat('duration', /^(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+$/);
+    for (const format of ['ports', 'expose', 'subnet_ip_address']) ajv.addFormat(format, true);
     const validate = ajv.compile(schema);
     const valid = validate(compose);
     expect(validate.errors ?? [], JSON.stringify(validate.errors, null, 2)).toEqual([]);
@@ -98,6 +102,14 @@ describe('docker-compose.yml', () => {
     expect(validate({ services: { postgres: { ...compose.services.postgres, helthcheck: {} } } })).toBe(
       false,
     );
+    const { healthcheck } = compose.services.postgres;
+    expect(
+      validate({
+        services: {
+          postgres: { ...compose.services.postgres, healthcheck: { ...healthcheck, interval: '5 seconds' } },
+        },
+      }),
+    ).toBe(false);
   });
 
   it('depends_on names existing services, never one hidden behind a profile the dependent lacks', () => {
@@ -177,6 +189,20 @@ describe('docker-compose.yml', () => {
     expect(dockerfile).toMatch(new RegExp(`^EXPOSE ${METRICS_PORT}$`, 'm'));
   });
 
+  it('probes health over TCP on 127.0.0.1, never a Unix socket a temporary server answers on', () => {
+    const probes = services.filter(([, service]) => service.healthcheck?.test);
+    expect(probes.map(([name]) => name)).toEqual(
+      expect.arrayContaining(['postgres', 'propsync', 'worker', 'simulator', 'simulator-south']),
+    );
+    for (const [name, service] of probes) {
+      const test = service.healthcheck!.test!;
+      if (test.includes('pg_isready')) {
+        expect(test[test.indexOf('-h') + 1], name).toBe('127.0.0.1');
+        expect(test[test.indexOf('-p') + 1], name).toBe('5432');
+      } else expect(test.join(' '), name).toMatch(/http:\/\/127\.0\.0\.1:\d+\//);
+    }
+  });
+
   it('has the services, profiles and restart policies of the design', () => {
     expect(compose.services.postgres.image).toMatch(/^postgres:\d+$/);
     expect(compose.services.postgres.healthcheck?.test).toContain('pg_isready');
@@ -208,6 +234,7 @@ describe('docker-compose.yml', () => {
       'first-sync': 'demo',
       'grant-reader': 'bi',
       metabase: 'bi',
+      'metabase-dashboards': 'bi',
       prometheus: 'monitoring',
       grafana: 'monitoring',
     });
@@ -220,7 +247,12 @@ describe('docker-compose.yml', () => {
 
 describe('passwords', () => {
   it('have no default: compose refuses to start until .env sets each, naming it', () => {
-    const required = ['GRAFANA_ADMIN_PASSWORD', 'POSTGRES_PASSWORD', 'PROPSYNC_READER_PASSWORD'];
+    const required = [
+      'GRAFANA_ADMIN_PASSWORD',
+      'METABASE_ADMIN_PASSWORD',
+      'POSTGRES_PASSWORD',
+      'PROPSYNC_READER_PASSWORD',
+    ];
     const { missing } = interpolate(composeText, {});
     expect([...new Set(missing.map((variable) => variable.name))].sort()).toEqual(required);
     for (const { name, message } of missing) expect(message, name).toContain(`set ${name} in .env`);
@@ -254,6 +286,7 @@ describe('passwords', () => {
         'worker.DATABASE_URL',
         'grant-reader.PROPSYNC_READER_PASSWORD',
         'grafana.GF_SECURITY_ADMIN_PASSWORD',
+        'metabase-dashboards.METABASE_ADMIN_PASSWORD',
       ]),
     );
     // The source's (one account's, or the demo's) may be empty: propsync itself stops without it.

@@ -84,8 +84,11 @@ describe('Dockerfile', () => {
     ).not.toThrow();
     for (const variable of variables.trim().split(' ')) expect(env).toContain(variable);
     const scripts = (JSON.parse(readText('package.json')) as { scripts: Record<string, string> }).scripts;
+    // `exec`: npm's child is node itself, so signals and the exit code pass through npm.
     for (const name of ['propsync', 'demo'])
-      expect(scripts[name], name).toMatch(new RegExp(`^${variables}node ${flags} bin/propsync\\.mjs\\b`));
+      expect(scripts[name], name).toMatch(
+        new RegExp(`^${variables}exec node ${flags} bin/propsync\\.mjs\\b`),
+      );
   });
 
   it('copies into the runtime stage what `npm pack` ships, and production dependencies only', () => {

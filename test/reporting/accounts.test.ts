@@ -328,6 +328,7 @@ describe('upgrading a warehouse of one account in place', () => {
       '0015_ar_activity_groups',
       '0016_vendor_spend_groups',
       '0018_reporting_definitions',
+      '0024_privacy_policies',
     ]);
   });
 });

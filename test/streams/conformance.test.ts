@@ -4,6 +4,8 @@
  * - its table declarations match the migrated schema;
  * - every record of its recorded replies, in each version its method speaks, normalizes to rows
  *   of its declared tables and columns, typed as declared;
+ * - every field of its recorded replies whose name looks personal is placed by its declaration
+ *   of personal data (personal, personal in some records, or not personal);
  * - its plan, on a fixed clock over an empty warehouse, gives stable work of its own within the
  *   properties asked for, and a backfill cut by its chunk.
  */
@@ -13,6 +15,7 @@ import { chunkRange } from '../../src/dates/days.js';
 import type { ChunkSize } from '../../src/dates/calendar.js';
 import { encodeParams } from '../../src/source/params.js';
 import { loadStream, STREAM_MANIFESTS, type StreamDefinition } from '../../src/streams/index.js';
+import { undeclaredPersonalFields } from './personal-fields.js';
 import type { Lane, PlanContext, WorkUnitPlan } from '../../src/streams/types.js';
 import {
   loadColumns,
@@ -228,6 +231,16 @@ for (const manifest of STREAM_MANIFESTS) {
             expect(stream.recordKey(record)).toBe(String(key));
             expect(rowProblems(stream, key, rows), `record ${key}`).toEqual([]);
           }
+        });
+
+        it('declares every field of its replies whose name looks personal (personal, in some records, or not)', () => {
+          const records = JSON.parse(
+            readFileSync(fixturePath(manifest.name, manifest.method.name, version), 'utf8'),
+          ) as unknown[];
+          expect(
+            undeclaredPersonalFields(manifest.personal, records),
+            "fields to declare in the manifest's `personal` (fields, when or notPersonal)",
+          ).toEqual([]);
         });
       },
     );

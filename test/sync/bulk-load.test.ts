@@ -5,7 +5,7 @@ import {
   upsertRows,
   upsertStaged,
   type LoadRow,
-} from '../../src/warehouse/bulk-load.js';
+} from '../../src/warehouse/bulk-load/index.js';
 import { AR_TRANSACTIONS, LEASES } from '../../src/streams/leases/tables.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 

@@ -13,6 +13,26 @@ describe('generated table reference', () => {
     ).toBe(true);
   });
 
+  it('draws how the tables relate, from their keys: every source table, each link once', async () => {
+    const { SOURCE_TABLES } = await import('../../src/catalog/tables.js');
+    const document = tablesDocument();
+    const diagram = document.slice(
+      document.indexOf('```mermaid'),
+      document.indexOf('```', document.indexOf('```mermaid') + 3),
+    );
+    expect(diagram).toContain('properties ||--o{ leases : "property_id"');
+    expect(diagram).toContain('invoices ||--o{ invoice_line_items : "invoice_id"');
+    for (const table of SOURCE_TABLES) expect(diagram).toContain(`  ${table.name} {`);
+    const links = diagram.split('\n').filter((line) => line.includes('||--o{'));
+    expect(new Set(links).size).toBe(links.length);
+    // A child's link to its parent is drawn from the declarations, never typed by hand.
+    for (const table of SOURCE_TABLES.filter((t) => t.parentColumn))
+      expect(
+        links.some((line) => line.endsWith(`${table.name} : "${table.parentColumn}"`)),
+        table.name,
+      ).toBe(true);
+  });
+
   it('lists every column with its type', () => {
     expect(tablesDocument()).toContain('| `amount_due` | numeric(14,2) | What is still unpaid. |');
     expect(tablesDocument()).toContain(

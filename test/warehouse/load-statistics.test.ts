@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { SOURCE_TABLES, type Db } from '../../src/catalog/tables.js';
-import { storedParents, storedTextDigests } from '../../src/warehouse/bulk-load.js';
+import { storedParents, storedTextDigests } from '../../src/warehouse/bulk-load/index.js';
 import { LoadStatistics } from '../../src/warehouse/statistics.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 

@@ -38,11 +38,13 @@ export function registerConfigCheck(program: Command, done: (code: ExitCode) => 
         { ConfigError, DEFAULT_CONFIG_PATH, ENVIRONMENT_KEYS },
         { escapeControls, redactUrl },
         { configFor, globalOptions },
+        { describeTls, tlsSettingsOf },
       ] = await Promise.all([
         import('yaml'),
         import('../../config/load.js'),
         import('../../log/redact.js'),
         import('../context.js'),
+        import('../../warehouse/tls.js'),
       ]);
       let loaded: Config;
       try {
@@ -65,6 +67,8 @@ export function registerConfigCheck(program: Command, done: (code: ExitCode) => 
       );
       for (const account of loaded.accounts)
         process.stdout.write(`# ${escapeControls(accountLine(account, redactUrl))}\n`);
+      const tls = describeTls(tlsSettingsOf(loaded.database.url));
+      process.stdout.write(`# database: ${tls}; \`propsync check\` connects and says what the session has\n`);
       for (const warning of loaded.warnings)
         process.stderr.write(`propsync: warning: ${escapeControls(warning)}\n`);
       // Secrets masked, URL passwords hidden.

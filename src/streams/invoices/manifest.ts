@@ -75,6 +75,41 @@ export const invoices = {
   entity: 'invoice',
   method: GET_INVOICES,
   tables: INVOICE_TABLES,
+  personal: {
+    childRaw: { invoice_payments: 'invoicePayments.invoicePayment' },
+    fields: {},
+    // A customer refund (invoice type 20) is paid to the resident: its vendor and payee are the resident.
+    when: [
+      {
+        field: 'invoiceTypeId',
+        values: ['20'],
+        fields: {
+          'vendor.name': 'name',
+          'vendor.address.street': 'address',
+          'vendor.address.city': 'address',
+          'vendor.address.postalCode': 'address',
+          'remittance.name': 'name',
+          'remittance.street': 'address',
+          'remittance.city': 'address',
+          'remittance.postalCode': 'address',
+          'invoicePayments.invoicePayment.payeeName': 'name',
+        },
+      },
+    ],
+    notPersonal: {
+      'vendor.locationName': "a vendor location's name",
+      'lineItems.lineItem.property.name': "the property's name",
+      'lineItems.lineitem.property.name': "the property's name (r1)",
+      'lineItems.lineItem.glAccount.name': "a general-ledger account's name",
+      'lineItems.lineItem.departmentName': "a department's name",
+      'lineItems.lineItem.catalogItemName': "a catalog item's name",
+      'lineItems.lineItem.jobName': "a job's name",
+      'lineItems.lineItem.jobPhaseName': "a job phase's name",
+      'lineItems.lineItem.costCodeName': "a cost code's name",
+      'lineItems.lineitem.departmentName': "a department's name (r1)",
+      'invoicePayments.invoicePayment.bankAccountName': "the payer's bank account's name",
+    },
+  },
   backfillBy: 'post date',
   // An invoice is listed for a property when one of its lines is charged to it.
   verify: {

@@ -26,7 +26,7 @@ export const INVOICES = defineSourceTable({
     ),
     invoice_type: text('Name of the invoice type.'),
     vendor_id: bigint('The vendor.'),
-    vendor_name: text("The vendor's name."),
+    vendor_name: text("The vendor's name.").personalData('name'),
     vendor_location_name: text("The vendor location's name."),
     invoice_date: date('Invoice date.'),
     post_date: date('Posting date.'),
@@ -44,7 +44,7 @@ export const INVOICES = defineSourceTable({
     retention: money('Amount retained.'),
     amount: money('Total.'),
     amount_due: money('What is still unpaid.'),
-    remittance_name: text('Whom the invoice is paid to.'),
+    remittance_name: text('Whom the invoice is paid to.').personalData('name'),
     ap_payment_type: text('How the invoice is paid.'),
     account_number: text('The vendor account.'),
   },
@@ -102,7 +102,7 @@ export const INVOICE_PAYMENTS = defineSourceTable({
     post_date: date('Posting date.'),
     post_month: date('Accounting month, its first day.'),
     is_reversed: boolean('The payment was reversed.'),
-    payee_name: text('Who was paid.'),
+    payee_name: text('Who was paid.').personalData('name'),
   },
 });
 

@@ -21,6 +21,15 @@ export const properties = {
   entity: 'property',
   method: GET_PROPERTIES,
   tables: PROPERTY_TABLES,
+  personal: {
+    fields: {},
+    notPersonal: {
+      MarketingName: "the property's marketing name",
+      'Address.Address': "the property's street address",
+      'Address.City': "the property's city",
+      'Address.PostalCode': "the property's postal code",
+    },
+  },
   backfillBy: 'the whole listing',
   verify: {
     params: {},

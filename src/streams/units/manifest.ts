@@ -34,6 +34,14 @@ export const units = {
   tables: UNIT_TABLES,
   derivedTables: UNIT_DERIVED_TABLES,
   backfillBy: 'the whole listing (today only: the source keeps no history)',
+  personal: {
+    fields: {},
+    notPersonal: {
+      'units.unit.unitAddress': "the unit's street address: the building's, not a resident's",
+      'units.unit.buildingName': "the building's name",
+      'units.unit.floorplanName': "the floor plan's name",
+    },
+  },
   verify: {
     params: { ...UNIT_CALL_PARAMS },
     propertyParam: { name: 'propertyIds', list: true },

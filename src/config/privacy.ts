@@ -1,0 +1,104 @@
+import { z } from 'zod';
+import { PERSONAL_CLASSES, type PersonalClass } from '../warehouse/schema.js';
+import type { Env } from './accounts.js';
+import type { Issues } from './issues.js';
+
+/** What is done with residents' personal data before anything is written. */
+export const PRIVACY_MODES = ['keep', 'hash', 'drop'] as const;
+export type PrivacyMode = (typeof PRIVACY_MODES)[number];
+
+/** The shortest HMAC key accepted, in bytes: a key shorter than SHA-256's 32 bytes weakens the hashes. */
+export const MIN_HASH_KEY_BYTES = 32;
+
+const mode = z.enum(PRIVACY_MODES, { message: `expected one of ${PRIVACY_MODES.join(', ')}` });
+
+/**
+ * `privacy:` as written: a mode for every personal class (`personal`), overrides per class
+ * (`classes`), and the variable holding the HMAC key when any class is hashed (`hashKeyEnv`).
+ */
+export const privacySchema = z
+  .object({
+    /** Environment variable holding the HMAC-SHA256 key of `hash` (never written in the file). */
+    hashKeyEnv: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, {
+        message:
+          'is not an environment variable name; expected letters, digits and _ such as PROPSYNC_PRIVACY_KEY',
+      })
+      .optional(),
+    /** keep (the default: stored as the source sends it), hash or drop, for every personal class. */
+    personal: mode.default('keep'),
+    /** A mode per class (name, email, phone, address, birth_date, free_text) instead of `personal`. */
+    classes: z.partialRecord(z.enum(PERSONAL_CLASSES), mode).default({}),
+  })
+  .strict()
+  .prefault({});
+
+/** The policy as configured, its key read from the environment. */
+export interface PrivacyConfig {
+  /** The mode of every personal class, as written. */
+  personal: PrivacyMode;
+  /** Modes per class, as written. */
+  classes: Partial<Record<PersonalClass, PrivacyMode>>;
+  /** The mode of each personal class (derived from the two above). */
+  modes: Readonly<Record<PersonalClass, PrivacyMode>>;
+  /** The name of the key's variable, when given. */
+  hashKeyEnv?: string;
+  /** The HMAC key (a secret: never logged, stored or shown), when some class is hashed. */
+  hashKey?: string;
+}
+
+/** The policy of a configuration that says nothing of privacy: everything kept. */
+export const KEEP_EVERYTHING: PrivacyConfig = {
+  personal: 'keep',
+  classes: {},
+  modes: Object.fromEntries(PERSONAL_CLASSES.map((name) => [name, 'keep'])) as Record<
+    PersonalClass,
+    PrivacyMode
+  >,
+};
+
+/**
+ * The policy of `privacy:`, its key read from `env`. A class hashed without a key of at least
+ * `MIN_HASH_KEY_BYTES` bytes is a problem of the configuration (unless `offline`: commands
+ * that write nothing do not need it).
+ */
+export function resolvePrivacy(
+  privacy: z.output<typeof privacySchema>,
+  env: Env,
+  issues: Issues,
+  offline: boolean,
+): PrivacyConfig {
+  const modes = Object.fromEntries(
+    PERSONAL_CLASSES.map((name) => [name, privacy.classes[name] ?? privacy.personal]),
+  ) as Record<PersonalClass, PrivacyMode>;
+  const hashed = PERSONAL_CLASSES.filter((name) => modes[name] === 'hash');
+  const variable = privacy.hashKeyEnv;
+  const hashKey = variable !== undefined ? env[variable] || undefined : undefined;
+  if (hashed.length && !offline) {
+    const classes = hashed.join(', ');
+    if (variable === undefined)
+      issues.add(
+        ['privacy', 'hashKeyEnv'],
+        `is missing; ${classes} ${hashed.length > 1 ? 'are' : 'is'} hashed: set it to the name of an environment variable holding a key of at least ${MIN_HASH_KEY_BYTES} bytes (e.g. PROPSYNC_PRIVACY_KEY, from \`openssl rand -base64 48\`)`,
+      );
+    else if (hashKey === undefined)
+      issues.add(
+        ['privacy', 'hashKeyEnv'],
+        `names a variable that is not set (or is empty); expected ${variable} to hold the key that hashes ${classes} (at least ${MIN_HASH_KEY_BYTES} bytes; \`openssl rand -base64 48\` makes one)`,
+      );
+    else if (Buffer.byteLength(hashKey) < MIN_HASH_KEY_BYTES)
+      issues.add(
+        ['privacy', 'hashKeyEnv'],
+        `names a variable whose key is shorter than ${MIN_HASH_KEY_BYTES} bytes; expected ${variable} to hold a longer one (\`openssl rand -base64 48\` makes one)`,
+        { hideValue: true },
+      );
+  }
+  return {
+    personal: privacy.personal,
+    classes: privacy.classes,
+    modes,
+    ...(variable !== undefined && { hashKeyEnv: variable }),
+    ...(hashKey !== undefined && hashed.length > 0 && { hashKey }),
+  };
+}

@@ -1,0 +1,134 @@
+import type { LoadRow } from './rows.js';
+
+/** Rows as text for Postgres: COPY's text format, or the JSON of an inline merge. */
+
+/** Rows per COPY chunk: the text of one chunk is all that is held at once, whatever the page size. */
+const COPY_CHUNK_ROWS = 500;
+
+/**
+ * One value in COPY's text format: backslash, tab, newline and CR escaped. A scan of the
+ * character codes finds whether there is any (rarely); text without one is returned as it is.
+ */
+export function copyText(value: string): string {
+  for (let i = 0; i < value.length; i++) {
+    const code = value.charCodeAt(i);
+    if (code === 92 || code === 9 || code === 10 || code === 13)
+      return value.replace(/[\\\t\n\r]/g, (c) => COPY_ESCAPES[c]!);
+  }
+  return value;
+}
+const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
+
+/**
+ * JSON text in COPY's text format. JSON.stringify writes tab, newline and CR inside strings as
+ * escapes, so a backslash is the only character of it that COPY needs escaped.
+ */
+function copyJson(value: unknown): string {
+  const json = JSON.stringify(value) as string | undefined;
+  // Nothing JSON can say (a function, say): written as the text Postgres will refuse, as before.
+  if (json === undefined) return 'undefined';
+  return json.indexOf('\\') === -1 ? json : json.replaceAll('\\', '\\\\');
+}
+
+/** A scalar as Postgres reads it from text (what `json_to_recordset` made of its JSON before). */
+function scalarText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (value instanceof Date) return value.toISOString();
+  if (typeof value === 'object') return JSON.stringify(value);
+  return String(value);
+}
+
+/** An array literal (`{1,2}`, `{"a","b \\"c\\""}`) for an array column. */
+function arrayText(values: readonly unknown[]): string {
+  const items = values.map((item) =>
+    item === null || item === undefined ? 'NULL' : `"${scalarText(item).replace(/[\\"]/g, (c) => `\\${c}`)}"`,
+  );
+  return `{${items.join(',')}}`;
+}
+
+/** A value of a scalar column: a number's text needs no escaping. */
+function copyScalar(value: unknown): string {
+  return typeof value === 'number' ? String(value) : copyText(scalarText(value));
+}
+
+/** A value of an array column as Postgres reads it from text: an array literal, or whatever else it is as text. */
+function arrayValueText(value: unknown): string {
+  return Array.isArray(value) ? arrayText(value) : scalarText(value);
+}
+
+/** A value of an array column in COPY text. */
+function copyArray(value: unknown): string {
+  return copyText(arrayValueText(value));
+}
+
+/** How a column's values travel, by its type: jsonb as JSON, arrays as array literals, the rest as their text. */
+type ColumnKind = 'json' | 'array' | 'scalar';
+
+function columnKind(type: string): ColumnKind {
+  if (type === 'jsonb' || type === 'json') return 'json';
+  return type.endsWith('[]') ? 'array' : 'scalar';
+}
+
+/** A column's (non-null) value in COPY text, by its kind. */
+const COPY_ENCODERS: Record<ColumnKind, (value: unknown) => string> = {
+  json: copyJson,
+  array: copyArray,
+  scalar: copyScalar,
+};
+
+/**
+ * A column's (non-null) value in the JSON of an inline merge (`inlineJson`), by its kind: a JSON
+ * column's value as JSON, any other as the text COPY sends before its escaping.
+ */
+const INLINE_ENCODERS: Record<ColumnKind, (value: unknown) => unknown> = {
+  json: (value) => value,
+  array: arrayValueText,
+  scalar: scalarText,
+};
+
+/**
+ * The rows as COPY text (`\\N` for null), a chunk of rows at a time; `prefix` starts and `suffix` ends every
+ * line (constant columns).
+ */
+export function* copyChunks(
+  rows: readonly LoadRow[],
+  columns: readonly [string, string][],
+  prefix: string,
+  suffix = '',
+): Generator<string> {
+  const names = columns.map(([name]) => name);
+  const encoders = columns.map(([, type]) => COPY_ENCODERS[columnKind(type)]);
+  for (let start = 0; start < rows.length; start += COPY_CHUNK_ROWS) {
+    let text = '';
+    for (let r = start; r < Math.min(rows.length, start + COPY_CHUNK_ROWS); r++) {
+      const row = rows[r];
+      text += prefix;
+      for (let i = 0; i < names.length; i++) {
+        const value = row[names[i]];
+        if (i > 0) text += '\t';
+        text += value === null || value === undefined ? '\\N' : encoders[i](value);
+      }
+      text += `${suffix}\n`;
+    }
+    yield text;
+  }
+}
+
+/**
+ * Rows as the JSON text of one parameter, read back by `json_to_recordset` as its columns: a
+ * jsonb column's value as JSON, any other the very text COPY sends (before COPY's escaping), so
+ * that each column's type reads it with the same input function as from COPY.
+ */
+export function inlineJson(rows: readonly LoadRow[], columns: readonly [string, string][]): string {
+  const encoders = columns.map(([, type]) => INLINE_ENCODERS[columnKind(type)]);
+  return JSON.stringify(
+    rows.map((row) => {
+      const object: Record<string, unknown> = {};
+      columns.forEach(([column], index) => {
+        const value = row[column];
+        object[column] = value === null || value === undefined ? null : encoders[index](value);
+      });
+      return object;
+    }),
+  );
+}

@@ -1,0 +1,219 @@
+import { sql, type RawBuilder } from 'kysely';
+import { ACCOUNT_COLUMN, type AnyDatabase, loadColumns, primaryKey, type SourceTable } from '../schema.js';
+import { copyNewRows, prepareStaging, stageRows, stagingTable } from './copy.js';
+import { inlineJson } from './encode.js';
+import { markDeleted, markMissingChildren } from './mark-deleted.js';
+import { dedupeByKey, type LoadRow, type UpsertCounts } from './rows.js';
+import { columnDefinitions, ident, sameKey } from './sql-names.js';
+
+/** Upserts: rows copied or merged into their tables, in one statement per page. */
+
+/**
+ * Set-based upsert of one table's rows: the rows are streamed with COPY into a temporary
+ * staging table of the session (emptied at commit), then one `INSERT ... SELECT ... ON CONFLICT
+ * DO UPDATE ... WHERE` the row differs, so a row whose content did not change is not written at
+ * all (no new row version). A row seen again after being marked deleted is revived.
+ * `last_synced_at`/`last_run_id` move only on rows actually written. Everything runs on `db`'s
+ * connection, so inside the page's transaction; rows are merged in key order. With `parents`,
+ * the same statement marks deleted those parents' other rows (`markMissingChildren`).
+ */
+export async function upsertRows(
+  db: AnyDatabase,
+  spec: SourceTable,
+  rows: readonly LoadRow[],
+  runId: number,
+  options: UpsertOptions,
+): Promise<UpsertCounts> {
+  const unique = dedupeByKey(spec, rows);
+  if (unique.length === 0) {
+    const deleted = options.parents
+      ? await markMissingChildren(db, spec, options.parents, [], runId, options.account)
+      : 0;
+    return { inserted: 0, updated: 0, unchanged: 0, ...(options.parents && { deleted }) };
+  }
+  // Staging, copy and merge need one connection and one transaction (the staging table empties at commit).
+  if (!db.isTransaction)
+    return db.transaction().execute((trx) => writeUnique(trx, spec, unique, runId, options));
+  return writeUnique(db, spec, unique, runId, options);
+}
+
+/** How to write. */
+export interface UpsertOptions {
+  /** The account the rows belong to (written as their `account_id`). */
+  account: string;
+  /**
+   * The rows are most likely new (their parents were not in the warehouse): they are copied
+   * straight into the table, and merged through staging only when one of them is there after all.
+   */
+  fresh?: boolean;
+  /**
+   * The parents whose children the rows are, all of them as the source lists them now: their
+   * other rows are marked deleted, and counted as `deleted`.
+   */
+  parents?: readonly number[];
+}
+
+async function writeUnique(
+  db: AnyDatabase,
+  spec: SourceTable,
+  unique: readonly LoadRow[],
+  runId: number,
+  options: UpsertOptions,
+): Promise<UpsertCounts> {
+  if (options.fresh && (await copyNewRows(db, spec, unique, runId, options.account))) {
+    const deleted = options.parents
+      ? await markMissingChildren(db, spec, options.parents, unique, runId, options.account)
+      : 0;
+    return { inserted: unique.length, updated: 0, unchanged: 0, ...(options.parents && { deleted }) };
+  }
+  return mergeRows(db, spec, unique, runId, options);
+}
+
+async function mergeRows(
+  db: AnyDatabase,
+  spec: SourceTable,
+  unique: readonly LoadRow[],
+  runId: number,
+  options: UpsertOptions,
+): Promise<UpsertCounts> {
+  const [counts] = await stageAndMerge(
+    db,
+    [{ spec, unique, parents: options.parents }],
+    runId,
+    options.account,
+  );
+  return counts;
+}
+
+/**
+ * Rows up to this many in all (a nightly page's changed records, say) travel inside the merge
+ * statement, not through staging tables: one round trip instead of two a table and one more.
+ */
+const INLINE_MAX_ROWS = 250;
+
+/**
+ * Merges the tables' rows in one statement. Few rows are its parameter; more are first copied
+ * into the tables' staging tables (made and emptied in one round trip; they exist once per
+ * session and empty at every commit), a COPY per table.
+ */
+async function stageAndMerge(
+  db: AnyDatabase,
+  parts: readonly MergePart[],
+  runId: number,
+  account: string,
+): Promise<UpsertCounts[]> {
+  const inline = parts.reduce((count, part) => count + part.unique.length, 0) <= INLINE_MAX_ROWS;
+  if (!inline) {
+    await prepareStaging(
+      db,
+      parts.map((part) => part.spec),
+    );
+    for (const { spec, unique } of parts) if (unique.length) await stageRows(db, spec, unique, account);
+  }
+  return mergeStaged(db, parts, { inline, runId, account });
+}
+
+/** One table's part of a merge: its rows (one per key), and the parents whose other rows to mark deleted. */
+interface MergePart {
+  spec: SourceTable;
+  unique: readonly LoadRow[];
+  parents?: readonly number[];
+}
+
+/**
+ * Merges several tables' rows in one statement, each table its own CTEs: the upsert of its rows
+ * and, with `parents`, the marking of those parents' rows not among them. The rows are read from
+ * the tables' staging tables or, `inline`, from the statement's own JSON parameter. Each table's
+ * CTEs touch only its rows, the upsert only the rows' keys and the marking only others, so no
+ * row is touched twice.
+ */
+async function mergeStaged(
+  db: AnyDatabase,
+  parts: readonly MergePart[],
+  { inline, runId, account }: { inline: boolean; runId: number; account: string },
+): Promise<UpsertCounts[]> {
+  const ctes: RawBuilder<unknown>[] = [];
+  const counts: RawBuilder<unknown>[] = [];
+  for (const [index, { spec, unique, parents }] of parts.entries()) {
+    const columns = loadColumns(spec);
+    const all = [ACCOUNT_COLUMN, ...columns.map(([column]) => column)];
+    const key = primaryKey(spec);
+    const names = sql.join(all.map((column) => ident(column)));
+    const table = sql.table(spec.name);
+    const stage = sql.raw(inline ? `staged_${index}` : stagingTable(spec));
+    if (inline) {
+      ctes.push(sql`${stage} as (
+        select ${account}::text as ${ident(ACCOUNT_COLUMN)}, s.* from json_to_recordset(${inlineJson(unique, columns)}::json) as s(${sql.raw(columnDefinitions(columns))})
+      )`);
+    }
+    const updatable = all.filter((column) => !key.includes(column));
+    const assignments = sql.join(
+      updatable.map((column) => sql`${ident(column)} = excluded.${ident(column)}`),
+    );
+    const current = sql.join(
+      [...updatable, 'deleted_at'].map((column) => sql`${sql.raw(spec.name)}.${ident(column)}`),
+    );
+    const incoming = sql.join([...updatable, 'deleted_at'].map((column) => sql`excluded.${ident(column)}`));
+    const written = sql.raw(`written_${index}`);
+    const gone = sql.raw(`gone_${index}`);
+    ctes.push(sql`${written} as (
+      insert into ${table} (${names}, last_run_id)
+      select ${names}, ${runId}::bigint from ${stage} order by ${sql.join(key.map(ident))}
+      on conflict (${sql.join(key.map(ident))}) do update set
+        ${assignments}, deleted_at = null, last_synced_at = now(), last_run_id = excluded.last_run_id
+      where (${current}) is distinct from (${incoming})
+      returning (xmax = 0) as inserted
+    )`);
+    const marks = parents && spec.parentColumn;
+    if (marks) {
+      const kept = sql`exists (select 1 from ${stage} s where ${sameKey(spec, 's')})`;
+      ctes.push(
+        sql`${gone} as (${markDeleted(spec, runId, account, sql`${ident(spec.parentColumn!)} = any(${parents as number[]}::bigint[]) and not ${kept}`)} returning 1)`,
+      );
+    }
+    counts.push(sql`(select count(*) filter (where inserted) from ${written})::int as ${sql.raw(`inserted_${index}`)},
+      (select count(*) filter (where not inserted) from ${written})::int as ${sql.raw(`updated_${index}`)},
+      ${marks ? sql`(select count(*) from ${gone})::int` : sql`0`} as ${sql.raw(`deleted_${index}`)}`);
+  }
+  const { rows } = await sql<
+    Record<string, number>
+  >`with ${sql.join(ctes)} select ${sql.join(counts)}`.execute(db);
+  return parts.map((part, index) => {
+    const inserted = rows[0][`inserted_${index}`];
+    const updated = rows[0][`updated_${index}`];
+    return {
+      inserted,
+      updated,
+      unchanged: part.unique.length - inserted - updated,
+      ...(part.parents && { deleted: rows[0][`deleted_${index}`] }),
+    };
+  });
+}
+
+/** One table's rows for `upsertStaged`, and the parents whose rows they are (for children). */
+export interface StagedTable {
+  spec: SourceTable;
+  rows: readonly LoadRow[];
+  parents?: readonly number[];
+}
+
+/**
+ * Upserts several tables' rows in one merge statement, whatever the number of tables, which
+ * also marks deleted, for the tables given `parents`, those parents' rows not among them (an
+ * empty table's included). Up to `INLINE_MAX_ROWS` rows in all are its parameter; more are first
+ * copied into staging tables (one round trip makes and empties them, a COPY per table with rows
+ * fills them). For rows that may be in the warehouse (an incremental's pages); in a transaction.
+ */
+export async function upsertStaged(
+  db: AnyDatabase,
+  tables: readonly StagedTable[],
+  runId: number,
+  account: string,
+): Promise<UpsertCounts[]> {
+  return stageAndMerge(
+    db,
+    tables.map(({ spec, rows, parents }) => ({ spec, unique: dedupeByKey(spec, rows), parents })),
+    runId,
+    account,
+  );
+}

@@ -1,0 +1,243 @@
+import { createHmac } from 'node:crypto';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runPropsync, scratchFolder } from '../support/cli.js';
+import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { startCliWorld, type CliWorld } from './support.js';
+
+/**
+ * Issue 40: residents' personal data under `privacy:`, through the CLI against the simulator and
+ * a real warehouse: nothing personal from the simulator's truth anywhere in the warehouse or the
+ * logs under hash and drop, the same resident hashed the same in every table, a change of policy
+ * refused until `propsync privacy apply` has rewritten the rows, a missing key stopped at start-up.
+ */
+
+const KEY = 'k'.repeat(40);
+const hmac = (value: string) => createHmac('sha256', KEY).update(value).digest('hex');
+
+let world: CliWorld;
+beforeAll(async () => {
+  world = await startCliWorld();
+}, 300_000);
+afterAll(async () => {
+  await world?.close();
+}, 300_000);
+
+/** A config file with `privacy:` as the issue writes it; the rest from the environment. */
+function configWith(privacy: string): { dir: string; remove(): void; path: string } {
+  const folder = scratchFolder({ 'propsync.yaml': `privacy:\n${privacy}\n` });
+  return { ...folder, path: `${folder.dir}/propsync.yaml` };
+}
+
+/** The residents' names, e-mail addresses, phones and street addresses in the simulator's truth. */
+function personalTruth(): string[] {
+  const values = new Set<string>();
+  const add = (value: unknown) => {
+    if (typeof value === 'string' && value.length >= 5) values.add(value);
+  };
+  const list = (value: unknown): Record<string, unknown>[] =>
+    value === undefined || value === null
+      ? []
+      : Array.isArray(value)
+        ? (value as Record<string, unknown>[])
+        : [value as Record<string, unknown>];
+  for (const lease of world.sim.dataset.leases)
+    for (const customer of list(lease.customers?.customer)) {
+      add(customer.nameFull);
+      add(customer.emailAddress);
+      for (const phone of list((customer.phones as { phone?: unknown } | undefined)?.phone))
+        add(String(phone.phoneNumber ?? ''));
+      for (const address of list((customer.addresses as { address?: unknown } | undefined)?.address))
+        add(address.streetLine1);
+      for (const contact of list(
+        (customer.customerContacts as { customerContact?: unknown } | undefined)?.customerContact,
+      )) {
+        add(contact.nameFull);
+        add(String(contact.phoneNumber ?? ''));
+      }
+    }
+  return [...values];
+}
+
+/** Each table of the warehouse's public schema with the rows whose text holds any of the values. */
+async function leaks(database: TestDatabase, values: readonly string[]): Promise<Record<string, number>> {
+  const { rows: tables } = await sql<{ name: string }>`
+    select table_name as name from information_schema.tables
+     where table_schema = 'public' and table_type = 'BASE TABLE' order by 1`.execute(database.db);
+  const pattern = new RegExp(values.map((value) => value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'));
+  const found: Record<string, number> = {};
+  for (const { name } of tables) {
+    // Every column of every row, as Postgres writes the row (jsonb and text included).
+    const { rows } = await sql<{ row: string }>`select t::text as row from ${sql.table(name)} t`.execute(
+      database.db,
+    );
+    const n = rows.filter(({ row }) => pattern.test(row)).length;
+    if (n > 0) found[name] = n;
+  }
+  return found;
+}
+
+async function count(database: TestDatabase, query: ReturnType<typeof sql>): Promise<number> {
+  const { rows } = await (query as ReturnType<typeof sql<{ n: number }>>).execute(database.db);
+  return Number(rows[0].n);
+}
+
+describe('privacy: hash', () => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  }, 300_000);
+  afterAll(async () => {
+    await database?.drop();
+  }, 300_000);
+
+  it('stops at start-up when the key is missing, saying what to set', { timeout: 400_000 }, async () => {
+    const config = configWith(
+      '  hashKeyEnv: PROPSYNC_PRIVACY_KEY\n  personal: hash\n  classes: { phone: drop }',
+    );
+    try {
+      const run = await runPropsync(['--config', config.path, 'sync'], {
+        env: { ...world.env, DATABASE_URL: database.url },
+      });
+      expect(run.code).toBe(2);
+      expect(run.stderr).toMatch(/privacy\.hashKeyEnv.*PROPSYNC_PRIVACY_KEY/);
+      const short = await runPropsync(['--config', config.path, 'sync'], {
+        env: { ...world.env, DATABASE_URL: database.url, PROPSYNC_PRIVACY_KEY: 'abc123xyz' },
+      });
+      expect(short.code).toBe(2);
+      expect(short.stderr).toMatch(/shorter than 32 bytes/);
+      expect(short.stderr).not.toContain('abc123xyz');
+    } finally {
+      config.remove();
+    }
+  });
+
+  it(
+    'writes no name, e-mail, phone or street address anywhere, and logs none, while counts stay exact',
+    { timeout: 400_000 },
+    async () => {
+      const config = configWith(
+        '  hashKeyEnv: PROPSYNC_PRIVACY_KEY\n  personal: hash\n  classes: { phone: drop }',
+      );
+      try {
+        const env = { ...world.env, DATABASE_URL: database.url, PROPSYNC_PRIVACY_KEY: KEY };
+        const run = await runPropsync(['--config', config.path, 'migrate'], { env });
+        expect(run.code, run.stderr).toBe(0);
+        const sync = await runPropsync(['--config', config.path, 'sync'], { env });
+        expect(sync.code, sync.stderr).toBe(0);
+        const truth = personalTruth();
+        expect(truth.length).toBeGreaterThan(20);
+        expect(await leaks(database, truth)).toEqual({});
+        for (const value of truth) expect(sync.stdout + sync.stderr).not.toContain(value);
+        expect(sync.stdout + sync.stderr).not.toContain(KEY);
+
+        const leases = world.sim.dataset.leases;
+        expect(await count(database, sql`select count(*) as n from leases`)).toBe(leases.length);
+        const customers = leases.flatMap((lease) => {
+          const list = lease.customers?.customer as unknown;
+          return Array.isArray(list) ? list : list ? [list] : [];
+        }) as { nameFull: string; emailAddress?: string }[];
+        expect(await count(database, sql`select count(*) as n from lease_customers`)).toBe(
+          new Set(
+            leases.flatMap((lease) => {
+              const list = lease.customers?.customer as unknown;
+              return (Array.isArray(list) ? list : list ? [list] : []).map(
+                (customer) => `${lease.id}:${(customer as { id: unknown }).id}`,
+              );
+            }),
+          ).size,
+        );
+        // Hashed as HMAC-SHA256 of the source's value under the key: the same in the typed column and in raw.
+        const [one] = customers.filter((customer) => customer.emailAddress);
+        const { rows } = await sql<{
+          name_full: string;
+          email_address: string;
+          raw: Record<string, unknown>;
+        }>`
+        select name_full, email_address, raw from lease_customers where email_address = ${hmac(one.emailAddress!)}`.execute(
+          database.db,
+        );
+        expect(rows.length).toBeGreaterThan(0);
+        expect(rows[0].raw.emailAddress).toBe(hmac(one.emailAddress!));
+        // Phones dropped: gone from raw.
+        const phones = await count(
+          database,
+          sql`select count(*) as n from lease_customers where raw::text like '%phoneNumber%'`,
+        );
+        expect(phones).toBe(0);
+        // The same resident hashes the same in every table: a refund's payee is the lease's customer.
+        const joined = await count(
+          database,
+          sql`select count(*) as n from invoices i join lease_customers c on c.name_full = i.vendor_name where i.invoice_type_id = 20`,
+        );
+        const refunds = await count(
+          database,
+          sql`select count(*) as n from invoices where invoice_type_id = 20`,
+        );
+        expect(joined).toBeGreaterThanOrEqual(refunds);
+        // Money exact, as the source's truth.
+        const policy = await database.db.selectFrom('privacy_policies').selectAll().executeTakeFirstOrThrow();
+        expect(policy.modes).toMatchObject({ name: 'hash', email: 'hash', phone: 'drop' });
+        expect(JSON.stringify(policy)).not.toContain(KEY);
+      } finally {
+        config.remove();
+      }
+    },
+  );
+});
+
+describe('privacy: a change of policy on a warehouse with data', () => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  }, 300_000);
+  afterAll(async () => {
+    await database?.drop();
+  }, 300_000);
+
+  it(
+    'refuses to sync under another policy until privacy apply has rewritten the rows',
+    { timeout: 400_000 },
+    async () => {
+      const keep = configWith('  personal: keep');
+      const drop = configWith('  personal: drop');
+      try {
+        const env = { ...world.env, DATABASE_URL: database.url };
+        expect((await runPropsync(['--config', keep.path, 'migrate'], { env })).code).toBe(0);
+        const first = await runPropsync(['--config', keep.path, 'sync'], { env });
+        expect(first.code, first.stderr).toBe(0);
+        const truth = personalTruth();
+        expect(Object.keys(await leaks(database, truth))).toContain('lease_customers');
+
+        const refused = await runPropsync(['--config', drop.path, 'sync'], { env });
+        expect(refused.code).toBe(1);
+        expect(refused.stdout + refused.stderr).toMatch(/propsync privacy apply/);
+        expect(Object.keys(await leaks(database, truth))).toContain('lease_customers');
+
+        const apply = await runPropsync(['--config', drop.path, 'privacy', 'apply'], { env });
+        expect(apply.code, apply.stderr).toBe(0);
+        const customers = await count(database, sql`select count(*) as n from lease_customers`);
+        expect(apply.stdout).toMatch(new RegExp(`lease_customers\\s+${customers}\\b`));
+        expect(await leaks(database, truth)).toEqual({});
+        expect(
+          await count(database, sql`select count(*) as n from lease_customers where name_full is not null`),
+        ).toBe(0);
+        // Done: a second apply has nothing to change.
+        const again = await runPropsync(['--config', drop.path, 'privacy', 'apply'], { env });
+        expect(again.stdout).toMatch(/0 row\(s\) rewritten/);
+
+        const next = await runPropsync(['--config', drop.path, 'sync'], { env });
+        expect(next.code, next.stderr).toBe(0);
+        const { rows } = await sql<{ inserted: number; updated: number }>`
+        select rows_inserted as inserted, rows_updated as updated from sync_runs order by run_id desc limit 1`.execute(
+          database.db,
+        );
+        expect(rows[0].inserted).toBe(0);
+        expect(await leaks(database, truth)).toEqual({});
+      } finally {
+        keep.remove();
+        drop.remove();
+      }
+    },
+  );
+});

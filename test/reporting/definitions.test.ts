@@ -99,7 +99,7 @@ describe('reporting definitions', () => {
     const before = await everyRow(old.db);
 
     const upgrade = await migrateWarehouse(old.db);
-    expect(upgrade.applied).toEqual(['0018_reporting_definitions', '0021_units']);
+    expect(upgrade.applied).toEqual(expect.arrayContaining(['0018_reporting_definitions', '0021_units']));
     expect(upgrade.reporting.created).toEqual(creationOrder(REPORTING_VIEWS).map((view) => view.name));
 
     // The unit inventory came after the release before: its rows are written once its tables are there.

@@ -60,6 +60,17 @@ interface Row {
   floor?: number;
   load: number;
   status: string;
+  /** The units stream's share of the run (its work units): calls, rows, records, summed unit time. */
+  units?: StreamShare;
+}
+
+/** One stream's work units of a run, summed. */
+interface StreamShare {
+  calls: number;
+  rows: number;
+  records: number;
+  bytes: number;
+  ms: number;
 }
 
 function usage(message: string): never {
@@ -344,6 +355,19 @@ async function runsAfter(
   };
 }
 
+/** The work units of `stream` in the runs after `afterRunId`, summed (their time: start to finish of each). */
+async function streamShare(db: pg.Client, afterRunId: number, stream: string): Promise<StreamShare> {
+  const { rows } = await db.query<StreamShare>(
+    `select coalesce(sum(calls), 0)::int as calls, coalesce(sum(records), 0)::int as records,
+            coalesce(sum(rows_inserted + rows_updated + rows_unchanged), 0)::int as rows,
+            coalesce(sum(bytes), 0)::float8 as bytes,
+            coalesce(sum(extract(epoch from finished_at - started_at) * 1000), 0)::float8 as ms
+       from sync_work_units where run_id > $1 and stream = $2`,
+    [afterRunId, stream],
+  );
+  return rows[0];
+}
+
 /**
  * The fewest calls the next day's incremental could spend and still see every change of the day:
  *
@@ -564,6 +588,7 @@ async function benchOne(
           `propsync sync (${scale} ${format} ${run}) exited ${child.code}:\n${child.output.slice(-4000)}`,
         );
       if (child.code === 3) note(`${scale} ${format} ${run}: records were quarantined (exit 3)`);
+      const units = await streamShare(db, lastRunId, 'units');
       const runs = await runsAfter(db, lastRunId);
       lastRunId = runs.lastRunId;
       const row: Row = {
@@ -581,6 +606,7 @@ async function benchOne(
         calls: runs.calls,
         load,
         status: runs.status,
+        units,
       };
       if (REPLAYED.includes(run)) {
         // The simulator's state is the one the run read: reading changes nothing in it.
@@ -702,6 +728,32 @@ function table(rows: Row[]): string {
   return [format(header), format(header.map(() => '---')), ...lines.map(format)].join('\n');
 }
 
+/** The units stream's share of each run: its calls, rows, records, reply bytes and work units' time. */
+function unitsTable(rows: Row[]): string {
+  const lines = rows.map((row) => [
+    row.scale,
+    row.format,
+    row.run,
+    String(row.units?.calls ?? 0),
+    String(row.units?.rows ?? 0),
+    String(row.units?.records ?? 0),
+    mb(row.units?.bytes ?? 0),
+    `${((row.units?.ms ?? 0) / 1000).toFixed(2)} s`,
+  ]);
+  const header = [
+    'units stream',
+    'format',
+    'run',
+    'calls',
+    'rows',
+    'records (properties)',
+    'reply bytes',
+    'unit time',
+  ];
+  const format = (cells: string[]) => `| ${cells.join(' | ')} |`;
+  return [format(header), format(header.map(() => '---')), ...lines.map(format)].join('\n');
+}
+
 async function main(): Promise<void> {
   // The workers' scaling (issue 23) is a bench of its own: bench/scaling.ts.
   if (process.argv.includes('--scaling')) return (await import('./scaling.js')).benchScaling();
@@ -723,7 +775,7 @@ async function main(): Promise<void> {
   } finally {
     // What was measured is printed even when a later run failed.
     if (rows.length) {
-      process.stdout.write(`${table(rows)}\n`);
+      process.stdout.write(`${table(rows)}\n\n${unitsTable(rows)}\n`);
       process.stdout.write(
         `${new Date().toISOString().slice(0, 10)}, ${cpus().length} cores, node ${process.version}; ` +
           'load = 1-minute load average when the run started; wall, CPU and peak RSS are of the `propsync sync` command (every process it started, summed); ' +

@@ -23,6 +23,8 @@ create sequence public.sync_verifications_verification_id_seq as bigint;
 
 create sequence public.sync_work_units_work_unit_id_seq as bigint;
 
+create sequence public.unit_space_status_history_history_id_seq as bigint;
+
 create table propsync_queue.archive (
   id uuid not null,
   name text not null,
@@ -1031,6 +1033,178 @@ comment on column public.sync_work_units.error is 'Why it failed, if it did.';
 comment on column public.sync_work_units.listing_total is 'Checkpoint: the total the listing announced on the first page of the current pass; a resume that sees another total reads the listing again.';
 comment on column public.sync_work_units.account_id is 'The source account the row belongs to (`accounts:` of the configuration; `default` for the one-account form).';
 
+create table public.unit_inventories (
+  account_id text not null,
+  property_id bigint not null,
+  unit_count integer,
+  space_count integer,
+  source_hash text,
+  deleted_at timestamp with time zone,
+  raw jsonb not null,
+  first_synced_at timestamp with time zone not null default now(),
+  last_synced_at timestamp with time zone not null default now(),
+  last_run_id bigint,
+  source_text_hash text
+);
+alter table public.unit_inventories add constraint unit_inventories_pkey PRIMARY KEY (account_id, property_id);
+alter table public.unit_inventories enable row level security;
+comment on table public.unit_inventories is 'One row per property getPropertyUnits lists: the header of the property''s unit inventory as last read.';
+comment on column public.unit_inventories.account_id is 'The source account the row belongs to (`accounts:` of the configuration; `default` for the one-account form).';
+comment on column public.unit_inventories.property_id is 'The property.';
+comment on column public.unit_inventories.unit_count is 'Units the source listed for the property.';
+comment on column public.unit_inventories.space_count is 'Unit spaces the source listed for the property.';
+comment on column public.unit_inventories.source_hash is 'Digest of the whole source record (children included) as last loaded: a record that comes back identical is skipped without touching any row.';
+comment on column public.unit_inventories.deleted_at is 'Set when the source stops listing the row; rows are never hard-deleted.';
+comment on column public.unit_inventories.raw is 'The source record this row came from, so nothing the source sends is lost.';
+comment on column public.unit_inventories.first_synced_at is 'When a sync first wrote the row.';
+comment on column public.unit_inventories.last_synced_at is 'When a sync last changed the row (an unchanged row is not rewritten).';
+comment on column public.unit_inventories.last_run_id is 'The run (sync_runs.run_id) that last changed the row.';
+comment on column public.unit_inventories.source_text_hash is 'Digest of the record''s text as last loaded from an XML reply (null after JSON): a record whose text comes back the same is passed over without being decoded.';
+
+create table public.unit_space_status_history (
+  account_id text not null,
+  history_id bigint not null default nextval('public.unit_space_status_history_history_id_seq'::regclass),
+  property_id bigint not null,
+  unit_id bigint not null,
+  unit_space_id bigint not null,
+  availability_status text,
+  status_category text not null,
+  is_preleased boolean,
+  rent numeric(14,2),
+  valid_from date not null,
+  valid_to date,
+  run_id bigint,
+  recorded_at timestamp with time zone not null default now()
+);
+alter table public.unit_space_status_history add constraint unit_space_status_history_pkey PRIMARY KEY (account_id, history_id);
+alter table public.unit_space_status_history enable row level security;
+comment on table public.unit_space_status_history is 'A unit space''s status and rent from the day a run first saw them to the day one saw them change (open while current): the history the source does not keep.';
+comment on column public.unit_space_status_history.account_id is 'The source account the row belongs to (`accounts:` of the configuration; `default` for the one-account form).';
+comment on column public.unit_space_status_history.history_id is 'The row''s id.';
+comment on column public.unit_space_status_history.property_id is 'The property.';
+comment on column public.unit_space_status_history.unit_id is 'The unit.';
+comment on column public.unit_space_status_history.unit_space_id is 'The unit space.';
+comment on column public.unit_space_status_history.availability_status is 'Status as the source named it.';
+comment on column public.unit_space_status_history.status_category is 'The status''s category (unit_spaces.status_category).';
+comment on column public.unit_space_status_history.is_preleased is 'Pre-leased, as the status said.';
+comment on column public.unit_space_status_history.rent is 'Market rent.';
+comment on column public.unit_space_status_history.valid_from is 'First day of the state: the source''s today of the run that saw it first.';
+comment on column public.unit_space_status_history.valid_to is 'The source''s today of the run that saw the state end (a change, or the space no longer listed): the state held up to the day before; null while it holds.';
+comment on column public.unit_space_status_history.run_id is 'The run that wrote the state.';
+comment on column public.unit_space_status_history.recorded_at is 'When the row was written.';
+
+create table public.unit_spaces (
+  account_id text not null,
+  unit_space_id bigint not null,
+  property_id bigint not null,
+  unit_id bigint not null,
+  unit_number text,
+  availability_status text,
+  status_category text not null,
+  is_preleased boolean,
+  is_ready boolean,
+  available_date date,
+  make_ready_date date,
+  rent numeric(14,2),
+  min_deposit numeric(14,2),
+  max_deposit numeric(14,2),
+  reserve_until date,
+  is_affordable boolean,
+  has_pricing boolean,
+  excluded_reason text,
+  space_configuration text,
+  is_other_income boolean not null,
+  deleted_at timestamp with time zone,
+  raw jsonb not null,
+  first_synced_at timestamp with time zone not null default now(),
+  last_synced_at timestamp with time zone not null default now(),
+  last_run_id bigint
+);
+alter table public.unit_spaces add constraint unit_spaces_pkey PRIMARY KEY (account_id, unit_space_id);
+alter table public.unit_spaces enable row level security;
+comment on table public.unit_spaces is 'One row per unit space (what a lease holds: the unit itself, or a bed of a by-the-bed unit) with today''s availability and market rent.';
+comment on column public.unit_spaces.account_id is 'The source account the row belongs to (`accounts:` of the configuration; `default` for the one-account form).';
+comment on column public.unit_spaces.unit_space_id is 'The space''s id.';
+comment on column public.unit_spaces.property_id is 'Its property.';
+comment on column public.unit_spaces.unit_id is 'Its unit.';
+comment on column public.unit_spaces.unit_number is 'The space''s number (the unit''s, or the unit''s with a letter).';
+comment on column public.unit_spaces.availability_status is 'Status as the source names it (Occupied No Notice, Notice Unrented, Vacant ...).';
+comment on column public.unit_spaces.status_category is 'The status''s category: occupied, notice, vacant, down, model, admin, other (a status propsync does not know: other).';
+comment on column public.unit_spaces.is_preleased is 'A future lease holds the space, as the status says (null: the status does not say).';
+comment on column public.unit_spaces.is_ready is 'Made ready for a move-in, as the status says (null: it does not say; see make_ready_date).';
+comment on column public.unit_spaces.available_date is 'When the space is available for a move-in.';
+comment on column public.unit_spaces.make_ready_date is 'When the make-ready after the last move-out is done.';
+comment on column public.unit_spaces.rent is 'Market rent: what the space is offered at today.';
+comment on column public.unit_spaces.min_deposit is 'Lowest deposit asked.';
+comment on column public.unit_spaces.max_deposit is 'Highest deposit asked.';
+comment on column public.unit_spaces.reserve_until is 'The space is reserved until this day.';
+comment on column public.unit_spaces.is_affordable is 'An affordable-housing space.';
+comment on column public.unit_spaces.has_pricing is 'The space has pricing set.';
+comment on column public.unit_spaces.excluded_reason is 'Why the space is excluded from availability, if it is.';
+comment on column public.unit_spaces.space_configuration is 'Space configuration, as the source names it (Conventional ...).';
+comment on column public.unit_spaces.is_other_income is 'The unit''s is_other_income: parking or storage, not a home.';
+comment on column public.unit_spaces.deleted_at is 'Set when the source stops listing the row; rows are never hard-deleted.';
+comment on column public.unit_spaces.raw is 'The source record this row came from, so nothing the source sends is lost.';
+comment on column public.unit_spaces.first_synced_at is 'When a sync first wrote the row.';
+comment on column public.unit_spaces.last_synced_at is 'When a sync last changed the row (an unchanged row is not rewritten).';
+comment on column public.unit_spaces.last_run_id is 'The run (sync_runs.run_id) that last changed the row.';
+
+create table public.units (
+  account_id text not null,
+  unit_id bigint not null,
+  property_id bigint not null,
+  unit_number text,
+  building_id bigint,
+  building_name text,
+  floorplan_id bigint,
+  floorplan_name text,
+  unit_type_id bigint,
+  unit_type_name text,
+  bedrooms integer,
+  bathrooms numeric,
+  square_feet integer,
+  is_furnished boolean,
+  is_corporate_rented boolean,
+  number_occupants integer,
+  max_pets integer,
+  unit_availability_url text,
+  unit_address text,
+  is_other_income boolean not null,
+  deleted_at timestamp with time zone,
+  raw jsonb not null,
+  first_synced_at timestamp with time zone not null default now(),
+  last_synced_at timestamp with time zone not null default now(),
+  last_run_id bigint
+);
+alter table public.units add constraint units_pkey PRIMARY KEY (account_id, unit_id);
+alter table public.units enable row level security;
+comment on table public.units is 'One row per unit the source lists (homes, and parking or storage spaces rented as other income); a unit it stops listing keeps its row with deleted_at set.';
+comment on column public.units.account_id is 'The source account the row belongs to (`accounts:` of the configuration; `default` for the one-account form).';
+comment on column public.units.unit_id is 'The unit''s id.';
+comment on column public.units.property_id is 'Its property.';
+comment on column public.units.unit_number is 'The unit''s number.';
+comment on column public.units.building_id is 'Its building: the id.';
+comment on column public.units.building_name is 'Its building: the name.';
+comment on column public.units.floorplan_id is 'Its floor plan: the id.';
+comment on column public.units.floorplan_name is 'Its floor plan: the name.';
+comment on column public.units.unit_type_id is 'Unit type: the id.';
+comment on column public.units.unit_type_name is 'Unit type, as the source names it (Apartment, Townhome, Parking ...).';
+comment on column public.units.bedrooms is 'Bedrooms (noOfBedrooms).';
+comment on column public.units.bathrooms is 'Bathrooms (noOfBathrooms), halves included.';
+comment on column public.units.square_feet is 'Area in square feet.';
+comment on column public.units.is_furnished is 'The unit is furnished.';
+comment on column public.units.is_corporate_rented is 'The unit is rented to a company (isCorportateRented, as the source spells it).';
+comment on column public.units.number_occupants is 'Most occupants allowed.';
+comment on column public.units.max_pets is 'Most pets allowed.';
+comment on column public.units.unit_availability_url is 'The unit''s page on the property''s website.';
+comment on column public.units.unit_address is 'The unit''s street address.';
+comment on column public.units.is_other_income is 'A space rented as other income (parking, storage, garage, carport, by its unit type), not a home.';
+comment on column public.units.deleted_at is 'Set when the source stops listing the row; rows are never hard-deleted.';
+comment on column public.units.raw is 'The source record this row came from, so nothing the source sends is lost.';
+comment on column public.units.first_synced_at is 'When a sync first wrote the row.';
+comment on column public.units.last_synced_at is 'When a sync last changed the row (an unchanged row is not rewritten).';
+comment on column public.units.last_run_id is 'The run (sync_runs.run_id) that last changed the row.';
+
 create table public.voided_payments (
   invoice_id bigint not null,
   payment_id bigint not null,
@@ -1222,6 +1396,20 @@ CREATE INDEX sync_work_units_key_idx ON public.sync_work_units USING btree (acco
 
 CREATE INDEX sync_work_units_run_idx ON public.sync_work_units USING btree (account_id, run_id);
 
+CREATE INDEX unit_inventories_source_text_hash_idx ON public.unit_inventories USING btree (account_id, source_text_hash);
+
+CREATE UNIQUE INDEX unit_space_status_history_open_idx ON public.unit_space_status_history USING btree (account_id, unit_space_id) WHERE (valid_to IS NULL);
+
+CREATE INDEX unit_space_status_history_property_idx ON public.unit_space_status_history USING btree (account_id, property_id, valid_from);
+
+CREATE INDEX unit_space_status_history_space_idx ON public.unit_space_status_history USING btree (account_id, unit_space_id, valid_from);
+
+CREATE INDEX unit_spaces_property_idx ON public.unit_spaces USING btree (account_id, property_id);
+
+CREATE INDEX unit_spaces_unit_idx ON public.unit_spaces USING btree (account_id, unit_id);
+
+CREATE INDEX units_property_idx ON public.units USING btree (account_id, property_id);
+
 CREATE INDEX voided_payments_voided_on_idx ON public.voided_payments USING btree (account_id, voided_on);
 
 CREATE UNIQUE INDEX occupancy_monthly_grain_idx ON reporting_private.occupancy_monthly USING btree (account_id, property_id, month);
@@ -1380,6 +1568,53 @@ comment on column reporting.ar_aging_by_property.days_31_60 is 'Open balance 31 
 comment on column reporting.ar_aging_by_property.days_61_90 is 'Open balance 61 to 90 days past due.';
 comment on column reporting.ar_aging_by_property.over_90 is 'Open balance more than 90 days past due.';
 
+create view reporting.box_score with (security_barrier=true) as
+ SELECT v.account_id,
+    v.account_name,
+    v.property_id,
+    v.property_name,
+    v.as_of_date,
+    v.total_units,
+    v.occupied,
+    v.occupied_no_notice,
+    v.on_notice,
+    v.vacant,
+    v.vacant_ready,
+    v.vacant_not_ready,
+    v.preleased,
+    v.down,
+    v.model,
+    v.other,
+    v.occupied_percent,
+    v.leased_percent,
+    v.avg_market_rent,
+    v.avg_lease_rent,
+    v.rent_gap
+   FROM reporting_private.box_score v
+  WHERE ((( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts) IS NULL) OR (v.account_id = ANY (( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts)::text[])));
+comment on view reporting.box_score is 'Per property, as of the source''s today: units, occupied, vacant (ready and not), on notice, pre-leased, down and model, occupied % and leased %, average market rent against the average rent of current leases. Counted over the unit spaces of homes in reporting.units (parking and storage left out): a space is what a lease holds, the unit itself for a one-space unit. Occupied is occupied or on notice; vacant counts vacant spaces, pre-leased or not; pre-leased counts vacant and on-notice spaces a future lease holds. Leased is occupied without notice, plus on notice and pre-leased, plus vacant and pre-leased. A status propsync does not know counts in other only. A property whose statuses do not say pre-leased is read with the Future leases of the warehouse. The inventory is as of the source''s today of the last sync that read it (as_of_date; the account''s today, reporting.today(account_id), before any did): the source gives today''s state only. Money is numeric, exact to the cent, with the ledger''s signs (charges positive, payments and credits negative).';
+comment on column reporting.box_score.account_id is 'The source account the row belongs to (accounts[].id of the configuration; default in the one-account form). Property, lease and invoice ids are unique within an account only.';
+comment on column reporting.box_score.account_name is 'The account''s display name from the configuration (accounts[].name); empty when none is configured.';
+comment on column reporting.box_score.property_id is 'The property (source PropertyID).';
+comment on column reporting.box_score.property_name is 'The property''s name (see reporting.properties).';
+comment on column reporting.box_score.as_of_date is 'The source''s today of the last sync that read the unit inventory (reporting.today() before any).';
+comment on column reporting.box_score.total_units is 'Units (homes'' unit spaces).';
+comment on column reporting.box_score.occupied is 'Occupied, on notice or not (homes'' unit spaces).';
+comment on column reporting.box_score.occupied_no_notice is 'Occupied without notice (homes'' unit spaces).';
+comment on column reporting.box_score.on_notice is 'Occupied, the resident on notice (homes'' unit spaces).';
+comment on column reporting.box_score.vacant is 'Vacant, pre-leased or not (homes'' unit spaces).';
+comment on column reporting.box_score.vacant_ready is 'Vacant and made ready (homes'' unit spaces).';
+comment on column reporting.box_score.vacant_not_ready is 'Vacant and not made ready yet (homes'' unit spaces).';
+comment on column reporting.box_score.preleased is 'Vacant or on notice, and a future lease holds it (homes'' unit spaces).';
+comment on column reporting.box_score.down is 'Down (out of service) (homes'' unit spaces).';
+comment on column reporting.box_score.model is 'Model or administrative units (homes'' unit spaces).';
+comment on column reporting.box_score.other is 'With a status propsync does not know (homes'' unit spaces).';
+comment on column reporting.box_score.occupied_percent is 'occupied / total_units in percent, one decimal.';
+comment on column reporting.box_score.leased_percent is 'Leased spaces / total_units in percent, one decimal (see the notes).';
+comment on column reporting.box_score.avg_market_rent is 'Average market rent of the homes'' spaces.';
+comment on column reporting.box_score.avg_lease_rent is 'Average monthly rent of the current leases holding them.';
+comment on column reporting.box_score.rent_gap is 'avg_market_rent minus avg_lease_rent: positive when the market asks more than leases pay.';
+
 create view reporting.lease_activity_monthly with (security_barrier=true) as
  SELECT v.account_id,
     v.account_name,
@@ -1435,11 +1670,12 @@ create view reporting.occupancy_monthly with (security_barrier=true) as
     v.month_end,
     v.as_of_date,
     v.units_known,
+    v.units_source,
     v.units_occupied,
     v.occupancy_percent
    FROM reporting_private.occupancy_monthly v
   WHERE ((( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts) IS NULL) OR (v.account_id = ANY (( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts)::text[])));
-comment on view reporting.occupancy_monthly is 'Per property and month: units known, units occupied at the month''s end (today for the current month), occupancy %. The source gives no unit inventory in the methods synced, so units known is the number of distinct units any lease of the property has ever named (all time, the same every month). A unit is occupied on a day when a Current, Notice or Past lease moved in on or before it and moves out after it (or has no move-out and is Current or Notice). Other-income leases (parking, storage) and leases the source no longer lists are left out. Months run from the property''s first move-in to the current month. Today is the row''s account''s day, reporting.today(account_id): the current day in the account''s time zone (its accounts[].timeZone, written at the end of each sync), so two accounts an hour apart may be a day apart. Materialized view, refreshed at the end of each sync: counting the units occupied at every month end of every property took seconds on the large data set; the current month is counted as of the last refresh (see as_of_date).';
+comment on view reporting.occupancy_monthly is 'Per property and month: units known, units occupied at the month''s end (today for the current month), occupancy %. Units known come from the unit inventory (getPropertyUnits, the units stream) for every month whose as_of_date its status history covers (from the first sync that read it on): the units of homes it listed on that day, parking and storage left out, units down or vacant included. Before that, or without the units stream, units known is the number of distinct units any lease of the property has ever named (all time, the same every month). units_source says which. A unit is occupied on a day when a Current, Notice or Past lease moved in on or before it and moves out after it (or has no move-out and is Current or Notice). Other-income leases (parking, storage) and leases the source no longer lists are left out. Months run from the property''s first move-in to the current month. Today is the row''s account''s day, reporting.today(account_id): the current day in the account''s time zone (its accounts[].timeZone, written at the end of each sync), so two accounts an hour apart may be a day apart. Materialized view, refreshed at the end of each sync: counting the units occupied at every month end of every property took seconds on the large data set; the current month is counted as of the last refresh (see as_of_date).';
 comment on column reporting.occupancy_monthly.account_id is 'The source account the row belongs to (accounts[].id of the configuration; default in the one-account form). Property, lease and invoice ids are unique within an account only.';
 comment on column reporting.occupancy_monthly.account_name is 'The account''s display name from the configuration (accounts[].name); empty when none is configured.';
 comment on column reporting.occupancy_monthly.property_id is 'The property (source PropertyID).';
@@ -1447,7 +1683,8 @@ comment on column reporting.occupancy_monthly.property_name is 'The property''s 
 comment on column reporting.occupancy_monthly.month is 'The month, as its first day.';
 comment on column reporting.occupancy_monthly.month_end is 'The month''s last day.';
 comment on column reporting.occupancy_monthly.as_of_date is 'The day occupancy is counted on: the month''s last day, or today for the current month.';
-comment on column reporting.occupancy_monthly.units_known is 'Distinct units any lease of the property has named (the source has no unit list).';
+comment on column reporting.occupancy_monthly.units_known is 'Units of homes: those the unit inventory listed on as_of_date, or, before it covers the month, the distinct units any lease of the property has named.';
+comment on column reporting.occupancy_monthly.units_source is 'Where units_known comes from: inventory (the unit inventory on as_of_date) or leases (units leases have named).';
 comment on column reporting.occupancy_monthly.units_occupied is 'Distinct units with a resident on as_of_date (a multi-space lease counts once).';
 comment on column reporting.occupancy_monthly.occupancy_percent is 'units_occupied / units_known in percent, one decimal.';
 
@@ -1457,7 +1694,12 @@ create view reporting.portfolio with (security_barrier=true) as
     v.properties,
     v.units_known,
     v.units_occupied,
+    v.units_source,
     v.occupancy_percent,
+    v.units_vacant,
+    v.units_on_notice,
+    v.units_preleased,
+    v.leased_percent,
     v.current_leases,
     v.open_ar_balance,
     v.past_due_ar_balance,
@@ -1466,13 +1708,18 @@ create view reporting.portfolio with (security_barrier=true) as
     v.as_of_date
    FROM reporting_private.portfolio v
   WHERE ((( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts) IS NULL) OR (v.account_id = ANY (( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts)::text[])));
-comment on view reporting.portfolio is 'One row per account: its properties, units and occupancy, current leases, open AR and open AP, side by side. Accounts are those the configuration has run (with their names) and any account the warehouse holds properties of. Properties, units and occupancy sum reporting.properties and the latest month of reporting.occupancy_monthly (as of the last sync). Current leases are Current and Notice leases of homes (other-income leases left out). Open AR is what reporting.ar_aging sums, past due AR its part due before today; open AP is what reporting.ap_open_invoices lists. Today is the row''s account''s day, reporting.today(account_id): the current day in the account''s time zone (its accounts[].timeZone, written at the end of each sync), so two accounts an hour apart may be a day apart. Money is numeric, exact to the cent, with the ledger''s signs (charges positive, payments and credits negative).';
+comment on view reporting.portfolio is 'One row per account: its properties, units and occupancy, current leases, open AR and open AP, side by side. Accounts are those the configuration has run (with their names) and any account the warehouse holds properties of. Properties, units and occupancy sum reporting.properties and the latest month of reporting.occupancy_monthly (as of the last sync), whose units come from the unit inventory where it covers the month (units_source). Vacant, on notice, pre-leased and leased % sum reporting.box_score (the unit inventory''s homes, as of the source''s today of the last sync that read it). Current leases are Current and Notice leases of homes (other-income leases left out). Open AR is what reporting.ar_aging sums, past due AR its part due before today; open AP is what reporting.ap_open_invoices lists. Today is the row''s account''s day, reporting.today(account_id): the current day in the account''s time zone (its accounts[].timeZone, written at the end of each sync), so two accounts an hour apart may be a day apart. Money is numeric, exact to the cent, with the ledger''s signs (charges positive, payments and credits negative).';
 comment on column reporting.portfolio.account_id is 'The source account the row belongs to (accounts[].id of the configuration; default in the one-account form). Property, lease and invoice ids are unique within an account only.';
 comment on column reporting.portfolio.account_name is 'The account''s display name from the configuration (accounts[].name); empty when none is configured.';
 comment on column reporting.portfolio.properties is 'Properties of the account: those the source lists, and any its leases and invoice lines name besides (see reporting.properties).';
-comment on column reporting.portfolio.units_known is 'Units any lease of the account has named (summed over its properties).';
+comment on column reporting.portfolio.units_known is 'Units of homes of the account, summed over its properties'' latest month of reporting.occupancy_monthly (the unit inventory where it covers the month, else the units leases have named).';
 comment on column reporting.portfolio.units_occupied is 'Of those, units with a resident in the latest month of reporting.occupancy_monthly.';
+comment on column reporting.portfolio.units_source is 'Where units_known comes from: inventory (every property''s from the unit inventory), leases (none''s), or mixed.';
 comment on column reporting.portfolio.occupancy_percent is 'units_occupied / units_known in percent, one decimal.';
+comment on column reporting.portfolio.units_vacant is 'Vacant homes'' unit spaces of the unit inventory (reporting.box_score).';
+comment on column reporting.portfolio.units_on_notice is 'Homes'' unit spaces whose resident is on notice (reporting.box_score).';
+comment on column reporting.portfolio.units_preleased is 'Vacant or on-notice homes'' unit spaces a future lease holds.';
+comment on column reporting.portfolio.leased_percent is 'Leased homes'' unit spaces / all of them in percent, one decimal (reporting.box_score), empty without an inventory.';
 comment on column reporting.portfolio.current_leases is 'Current and Notice leases of homes (parking and storage left out).';
 comment on column reporting.portfolio.open_ar_balance is 'Open AR balance of the account''s leases (positive: residents owe).';
 comment on column reporting.portfolio.past_due_ar_balance is 'Part of the open AR balance whose due date is before today.';
@@ -1567,6 +1814,67 @@ comment on column reporting.rent_roll.monthly_charges is 'Sum of the current int
 comment on column reporting.rent_roll.open_balance is 'Open AR balance of the lease (positive: the residents owe; negative: a credit).';
 comment on column reporting.rent_roll.past_due_balance is 'Part of the open balance whose due date is before today.';
 comment on column reporting.rent_roll.as_of_date is 'The day the answer is as of: the account''s today, in its own time zone.';
+
+create view reporting.units with (security_barrier=true) as
+ SELECT v.account_id,
+    v.account_name,
+    v.property_id,
+    v.property_name,
+    v.unit_id,
+    v.unit_number,
+    v.building_name,
+    v.floorplan_name,
+    v.unit_type_name,
+    v.bedrooms,
+    v.bathrooms,
+    v.square_feet,
+    v.unit_space_id,
+    v.space_number,
+    v.is_other_income,
+    v.availability_status,
+    v.status_category,
+    v.is_preleased,
+    v.is_ready,
+    v.available_date,
+    v.make_ready_date,
+    v.market_rent,
+    v.current_lease_id,
+    v.current_lease_status,
+    v.move_in_date,
+    v.move_out_date,
+    v.lease_rent,
+    v.as_of_date
+   FROM reporting_private.units v
+  WHERE ((( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts) IS NULL) OR (v.account_id = ANY (( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts)::text[])));
+comment on view reporting.units is 'One row per unit space the source lists (homes, and parking or storage spaces): its unit, status, category, market rent and the current lease that holds it, if any. From the unit inventory (getPropertyUnits, the units stream); spaces the source no longer lists are left out. The status is the source''s string; its category one of occupied, notice, vacant, down, model, admin or other (a status propsync does not know: see docs/sync.md). Pre-leased is what the status says, else whether a Future lease of the warehouse holds the space. Ready (vacant spaces only) is what the status says, else whether the make-ready date has passed. The current lease is a Current or Notice lease naming the space (the latest move-in if several); its rent is the current interval''s monthly scheduled charges of charge type Rent in effect on as_of_date. The inventory is as of the source''s today of the last sync that read it (as_of_date; the account''s today, reporting.today(account_id), before any did): the source gives today''s state only. Money is numeric, exact to the cent, with the ledger''s signs (charges positive, payments and credits negative).';
+comment on column reporting.units.account_id is 'The source account the row belongs to (accounts[].id of the configuration; default in the one-account form). Property, lease and invoice ids are unique within an account only.';
+comment on column reporting.units.account_name is 'The account''s display name from the configuration (accounts[].name); empty when none is configured.';
+comment on column reporting.units.property_id is 'The property (source PropertyID).';
+comment on column reporting.units.property_name is 'The property''s name (see reporting.properties).';
+comment on column reporting.units.unit_id is 'The unit.';
+comment on column reporting.units.unit_number is 'The unit''s number.';
+comment on column reporting.units.building_name is 'The unit''s building.';
+comment on column reporting.units.floorplan_name is 'The unit''s floor plan.';
+comment on column reporting.units.unit_type_name is 'Unit type, as the source names it (Apartment, Townhome, Parking ...).';
+comment on column reporting.units.bedrooms is 'Bedrooms.';
+comment on column reporting.units.bathrooms is 'Bathrooms, halves included.';
+comment on column reporting.units.square_feet is 'Area in square feet.';
+comment on column reporting.units.unit_space_id is 'The unit space (what a lease holds: usually the unit itself).';
+comment on column reporting.units.space_number is 'The space''s number.';
+comment on column reporting.units.is_other_income is 'A parking or storage space rented as other income, not a home.';
+comment on column reporting.units.availability_status is 'Status as the source names it.';
+comment on column reporting.units.status_category is 'occupied, notice, vacant, down, model, admin, or other (a status propsync does not know).';
+comment on column reporting.units.is_preleased is 'A future lease holds the space.';
+comment on column reporting.units.is_ready is 'Vacant and made ready for a move-in (empty for a space not vacant).';
+comment on column reporting.units.available_date is 'When the space is available for a move-in.';
+comment on column reporting.units.make_ready_date is 'When the make-ready after the last move-out is done.';
+comment on column reporting.units.market_rent is 'What the space is offered at (the source''s rent).';
+comment on column reporting.units.current_lease_id is 'The Current or Notice lease that holds the space, if any.';
+comment on column reporting.units.current_lease_status is 'Current or Notice.';
+comment on column reporting.units.move_in_date is 'The current lease''s move-in day.';
+comment on column reporting.units.move_out_date is 'The current lease''s planned move-out day, if any.';
+comment on column reporting.units.lease_rent is 'The current lease''s monthly rent (charge type Rent) on as_of_date.';
+comment on column reporting.units.as_of_date is 'The source''s today of the last sync that read the unit inventory (reporting.today() before any).';
 
 create view reporting.vendor_spend_monthly with (security_barrier=true) as
  SELECT v.account_id,
@@ -1766,6 +2074,48 @@ create view reporting_private.ar_aging_by_property as
    FROM reporting_private.ar_aging
   GROUP BY ar_aging.account_id, ar_aging.account_name, ar_aging.property_id, ar_aging.property_name, ar_aging.as_of_date;
 
+create view reporting_private.box_score as
+ SELECT b.account_id,
+    a.name AS account_name,
+    b.property_id,
+    p.property_name,
+    b.as_of_date,
+    b.total_units,
+    (b.occupied_no_notice + b.on_notice) AS occupied,
+    b.occupied_no_notice,
+    b.on_notice,
+    b.vacant,
+    b.vacant_ready,
+    (b.vacant - b.vacant_ready) AS vacant_not_ready,
+    b.preleased,
+    b.down,
+    b.model,
+    b.other,
+    round(((100.0 * ((b.occupied_no_notice + b.on_notice))::numeric) / (NULLIF(b.total_units, 0))::numeric), 1) AS occupied_percent,
+    round(((100.0 * ((b.occupied_no_notice + b.preleased))::numeric) / (NULLIF(b.total_units, 0))::numeric), 1) AS leased_percent,
+    b.avg_market_rent,
+    b.avg_lease_rent,
+    ((b.avg_market_rent - b.avg_lease_rent))::numeric(14,2) AS rent_gap
+   FROM ((( SELECT u.account_id,
+            u.property_id,
+            max(u.as_of_date) AS as_of_date,
+            (count(*))::integer AS total_units,
+            (count(*) FILTER (WHERE (u.status_category = 'occupied'::text)))::integer AS occupied_no_notice,
+            (count(*) FILTER (WHERE (u.status_category = 'notice'::text)))::integer AS on_notice,
+            (count(*) FILTER (WHERE (u.status_category = 'vacant'::text)))::integer AS vacant,
+            (count(*) FILTER (WHERE ((u.status_category = 'vacant'::text) AND u.is_ready)))::integer AS vacant_ready,
+            (count(*) FILTER (WHERE ((u.status_category = ANY (ARRAY['vacant'::text, 'notice'::text])) AND u.is_preleased)))::integer AS preleased,
+            (count(*) FILTER (WHERE (u.status_category = 'down'::text)))::integer AS down,
+            (count(*) FILTER (WHERE (u.status_category = ANY (ARRAY['model'::text, 'admin'::text]))))::integer AS model,
+            (count(*) FILTER (WHERE (u.status_category = 'other'::text)))::integer AS other,
+            (avg(u.market_rent))::numeric(14,2) AS avg_market_rent,
+            (avg(u.lease_rent))::numeric(14,2) AS avg_lease_rent
+           FROM reporting_private.units u
+          WHERE (NOT u.is_other_income)
+          GROUP BY u.account_id, u.property_id) b
+     LEFT JOIN public.accounts a ON ((a.account_id = b.account_id)))
+     LEFT JOIN reporting_private.properties p ON (((p.account_id = b.account_id) AND (p.property_id = b.property_id))));
+
 create view reporting_private.lease_activity_monthly as
  WITH events AS (
          SELECT l.account_id,
@@ -1867,6 +2217,46 @@ create materialized view reporting_private.occupancy_monthly as
              LEFT JOIN reporting_private.account_today z ON ((z.account_id = u.account_id)))
              CROSS JOIN ( SELECT reporting.today() AS today) z0)
              CROSS JOIN LATERAL generate_series(date_trunc('month'::text, (LEAST(COALESCE(u.first_move_in, COALESCE(z.today, z0.today)), COALESCE(z.today, z0.today)))::timestamp with time zone), date_trunc('month'::text, (COALESCE(z.today, z0.today))::timestamp with time zone), '1 mon'::interval) m_1(m))
+        ), inventory AS (
+         SELECT h.account_id,
+            h.property_id,
+            h.unit_id,
+            h.valid_from,
+            h.valid_to
+           FROM (public.unit_space_status_history h
+             JOIN public.units u ON (((u.account_id = h.account_id) AND (u.unit_id = h.unit_id))))
+          WHERE (NOT u.is_other_income)
+        ), covered AS (
+         SELECT inventory.account_id,
+            inventory.property_id,
+            min(inventory.valid_from) AS first_day
+           FROM inventory
+          GROUP BY inventory.account_id, inventory.property_id
+        ), inventory_units AS (
+         SELECT m_1.account_id,
+            m_1.property_id,
+            m_1.month,
+            (count(DISTINCT i.unit_id))::integer AS units
+           FROM (months m_1
+             JOIN inventory i ON (((i.account_id = m_1.account_id) AND (i.property_id = m_1.property_id))))
+          WHERE ((i.valid_from <= m_1.as_of_date) AND ((i.valid_to IS NULL) OR (i.valid_to > m_1.as_of_date)))
+          GROUP BY m_1.account_id, m_1.property_id, m_1.month
+        ), known AS (
+         SELECT m_1.account_id,
+            m_1.property_id,
+            m_1.month,
+            m_1.as_of_date,
+                CASE
+                    WHEN (c.first_day <= m_1.as_of_date) THEN COALESCE(iu.units, 0)
+                    ELSE m_1.units_known
+                END AS units_known,
+                CASE
+                    WHEN (c.first_day <= m_1.as_of_date) THEN 'inventory'::text
+                    ELSE 'leases'::text
+                END AS units_source
+           FROM ((months m_1
+             LEFT JOIN covered c ON (((c.account_id = m_1.account_id) AND (c.property_id = m_1.property_id))))
+             LEFT JOIN inventory_units iu ON (((iu.account_id = m_1.account_id) AND (iu.property_id = m_1.property_id) AND (iu.month = m_1.month))))
         ), occupied AS (
          SELECT m_1.account_id,
             m_1.property_id,
@@ -1884,10 +2274,12 @@ create materialized view reporting_private.occupancy_monthly as
     m.month,
     ((m.month + '1 mon -1 days'::interval))::date AS month_end,
     m.as_of_date,
-    m.units_known,
+    k.units_known,
+    k.units_source,
     COALESCE(o.units_occupied, 0) AS units_occupied,
-    round(((100.0 * (COALESCE(o.units_occupied, 0))::numeric) / (NULLIF(m.units_known, 0))::numeric), 1) AS occupancy_percent
-   FROM (((months m
+    round(((100.0 * (COALESCE(o.units_occupied, 0))::numeric) / (NULLIF(k.units_known, 0))::numeric), 1) AS occupancy_percent
+   FROM ((((months m
+     JOIN known k ON (((k.account_id = m.account_id) AND (k.property_id = m.property_id) AND (k.month = m.month))))
      LEFT JOIN occupied o ON (((o.account_id = m.account_id) AND (o.property_id = m.property_id) AND (o.month = m.month))))
      LEFT JOIN public.accounts a ON ((a.account_id = m.account_id)))
      LEFT JOIN reporting_private.properties p ON (((p.account_id = m.account_id) AND (p.property_id = m.property_id))));
@@ -1907,13 +2299,28 @@ create view reporting_private.portfolio as
         ), occupancy AS (
          SELECT latest.account_id,
             (sum(latest.units_known))::integer AS units_known,
-            (sum(latest.units_occupied))::integer AS units_occupied
+            (sum(latest.units_occupied))::integer AS units_occupied,
+                CASE
+                    WHEN bool_and((latest.units_source = 'inventory'::text)) THEN 'inventory'::text
+                    WHEN bool_and((latest.units_source = 'leases'::text)) THEN 'leases'::text
+                    ELSE 'mixed'::text
+                END AS units_source
            FROM ( SELECT DISTINCT ON (o_1.account_id, o_1.property_id) o_1.account_id,
                     o_1.units_known,
-                    o_1.units_occupied
+                    o_1.units_occupied,
+                    o_1.units_source
                    FROM reporting_private.occupancy_monthly o_1
                   ORDER BY o_1.account_id, o_1.property_id, o_1.month DESC) latest
           GROUP BY latest.account_id
+        ), box AS (
+         SELECT b.account_id,
+            (sum(b.total_units))::integer AS total_units,
+            (sum(b.vacant))::integer AS vacant,
+            (sum(b.on_notice))::integer AS on_notice,
+            (sum(b.preleased))::integer AS preleased,
+            (sum((b.occupied_no_notice + b.preleased)))::integer AS leased
+           FROM reporting_private.box_score b
+          GROUP BY b.account_id
         ), leases AS (
          SELECT l_1.account_id,
             (count(*))::integer AS current_leases
@@ -1944,19 +2351,25 @@ create view reporting_private.portfolio as
     COALESCE(p.properties, 0) AS properties,
     COALESCE(o.units_known, 0) AS units_known,
     COALESCE(o.units_occupied, 0) AS units_occupied,
+    COALESCE(o.units_source, 'leases'::text) AS units_source,
     round(((100.0 * (COALESCE(o.units_occupied, 0))::numeric) / (NULLIF(o.units_known, 0))::numeric), 1) AS occupancy_percent,
+    COALESCE(bx.vacant, 0) AS units_vacant,
+    COALESCE(bx.on_notice, 0) AS units_on_notice,
+    COALESCE(bx.preleased, 0) AS units_preleased,
+    round(((100.0 * (bx.leased)::numeric) / (NULLIF(bx.total_units, 0))::numeric), 1) AS leased_percent,
     COALESCE(l.current_leases, 0) AS current_leases,
     (COALESCE(ar.balance, (0)::numeric))::numeric(14,2) AS open_ar_balance,
     (COALESCE(ar.past_due, (0)::numeric))::numeric(14,2) AS past_due_ar_balance,
     COALESCE(ap.invoices, 0) AS open_ap_invoices,
     (COALESCE(ap.amount_due, (0)::numeric))::numeric(14,2) AS open_ap_amount,
     COALESCE(z.today, z0.today) AS as_of_date
-   FROM ((((((((known k
+   FROM (((((((((known k
      LEFT JOIN reporting_private.account_today z ON ((z.account_id = k.account_id)))
      CROSS JOIN ( SELECT reporting.today() AS today) z0)
      LEFT JOIN public.accounts a ON ((a.account_id = k.account_id)))
      LEFT JOIN properties p ON ((p.account_id = k.account_id)))
      LEFT JOIN occupancy o ON ((o.account_id = k.account_id)))
+     LEFT JOIN box bx ON ((bx.account_id = k.account_id)))
      LEFT JOIN leases l ON ((l.account_id = k.account_id)))
      LEFT JOIN ar ON ((ar.account_id = k.account_id)))
      LEFT JOIN ap ON ((ap.account_id = k.account_id)));
@@ -2087,6 +2500,74 @@ create view reporting_private.rent_roll as
           GROUP BY t.account_id, t.lease_id) ar ON (((ar.account_id = l.account_id) AND (ar.lease_id = l.lease_id))))
   WHERE ((l.deleted_at IS NULL) AND (l.lease_status_type_id = ANY (ARRAY[4, 5])));
 
+create view reporting_private.units as
+ WITH current_leases AS (
+         SELECT DISTINCT ON (us.account_id, us.unit_space_id) us.account_id,
+            us.unit_space_id,
+            l.lease_id,
+            l.lease_status,
+            l.move_in_date,
+            l.move_out_date,
+            l.current_lease_interval_id
+           FROM (public.lease_unit_spaces us
+             JOIN public.leases l ON (((l.account_id = us.account_id) AND (l.lease_id = us.lease_id))))
+          WHERE ((us.deleted_at IS NULL) AND (l.deleted_at IS NULL) AND (l.lease_status_type_id = ANY (ARRAY[4, 5])))
+          ORDER BY us.account_id, us.unit_space_id, l.move_in_date DESC NULLS LAST, l.lease_id DESC
+        ), future_leases AS (
+         SELECT DISTINCT us.account_id,
+            us.unit_space_id
+           FROM (public.lease_unit_spaces us
+             JOIN public.leases l ON (((l.account_id = us.account_id) AND (l.lease_id = us.lease_id))))
+          WHERE ((us.deleted_at IS NULL) AND (l.deleted_at IS NULL) AND (l.lease_status_type_id = 3))
+        )
+ SELECT s.account_id,
+    a.name AS account_name,
+    s.property_id,
+    p.property_name,
+    s.unit_id,
+    u.unit_number,
+    u.building_name,
+    u.floorplan_name,
+    u.unit_type_name,
+    u.bedrooms,
+    u.bathrooms,
+    u.square_feet,
+    s.unit_space_id,
+    s.unit_number AS space_number,
+    s.is_other_income,
+    s.availability_status,
+    s.status_category,
+    COALESCE(s.is_preleased, (f.unit_space_id IS NOT NULL)) AS is_preleased,
+        CASE
+            WHEN (s.status_category = 'vacant'::text) THEN COALESCE(s.is_ready, ((s.make_ready_date IS NULL) OR (s.make_ready_date <= d.today)))
+            ELSE NULL::boolean
+        END AS is_ready,
+    s.available_date,
+    s.make_ready_date,
+    s.rent AS market_rent,
+    c.lease_id AS current_lease_id,
+    c.lease_status AS current_lease_status,
+    c.move_in_date,
+    c.move_out_date,
+    (( SELECT sum(sc.amount) AS sum
+           FROM public.lease_scheduled_charges sc
+          WHERE ((sc.account_id = c.account_id) AND (sc.lease_id = c.lease_id) AND (sc.lease_interval_id = c.current_lease_interval_id) AND (sc.deleted_at IS NULL) AND (sc.frequency = 'Monthly'::text) AND (sc.charge_type = 'Rent'::text) AND ((sc.start_date IS NULL) OR (sc.start_date <= d.today)) AND ((sc.end_date IS NULL) OR (sc.end_date >= d.today)))))::numeric(14,2) AS lease_rent,
+    d.today AS as_of_date
+   FROM ((((((((public.unit_spaces s
+     JOIN public.units u ON (((u.account_id = s.account_id) AND (u.unit_id = s.unit_id))))
+     LEFT JOIN ( SELECT r.account_id,
+            max(r.source_today) AS today
+           FROM public.sync_runs r
+          WHERE (('units'::text = ANY (r.streams)) AND (r.source_today IS NOT NULL) AND (r.status = ANY (ARRAY['succeeded'::text, 'partial'::text, 'incomplete'::text])))
+          GROUP BY r.account_id) synced ON ((synced.account_id = s.account_id)))
+     LEFT JOIN reporting_private.account_today synced_zone ON ((synced_zone.account_id = s.account_id)))
+     CROSS JOIN LATERAL ( SELECT COALESCE(synced.today, synced_zone.today, reporting.today()) AS today) d)
+     LEFT JOIN current_leases c ON (((c.account_id = s.account_id) AND (c.unit_space_id = s.unit_space_id))))
+     LEFT JOIN future_leases f ON (((f.account_id = s.account_id) AND (f.unit_space_id = s.unit_space_id))))
+     LEFT JOIN public.accounts a ON ((a.account_id = s.account_id)))
+     LEFT JOIN reporting_private.properties p ON (((p.account_id = s.account_id) AND (p.property_id = s.property_id))))
+  WHERE (s.deleted_at IS NULL);
+
 create view reporting_private.vendor_spend_monthly as
  SELECT g.account_id,
     a.name AS account_name,
@@ -2211,6 +2692,36 @@ AS $function$
 
       EXECUTE format('DROP TABLE IF EXISTS propsync_queue.%I', table_name);
     END;
+    $function$;
+
+CREATE OR REPLACE FUNCTION public.unit_space_history_note()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+    begin
+      update unit_space_status_history h
+         set valid_to = coalesce(r.source_today, current_date)
+        from new_rows n
+        left join sync_runs r on r.account_id = n.account_id and r.run_id = n.last_run_id
+       where h.account_id = n.account_id and h.unit_space_id = n.unit_space_id and h.valid_to is null
+         and (n.deleted_at is not null
+              or h.availability_status is distinct from n.availability_status
+              or h.status_category is distinct from n.status_category
+              or h.is_preleased is distinct from n.is_preleased
+              or h.rent is distinct from n.rent);
+      insert into unit_space_status_history
+        (account_id, property_id, unit_id, unit_space_id, availability_status, status_category, is_preleased, rent,
+         valid_from, run_id)
+      select n.account_id, n.property_id, n.unit_id, n.unit_space_id, n.availability_status, n.status_category,
+             n.is_preleased, n.rent, coalesce(r.source_today, current_date), n.last_run_id
+        from new_rows n
+        left join sync_runs r on r.account_id = n.account_id and r.run_id = n.last_run_id
+       where n.deleted_at is null
+         and not exists (select 1 from unit_space_status_history h
+                          where h.account_id = n.account_id and h.unit_space_id = n.unit_space_id
+                            and h.valid_to is null);
+      return null;
+    end
     $function$;
 
 CREATE OR REPLACE FUNCTION reporting.today()
@@ -2450,6 +2961,10 @@ CREATE TRIGGER ar_activity_truncate AFTER TRUNCATE ON public.leases FOR EACH STA
 
 CREATE TRIGGER ar_activity_update AFTER UPDATE ON public.leases REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION reporting_private.note_ar_activity_leases();
 
+CREATE TRIGGER unit_spaces_history_insert AFTER INSERT ON public.unit_spaces REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.unit_space_history_note();
+
+CREATE TRIGGER unit_spaces_history_update AFTER UPDATE ON public.unit_spaces REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.unit_space_history_note();
+
 create policy account_readers on public.accounts for all using (((( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts) IS NULL) OR (account_id = ANY (( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts)::text[])))) with check (((( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts) IS NULL) OR (account_id = ANY (( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts)::text[]))));
 
 create policy account_readers on public.alert_state for all using (((( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts) IS NULL) OR (account_id = ANY (( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts)::text[])))) with check (((( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts) IS NULL) OR (account_id = ANY (( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts)::text[]))));
@@ -2495,5 +3010,13 @@ create policy account_readers on public.sync_verifications for all using (((( SE
 create policy account_readers on public.sync_work_unit_seen for all using (((( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts) IS NULL) OR (account_id = ANY (( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts)::text[])))) with check (((( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts) IS NULL) OR (account_id = ANY (( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts)::text[]))));
 
 create policy account_readers on public.sync_work_units for all using (((( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts) IS NULL) OR (account_id = ANY (( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts)::text[])))) with check (((( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts) IS NULL) OR (account_id = ANY (( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts)::text[]))));
+
+create policy account_readers on public.unit_inventories for all using (((( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts) IS NULL) OR (account_id = ANY (( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts)::text[])))) with check (((( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts) IS NULL) OR (account_id = ANY (( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts)::text[]))));
+
+create policy account_readers on public.unit_space_status_history for all using (((( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts) IS NULL) OR (account_id = ANY (( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts)::text[])))) with check (((( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts) IS NULL) OR (account_id = ANY (( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts)::text[]))));
+
+create policy account_readers on public.unit_spaces for all using (((( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts) IS NULL) OR (account_id = ANY (( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts)::text[])))) with check (((( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts) IS NULL) OR (account_id = ANY (( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts)::text[]))));
+
+create policy account_readers on public.units for all using (((( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts) IS NULL) OR (account_id = ANY (( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts)::text[])))) with check (((( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts) IS NULL) OR (account_id = ANY (( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts)::text[]))));
 
 create policy account_readers on public.voided_payments for all using (((( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts) IS NULL) OR (account_id = ANY (( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts)::text[])))) with check (((( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts) IS NULL) OR (account_id = ANY (( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts)::text[]))));

@@ -16,7 +16,7 @@ import { combineObservers } from '../sync/observers.js';
 import { streamsOf } from '../sync/plan-run.js';
 import { lanesInFlight } from '../sync/run-lanes.js';
 import type { RunSummary, SyncObserver, SyncRequest } from '../sync/types.js';
-import { SOURCE_TABLE_NAMES, type Db } from '../catalog/tables.js';
+import { BASE_TABLE_NAMES, type Db } from '../catalog/tables.js';
 import { analyzeChanged } from '../warehouse/statistics.js';
 import { createCallGate } from '../queue/call-gate.js';
 import { budgetToday } from './budget.js';
@@ -231,7 +231,7 @@ async function analyzeAfterRun(db: Db, logger: Logger): Promise<void> {
   try {
     // The source tables: what the reporting views and the next run's lookups read. Not the seen keys, empty
     // between runs.
-    const tables = await analyzeChanged(db, SOURCE_TABLE_NAMES);
+    const tables = await analyzeChanged(db, BASE_TABLE_NAMES);
     const durationMs = Date.now() - started;
     if (tables.length)
       logger.info(

@@ -1,4 +1,5 @@
-import { SOURCE_TABLES, STREAM_TABLES } from './tables.js';
+import { STREAM_MANIFESTS } from '../streams/registry.js';
+import { SOURCE_TABLES } from './tables.js';
 import { renderErDiagram } from '../warehouse/diagram.js';
 import { SYNC_TABLES } from '../warehouse/bookkeeping.js';
 import { renderTableReference } from '../warehouse/docs.js';
@@ -10,7 +11,11 @@ const NOTE = `<!-- generated from the table declarations by \`${DOCS_COMMAND}\`:
 
 /** The whole of `docs/tables.md`, generated from the declarations. */
 export function tablesDocument(): string {
-  const streams = Object.entries(STREAM_TABLES).map(([stream, tables]) => ({ stream, tables }));
+  const streams = STREAM_MANIFESTS.map((manifest) => ({
+    stream: manifest.name,
+    tables: manifest.tables,
+    derived: 'derivedTables' in manifest ? manifest.derivedTables : [],
+  }));
   const diagram = [
     '## How the tables relate',
     '',

@@ -18,10 +18,20 @@ export const STREAM_TABLES = Object.fromEntries(
 export const SOURCE_TABLES = STREAM_MANIFESTS.flatMap(
   (manifest): readonly SourceTable[] => manifest.tables,
 ) as Manifest['tables'][number][];
-export const WAREHOUSE_TABLES = [...SOURCE_TABLES, ...SYNC_TABLES];
+
+/** Tables the warehouse keeps from the streams' own (`derivedTables` of a manifest). */
+export const DERIVED_TABLES = STREAM_MANIFESTS.flatMap((manifest) =>
+  'derivedTables' in manifest ? manifest.derivedTables : [],
+) as DerivedTable[];
+type DerivedTable = Extract<Manifest, { derivedTables: unknown }>['derivedTables'][number];
+
+export const WAREHOUSE_TABLES = [...SOURCE_TABLES, ...DERIVED_TABLES, ...SYNC_TABLES];
 
 /** Names of the tables that hold source data (as opposed to the sync's bookkeeping). */
 export const SOURCE_TABLE_NAMES = SOURCE_TABLES.map((table) => table.name);
+
+/** The source tables and what the warehouse keeps from them: what a reader given the base tables may read. */
+export const BASE_TABLE_NAMES = [...SOURCE_TABLES, ...DERIVED_TABLES].map((table) => table.name);
 
 /** The warehouse as Kysely sees it, derived from the declarations. */
 export type Warehouse = DatabaseOf<typeof WAREHOUSE_TABLES>;

@@ -217,3 +217,54 @@ export async function ensureDemoReader(db: Db): Promise<string> {
   await grantReader(db, { role: DEMO_READER.role, login: true, password: DEMO_READER.password });
   return DEMO_READER.role;
 }
+
+/** One property's box score. */
+export interface BoxScoreRow {
+  accountId: string;
+  propertyId: number;
+  propertyName: string | null;
+  /** Homes' unit spaces, and of them occupied (on notice or not), vacant, on notice and pre-leased. */
+  units: number;
+  occupied: number;
+  vacant: number;
+  onNotice: number;
+  preleased: number;
+  /** Percent with one decimal, as strings. */
+  occupiedPercent: string;
+  leasedPercent: string;
+  /** Average market rent and average rent of current leases, exact, as strings. */
+  marketRent: string | null;
+  leaseRent: string | null;
+}
+
+/** The box score by property, from `reporting.box_score` (the unit inventory, as of the source's today). */
+export async function boxScore(db: Db): Promise<BoxScoreRow[]> {
+  const { rows } = await sql<{
+    account_id: string;
+    property_id: number;
+    property_name: string | null;
+    total_units: number;
+    occupied: number;
+    vacant: number;
+    on_notice: number;
+    preleased: number;
+    occupied_percent: string | null;
+    leased_percent: string | null;
+    avg_market_rent: string | null;
+    avg_lease_rent: string | null;
+  }>`select * from reporting.box_score order by account_id, property_id`.execute(db);
+  return rows.map((row) => ({
+    accountId: row.account_id,
+    propertyId: row.property_id,
+    propertyName: row.property_name,
+    units: row.total_units,
+    occupied: row.occupied,
+    vacant: row.vacant,
+    onNotice: row.on_notice,
+    preleased: row.preleased,
+    occupiedPercent: row.occupied_percent ?? '0.0',
+    leasedPercent: row.leased_percent ?? '0.0',
+    marketRent: row.avg_market_rent,
+    leaseRent: row.avg_lease_rent,
+  }));
+}

@@ -7,7 +7,9 @@ import type { RunSummary } from '../sync/types.js';
 import type { Db } from '../catalog/tables.js';
 import {
   arAging,
+  boxScore,
   occupancyByProperty,
+  type BoxScoreRow,
   portfolio,
   vendorSpendByMonth,
   type AgingRow,
@@ -134,6 +136,40 @@ export function occupancyTable(rows: OccupancyRow[]): string[] {
   );
 }
 
+/** The box score by property. */
+export function boxScoreTable(rows: BoxScoreRow[]): string[] {
+  const accounts = new Set(rows.map((row) => row.accountId)).size > 1;
+  return formatTable(
+    [
+      ...(accounts ? ['account'] : []),
+      'property',
+      right('units'),
+      right('occupied'),
+      right('vacant'),
+      right('notice'),
+      right('pre-leased'),
+      right('occupied %'),
+      right('leased %'),
+      right('market rent'),
+      right('lease rent'),
+    ],
+    rows.map((row) => [
+      ...(accounts ? [row.accountId] : []),
+      row.propertyName ?? row.propertyId,
+      row.units,
+      row.occupied,
+      row.vacant,
+      row.onNotice,
+      row.preleased,
+      row.occupiedPercent,
+      row.leasedPercent,
+      row.marketRent,
+      row.leaseRent,
+    ]),
+    DEMO_PREFIX,
+  );
+}
+
 /** AR balance by aging bucket. */
 export function agingTable(rows: AgingRow[]): string[] {
   return formatTable(
@@ -156,7 +192,7 @@ export function spendTable(rows: SpendRow[]): string[] {
 export const EXAMPLE_QUERY = 'select * from reporting.rent_roll limit 20;';
 
 /**
- * The demo's three analyst questions, each with its answer as a table, as of a day; first, when
+ * The demo's four analyst questions, each with its answer as a table, as of a day; first, when
  * the warehouse holds several accounts, the accounts side by side.
  */
 export async function analystAnswers(db: Db, asOf: string): Promise<{ title: string; lines: string[] }[]> {
@@ -173,6 +209,10 @@ export async function analystAnswers(db: Db, asOf: string): Promise<{ title: str
     {
       title: `Occupancy by property (units with a Current or Notice lease, as of ${asOf})`,
       lines: occupancyTable(await occupancyByProperty(db)),
+    },
+    {
+      title: "Box score by property (the unit inventory, as of the source's today; averages of homes' rents)",
+      lines: boxScoreTable(await boxScore(db)),
     },
     {
       title: `AR balance by aging bucket (open balance by days past due, as of ${asOf})`,

@@ -1,7 +1,7 @@
 import { createHash, createHmac, pbkdf2Sync, randomBytes } from 'node:crypto';
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../catalog/tables.js';
-import { SOURCE_TABLE_NAMES as SOURCE_TABLES } from '../catalog/tables.js';
+import { BASE_TABLE_NAMES as SOURCE_TABLES } from '../catalog/tables.js';
 import { ACCOUNT_ID } from '../config/accounts.js';
 import { REPORTING_PRIVATE_SCHEMA, REPORTING_SCHEMA } from './views.js';
 

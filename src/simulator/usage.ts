@@ -9,7 +9,13 @@ export const SCALES = ['small', 'medium', 'large'] as const;
 export type Scale = (typeof SCALES)[number];
 
 /** The methods the simulator serves. */
-export const API_METHODS = ['getLeases', 'getInvoices', 'getProperties', 'getStatus'] as const;
+export const API_METHODS = [
+  'getLeases',
+  'getInvoices',
+  'getProperties',
+  'getPropertyUnits',
+  'getStatus',
+] as const;
 export type ApiMethod = (typeof API_METHODS)[number];
 
 /** Which method each area serves. */
@@ -17,6 +23,7 @@ export const AREA_METHODS: Record<string, ApiMethod> = {
   leases: 'getLeases',
   vendors: 'getInvoices',
   properties: 'getProperties',
+  propertyunits: 'getPropertyUnits',
   status: 'getStatus',
 };
 

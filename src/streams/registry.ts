@@ -7,9 +7,10 @@
 import { invoices } from './invoices/manifest.js';
 import { leases } from './leases/manifest.js';
 import { properties } from './properties/manifest.js';
+import { units } from './units/manifest.js';
 import type { StreamDefinition } from './types.js';
 
-export const STREAM_MANIFESTS = [leases, invoices, properties] as const;
+export const STREAM_MANIFESTS = [leases, invoices, properties, units] as const;
 
 /** The streams propsync knows, by name. */
 export type StreamName = (typeof STREAM_MANIFESTS)[number]['name'];
@@ -20,4 +21,5 @@ export const STREAM_CODE: Readonly<Record<StreamName, () => Promise<{ default: S
   leases: () => import('./leases/stream.js'),
   invoices: () => import('./invoices/stream.js'),
   properties: () => import('./properties/stream.js'),
+  units: () => import('./units/stream.js'),
 };

@@ -30,6 +30,11 @@ export interface StreamManifest {
   /** Its tables, parent first (the warehouse's schema is assembled from these). */
   tables: readonly SourceTable[];
   /**
+   * Tables the warehouse keeps from the stream's own by itself (a status history, by a trigger of
+   * the stream's migration): in the catalog, the docs and the readers' grants; the engine never writes them.
+   */
+  derivedTables?: readonly Table[];
+  /**
    * How one property's whole scope is read again and compared (`propsync verify`); absent: the stream is not verified.
    */
   verify?: VerifyDeclaration;
@@ -146,6 +151,8 @@ export type RowsByTable = { [table: string]: LoadRow[] | undefined };
 export interface NormalizedRecord<Rows = RowsByTable> {
   key: number;
   rows: Rows;
+  /** What the run's log should tell of the record though it loads (a status kept as `other`, say). */
+  notes?: string[];
 }
 
 /**

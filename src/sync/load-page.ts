@@ -63,9 +63,11 @@ export interface PageToLoad {
   privacy?: PrivacyPolicy;
 }
 
-/** What loading a page did, plus the quarantine lines for the log. */
+/** What loading a page did, plus the quarantine lines and the records' notes for the log. */
 export interface PageLoaded extends RowCounts {
   problems: string[];
+  /** What the stream noted of records it loaded (`NormalizedRecord.notes`). */
+  notes?: string[];
 }
 
 /**
@@ -141,6 +143,7 @@ export async function loadPage(db: Db, page: PageToLoad): Promise<PageLoaded> {
         rowsDeleted: written.deleted,
         quarantined: entries.length,
         problems: entries.map((entry) => entry.line),
+        notes: written.loaded.flatMap((record) => record.notes ?? []),
       };
       await quarantineRecords(
         trx,
@@ -216,6 +219,7 @@ interface ReadyRecord {
   index: number;
   key: number;
   rows: Map<string, LoadRow[]>;
+  notes?: string[];
 }
 
 /**
@@ -255,7 +259,7 @@ function checkedRecord(
     parentRow[SOURCE_HASH_COLUMN] = digests.tree;
     parentRow[SOURCE_TEXT_HASH_COLUMN] = digests.text ?? null;
   }
-  return { key: normalized.key, rows };
+  return { key: normalized.key, rows, notes: normalized.notes };
 }
 
 /**

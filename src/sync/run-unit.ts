@@ -176,6 +176,7 @@ export async function runWorkUnit(context: UnitContext, plan: WorkUnitPlan): Pro
         });
         for (const problem of loaded.problems)
           log.warn({ event: 'record_quarantined', page: page.pageNo }, problem);
+        for (const note of loaded.notes ?? []) log.warn({ event: 'record_noted', page: page.pageNo }, note);
         log.debug(
           { event: 'page_loaded', page: page.pageNo, ...loaded, problems: undefined },
           `page ${page.pageNo} loaded`,

@@ -11,6 +11,8 @@ import {
 export interface StreamTables {
   stream: string;
   tables: readonly SourceTable[];
+  /** Tables the warehouse keeps from the stream's own (a status history). */
+  derived?: readonly Table[];
 }
 
 const code = (name: string) => `\`${name}\``;
@@ -67,7 +69,7 @@ export function renderTableReference(
       }).filter((entry): entry is [string, Column] => entry[1] !== undefined),
     ),
   ];
-  for (const { stream, tables } of streams) {
+  for (const { stream, tables, derived } of streams) {
     const [parent] = tables;
     for (const table of tables) {
       const role =
@@ -82,6 +84,17 @@ export function renderTableReference(
         h(0, code(table.name)),
         '',
         `${table.meaning} ${role}. ${keyLine(table)}`,
+        '',
+        ...columnTable(own),
+      );
+    }
+    for (const table of derived ?? []) {
+      const own = Object.entries(table.columns).filter(([name]) => name !== ACCOUNT_COLUMN);
+      lines.push(
+        '',
+        h(0, code(table.name)),
+        '',
+        `${table.meaning} Kept by the warehouse from the tables of stream ${code(stream)}, never written by a sync. ${keyLine(table)}`,
         '',
         ...columnTable(own),
       );

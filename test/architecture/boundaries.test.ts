@@ -36,7 +36,16 @@ const ABOUT_THE_DATA = ['demo/analyst-queries.ts', 'demo/report.ts'];
  * Words every stream's scope is made of: propsync syncs per property, so the engine speaks of
  * properties whichever streams exist.
  */
-const ENGINE_WORDS = new Set(['property', 'properties', 'property_id', 'property_ids']);
+const ENGINE_WORDS = new Set([
+  'property',
+  'properties',
+  'property_id',
+  'property_ids',
+  // The engine's work units (`workUnitId`), whatever the units stream and its table are called; the
+  // stream's other names (getPropertyUnits, unit_inventories, unit_spaces, unit_space_id) are checked.
+  'units',
+  'unit_id',
+]);
 
 function filesUnder(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {

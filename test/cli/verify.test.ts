@@ -48,6 +48,7 @@ describe('propsync verify, as a child process', () => {
       'invoices',
       'leases',
       'properties',
+      'units',
     ]);
     for (const stream of account.streams) {
       for (const table of stream.tables) {
@@ -59,6 +60,9 @@ describe('propsync verify, as a child process', () => {
       account.streams.find((s) => s.stream === 'leases')!.tables.find((t) => t.table === 'ar_transactions')!
         .checked,
     ).toBeGreaterThan(100);
+    const units = account.streams.find((s) => s.stream === 'units')!;
+    expect(units.tables.map((table) => table.table)).toEqual(['unit_inventories', 'units', 'unit_spaces']);
+    expect(units.tables.find((table) => table.table === 'unit_spaces')!.checked).toBeGreaterThan(100);
   }, 120_000);
 
   it('exits 4 on drift, naming the drifted rows in a table per stream, leaves them, and status shows the pass; --repair heals them', async () => {

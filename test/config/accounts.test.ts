@@ -198,7 +198,12 @@ ${NORTH}  - id: south
       maxDelayMs: 30_000,
       maxTotalWaitMs: 180_000,
     });
-    expect(north.source.versions).toEqual({ getLeases: 'r1', getInvoices: 'r2', getProperties: 'r1' });
+    expect(north.source.versions).toEqual({
+      getLeases: 'r1',
+      getInvoices: 'r2',
+      getProperties: 'r1',
+      getPropertyUnits: 'r1',
+    });
     expect(north.propertyIds).toEqual(['100001']);
     expect(north.timeZone).toBe('America/Chicago');
     expect(south.source.pageSize).toBe(100);

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   arAging,
   asOfDay,
+  boxScore,
   DEMO_READER,
   ensureDemoReader,
   occupancyByProperty,
@@ -77,6 +78,39 @@ describe('analyst queries read the reporting views', () => {
       ['61-90 days', 1, '-50.00'],
       ['over 90 days', 1, '200.00'],
     ]);
+    // Homes' spaces of the fixture's inventory: 101 occupied, 102-A and 102-B on notice (A pre-leased),
+    // 103 vacant, 105 down; parking P-1 left out. No sync read the inventory: it is as of today, when no
+    // rent charge of the fixture is in effect any more.
+    expect(await boxScore(database.db)).toEqual([
+      {
+        accountId: 'default',
+        propertyId: 100,
+        propertyName: 'Maple Court',
+        units: 5,
+        occupied: 3,
+        vacant: 1,
+        onNotice: 2,
+        preleased: 1,
+        occupiedPercent: '60.0',
+        leasedPercent: '40.0',
+        marketRent: '1430.00',
+        leaseRent: null,
+      },
+      {
+        accountId: 'default',
+        propertyId: 200,
+        propertyName: 'Oak Plaza',
+        units: 1,
+        occupied: 1,
+        vacant: 0,
+        onNotice: 0,
+        preleased: 0,
+        occupiedPercent: '100.0',
+        leasedPercent: '100.0',
+        marketRent: '1400.00',
+        leaseRent: null,
+      },
+    ]);
     // The session clock of arAging does not leak into the pool's next query.
     const { rows } = await sql<{
       now: string | null;
@@ -107,6 +141,7 @@ describe('analyst queries read the reporting views', () => {
       (await analystAnswers(database.db, '2024-06-30')).map((answer) => answer.title.replace(/ \(.*/, ''));
     expect(await titles()).toEqual([
       'Occupancy by property',
+      'Box score by property',
       'AR balance by aging bucket',
       'Vendor spend by month',
     ]);
@@ -168,6 +203,7 @@ describe('analyst queries read the reporting views', () => {
       expect(await titles()).toEqual([
         'Portfolio by account',
         'Occupancy by property',
+        'Box score by property',
         'AR balance by aging bucket',
         'Vendor spend by month',
       ]);

@@ -11,7 +11,7 @@ import { connect } from '../../src/warehouse/db.js';
 import { migrationProvider } from '../../src/warehouse/migrate.js';
 import { migrateWarehouse } from '../../src/app/migrate-warehouse.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { FIXTURE_NOW, insertFixture, SOUTH } from './fixture.js';
+import { FIXTURE_NOW, insertFixture, insertUnitInventory, SOUTH } from './fixture.js';
 
 const ZONE = 'America/Denver';
 const VIEWS = REPORTING_VIEWS.map((view) => view.name);
@@ -26,6 +26,10 @@ const FIXTURE_TABLES = [
   'invoices',
   'invoice_line_items',
   'voided_payments',
+  'unit_inventories',
+  'units',
+  'unit_spaces',
+  'unit_space_status_history',
 ];
 
 /** Every row of a reporting view for one account, in a stable order. */
@@ -132,7 +136,13 @@ describe('reporting views of two accounts with the same ids', () => {
         properties: 2,
         units_known: 5,
         units_occupied: 3,
+        units_source: 'leases',
         occupancy_percent: '60.0',
+        // The inventory's homes: 102-A and 102-B on notice (A pre-leased), 103 vacant; leased 101, 102-A, 201.
+        units_vacant: 1,
+        units_on_notice: 2,
+        units_preleased: 1,
+        leased_percent: '50.0',
         current_leases: 3,
         open_ar_balance: '1025.00',
         past_due_ar_balance: '950.00',
@@ -229,6 +239,8 @@ describe('upgrading a warehouse of one account in place', () => {
 
     const { applied } = await migrateWarehouse(database.db);
     expect(applied).toContain('0011_reporting_accounts');
+    // The unit inventory came after: its rows are written once its tables are there.
+    await insertUnitInventory(database.db, 'default');
     const session = await fixtureSession(database.url);
     try {
       await refreshReporting(session, { timeZone: ZONE });

@@ -10,7 +10,7 @@ import { refreshReporting } from '../../src/reporting/refresh.js';
 import { REPORTING_VIEWS, type ReportingView } from '../../src/reporting/views.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { renderSchema } from '../support/schema-snapshot.js';
-import { FIXTURE_NOW, insertFixture, SOUTH } from './fixture.js';
+import { FIXTURE_NOW, insertFixture, insertUnitInventory, SOUTH } from './fixture.js';
 import { migrator } from './maintained-view-support.js';
 
 const suffix = randomBytes(4).toString('hex');
@@ -29,12 +29,15 @@ async function load(db: Db): Promise<void> {
   await refreshReporting(db, { timeZone: ZONE });
 }
 
-/** Every row of every view, as its owner reads them, at the fixture's moment. */
+/** Every row of every view (of those `db` has), as its owner reads them, at the fixture's moment. */
 async function everyRow(db: Db): Promise<Record<string, unknown[]>> {
+  const { rows: present } = await sql<{ name: string }>`
+    select c.relname as name from pg_class c where c.relnamespace = 'reporting'::regnamespace`.execute(db);
+  const names = new Set(present.map((row) => row.name));
   return db.connection().execute(async (connection) => {
     await sql`select set_config('reporting.now', ${FIXTURE_NOW}, false)`.execute(connection);
     const rows: Record<string, unknown[]> = {};
-    for (const view of REPORTING_VIEWS) {
+    for (const view of REPORTING_VIEWS.filter((candidate) => names.has(candidate.name))) {
       const { rows: found } = await sql<Record<string, unknown>>`
         select * from ${sql.id('reporting', view.name)} order by 1, 2, 3, 4, 5`.execute(connection);
       rows[view.name] = found;
@@ -96,20 +99,34 @@ describe('reporting definitions', () => {
     const before = await everyRow(old.db);
 
     const upgrade = await migrateWarehouse(old.db);
-    expect(upgrade.applied).toEqual([
-      '0018_reporting_definitions',
-      '0019_account_days',
-      '0024_privacy_policies',
-    ]);
+    expect(upgrade.applied).toEqual(
+      expect.arrayContaining([
+        '0018_reporting_definitions',
+        '0019_account_days',
+        '0021_units',
+        '0024_privacy_policies',
+      ]),
+    );
     expect(upgrade.reporting.created).toEqual(creationOrder(REPORTING_VIEWS).map((view) => view.name));
 
+    // The unit inventory came after the release before: its rows are written once its tables are there.
+    await insertUnitInventory(old.db, 'north');
+    await insertUnitInventory(old.db, 'south', SOUTH);
     await load(fresh.db);
     expect(await renderSchema(old.db)).toBe(await renderSchema(fresh.db));
     await refreshReporting(old.db, { timeZone: ZONE });
     const after = await everyRow(old.db);
     expect(after).toEqual(await everyRow(fresh.db));
-    // This change of definitions changed no answer.
-    expect(after).toEqual(before);
+    // This change of definitions changed no answer (views and columns added since aside: 0021's unit inventory).
+    const asBefore = Object.fromEntries(
+      Object.entries(before).map(([view, rows]) => [
+        view,
+        after[view].map((row) =>
+          Object.fromEntries(Object.keys((rows[0] ?? {}) as object).map((key) => [key, (row as never)[key]])),
+        ),
+      ]),
+    );
+    expect(asBefore).toEqual(before);
     expect(await accountsSeenBy(old.db, north, 'reporting.rent_roll')).toEqual(['north']);
   });
 

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Db } from '../../src/catalog/tables.js';
 
 /**
@@ -8,7 +9,9 @@ import type { Db } from '../../src/catalog/tables.js';
  * Property 100 "Maple Court": lease 1 (Current, two customers, the primary not the lowest id),
  * lease 2 (Notice, two unit spaces, renewed in January), lease 3 (Past), lease 4 (Current but
  * soft-deleted), lease 5 (Cancelled), lease 6 (parking, other income). Property 200 "Oak
- * Plaza": lease 8 (Current, moved in on June 30, no customers).
+ * Plaza": lease 8 (Current, moved in on June 30, no customers). The unit inventory: Maple Court's
+ * units 101 (occupied), 102 (two spaces on notice, one pre-leased), 103 (vacant, not ready), 105
+ * (down) and parking P-1; Oak Plaza's 201 (occupied).
  */
 export const FIXTURE_NOW = '2024-07-01T05:30:00Z';
 
@@ -23,7 +26,10 @@ type FixtureTable =
   | 'ar_transactions'
   | 'invoices'
   | 'invoice_line_items'
-  | 'voided_payments';
+  | 'voided_payments'
+  | 'unit_inventories'
+  | 'units'
+  | 'unit_spaces';
 const deleted = new Date('2024-06-20T12:00:00Z');
 
 /** Changes a row of `table` before it is inserted, or leaves it out (undefined). */
@@ -41,14 +47,7 @@ export async function insertFixture(
   account = 'default',
   tweak: FixtureTweak = (_table, row) => row,
 ): Promise<void> {
-  const insert = async (table: FixtureTable, rows: object[]) => {
-    const values = rows.flatMap((row) => tweak(table, { account_id: account, ...row }) ?? []);
-    if (values.length)
-      await db
-        .insertInto(table)
-        .values(values as never)
-        .execute();
-  };
+  const insert = inserter(db, account, tweak);
   const lease = (
     id: number,
     property: number,
@@ -171,13 +170,13 @@ export async function insertFixture(
     ...extra,
   });
   await insert('lease_scheduled_charges', [
-    charge(1, 1, 11, 'Monthly', '1500.00', '2024-01-15', '2024-12-31'),
+    charge(1, 1, 11, 'Monthly', '1500.00', '2024-01-15', '2024-12-31', { charge_type: 'Rent' }),
     charge(2, 1, 11, 'Monthly', '50.00', '2024-03-01', '2024-12-31'),
     charge(3, 1, 11, 'One Time', '100.00', '2024-01-15', '2024-01-15'),
     charge(4, 1, 11, 'Monthly', '25.00', '2024-01-15', '2024-05-31'), // ended before today
     charge(5, 1, 11, 'Monthly', '10.00', '2024-01-15', null, { deleted_at: deleted }),
     charge(6, 2, 20, 'Monthly', '1150.00', '2023-07-01', '2023-12-31'), // the earlier interval's rent
-    charge(7, 2, 21, 'Monthly', '1200.00', '2024-01-01', '2024-07-31'),
+    charge(7, 2, 21, 'Monthly', '1200.00', '2024-01-01', '2024-07-31', { charge_type: 'Rent' }),
     charge(8, 6, 61, 'Monthly', '75.00', '2024-02-01', '2025-01-31'),
   ]);
 
@@ -310,6 +309,89 @@ export async function insertFixture(
     voided(7, 9001),
     voided(7, 9002, { deleted_at: deleted }),
     voided(6, 9003),
+  ]);
+
+  await insertUnitInventory(db, account, tweak);
+}
+
+/** Inserts rows of the fixture's tables as `account`'s, through `tweak`; a table the warehouse lacks is left out. */
+function inserter(db: Db, account: string, tweak: FixtureTweak) {
+  return async (table: FixtureTable, rows: object[]) => {
+    const values = rows.flatMap((row) => tweak(table, { account_id: account, ...row }) ?? []);
+    // A warehouse of a release before has no unit inventory: its tables are left out there.
+    const { rows: found } = await sql<{
+      found: boolean;
+    }>`select to_regclass(${table}) is not null as found`.execute(db);
+    if (values.length && found[0].found)
+      await db
+        .insertInto(table)
+        .values(values as never)
+        .execute();
+  };
+}
+
+/** The fixture's unit inventory alone (insertFixture inserts it too), for a warehouse upgraded since. */
+export async function insertUnitInventory(
+  db: Db,
+  account = 'default',
+  tweak: FixtureTweak = (_table, row) => row,
+): Promise<void> {
+  const insert = inserter(db, account, tweak);
+  await insert('unit_inventories', [
+    { property_id: 100, unit_count: 5, space_count: 6, raw },
+    { property_id: 200, unit_count: 1, space_count: 1, raw },
+  ]);
+  const unit = (id: number, property: number, number: string, extra: object = {}) => ({
+    unit_id: id,
+    property_id: property,
+    unit_number: number,
+    building_name: 'A',
+    floorplan_name: '1x1',
+    unit_type_name: 'Apartment',
+    is_other_income: false,
+    raw,
+    ...extra,
+  });
+  await insert('units', [
+    unit(1, 100, '101'),
+    unit(2, 100, '102'),
+    unit(3, 100, '103'),
+    unit(5, 100, '105'),
+    unit(900, 100, 'P-1', { building_name: 'Garage', unit_type_name: 'Parking', is_other_income: true }),
+    unit(21, 200, '201'),
+  ]);
+  const space = (
+    id: number,
+    property: number,
+    unitId: number,
+    number: string,
+    status: string,
+    category: string,
+    extra: object = {},
+  ) => ({
+    unit_space_id: id,
+    property_id: property,
+    unit_id: unitId,
+    unit_number: number,
+    availability_status: status,
+    status_category: category,
+    rent: '1400.00',
+    is_other_income: false,
+    raw,
+    ...extra,
+  });
+  await insert('unit_spaces', [
+    space(1001, 100, 1, '101', 'Occupied No Notice', 'occupied', { rent: '1550.00' }),
+    space(2001, 100, 2, '102-A', 'Notice Rented', 'notice', { is_preleased: true }),
+    space(2002, 100, 2, '102-B', 'Notice Unrented', 'notice', { is_preleased: false }),
+    space(3001, 100, 3, '103', 'Vacant Unrented Not Ready', 'vacant', {
+      is_preleased: false,
+      is_ready: false,
+      make_ready_date: '2024-07-05',
+    }),
+    space(5001, 100, 5, '105', 'Down', 'down'),
+    space(9001, 100, 900, 'P-1', 'Occupied', 'occupied', { rent: '75.00', is_other_income: true }),
+    space(2101, 200, 21, '201', 'Occupied', 'occupied'),
   ]);
 }
 

@@ -4,7 +4,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { scramVerifier } from '../../src/reporting/reader-role.js';
 import { REPORTING_VIEWS } from '../../src/reporting/views.js';
-import { SOURCE_TABLE_NAMES as SOURCE_TABLES } from '../../src/catalog/tables.js';
+import { BASE_TABLE_NAMES as SOURCE_TABLES } from '../../src/catalog/tables.js';
 import { runPropsync } from '../support/cli.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 

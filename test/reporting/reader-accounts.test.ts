@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { SOURCE_TABLE_NAMES, type Warehouse } from '../../src/catalog/tables.js';
+import { BASE_TABLE_NAMES, SOURCE_TABLE_NAMES, type Warehouse } from '../../src/catalog/tables.js';
 import { refreshReporting } from '../../src/reporting/refresh.js';
 import { REPORTING_VIEWS } from '../../src/reporting/views.js';
 import { connect } from '../../src/warehouse/db.js';
@@ -200,7 +200,7 @@ describe('grant-reader --account: a reader of some accounts', () => {
           [
             ...REPORTING_VIEWS.map((view) => `reporting.${view.name}`),
             'reporting.settings',
-            ...[...SOURCE_TABLE_NAMES, ...BOOKKEEPING].map((table) => `public.${table}`),
+            ...[...BASE_TABLE_NAMES, ...BOOKKEEPING].map((table) => `public.${table}`),
           ].sort(),
         );
         for (const [relation, { accounts, southText }] of seen) {

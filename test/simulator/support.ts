@@ -78,6 +78,7 @@ const AREA: Record<string, string> = {
   getLeases: 'leases',
   getInvoices: 'vendors',
   getProperties: 'properties',
+  getPropertyUnits: 'propertyunits',
   getStatus: 'status',
 };
 

@@ -18,10 +18,12 @@ export const OCCUPANCY_MONTHLY: ReportingView = {
     "Per property and month: units known, units occupied at the month's end (today for the current month), " +
     'occupancy %.',
   notes:
-    'The source gives no unit inventory in the methods synced, so units known is the number of distinct units ' +
-    'any lease of the property has ever named (all time, the same every month). ' +
-    'A unit is occupied on a day when a Current, Notice or Past lease moved in on or before it ' +
-    'and moves out after it ' +
+    'Units known come from the unit inventory (getPropertyUnits, the units stream) for every month whose as_of_date ' +
+    'its status history covers (from the first sync that read it on): the units of homes it listed on that day, ' +
+    'parking and storage left out, units down or vacant included. ' +
+    'Before that, or without the units stream, units known is the number of distinct units any lease of the property ' +
+    'has ever named (all time, the same every month). units_source says which. ' +
+    'A unit is occupied on a day when a Current, Notice or Past lease moved in on or before it and moves out after it ' +
     '(or has no move-out and is Current or Notice). ' +
     'Other-income leases (parking, storage) and leases the source no longer lists are left out. ' +
     "Months run from the property's first move-in to the current month. " +
@@ -38,7 +40,13 @@ export const OCCUPANCY_MONTHLY: ReportingView = {
     },
     {
       name: 'units_known',
-      meaning: 'Distinct units any lease of the property has named (the source has no unit list).',
+      meaning:
+        'Units of homes: those the unit inventory listed on as_of_date, or, before it covers the month, the distinct units any lease of the property has named.',
+    },
+    {
+      name: 'units_source',
+      meaning:
+        'Where units_known comes from: inventory (the unit inventory on as_of_date) or leases (units leases have named).',
     },
     {
       name: 'units_occupied',
@@ -78,6 +86,31 @@ export const OCCUPANCY_MONTHLY: ReportingView = {
        cross join generate_series(date_trunc('month', least(coalesce(u.first_move_in, ${TODAY}), ${TODAY})),
                                   date_trunc('month', ${TODAY}), interval '1 month') m
     ),
+    inventory as (
+      select h.account_id, h.property_id, h.unit_id, h.valid_from, h.valid_to
+        from public.unit_space_status_history h
+        join public.units u on u.account_id = h.account_id and u.unit_id = h.unit_id
+       where not u.is_other_income
+    ),
+    covered as (
+      select account_id, property_id, min(valid_from) as first_day from inventory group by account_id, property_id
+    ),
+    inventory_units as (
+      select m.account_id, m.property_id, m.month, count(distinct i.unit_id)::int as units
+        from months m
+        join inventory i on i.account_id = m.account_id and i.property_id = m.property_id
+       where i.valid_from <= m.as_of_date and (i.valid_to is null or i.valid_to > m.as_of_date)
+       group by m.account_id, m.property_id, m.month
+    ),
+    known as (
+      select m.account_id, m.property_id, m.month, m.as_of_date,
+             case when c.first_day <= m.as_of_date then coalesce(iu.units, 0) else m.units_known end as units_known,
+             case when c.first_day <= m.as_of_date then 'inventory' else 'leases' end as units_source
+        from months m
+        left join covered c on c.account_id = m.account_id and c.property_id = m.property_id
+        left join inventory_units iu
+          on iu.account_id = m.account_id and iu.property_id = m.property_id and iu.month = m.month
+    ),
     occupied as (
       select m.account_id, m.property_id, m.month, count(distinct r.unit_id)::int as units_occupied
         from months m
@@ -94,10 +127,12 @@ export const OCCUPANCY_MONTHLY: ReportingView = {
            m.month,
            (m.month + interval '1 month - 1 day')::date as month_end,
            m.as_of_date,
-           m.units_known,
+           k.units_known,
+           k.units_source,
            coalesce(o.units_occupied, 0) as units_occupied,
-           round(100.0 * coalesce(o.units_occupied, 0) / nullif(m.units_known, 0), 1) as occupancy_percent
+           round(100.0 * coalesce(o.units_occupied, 0) / nullif(k.units_known, 0), 1) as occupancy_percent
       from months m
+      join known k on k.account_id = m.account_id and k.property_id = m.property_id and k.month = m.month
       left join occupied o on o.account_id = m.account_id and o.property_id = m.property_id and o.month = m.month
       ${accountNameJoin('m')}
       ${propertyNameJoin('m')}`,

@@ -20,7 +20,9 @@ export const PORTFOLIO: ReportingView = {
     'Accounts are those the configuration has run (with their names) ' +
     'and any account the warehouse holds properties of. ' +
     'Properties, units and occupancy sum reporting.properties and the latest month of reporting.occupancy_monthly ' +
-    '(as of the last sync). ' +
+    '(as of the last sync), whose units come from the unit inventory where it covers the month (units_source). ' +
+    "Vacant, on notice, pre-leased and leased % sum reporting.box_score (the unit inventory's homes, as of the " +
+    "source's today of the last sync that read it). " +
     'Current leases are Current and Notice leases of homes (other-income leases left out). ' +
     'Open AR is what reporting.ar_aging sums, past due AR its part due before today; ' +
     'open AP is what reporting.ap_open_invoices lists. ' +
@@ -35,13 +37,34 @@ export const PORTFOLIO: ReportingView = {
     },
     {
       name: 'units_known',
-      meaning: 'Units any lease of the account has named (summed over its properties).',
+      meaning:
+        "Units of homes of the account, summed over its properties' latest month of reporting.occupancy_monthly " +
+        '(the unit inventory where it covers the month, else the units leases have named).',
     },
     {
       name: 'units_occupied',
       meaning: 'Of those, units with a resident in the latest month of reporting.occupancy_monthly.',
     },
+    {
+      name: 'units_source',
+      meaning:
+        "Where units_known comes from: inventory (every property's from the unit inventory), leases (none's), or mixed.",
+    },
     { name: 'occupancy_percent', meaning: 'units_occupied / units_known in percent, one decimal.' },
+    {
+      name: 'units_vacant',
+      meaning: "Vacant homes' unit spaces of the unit inventory (reporting.box_score).",
+    },
+    {
+      name: 'units_on_notice',
+      meaning: "Homes' unit spaces whose resident is on notice (reporting.box_score).",
+    },
+    { name: 'units_preleased', meaning: "Vacant or on-notice homes' unit spaces a future lease holds." },
+    {
+      name: 'leased_percent',
+      meaning:
+        "Leased homes' unit spaces / all of them in percent, one decimal (reporting.box_score), empty without an inventory.",
+    },
     { name: 'current_leases', meaning: 'Current and Notice leases of homes (parking and storage left out).' },
     {
       name: 'open_ar_balance',
@@ -68,11 +91,21 @@ export const PORTFOLIO: ReportingView = {
     ),
     occupancy as (
       select latest.account_id, sum(latest.units_known)::int as units_known,
-             sum(latest.units_occupied)::int as units_occupied
-        from (select distinct on (o.account_id, o.property_id) o.account_id, o.units_known, o.units_occupied
+             sum(latest.units_occupied)::int as units_occupied,
+             case when bool_and(latest.units_source = 'inventory') then 'inventory'
+                  when bool_and(latest.units_source = 'leases') then 'leases' else 'mixed' end as units_source
+        from (select distinct on (o.account_id, o.property_id) o.account_id, o.units_known, o.units_occupied,
+                     o.units_source
                 from reporting_private.occupancy_monthly o
                order by o.account_id, o.property_id, o.month desc) latest
        group by latest.account_id
+    ),
+    box as (
+      select b.account_id, sum(b.total_units)::int as total_units, sum(b.vacant)::int as vacant,
+             sum(b.on_notice)::int as on_notice, sum(b.preleased)::int as preleased,
+             sum(b.occupied_no_notice + b.preleased)::int as leased
+        from reporting_private.box_score b
+       group by b.account_id
     ),
     leases as (
       select l.account_id, count(*)::int as current_leases
@@ -100,7 +133,12 @@ export const PORTFOLIO: ReportingView = {
            coalesce(p.properties, 0) as properties,
            coalesce(o.units_known, 0) as units_known,
            coalesce(o.units_occupied, 0) as units_occupied,
+           coalesce(o.units_source, 'leases') as units_source,
            round(100.0 * coalesce(o.units_occupied, 0) / nullif(o.units_known, 0), 1) as occupancy_percent,
+           coalesce(bx.vacant, 0) as units_vacant,
+           coalesce(bx.on_notice, 0) as units_on_notice,
+           coalesce(bx.preleased, 0) as units_preleased,
+           round(100.0 * bx.leased / nullif(bx.total_units, 0), 1) as leased_percent,
            coalesce(l.current_leases, 0) as current_leases,
            coalesce(ar.balance, 0)::numeric(14,2) as open_ar_balance,
            coalesce(ar.past_due, 0)::numeric(14,2) as past_due_ar_balance,
@@ -112,6 +150,7 @@ export const PORTFOLIO: ReportingView = {
       ${accountNameJoin('k')}
       left join properties p on p.account_id = k.account_id
       left join occupancy o on o.account_id = k.account_id
+      left join box bx on bx.account_id = k.account_id
       left join leases l on l.account_id = k.account_id
       left join ar on ar.account_id = k.account_id
       left join ap on ap.account_id = k.account_id`,

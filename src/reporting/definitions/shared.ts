@@ -105,3 +105,21 @@ export const PRIMARY_RESIDENT = `
      order by ${PRIMARY_FIRST}
      limit 1
   ) r on true`;
+/**
+ * The source's today of the unit inventory per account (as d.today): that of the last run that read
+ * it, or the account's own today when none has.
+ */
+export const INVENTORY_DAY = `
+  left join (
+    select r.account_id, max(r.source_today) as today
+      from public.sync_runs r
+     where 'units' = any(r.streams) and r.source_today is not null
+       and r.status in ('succeeded', 'partial', 'incomplete')
+     group by r.account_id
+  ) synced on synced.account_id = s.account_id
+  left join reporting_private.account_today synced_zone on synced_zone.account_id = s.account_id
+  cross join lateral (select coalesce(synced.today, synced_zone.today, reporting.today()) as today) d`;
+
+export const INVENTORY_DAY_NOTE =
+  "The inventory is as of the source's today of the last sync that read it (as_of_date; the account's " +
+  "today, reporting.today(account_id), before any did): the source gives today's state only.";

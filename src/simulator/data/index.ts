@@ -12,6 +12,8 @@ export { INVOICE_TYPE_NAMES } from './invoice-records.js';
 export { mountainDateTime, isMountainDst, dayFromIso, isoFromDay, mdy } from './calendar.js';
 export {
   expectedWarehouse,
+  expectedInventory,
+  type SpaceTruth,
   leaseCountsByStatus,
   TRUTH_TABLES,
   type TableTruth,
@@ -19,3 +21,4 @@ export {
   type WarehouseTruth,
 } from './truth.js';
 export * from './model.js';
+export { UNKNOWN_STATUS, SPACE_STATES, type SpaceState } from './inventory.js';

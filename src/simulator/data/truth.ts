@@ -3,6 +3,7 @@
  * computed from the SimDataset alone.
  * What "complete" means: docs/simulator.md#what-a-complete-sync-must-hold
  */
+import { inventoryIndex, propertyInventory, type InventorySpace } from './inventory.js';
 import type { SimDataset, SimInvoice, SimLease } from './model.js';
 import { centsToString, numberToCents, stringToCents } from './money.js';
 
@@ -28,6 +29,9 @@ export interface WarehouseTruth {
   invoice_line_items: TableTruth;
   invoice_payments: TableTruth;
   voided_payments: TableTruth;
+  unit_inventories: TableTruth;
+  units: TableTruth;
+  unit_spaces: TableTruth;
 }
 
 /** Warehouse table names that `expectedWarehouse` reports. */
@@ -43,6 +47,9 @@ export const TRUTH_TABLES = [
   'invoice_line_items',
   'invoice_payments',
   'voided_payments',
+  'unit_inventories',
+  'units',
+  'unit_spaces',
 ] as const satisfies readonly (keyof WarehouseTruth)[];
 
 /** Narrows what counts as complete (all of the data set when omitted). */
@@ -131,6 +138,8 @@ export function expectedWarehouse(dataset: SimDataset, options: TruthOptions = {
     voidedCents: 0,
   };
   for (const l of dataset.leases) if (!only || only.has(l._propertyId)) addLease(t, l);
+  const inventory = expectedInventory(dataset, options);
+  const spaces = inventory.flatMap((property) => property.spaces);
   for (const inv of dataset.invoices)
     if (!only || inv._propertyIds.some((p) => only.has(p))) addInvoice(t, inv);
   return {
@@ -149,7 +158,43 @@ export function expectedWarehouse(dataset: SimDataset, options: TruthOptions = {
     invoice_line_items: { count: t.lines, sumAmount: centsToString(t.lineCents) },
     invoice_payments: { count: t.payments, sumAmount: centsToString(t.paymentCents) },
     voided_payments: { count: t.voided, sumAmount: centsToString(t.voidedCents) },
+    unit_inventories: { count: inventory.length },
+    units: { count: inventory.reduce((sum, property) => sum + property.units, 0) },
+    unit_spaces: { count: spaces.length },
   };
+}
+
+/** One space of the inventory as a complete sync must hold it. */
+export interface SpaceTruth extends InventorySpace {
+  propertyId: number;
+  unitId: string;
+  otherIncome: boolean;
+}
+
+/** Each property's inventory on the data set's today (every unit, down ones included). */
+export function expectedInventory(
+  dataset: SimDataset,
+  options: TruthOptions = {},
+): { propertyId: number; units: number; spaces: SpaceTruth[] }[] {
+  const only = options.propertyIds ? new Set(options.propertyIds) : undefined;
+  const index = inventoryIndex(dataset);
+  return dataset.properties
+    .filter((property) => !only || only.has(property.PropertyID))
+    .map((property) => {
+      const units = propertyInventory(dataset, index, property);
+      return {
+        propertyId: property.PropertyID,
+        units: units.length,
+        spaces: units.flatMap((unit) =>
+          unit.spaces.map((space) => ({
+            ...space,
+            propertyId: property.PropertyID,
+            unitId: unit.unit.unitId,
+            otherIncome: unit.otherIncome,
+          })),
+        ),
+      };
+    });
 }
 
 /** Lease counts by status id (1-6), for tests that check what a default (Current+Notice) read returns. */

@@ -1,3 +1,4 @@
+import { inventoryIndex, type InventoryIndex } from '../data/inventory.js';
 import type { SimDataset, SimInvoice, SimLease, SimProperty } from '../data/model.js';
 
 /**
@@ -9,6 +10,8 @@ export class DatasetIndex {
   leasesByProperty = new Map<number, SimLease[]>();
   invoicesByProperty = new Map<number, SimInvoice[]>();
   propertiesById = new Map<number, SimProperty>();
+  /** Leases by unit, for the unit inventory (getPropertyUnits). */
+  inventory: InventoryIndex = { byUnit: new Map() };
 
   constructor(readonly dataset: SimDataset) {
     this.refresh();
@@ -33,6 +36,7 @@ export class DatasetIndex {
         list.push(invoice);
       }
     }
+    this.inventory = inventoryIndex(dataset);
     this.leasesByProperty = leases;
     this.invoicesByProperty = invoices;
   }

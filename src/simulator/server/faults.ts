@@ -218,7 +218,7 @@ export class FaultInjector {
     return chosen;
   }
 
-  /** Whether any badrecord rule applies to `method` (getLeases and getInvoices only). */
+  /** Whether any badrecord rule applies to `method` (getLeases, getInvoices and getPropertyUnits only). */
   hasBadRecords(method: string): boolean {
     return (
       RECORD_METHODS.includes(method) &&
@@ -277,7 +277,19 @@ const DAMAGE_FIELDS: Record<string, Record<Exclude<BadRecordKind, 'id'>, string>
     year0: 'postDate',
     bigid: 'vendor.id',
   },
+  getPropertyUnits: {
+    date: 'units.unit.unitSpaces.unitSpace.availableDate',
+    number: 'units.unit.unitSpaces.unitSpace.rent',
+    nul: 'units.unit.unitNumber',
+    int: 'units.unit.unitTypeId',
+    money: 'units.unit.unitSpaces.unitSpace.rent',
+    year0: 'units.unit.unitSpaces.unitSpace.availableDate',
+    bigid: 'units.unit.floorplanId',
+  },
 };
+
+/** The id field of a method's records, where it is not `id`. */
+const ID_FIELDS: Record<string, string> = { getPropertyUnits: 'propertyId' };
 
 /** Methods whose records the badrecord fault damages. */
 export const RECORD_METHODS = Object.keys(DAMAGE_FIELDS);
@@ -305,7 +317,7 @@ function damagedValue(kind: Exclude<BadRecordKind, 'id'>, clean: unknown, record
   }
 }
 
-/** Damages a rendered lease or invoice (a fresh copy, never the stored one) in place. */
+/** Damages a rendered record (a fresh copy, never the stored one) in place. */
 export function damageRecord(
   method: string,
   record: Record<string, unknown>,
@@ -315,7 +327,7 @@ export function damageRecord(
   const fields = DAMAGE_FIELDS[method];
   if (!fields) return;
   if (kind === 'id') {
-    delete record.id;
+    delete record[ID_FIELDS[method] ?? 'id'];
     return;
   }
   const target = ownedHolder(record, fields[kind]);

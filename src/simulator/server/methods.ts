@@ -1,5 +1,5 @@
 import type { DatasetIndex } from './dataset-index.js';
-import { ApiError, ERROR_CODE } from './errors.js';
+import { ApiError, ERROR_CODE, invalidParameter } from './errors.js';
 import { damageRecord, type FaultInjector } from './faults.js';
 import { parseInvoiceQuery, selectInvoices } from './invoice-query.js';
 import { parseLeaseQuery, selectLeases } from './lease-query.js';
@@ -8,6 +8,8 @@ import { ParamReader } from './params.js';
 import { applyWireQuirks, NO_RECORDS, resultList } from './quirks.js';
 import { renderInvoice } from './render-invoice.js';
 import { renderLease } from './render-lease.js';
+import { renderPropertyUnits } from './render-units.js';
+import { propertyInventory } from '../data/inventory.js';
 import type { ApiMethod, ApiVersion } from './routes.js';
 
 /** What a method needs besides its parameters. */
@@ -111,6 +113,62 @@ function getProperties(params: Record<string, string>, ctx: MethodContext): Meth
   return { result: { PhysicalProperty: { Property: resultList('Property', items, ids, ctx.seed) } }, page };
 }
 
+/** Parameters of getPropertyUnits (source-api.md section 6a). */
+const UNIT_PARAMS = [
+  'propertyIds',
+  'availableUnitsOnly',
+  'usePropertyPreferences',
+  'includeDisabledFloorplans',
+  'includeDisabledUnits',
+];
+
+/**
+ * getPropertyUnits: every unit and space of the properties asked for on the data set's today, a
+ * record per property. Units that are down are disabled: left out unless `includeDisabledUnits`
+ * (a default that hides data, as the others have). `availableUnitsOnly` keeps the spaces that are
+ * vacant or on notice and not pre-leased.
+ */
+function getPropertyUnits(params: Record<string, string>, ctx: MethodContext): MethodOutcome {
+  const p = new ParamReader(params, UNIT_PARAMS);
+  const wanted = p.idList('propertyIds');
+  if (!wanted) throw invalidParameter('propertyIds', 'required parameter is missing');
+  const availableOnly = p.flag('availableUnitsOnly');
+  const disabled = p.flag('includeDisabledUnits');
+  for (const flag of ['usePropertyPreferences', 'includeDisabledFloorplans']) p.flag(flag);
+  const properties = [...new Set(wanted)]
+    .sort((a, b) => a - b)
+    .map((id) => {
+      const property = ctx.index.propertiesById.get(id);
+      if (!property) throw noAccess(id);
+      return property;
+    });
+  const { items, ids, page } = pageRecords(
+    properties,
+    ctx,
+    'getPropertyUnits',
+    (property) => String(property.PropertyID),
+    (property) => {
+      const units = propertyInventory(ctx.index.dataset, ctx.index.inventory, property)
+        .filter((unit) => disabled || unit.spaces.every((space) => space.state !== 'down'))
+        .map((unit) =>
+          availableOnly
+            ? {
+                ...unit,
+                spaces: unit.spaces.filter(
+                  (space) => (space.state === 'vacant' || space.state === 'notice') && !space.preleased,
+                ),
+              }
+            : unit,
+        )
+        .filter((unit) => unit.spaces.length > 0);
+      return renderPropertyUnits(property, units, ctx.seed);
+    },
+    'property-units',
+  );
+  if (items.length === 0) return { result: NO_RECORDS, page };
+  return { result: { properties: { property: resultList('property', items, ids, ctx.seed) } }, page };
+}
+
 /**
  * Runs one read method against the data set: decodes and checks its parameters (an ApiError
  * with code 400 or 302 otherwise), filters, pages, renders the version's shape with the wire
@@ -129,6 +187,8 @@ export function runMethod(
       return getInvoices(params, version, ctx);
     case 'getProperties':
       return getProperties(params, ctx);
+    case 'getPropertyUnits':
+      return getPropertyUnits(params, ctx);
     case 'getStatus':
       new ParamReader(params, []);
       return { result: { status: 'Success', message: STATUS_MESSAGE } };

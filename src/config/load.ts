@@ -32,6 +32,7 @@ export const ENVIRONMENT_KEYS = [
   { env: 'PROPSYNC_METRICS_HOST', path: ['metrics', 'host'] },
   { env: 'PROPSYNC_SCHEDULE_MODE', path: ['schedule', 'mode'] },
   { env: 'PROPSYNC_WORKER_CONCURRENCY', path: ['worker', 'concurrency'] },
+  { env: 'PROPSYNC_WORKER_WAIT_NOTICE_SECONDS', path: ['worker', 'waitNoticeSeconds'] },
 ] as const satisfies readonly { env: string; path: readonly string[]; list?: boolean }[];
 
 /** Keys whose values are never printed, whatever is wrong with them (matched anywhere in the tree). */

@@ -4,7 +4,7 @@ import type { DiscoveredProperty, Lane, PlanContext, StreamDefinition } from '..
 import { addDays } from '../dates/days.js';
 import { SourceClock } from '../source/clock.js';
 import { cursorReader } from './cursors.js';
-import { isBudgetError } from './run-unit.js';
+import { isBudgetError } from './errors.js';
 import type { SyncDeps, SyncRequest } from './types.js';
 
 /** A lane of one stream, ready to run. */
@@ -20,6 +20,8 @@ export interface RunPlan {
   latestDay: string;
   propertyIds: string[];
   lanes: PlannedLane[];
+  /** Windows the plan knowingly leaves unread, each with why: the run then ends `incomplete`. */
+  unread: string[];
   /** Work units known before running (dynamic steps add more). */
   workUnits: number;
   byStream: Partial<Record<StreamName, number>>;
@@ -49,10 +51,16 @@ export async function planRun(request: SyncRequest, streams: StreamName[], deps:
   const latestDay = latestCursorDay(deps.account.timeZone);
   // Every day a stream plans with (cursor values, windows, next refresh days) comes from today.
   const today = discovered.today > latestDay ? latestDay : discovered.today;
+  const unread: string[] = [];
   if (today !== discovered.today) {
+    const from = addDays(today, 1);
+    const days = from === discovered.today ? `day ${from}` : `days ${from}..${discovered.today}`;
+    unread.push(
+      `the source's ${days}: its today ${discovered.today} is past the local tomorrow ${today} (its clock or data run ahead); read once the local day reaches them`,
+    );
     deps.logger.warn(
       { event: 'source_today_clamped', sourceToday: discovered.today, today },
-      `the source's today ${discovered.today} is past the local tomorrow; planning with ${today}`,
+      `the source's today ${discovered.today} is past the local tomorrow; planning with ${today}, leaving its ${days} unread`,
     );
   }
   const lanes: PlannedLane[] = [];
@@ -69,6 +77,7 @@ export async function planRun(request: SyncRequest, streams: StreamName[], deps:
     latestDay,
     propertyIds,
     lanes: interleave(lanes, (planned) => planned.stream.name),
+    unread,
     workUnits,
     byStream,
   };

@@ -11,6 +11,7 @@ import { crashPoint } from './crash-points.js';
 import { keyOfRecord, loadPage, recordRecognizer, type PageLoaded, type PageToLoad } from './load-page.js';
 import { lockName, type HeldLock } from './lock.js';
 import type { SyncObserver } from './types.js';
+import { InterruptedError, isBudgetError, ListingError } from './errors.js';
 import { addUnitCalls, countSeen, endWorkUnit, pagesCommitted, startWorkUnit } from './work-units.js';
 
 /** How a work unit ended. */
@@ -45,28 +46,6 @@ export interface UnitContext {
 
 /** Restarts of a listing whose total changed while it was paged, before trusting it as it is. */
 const MAX_RELISTS = 2;
-
-/**
- * Thrown when a listing cannot be shown complete: the unit fails and its completion actions (deletions,
- * cursors) do not run.
- */
-export class ListingError extends Error {
-  override name = 'ListingError';
-  constructor(
-    message: string,
-    /** Calls spent on the page that showed it (they count against the unit). */
-    readonly attempts: number,
-  ) {
-    super(message);
-  }
-}
-
-/** Thrown inside the page loop when the run is asked to stop. */
-class Interrupted extends Error {
-  constructor() {
-    super('interrupted: the run was asked to stop; the unit resumes from its checkpoint next time');
-  }
-}
 
 /**
  * Runs one work unit: pages its request from its checkpoint to the end, loading each page in
@@ -131,7 +110,7 @@ export async function runWorkUnit(context: UnitContext, plan: WorkUnitPlan): Pro
       let relist = false;
       let sawPage = false;
       const listing = new ListingTally(startPage);
-      if (context.signal?.aborted) throw new Interrupted();
+      if (context.signal?.aborted) throw new InterruptedError();
       for await (const page of client.pages(request, { startPage, signal: context.signal, recognize })) {
         sawPage = true;
         crashPoint('page-fetched');
@@ -190,7 +169,7 @@ export async function runWorkUnit(context: UnitContext, plan: WorkUnitPlan): Pro
           bytes: page.bytes,
         });
         if (relist) break;
-        if (!page.isLast && context.signal?.aborted) throw new Interrupted();
+        if (!page.isLast && context.signal?.aborted) throw new InterruptedError();
       }
       if (relist) {
         relists += 1;
@@ -235,7 +214,7 @@ export async function runWorkUnit(context: UnitContext, plan: WorkUnitPlan): Pro
     // The attempts of the failing page still count against the unit (the client's errors say how many).
     const attempts = failedAttempts(error);
     const interrupted =
-      error instanceof Interrupted || context.signal?.aborted === true || isBudgetError(error);
+      error instanceof InterruptedError || context.signal?.aborted === true || isBudgetError(error);
     // A lock lost for good says who took it, rather than how the page in flight ended.
     const lockLost = context.lock?.signal.aborted
       ? (context.lock.signal.reason as Error | undefined)?.message
@@ -409,12 +388,7 @@ class ListingTally {
  * Calls made for the page that failed: the error's `attempts` when the client says, else one (none for a budget stop).
  */
 function failedAttempts(error: unknown): number {
-  if (isBudgetError(error) || error instanceof Interrupted) return 0;
+  if (isBudgetError(error) || error instanceof InterruptedError) return 0;
   const attempts = (error as { attempts?: unknown } | undefined)?.attempts;
   return typeof attempts === 'number' && attempts >= 0 ? attempts : 1;
-}
-
-/** True for the client's budget-exhausted error (checked by name to keep the engine decoupled). */
-export function isBudgetError(error: unknown): boolean {
-  return error instanceof Error && error.name === 'BudgetExhaustedError';
 }

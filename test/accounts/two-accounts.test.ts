@@ -457,6 +457,7 @@ describe('a warehouse of before accounts (migration 0009), upgraded in place', (
       '0014_account_load_costs',
       '0015_ar_activity_groups',
       '0016_vendor_spend_groups',
+      '0017_run_unread',
     ]);
 
     // Every row is account `default`, none lost; no table was rewritten to get there.

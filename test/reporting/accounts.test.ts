@@ -314,6 +314,7 @@ describe('upgrading a warehouse of one account in place', () => {
       '0014_account_load_costs',
       '0015_ar_activity_groups',
       '0016_vendor_spend_groups',
+      '0017_run_unread',
     ]);
   });
 });

@@ -602,7 +602,7 @@ describe('migration 0016 on a warehouse of 0015', () => {
     const before = await migration.expectMaterialized();
     expect(await migration.made()).toEqual([{ name: 'vendor_spend_monthly' }]);
 
-    expect((await migrateToLatest(old)).applied).toEqual(['0016_vendor_spend_groups']);
+    expect((await migrateToLatest(old)).applied).toEqual(['0016_vendor_spend_groups', '0017_run_unread']);
     await migration.expectMaintainedAfterUp(before);
     // The reader may read the view, not the tables behind it.
     await old.transaction().execute(async (trx) => {
@@ -625,7 +625,7 @@ describe('migration 0016 on a warehouse of 0015', () => {
 
     await migration.expectMaterializedAfterDown(before);
     // And up again.
-    expect((await migrateToLatest(old)).applied).toEqual(['0016_vendor_spend_groups']);
+    expect((await migrateToLatest(old)).applied).toEqual(['0016_vendor_spend_groups', '0017_run_unread']);
     expect(await migration.rows()).toEqual(before.rows);
   });
 });

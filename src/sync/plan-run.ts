@@ -52,6 +52,14 @@ export async function planRun(request: SyncRequest, streams: StreamName[], deps:
   // Every day a stream plans with (cursor values, windows, next refresh days) comes from today.
   const today = discovered.today > latestDay ? latestDay : discovered.today;
   const unread: string[] = [];
+  const ahead = deps.client.dayAhead?.();
+  if (ahead !== undefined && ahead > today) {
+    const from = addDays(today, 1);
+    const days = from === ahead ? `day ${from}` : `days ${from}..${ahead}`;
+    unread.push(
+      `the source's ${days}: its clock says ${ahead}, further ahead of the local clock than source.maxClockSkewHours allows, so the run planned with the local day ${today}; read once the local day reaches them (or raise source.maxClockSkewHours if the source's clock is right)`,
+    );
+  }
   if (today !== discovered.today) {
     const from = addDays(today, 1);
     const days = from === discovered.today ? `day ${from}` : `days ${from}..${discovered.today}`;

@@ -41,4 +41,14 @@ describe('a window knowingly left unread (issue 36)', () => {
     expect(rows.map((row) => row.status)).toEqual(['succeeded', 'incomplete']);
     expect(rows[1]!.unread).toContain(`days ${addDays(tomorrow, 1)}..${sourceToday}`);
   });
+
+  it('a source whose clock runs further ahead than the allowed skew: its Date is ignored, the days after the local today are left unread', async () => {
+    const env = { ...world.env, PROPSYNC_TIME_ZONE: ZONE, PROPSYNC_MAX_CLOCK_SKEW_HOURS: '36' };
+    const run = await runPropsync(['sync'], { env });
+    expect(run.code, run.stdout + run.stderr).toBe(5);
+    const sourceToday = addDays(realToday(), 5);
+    expect(run.stdout).toContain(
+      `unread: the source's days ${addDays(realToday(), 1)}..${sourceToday}: its clock says ${sourceToday}, further ahead of the local clock than source.maxClockSkewHours allows`,
+    );
+  });
 });

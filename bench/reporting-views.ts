@@ -10,9 +10,9 @@ import { createLogger } from '../src/log/logger.js';
 import { startSimulator } from '../src/simulator/index.js';
 import { createSourceClient } from '../src/source/index.js';
 import { runSync } from '../src/sync/index.js';
-import { WAREHOUSE_TABLES, type Db, type Warehouse } from '../src/catalog/tables.js';
+import type { Db, Warehouse } from '../src/catalog/tables.js';
 import { connect } from '../src/warehouse/db.js';
-import { migrateToLatest } from '../src/warehouse/migrate.js';
+import { migrateWarehouse } from '../src/app/migrate-warehouse.js';
 import { dropDatabase, ensureDatabase, withDatabase } from '../src/warehouse/databases.js';
 import { refreshReporting } from '../src/reporting/refresh.js';
 import { REPORTING_VIEWS } from '../src/reporting/views.js';
@@ -59,7 +59,7 @@ async function load(): Promise<void> {
   );
   const db = connect<Warehouse>(url, { maxConnections: 8 });
   try {
-    await migrateToLatest(db, WAREHOUSE_TABLES);
+    await migrateWarehouse(db);
     const config = configSchema.parse({
       database: { url },
       source: {
@@ -106,7 +106,7 @@ else console.log(`reusing the loaded data set in ${name} (--reload loads it agai
 if (!args.has('--load-only')) {
   const db: Db = connect<Warehouse>(url, { maxConnections: 1 });
   try {
-    await migrateToLatest(db, WAREHOUSE_TABLES);
+    await migrateWarehouse(db);
     const refreshStarted = performance.now();
     const { refreshed } = await refreshReporting(db, { timeZone: 'America/Denver' });
     console.log(

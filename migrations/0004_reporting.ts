@@ -1,5 +1,4 @@
 import { sql, type Kysely } from 'kysely';
-import { applyReportingComments } from '../src/reporting/comments.js';
 
 /**
  * The reporting layer: schema `reporting` with views a BI dashboard can use without knowing the
@@ -418,8 +417,6 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       join public.invoices i on i.invoice_id = v.invoice_id and i.deleted_at is null
       ${INVOICE_PROPERTY}
      where v.deleted_at is null`.execute(db);
-
-  await applyReportingComments(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

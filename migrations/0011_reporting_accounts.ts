@@ -1,5 +1,4 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { applyReportingComments } from '../src/reporting/comments.js';
 
 /**
  * The reporting layer learns accounts (issue 22). Every view and materialized view is recreated
@@ -677,8 +676,6 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       db,
     );
   }
-
-  await applyReportingComments(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
@@ -714,5 +711,4 @@ export async function down(db: Kysely<unknown>): Promise<void> {
     for (const index of view.indexes) await sql.raw(index).execute(db);
     await regrant(db, view.name, grants.get(view.name));
   }
-  await applyReportingComments(db);
 }

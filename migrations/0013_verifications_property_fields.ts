@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { replaceMaterializedView } from '../src/reporting/replace-materialized-view.js';
+import { replaceMaterializedView } from './support/replace-reporting-query.js';
 
 /**
  * Issue 25. `sync_verifications`: one row per pass of `propsync verify` over an account (what

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { replaceMaterializedView } from '../src/reporting/replace-materialized-view.js';
+import { replaceMaterializedView } from './support/replace-reporting-query.js';
 import { VIEWS } from './0011_reporting_accounts.js';
 
 /**

@@ -1,5 +1,5 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { replaceReportingQuery } from '../src/reporting/replace-materialized-view.js';
+import { replaceReportingQuery } from './support/replace-reporting-query.js';
 
 /**
  * `ar_activity_monthly` is kept group by group instead of summed again from the whole AR ledger

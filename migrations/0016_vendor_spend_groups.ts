@@ -1,5 +1,5 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { replaceReportingQuery } from '../src/reporting/replace-materialized-view.js';
+import { replaceReportingQuery } from './support/replace-reporting-query.js';
 
 /**
  * `vendor_spend_monthly` is kept group by group, as `ar_activity_monthly` is since 0015, instead of

@@ -6,6 +6,7 @@ import { displayLogger } from '../app/logger.js';
 import { createProgress, type Progress } from '../app/progress.js';
 import { openPropsync } from '../app/propsync.js';
 import { formatDuration, worstExitCode } from '../app/run-summary.js';
+import { migrateWarehouse } from '../app/migrate-warehouse.js';
 import { configSchema, configSchemaFor, STREAM_NAMES, type Config, type LogLevel } from '../config/schema.js';
 import type { Logger } from '../log/logger.js';
 import { datasetSummary, startSimulator } from '../simulator/index.js';
@@ -13,9 +14,8 @@ import { STREAM_MANIFESTS } from '../streams/registry.js';
 import { settingsSchemaOf } from '../streams/settings.js';
 import { tableCounts } from '../sync/status.js';
 import type { SyncRequest } from '../sync/types.js';
-import { WAREHOUSE_TABLES, type Db, type Warehouse } from '../catalog/tables.js';
+import type { Db, Warehouse } from '../catalog/tables.js';
 import { connect } from '../warehouse/db.js';
-import { migrateToLatest } from '../warehouse/migrate.js';
 import { asOfDay, DEMO_READER, ensureDemoReader } from './analyst-queries.js';
 import {
   analystAnswers,
@@ -174,7 +174,7 @@ async function prepareWarehouse(
     await warehouse.recreate();
     db = connect<Warehouse>(warehouse.url, { maxConnections: 8, applicationName: 'propsync-demo' });
   }
-  const { applied } = await migrateToLatest(db, WAREHOUSE_TABLES);
+  const { applied } = await migrateWarehouse(db);
   say(applied.length ? `migrated the warehouse: ${applied.join(', ')}` : 'the warehouse is migrated already');
   return { db };
 }

@@ -1,11 +1,6 @@
 import { sql, type Kysely } from 'kysely';
-import {
-  keepingNote,
-  REPORTING_SCHEMA,
-  REPORTING_SETTINGS,
-  REPORTING_VIEWS,
-  type ReportingView,
-} from './views.js';
+import { keepingNote, type ReportingView } from './definition.js';
+import { REPORTING_SCHEMA, REPORTING_SETTINGS, REPORTING_VIEWS } from './views.js';
 
 /** The comment of a view: its purpose, the rules behind its rows, then how it is kept (materialized or maintained). */
 function viewComment(view: ReportingView): string {

@@ -1,16 +1,17 @@
 import { personLoginSql } from './reader-role.js';
 import { REFRESH_LOCK_TIMEOUT_MS } from './refresh.js';
-import { keepingNote, REPORTING_SETTINGS, REPORTING_VIEWS } from './views.js';
+import { keepingNote } from './definition.js';
+import { REPORTING_SETTINGS, REPORTING_VIEWS } from './views.js';
 
 /** The path of the generated document, from the top of the checkout. */
 export const REPORTING_DOCS_PATH = 'docs/reporting.md';
 
-/** docs/reporting.md, generated from the views' declarations (src/reporting/views.ts). */
+/** docs/reporting.md, generated from the views' definitions (src/reporting/definitions/). */
 export function renderReportingDocs(): string {
   const lines: string[] = [
     '# Reporting views',
     '',
-    '<!-- Generated from src/reporting/views.ts by `node bin/run-ts.mjs src/reporting/write-docs.ts`; do not edit by hand. -->',
+    '<!-- Generated from src/reporting/definitions/ by `node bin/run-ts.mjs src/reporting/write-docs.ts`; do not edit by hand. -->',
     '',
     'Schema `reporting` holds views that a BI tool (Metabase, Superset, Power BI, Tableau) can use without',
     "knowing the source's conventions: soft-deleted rows are left out, money is `numeric`, statuses,",
@@ -110,6 +111,29 @@ export function renderReportingDocs(): string {
     'group, and the refresh after it sums them all once. The updates wait for their locks under the',
     'same rule and are skipped the same way; two processes updating at once take turns, and a group a',
     'sync notes meanwhile waits for the next update.',
+    '',
+    '## Adding or changing a view',
+    '',
+    'Each view is defined once, in one file of `src/reporting/definitions/` (`rent-roll.ts` for',
+    '`reporting.rent_roll`): a `ReportingView` (src/reporting/definition.ts) with its `query` (the SQL of',
+    '`reporting_private.<name>`, every relation schema-qualified, `account_id` first), its `purpose`, `notes`,',
+    '`columns` with their meanings and an `example` (this document and the database comments are written from',
+    'them), and `materialized` (with the grain `key` its unique index is made on) or `maintained` (a plain view',
+    'over a table of sums kept group by group, whose table and triggers a versioned migration makes) when it is',
+    'not a plain view. Words and SQL that several views share are in `definitions/shared.ts`. To add a view, add',
+    'its file and its line in `definitions/index.ts` (the order of this document); a view that reads another',
+    'names it `reporting_private.<view>`, and the order they are made in follows from that.',
+    '',
+    '`propsync migrate` applies the versioned migrations (`migrations/`, frozen history), then brings the views',
+    'to their definitions, in one transaction: a view whose definition changed (its checksum, stored in',
+    '`reporting_private.view_definitions`, differs) is dropped and made again, with every view that reads it,',
+    'keeping their grants, the indexes made on them besides their grain, and the views of other schemas that',
+    'read them; a view that did not change is left alone; a view whose definition is gone is dropped. A',
+    'maintained view made again has all its groups summed again. The comments are written again every time.',
+    "So a change of a view's SQL needs no migration: change its file, run `node bin/run-ts.mjs",
+    'src/reporting/write-docs.ts` and `npm run schema:snapshot` (the committed `docs/schema.sql`, the whole',
+    'schema in one file, shows the change in review), and the next `propsync migrate` makes it so. A',
+    'materialized view made again is filled by its query at once, as its refresh would.',
     '',
     '## Views',
     '',

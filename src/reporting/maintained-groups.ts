@@ -1,12 +1,12 @@
-import { sql, type RawBuilder } from 'kysely';
+import { sql } from 'kysely';
 import type { Db } from '../catalog/tables.js';
-import { REPORTING_PRIVATE_SCHEMA } from './views.js';
+import { REPORTING_PRIVATE_SCHEMA } from './schemas.js';
 
 /**
  * A reporting view whose rows are kept group by group rather than refreshed: a plain view of
  * reporting_private over a table of sums, whose groups triggers on the tables it sums note in a
- * table of dirty groups (a migration makes the three; ar-activity-groups.ts and
- * vendor-spend-groups.ts declare them).
+ * table of dirty groups (a migration makes the table and the triggers; the view's definition,
+ * under definitions/, declares the view and its sums).
  */
 export interface MaintainedView {
   /** The view of reporting_private over the sums, named by it in a refresh's outcome. */
@@ -23,10 +23,10 @@ export interface MaintainedView {
    */
   wholeMinGroups: number;
   /**
-   * The statement that inserts into `groups` the sums of the groups in `dirty`, or of the whole
-   * source when `whole`.
+   * The statement (SQL text) that inserts into `groups` the sums of the groups in `dirty`, or of
+   * the whole source when `whole`.
    */
-  insertSums(whole: boolean): RawBuilder<unknown>;
+  insertSums(whole: boolean): string;
 }
 
 /**
@@ -73,7 +73,7 @@ export async function updateGroups(trx: Db, view: MaintainedView): Promise<numbe
     );
     await sql`delete from ${groups} g using ${dirtyTable} d where ${same}`.execute(trx);
   }
-  await view.insertSums(whole).execute(trx);
+  await sql.raw(view.insertSums(whole)).execute(trx);
   if (whole) await sql`analyze ${groups}`.execute(trx);
   // Under the lock no group was noted since the snapshot: every row here was summed above.
   await sql`delete from ${dirtyTable}`.execute(trx);

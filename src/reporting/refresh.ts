@@ -1,15 +1,13 @@
 import { sql } from 'kysely';
 import type { Db } from '../catalog/tables.js';
 import type { Logger } from '../log/logger.js';
-import { AR_ACTIVITY } from './ar-activity-groups.js';
 import { updateGroups, type MaintainedView } from './maintained-groups.js';
-import { VENDOR_SPEND } from './vendor-spend-groups.js';
-import { REPORTING_PRIVATE_SCHEMA, REPORTING_SCHEMA } from './views.js';
+import { REPORTING_PRIVATE_SCHEMA, REPORTING_SCHEMA, REPORTING_VIEWS } from './views.js';
 
-/**
- * The views kept group by group: a plain view of each, once its migration made it so, is updated rather than refreshed.
- */
-const MAINTAINED: readonly MaintainedView[] = [AR_ACTIVITY, VENDOR_SPEND];
+/** The views kept group by group: each, a plain view over its sums, is updated rather than refreshed. */
+const MAINTAINED: readonly MaintainedView[] = REPORTING_VIEWS.flatMap((view) =>
+  view.maintained ? [view.maintained] : [],
+);
 
 /** Memory each sort or hash of a refresh may use. */
 const REFRESH_WORK_MEM = '128MB';

@@ -18,7 +18,8 @@ import type { StatusReport } from '../../src/sync/status.js';
 import { configSchemaFor, type Config } from '../../src/config/schema.js';
 import { createLogger, type Logger } from '../../src/log/logger.js';
 import { startSimulator, type AdvanceSummary, type Simulator } from '../../src/simulator/index.js';
-import { migrateToLatest, migrationProvider } from '../../src/warehouse/migrate.js';
+import { migrationProvider } from '../../src/warehouse/migrate.js';
+import { migrateWarehouse } from '../../src/app/migrate-warehouse.js';
 import { runPropsync, scratchFolder } from '../support/cli.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { expectedTotals, warehouseTotals } from '../support/warehouse-truth.js';
@@ -449,7 +450,7 @@ describe('a warehouse of before accounts (migration 0009), upgraded in place', (
     const filesBefore = await files();
 
     // `propsync migrate`.
-    expect((await migrateToLatest(old.db, WAREHOUSE_TABLES)).applied).toEqual([
+    expect((await migrateWarehouse(old.db)).applied).toEqual([
       '0010_accounts',
       '0011_reporting_accounts',
       '0012_queue',
@@ -458,6 +459,7 @@ describe('a warehouse of before accounts (migration 0009), upgraded in place', (
       '0015_ar_activity_groups',
       '0016_vendor_spend_groups',
       '0017_run_unread',
+      '0018_reporting_definitions',
     ]);
 
     // Every row is account `default`, none lost; no table was rewritten to get there.

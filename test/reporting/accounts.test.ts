@@ -3,12 +3,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db, Warehouse } from '../../src/catalog/tables.js';
 import { grantReader } from '../../src/reporting/reader-role.js';
 import { updateGroups } from '../../src/reporting/maintained-groups.js';
-import { AR_ACTIVITY } from '../../src/reporting/ar-activity-groups.js';
-import { VENDOR_SPEND } from '../../src/reporting/vendor-spend-groups.js';
+import { AR_ACTIVITY } from '../../src/reporting/definitions/ar-activity-monthly.js';
+import { VENDOR_SPEND } from '../../src/reporting/definitions/vendor-spend-monthly.js';
 import { refreshReporting } from '../../src/reporting/refresh.js';
 import { REPORTING_VIEWS } from '../../src/reporting/views.js';
 import { connect } from '../../src/warehouse/db.js';
-import { migrateToLatest, migrationProvider } from '../../src/warehouse/migrate.js';
+import { migrationProvider } from '../../src/warehouse/migrate.js';
+import { migrateWarehouse } from '../../src/app/migrate-warehouse.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { FIXTURE_NOW, insertFixture, SOUTH } from './fixture.js';
 
@@ -226,7 +227,7 @@ describe('upgrading a warehouse of one account in place', () => {
     await grantReader(database.db, { role: reader });
     await sql`update reporting.settings set time_zone = 'America/Denver'`.execute(database.db);
 
-    const { applied } = await migrateToLatest(database.db);
+    const { applied } = await migrateWarehouse(database.db);
     expect(applied).toContain('0011_reporting_accounts');
     const session = await fixtureSession(database.url);
     try {
@@ -307,7 +308,7 @@ describe('upgrading a warehouse of one account in place', () => {
         }>`select count(*)::int as n from pg_policies where schemaname = 'public'`.execute(database.db)
       ).rows[0].n,
     ).toBe(0);
-    expect((await migrateToLatest(database.db)).applied).toEqual([
+    expect((await migrateWarehouse(database.db)).applied).toEqual([
       '0011_reporting_accounts',
       '0012_queue',
       '0013_verifications_property_fields',
@@ -315,6 +316,7 @@ describe('upgrading a warehouse of one account in place', () => {
       '0015_ar_activity_groups',
       '0016_vendor_spend_groups',
       '0017_run_unread',
+      '0018_reporting_definitions',
     ]);
   });
 });

@@ -5,7 +5,7 @@ import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { updateGroups } from '../../src/reporting/maintained-groups.js';
-import { AR_ACTIVITY as MAINTAINED } from '../../src/reporting/ar-activity-groups.js';
+import { AR_ACTIVITY as MAINTAINED } from '../../src/reporting/definitions/ar-activity-monthly.js';
 import type { TestDatabase } from '../support/database.js';
 import {
   dropWarehouse,

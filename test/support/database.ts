@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
-import { WAREHOUSE_TABLES, type Db, type Warehouse } from '../../src/catalog/tables.js';
+import type { Db, Warehouse } from '../../src/catalog/tables.js';
+import { migrateWarehouse } from '../../src/app/migrate-warehouse.js';
 import { connect } from '../../src/warehouse/db.js';
-import { migrateToLatest } from '../../src/warehouse/migrate.js';
 import { dropDatabase, ensureDatabase, withDatabase } from '../../src/warehouse/databases.js';
 
 /** A database of one test file's own, on the run's Postgres server. */
@@ -16,7 +16,7 @@ export interface TestDatabase {
 
 /**
  * Creates a fresh, empty database for the calling test file (files run in parallel, so none
- * shares one), migrated unless `migrate: false`.
+ * shares one), migrated (its reporting views made from their definitions) unless `migrate: false`.
  */
 export async function createTestDatabase(options: { migrate?: boolean } = {}): Promise<TestDatabase> {
   const adminUrl = inject('adminDatabaseUrl');
@@ -24,7 +24,7 @@ export async function createTestDatabase(options: { migrate?: boolean } = {}): P
   await ensureDatabase(adminUrl, name);
   const url = withDatabase(adminUrl, name);
   const db = connect<Warehouse>(url, { maxConnections: 8, applicationName: 'propsync-test' });
-  if (options.migrate !== false) await migrateToLatest(db, WAREHOUSE_TABLES);
+  if (options.migrate !== false) await migrateWarehouse(db);
   return {
     name,
     url,

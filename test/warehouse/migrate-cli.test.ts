@@ -1,6 +1,8 @@
 import { readdirSync, writeFileSync } from 'node:fs';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { creationOrder } from '../../src/reporting/apply-definitions.js';
+import { REPORTING_VIEWS } from '../../src/reporting/views.js';
 import { MIGRATIONS_FOLDER } from '../../src/warehouse/migrate.js';
 import { runPropsync, scratchFolder } from '../support/cli.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
@@ -34,13 +36,18 @@ async function tableCount(): Promise<number> {
 }
 
 describe('propsync migrate', () => {
-  it('applies every migration on an empty database, names each, and exits 0', async () => {
+  it('applies every migration on an empty database, makes every reporting view, names each, and exits 0', async () => {
     expect(await tableCount()).toBe(0);
     // Only the database is needed: migrate never calls the source, so no API settings are set.
     const result = await runPropsync(['migrate'], { env: { DATABASE_URL: database.url } });
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
-    expect(result.stdout).toBe(migrationNames.map((name) => `applied ${name}\n`).join(''));
+    expect(result.stdout).toBe(
+      [
+        ...migrationNames.map((name) => `applied ${name}\n`),
+        ...creationOrder(REPORTING_VIEWS).map((view) => `created reporting view ${view.name}\n`),
+      ].join(''),
+    );
     const tables = await database.db.introspection.getTables();
     expect(tables.map((table) => table.name)).toEqual(
       expect.arrayContaining([

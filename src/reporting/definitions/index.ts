@@ -1,0 +1,32 @@
+import type { ReportingView } from '../definition.js';
+import { AP_OPEN_INVOICES } from './ap-open-invoices.js';
+import { AR_ACTIVITY_MONTHLY } from './ar-activity-monthly.js';
+import { AR_AGING } from './ar-aging.js';
+import { AR_AGING_BY_PROPERTY } from './ar-aging-by-property.js';
+import { LEASE_ACTIVITY_MONTHLY } from './lease-activity-monthly.js';
+import { LEASE_EXPIRATIONS } from './lease-expirations.js';
+import { OCCUPANCY_MONTHLY } from './occupancy-monthly.js';
+import { PORTFOLIO } from './portfolio.js';
+import { PROPERTIES } from './properties.js';
+import { RENT_ROLL } from './rent-roll.js';
+import { VENDOR_SPEND_MONTHLY } from './vendor-spend-monthly.js';
+import { VOIDED_PAYMENTS_LOG } from './voided-payments-log.js';
+
+/**
+ * Every view of `reporting`, in the order docs/reporting.md lists them. To add a view: a file
+ * here (one ReportingView), its line below, then `propsync migrate` (docs/reporting.md).
+ */
+export const REPORTING_DEFINITIONS: readonly ReportingView[] = [
+  PORTFOLIO,
+  RENT_ROLL,
+  OCCUPANCY_MONTHLY,
+  LEASE_ACTIVITY_MONTHLY,
+  LEASE_EXPIRATIONS,
+  AR_AGING,
+  AR_AGING_BY_PROPERTY,
+  AR_ACTIVITY_MONTHLY,
+  VENDOR_SPEND_MONTHLY,
+  AP_OPEN_INVOICES,
+  VOIDED_PAYMENTS_LOG,
+  PROPERTIES,
+];

@@ -1,0 +1,131 @@
+import type { ReportingView } from '../definition.js';
+import {
+  ACCOUNT,
+  accountNameJoin,
+  AS_OF,
+  CUSTOMER_NAME,
+  MONEY_NOTE,
+  OPEN_AR,
+  PRIMARY_FIRST,
+  PROPERTY_ID,
+  PROPERTY_NAME,
+  propertyNameJoin,
+  TODAY_NOTE,
+} from './shared.js';
+
+/** Current and Notice leases: where, who, the term, monthly charges and balances. */
+export const RENT_ROLL: ReportingView = {
+  name: 'rent_roll',
+  purpose:
+    'One row per lease that is Current or Notice today: where, who, the current term, monthly charges and balances.',
+  notes:
+    'Leases the source no longer lists (deleted_at set) are left out. ' +
+    'A multi-space lease is one row, its spaces listed in unit_spaces. ' +
+    'The primary resident is the customer whose type is Primary ' +
+    '(else relationship Primary, else the lowest customer id). ' +
+    "Monthly charges are the current interval's scheduled charges of frequency Monthly in effect today. " +
+    'Balances count non-temporary, non-reversed AR transactions still open. ' +
+    'Other-income leases (parking, storage) are included and flagged. ' +
+    `${TODAY_NOTE} ${MONEY_NOTE}`,
+  columns: [
+    ...ACCOUNT,
+    PROPERTY_ID,
+    PROPERTY_NAME,
+    { name: 'lease_id', meaning: 'The lease.' },
+    { name: 'unit_id', meaning: 'The unit the lease is on.' },
+    { name: 'unit_number', meaning: "The unit's number." },
+    { name: 'building_name', meaning: "The unit's building." },
+    { name: 'floor_plan_name', meaning: "The unit's floor plan." },
+    {
+      name: 'unit_spaces',
+      meaning: "The lease's unit spaces, comma-separated (several for a multi-space lease).",
+    },
+    { name: 'primary_customer_id', meaning: "The primary resident's customer id." },
+    { name: 'primary_resident', meaning: "The primary resident's full name." },
+    { name: 'lease_status', meaning: 'Current or Notice.' },
+    { name: 'is_month_to_month', meaning: 'The lease runs month to month.' },
+    { name: 'is_other_income', meaning: 'An other-income lease (parking, storage) rather than a home.' },
+    { name: 'move_in_date', meaning: 'The day the residents moved in.' },
+    { name: 'move_out_date', meaning: 'The planned or actual move-out day, if any.' },
+    { name: 'lease_start_date', meaning: 'Start of the current lease interval (term).' },
+    { name: 'lease_end_date', meaning: 'End of the current lease interval (term).' },
+    {
+      name: 'monthly_charges',
+      meaning:
+        "Sum of the current interval's monthly scheduled charges in effect today (rent, pet rent, utilities ...).",
+    },
+    {
+      name: 'open_balance',
+      meaning: 'Open AR balance of the lease (positive: the residents owe; negative: a credit).',
+    },
+    { name: 'past_due_balance', meaning: 'Part of the open balance whose due date is before today.' },
+    AS_OF,
+  ],
+  example: `select account_name, property_name, count(*) as leases, sum(monthly_charges) as monthly_charges,
+       sum(past_due_balance) as past_due
+  from reporting.rent_roll
+ where not is_other_income
+ group by account_id, account_name, property_id, property_name
+ order by account_name, property_name;`,
+  query: `
+    with d as (select reporting.today() as today)
+    select l.account_id,
+           a.name as account_name,
+           l.property_id,
+           p.property_name,
+           l.lease_id,
+           l.unit_id,
+           l.unit_number,
+           l.building_name,
+           l.floor_plan_name,
+           spaces.unit_spaces,
+           r.customer_id as primary_customer_id,
+           r.name as primary_resident,
+           l.lease_status,
+           l.is_month_to_month,
+           coalesce(l.is_other_income, false) as is_other_income,
+           l.move_in_date,
+           l.move_out_date,
+           ci.start_date as lease_start_date,
+           ci.end_date as lease_end_date,
+           coalesce(charges.amount, 0)::numeric(14,2) as monthly_charges,
+           coalesce(ar.open_balance, 0)::numeric(14,2) as open_balance,
+           coalesce(ar.past_due_balance, 0)::numeric(14,2) as past_due_balance,
+           d.today as as_of_date
+      from public.leases l
+     cross join d
+      ${accountNameJoin('l')}
+      ${propertyNameJoin('l')}
+      left join public.lease_intervals ci
+        on ci.account_id = l.account_id and ci.lease_interval_id = l.current_lease_interval_id and ci.deleted_at is null
+      left join (
+        select distinct on (c.account_id, c.lease_id) c.account_id, c.lease_id, c.customer_id, ${CUSTOMER_NAME} as name
+          from public.lease_customers c
+         where c.deleted_at is null
+         order by c.account_id, c.lease_id, ${PRIMARY_FIRST}
+      ) r on r.account_id = l.account_id and r.lease_id = l.lease_id
+      left join (
+        select s.account_id, s.lease_id, string_agg(s.unit_space, ', ' order by s.unit_space) as unit_spaces
+          from public.lease_unit_spaces s
+         where s.deleted_at is null
+         group by s.account_id, s.lease_id
+      ) spaces on spaces.account_id = l.account_id and spaces.lease_id = l.lease_id
+      left join (
+        select sc.account_id, sc.lease_id, sc.lease_interval_id, sum(sc.amount) as amount
+          from public.lease_scheduled_charges sc cross join d
+         where sc.deleted_at is null and sc.frequency = 'Monthly'
+           and (sc.start_date is null or sc.start_date <= d.today)
+           and (sc.end_date is null or sc.end_date >= d.today)
+         group by sc.account_id, sc.lease_id, sc.lease_interval_id
+      ) charges
+        on charges.account_id = l.account_id and charges.lease_id = l.lease_id
+       and charges.lease_interval_id = l.current_lease_interval_id
+      left join (
+        select t.account_id, t.lease_id, sum(t.balance_due) as open_balance,
+               sum(t.balance_due) filter (where t.due_date < d.today) as past_due_balance
+          from public.ar_transactions t cross join d
+         where ${OPEN_AR}
+         group by t.account_id, t.lease_id
+      ) ar on ar.account_id = l.account_id and ar.lease_id = l.lease_id
+     where l.deleted_at is null and l.lease_status_type_id in (4, 5)`,
+};

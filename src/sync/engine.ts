@@ -3,7 +3,7 @@ import type { StreamName } from '../streams/registry.js';
 import type { Reconnect } from '../warehouse/reconnect.js';
 import { pickCounts, RUN_COUNTERS } from '../warehouse/run-counters.js';
 import { messageOf } from '../log/errors.js';
-import { closeAbandonedRuns } from './runs/abandoned.js';
+import { closeAbandonedRuns, closeStaleRuns } from './runs/abandoned.js';
 import { planRun, streamsOf } from './plan-run.js';
 import { engineReconnect } from './reconnect.js';
 import { runLanes } from './run-lanes.js';
@@ -157,8 +157,8 @@ export async function runSync(request: SyncRequest, deps: SyncDeps): Promise<Run
 }
 
 /**
- * Closes the runs of a dead process on the run's streams (their locks are held), logs and
- * reports them. Housekeeping: a failure is logged, and the next run tries again.
+ * Closes the runs of a dead process on the run's streams (their locks are held) and the account's runs whose
+ * heartbeat stopped long ago; logs and reports them. Housekeeping: a failure is logged, the next run tries again.
  */
 async function closeAbandoned(
   deps: SyncDeps,
@@ -168,7 +168,14 @@ async function closeAbandoned(
   logger: SyncDeps['logger'],
 ): Promise<void> {
   const abandoned = await reconnect
-    .execute(() => closeAbandonedRuns(deps.db, { account: deps.account.id, runId, streams }))
+    .execute(async () => [
+      ...(await closeAbandonedRuns(deps.db, { account: deps.account.id, runId, streams })),
+      // Runs no lock proves dead (a verify, an enqueue killed while planning): by their stale heartbeat.
+      ...(await closeStaleRuns(deps.db, {
+        accounts: [deps.account.id],
+        abandonedAfterMinutes: deps.config.abandonedAfterMinutes,
+      })),
+    ])
     .catch((error: unknown) => {
       logger.warn(
         { event: 'abandoned_close_failed', err: messageOf(error) },

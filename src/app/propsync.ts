@@ -24,6 +24,7 @@ import { EXIT, ExitError, type ExitCode } from './exit-codes.js';
 import { exitCodeFor } from './run-summary.js';
 import { abortOnSignals, type SignalStop } from './signals.js';
 import { openMigratedWarehouse, sessionTimeouts } from './warehouse.js';
+import { messageOf } from '../log/errors.js';
 
 /** How to build a running propsync. */
 export interface OpenOptions {
@@ -215,7 +216,7 @@ async function analyzeAfterRun(db: Db, logger: Logger): Promise<void> {
         `analyzed ${tables.length} tables the run changed much (${tables.join(', ')}) in ${durationMs} ms`,
       );
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = messageOf(error);
     logger.warn(
       { event: 'statistics_analyze_failed', err: message },
       `could not analyze the tables the run changed: ${message}; autovacuum will`,
@@ -297,9 +298,6 @@ async function runLocked(options: LockedRunOptions): Promise<AccountRun> {
       );
     return { account: account.id, summary: outcome.value, exitCode: exitCodeFor(outcome.value) };
   } catch (error) {
-    return failed(
-      error instanceof Error ? error.message : String(error),
-      error instanceof ExitError ? error.exitCode : EXIT.workFailed,
-    );
+    return failed(messageOf(error), error instanceof ExitError ? error.exitCode : EXIT.workFailed);
   }
 }

@@ -5,6 +5,7 @@ import type { Db, Warehouse } from '../catalog/tables.js';
 import { connect, type ConnectOptions, type SessionTimeouts } from '../warehouse/db.js';
 import { pendingMigrations } from '../warehouse/migrate.js';
 import { EXIT, ExitError } from './exit-codes.js';
+import { messageOf } from '../log/errors.js';
 
 /** The limits of every session, from `database:`. */
 export function sessionTimeouts(database: DatabaseConfig): SessionTimeouts {
@@ -33,7 +34,7 @@ export async function openWarehouse(database: DatabaseConfig, options: Warehouse
   } catch (error) {
     await db.destroy().catch(() => {});
     throw new ExitError(
-      `cannot reach the warehouse at ${redactUrl(url)}: ${(error as Error).message}; check DATABASE_URL (or database.url) and that Postgres is running`,
+      `cannot reach the warehouse at ${redactUrl(url)}: ${messageOf(error)}; check DATABASE_URL (or database.url) and that Postgres is running`,
       EXIT.usage,
     );
   }

@@ -6,6 +6,7 @@ import { ACCOUNT_ID, type Env } from './accounts.js';
 import { dotted, isMapping, type IssueParams } from './issues.js';
 import { configSchemaFor, offlineConfigSchemaFor, type Config, type OfflineConfig } from './schema.js';
 import { redactUrl, scrubSecrets, urlPasswords } from '../log/redact.js';
+import { messageOf } from '../log/errors.js';
 
 /** The configuration file read when no `--config` is given. */
 export const DEFAULT_CONFIG_PATH = 'config/propsync.yaml';
@@ -109,7 +110,7 @@ function readRaw({ configPath, env = process.env, cwd = process.cwd() }: LoadOpt
       text = readFileSync(file, 'utf8');
     } catch (error) {
       throw new ConfigError([
-        `${label}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); expected a readable YAML file`,
+        `${label}: cannot be read (${(error as NodeJS.ErrnoException).code ?? messageOf(error)}); expected a readable YAML file`,
       ]);
     }
     let parsed: unknown;
@@ -120,7 +121,7 @@ function readRaw({ configPath, env = process.env, cwd = process.cwd() }: LoadOpt
       const guessed = [
         ...text.matchAll(/(?:pass(?:word)?|secret|token|api_?key)["']?\s*:\s*["']?([^"'\s#,}\]]+)/gi),
       ].map((match) => match[1]);
-      const reason = (error as Error).message.split('\n')[0];
+      const reason = messageOf(error).split('\n')[0];
       throw new ConfigError([
         scrubSecrets(`${label}: is not valid YAML (${reason}); fix the file's syntax`, [
           ...secrets,

@@ -40,6 +40,7 @@ import type {
   SourcePage,
   SourceRequest,
 } from './types.js';
+import { messageOf } from '../log/errors.js';
 
 /** Options of `createSourceClient`. */
 export interface SourceClientOptions {
@@ -127,8 +128,8 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
       budget.spentElsewhere(await shared.spentElsewhere());
     } catch (error) {
       logger?.warn(
-        { event: 'budget_refresh_failed', err: (error as Error).message },
-        `could not read the calls other processes spent today: ${(error as Error).message}`,
+        { event: 'budget_refresh_failed', err: messageOf(error) },
+        `could not read the calls other processes spent today: ${messageOf(error)}`,
       );
     }
   }

@@ -31,6 +31,7 @@ import { crashPoint } from './crash-points.js';
 import { pageRetryLockKey } from './lock.js';
 import { WarehouseConstraintError } from './errors.js';
 import { checkpointPage, forgetSeen, recordSeen, seenBy } from './work-units.js';
+import { messageOf } from '../log/errors.js';
 
 /** One page to load, with where it sits in its unit. */
 export interface PageToLoad {
@@ -105,9 +106,7 @@ export async function loadPage(db: Db, page: PageToLoad): Promise<PageLoaded> {
         ...checkedRecord(stream, record, page.version, { tree: digest, text: page.textDigests?.[index] }),
       });
     } catch (error) {
-      quarantined.push(
-        quarantineOf(page, keys[index], index, error instanceof Error ? error.message : String(error)),
-      );
+      quarantined.push(quarantineOf(page, keys[index], index, messageOf(error)));
     }
   }
 

@@ -6,6 +6,7 @@ import { SourceClock } from '../source/clock.js';
 import { cursorReader } from './cursors.js';
 import { isBudgetError } from './errors.js';
 import type { SyncDeps, SyncRequest } from './types.js';
+import { messageOf } from '../log/errors.js';
 
 /** A lane of one stream, ready to run. */
 export interface PlannedLane {
@@ -135,7 +136,7 @@ async function discoverProperties(deps: SyncDeps): Promise<DiscoveredProperty[]>
         if (property) out.push(property);
       } catch (error) {
         // One bad record costs that property only: the run goes on with the others.
-        const reason = error instanceof Error ? error.message : String(error);
+        const reason = messageOf(error);
         deps.logger.warn(
           { event: 'discovery_record_skipped', page: page.pageNo, err: reason },
           `${DISCOVERY.method.name} record on page ${page.pageNo} skipped: ${reason}`,
@@ -162,7 +163,7 @@ export async function discover(
     listed = properties.filter((property) => !property.disabled).map((property) => property.id);
   } catch (error) {
     if (!wanted.length || isBudgetError(error)) throw error;
-    const message = (error as Error).message;
+    const message = messageOf(error);
     logger.warn(
       { event: 'discovery_failed', err: message },
       `${DISCOVERY.method.name} failed (${message}); going on with the configured properties`,

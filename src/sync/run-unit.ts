@@ -5,6 +5,7 @@ import { crashPoint } from './crash-points.js';
 import { loadPage, recordRecognizer } from './load-page.js';
 import { readListingPass, type ListingPass, type PageLoad } from './listing-pass.js';
 import type { UnitContext } from './unit-context.js';
+import { messageOf } from '../log/errors.js';
 
 export type { UnitContext } from './unit-context.js';
 import { lockName } from './lock.js';
@@ -111,7 +112,7 @@ export async function runWorkUnit(context: UnitContext, plan: WorkUnitPlan): Pro
     const lockLost = context.lock?.signal.aborted
       ? (context.lock.signal.reason as Error | undefined)?.message
       : undefined;
-    const message = lockLost ?? (error instanceof Error ? error.message : String(error));
+    const message = lockLost ?? messageOf(error);
     const status = interrupted ? 'interrupted' : 'failed';
     // The unit's row says how it ended, even across a blip (not stopped by the run's signal).
     await context.reconnect
@@ -171,7 +172,7 @@ async function measureInserted({ statistics, stream, account, logger }: UnitCont
         `analyzed ${tables.join(', ')}: their statistics did not know account ${account}'s rows`,
       );
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = messageOf(error);
     logger.warn(
       { event: 'statistics_take_failed', err: message },
       `could not analyze ${stream.name}'s tables during the run: ${message}`,

@@ -5,6 +5,7 @@ import type { StreamDefinition, VerifyDeclaration } from '../streams/types.js';
 import type { LoadRow } from '../warehouse/bulk-load.js';
 import { compareTable, parentsInScope, type TableComparison } from '../warehouse/compare-rows.js';
 import type { Db } from '../catalog/tables.js';
+import { messageOf } from '../log/errors.js';
 
 /** A stream that declares how it is verified. */
 export type VerifiedStream = StreamDefinition<StreamName> & { verify: VerifyDeclaration };
@@ -80,7 +81,7 @@ export async function verifyScope(
             property: propertyId,
             key: stream.recordKey(record),
           },
-          `${stream.entity} ${stream.recordKey(record) ?? '(no id)'} of property ${propertyId} cannot be read (${(error as Error).message}); left out of the verification`,
+          `${stream.entity} ${stream.recordKey(record) ?? '(no id)'} of property ${propertyId} cannot be read (${messageOf(error)}); left out of the verification`,
         );
       }
     }

@@ -1,7 +1,7 @@
 /**
  * Issue 36: a run that knowingly leaves a window unread never ends plain `succeeded`. A simulator moved seven days
  * past the real today is synced: the source's day is clamped to the local tomorrow, and the run says what it
- * left unread and why, in its summary, its row and its exit code (5).
+ * left unread and why, in its summary, its row and its exit code (8).
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,7 +21,7 @@ afterAll(async () => {
 });
 
 describe('a window knowingly left unread (issue 36)', () => {
-  it('a simulator moved past the real today: the sync ends incomplete, says the days it skipped, and exits 5', async () => {
+  it('a simulator moved past the real today: the sync ends incomplete, says the days it skipped, and exits 8', async () => {
     const env = { ...world.env, PROPSYNC_TIME_ZONE: ZONE };
     const first = await runPropsync(['sync'], { env });
     expect(first.code, first.stderr).toBe(0);
@@ -30,7 +30,7 @@ describe('a window knowingly left unread (issue 36)', () => {
     world.sim.advance(7);
     const sourceToday = addDays(realToday(), 5);
     const run = await runPropsync(['sync'], { env });
-    expect(run.code, run.stdout + run.stderr).toBe(5);
+    expect(run.code, run.stdout + run.stderr).toBe(8);
     const tomorrow = addDays(realToday(), 1);
     expect(run.stdout).toMatch(/incomplete: finished what it could read, but left windows unread/);
     expect(run.stdout).toContain(
@@ -45,7 +45,7 @@ describe('a window knowingly left unread (issue 36)', () => {
   it('a source whose clock runs further ahead than the allowed skew: its Date is ignored, the days after the local today are left unread', async () => {
     const env = { ...world.env, PROPSYNC_TIME_ZONE: ZONE, PROPSYNC_MAX_CLOCK_SKEW_HOURS: '36' };
     const run = await runPropsync(['sync'], { env });
-    expect(run.code, run.stdout + run.stderr).toBe(5);
+    expect(run.code, run.stdout + run.stderr).toBe(8);
     const sourceToday = addDays(realToday(), 5);
     expect(run.stdout).toContain(
       `unread: the source's days ${addDays(realToday(), 1)}..${sourceToday}: its clock says ${sourceToday}, further ahead of the local clock than source.maxClockSkewHours allows`,

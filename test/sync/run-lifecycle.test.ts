@@ -114,7 +114,7 @@ const BY_THEIR_PROCESS: {
     units: ['done'],
     did: { done: 1 },
     unread: true,
-    expected: { state: 'incomplete', exit: 5, line: /unread: the source's days 2026-12-01\.\.2026-12-04/ },
+    expected: { state: 'incomplete', exit: 8, line: /unread: the source's days 2026-12-01\.\.2026-12-04/ },
   },
   {
     name: 'unread and quarantined: incomplete wins',
@@ -122,7 +122,7 @@ const BY_THEIR_PROCESS: {
     did: { done: 1 },
     unread: true,
     quarantined: 1,
-    expected: { state: 'incomplete', exit: 5, line: /incomplete: finished what it could read/ },
+    expected: { state: 'incomplete', exit: 8, line: /incomplete: finished what it could read/ },
   },
   {
     name: 'a unit failed, another done',
@@ -205,7 +205,7 @@ const BY_THEIR_LANES: {
     lanes: ['done'],
     units: ['done'],
     unread: true,
-    expected: { state: 'incomplete', exit: 5, line: /unread: the source's days/ },
+    expected: { state: 'incomplete', exit: 8, line: /unread: the source's days/ },
   },
 ];
 

@@ -102,14 +102,14 @@ export const RUN_EXIT = {
   /** Finished, but some records were quarantined. */
   quarantined: 3,
   /** Finished what it could read, but knowingly left a window unread (the run says which, and why). */
-  incomplete: 5,
+  incomplete: 8,
 } as const;
 export type RunExitCode = (typeof RUN_EXIT)[keyof typeof RUN_EXIT];
 
 /**
  * The exit code of a closed run: 1 when work was left undone (a failed unit, or a run that failed, stopped or ran
- * out of budget), 5 when a window was knowingly left unread, 3 when records were quarantined, else 0. Undone work
- * wins over the rest: 3 and 5 promise that everything the run could read was finished.
+ * out of budget), 8 when a window was knowingly left unread, 3 when records were quarantined, else 0. Undone work
+ * wins over the rest: 3 and 8 promise that everything the run could read was finished.
  */
 export function exitCodeOf(summary: {
   status: RunState;

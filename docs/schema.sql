@@ -887,7 +887,8 @@ create table public.sync_runs (
   host text,
   pid integer,
   heartbeat_at timestamp with time zone,
-  account_id text not null
+  account_id text not null,
+  unread text
 );
 alter table public.sync_runs add constraint sync_runs_account_id_check CHECK ((account_id ~ '^[a-z0-9_-]{1,40}$'::text));
 alter table public.sync_runs add constraint sync_runs_pkey PRIMARY KEY (account_id, run_id);
@@ -898,7 +899,7 @@ comment on column public.sync_runs.kind is 'Kind of run: sync, full or backfill.
 comment on column public.sync_runs.streams is 'Streams the run covered.';
 comment on column public.sync_runs.property_ids is 'Properties asked for (null: the configured ones, or all).';
 comment on column public.sync_runs.requested is 'The full request, as the operator or scheduler made it.';
-comment on column public.sync_runs.status is 'running, then how it ended (succeeded, partial, failed, interrupted, budget_exhausted), or abandoned: its process died and a later run of its streams closed it.';
+comment on column public.sync_runs.status is 'running, then how it ended (succeeded, incomplete, partial, failed, interrupted, budget_exhausted), or abandoned: its process died and a later run or sweep closed it.';
 comment on column public.sync_runs.started_at is 'When the run started.';
 comment on column public.sync_runs.finished_at is 'When the run ended.';
 comment on column public.sync_runs.source_today is 'The source''s "today" (in its time zone) the run planned with.';
@@ -921,6 +922,7 @@ comment on column public.sync_runs.host is 'Host the run ran on.';
 comment on column public.sync_runs.pid is 'Process id of the run.';
 comment on column public.sync_runs.heartbeat_at is 'When the running process last said it was alive; a running run without a recent heartbeat is shown as abandoned.';
 comment on column public.sync_runs.account_id is 'The source account the row belongs to (`accounts:` of the configuration; `default` for the one-account form).';
+comment on column public.sync_runs.unread is 'Windows the run knowingly left unread, one line each with why (the run then ends incomplete, not succeeded).';
 
 create table public.sync_verifications (
   account_id text not null,

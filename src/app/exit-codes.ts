@@ -1,18 +1,23 @@
-/** Exit codes of every command; docs/operating.md#exit-codes-and-what-to-do explains them. */
+import { RUN_EXIT } from '../sync/runs/states.js';
+
+/**
+ * Exit codes of every command; docs/operating.md#exit-codes-and-what-to-do explains them. A run's own codes come
+ * from the run lifecycle (`RUN_EXIT`).
+ */
 export const EXIT = {
   /** Everything asked for was done. */
-  ok: 0,
+  ok: RUN_EXIT.ok,
   /**
    * Some work was left undone: work units failed (the rest were done and their cursors
    * advanced), the run was stopped by SIGINT, SIGTERM or SIGHUP (its row closed `interrupted`;
    * a signal sent again stops at once), today's call budget ran out, or another process held
    * the stream. The next run continues from the checkpoints.
    */
-  workFailed: 1,
+  workFailed: RUN_EXIT.workFailed,
   /** Bad usage or bad configuration; nothing was done. */
   usage: 2,
   /** Finished, but some records were quarantined (see `propsync status`). */
-  quarantined: 3,
+  quarantined: RUN_EXIT.quarantined,
   /**
    * `propsync verify`: the warehouse differs from the source (rows missing, extra or differing; after
    * `--repair`, still).
@@ -24,6 +29,11 @@ export const EXIT = {
   freshnessError: 6,
   /** `propsync status --check`: the warehouse cannot be reached (or is not migrated), so nothing was judged. */
   databaseUnreachable: 7,
+  /**
+   * Finished what it could read, but a window was knowingly left unread (the source's today past the local
+   * tomorrow): the summary's `unread:` lines say which and why.
+   */
+  incomplete: RUN_EXIT.incomplete,
 } as const;
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 

@@ -27,6 +27,7 @@ import { openMigratedWarehouse, sessionTimeouts } from './warehouse.js';
 import { alertMonitor, type AlertMonitor } from './alerts/monitor.js';
 import type { DeliveryEvent } from './alerts/evaluate.js';
 import { freshnessTargets, readFreshness, type StreamFreshness } from '../sync/freshness.js';
+import { messageOf } from '../log/errors.js';
 
 /** How to build a running propsync. */
 export interface OpenOptions {
@@ -239,7 +240,7 @@ async function analyzeAfterRun(db: Db, logger: Logger): Promise<void> {
         `analyzed ${tables.length} tables the run changed much (${tables.join(', ')}) in ${durationMs} ms`,
       );
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = messageOf(error);
     logger.warn(
       { event: 'statistics_analyze_failed', err: message },
       `could not analyze the tables the run changed: ${message}; autovacuum will`,
@@ -321,9 +322,6 @@ async function runLocked(options: LockedRunOptions): Promise<AccountRun> {
       );
     return { account: account.id, summary: outcome.value, exitCode: exitCodeFor(outcome.value) };
   } catch (error) {
-    return failed(
-      error instanceof Error ? error.message : String(error),
-      error instanceof ExitError ? error.exitCode : EXIT.workFailed,
-    );
+    return failed(messageOf(error), error instanceof ExitError ? error.exitCode : EXIT.workFailed);
   }
 }

@@ -1,22 +1,23 @@
 import type { RunSummary } from '../sync/types.js';
 import { escapeControls } from '../log/redact.js';
+import { exitCodeOf } from '../sync/runs/states.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
 
-/**
- * The exit code of a finished run, the one place where a `RunSummary` becomes an exit code:
- * 1 when any work was left undone (a failed work unit, or a run that failed, was interrupted
- * or ran out of call budget), else 3 when records were quarantined, else 0. "Some work failed"
- * wins over "quarantined" because 3 promises that everything asked for was finished.
- */
+/** The exit code of a closed run: the run lifecycle decides it (sync/runs/states.ts, `exitCodeOf`). */
 export function exitCodeFor(summary: Pick<RunSummary, 'status' | 'workUnits' | 'quarantined'>): ExitCode {
-  if (summary.status !== 'succeeded' || summary.workUnits.failed > 0) return EXIT.workFailed;
-  if (summary.quarantined > 0) return EXIT.quarantined;
-  return EXIT.ok;
+  return exitCodeOf(summary);
 }
 
 /** Combines the exit codes of several runs (one per stream): the most serious one wins. */
 export function worstExitCode(codes: readonly ExitCode[]): ExitCode {
-  const order: ExitCode[] = [EXIT.usage, EXIT.workFailed, EXIT.drift, EXIT.quarantined, EXIT.ok];
+  const order: ExitCode[] = [
+    EXIT.usage,
+    EXIT.workFailed,
+    EXIT.drift,
+    EXIT.incomplete,
+    EXIT.quarantined,
+    EXIT.ok,
+  ];
   return order.find((code) => codes.includes(code)) ?? EXIT.ok;
 }
 
@@ -36,6 +37,12 @@ export function outcomeLine(summary: RunSummary): string {
       return `interrupted (${units}); rerun to continue where it stopped`;
     case 'budget_exhausted':
       return `stopped: today's call budget is spent (${units}); the rest runs when the budget renews`;
+    case 'incomplete':
+      return `incomplete: finished what it could read, but left windows unread (${units}); see \`unread:\` below`;
+    case 'abandoned':
+      return `abandoned (${units}): its process ended without closing it`;
+    case 'running':
+      return `running (${units})`;
   }
 }
 
@@ -65,6 +72,7 @@ export function summaryLines(summary: RunSummary): string[] {
     `  records ${summary.records}, rows inserted ${summary.rowsInserted}, updated ${summary.rowsUpdated}, unchanged ${summary.rowsUnchanged}, deleted ${summary.rowsDeleted}, quarantined ${summary.quarantined}`,
     `  pages ${summary.pages}, calls ${summary.calls} (retries ${summary.retries}, throttled ${summary.throttled}), ${(summary.bytes / 1_048_576).toFixed(1)} MiB, ${formatDuration(summary.durationMs)}`,
   ];
+  for (const window of summary.unread ?? []) lines.push(`  unread: ${escapeControls(window)}`);
   const shown = summary.errors.slice(0, 20);
   for (const error of shown) lines.push(`  error: ${escapeControls(error)}`);
   if (summary.errors.length > shown.length)

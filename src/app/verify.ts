@@ -18,6 +18,7 @@ import {
   type AccountRuntime,
   type Propsync,
 } from './propsync.js';
+import { messageOf } from '../log/errors.js';
 
 /** What `propsync verify` asks. */
 export interface VerifyCommand {
@@ -148,7 +149,7 @@ async function verifyOne(
     const repair = { runs, recheck };
     return { account: account.id, check, repair, exitCode: verifyExitCode({ check, repair }) };
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = messageOf(error);
     propsync.logger.error(
       { event: 'verify_failed', account: account.id, err: message },
       `account ${account.id}: verify failed: ${message}`,

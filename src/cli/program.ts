@@ -21,6 +21,7 @@ import { registerAlerts } from './commands/alerts.js';
 import { ExitError, EXIT, type ExitCode } from '../app/exit-codes.js';
 import { STREAM_NAMES } from '../streams/registry.js';
 import { packageVersion } from './version.js';
+import { messageOf } from '../log/errors.js';
 
 /** Each command registers itself here; a command file only parses and prints. */
 const COMMANDS = [
@@ -130,7 +131,7 @@ function reportError(error: unknown, args: readonly string[]): ExitCode {
     process.stderr.write(scrubSecrets(`propsync: ${error.message}\n`, secrets));
     return error.exitCode;
   }
-  const message = error instanceof Error ? error.message : String(error);
+  const message = messageOf(error);
   process.stderr.write(scrubSecrets(`propsync: ${message}\n`, secrets));
   return EXIT.workFailed;
 }

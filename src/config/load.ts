@@ -13,6 +13,7 @@ import {
   type OfflineConfig,
 } from './schema.js';
 import { redactUrl, scrubSecrets, urlPasswords } from '../log/redact.js';
+import { messageOf } from '../log/errors.js';
 
 /** The configuration file read when no `--config` is given. */
 export const DEFAULT_CONFIG_PATH = 'config/propsync.yaml';
@@ -40,6 +41,7 @@ export const ENVIRONMENT_KEYS = [
   { env: 'PROPSYNC_CONSOLE_ENABLED', path: ['console', 'enabled'] },
   { env: 'PROPSYNC_SCHEDULE_MODE', path: ['schedule', 'mode'] },
   { env: 'PROPSYNC_WORKER_CONCURRENCY', path: ['worker', 'concurrency'] },
+  { env: 'PROPSYNC_WORKER_WAIT_NOTICE_SECONDS', path: ['worker', 'waitNoticeSeconds'] },
 ] as const satisfies readonly { env: string; path: readonly string[]; list?: boolean }[];
 
 /** Keys whose values are never printed, whatever is wrong with them (matched anywhere in the tree). */
@@ -116,7 +118,7 @@ function readRaw({ configPath, env = process.env, cwd = process.cwd() }: LoadOpt
       text = readFileSync(file, 'utf8');
     } catch (error) {
       throw new ConfigError([
-        `${label}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); expected a readable YAML file`,
+        `${label}: cannot be read (${(error as NodeJS.ErrnoException).code ?? messageOf(error)}); expected a readable YAML file`,
       ]);
     }
     let parsed: unknown;
@@ -127,7 +129,7 @@ function readRaw({ configPath, env = process.env, cwd = process.cwd() }: LoadOpt
       const guessed = [
         ...text.matchAll(/(?:pass(?:word)?|secret|token|api_?key)["']?\s*:\s*["']?([^"'\s#,}\]]+)/gi),
       ].map((match) => match[1]);
-      const reason = (error as Error).message.split('\n')[0];
+      const reason = messageOf(error).split('\n')[0];
       throw new ConfigError([
         scrubSecrets(`${label}: is not valid YAML (${reason}); fix the file's syntax`, [
           ...secrets,

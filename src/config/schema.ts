@@ -131,9 +131,11 @@ const oneAccountSchema = z
       .object({
         /** Jobs (lanes of work units) one `propsync worker` runs at once. */
         concurrency: positiveInt.max(64).default(2),
+        /** `enqueue --wait` says so when no worker has taken its runs' jobs for this long, and again as long. */
+        waitNoticeSeconds: positiveInt.max(3600).default(30),
       })
       .strict()
-      .default({ concurrency: 2 }),
+      .default({ concurrency: 2, waitNoticeSeconds: 30 }),
     /** `propsync verify` run by `propsync schedule`: a sample of the properties at `cron` (never, without it). */
     verify: z
       .object({

@@ -36,6 +36,7 @@ import {
   type DemoState,
 } from './state.js';
 import { openDemoWarehouse, type DemoWarehouse } from './warehouse.js';
+import { messageOf } from '../log/errors.js';
 
 /** The simulated world of every demo: the `medium` data set of seed 1. */
 export const DEMO_SEED = 1;
@@ -121,7 +122,7 @@ export async function runDemo(options: DemoOptions): Promise<ExitCode> {
       lines(biToolLines(warehouse.url, { role: await ensureDemoReader(db), password: DEMO_READER.password }));
     } catch (error) {
       say(
-        `no BI reader role made (${(error as Error).message}); run \`propsync grant-reader ROLE --login\` as a user that may create roles`,
+        `no BI reader role made (${messageOf(error)}); run \`propsync grant-reader ROLE --login\` as a user that may create roles`,
       );
     }
     say();

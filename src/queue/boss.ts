@@ -4,9 +4,10 @@
  * docs/operating.md#workers.
  */
 import PgBoss from 'pg-boss';
-import { sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import type { Db } from '../catalog/tables.js';
 import type { Logger } from '../log/logger.js';
+import type { SyncRequest } from '../sync/types.js';
 
 /** The schema pg-boss keeps its tables in. */
 export const QUEUE_SCHEMA = 'propsync_queue';
@@ -26,9 +27,50 @@ export const RETRY_LIMIT = 3;
 /** Seconds between pg-boss's maintenance passes (which retry the jobs of dead workers). */
 const MAINTENANCE_SECONDS = 5;
 
+/** What every account's queue name starts with. */
+export const QUEUE_PREFIX = 'propsync-units-';
+
 /** The queue of an account's lanes. */
 export function queueOf(account: string): string {
-  return `propsync-units-${account}`;
+  return `${QUEUE_PREFIX}${account}`;
+}
+
+/** The singleton key of a lane's job: its account, stream and lane key. */
+export function laneJobKey(account: string, stream: string, laneKey: string): string {
+  return `${account}/${stream}/${laneKey}`;
+}
+
+/** A lane's job waiting (created, retry) or running (active): the run that queued it and its request. */
+export interface LiveLaneJob {
+  state: 'created' | 'retry' | 'active';
+  runId: number;
+  request: SyncRequest;
+}
+
+/** The jobs of a queue still waiting or running, by singleton key, among `keys`. */
+export async function liveLaneJobs(
+  db: Db,
+  queue: string,
+  keys: readonly string[],
+): Promise<Map<string, LiveLaneJob>> {
+  if (keys.length === 0) return new Map();
+  const { rows } = await sql<{
+    singleton_key: string;
+    state: LiveLaneJob['state'];
+    data: { runId: number; request: SyncRequest };
+  }>`
+    select singleton_key, state, data from ${sql.table(`${QUEUE_SCHEMA}.job`)}
+     where name = ${queue} and state < 'completed' and singleton_key = any(${keys as string[]}::text[])
+     order by state desc`.execute(db);
+  const live = new Map<string, LiveLaneJob>();
+  for (const row of rows)
+    if (!live.has(row.singleton_key))
+      live.set(row.singleton_key, {
+        state: row.state,
+        runId: Number(row.data.runId),
+        request: row.data.request,
+      });
+  return live;
 }
 
 /** Starts pg-boss on the warehouse's database (its schema migrated up if a newer pg-boss needs it). */
@@ -104,22 +146,66 @@ export async function ensureQueues(db: Db, boss: PgBoss, accounts: readonly stri
   });
 }
 
-/** Moves an active job's expiry on: its worker is alive. */
-export async function touchJob(db: Db, queue: string, id: string): Promise<void> {
-  await sql`update ${sql.table(`${QUEUE_SCHEMA}.job`)} set started_on = now() where name = ${queue} and id = ${id}::uuid and state = 'active'`.execute(
+/**
+ * One delivery of a job: its queue, id and attempt. A job that expired (its worker stalled) is delivered again
+ * under the same id with a higher `retry_count`, so the attempt tells a worker's own delivery from a later one.
+ */
+export interface Delivery {
+  queue: string;
+  id: string;
+  retryCount: number;
+}
+
+/** The SQL condition: the job is active in this delivery. */
+const isDelivery = (delivery: Delivery) =>
+  sql`name = ${delivery.queue} and id = ${delivery.id}::uuid and state = 'active' and retry_count = ${delivery.retryCount}`;
+
+/** Moves an active job's expiry on: its worker is alive (only while the job is still this delivery). */
+export async function touchJob(db: Db, delivery: Delivery): Promise<void> {
+  await sql`update ${sql.table(`${QUEUE_SCHEMA}.job`)} set started_on = now() where ${isDelivery(delivery)}`.execute(
     db,
   );
 }
 
 /**
  * Gives an active job back to the queue without spending one of its retries (a worker that
- * stops, or a lane another worker still runs): taken again after `afterSeconds`.
+ * stops, or a lane another worker still runs): taken again after `afterSeconds`; its retention starts again, so
+ * that pg-boss does not archive a job given back often.
  */
-export async function releaseJob(db: Db, queue: string, id: string, afterSeconds: number): Promise<void> {
+export async function releaseJob(db: Db, delivery: Delivery, afterSeconds: number): Promise<void> {
   await sql`
     update ${sql.table(`${QUEUE_SCHEMA}.job`)}
-       set state = 'retry', start_after = now() + make_interval(secs => ${afterSeconds}::float8), retry_limit = retry_limit + 1
-     where name = ${queue} and id = ${id}::uuid and state = 'active'`.execute(db);
+       set state = 'retry', start_after = now() + make_interval(secs => ${afterSeconds}::float8),
+           retry_limit = retry_limit + 1, keep_until = greatest(keep_until, now() + (keep_until - created_on))
+     where ${isDelivery(delivery)}`.execute(db);
+}
+
+/**
+ * Completes or fails a job only while it is still this delivery: a worker that stalled past the job's expiry
+ * must not end the delivery another worker now runs (pg-boss's own calls go by id alone). True when it acted.
+ */
+export async function settleJob(
+  db: Db,
+  boss: PgBoss,
+  delivery: Delivery,
+  how: { complete: true } | { fail: string },
+): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const { rows } = await sql`
+      select 1 from ${sql.table(`${QUEUE_SCHEMA}.job`)} where ${isDelivery(delivery)} for update`.execute(
+      trx,
+    );
+    if (rows.length === 0) return false;
+    // pg-boss runs its statement on this transaction's connection, after the row lock.
+    const executor = {
+      executeSql: (text: string, values: unknown[]) => trx.executeQuery(CompiledQuery.raw(text, values)),
+    };
+    // pg-boss takes (name, id, data, options) whatever its types say: no output, on this connection.
+    if ('complete' in how)
+      await boss.complete(delivery.queue, delivery.id, null as unknown as object, { db: executor });
+    else await boss.fail(delivery.queue, delivery.id, { message: how.fail }, { db: executor });
+    return true;
+  });
 }
 
 /** A job in the dead-letter queue: the lane it ran and why its last attempt failed. */

@@ -1,19 +1,29 @@
 /**
  * Puts one account's run on the queue: the run is opened and planned exactly as `sync` plans it
  * (discovery, then each stream's lanes), and each lane becomes one job of the account's queue,
- * keyed by account, stream and scope, so that a lane already waiting is not queued twice.
+ * keyed by account, stream and scope, so that a lane already waiting or running is not queued twice.
  */
 import type PgBoss from 'pg-boss';
 import type { Db } from '../catalog/tables.js';
 import type { Account, Config, StreamName } from '../config/schema.js';
+import { messageOf } from '../log/errors.js';
 import type { Logger } from '../log/logger.js';
 import type { SourceClient } from '../source/types.js';
 import { planRun } from '../sync/plan-run.js';
-import { createRun, notePlan } from '../sync/runs.js';
+import { addLanes, endLanes, failPlanning, closeIfLastLane, type LaneEnd } from '../sync/runs/lanes.js';
+import {
+  addRunCounts,
+  announceClosed,
+  closeRun,
+  heartbeatEveryMs,
+  notePlan,
+  openRun,
+  runKind,
+  startHeartbeat,
+} from '../sync/runs/lifecycle.js';
 import type { RunSummary, SyncRequest } from '../sync/types.js';
-import { queueOf } from './boss.js';
+import { liveLaneJobs, queueOf, laneJobKey } from './boss.js';
 import type { LaneJobData } from './lane-job.js';
-import { addLanes, addRunCounts, endLane, finishIfLast } from './queued-runs.js';
 
 /** What enqueueing an account's run came to. */
 export interface Enqueued {
@@ -21,9 +31,11 @@ export interface Enqueued {
   runId: number;
   /** Lanes put on the queue. */
   queued: number;
-  /** Lanes already waiting on the queue (from an earlier run): not queued again. */
+  /** Lanes already waiting or running on the queue for an earlier run that covers them: not queued again. */
   alreadyQueued: number;
-  /** The run's summary when it ended at once (nothing to queue, or its planning failed). */
+  /** Lanes not queued because an earlier run's job of another kind holds them (why, in the run's errors). */
+  refused: number;
+  /** The run's summary when it ended at once (nothing to queue, or its planning failed or was stopped). */
   ended: RunSummary | null;
 }
 
@@ -35,6 +47,19 @@ export interface EnqueueDeps {
   account: Account;
   client: SourceClient;
   logger: Logger;
+  /** Aborted by a stop signal: planning stops and the run is closed, or the lanes not sent yet are ended. */
+  signal?: AbortSignal;
+}
+
+/**
+ * Whether a job already waiting or running, of an earlier run's `waiting` request, does what `wanted` asks of
+ * the lane: an incremental run is covered by any incremental or full run; anything else only by the same request.
+ */
+export function covers(waiting: SyncRequest, wanted: SyncRequest): boolean {
+  if (wanted.kind === 'sync' && !wanted.full && waiting.kind === 'sync') return true;
+  const shape = (request: SyncRequest) =>
+    JSON.stringify([request.kind, request.full === true, request.backfill ?? null]);
+  return shape(waiting) === shape(wanted);
 }
 
 /**
@@ -45,90 +70,131 @@ export async function enqueueRun(
   request: SyncRequest & { streams: StreamName[] },
   deps: EnqueueDeps,
 ): Promise<Enqueued> {
-  const { db, boss, config, account, client } = deps;
-  const kind = request.kind === 'backfill' ? 'backfill' : request.full ? 'full' : 'sync';
-  const runId = await createRun(db, {
+  const { db, boss, config, account, client, signal } = deps;
+  const runId = await openRun(db, {
     account: account.id,
-    kind,
+    kind: runKind(request),
     streams: request.streams,
     propertyIds: request.propertyIds,
     requested: { ...request, queued: true } as SyncRequest,
   });
   const logger = deps.logger.child({ account: account.id, runId });
-  const before = client.stats().calls;
-  let plan;
+  const heartbeat = startHeartbeat(db, runId, heartbeatEveryMs(config.abandonedAfterMinutes), logger);
   try {
-    plan = await planRun(request, request.streams, { db, client, config, account, logger });
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    await addRunCounts(db, runId, { calls: client.stats().calls - before });
-    logger.error({ event: 'run_failed', err: message }, `run ${runId} could not be planned: ${message}`);
-    const ended = await db
-      .transaction()
-      .execute((trx) => finishIfLastWithError(trx, account.id, runId, message));
-    return { account: account.id, runId, queued: 0, alreadyQueued: 0, ended };
+    return await planAndSend(runId, request, { ...deps, logger });
+  } finally {
+    heartbeat.stop();
   }
-  await addRunCounts(db, runId, { calls: client.stats().calls - before });
-  await notePlan(db, runId, { sourceToday: plan.today, workUnits: plan.workUnits });
-  const lanes = plan.lanes.map(({ stream, lane }) => ({ laneKey: lane.key, stream: stream.name }));
-  await addLanes(db, account.id, runId, lanes);
-  const queue = queueOf(account.id);
-  let queued = 0;
-  let alreadyQueued = 0;
-  let ended: RunSummary | null = null;
-  for (const lane of lanes) {
-    const data: LaneJobData = {
-      account: account.id,
-      runId,
-      stream: lane.stream as StreamName,
-      laneKey: lane.laneKey,
-      request,
-      today: plan.today,
-      propertyIds: plan.propertyIds,
-    };
-    const id = await boss.send(queue, data, { singletonKey: `${account.id}/${lane.stream}/${lane.laneKey}` });
-    if (id) queued += 1;
-    else {
-      alreadyQueued += 1;
-      ended =
-        (await endLane(db, {
-          account: account.id,
-          runId,
-          laneKey: lane.laneKey,
-          status: 'skipped',
-          abandonedAfterMinutes: config.abandonedAfterMinutes,
-        })) ?? ended;
-    }
-  }
-  if (lanes.length === 0)
-    ended = await db.transaction().execute((trx) => finishIfLast(trx, account.id, runId));
-  logger.info(
-    {
-      event: 'run_enqueued',
-      lanes: lanes.length,
-      queued,
-      alreadyQueued,
-      workUnits: plan.workUnits,
-      sourceToday: plan.today,
-    },
-    `run ${runId}: ${queued} lanes (${plan.workUnits} work units) put on the queue${alreadyQueued ? `, ${alreadyQueued} already waiting there` : ''}`,
-  );
-  return { account: account.id, runId, queued, alreadyQueued, ended };
-}
 
-/** Ends a run that could not be planned. */
-async function finishIfLastWithError(
-  trx: Db,
-  account: string,
-  runId: number,
-  error: string,
-): Promise<RunSummary | null> {
-  await addLanes(trx, account, runId, [{ laneKey: 'plan', stream: '' }]);
-  await trx
-    .updateTable('sync_run_lanes')
-    .set({ status: 'failed', error, finished_at: new Date() })
-    .where('run_id', '=', runId)
-    .where('lane_key', '=', 'plan')
-    .execute();
-  return finishIfLast(trx, account, runId);
+  async function planAndSend(
+    id: number,
+    asked: SyncRequest & { streams: StreamName[] },
+    { logger: log }: { logger: Logger },
+  ): Promise<Enqueued> {
+    const result = { account: account.id, runId: id, queued: 0, alreadyQueued: 0, refused: 0 };
+    const before = client.stats().calls;
+    let plan;
+    try {
+      plan = await planRun(asked, asked.streams, { db, client, config, account, logger: log, signal });
+    } catch (error) {
+      await addRunCounts(db, id, { calls: client.stats().calls - before });
+      if (signal?.aborted) {
+        log.warn({ event: 'run_interrupted' }, `run ${id} stopped by a signal before its lanes were queued`);
+        const ended = await closeRun(db, {
+          runId: id,
+          facts: { budgetSpent: false, interrupted: true, failed: 0, done: 0 },
+          errors: [],
+          extraCalls: 0,
+          throttled: 0,
+          workUnitsTotal: 0,
+          stopped: 'enqueue was stopped by a signal before its lanes were queued',
+        });
+        return { ...result, ended };
+      }
+      const message = messageOf(error);
+      log.error({ event: 'run_failed', err: message }, `run ${id} could not be planned: ${message}`);
+      const ended = await failPlanning(db, {
+        account: account.id,
+        runId: id,
+        error: message,
+        abandonedAfterMinutes: config.abandonedAfterMinutes,
+      });
+      return { ...result, ended };
+    }
+    await addRunCounts(db, id, { calls: client.stats().calls - before });
+    await notePlan(db, id, { sourceToday: plan.today, workUnits: plan.workUnits, unread: plan.unread });
+    const lanes = plan.lanes.map(({ stream, lane }) => ({ laneKey: lane.key, stream: stream.name }));
+    await addLanes(db, account.id, id, lanes);
+    const queue = queueOf(account.id);
+    // Lanes with a job waiting or running: never queued again (a second job of a running lane stalls the queue).
+    const live = await liveLaneJobs(
+      db,
+      queue,
+      lanes.map((lane) => laneJobKey(account.id, lane.stream, lane.laneKey)),
+    );
+    const ends: LaneEnd[] = [];
+    const end = (laneKey: string, status: LaneEnd['status'], error?: string) =>
+      ends.push({
+        account: account.id,
+        runId: id,
+        laneKey,
+        status,
+        error,
+        abandonedAfterMinutes: config.abandonedAfterMinutes,
+      });
+    for (const lane of lanes) {
+      const key = laneJobKey(account.id, lane.stream, lane.laneKey);
+      if (signal?.aborted) {
+        end(
+          lane.laneKey,
+          'failed',
+          'not queued: enqueue was stopped by a signal first; run propsync enqueue again',
+        );
+        continue;
+      }
+      const holder = live.get(key);
+      if (holder && !covers(holder.request, asked)) {
+        result.refused += 1;
+        end(
+          lane.laneKey,
+          'failed',
+          `not queued: run ${holder.runId}'s ${runKind(holder.request)} job of this lane is ${holder.state === 'active' ? 'running' : 'waiting'}, and a lane is queued once; enqueue this ${runKind(asked)} again once run ${holder.runId} has ended`,
+        );
+        continue;
+      }
+      const data: LaneJobData = {
+        account: account.id,
+        runId: id,
+        stream: lane.stream as StreamName,
+        laneKey: lane.laneKey,
+        request: asked,
+        today: plan.today,
+        propertyIds: plan.propertyIds,
+      };
+      const sent = holder ? null : await boss.send(queue, data, { singletonKey: key });
+      if (sent) result.queued += 1;
+      else {
+        result.alreadyQueued += 1;
+        end(lane.laneKey, 'skipped');
+      }
+    }
+    let ended = await endLanes(db, ends);
+    if (lanes.length === 0) {
+      ended = await db.transaction().execute((trx) => closeIfLastLane(trx, account.id, id));
+      announceClosed(ended);
+    }
+    log.info(
+      {
+        event: 'run_enqueued',
+        lanes: lanes.length,
+        queued: result.queued,
+        alreadyQueued: result.alreadyQueued,
+        refused: result.refused,
+        workUnits: plan.workUnits,
+        sourceToday: plan.today,
+      },
+      `run ${id}: ${result.queued} lanes (${plan.workUnits} work units) put on the queue${result.alreadyQueued ? `, ${result.alreadyQueued} already waiting there` : ''}${result.refused ? `, ${result.refused} refused (a job of another kind holds them)` : ''}`,
+    );
+    return { ...result, ended };
+  }
 }

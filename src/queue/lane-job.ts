@@ -12,10 +12,11 @@ import { describeHolder, lockName, withStreamLock, type HeldLock, type LockOptio
 import { latestCursorDay, planStream } from '../sync/plan-run.js';
 import { engineReconnect } from '../sync/reconnect.js';
 import { runLanes } from '../sync/run-lanes.js';
-import { startHeartbeat, heartbeatEveryMs } from '../sync/runs.js';
+import { addRunCounts, heartbeatEveryMs, startHeartbeat } from '../sync/runs/lifecycle.js';
+import { endLane, endLanes, laneIsOpen, openLanes } from '../sync/runs/lanes.js';
+import type { LaneStatus } from '../sync/runs/states.js';
 import type { RunSummary, SyncObserver, SyncRequest } from '../sync/types.js';
 import { combineObservers } from '../sync/observers.js';
-import { endLane, addRunCounts, type LaneStatus } from './queued-runs.js';
 
 /** What a job carries: the lane, and what its run planned with. */
 export interface LaneJobData {
@@ -32,12 +33,15 @@ export interface LaneJobData {
 
 /**
  * How a job went: ended (the run's summary when it was the run's last lane), given back (stopped, or its
- * lane runs elsewhere), or failed (retried by pg-boss).
+ * lane runs elsewhere), gone (its lane had already ended), failed (retried by pg-boss), or refused (the source
+ * refused the account's credentials: the run's lanes end, nothing is retried).
  */
 export type LaneJobOutcome =
   | { kind: 'ended'; status: LaneStatus; runEnded: RunSummary | null }
   | { kind: 'released'; reason: string }
-  | { kind: 'failed'; error: string; runEnded: RunSummary | null };
+  | { kind: 'gone'; reason: string }
+  | { kind: 'failed'; error: string; runEnded: RunSummary | null }
+  | { kind: 'refused'; error: string; runEnded: RunSummary | null };
 
 /** What running a job needs. */
 export interface LaneJobDeps {
@@ -64,6 +68,8 @@ export async function runLaneJob(data: LaneJobData, deps: LaneJobDeps): Promise<
   const { db, config, account } = deps;
   const logger = deps.logger.child({ account: account.id, runId: data.runId, lane: data.laneKey });
   const name = laneLockName(data);
+  if (!(await laneIsOpen(db, { account: account.id, runId: data.runId, laneKey: data.laneKey })))
+    return { kind: 'gone', reason: `lane ${data.laneKey} of run ${data.runId} has already ended` };
   let throttled = 0;
   const counting: SyncObserver = { onPage: (event) => (throttled += event.throttled) };
   const heartbeat = startHeartbeat(db, data.runId, heartbeatEveryMs(config.abandonedAfterMinutes), logger);
@@ -126,15 +132,13 @@ export async function runLaneJob(data: LaneJobData, deps: LaneJobDeps): Promise<
         reason: `lane ${data.laneKey} is run by another worker (an earlier delivery of its job)`,
       };
     const lanes = outcome.value;
-    const end = (status: LaneStatus, error?: string) =>
-      endLane(db, {
-        account: account.id,
-        runId: data.runId,
-        laneKey: data.laneKey,
-        status,
-        error,
-        abandonedAfterMinutes: config.abandonedAfterMinutes,
-      });
+    const laneEnd = {
+      account: account.id,
+      runId: data.runId,
+      laneKey: data.laneKey,
+      abandonedAfterMinutes: config.abandonedAfterMinutes,
+    };
+    const end = (status: LaneStatus, error?: string) => endLane(db, { ...laneEnd, status, error });
     if (lanes.budgetSpent)
       return {
         kind: 'ended',
@@ -144,6 +148,22 @@ export async function runLaneJob(data: LaneJobData, deps: LaneJobDeps): Promise<
           "today's call budget is spent; the rest runs on the next run",
         ),
       };
+    if (lanes.refused) {
+      // No retry, and no other lane of the run: each would try the refused credentials again.
+      const others = await openLanes(db, [account.id]);
+      const runEnded = await endLanes(db, [
+        { ...laneEnd, status: 'failed', error: lanes.refused },
+        ...others
+          .filter((lane) => lane.runId === data.runId && lane.laneKey !== data.laneKey)
+          .map((lane) => ({
+            ...laneEnd,
+            laneKey: lane.laneKey,
+            status: 'failed' as const,
+            error: `not run: lane ${data.laneKey} found the account's credentials refused`,
+          })),
+      ]);
+      return { kind: 'refused', error: lanes.refused, runEnded };
+    }
     if (deps.signal.aborted) return { kind: 'released', reason: 'the worker is stopping' };
     if (lanes.errors.length === 0) return { kind: 'ended', status: 'done', runEnded: await end('done') };
     const error = lanes.errors.join('\n');

@@ -1,149 +1,12 @@
 /**
- * A run whose lanes are on the queue: its lanes' rows (`sync_run_lanes`), and its end, written
- * once by whichever worker ends its last lane (the run's row is locked while it is decided).
+ * The sweeps of queued runs: lanes whose job ended without a word (dead-lettered when its worker died on the last
+ * attempt), ended through the run lifecycle (sync/runs/lanes.ts), which closes their run.
  */
 import { sql } from 'kysely';
 import type { Db } from '../catalog/tables.js';
-import type { StreamName } from '../streams/registry.js';
-import { cleanUpSeen } from '../sync/work-units.js';
-import { deadLetters } from './boss.js';
-import { finishRun } from '../sync/runs.js';
-import type { RunStatus, RunSummary, SyncRequest } from '../sync/types.js';
-
-/** How a lane's job ended for good. */
-export type LaneStatus = 'done' | 'failed' | 'budget_exhausted' | 'dead' | 'skipped';
-
-/** Notes the lanes of a run about to be queued. */
-export async function addLanes(
-  db: Db,
-  account: string,
-  runId: number,
-  lanes: readonly { laneKey: string; stream: string }[],
-): Promise<void> {
-  if (lanes.length === 0) return;
-  await db
-    .insertInto('sync_run_lanes')
-    .values(
-      lanes.map((lane) => ({
-        account_id: account,
-        run_id: runId,
-        lane_key: lane.laneKey,
-        stream: lane.stream,
-      })),
-    )
-    .onConflict((oc) => oc.doNothing())
-    .execute();
-}
-
-/** Adds what a job of the run saw that the units do not keep: calls outside units and throttled replies. */
-export async function addRunCounts(
-  db: Db,
-  runId: number,
-  counts: { calls?: number; throttled?: number },
-): Promise<void> {
-  await db
-    .updateTable('sync_runs')
-    .set((eb) => ({
-      calls: eb('calls', '+', counts.calls ?? 0),
-      throttled: eb('throttled', '+', counts.throttled ?? 0),
-    }))
-    .where('run_id', '=', runId)
-    .execute();
-}
-
-/**
- * How a lane ended, and the run's summary when that ended the run (null: other lanes are still on the queue,
- * or the run was already ended).
- */
-export async function endLane(
-  db: Db,
-  args: {
-    account: string;
-    runId: number;
-    laneKey: string;
-    status: LaneStatus;
-    error?: string;
-    abandonedAfterMinutes: number;
-  },
-): Promise<RunSummary | null> {
-  const summary = await db.transaction().execute(async (trx) => {
-    await trx
-      .updateTable('sync_run_lanes')
-      .set({ status: args.status, error: args.error ?? null, finished_at: sql<Date>`now()` })
-      .where('account_id', '=', args.account)
-      .where('run_id', '=', args.runId)
-      .where('lane_key', '=', args.laneKey)
-      .where('finished_at', 'is', null)
-      .execute();
-    return finishIfLast(trx, args.account, args.runId);
-  });
-  if (summary)
-    await cleanUpSeen(db, { runId: args.runId, abandonedAfterMinutes: args.abandonedAfterMinutes }).catch(
-      () => 0,
-    );
-  return summary;
-}
-
-/**
- * In a transaction: ends the run when none of its lanes is left on the queue and it is still running (the
- * row lock makes it once).
- */
-export async function finishIfLast(trx: Db, account: string, runId: number): Promise<RunSummary | null> {
-  const run = await trx
-    .selectFrom('sync_runs')
-    .select([
-      'status',
-      'kind',
-      'streams',
-      'requested',
-      'started_at',
-      'calls',
-      'throttled',
-      'work_units_total',
-    ])
-    .where('run_id', '=', runId)
-    .forUpdate()
-    .executeTakeFirst();
-  if (!run || run.status !== 'running') return null;
-  const lanes = await trx
-    .selectFrom('sync_run_lanes')
-    .select(['lane_key', 'status', 'error'])
-    .where('account_id', '=', account)
-    .where('run_id', '=', runId)
-    .execute();
-  if (lanes.some((lane) => lane.status === 'queued')) return null;
-  const errors = lanes.filter((lane) => lane.error).map((lane) => `${lane.lane_key}: ${lane.error}`);
-  const done = lanes.filter((lane) => lane.status === 'done' || lane.status === 'skipped').length;
-  const status: RunStatus = lanes.some((lane) => lane.status === 'budget_exhausted')
-    ? 'budget_exhausted'
-    : done === lanes.length
-      ? 'succeeded'
-      : done > 0
-        ? 'partial'
-        : 'failed';
-  const counts = await finishRun(trx, {
-    runId,
-    status,
-    error: errors.length ? errors.join('\n') : undefined,
-    extraCalls: run.calls,
-    throttled: run.throttled,
-    workUnitsTotal: run.work_units_total,
-  });
-  const requested = run.requested as SyncRequest;
-  // A lane that ended well whose units failed on the way still leaves the run partial (as `sync` says it).
-  const final: RunStatus = status === 'succeeded' && counts.workUnits.failed > 0 ? 'partial' : status;
-  if (final !== status)
-    await trx.updateTable('sync_runs').set({ status: final }).where('run_id', '=', runId).execute();
-  return {
-    ...counts,
-    status: final,
-    account,
-    kind: requested.kind ?? 'sync',
-    streams: run.streams as StreamName[],
-    durationMs: Date.now() - run.started_at.getTime(),
-    errors,
-  };
-}
+import { endLane } from '../sync/runs/lanes.js';
+import type { RunSummary } from '../sync/types.js';
+import { DEAD_LETTER_QUEUE, deadLetters, QUEUE_PREFIX, QUEUE_SCHEMA } from './boss.js';
 
 /**
  * Ends, as `dead`, the lanes still open whose job is in the dead-letter queue: a worker killed
@@ -191,4 +54,67 @@ export async function endDeadLanes(
     if (summary) ended.push(summary);
   }
   return ended;
+}
+
+/**
+ * Ends, as `dead`, the lanes still queued whose job is gone from the queue (not waiting, running nor dead-lettered):
+ * pg-boss archives a job that waited past its retention, and an `enqueue` killed between noting its lanes and
+ * sending their jobs leaves lanes without one. Only lanes of runs not heard of for `graceMs` (the enqueue that
+ * sends them, and the workers that run them, beat meanwhile). Returns the summaries of the runs this closed.
+ */
+export async function endOrphanedLanes(
+  db: Db,
+  accounts: readonly string[],
+  args: { graceMs: number; abandonedAfterMinutes: number },
+): Promise<RunSummary[]> {
+  if (accounts.length === 0) return [];
+  const { rows } = await sql<{ account_id: string; run_id: number; lane_key: string }>`
+    select l.account_id, l.run_id, l.lane_key
+      from sync_run_lanes l
+      join sync_runs r on r.account_id = l.account_id and r.run_id = l.run_id
+     where l.status = 'queued' and l.account_id = any(${accounts as string[]}::text[])
+       and coalesce(r.heartbeat_at, r.started_at) < now() - make_interval(secs => ${args.graceMs / 1000}::float8)
+       and not exists (
+         select 1 from ${sql.table(`${QUEUE_SCHEMA}.job`)} j
+          where j.name in (${QUEUE_PREFIX} || l.account_id, ${DEAD_LETTER_QUEUE}) and j.state < 'completed'
+            and j.data->>'runId' = l.run_id::text and j.data->>'laneKey' = l.lane_key)`.execute(db);
+  const ended: RunSummary[] = [];
+  for (const row of rows) {
+    const summary = await endLane(db, {
+      account: row.account_id,
+      runId: Number(row.run_id),
+      laneKey: row.lane_key,
+      status: 'dead',
+      error:
+        'its job left the queue without being run (pg-boss archived it after its retention, or the enqueue that queued it stopped before sending it); run propsync enqueue again',
+      abandonedAfterMinutes: args.abandonedAfterMinutes,
+    });
+    if (summary) ended.push(summary);
+  }
+  return ended;
+}
+
+/** Jobs of `queues` ready to run for more than `forSeconds` that no worker took, by queue. */
+export async function waitingUntaken(
+  db: Db,
+  queues: readonly string[],
+  forSeconds: number,
+): Promise<Map<string, number>> {
+  if (queues.length === 0) return new Map();
+  const { rows } = await sql<{ name: string; n: number }>`
+    select name, count(*)::int as n from ${sql.table(`${QUEUE_SCHEMA}.job`)}
+     where name = any(${queues as string[]}::text[]) and state in ('created', 'retry')
+       and start_after < now() - make_interval(secs => ${forSeconds}::float8)
+     group by name`.execute(db);
+  return new Map(rows.map((row) => [row.name, row.n]));
+}
+
+/** Whether a worker has taken any job of a queued run yet (a unit of it started, or one of its jobs did). */
+export async function runTaken(db: Db, account: string, runId: number): Promise<boolean> {
+  const { rows } = await sql<{ taken: boolean }>`
+    select exists (select 1 from sync_work_units where account_id = ${account} and run_id = ${runId})
+        or exists (select 1 from ${sql.table(`${QUEUE_SCHEMA}.job`)}
+                    where name = ${QUEUE_PREFIX + account} and data->>'runId' = ${String(runId)}
+                      and started_on is not null) as taken`.execute(db);
+  return rows[0]?.taken === true;
 }

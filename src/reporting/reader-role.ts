@@ -4,6 +4,7 @@ import type { Db } from '../catalog/tables.js';
 import { BASE_TABLE_NAMES as SOURCE_TABLES } from '../catalog/tables.js';
 import { ACCOUNT_ID } from '../config/accounts.js';
 import { REPORTING_PRIVATE_SCHEMA, REPORTING_SCHEMA } from './views.js';
+import { messageOf } from '../log/errors.js';
 
 /** Name of the environment variable that holds the password of a reader role made with --login. */
 export const READER_PASSWORD_ENV = 'PROPSYNC_READER_PASSWORD';
@@ -103,7 +104,7 @@ async function attemptAs(db: Db, user: string, what: string, statement: RawBuild
     await statement.execute(db);
   } catch (error) {
     if ((error as { code?: string }).code === INSUFFICIENT_PRIVILEGE)
-      throw new ReaderRoleError(`the connecting user "${user}" may not ${what}: ${(error as Error).message}`);
+      throw new ReaderRoleError(`the connecting user "${user}" may not ${what}: ${messageOf(error)}`);
     throw error;
   }
 }

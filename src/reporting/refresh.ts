@@ -3,6 +3,7 @@ import type { Db } from '../catalog/tables.js';
 import type { Logger } from '../log/logger.js';
 import { updateGroups, type MaintainedView } from './maintained-groups.js';
 import { REPORTING_PRIVATE_SCHEMA, REPORTING_SCHEMA, REPORTING_VIEWS } from './views.js';
+import { messageOf } from '../log/errors.js';
 
 /** The views kept group by group: each, a plain view over its sums, is updated rather than refreshed. */
 const MAINTAINED: readonly MaintainedView[] = REPORTING_VIEWS.flatMap((view) =>
@@ -227,7 +228,7 @@ export async function refreshAfterSync(
       );
     }
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = messageOf(error);
     logger.warn(
       { event: 'reporting_refresh_failed', err: message },
       `could not refresh the reporting views: ${message}; the next sync tries again`,

@@ -21,7 +21,9 @@ import { createSyncMetrics } from '../app/metrics.js';
 import { scheduledStreams, startScheduler, type RunEngine } from './scheduler.js';
 import { ensureQueues, openBoss } from '../queue/boss.js';
 import { enqueueRun } from '../queue/enqueue.js';
-import { claimTick } from '../queue/schedule-tick.js';
+import { claimTick, takeLateTicks, tickDone } from '../queue/schedule-tick.js';
+import { crashPoint } from '../sync/crash-points.js';
+import { messageOf } from '../log/errors.js';
 import { latestDrift } from '../sync/verifications.js';
 import { startVerifyJobs } from './verify-job.js';
 import { ALERTS_EVERY_MS } from '../app/alerts/monitor.js';
@@ -120,20 +122,52 @@ export async function runSchedulerProcess(
     );
   const enqueueAtTick: RunEngine = async (request, deps, at) => {
     const stream = request.streams![0]!;
-    if (!(await claimTick(boss!, deps.account.id, stream, at))) {
+    const tick = await claimTick(boss!, deps.account.id, stream, at);
+    if (!tick) {
       deps.logger.info(
         { event: 'run_skipped', reason: 'enqueued elsewhere', at: at.toISOString() },
         `skipped this run: another scheduler enqueued ${stream} for account ${deps.account.id} at ${at.toISOString()}`,
       );
       return null;
     }
+    crashPoint('tick-claimed');
     const runtime = accounts.find((candidate) => candidate.account.id === deps.account.id)!;
     await enqueueRun(
       { ...request, streams: [stream] },
       { db, boss: boss!, config, account: runtime.account, client: runtime.client, logger: deps.logger },
     );
+    await tickDone(db, tick.id);
     return null;
   };
+  // Cron times claimed by a scheduler that died before it enqueued their run: enqueued late, here.
+  const lateTicks = boss
+    ? setInterval(() => {
+        void (async () => {
+          for (const tick of await takeLateTicks(
+            db,
+            boss,
+            accounts.map((runtime) => runtime.account.id),
+          )) {
+            const runtime = accounts.find((candidate) => candidate.account.id === tick.account)!;
+            logger.warn(
+              { event: 'tick_taken_late', account: tick.account, stream: tick.stream, slot: tick.slot },
+              `the cron time ${tick.slot} of ${tick.stream} for account ${tick.account} was claimed by a scheduler that did not enqueue its run; enqueueing it now`,
+            );
+            await enqueueRun(
+              { kind: 'sync', streams: [tick.stream] },
+              { db, boss, config, account: runtime.account, client: runtime.client, logger },
+            );
+            await tickDone(db, tick.id);
+          }
+        })().catch((error: unknown) =>
+          logger.warn(
+            { event: 'late_ticks_failed', err: messageOf(error) },
+            `could not enqueue the runs of cron times left claimed: ${messageOf(error)}`,
+          ),
+        );
+      }, 15_000)
+    : undefined;
+  lateTicks?.unref();
   const scheduler = startScheduler({
     config,
     db,
@@ -179,6 +213,7 @@ export async function runSchedulerProcess(
     { event: 'scheduler_stopping', signal },
     `${signal}: starting no new runs; waiting up to ${STOP_TIMEOUT_MS / 1000} s for the pages in flight`,
   );
+  clearInterval(lateTicks);
   const [graceful] = await Promise.all([
     scheduler.stop(STOP_TIMEOUT_MS),
     verifyJobs.stop(),

@@ -8,6 +8,7 @@ import { describeHolder, lockName, withStreamLock, type LockOptions } from '../s
 import { combineObservers } from '../sync/observers.js';
 import { streamsOf } from '../sync/plan-run.js';
 import type { SyncMetrics } from '../app/metrics.js';
+import { messageOf } from '../log/errors.js';
 
 /**
  * What a cron time does, passed in so that the scheduler can be tested on its own: the engine's
@@ -132,8 +133,8 @@ export function startScheduler(options: SchedulerOptions): Scheduler {
       state.lastRun = { runId: summary.runId, status: summary.status, finishedAt: new Date().toISOString() };
     } catch (error) {
       logger.error(
-        { event: 'run_error', err: (error as Error).message },
-        `scheduled run of ${stream} for account ${account.id} failed: ${(error as Error).message}; the next run tries again`,
+        { event: 'run_error', err: messageOf(error) },
+        `scheduled run of ${stream} for account ${account.id} failed: ${messageOf(error)}; the next run tries again`,
       );
     } finally {
       state.running = false;

@@ -3,6 +3,7 @@ import type { Propsync } from '../app/propsync.js';
 import type { StreamName } from '../config/schema.js';
 import { verifyLocked } from '../app/verify.js';
 import { cronLogger } from './scheduler.js';
+import { messageOf } from '../log/errors.js';
 
 /** The scheduled verifications of a `propsync schedule` process. */
 export interface VerifyJobs {
@@ -36,8 +37,8 @@ export function startVerifyJobs(propsync: Propsync, streams: StreamName[]): Veri
         );
       } catch (error) {
         log.error(
-          { event: 'verify_failed', err: (error as Error).message },
-          `scheduled verification of account ${account.id} failed: ${(error as Error).message}; the next one tries again`,
+          { event: 'verify_failed', err: messageOf(error) },
+          `scheduled verification of account ${account.id} failed: ${messageOf(error)}; the next one tries again`,
         );
       }
     };

@@ -436,6 +436,7 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
   return {
     pages,
     today: () => clock.today(),
+    dayAhead: () => clock.dayAhead(),
     versionOf: (method) => versionOf(settings, method),
     stats: (): ClientStats => ({ ...totals, budgetLeft: gate.left() }),
     async close() {

@@ -33,6 +33,8 @@ export class SourceClock {
   private latest?: Date;
   /** Whether the latest `Date` was ignored (one warning per run of ignored dates). */
   private ignoring = false;
+  /** The latest `Date`, when it was ignored for running ahead of the local clock. */
+  private ignoredAhead?: number;
 
   constructor(options: SourceClockOptions) {
     this.timeZone = options.timeZone;
@@ -66,9 +68,11 @@ export class SourceClock {
         );
       }
       this.ignoring = true;
+      this.ignoredAhead = at > receivedAt ? at : undefined;
       return undefined;
     }
     this.ignoring = false;
+    this.ignoredAhead = undefined;
     this.offsetMs = at - receivedAt;
     this.latest = new Date(at);
     return this.latest;
@@ -92,6 +96,11 @@ export class SourceClock {
   /** The source's "today" as `YYYY-MM-DD`. */
   today(): string {
     return this.dayOf();
+  }
+
+  /** The day of the latest `Date`, when it was ignored for running ahead of the local clock. */
+  dayAhead(): string | undefined {
+    return this.ignoredAhead === undefined ? undefined : this.dayOf(this.ignoredAhead);
   }
 
   /** The instant the given source day ends: the next midnight in the source's zone. */

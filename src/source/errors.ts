@@ -7,6 +7,8 @@
  * the password, the Basic header or the API key (the client scrubs every message it builds or
  * wraps: the secrets of its auth mode).
  */
+import { messageOf } from '../log/errors.js';
+
 /** Where a failed call was going: what an operator needs to find it again. */
 export interface CallSite {
   /** The method's wire name. */
@@ -251,6 +253,6 @@ function describeValue(value: unknown): string {
 export class RecognizerFailure extends Error {
   override name = 'RecognizerFailure';
   constructor(override readonly cause: unknown) {
-    super(cause instanceof Error ? cause.message : String(cause));
+    super(messageOf(cause));
   }
 }

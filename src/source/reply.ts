@@ -22,6 +22,7 @@ import {
 import { asList } from './field-readers.js';
 import { isTreeObject, type Tree } from './tree.js';
 import { KnownRecord, type SourceMethod } from './types.js';
+import { messageOf } from '../log/errors.js';
 
 /**
  * A decoded body: the tree, and, when records were recognized (see `RecordRecognizer`), the records' text
@@ -153,7 +154,7 @@ export async function readReply(input: ReplyInput, decode: BodyDecoder = decodeB
     );
     if (statusError) throw statusError;
     throw new MalformedReplyError(
-      `unreadable ${input.format.toUpperCase()} reply (${(error as Error).message}; ${size} bytes)`,
+      `unreadable ${input.format.toUpperCase()} reply (${messageOf(error)}; ${size} bytes)`,
       {
         ...site,
         status,

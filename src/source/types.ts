@@ -168,6 +168,11 @@ export interface SourceClient {
    * reply's HTTP `Date` header, or of the local clock when no reply has come yet.
    */
   today(): string;
+  /**
+   * The day of the latest reply's `Date` when it was ignored for running ahead of the local clock past the
+   * allowed skew (`today()` is then the local day, and the source's days after it go unread); else undefined.
+   */
+  dayAhead?(): string | undefined;
   /** The version a method is called in: `source.versions.<name>` when set, else the method's default. */
   versionOf(method: SourceMethod): MethodVersion;
   stats(): ClientStats;

@@ -16,6 +16,7 @@ import type { DecodedBody } from './reply.js';
 import type { Tree } from './tree.js';
 import type { RecordRecognizer } from './types.js';
 import type { PassOverAnswer, XmlDecodeTask } from './xml-decode-task.js';
+import { messageOf } from '../log/errors.js';
 
 /** Replies shorter than this (in bytes) are decoded on the calling thread. */
 export const OFF_THREAD_MIN_BYTES = 64 * 1024;
@@ -138,9 +139,7 @@ export function createXmlDecoder(options: XmlDecoderOptions = {}): XmlDecoder {
       started.on('error', (error: unknown) => {
         // A thread ended for its memory rejects its task (reported below); piscina replaces it.
         if (outOfMemory(error)) return;
-        const failure = new Error(
-          `the XML decoding thread failed: ${error instanceof Error ? error.message : String(error)}`,
-        );
+        const failure = new Error(`the XML decoding thread failed: ${messageOf(error)}`);
         for (const fail of current.waiting) fail(failure);
         if (pool === current) pool = undefined;
         void started.destroy().catch(() => undefined);
@@ -176,7 +175,7 @@ export function createXmlDecoder(options: XmlDecoderOptions = {}): XmlDecoder {
         (passed) => port1.postMessage({ passed } satisfies PassOverAnswer),
         (error: unknown) =>
           port1.postMessage({
-            error: error instanceof Error ? error.message : String(error),
+            error: messageOf(error),
           } satisfies PassOverAnswer),
       );
     });

@@ -12,6 +12,8 @@ export const CRASH_POINTS = [
   'unit-started',
   /** Mid-page: a page fetched and decoded, not yet loaded. */
   'page-fetched',
+  /** A scheduler in queue mode claimed a cron time, and has not enqueued its run yet. */
+  'tick-claimed',
 ] as const;
 export type CrashPoint = (typeof CRASH_POINTS)[number];
 

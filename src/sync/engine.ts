@@ -2,14 +2,23 @@ import { accountLogger } from '../log/logger.js';
 import type { StreamName } from '../streams/registry.js';
 import type { Reconnect } from '../warehouse/reconnect.js';
 import { pickCounts, RUN_COUNTERS } from '../warehouse/run-counters.js';
-import { closeAbandonedRuns } from './abandoned.js';
+import { messageOf } from '../log/errors.js';
+import { closeAbandonedRuns, closeStaleRuns } from './runs/abandoned.js';
 import { planRun, streamsOf } from './plan-run.js';
 import { engineReconnect } from './reconnect.js';
 import { runLanes } from './run-lanes.js';
-import { isBudgetError } from './run-unit.js';
-import { createRun, finishRun, heartbeatEveryMs, notePlan, startHeartbeat } from './runs.js';
+import { isBudgetError } from './errors.js';
+import {
+  closeRun,
+  heartbeatEveryMs,
+  notePlan,
+  openRun,
+  runKind,
+  startHeartbeat,
+  type CloseArgs,
+} from './runs/lifecycle.js';
 import { cleanUpSeen } from './work-units.js';
-import type { RunStatus, RunSummary, SyncDeps, SyncRequest } from './types.js';
+import type { RunSummary, SyncDeps, SyncRequest } from './types.js';
 
 /**
  * Runs one sync or backfill: finds the source's today and the properties, asks each stream for
@@ -22,10 +31,10 @@ export async function runSync(request: SyncRequest, deps: SyncDeps): Promise<Run
   const { db, client, config, account, observer, signal, lock } = deps;
   const started = Date.now();
   const streams = streamsOf(request, deps);
-  const kind = request.kind === 'backfill' ? 'backfill' : request.full ? 'full' : 'sync';
+  const kind = runKind(request);
   const reconnect = engineReconnect(config.database.reconnect, deps.logger);
   const runId = await reconnect.execute(() =>
-    createRun(db, {
+    openRun(db, {
       account: account.id,
       kind,
       streams,
@@ -41,38 +50,48 @@ export async function runSync(request: SyncRequest, deps: SyncDeps): Promise<Run
   // Calls made before the work units (discovery); units count their own.
   let discoveryCalls = 0;
   const heartbeat = startHeartbeat(db, runId, heartbeatEveryMs(config.abandonedAfterMinutes), logger);
-  const finish = async (status: RunStatus, errors: string[], workUnits: number): Promise<RunSummary> => {
+  // Why the run stopped early, when it did: a signal, or a stream's lock lost for good.
+  const stopped = () =>
+    signal?.aborted
+      ? 'stopped by a signal'
+      : ((lock?.signal.reason as Error | undefined)?.message ?? 'stopped');
+  const finish = async (
+    facts: CloseArgs['facts'],
+    errors: string[],
+    workUnits: number,
+    explain = true,
+  ): Promise<RunSummary> => {
     heartbeat.stop();
     const after = client.stats();
-    const counts = await reconnect.execute(() =>
-      finishRun(db, {
+    const closed = await reconnect.execute(() =>
+      closeRun(db, {
         runId,
-        status,
-        error: errors.length ? errors.join('\n') : undefined,
+        facts,
+        errors,
         extraCalls: discoveryCalls,
         throttled: after.throttled - before.throttled,
         workUnitsTotal: workUnits,
+        ...(explain && { stopped: stopped(), dailyCallBudget: account.source.dailyCallBudget }),
       }),
     );
     await cleanUpSeen(db, { runId, abandonedAfterMinutes: config.abandonedAfterMinutes }).catch(
       (error: unknown) =>
         logger.warn(
-          { event: 'seen_cleanup_failed', err: (error as Error).message },
-          `could not remove the seen keys of finished work units: ${(error as Error).message}`,
+          { event: 'seen_cleanup_failed', err: messageOf(error) },
+          `could not remove the seen keys of finished work units: ${messageOf(error)}`,
         ),
     );
-    const summary: RunSummary = {
-      ...counts,
-      account: account.id,
-      kind: request.kind,
-      streams,
-      durationMs: Date.now() - started,
-      errors,
-    };
+    const summary: RunSummary = { ...closed, kind: request.kind, streams, durationMs: Date.now() - started };
     logFinished(logger, summary);
     observer?.onRunEnd?.(summary);
     return summary;
   };
+  const failedAt = (error: unknown) => ({
+    budgetSpent: isBudgetError(error),
+    interrupted: false,
+    failed: 1,
+    done: 0,
+  });
 
   let plan;
   try {
@@ -80,13 +99,17 @@ export async function runSync(request: SyncRequest, deps: SyncDeps): Promise<Run
     discoveryCalls = client.stats().calls - before.calls;
     const planned = plan;
     await reconnect.execute(() =>
-      notePlan(db, runId, { sourceToday: planned.today, workUnits: planned.workUnits }),
+      notePlan(db, runId, {
+        sourceToday: planned.today,
+        workUnits: planned.workUnits,
+        unread: planned.unread,
+      }),
     );
   } catch (error) {
     discoveryCalls = client.stats().calls - before.calls;
-    const message = error instanceof Error ? error.message : String(error);
+    const message = messageOf(error);
     logger.error({ event: 'run_failed', err: message }, `run ${runId} could not start: ${message}`);
-    return finish(isBudgetError(error) ? 'budget_exhausted' : 'failed', [message], 0);
+    return finish(failedAt(error), [message], 0, false);
   }
   logger.info(
     {
@@ -119,36 +142,23 @@ export async function runSync(request: SyncRequest, deps: SyncDeps): Promise<Run
     });
   } catch (error) {
     // Whatever went wrong, the run's row says so rather than staying `running`.
-    const message = error instanceof Error ? error.message : String(error);
+    const message = messageOf(error);
     logger.error({ event: 'run_failed', err: message }, `run ${runId} failed: ${message}`);
-    return finish('failed', [message], plan.workUnits);
+    return finish({ ...failedAt(error), budgetSpent: false }, [message], plan.workUnits);
   }
-  const status: RunStatus = outcome.budgetSpent
-    ? 'budget_exhausted'
-    : stop?.aborted
-      ? 'interrupted'
-      : outcome.errors.length === 0
-        ? 'succeeded'
-        : outcome.done > 0
-          ? 'partial'
-          : 'failed';
-  const errors = [...outcome.errors];
-  if (status === 'budget_exhausted')
-    errors.unshift(
-      `the daily call budget (${account.source.dailyCallBudget} calls) is spent; unfinished work resumes on the next run`,
-    );
-  if (status === 'interrupted' && !signal?.aborted)
-    errors.unshift(
-      `${(lock?.signal.reason as Error | undefined)?.message ?? 'stopped'}; unfinished work resumes from its checkpoints on the next run`,
-    );
-  else if (status === 'interrupted')
-    errors.unshift('stopped by a signal; unfinished work resumes from its checkpoints on the next run');
-  return finish(status, errors, plan.workUnits + outcome.addedUnits);
+  const facts = {
+    budgetSpent: outcome.budgetSpent,
+    interrupted: stop?.aborted === true,
+    failed: outcome.errors.length,
+    done: outcome.done,
+  };
+  const errors = outcome.refused ? [outcome.refused, ...outcome.errors] : [...outcome.errors];
+  return finish(facts, errors, plan.workUnits + outcome.addedUnits);
 }
 
 /**
- * Closes the runs of a dead process on the run's streams (their locks are held), logs and
- * reports them. Housekeeping: a failure is logged, and the next run tries again.
+ * Closes the runs of a dead process on the run's streams (their locks are held) and the account's runs whose
+ * heartbeat stopped long ago; logs and reports them. Housekeeping: a failure is logged, the next run tries again.
  */
 async function closeAbandoned(
   deps: SyncDeps,
@@ -158,11 +168,18 @@ async function closeAbandoned(
   logger: SyncDeps['logger'],
 ): Promise<void> {
   const abandoned = await reconnect
-    .execute(() => closeAbandonedRuns(deps.db, { account: deps.account.id, runId, streams }))
-    .catch((error: Error) => {
+    .execute(async () => [
+      ...(await closeAbandonedRuns(deps.db, { account: deps.account.id, runId, streams })),
+      // Runs no lock proves dead (a verify, an enqueue killed while planning): by their stale heartbeat.
+      ...(await closeStaleRuns(deps.db, {
+        accounts: [deps.account.id],
+        abandonedAfterMinutes: deps.config.abandonedAfterMinutes,
+      })),
+    ])
+    .catch((error: unknown) => {
       logger.warn(
-        { event: 'abandoned_close_failed', err: error.message },
-        `could not close the runs left running by a process that ended: ${error.message}`,
+        { event: 'abandoned_close_failed', err: messageOf(error) },
+        `could not close the runs left running by a process that ended: ${messageOf(error)}`,
       );
       return [];
     });
@@ -190,6 +207,7 @@ function logFinished(logger: SyncDeps['logger'], summary: RunSummary): void {
   const {
     runId,
     status,
+    unread,
     workUnits,
     records,
     rowsInserted,
@@ -204,6 +222,8 @@ function logFinished(logger: SyncDeps['logger'], summary: RunSummary): void {
     `run ${runId} ${status}: ${workUnits.done}/${workUnits.total} work units, ${records} records, ` +
       `${rowsInserted} inserted, ${rowsUpdated} updated, ${rowsDeleted} deleted, ${quarantined} quarantined, ${calls} calls`,
   );
+  for (const window of unread ?? [])
+    logger.warn({ event: 'window_unread', window }, `run ${runId} left unread: ${window}`);
   if (quarantined > 0)
     logger.warn(
       { event: 'records_quarantined', quarantined },

@@ -30,7 +30,9 @@ import type { RowCounts } from './types.js';
 import { crashPoint } from './crash-points.js';
 import { protectRecord, type PrivacyPolicy } from './privacy/policy.js';
 import { pageRetryLockKey } from './lock.js';
+import { WarehouseConstraintError } from './errors.js';
 import { checkpointPage, forgetSeen, recordSeen, seenBy } from './work-units.js';
+import { messageOf } from '../log/errors.js';
 
 /** One page to load, with where it sits in its unit. */
 export interface PageToLoad {
@@ -112,9 +114,7 @@ export async function loadPage(db: Db, page: PageToLoad): Promise<PageLoaded> {
         ...checkedRecord(stream, record, page.version, { tree: digest, text: page.textDigests?.[index] }),
       });
     } catch (error) {
-      quarantined.push(
-        quarantineOf(page, keys[index], index, error instanceof Error ? error.message : String(error)),
-      );
+      quarantined.push(quarantineOf(page, keys[index], index, messageOf(error)));
     }
   }
 
@@ -173,7 +173,7 @@ export async function loadPage(db: Db, page: PageToLoad): Promise<PageLoaded> {
     },
     { retriesOneAtATime: pageRetryLockKey(page.account) },
   ).catch((error: unknown) => {
-    throw isConstraintError(error) ? new WarehouseConstraintError(page, error) : error;
+    throw isConstraintError(error) ? new WarehouseConstraintError(page.pageNo, error) : error;
   });
   crashPoint('after-commit');
   return loaded;
@@ -388,30 +388,6 @@ async function writeRows(
 /** An integrity constraint of the warehouse refused a statement (SQLSTATE class 23). */
 function isConstraintError(error: unknown): boolean {
   return sqlState(error)?.startsWith('23') === true;
-}
-
-/**
- * A constraint of the warehouse (unique, foreign key, a check someone added) refused a page's
- * rows: the warehouse's rule, not a bad record, so the unit fails naming the constraint, and
- * nothing is quarantined.
- */
-export class WarehouseConstraintError extends Error {
-  override name = 'WarehouseConstraintError';
-  constructor(page: Pick<PageToLoad, 'pageNo'>, cause: unknown) {
-    const { message, constraint, table, code } = cause as {
-      message: string;
-      constraint?: string;
-      table?: string;
-      code: string;
-    };
-    const where = [constraint && `constraint ${constraint}`, table && `table ${table}`, `SQLSTATE ${code}`]
-      .filter(Boolean)
-      .join(', ');
-    super(
-      `the warehouse refused page ${page.pageNo}: ${message} (${where}); a rule of the warehouse, not a bad record, so nothing was quarantined and the page was not loaded: fix or drop the constraint, then run again`,
-      { cause },
-    );
-  }
 }
 
 /** Postgres refused a value of the rows being written: its message, with the detail it gave. */

@@ -6,6 +6,7 @@ import { escapeControls } from '../log/redact.js';
 import type { Db } from '../catalog/tables.js';
 import { sessionConfig, type SessionTimeouts } from '../warehouse/db.js';
 import { createReconnect, type ReconnectSettings } from '../warehouse/reconnect.js';
+import { messageOf } from '../log/errors.js';
 
 /**
  * The first half of every propsync advisory lock key ("psyn"), so that propsync's locks never
@@ -301,7 +302,7 @@ class LockSession {
     } catch (error) {
       this.lost.abort(
         new Error(
-          `lost the lock connection of stream ${this.stream} and could not take the lock again within ${settings.maxOutageMs / 1000} s: ${(error as Error).message}`,
+          `lost the lock connection of stream ${this.stream} and could not take the lock again within ${settings.maxOutageMs / 1000} s: ${messageOf(error)}`,
         ),
       );
     }

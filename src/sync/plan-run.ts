@@ -4,8 +4,9 @@ import type { DiscoveredProperty, Lane, PlanContext, StreamDefinition } from '..
 import { addDays } from '../dates/days.js';
 import { SourceClock } from '../source/clock.js';
 import { cursorReader } from './cursors.js';
-import { isBudgetError } from './run-unit.js';
+import { isBudgetError } from './errors.js';
 import type { SyncDeps, SyncRequest } from './types.js';
+import { messageOf } from '../log/errors.js';
 
 /** A lane of one stream, ready to run. */
 export interface PlannedLane {
@@ -20,6 +21,8 @@ export interface RunPlan {
   latestDay: string;
   propertyIds: string[];
   lanes: PlannedLane[];
+  /** Windows the plan knowingly leaves unread, each with why: the run then ends `incomplete`. */
+  unread: string[];
   /** Work units known before running (dynamic steps add more). */
   workUnits: number;
   byStream: Partial<Record<StreamName, number>>;
@@ -49,10 +52,24 @@ export async function planRun(request: SyncRequest, streams: StreamName[], deps:
   const latestDay = latestCursorDay(deps.account.timeZone);
   // Every day a stream plans with (cursor values, windows, next refresh days) comes from today.
   const today = discovered.today > latestDay ? latestDay : discovered.today;
+  const unread: string[] = [];
+  const ahead = deps.client.dayAhead?.();
+  if (ahead !== undefined && ahead > today) {
+    const from = addDays(today, 1);
+    const days = from === ahead ? `day ${from}` : `days ${from}..${ahead}`;
+    unread.push(
+      `the source's ${days}: its clock says ${ahead}, further ahead of the local clock than source.maxClockSkewHours allows, so the run planned with the local day ${today}; read once the local day reaches them (or raise source.maxClockSkewHours if the source's clock is right)`,
+    );
+  }
   if (today !== discovered.today) {
+    const from = addDays(today, 1);
+    const days = from === discovered.today ? `day ${from}` : `days ${from}..${discovered.today}`;
+    unread.push(
+      `the source's ${days}: its today ${discovered.today} is past the local tomorrow ${today} (its clock or data run ahead); read once the local day reaches them`,
+    );
     deps.logger.warn(
       { event: 'source_today_clamped', sourceToday: discovered.today, today },
-      `the source's today ${discovered.today} is past the local tomorrow; planning with ${today}`,
+      `the source's today ${discovered.today} is past the local tomorrow; planning with ${today}, leaving its ${days} unread`,
     );
   }
   const lanes: PlannedLane[] = [];
@@ -69,6 +86,7 @@ export async function planRun(request: SyncRequest, streams: StreamName[], deps:
     latestDay,
     propertyIds,
     lanes: interleave(lanes, (planned) => planned.stream.name),
+    unread,
     workUnits,
     byStream,
   };
@@ -118,7 +136,7 @@ async function discoverProperties(deps: SyncDeps): Promise<DiscoveredProperty[]>
         if (property) out.push(property);
       } catch (error) {
         // One bad record costs that property only: the run goes on with the others.
-        const reason = error instanceof Error ? error.message : String(error);
+        const reason = messageOf(error);
         deps.logger.warn(
           { event: 'discovery_record_skipped', page: page.pageNo, err: reason },
           `${DISCOVERY.method.name} record on page ${page.pageNo} skipped: ${reason}`,
@@ -145,7 +163,7 @@ export async function discover(
     listed = properties.filter((property) => !property.disabled).map((property) => property.id);
   } catch (error) {
     if (!wanted.length || isBudgetError(error)) throw error;
-    const message = (error as Error).message;
+    const message = messageOf(error);
     logger.warn(
       { event: 'discovery_failed', err: message },
       `${DISCOVERY.method.name} failed (${message}); going on with the configured properties`,

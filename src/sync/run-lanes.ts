@@ -5,7 +5,9 @@ import type { PlannedLane } from './plan-run.js';
 import { checkPolicyInForce } from './privacy/in-force.js';
 import { KEEP_EVERYTHING } from '../config/privacy.js';
 import { privacyPolicy } from './privacy/policy.js';
-import { isBudgetError, runWorkUnit, type UnitContext } from './run-unit.js';
+import { messageOf } from '../log/errors.js';
+import { isBudgetError, isPermanentSourceError } from './errors.js';
+import { runWorkUnit, type UnitContext } from './run-unit.js';
 import type { SyncDeps } from './types.js';
 
 /** What running the lanes came to. */
@@ -13,6 +15,11 @@ export interface LanesOutcome {
   /** One line per failed work unit: unit, properties, window, and why. */
   errors: string[];
   budgetSpent: boolean;
+  /**
+   * The source refused the account's credentials or rights (every lane stopped at the first refusal): what it
+   * said, and what to fix.
+   */
+  refused?: string;
   /** Work units that dynamic steps added to the plan. */
   addedUnits: number;
   /** Work units done (or already done, for backfill chunks). */
@@ -45,7 +52,7 @@ export async function runLanes(
 ): Promise<LanesOutcome> {
   const { db, client, signal, observer, logger, lock, reconnect } = deps;
   const outcome: LanesOutcome = { errors: [], budgetSpent: false, addedUnits: 0, done: 0 };
-  const stopped = () => signal?.aborted === true || outcome.budgetSpent;
+  const stopped = () => signal?.aborted === true || outcome.budgetSpent || outcome.refused !== undefined;
   const queue = [...lanes];
   const statistics = new LoadStatistics(db);
   // Nothing is written under a personal-data policy other than the one the account's rows hold.
@@ -91,10 +98,12 @@ export async function runLanes(
         }
         const error = 'error' in result ? result.error : undefined;
         if (isBudgetError(error)) outcome.budgetSpent = true;
+        if (isPermanentSourceError(error))
+          outcome.refused ??= `${messageOf(error)}: the source refused account ${deps.account.id}'s credentials or their rights; no call is retried with them: fix them, then run again`;
         if (result.status === 'failed') {
           const window = plan.window ? `, window ${plan.window.from ?? '…'}..${plan.window.to ?? '…'}` : '';
           outcome.errors.push(
-            `${plan.unitKey} (properties ${plan.propertyIds.join(',')}${window}): ${error instanceof Error ? error.message : String(error)}`,
+            `${plan.unitKey} (properties ${plan.propertyIds.join(',')}${window}): ${messageOf(error)}`,
           );
         }
         return;
@@ -106,7 +115,7 @@ export async function runLanes(
     for (let next = queue.shift(); next && !stopped(); next = queue.shift()) {
       // A unit or a step that could not even start (the warehouse refused it) ends its lane, not the run.
       await runLane(next).catch((error: unknown) => {
-        const message = error instanceof Error ? error.message : String(error);
+        const message = messageOf(error);
         logger.error(
           { event: 'lane_failed', lane: next!.lane.key, err: message },
           `${next!.lane.key} stopped: ${message}`,

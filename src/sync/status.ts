@@ -3,7 +3,7 @@ import { STREAM_NAMES, type StreamName } from '../streams/registry.js';
 import { SOURCE_TABLE_NAMES, type Db, type Warehouse } from '../catalog/tables.js';
 import { pickCounts, RUN_COUNTERS, type Counts, type RunCounter } from '../warehouse/run-counters.js';
 import { budgetSpentToday } from './budget-spent.js';
-import { sumUnits } from './runs.js';
+import { sumUnits } from './runs/lifecycle.js';
 import { lastVerification, type VerificationRecord } from './verifications.js';
 import { readFreshness, type FreshnessTarget, type StreamFreshness } from './freshness.js';
 

@@ -6,6 +6,7 @@ import type { SourceClient } from '../source/types.js';
 import type { Db } from '../catalog/tables.js';
 import type { Counts, RowCounter, RunCounter } from '../warehouse/run-counters.js';
 import type { HeldLock } from './lock.js';
+import type { RunState } from './runs/states.js';
 
 /** What an operator or the scheduler asks the engine to do. */
 export interface SyncRequest {
@@ -52,8 +53,7 @@ export interface SyncDeps {
   lock?: HeldLock;
 }
 
-/** Outcome of a run. */
-export type RunStatus = 'succeeded' | 'partial' | 'failed' | 'interrupted' | 'budget_exhausted';
+export type { RunStatus } from './runs/states.js';
 
 /** Row counters of a page, a work unit or a run (see counters.ts). */
 export type RowCounts = Counts<RowCounter>;
@@ -65,11 +65,14 @@ export interface RunSummary extends Counts {
   runId: number;
   kind: SyncRequest['kind'];
   streams: StreamName[];
-  status: RunStatus;
+  /** How it ended (abandoned: a later process found it left running by one that died). */
+  status: RunState;
   workUnits: { total: number; done: number; failed: number; skipped: number };
   durationMs: number;
   /** One line per failed work unit: which stream, property, window, and why. */
   errors: string[];
+  /** Windows the run knowingly left unread, each with why (they make it `incomplete`). */
+  unread?: string[];
 }
 
 /** Events of a run, for progress bars, periodic log lines and metrics. */

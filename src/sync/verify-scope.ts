@@ -6,6 +6,7 @@ import type { LoadRow } from '../warehouse/bulk-load/index.js';
 import { compareTable, parentsInScope, type TableComparison } from '../warehouse/compare-rows.js';
 import type { Db } from '../catalog/tables.js';
 import { ListingCheck, UntrustedListingError } from './listing-check.js';
+import { messageOf } from '../log/errors.js';
 
 /** A stream that declares how it is verified. */
 export type VerifiedStream = StreamDefinition<StreamName> & { verify: VerifyDeclaration };
@@ -127,7 +128,7 @@ async function readScope(
             property: propertyId,
             key: stream.recordKey(record),
           },
-          `${stream.entity} ${stream.recordKey(record) ?? '(no id)'} of property ${propertyId} cannot be read (${(error as Error).message}); left out of the verification`,
+          `${stream.entity} ${stream.recordKey(record) ?? '(no id)'} of property ${propertyId} cannot be read (${messageOf(error)}); left out of the verification`,
         );
       }
     }

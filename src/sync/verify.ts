@@ -3,8 +3,10 @@ import { loadStream } from '../streams/index.js';
 import type { StreamName } from '../streams/registry.js';
 import { RUN_COUNTERS, zeroCounts } from '../warehouse/run-counters.js';
 import { discover } from './plan-run.js';
-import { isBudgetError } from './run-unit.js';
-import { createRun, finishRun } from './runs.js';
+import { InterruptedError, isBudgetError } from './errors.js';
+import { messageOf } from '../log/errors.js';
+import { closeRun, heartbeatEveryMs, openRun, runKind, startHeartbeat } from './runs/lifecycle.js';
+import type { RunFacts } from './runs/states.js';
 import type { RunStatus, SyncDeps } from './types.js';
 import {
   KEPT_KEYS,
@@ -89,14 +91,16 @@ export async function verifyAccount(request: VerifyRequest, deps: SyncDeps): Pro
   const { db, client, account, observer } = deps;
   const startedAt = new Date().toISOString();
   const streams = await verifiedStreams(request.streams);
-  const runId = await createRun(db, {
+  const runId = await openRun(db, {
     account: account.id,
-    kind: 'verify',
+    kind: runKind({ kind: 'verify' }),
     streams: [],
     propertyIds: undefined,
     requested: { kind: 'verify', ...request },
   });
   const logger = accountLogger(deps.logger, account.id, { runId });
+  // The sweep closes a verify run whose process died: its heartbeat says it is alive.
+  const heartbeat = startHeartbeat(db, runId, heartbeatEveryMs(deps.config.abandonedAfterMinutes), logger);
   const before = client.stats();
   const started = Date.now();
   const totals = streams.map((stream) => ({
@@ -111,7 +115,7 @@ export async function verifyAccount(request: VerifyRequest, deps: SyncDeps): Pro
     drifted: new Set<string>(),
   }));
   const verified: string[] = [];
-  let status: RunStatus = 'succeeded';
+  let facts: Omit<RunFacts, 'unread'> = { budgetSpent: false, interrupted: false, failed: 0, done: 0 };
   let error: string | null = null;
   let units = 0;
   try {
@@ -136,8 +140,7 @@ export async function verifyAccount(request: VerifyRequest, deps: SyncDeps): Pro
     );
     for (const propertyId of propertyIds) {
       for (const [index, stream] of streams.entries()) {
-        if (deps.signal?.aborted)
-          throw Object.assign(new Error('stopped by a signal'), { name: 'Interrupted' });
+        if (deps.signal?.aborted) throw new InterruptedError('stopped by a signal');
         const unitKey = `verify:${stream.name}:${propertyId}`;
         const unitStarted = Date.now();
         observer?.onWorkUnitStart?.({
@@ -182,26 +185,28 @@ export async function verifyAccount(request: VerifyRequest, deps: SyncDeps): Pro
       verified.push(propertyId);
     }
   } catch (caught) {
-    status = isBudgetError(caught)
-      ? 'budget_exhausted'
-      : deps.signal?.aborted || (caught as Error).name === 'Interrupted'
-        ? 'interrupted'
-        : 'failed';
-    error = caught instanceof Error ? caught.message : String(caught);
-    logger.warn(
-      { event: 'verify_stopped', status, err: error },
-      `verify ${runId} stopped (${status}): ${error}; ${verified.length} properties verified`,
-    );
+    const interrupted = deps.signal?.aborted === true || caught instanceof InterruptedError;
+    // A verification that stopped on an error is failed, whatever it verified before.
+    facts = { budgetSpent: isBudgetError(caught), interrupted, failed: interrupted ? 0 : 1, done: 0 };
+    error = messageOf(caught);
+  } finally {
+    heartbeat.stop();
   }
   const after = client.stats();
-  const summary = await finishRun(db, {
+  const summary = await closeRun(db, {
     runId,
-    status,
-    error: error ?? undefined,
+    facts,
+    errors: error ? [error] : [],
     extraCalls: after.calls - before.calls,
     throttled: after.throttled - before.throttled,
     workUnitsTotal: units,
   });
+  const status = summary.status as RunStatus;
+  if (error)
+    logger.warn(
+      { event: 'verify_stopped', status, err: error },
+      `verify ${runId} stopped (${status}): ${error}; ${verified.length} properties verified`,
+    );
   observer?.onRunEnd?.({
     ...summary,
     account: account.id,

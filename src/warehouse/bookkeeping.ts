@@ -40,7 +40,7 @@ export const SYNC_RUNS = defineTable({
     property_ids: bigintArray('Properties asked for (null: the configured ones, or all).'),
     requested: jsonb('The full request, as the operator or scheduler made it.').notNull().defaulted(),
     status: text(
-      'running, then how it ended (succeeded, partial, failed, interrupted, budget_exhausted), or abandoned: its process died and a later run of its streams closed it.',
+      'running, then how it ended (succeeded, incomplete, partial, failed, interrupted, budget_exhausted), or abandoned: its process died and a later run or sweep closed it.',
     )
       .notNull()
       .defaulted(),
@@ -56,6 +56,9 @@ export const SYNC_RUNS = defineTable({
     pid: integer('Process id of the run.'),
     heartbeat_at: timestamptz(
       'When the running process last said it was alive; a running run without a recent heartbeat is shown as abandoned.',
+    ),
+    unread: text(
+      'Windows the run knowingly left unread, one line each with why (the run then ends incomplete, not succeeded).',
     ),
   },
 });

@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { escapeIdentifier, escapeLiteral } from 'pg';
 import type { Table } from './schema.js';
+import { messageOf } from '../log/errors.js';
 
 /** Comments of the migrator's own tables, which no declaration describes. */
 const MIGRATOR_COMMENTS: Record<string, { meaning: string; columns: Record<string, string> }> = {
@@ -51,7 +52,7 @@ export async function applyComments<DB>(db: Kysely<DB>, tables: readonly Table[]
     });
   } catch (error) {
     throw new Error(
-      `the table declarations do not match the migrated schema (${(error as Error).message}); a declaration names a table or column that no migration creates`,
+      `the table declarations do not match the migrated schema (${messageOf(error)}); a declaration names a table or column that no migration creates`,
       { cause: error },
     );
   }

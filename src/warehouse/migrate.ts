@@ -13,6 +13,7 @@ import {
 } from 'kysely';
 import { applyComments } from './comments.js';
 import type { Table } from './schema.js';
+import { messageOf } from '../log/errors.js';
 
 /**
  * The project's migrations folder, `migrations/` at the top of the checkout or package: two
@@ -40,7 +41,7 @@ function migrator<DB>(db: Kysely<DB>): Migrator {
 function outcome(results: MigrationResult[] | undefined, error: unknown): MigrationOutcome {
   if (error) {
     const failed = results?.find((result) => result.status === 'Error');
-    const message = error instanceof Error ? error.message : String(error);
+    const message = messageOf(error);
     throw new Error(
       failed ? `migration ${failed.migrationName} failed: ${message}` : `migration failed: ${message}`,
     );

@@ -12,8 +12,10 @@ import type { Config, StreamName } from '../config/schema.js';
 import { ensureQueues, openBoss } from '../queue/boss.js';
 import { enqueueRun, type Enqueued } from '../queue/enqueue.js';
 import type { Db } from '../catalog/tables.js';
+import type { Logger } from '../log/logger.js';
+import { runTaken } from '../queue/queued-runs.js';
+import { readRunSummary } from '../sync/runs/lifecycle.js';
 import type { RunSummary, SyncRequest } from '../sync/types.js';
-import { readRunSummary } from './run-status.js';
 
 /** How often `--wait` looks at the runs. */
 const WAIT_POLL_MS = 1_000;
@@ -29,7 +31,8 @@ export async function runEnqueue(
   const propsync = await openPropsync(config, {
     logger,
     accounts: options.accounts,
-    stopOnSignals: options.wait ? 'waiting (the queued work goes on)' : undefined,
+    // A stop while planning closes the run (nothing queued); while waiting, the queued work goes on.
+    stopOnSignals: options.wait ? 'enqueueing or waiting (the queued work goes on)' : 'enqueueing',
   });
   try {
     const boss = await openBoss(config.database.url, logger, { maxConnections: 2 });
@@ -50,7 +53,15 @@ export async function runEnqueue(
           ready.map((runtime) =>
             enqueueRun(
               { ...request, streams },
-              { db: propsync.db, boss, config, account: runtime.account, client: runtime.client, logger },
+              {
+                db: propsync.db,
+                boss,
+                config,
+                account: runtime.account,
+                client: runtime.client,
+                logger,
+                signal: propsync.signal,
+              },
             ),
           ),
         )),
@@ -61,14 +72,31 @@ export async function runEnqueue(
     const named = config.accounts.length > 1;
     for (const run of enqueued)
       process.stdout.write(
-        `${named ? `account ${run.account}: ` : ''}run ${run.runId} queued: ${run.queued} lanes${run.alreadyQueued ? ` (${run.alreadyQueued} already waiting on the queue)` : ''}\n`,
+        `${named ? `account ${run.account}: ` : ''}run ${run.runId} queued: ${run.queued} lanes${run.alreadyQueued ? ` (${run.alreadyQueued} already waiting on the queue)` : ''}${run.refused ? `; ${run.refused} not queued: a job of another kind holds them` : ''}\n`,
       );
+    // A run that ended at once (planning failed or was stopped, lanes refused) says so now.
+    for (const run of enqueued)
+      if (run.ended && (!options.wait || exitCodeFor(run.ended) !== EXIT.ok))
+        process.stdout.write(
+          `${accountRunLines({ account: run.account, summary: run.ended }, named).join('\n')}\n`,
+        );
     for (const run of refused)
       process.stdout.write(
         `${accountRunLines({ account: run.account, summary: null, error: run.error }, named).join('\n')}\n`,
       );
-    if (!options.wait) return refused.length ? EXIT.workFailed : EXIT.ok;
-    const summaries = await waitForRuns(propsync.db, enqueued, propsync.signal);
+    if (!options.wait)
+      return worstExitCode([
+        ...refused.map(() => EXIT.workFailed),
+        ...enqueued.map((run) =>
+          run.ended ? exitCodeFor(run.ended) : run.refused ? EXIT.workFailed : EXIT.ok,
+        ),
+      ]);
+    if (propsync.signal?.aborted) return EXIT.workFailed;
+    const summaries = await waitForRuns(propsync.db, enqueued, {
+      signal: propsync.signal,
+      logger,
+      noticeMs: config.worker.waitNoticeSeconds * 1000,
+    });
     if (!summaries) return EXIT.workFailed;
     process.stdout.write(
       `${summaries.flatMap((summary) => accountRunLines({ account: summary.account, summary }, named)).join('\n')}\n`,
@@ -79,19 +107,38 @@ export async function runEnqueue(
   }
 }
 
-/** Waits until every run has ended (null when stopped by a signal first). */
+/**
+ * Waits until every run has ended (null when stopped by a signal first); says so every `noticeMs` while no worker
+ * has taken a job of a run.
+ */
 async function waitForRuns(
   db: Db,
   runs: readonly Enqueued[],
-  signal: AbortSignal | undefined,
+  options: { signal: AbortSignal | undefined; logger: Logger; noticeMs: number },
 ): Promise<RunSummary[] | null> {
+  const { signal, logger, noticeMs } = options;
   const done = new Map<number, RunSummary>();
+  const taken = new Set<number>();
+  const started = Date.now();
+  let notices = 0;
   for (const run of runs) if (run.ended) done.set(run.runId, run.ended);
   while (done.size < runs.length) {
     for (const run of runs) {
       if (done.has(run.runId)) continue;
       const status = await readRunSummary(db, run.runId);
       if (status) done.set(run.runId, status);
+    }
+    if (Date.now() - started >= (notices + 1) * noticeMs) {
+      notices += 1;
+      for (const run of runs) {
+        if (done.has(run.runId) || taken.has(run.runId)) continue;
+        if (await runTaken(db, run.account, run.runId)) taken.add(run.runId);
+        else
+          logger.warn(
+            { event: 'no_worker', account: run.account, runId: run.runId, waitedMs: Date.now() - started },
+            `no worker has taken run ${run.runId}'s jobs for ${Math.round((Date.now() - started) / 1000)} s; start propsync worker`,
+          );
+      }
     }
     if (done.size === runs.length) break;
     const stopped = await sleep(WAIT_POLL_MS, false, { signal }).catch(() => true);

@@ -6,30 +6,19 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type PgBoss from 'pg-boss';
+import type { LaneJobData } from '../queue/lane-job.js';
+import { runDelivery, type DeliveryContext } from './lane-delivery.js';
+import { startSweeps } from './sweeps.js';
+import { takeJobs } from './take-jobs.js';
 import { EXIT, type ExitCode } from '../app/exit-codes.js';
 import { serveHealthAndMetrics } from '../app/http-server.js';
 import { loggerFor } from '../app/logger.js';
 import { createSyncMetrics } from '../app/metrics.js';
-import {
-  lockOptions,
-  openPropsync,
-  refreshAfterRun,
-  selectedAccounts,
-  type AccountRuntime,
-} from '../app/propsync.js';
+import { openPropsync, refreshAfterRun, selectedAccounts, type AccountRuntime } from '../app/propsync.js';
 import { nextSignal } from '../app/signals.js';
 import type { Config } from '../config/schema.js';
 import { redactUrl } from '../log/redact.js';
-import {
-  deadLetters,
-  ensureQueues,
-  JOB_HEARTBEAT_MS,
-  openBoss,
-  releaseJob,
-  touchJob,
-} from '../queue/boss.js';
-import { runLaneJob, type LaneJobData } from '../queue/lane-job.js';
-import { endDeadLanes, endLane } from '../queue/queued-runs.js';
+import { deadLetters, ensureQueues, openBoss } from '../queue/boss.js';
 import { countOpenQuarantine } from '../sync/quarantine.js';
 import { ALERTS_EVERY_MS } from '../app/alerts/monitor.js';
 import type { StreamFreshness } from '../sync/freshness.js';
@@ -37,12 +26,6 @@ import { openConsole } from '../console/open-console.js';
 
 /** Longest wait for the jobs in flight after a stop signal, leaving time to close within 30 s. */
 export const STOP_TIMEOUT_MS = 25_000;
-
-/** How often a worker ends the lanes of jobs dead-lettered without a word (their worker died on the last attempt). */
-const DEAD_LANE_SWEEP_MS = 30_000;
-
-/** Wait between two looks at empty queues. */
-const IDLE_MS = 1_000;
 
 /** `propsync worker`: see the module comment. Exit 0 when every job stopped in time, 1 otherwise. */
 export async function runWorkerProcess(
@@ -107,109 +90,23 @@ export async function runWorkerProcess(
     await refreshAfterRun(db, config, logger);
     propsync.alerts.afterRun();
   });
-
-  /** Takes the next job of any account's queue (in turn), runs it, and ends, fails or gives it back. */
-  async function loop(slot: number): Promise<void> {
-    const names = [...queues.keys()];
-    let turn = slot;
-    while (!stop.signal.aborted) {
-      let job: PgBoss.JobWithMetadata<LaneJobData> | undefined;
-      for (let i = 0; i < names.length && !job; i++) {
-        const queue = names[(turn + i) % names.length]!;
-        [job] = await boss
-          .fetch<LaneJobData>(queue, { batchSize: 1, includeMetadata: true })
-          .catch((error: Error) => {
-            logger.warn(
-              { event: 'queue_fetch_failed', err: error.message },
-              `could not take a job: ${error.message}`,
-            );
-            return [];
-          });
-      }
-      turn += 1;
-      if (!job) {
-        await sleep(IDLE_MS, undefined, { signal: stop.signal }).catch(() => {});
-        continue;
-      }
-      active += 1;
-      try {
-        await runJob(job);
-      } finally {
-        active -= 1;
-      }
-    }
-  }
-
-  async function runJob(job: PgBoss.JobWithMetadata<LaneJobData>): Promise<void> {
-    const runtime = queues.get(job.name)!;
-    const data = job.data;
-    const log = logger.child({ account: data.account, runId: data.runId, lane: data.laneKey, job: job.id });
-    const touch = setInterval(() => touchJob(db, job.name, job.id).catch(() => {}), JOB_HEARTBEAT_MS);
-    const lastAttempt = job.retryCount >= job.retryLimit;
-    log.info(
-      { event: 'job_started', attempt: job.retryCount + 1 },
-      `lane ${data.laneKey} of run ${data.runId} started (attempt ${job.retryCount + 1})`,
-    );
+  const delivery: DeliveryContext = {
+    db,
+    boss,
+    config,
+    logger,
+    metrics,
+    stop: stop.signal,
+    refresh: () => refresh.request(),
+  };
+  const run = async (job: PgBoss.JobWithMetadata<LaneJobData>) => {
+    active += 1;
     try {
-      const outcome = await runLaneJob(data, {
-        db,
-        config,
-        account: runtime.account,
-        client: runtime.client,
-        logger,
-        lockOptions: lockOptions(config, logger),
-        signal: stop.signal,
-        observer: metrics.observer,
-        lastAttempt,
-      });
-      clearInterval(touch);
-      if (outcome.kind === 'released') {
-        log.info(
-          { event: 'job_released', reason: outcome.reason },
-          `lane ${data.laneKey} given back to the queue: ${outcome.reason}`,
-        );
-        await releaseJob(db, job.name, job.id, stop.signal.aborted ? 0 : 30);
-        return;
-      }
-      if (outcome.kind === 'failed') {
-        log.warn(
-          { event: 'job_failed', lastAttempt, err: outcome.error },
-          `lane ${data.laneKey} failed${lastAttempt ? '; its retries ran out: dead-letter queue' : '; it is retried'}: ${outcome.error}`,
-        );
-        await boss.fail(job.name, job.id, { message: outcome.error });
-      } else {
-        log.info({ event: 'job_done', status: outcome.status }, `lane ${data.laneKey} ${outcome.status}`);
-        await boss.complete(job.name, job.id);
-      }
-      if (outcome.runEnded) {
-        log.info(
-          { event: 'run_finished', status: outcome.runEnded.status },
-          `run ${data.runId} ${outcome.runEnded.status}: the last of its lanes ended here`,
-        );
-        metrics.observer.onRunEnd?.(outcome.runEnded);
-        refresh.request();
-      }
-    } catch (error) {
-      clearInterval(touch);
-      const message = error instanceof Error ? error.message : String(error);
-      log.error(
-        { event: 'job_failed', lastAttempt, err: message },
-        `lane ${data.laneKey} failed: ${message}`,
-      );
-      if (lastAttempt) {
-        const ended = await endLane(db, {
-          account: data.account,
-          runId: data.runId,
-          laneKey: data.laneKey,
-          status: 'dead',
-          error: `its retries ran out (dead-letter queue): ${message}`,
-          abandonedAfterMinutes: config.abandonedAfterMinutes,
-        }).catch(() => null);
-        if (ended) refresh.request();
-      }
-      await boss.fail(job.name, job.id, { message }).catch(() => {});
+      await runDelivery(job, queues.get(job.name)!, delivery);
+    } finally {
+      active -= 1;
     }
-  }
+  };
 
   const http = await serveHealthAndMetrics({
     metricsConfig: config.metrics,
@@ -221,22 +118,21 @@ export async function runWorkerProcess(
     freshness: propsync.freshness,
     routes: web?.routes,
   });
-  // Lanes whose worker died during their last attempt: pg-boss dead-letters the job, this ends the lane (and its run).
-  const sweep = setInterval(() => {
-    endDeadLanes(db, ids, config.abandonedAfterMinutes)
-      .then((ended) => {
-        for (const summary of ended) metrics.observer.onRunEnd?.(summary);
-        if (ended.length) refresh.request();
-      })
-      .catch((error: Error) =>
-        logger.warn(
-          { event: 'dead_lane_sweep_failed', err: error.message },
-          `could not end the lanes of dead-lettered jobs: ${error.message}`,
-        ),
-      );
-  }, DEAD_LANE_SWEEP_MS);
-  sweep.unref();
-  const loops = Promise.all(Array.from({ length: concurrency }, (_, slot) => loop(slot)));
+  const sweeps = startSweeps({
+    db,
+    config,
+    logger,
+    metrics,
+    accounts: ids,
+    queues: [...queues.keys()],
+    busy: () => ({ active, concurrency }),
+    refresh: () => refresh.request(),
+  });
+  const loops = Promise.all(
+    Array.from({ length: concurrency }, (_, slot) =>
+      takeJobs(boss, [...queues.keys()], { slot, stop: stop.signal, logger, run }),
+    ),
+  );
   logger.info(
     { event: 'worker_started', accounts: ids, concurrency, warehouse: redactUrl(config.database.url) },
     `worker started for ${ids.join(', ')} (${concurrency} jobs at once); stop with SIGINT, SIGTERM or SIGHUP`,
@@ -254,7 +150,7 @@ export async function runWorkerProcess(
     `${signal}: taking no new job; the pages in flight end and their jobs go back to the queue`,
   );
   stop.abort(new Error(`stopped by ${signal}`));
-  clearInterval(sweep);
+  sweeps.stop();
   const graceful = await Promise.race([
     Promise.all([loops, refresh.idle()]).then(() => true),
     sleep(STOP_TIMEOUT_MS).then(() => false),

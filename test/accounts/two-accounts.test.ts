@@ -458,6 +458,7 @@ describe('a warehouse of before accounts (migration 0009), upgraded in place', (
       '0014_account_load_costs',
       '0015_ar_activity_groups',
       '0016_vendor_spend_groups',
+      '0017_run_unread',
       '0018_reporting_definitions',
       '0019_account_days',
       '0020_advisory_locks_owner_only',

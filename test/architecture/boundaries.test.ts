@@ -290,3 +290,43 @@ describe('architecture', () => {
     );
   });
 });
+
+/** Only src/sync/runs/ writes `sync_runs` and `sync_run_lanes`: in Kysely (`insertInto`, `updateTable`, `deleteFrom`) or SQL. */
+const OWNER = 'sync/runs/';
+const TABLES = '(?:public\\.)?(?:sync_runs|sync_run_lanes)\\b';
+
+/** The ways a file can write a run's or a lane's row. */
+const WRITES = [
+  new RegExp(`\\b(?:insertInto|updateTable|deleteFrom)\\(\\s*['"\`]${TABLES}`, 'g'),
+  new RegExp(`\\b(?:update|insert\\s+into|delete\\s+from)\\s+${TABLES}`, 'gi'),
+];
+
+/** `file: the write` for each write of a run or lane row in `text`. */
+export function runWrites(file: string, text: string): string[] {
+  const code = withoutComments(text);
+  return WRITES.flatMap((pattern) => [...code.matchAll(pattern)].map((match) => `${file}: ${match[0]}`));
+}
+
+describe('the run lifecycle (issue 34)', () => {
+  it('only src/sync/runs/ writes sync_runs and sync_run_lanes', () => {
+    const outside = filesUnder(SRC)
+      .map((file) => relative(SRC, file).split(sep).join('/'))
+      .filter((file) => !file.startsWith(OWNER));
+    const writes = outside.flatMap((file) => runWrites(file, readFileSync(join(SRC, file), 'utf8')));
+    expect(writes).toEqual([]);
+    // The owner does write them (the check looks where the writes are).
+    const inside = filesUnder(join(SRC, OWNER)).flatMap((file) =>
+      runWrites(file, readFileSync(file, 'utf8')),
+    );
+    expect(inside.length).toBeGreaterThan(3);
+  });
+
+  it('the check finds a write in Kysely or in SQL, and not in a comment or a read', () => {
+    expect(runWrites('a.ts', "await db.updateTable('sync_runs').set({ status: 'x' })")).toHaveLength(1);
+    expect(runWrites('a.ts', 'await db.updateTable("sync_run_lanes as l")')).toHaveLength(1);
+    expect(runWrites('a.ts', 'sql`update public.sync_runs set status = ${s}`')).toHaveLength(1);
+    expect(runWrites('a.ts', 'sql`INSERT INTO sync_run_lanes (run_id) values (1)`')).toHaveLength(1);
+    expect(runWrites('a.ts', "// db.updateTable('sync_runs')\ndb.selectFrom('sync_runs')")).toEqual([]);
+    expect(runWrites('a.ts', 'sql`select * from sync_runs join sync_run_lanes using (run_id)`')).toEqual([]);
+  });
+});

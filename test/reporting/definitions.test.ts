@@ -101,6 +101,7 @@ describe('reporting definitions', () => {
     const upgrade = await migrateWarehouse(old.db);
     expect(upgrade.applied).toEqual(
       expect.arrayContaining([
+        '0017_run_unread',
         '0018_reporting_definitions',
         '0019_account_days',
         '0021_units',

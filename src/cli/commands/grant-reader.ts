@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { ExitError, EXIT, type ExitCode } from '../../app/exit-codes.js';
 import { collectAccount } from '../options.js';
+import { messageOf } from '../../log/errors.js';
 
 interface GrantReaderCliOptions {
   login?: boolean;
@@ -86,7 +87,7 @@ export function registerGrantReader(program: Command, done: (code: ExitCode) => 
         if (error instanceof ExitError) throw error;
         // No cause: the original error's text may hold the password.
         // eslint-disable-next-line preserve-caught-error
-        throw new Error(scrubSecrets((error as Error).message, [password]));
+        throw new Error(scrubSecrets(messageOf(error), [password]));
       } finally {
         await db.destroy();
       }

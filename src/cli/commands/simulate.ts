@@ -8,6 +8,7 @@ import {
 } from '../../simulator/usage.js';
 import { isDay } from '../../dates/calendar.js';
 import { ExitError, EXIT, type ExitCode } from '../../app/exit-codes.js';
+import { messageOf } from '../../log/errors.js';
 
 /** Port `propsync simulate` listens on unless told otherwise. */
 export const DEFAULT_SIMULATOR_PORT = 8080;
@@ -157,7 +158,7 @@ export function registerSimulate(program: Command, done: (code: ExitCode) => voi
           faults: options.faults,
         });
       } catch (error) {
-        const message = (error as Error).message;
+        const message = messageOf(error);
         if (/^invalid (fault|rate limit|today)/.test(message)) throw new ExitError(message);
         throw error;
       }

@@ -1,0 +1,66 @@
+/**
+ * The engine's errors, in one place, told apart with `instanceof`: what each means for a run and what the operator
+ * should do. The source client's own errors (source/errors.ts) are decided here too.
+ */
+import { AccessError, AuthenticationError, BudgetExhaustedError } from '../source/errors.js';
+
+/**
+ * A listing could not be shown complete (short of its total, or the same page again and again): the unit fails,
+ * and its completion actions (deletions, cursors) do not run. Run again; if it repeats, the source is not paging.
+ */
+export class ListingError extends Error {
+  override name = 'ListingError';
+  constructor(
+    message: string,
+    /** Calls spent on the page that showed it (they count against the unit). */
+    readonly attempts: number,
+  ) {
+    super(message);
+  }
+}
+
+/** The run was asked to stop (a signal, a lost lock): the unit resumes from its checkpoint on the next run. */
+export class InterruptedError extends Error {
+  override name = 'InterruptedError';
+  constructor(
+    message = 'interrupted: the run was asked to stop; the unit resumes from its checkpoint next time',
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * A constraint of the warehouse (unique, foreign key, a check someone added) refused a page's rows: the
+ * warehouse's rule, not a bad record, so nothing is quarantined. Fix or drop the constraint, then run again.
+ */
+export class WarehouseConstraintError extends Error {
+  override name = 'WarehouseConstraintError';
+  constructor(pageNo: number, cause: unknown) {
+    const { message, constraint, table, code } = cause as {
+      message: string;
+      constraint?: string;
+      table?: string;
+      code: string;
+    };
+    const where = [constraint && `constraint ${constraint}`, table && `table ${table}`, `SQLSTATE ${code}`]
+      .filter(Boolean)
+      .join(', ');
+    super(
+      `the warehouse refused page ${pageNo}: ${message} (${where}); a rule of the warehouse, not a bad record, so nothing was quarantined and the page was not loaded: fix or drop the constraint, then run again`,
+      { cause },
+    );
+  }
+}
+
+/** Today's call budget is spent: the run stops; the rest runs when the budget renews. */
+export function isBudgetError(error: unknown): error is BudgetExhaustedError {
+  return error instanceof BudgetExhaustedError;
+}
+
+/**
+ * The source refused the account's credentials or their rights: no retry can help, and every further call
+ * risks locking the account at the vendor. The account's work stops at the first one; fix the credentials.
+ */
+export function isPermanentSourceError(error: unknown): error is AuthenticationError | AccessError {
+  return error instanceof AuthenticationError || error instanceof AccessError;
+}

@@ -13,6 +13,7 @@ import { connect } from '../warehouse/db.js';
 import { pendingMigrations } from '../warehouse/migrate.js';
 import { describeTls, sessionTls, tlsSettingsOf } from '../warehouse/tls.js';
 import { sessionTimeouts, unreachable } from './warehouse.js';
+import { messageOf } from '../log/errors.js';
 
 /** One line of the check: what was checked, whether it is fine, and what to fix when not. */
 export interface CheckLine {
@@ -59,7 +60,7 @@ export async function checkWarehouse(config: Pick<Config, 'database'>): Promise<
       lines.push({
         what: 'migrations',
         ok: false,
-        text: `cannot be read (${(error as Error).message}); connect as the role that ran \`propsync migrate\``,
+        text: `cannot be read (${messageOf(error)}); connect as the role that ran \`propsync migrate\``,
       });
     }
     lines.push(await roleRights(db, pending.length > 0));
@@ -140,7 +141,7 @@ export async function checkAccount(account: Account, index: number): Promise<Che
       text: `${account.source.url}: credentials accepted (${account.source.auth.type}); ${total} properties listed`,
     };
   } catch (error) {
-    const message = scrubSecrets(error instanceof Error ? error.message : String(error), secrets);
+    const message = scrubSecrets(messageOf(error), secrets);
     return {
       what,
       ok: false,

@@ -6,6 +6,7 @@ import { connect, type ConnectOptions, type SessionTimeouts } from '../warehouse
 import { pendingMigrations } from '../warehouse/migrate.js';
 import { tlsAdvice } from '../warehouse/tls.js';
 import { EXIT, ExitError } from './exit-codes.js';
+import { messageOf } from '../log/errors.js';
 
 /** The limits of every session, from `database:`. */
 export function sessionTimeouts(database: DatabaseConfig): SessionTimeouts {
@@ -40,7 +41,7 @@ export async function openWarehouse(database: DatabaseConfig, options: Warehouse
 /** Why the warehouse cannot be reached and what to set: a TLS problem's own advice, else the URL and the server. */
 export function unreachable(url: string, error: unknown): string {
   const advice = tlsAdvice(error, url) ?? 'check DATABASE_URL (or database.url) and that Postgres is running';
-  return `cannot reach the warehouse at ${redactUrl(url)}: ${(error as Error).message}; ${advice}`;
+  return `cannot reach the warehouse at ${redactUrl(url)}: ${messageOf(error)}; ${advice}`;
 }
 
 /** Fails with exit 2 and "run propsync migrate" unless every migration has been applied. */

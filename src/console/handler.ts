@@ -12,6 +12,7 @@ import { queuePage } from './page-queue.js';
 import { runPage } from './page-run.js';
 import { runsChartData, runsPage } from './page-runs.js';
 import { verifyPage } from './page-verify.js';
+import { messageOf } from '../log/errors.js';
 
 /**
  * What every console reply carries: a policy that lets the page load its own files only (no inline
@@ -101,7 +102,7 @@ export function consoleRoutes(
         // The driver's message may name hosts or users: the page says what is wrong in words.
         const fromDatabase = typeof (error as { code?: unknown } | null)?.code === 'string';
         const problem = fromDatabase ? describeDatabaseError(error) : 'the page could not be drawn';
-        const detail = fromDatabase ? problem : (error as Error).message;
+        const detail = fromDatabase ? problem : messageOf(error);
         logger.warn(
           { event: 'console_page_failed', path, problem: detail },
           `console: ${path} failed: ${detail}`,

@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { messageOf } from '../log/errors.js';
 
 /**
  * TLS to the warehouse as `DATABASE_URL` asks for it, in node-postgres's words (pg-connection-string):
@@ -85,7 +86,7 @@ const UNTRUSTED = new Set([
  */
 export function tlsAdvice(error: unknown, url: string): string | undefined {
   const code = (error as { code?: unknown } | null)?.code;
-  const message = error instanceof Error ? error.message : String(error);
+  const message = messageOf(error);
   const settings = tlsSettingsOf(url);
   if (typeof code === 'string' && UNTRUSTED.has(code))
     return settings.rootCert

@@ -12,6 +12,7 @@ import type { Logger } from '../../log/logger.js';
 import { readConditions, type AlertAccount, type Condition } from './conditions.js';
 import { deliver, type Delivery } from './deliver.js';
 import { bodyFor, headline, type AlertMessage } from './messages.js';
+import { messageOf } from '../../log/errors.js';
 
 /** What became of one message (for the metrics). */
 export interface DeliveryEvent {
@@ -255,7 +256,7 @@ export async function evaluateAlerts(db: Db, scope: AlertScope, options: Evaluat
     await Promise.all(decisions.map((decision) => send(db, decision, options, now)));
     return decisions.length;
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = messageOf(error);
     options.logger.warn(
       { event: 'alerts_failed', err: message },
       `could not evaluate the alerts: ${message}; the next evaluation tries again`,

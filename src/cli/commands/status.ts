@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { EXIT, type ExitCode } from '../../app/exit-codes.js';
 import type { StreamName } from '../../streams/registry.js';
 import { ACCOUNT_OPTION_HELP, collectAccount, collectStream, wholeNumber } from '../options.js';
+import { messageOf } from '../../log/errors.js';
 
 interface StatusOptions {
   account?: string[];
@@ -90,7 +91,7 @@ async function checkFreshness(
   try {
     db = await openMigratedWarehouse(database, { maxConnections: 1 });
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = messageOf(error);
     if (options.json) print([JSON.stringify({ exitCode: EXIT.databaseUnreachable, error: message })]);
     else print([`ERROR warehouse: ${message}`]);
     return EXIT.databaseUnreachable;

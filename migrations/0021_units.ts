@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { dropUnitTablesRestoringReporting } from './support/reporting-before-units.js';
 
 /**
  * The unit inventory (issue 37): the tables of the units stream (getPropertyUnits), as its
@@ -182,14 +183,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 }
 
 /**
- * The reporting views that read these tables (units, box_score, occupancy_monthly, portfolio) go with them,
- * and their definitions' checksums too, so that `propsync migrate` makes them again.
+ * The reporting views that read these tables go with them: units and box_score, and occupancy_monthly
+ * and portfolio, which are made again as they were before (support/reporting-before-units.ts), so
+ * that the down steps after this one find the reporting layer they left. Their definitions'
+ * checksums go too, so that `propsync migrate` makes them again.
  */
 export async function down(db: Kysely<unknown>): Promise<void> {
-  for (const table of [...TABLES].reverse())
-    await sql`drop table if exists ${sql.table(table)} cascade`.execute(db);
-  await sql`
-    delete from reporting_private.view_definitions d
-     where to_regclass('reporting_private.' || quote_ident(d.name)) is null`.execute(db);
+  await dropUnitTablesRestoringReporting(db, TABLES);
   await sql`drop function if exists unit_space_history_note()`.execute(db);
 }

@@ -331,6 +331,8 @@ describe('upgrading a warehouse of one account in place', () => {
       '0018_reporting_definitions',
       '0019_account_days',
       '0020_advisory_locks_owner_only',
+      '0021_units',
+      '0022_alert_state',
       '0024_privacy_policies',
     ]);
   });

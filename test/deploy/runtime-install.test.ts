@@ -168,9 +168,10 @@ describe('the runtime install (npm pack, then npm install --omit=dev)', () => {
     );
     expect(existsSync(join(tree, 'dist/src/cli/main.js'))).toBe(true);
     // The migrations in dist/migrations, every other file two folders below dist/ (shared chunks in
-    // dist/src/chunks), as the paths taken from import.meta.url expect.
+    // dist/src/chunks), as the paths taken from import.meta.url expect; the console's static assets beside it.
     const files = listFiles(join(tree, 'dist')).map((file) => file.slice(join(tree, 'dist').length + 1));
-    expect(files.filter((file) => !/^(migrations|src\/[\w-]+)\/[\w-]+\.js$/.test(file))).toEqual([]);
+    const expected = /^(migrations|src\/[\w-]+)\/[\w-]+\.js$|^src\/console\/assets\/[\w-]+\.(css|js)$/;
+    expect(files.filter((file) => !expected.test(file))).toEqual([]);
     expect(files.filter((file) => file.startsWith('src/chunks/')).length).toBeGreaterThan(0);
   }, 180_000);
 

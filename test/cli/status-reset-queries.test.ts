@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { SOURCE_TABLE_NAMES } from '../../src/catalog/tables.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cursorsToReset, resetCursors } from '../../src/sync/reset.js';
@@ -194,6 +195,13 @@ describe('status queries', () => {
       })
       .execute();
 
+    // The call gate's row is the one count of the day's calls (every process books there); yesterday's is
+    // another day's, and another account's is its own.
+    await sql`
+      insert into source_budget (account_id, day, spent)
+      values ('default', (now() at time zone 'America/Denver')::date, 12),
+             ('default', (now() at time zone 'America/Denver')::date - 1, 300),
+             ('other', (now() at time zone 'America/Denver')::date, 40)`.execute(db);
     const report = await readStatus(db, {
       account: 'default',
       dailyCallBudget: 1000,
@@ -201,7 +209,6 @@ describe('status queries', () => {
     });
     expect(report.account).toBe('default');
     expect(report.today).toMatch(/^\d{4}-\d{2}-\d{2}$/);
-    // 4 + 6 calls in today's work units, 2 made by the run outside them; the run of three days ago does not count
     expect(report.budget).toEqual({ dailyCallBudget: 1000, callsToday: 12, left: 988 });
     const leases = report.streams.find((stream) => stream.stream === 'leases')!;
     expect(leases.lastRun).toMatchObject({
@@ -252,7 +259,7 @@ describe('status queries', () => {
       dailyCallBudget: 1000,
       timeZone: 'America/Denver',
     });
-    expect(other.budget).toEqual({ dailyCallBudget: 1000, callsToday: 300, left: 700 });
+    expect(other.budget).toEqual({ dailyCallBudget: 1000, callsToday: 40, left: 960 });
     const otherLeases = other.streams.find((stream) => stream.stream === 'leases')!;
     expect(otherLeases.lastRun?.runId).toBe(otherRun.run_id);
     expect(otherLeases.lastSuccess).toBeNull();

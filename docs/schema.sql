@@ -1439,10 +1439,18 @@ create view reporting.ap_open_invoices with (security_barrier=true) as
     v.amount,
     v.amount_due,
     v.days_past_due,
-    v.as_of_date
+    v.as_of_date,
+    v.retention_held,
+    v.open_credit,
+    v.owed,
+    v.not_yet_due,
+    v.days_1_30,
+    v.days_31_60,
+    v.days_61_90,
+    v.over_90
    FROM reporting_private.ap_open_invoices v
   WHERE ((( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts) IS NULL) OR (v.account_id = ANY (( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts)::text[])));
-comment on view reporting.ap_open_invoices is 'Invoices with an amount still due: vendor, property, due date and days past due. Every invoice the source still lists whose amount due is not zero, refunds to residents included (flagged by invoice_type_id 20) and open credit memos (negative amounts due). property_id is set when all the invoice''s lines are charged to one property; property_count says how many they name. Today is the row''s account''s day, reporting.today(account_id): the current day in the account''s time zone (its accounts[].timeZone, written at the end of each sync), so two accounts an hour apart may be a day apart. Money is numeric, exact to the cent, with the ledger''s signs (charges positive, payments and credits negative).';
+comment on view reporting.ap_open_invoices is 'Invoices with an amount still due: vendor, property, due date and days past due. Every invoice the source still lists whose amount due is not zero, refunds to residents included (flagged by invoice_type_id 20) and open credit memos (negative amounts due). The columns at the end age what is owed like reporting.ar_aging: owed is the amount due less the retention still held (retention_held, paid on its own terms after the work is accepted, so not aged by the invoice''s due date), in the bucket of today minus the due date; a credit memo''s negative amount due is open_credit, never in the buckets nor owed, however old. So amount_due = owed + retention_held + open_credit. property_id is set when all the invoice''s lines are charged to one property; property_count says how many they name. Today is the row''s account''s day, reporting.today(account_id): the current day in the account''s time zone (its accounts[].timeZone, written at the end of each sync), so two accounts an hour apart may be a day apart. Money is numeric, exact to the cent, with the ledger''s signs (charges positive, payments and credits negative).';
 comment on column reporting.ap_open_invoices.account_id is 'The source account the row belongs to (accounts[].id of the configuration; default in the one-account form). Property, lease and invoice ids are unique within an account only.';
 comment on column reporting.ap_open_invoices.account_name is 'The account''s display name from the configuration (accounts[].name); empty when none is configured.';
 comment on column reporting.ap_open_invoices.invoice_id is 'The invoice.';
@@ -1464,6 +1472,14 @@ comment on column reporting.ap_open_invoices.amount is 'The invoice''s total.';
 comment on column reporting.ap_open_invoices.amount_due is 'What is still unpaid.';
 comment on column reporting.ap_open_invoices.days_past_due is 'Days since the due date (0 when not yet due).';
 comment on column reporting.ap_open_invoices.as_of_date is 'The day the answer is as of: the account''s today, in its own time zone.';
+comment on column reporting.ap_open_invoices.retention_held is 'The part of the amount due that is the invoice''s retention (at most its retention), 0 for credits.';
+comment on column reporting.ap_open_invoices.open_credit is 'An open credit memo''s (or negative invoice''s) amount due, zero or negative: not owed.';
+comment on column reporting.ap_open_invoices.owed is 'What is owed apart from retention: amount_due - retention_held, 0 for credits.';
+comment on column reporting.ap_open_invoices.not_yet_due is 'owed when not yet past due (due today or later, or without a due date).';
+comment on column reporting.ap_open_invoices.days_1_30 is 'owed when 1 to 30 days past due.';
+comment on column reporting.ap_open_invoices.days_31_60 is 'owed when 31 to 60 days past due.';
+comment on column reporting.ap_open_invoices.days_61_90 is 'owed when 61 to 90 days past due.';
+comment on column reporting.ap_open_invoices.over_90 is 'owed when more than 90 days past due.';
 
 create view reporting.ar_activity_monthly with (security_barrier=true) as
  SELECT v.account_id,
@@ -2015,8 +2031,36 @@ create view reporting_private.ap_open_invoices as
     i.amount,
     i.amount_due,
     GREATEST((COALESCE(z.today, z0.today) - i.due_date), 0) AS days_past_due,
-    COALESCE(z.today, z0.today) AS as_of_date
-   FROM ((((public.invoices i
+    COALESCE(z.today, z0.today) AS as_of_date,
+    h.retention_held,
+    (LEAST(i.amount_due, (0)::numeric))::numeric(14,2) AS open_credit,
+    ((GREATEST(i.amount_due, (0)::numeric) - h.retention_held))::numeric(14,2) AS owed,
+    (
+        CASE
+            WHEN ((i.due_date IS NULL) OR (i.due_date >= COALESCE(z.today, z0.today))) THEN (GREATEST(i.amount_due, (0)::numeric) - h.retention_held)
+            ELSE (0)::numeric
+        END)::numeric(14,2) AS not_yet_due,
+    (
+        CASE
+            WHEN (((COALESCE(z.today, z0.today) - i.due_date) >= 1) AND ((COALESCE(z.today, z0.today) - i.due_date) <= 30)) THEN (GREATEST(i.amount_due, (0)::numeric) - h.retention_held)
+            ELSE (0)::numeric
+        END)::numeric(14,2) AS days_1_30,
+    (
+        CASE
+            WHEN (((COALESCE(z.today, z0.today) - i.due_date) >= 31) AND ((COALESCE(z.today, z0.today) - i.due_date) <= 60)) THEN (GREATEST(i.amount_due, (0)::numeric) - h.retention_held)
+            ELSE (0)::numeric
+        END)::numeric(14,2) AS days_31_60,
+    (
+        CASE
+            WHEN (((COALESCE(z.today, z0.today) - i.due_date) >= 61) AND ((COALESCE(z.today, z0.today) - i.due_date) <= 90)) THEN (GREATEST(i.amount_due, (0)::numeric) - h.retention_held)
+            ELSE (0)::numeric
+        END)::numeric(14,2) AS days_61_90,
+    (
+        CASE
+            WHEN ((COALESCE(z.today, z0.today) - i.due_date) > 90) THEN (GREATEST(i.amount_due, (0)::numeric) - h.retention_held)
+            ELSE (0)::numeric
+        END)::numeric(14,2) AS over_90
+   FROM (((((public.invoices i
      LEFT JOIN reporting_private.account_today z ON ((z.account_id = i.account_id)))
      CROSS JOIN ( SELECT reporting.today() AS today) z0)
      LEFT JOIN public.accounts a ON ((a.account_id = i.account_id)))
@@ -2033,6 +2077,7 @@ create view reporting_private.ap_open_invoices as
                     (count(DISTINCT li.property_id))::integer AS property_count
                    FROM public.invoice_line_items li
                   WHERE ((li.account_id = i.account_id) AND (li.invoice_id = i.invoice_id) AND (li.deleted_at IS NULL))) x) ip ON (true))
+     CROSS JOIN LATERAL ( SELECT (LEAST(GREATEST(COALESCE(i.retention, (0)::numeric), (0)::numeric), GREATEST(i.amount_due, (0)::numeric)))::numeric(14,2) AS retention_held) h)
   WHERE ((i.deleted_at IS NULL) AND (i.amount_due <> (0)::numeric));
 
 create view reporting_private.ar_activity_monthly as

@@ -261,3 +261,48 @@ describe('delinquency apart from applications, credits apart', () => {
     ]);
   });
 });
+
+describe('open payables aged like AR, retention and credit memos apart', () => {
+  it('ap_open_invoices: what is owed in its bucket, retention held and open credits in their own columns', async () => {
+    expect(
+      await rows(`select invoice_id, amount_due, days_past_due, retention_held, open_credit, owed, not_yet_due,
+                         days_1_30, days_31_60, days_61_90, over_90
+                    from reporting.ap_open_invoices order by invoice_id`),
+    ).toEqual([
+      row(1, '500.00', 20, '0.00', '0.00', '500.00', { days_1_30: '500.00' }),
+      row(2, '-50.00', 15, '0.00', '-50.00', '0.00', {}),
+      row(3, '300.00', 0, '0.00', '0.00', '300.00', { not_yet_due: '300.00' }),
+      row(8, '60.00', 0, '0.00', '0.00', '60.00', { not_yet_due: '60.00' }),
+      // Owes exactly its retention, 121 days after its due date: nothing over 90 days owed.
+      row(9, '100.00', 121, '100.00', '0.00', '0.00', {}),
+      row(10, '2000.00', 46, '200.00', '0.00', '1800.00', { days_31_60: '1800.00' }),
+      // An open credit memo 911 days past its due date: a credit, never over 90 days owed.
+      row(11, '-75.00', 911, '0.00', '-75.00', '0.00', {}),
+    ]);
+  });
+});
+
+function row(
+  id: number,
+  amountDue: string,
+  days: number,
+  retention: string,
+  credit: string,
+  owed: string,
+  buckets: Record<string, string>,
+) {
+  return {
+    invoice_id: id,
+    amount_due: amountDue,
+    days_past_due: days,
+    retention_held: retention,
+    open_credit: credit,
+    owed,
+    not_yet_due: '0.00',
+    days_1_30: '0.00',
+    days_31_60: '0.00',
+    days_61_90: '0.00',
+    over_90: '0.00',
+    ...buckets,
+  };
+}

@@ -54,7 +54,8 @@ export const AR_AGING_BY_PROPERTY: ReportingView = {
       meaning: 'Open balance of applications (fees of cancelled applications mostly), credits netted.',
     },
   ],
-  example: `select property_name, resident_past_due, resident_past_due_over_90, resident_open_credits, application_balance
+  example: `select property_name, resident_past_due, resident_past_due_over_90, resident_open_credits,
+       application_balance
   from reporting.ar_aging_by_property
  order by resident_past_due desc;`,
   query: `

@@ -1439,10 +1439,18 @@ create view reporting.ap_open_invoices with (security_barrier=true) as
     v.amount,
     v.amount_due,
     v.days_past_due,
-    v.as_of_date
+    v.as_of_date,
+    v.retention_held,
+    v.open_credit,
+    v.owed,
+    v.not_yet_due,
+    v.days_1_30,
+    v.days_31_60,
+    v.days_61_90,
+    v.over_90
    FROM reporting_private.ap_open_invoices v
   WHERE ((( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts) IS NULL) OR (v.account_id = ANY (( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts)::text[])));
-comment on view reporting.ap_open_invoices is 'Invoices with an amount still due: vendor, property, due date and days past due. Every invoice the source still lists whose amount due is not zero, refunds to residents included (flagged by invoice_type_id 20) and open credit memos (negative amounts due). property_id is set when all the invoice''s lines are charged to one property; property_count says how many they name. Today is the row''s account''s day, reporting.today(account_id): the current day in the account''s time zone (its accounts[].timeZone, written at the end of each sync), so two accounts an hour apart may be a day apart. Money is numeric, exact to the cent, with the ledger''s signs (charges positive, payments and credits negative).';
+comment on view reporting.ap_open_invoices is 'Invoices with an amount still due: vendor, property, due date and days past due. Every invoice the source still lists whose amount due is not zero, refunds to residents included (flagged by invoice_type_id 20) and open credit memos (negative amounts due). The columns at the end age what is owed like reporting.ar_aging: owed is the amount due less the retention still held (retention_held, paid on its own terms after the work is accepted, so not aged by the invoice''s due date), in the bucket of today minus the due date; a credit memo''s negative amount due is open_credit, never in the buckets nor owed, however old. So amount_due = owed + retention_held + open_credit. property_id is set when all the invoice''s lines are charged to one property; property_count says how many they name. Today is the row''s account''s day, reporting.today(account_id): the current day in the account''s time zone (its accounts[].timeZone, written at the end of each sync), so two accounts an hour apart may be a day apart. Money is numeric, exact to the cent, with the ledger''s signs (charges positive, payments and credits negative).';
 comment on column reporting.ap_open_invoices.account_id is 'The source account the row belongs to (accounts[].id of the configuration; default in the one-account form). Property, lease and invoice ids are unique within an account only.';
 comment on column reporting.ap_open_invoices.account_name is 'The account''s display name from the configuration (accounts[].name); empty when none is configured.';
 comment on column reporting.ap_open_invoices.invoice_id is 'The invoice.';
@@ -1464,6 +1472,14 @@ comment on column reporting.ap_open_invoices.amount is 'The invoice''s total.';
 comment on column reporting.ap_open_invoices.amount_due is 'What is still unpaid.';
 comment on column reporting.ap_open_invoices.days_past_due is 'Days since the due date (0 when not yet due).';
 comment on column reporting.ap_open_invoices.as_of_date is 'The day the answer is as of: the account''s today, in its own time zone.';
+comment on column reporting.ap_open_invoices.retention_held is 'The part of the amount due that is the invoice''s retention (at most its retention), 0 for credits.';
+comment on column reporting.ap_open_invoices.open_credit is 'An open credit memo''s (or negative invoice''s) amount due, zero or negative: not owed.';
+comment on column reporting.ap_open_invoices.owed is 'What is owed apart from retention: amount_due - retention_held, 0 for credits.';
+comment on column reporting.ap_open_invoices.not_yet_due is 'owed when not yet past due (due today or later, or without a due date).';
+comment on column reporting.ap_open_invoices.days_1_30 is 'owed when 1 to 30 days past due.';
+comment on column reporting.ap_open_invoices.days_31_60 is 'owed when 31 to 60 days past due.';
+comment on column reporting.ap_open_invoices.days_61_90 is 'owed when 61 to 90 days past due.';
+comment on column reporting.ap_open_invoices.over_90 is 'owed when more than 90 days past due.';
 
 create view reporting.ar_activity_monthly with (security_barrier=true) as
  SELECT v.account_id,
@@ -1518,10 +1534,20 @@ create view reporting.ar_aging with (security_barrier=true) as
     v.days_1_30,
     v.days_31_60,
     v.days_61_90,
-    v.over_90
+    v.over_90,
+    v.is_application,
+    v.past_due,
+    v.past_due_1_30,
+    v.past_due_31_60,
+    v.past_due_61_90,
+    v.past_due_over_90,
+    v.open_credits,
+    v.oldest_days_past_due,
+    v.last_payment_date,
+    v.last_payment_amount
    FROM reporting_private.ar_aging v
   WHERE ((( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts) IS NULL) OR (v.account_id = ANY (( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts)::text[])));
-comment on view reporting.ar_aging is 'Per lease with open AR: the open balance by days past due (not yet due, 1-30, 31-60, 61-90, over 90) as of today. Open items are AR transactions with a balance due that are not temporary, not reversed and still listed by the source, on leases still listed. An item falls in the bucket of today minus its due date; credits (negative balances) age like charges. Today is the row''s account''s day, reporting.today(account_id): the current day in the account''s time zone (its accounts[].timeZone, written at the end of each sync), so two accounts an hour apart may be a day apart. To see the buckets at another moment, set reporting.now for the session (set reporting.now = ''2024-07-01 05:30+00''). Money is numeric, exact to the cent, with the ledger''s signs (charges positive, payments and credits negative).';
+comment on view reporting.ar_aging is 'Per lease with open AR: the open balance by days past due (not yet due, 1-30, 31-60, 61-90, over 90) as of today. Open items are AR transactions with a balance due that are not temporary, not reversed and still listed by the source, on leases still listed. An item falls in the bucket of today minus its due date; credits (negative balances) age like charges in the buckets, which sum to the balance. The delinquency columns at the end keep them apart: past_due and its buckets hold open charges only, open_credits the credits (unapplied payments and concessions, negative balances), so balance = charges not yet due + past_due + open_credits. Applications are leases in status Applicant, Cancelled (cancelled applications, "Cancelled Before Move-In" among them) or Future: what they owe (application and admin fees) is not residents'' delinquency. is_application marks their leases. Today is the row''s account''s day, reporting.today(account_id): the current day in the account''s time zone (its accounts[].timeZone, written at the end of each sync), so two accounts an hour apart may be a day apart. To see the buckets at another moment, set reporting.now for the session (set reporting.now = ''2024-07-01 05:30+00''). Money is numeric, exact to the cent, with the ledger''s signs (charges positive, payments and credits negative).';
 comment on column reporting.ar_aging.account_id is 'The source account the row belongs to (accounts[].id of the configuration; default in the one-account form). Property, lease and invoice ids are unique within an account only.';
 comment on column reporting.ar_aging.account_name is 'The account''s display name from the configuration (accounts[].name); empty when none is configured.';
 comment on column reporting.ar_aging.property_id is 'The property (source PropertyID).';
@@ -1538,6 +1564,16 @@ comment on column reporting.ar_aging.days_1_30 is 'Open balance 1 to 30 days pas
 comment on column reporting.ar_aging.days_31_60 is 'Open balance 31 to 60 days past due.';
 comment on column reporting.ar_aging.days_61_90 is 'Open balance 61 to 90 days past due.';
 comment on column reporting.ar_aging.over_90 is 'Open balance more than 90 days past due.';
+comment on column reporting.ar_aging.is_application is 'The lease is an application (status Applicant, Cancelled or Future), not a resident''s: its balance is not resident delinquency.';
+comment on column reporting.ar_aging.past_due is 'Open charges (positive balances) past due, credits not netted against them.';
+comment on column reporting.ar_aging.past_due_1_30 is 'Of past_due, charges 1 to 30 days past due.';
+comment on column reporting.ar_aging.past_due_31_60 is 'Of past_due, charges 31 to 60 days past due.';
+comment on column reporting.ar_aging.past_due_61_90 is 'Of past_due, charges 61 to 90 days past due.';
+comment on column reporting.ar_aging.past_due_over_90 is 'Of past_due, charges more than 90 days past due.';
+comment on column reporting.ar_aging.open_credits is 'Open credits of the lease (negative balances: unapplied payments, concessions), zero or negative, whatever their due date.';
+comment on column reporting.ar_aging.oldest_days_past_due is 'Days past due of the oldest open charge past due (0 when none is past due).';
+comment on column reporting.ar_aging.last_payment_date is 'The post date of the lease''s last payment (reversed payments left out); empty when none.';
+comment on column reporting.ar_aging.last_payment_amount is 'The amount of that payment, with the ledger''s sign (negative); empty when none.';
 
 create view reporting.ar_aging_by_property with (security_barrier=true) as
  SELECT v.account_id,
@@ -1552,10 +1588,19 @@ create view reporting.ar_aging_by_property with (security_barrier=true) as
     v.days_1_30,
     v.days_31_60,
     v.days_61_90,
-    v.over_90
+    v.over_90,
+    v.resident_leases,
+    v.resident_past_due,
+    v.resident_past_due_1_30,
+    v.resident_past_due_31_60,
+    v.resident_past_due_61_90,
+    v.resident_past_due_over_90,
+    v.resident_open_credits,
+    v.application_leases,
+    v.application_balance
    FROM reporting_private.ar_aging_by_property v
   WHERE ((( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts) IS NULL) OR (v.account_id = ANY (( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts)::text[])));
-comment on view reporting.ar_aging_by_property is 'Per property: the AR aging buckets of reporting.ar_aging summed over its leases. Sums reporting.ar_aging; the same rules apply. Today is the row''s account''s day, reporting.today(account_id): the current day in the account''s time zone (its accounts[].timeZone, written at the end of each sync), so two accounts an hour apart may be a day apart. Money is numeric, exact to the cent, with the ledger''s signs (charges positive, payments and credits negative).';
+comment on view reporting.ar_aging_by_property is 'Per property: the AR aging buckets of reporting.ar_aging summed over its leases. Sums reporting.ar_aging; the same rules apply. The buckets sum every lease, applications and credits included; the resident_ columns at the end are residents'' delinquency: leases that are not applications, their past-due charges without credits netted against them, and their credits apart. Applications are leases in status Applicant, Cancelled (cancelled applications, "Cancelled Before Move-In" among them) or Future: what they owe (application and admin fees) is not residents'' delinquency. Today is the row''s account''s day, reporting.today(account_id): the current day in the account''s time zone (its accounts[].timeZone, written at the end of each sync), so two accounts an hour apart may be a day apart. Money is numeric, exact to the cent, with the ledger''s signs (charges positive, payments and credits negative).';
 comment on column reporting.ar_aging_by_property.account_id is 'The source account the row belongs to (accounts[].id of the configuration; default in the one-account form). Property, lease and invoice ids are unique within an account only.';
 comment on column reporting.ar_aging_by_property.account_name is 'The account''s display name from the configuration (accounts[].name); empty when none is configured.';
 comment on column reporting.ar_aging_by_property.property_id is 'The property (source PropertyID).';
@@ -1569,6 +1614,15 @@ comment on column reporting.ar_aging_by_property.days_1_30 is 'Open balance 1 to
 comment on column reporting.ar_aging_by_property.days_31_60 is 'Open balance 31 to 60 days past due.';
 comment on column reporting.ar_aging_by_property.days_61_90 is 'Open balance 61 to 90 days past due.';
 comment on column reporting.ar_aging_by_property.over_90 is 'Open balance more than 90 days past due.';
+comment on column reporting.ar_aging_by_property.resident_leases is 'Leases with open AR that are not applications.';
+comment on column reporting.ar_aging_by_property.resident_past_due is 'Residents'' open charges past due (applications and credits left out).';
+comment on column reporting.ar_aging_by_property.resident_past_due_1_30 is 'Of resident_past_due, 1 to 30 days past due.';
+comment on column reporting.ar_aging_by_property.resident_past_due_31_60 is 'Of resident_past_due, 31 to 60 days past due.';
+comment on column reporting.ar_aging_by_property.resident_past_due_61_90 is 'Of resident_past_due, 61 to 90 days past due.';
+comment on column reporting.ar_aging_by_property.resident_past_due_over_90 is 'Of resident_past_due, more than 90 days past due.';
+comment on column reporting.ar_aging_by_property.resident_open_credits is 'Residents'' open credits (negative balances), zero or negative, not netted against past due.';
+comment on column reporting.ar_aging_by_property.application_leases is 'Applications (Applicant, Cancelled or Future leases) with open AR.';
+comment on column reporting.ar_aging_by_property.application_balance is 'Open balance of applications (fees of cancelled applications mostly), credits netted.';
 
 create view reporting.box_score with (security_barrier=true) as
  SELECT v.account_id,
@@ -1707,10 +1761,13 @@ create view reporting.portfolio with (security_barrier=true) as
     v.past_due_ar_balance,
     v.open_ap_invoices,
     v.open_ap_amount,
-    v.as_of_date
+    v.as_of_date,
+    v.resident_past_due_ar,
+    v.resident_ar_credits,
+    v.application_ar_balance
    FROM reporting_private.portfolio v
   WHERE ((( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts) IS NULL) OR (v.account_id = ANY (( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts)::text[])));
-comment on view reporting.portfolio is 'One row per account: its properties, units and occupancy, current leases, open AR and open AP, side by side. Accounts are those the configuration has run (with their names) and any account the warehouse holds properties of. Properties, units and occupancy sum reporting.properties and the latest month of reporting.occupancy_monthly (as of the last sync), whose units come from the unit inventory where it covers the month (units_source). Vacant, on notice, pre-leased and leased % sum reporting.box_score (the unit inventory''s homes, as of the source''s today of the last sync that read it). Current leases are Current and Notice leases of homes (other-income leases left out). Open AR is what reporting.ar_aging sums, past due AR its part due before today; open AP is what reporting.ap_open_invoices lists. Today is the row''s account''s day, reporting.today(account_id): the current day in the account''s time zone (its accounts[].timeZone, written at the end of each sync), so two accounts an hour apart may be a day apart. Money is numeric, exact to the cent, with the ledger''s signs (charges positive, payments and credits negative).';
+comment on view reporting.portfolio is 'One row per account: its properties, units and occupancy, current leases, open AR and open AP, side by side. Accounts are those the configuration has run (with their names) and any account the warehouse holds properties of. Properties, units and occupancy sum reporting.properties and the latest month of reporting.occupancy_monthly (as of the last sync), whose units come from the unit inventory where it covers the month (units_source). Vacant, on notice, pre-leased and leased % sum reporting.box_score (the unit inventory''s homes, as of the source''s today of the last sync that read it). Current leases are Current and Notice leases of homes (other-income leases left out). Open AR is what reporting.ar_aging sums, past due AR its part due before today (credits netted); residents'' past due AR, AR credits and applications'' AR are reporting.ar_aging_by_property''s resident_ and application_ columns summed. Applications are leases in status Applicant, Cancelled (cancelled applications, "Cancelled Before Move-In" among them) or Future: what they owe (application and admin fees) is not residents'' delinquency. open AP is what reporting.ap_open_invoices lists. Today is the row''s account''s day, reporting.today(account_id): the current day in the account''s time zone (its accounts[].timeZone, written at the end of each sync), so two accounts an hour apart may be a day apart. Money is numeric, exact to the cent, with the ledger''s signs (charges positive, payments and credits negative).';
 comment on column reporting.portfolio.account_id is 'The source account the row belongs to (accounts[].id of the configuration; default in the one-account form). Property, lease and invoice ids are unique within an account only.';
 comment on column reporting.portfolio.account_name is 'The account''s display name from the configuration (accounts[].name); empty when none is configured.';
 comment on column reporting.portfolio.properties is 'Properties of the account: those the source lists, and any its leases and invoice lines name besides (see reporting.properties).';
@@ -1728,6 +1785,9 @@ comment on column reporting.portfolio.past_due_ar_balance is 'Part of the open A
 comment on column reporting.portfolio.open_ap_invoices is 'Invoices with an amount still due.';
 comment on column reporting.portfolio.open_ap_amount is 'What those invoices still have due.';
 comment on column reporting.portfolio.as_of_date is 'The day the answer is as of: the account''s today, in its own time zone.';
+comment on column reporting.portfolio.resident_past_due_ar is 'Residents'' open AR charges past due: applications and credits left out.';
+comment on column reporting.portfolio.resident_ar_credits is 'Residents'' open AR credits (negative balances), zero or negative, apart from what is past due.';
+comment on column reporting.portfolio.application_ar_balance is 'Open AR balance of applications (Applicant, Cancelled or Future leases).';
 
 create view reporting.properties with (security_barrier=true) as
  SELECT v.account_id,
@@ -1971,8 +2031,36 @@ create view reporting_private.ap_open_invoices as
     i.amount,
     i.amount_due,
     GREATEST((COALESCE(z.today, z0.today) - i.due_date), 0) AS days_past_due,
-    COALESCE(z.today, z0.today) AS as_of_date
-   FROM ((((public.invoices i
+    COALESCE(z.today, z0.today) AS as_of_date,
+    h.retention_held,
+    (LEAST(i.amount_due, (0)::numeric))::numeric(14,2) AS open_credit,
+    ((GREATEST(i.amount_due, (0)::numeric) - h.retention_held))::numeric(14,2) AS owed,
+    (
+        CASE
+            WHEN ((i.due_date IS NULL) OR (i.due_date >= COALESCE(z.today, z0.today))) THEN (GREATEST(i.amount_due, (0)::numeric) - h.retention_held)
+            ELSE (0)::numeric
+        END)::numeric(14,2) AS not_yet_due,
+    (
+        CASE
+            WHEN (((COALESCE(z.today, z0.today) - i.due_date) >= 1) AND ((COALESCE(z.today, z0.today) - i.due_date) <= 30)) THEN (GREATEST(i.amount_due, (0)::numeric) - h.retention_held)
+            ELSE (0)::numeric
+        END)::numeric(14,2) AS days_1_30,
+    (
+        CASE
+            WHEN (((COALESCE(z.today, z0.today) - i.due_date) >= 31) AND ((COALESCE(z.today, z0.today) - i.due_date) <= 60)) THEN (GREATEST(i.amount_due, (0)::numeric) - h.retention_held)
+            ELSE (0)::numeric
+        END)::numeric(14,2) AS days_31_60,
+    (
+        CASE
+            WHEN (((COALESCE(z.today, z0.today) - i.due_date) >= 61) AND ((COALESCE(z.today, z0.today) - i.due_date) <= 90)) THEN (GREATEST(i.amount_due, (0)::numeric) - h.retention_held)
+            ELSE (0)::numeric
+        END)::numeric(14,2) AS days_61_90,
+    (
+        CASE
+            WHEN ((COALESCE(z.today, z0.today) - i.due_date) > 90) THEN (GREATEST(i.amount_due, (0)::numeric) - h.retention_held)
+            ELSE (0)::numeric
+        END)::numeric(14,2) AS over_90
+   FROM (((((public.invoices i
      LEFT JOIN reporting_private.account_today z ON ((z.account_id = i.account_id)))
      CROSS JOIN ( SELECT reporting.today() AS today) z0)
      LEFT JOIN public.accounts a ON ((a.account_id = i.account_id)))
@@ -1989,6 +2077,7 @@ create view reporting_private.ap_open_invoices as
                     (count(DISTINCT li.property_id))::integer AS property_count
                    FROM public.invoice_line_items li
                   WHERE ((li.account_id = i.account_id) AND (li.invoice_id = i.invoice_id) AND (li.deleted_at IS NULL))) x) ip ON (true))
+     CROSS JOIN LATERAL ( SELECT (LEAST(GREATEST(COALESCE(i.retention, (0)::numeric), (0)::numeric), GREATEST(i.amount_due, (0)::numeric)))::numeric(14,2) AS retention_held) h)
   WHERE ((i.deleted_at IS NULL) AND (i.amount_due <> (0)::numeric));
 
 create view reporting_private.ar_activity_monthly as
@@ -2023,7 +2112,14 @@ create view reporting_private.ar_aging as
             sum(t.balance_due) FILTER (WHERE (((COALESCE(z_1.today, z0_1.today) - t.due_date) >= 1) AND ((COALESCE(z_1.today, z0_1.today) - t.due_date) <= 30))) AS days_1_30,
             sum(t.balance_due) FILTER (WHERE (((COALESCE(z_1.today, z0_1.today) - t.due_date) >= 31) AND ((COALESCE(z_1.today, z0_1.today) - t.due_date) <= 60))) AS days_31_60,
             sum(t.balance_due) FILTER (WHERE (((COALESCE(z_1.today, z0_1.today) - t.due_date) >= 61) AND ((COALESCE(z_1.today, z0_1.today) - t.due_date) <= 90))) AS days_61_90,
-            sum(t.balance_due) FILTER (WHERE ((COALESCE(z_1.today, z0_1.today) - t.due_date) > 90)) AS over_90
+            sum(t.balance_due) FILTER (WHERE ((COALESCE(z_1.today, z0_1.today) - t.due_date) > 90)) AS over_90,
+            sum(t.balance_due) FILTER (WHERE ((t.balance_due > (0)::numeric) AND ((COALESCE(z_1.today, z0_1.today) - t.due_date) >= 1))) AS past_due,
+            sum(t.balance_due) FILTER (WHERE ((t.balance_due > (0)::numeric) AND (((COALESCE(z_1.today, z0_1.today) - t.due_date) >= 1) AND ((COALESCE(z_1.today, z0_1.today) - t.due_date) <= 30)))) AS past_due_1_30,
+            sum(t.balance_due) FILTER (WHERE ((t.balance_due > (0)::numeric) AND (((COALESCE(z_1.today, z0_1.today) - t.due_date) >= 31) AND ((COALESCE(z_1.today, z0_1.today) - t.due_date) <= 60)))) AS past_due_31_60,
+            sum(t.balance_due) FILTER (WHERE ((t.balance_due > (0)::numeric) AND (((COALESCE(z_1.today, z0_1.today) - t.due_date) >= 61) AND ((COALESCE(z_1.today, z0_1.today) - t.due_date) <= 90)))) AS past_due_61_90,
+            sum(t.balance_due) FILTER (WHERE ((t.balance_due > (0)::numeric) AND ((COALESCE(z_1.today, z0_1.today) - t.due_date) > 90))) AS past_due_over_90,
+            sum(t.balance_due) FILTER (WHERE (t.balance_due < (0)::numeric)) AS open_credits,
+            max((COALESCE(z_1.today, z0_1.today) - t.due_date)) FILTER (WHERE (t.balance_due > (0)::numeric)) AS oldest_days
            FROM ((public.ar_transactions t
              LEFT JOIN reporting_private.account_today z_1 ON ((z_1.account_id = t.account_id)))
              CROSS JOIN ( SELECT reporting.today() AS today) z0_1)
@@ -2045,8 +2141,18 @@ create view reporting_private.ar_aging as
     (COALESCE(o.days_1_30, (0)::numeric))::numeric(14,2) AS days_1_30,
     (COALESCE(o.days_31_60, (0)::numeric))::numeric(14,2) AS days_31_60,
     (COALESCE(o.days_61_90, (0)::numeric))::numeric(14,2) AS days_61_90,
-    (COALESCE(o.over_90, (0)::numeric))::numeric(14,2) AS over_90
-   FROM ((((((open o
+    (COALESCE(o.over_90, (0)::numeric))::numeric(14,2) AS over_90,
+    COALESCE((l.lease_status_type_id = ANY (ARRAY[1, 2, 3])), (l.lease_status ~* '^(applicant|cancelled|future)'::text), false) AS is_application,
+    (COALESCE(o.past_due, (0)::numeric))::numeric(14,2) AS past_due,
+    (COALESCE(o.past_due_1_30, (0)::numeric))::numeric(14,2) AS past_due_1_30,
+    (COALESCE(o.past_due_31_60, (0)::numeric))::numeric(14,2) AS past_due_31_60,
+    (COALESCE(o.past_due_61_90, (0)::numeric))::numeric(14,2) AS past_due_61_90,
+    (COALESCE(o.past_due_over_90, (0)::numeric))::numeric(14,2) AS past_due_over_90,
+    (COALESCE(o.open_credits, (0)::numeric))::numeric(14,2) AS open_credits,
+    GREATEST(COALESCE(o.oldest_days, 0), 0) AS oldest_days_past_due,
+    lp.post_date AS last_payment_date,
+    lp.amount AS last_payment_amount
+   FROM (((((((open o
      LEFT JOIN reporting_private.account_today z ON ((z.account_id = o.account_id)))
      CROSS JOIN ( SELECT reporting.today() AS today) z0)
      JOIN public.leases l ON (((l.account_id = o.account_id) AND (l.lease_id = o.lease_id) AND (l.deleted_at IS NULL))))
@@ -2057,7 +2163,13 @@ create view reporting_private.ar_aging as
            FROM public.lease_customers c
           WHERE ((c.account_id = l.account_id) AND (c.lease_id = l.lease_id) AND (c.deleted_at IS NULL))
           ORDER BY (c.customer_type = 'Primary'::text) DESC NULLS LAST, (c.relationship_name = 'Primary'::text) DESC NULLS LAST, c.customer_id
-         LIMIT 1) r ON (true));
+         LIMIT 1) r ON (true))
+     LEFT JOIN LATERAL ( SELECT pay.post_date,
+            pay.amount
+           FROM public.ar_transactions pay
+          WHERE ((pay.account_id = o.account_id) AND (pay.lease_id = o.lease_id) AND (pay.transaction_type_id = 2) AND (pay.amount < (0)::numeric) AND (pay.deleted_at IS NULL) AND (pay.is_reversed IS NOT TRUE) AND (pay.is_temporary IS NOT TRUE))
+          ORDER BY pay.post_date DESC, pay.ar_transaction_id DESC
+         LIMIT 1) lp ON (true));
 
 create view reporting_private.ar_aging_by_property as
  SELECT ar_aging.account_id,
@@ -2072,7 +2184,16 @@ create view reporting_private.ar_aging_by_property as
     (sum(ar_aging.days_1_30))::numeric(14,2) AS days_1_30,
     (sum(ar_aging.days_31_60))::numeric(14,2) AS days_31_60,
     (sum(ar_aging.days_61_90))::numeric(14,2) AS days_61_90,
-    (sum(ar_aging.over_90))::numeric(14,2) AS over_90
+    (sum(ar_aging.over_90))::numeric(14,2) AS over_90,
+    (count(*) FILTER (WHERE (NOT ar_aging.is_application)))::integer AS resident_leases,
+    (COALESCE(sum(ar_aging.past_due) FILTER (WHERE (NOT ar_aging.is_application)), (0)::numeric))::numeric(14,2) AS resident_past_due,
+    (COALESCE(sum(ar_aging.past_due_1_30) FILTER (WHERE (NOT ar_aging.is_application)), (0)::numeric))::numeric(14,2) AS resident_past_due_1_30,
+    (COALESCE(sum(ar_aging.past_due_31_60) FILTER (WHERE (NOT ar_aging.is_application)), (0)::numeric))::numeric(14,2) AS resident_past_due_31_60,
+    (COALESCE(sum(ar_aging.past_due_61_90) FILTER (WHERE (NOT ar_aging.is_application)), (0)::numeric))::numeric(14,2) AS resident_past_due_61_90,
+    (COALESCE(sum(ar_aging.past_due_over_90) FILTER (WHERE (NOT ar_aging.is_application)), (0)::numeric))::numeric(14,2) AS resident_past_due_over_90,
+    (COALESCE(sum(ar_aging.open_credits) FILTER (WHERE (NOT ar_aging.is_application)), (0)::numeric))::numeric(14,2) AS resident_open_credits,
+    (count(*) FILTER (WHERE ar_aging.is_application))::integer AS application_leases,
+    (COALESCE(sum(ar_aging.balance) FILTER (WHERE ar_aging.is_application), (0)::numeric))::numeric(14,2) AS application_balance
    FROM reporting_private.ar_aging
   GROUP BY ar_aging.account_id, ar_aging.account_name, ar_aging.property_id, ar_aging.property_name, ar_aging.as_of_date;
 
@@ -2332,13 +2453,15 @@ create view reporting_private.portfolio as
         ), ar AS (
          SELECT t.account_id,
             sum(t.balance_due) AS balance,
-            sum(t.balance_due) FILTER (WHERE (t.due_date < COALESCE(z_1.today, z0_1.today))) AS past_due
-           FROM ((public.ar_transactions t
+            sum(t.balance_due) FILTER (WHERE (t.due_date < COALESCE(z_1.today, z0_1.today))) AS past_due,
+            sum(t.balance_due) FILTER (WHERE ((NOT COALESCE((l_1.lease_status_type_id = ANY (ARRAY[1, 2, 3])), (l_1.lease_status ~* '^(applicant|cancelled|future)'::text), false)) AND (t.balance_due > (0)::numeric) AND (t.due_date < COALESCE(z_1.today, z0_1.today)))) AS resident_past_due,
+            sum(t.balance_due) FILTER (WHERE ((NOT COALESCE((l_1.lease_status_type_id = ANY (ARRAY[1, 2, 3])), (l_1.lease_status ~* '^(applicant|cancelled|future)'::text), false)) AND (t.balance_due < (0)::numeric))) AS resident_credits,
+            sum(t.balance_due) FILTER (WHERE COALESCE((l_1.lease_status_type_id = ANY (ARRAY[1, 2, 3])), (l_1.lease_status ~* '^(applicant|cancelled|future)'::text), false)) AS application_balance
+           FROM (((public.ar_transactions t
              LEFT JOIN reporting_private.account_today z_1 ON ((z_1.account_id = t.account_id)))
              CROSS JOIN ( SELECT reporting.today() AS today) z0_1)
-          WHERE ((t.deleted_at IS NULL) AND (t.balance_due <> (0)::numeric) AND (t.is_temporary IS NOT TRUE) AND (t.is_reversed IS NOT TRUE) AND (EXISTS ( SELECT 1
-                   FROM public.leases l_1
-                  WHERE ((l_1.account_id = t.account_id) AND (l_1.lease_id = t.lease_id) AND (l_1.deleted_at IS NULL)))))
+             JOIN public.leases l_1 ON (((l_1.account_id = t.account_id) AND (l_1.lease_id = t.lease_id) AND (l_1.deleted_at IS NULL))))
+          WHERE ((t.deleted_at IS NULL) AND (t.balance_due <> (0)::numeric) AND (t.is_temporary IS NOT TRUE) AND (t.is_reversed IS NOT TRUE))
           GROUP BY t.account_id
         ), ap AS (
          SELECT i.account_id,
@@ -2364,7 +2487,10 @@ create view reporting_private.portfolio as
     (COALESCE(ar.past_due, (0)::numeric))::numeric(14,2) AS past_due_ar_balance,
     COALESCE(ap.invoices, 0) AS open_ap_invoices,
     (COALESCE(ap.amount_due, (0)::numeric))::numeric(14,2) AS open_ap_amount,
-    COALESCE(z.today, z0.today) AS as_of_date
+    COALESCE(z.today, z0.today) AS as_of_date,
+    (COALESCE(ar.resident_past_due, (0)::numeric))::numeric(14,2) AS resident_past_due_ar,
+    (COALESCE(ar.resident_credits, (0)::numeric))::numeric(14,2) AS resident_ar_credits,
+    (COALESCE(ar.application_balance, (0)::numeric))::numeric(14,2) AS application_ar_balance
    FROM (((((((((known k
      LEFT JOIN reporting_private.account_today z ON ((z.account_id = k.account_id)))
      CROSS JOIN ( SELECT reporting.today() AS today) z0)

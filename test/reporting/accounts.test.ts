@@ -149,6 +149,10 @@ describe('reporting views of two accounts with the same ids', () => {
         open_ap_invoices: 4,
         open_ap_amount: '810.00',
         as_of_date: '2024-06-30',
+        // Past due charges 500 + 200 (lease 1) + 300 (lease 2), the -50 credit of lease 3 apart.
+        resident_past_due_ar: '1000.00',
+        resident_ar_credits: '-50.00',
+        application_ar_balance: '0.00',
       },
     ]);
     // In south lease 2 is Current (no move-out): one unit more occupied; AR item 10 is missing; amounts are doubled.

@@ -299,6 +299,15 @@ describe('reporting views on a hand-computed fixture', () => {
         days_31_60: '300.00',
         days_61_90: '-50.00',
         over_90: '200.00',
+        resident_leases: 3,
+        resident_past_due: '1000.00',
+        resident_past_due_1_30: '500.00',
+        resident_past_due_31_60: '300.00',
+        resident_past_due_61_90: '0.00',
+        resident_past_due_over_90: '200.00',
+        resident_open_credits: '-50.00',
+        application_leases: 0,
+        application_balance: '0.00',
       },
     ]);
     // In UTC it is already July 1: the late fee due June 30 is a day past due, and everything ages a day.

@@ -11,6 +11,12 @@ import {
   TODAY,
 } from './shared.js';
 
+/** What the invoice owes apart from retention (positive amounts due only), as SQL over i and h. */
+const OWED = 'greatest(i.amount_due, 0) - h.retention_held';
+/** The owed amount when the invoice is the given days past due, else zero. */
+const owedIf = (days: string) =>
+  `case when ${TODAY} - i.due_date ${days} then ${OWED} else 0 end::numeric(14,2)`;
+
 /** Invoices with an amount still due. */
 export const AP_OPEN_INVOICES: ReportingView = {
   name: 'ap_open_invoices',
@@ -18,6 +24,11 @@ export const AP_OPEN_INVOICES: ReportingView = {
   notes:
     'Every invoice the source still lists whose amount due is not zero, refunds to residents included ' +
     '(flagged by invoice_type_id 20) and open credit memos (negative amounts due). ' +
+    'The columns at the end age what is owed like reporting.ar_aging: owed is the amount due less the ' +
+    'retention still held (retention_held, paid on its own terms after the work is accepted, so not aged by ' +
+    "the invoice's due date), in the bucket of today minus the due date; a credit memo's negative amount due " +
+    'is open_credit, never in the buckets nor owed, however old. So amount_due = owed + retention_held + ' +
+    'open_credit. ' +
     "property_id is set when all the invoice's lines are charged to one property; " +
     'property_count says how many they name. ' +
     `${TODAY_NOTE} ${MONEY_NOTE}`,
@@ -48,12 +59,34 @@ export const AP_OPEN_INVOICES: ReportingView = {
     { name: 'amount_due', meaning: 'What is still unpaid.' },
     { name: 'days_past_due', meaning: 'Days since the due date (0 when not yet due).' },
     AS_OF,
+    {
+      name: 'retention_held',
+      meaning:
+        "The part of the amount due that is the invoice's retention (at most its retention), 0 for credits.",
+    },
+    {
+      name: 'open_credit',
+      meaning: "An open credit memo's (or negative invoice's) amount due, zero or negative: not owed.",
+    },
+    {
+      name: 'owed',
+      meaning: 'What is owed apart from retention: amount_due - retention_held, 0 for credits.',
+    },
+    {
+      name: 'not_yet_due',
+      meaning: 'owed when not yet past due (due today or later, or without a due date).',
+    },
+    { name: 'days_1_30', meaning: 'owed when 1 to 30 days past due.' },
+    { name: 'days_31_60', meaning: 'owed when 31 to 60 days past due.' },
+    { name: 'days_61_90', meaning: 'owed when 61 to 90 days past due.' },
+    { name: 'over_90', meaning: 'owed when more than 90 days past due.' },
   ],
-  example: `select vendor_name, count(*) as invoices, sum(amount_due) as due, max(days_past_due) as oldest_days_past_due
+  example: `select vendor_name, sum(owed) as owed, sum(days_31_60 + days_61_90 + over_90) as over_30,
+       sum(retention_held) as retention, sum(open_credit) as credits
   from reporting.ap_open_invoices
  where invoice_type_id <> 20
  group by vendor_name
- order by due desc;`,
+ order by owed desc;`,
   query: `
     select i.account_id,
            a.name as account_name,
@@ -75,10 +108,22 @@ export const AP_OPEN_INVOICES: ReportingView = {
            i.amount,
            i.amount_due,
            greatest(${TODAY} - i.due_date, 0) as days_past_due,
-           ${TODAY} as as_of_date
+           ${TODAY} as as_of_date,
+           h.retention_held,
+           least(i.amount_due, 0)::numeric(14,2) as open_credit,
+           (${OWED})::numeric(14,2) as owed,
+           case when i.due_date is null or i.due_date >= ${TODAY} then ${OWED} else 0 end::numeric(14,2)
+             as not_yet_due,
+           ${owedIf('between 1 and 30')} as days_1_30,
+           ${owedIf('between 31 and 60')} as days_31_60,
+           ${owedIf('between 61 and 90')} as days_61_90,
+           ${owedIf('> 90')} as over_90
       from public.invoices i
      ${accountDay('i')}
       ${accountNameJoin('i')}
       ${INVOICE_PROPERTY}
+      cross join lateral (
+        select least(greatest(coalesce(i.retention, 0), 0), greatest(i.amount_due, 0))::numeric(14,2) as retention_held
+      ) h
      where i.deleted_at is null and i.amount_due <> 0`,
 };

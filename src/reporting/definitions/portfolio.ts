@@ -8,6 +8,8 @@ import {
   RESIDENTIAL,
   TODAY_NOTE,
   accountDay,
+  APPLICATION_LEASE,
+  APPLICATION_NOTE,
   TODAY,
 } from './shared.js';
 
@@ -24,7 +26,9 @@ export const PORTFOLIO: ReportingView = {
     "Vacant, on notice, pre-leased and leased % sum reporting.box_score (the unit inventory's homes, as of the " +
     "source's today of the last sync that read it). " +
     'Current leases are Current and Notice leases of homes (other-income leases left out). ' +
-    'Open AR is what reporting.ar_aging sums, past due AR its part due before today; ' +
+    'Open AR is what reporting.ar_aging sums, past due AR its part due before today (credits netted); ' +
+    "residents' past due AR, AR credits and applications' AR are reporting.ar_aging_by_property's resident_ " +
+    `and application_ columns summed. ${APPLICATION_NOTE} ` +
     'open AP is what reporting.ap_open_invoices lists. ' +
     `${TODAY_NOTE} ${MONEY_NOTE}`,
   columns: [
@@ -74,6 +78,19 @@ export const PORTFOLIO: ReportingView = {
     { name: 'open_ap_invoices', meaning: 'Invoices with an amount still due.' },
     { name: 'open_ap_amount', meaning: 'What those invoices still have due.' },
     AS_OF,
+    {
+      name: 'resident_past_due_ar',
+      meaning: "Residents' open AR charges past due: applications and credits left out.",
+    },
+    {
+      name: 'resident_ar_credits',
+      meaning:
+        "Residents' open AR credits (negative balances), zero or negative, apart from what is past due.",
+    },
+    {
+      name: 'application_ar_balance',
+      meaning: 'Open AR balance of applications (Applicant, Cancelled or Future leases).',
+    },
   ],
   example: `select account_name, properties, occupancy_percent, current_leases, open_ar_balance, past_due_ar_balance,
        open_ap_amount
@@ -115,11 +132,14 @@ export const PORTFOLIO: ReportingView = {
     ),
     ar as (
       select t.account_id, sum(t.balance_due) as balance,
-             sum(t.balance_due) filter (where t.due_date < ${TODAY}) as past_due
+             sum(t.balance_due) filter (where t.due_date < ${TODAY}) as past_due,
+             sum(t.balance_due) filter (where not ${APPLICATION_LEASE} and t.balance_due > 0
+                                          and t.due_date < ${TODAY}) as resident_past_due,
+             sum(t.balance_due) filter (where not ${APPLICATION_LEASE} and t.balance_due < 0) as resident_credits,
+             sum(t.balance_due) filter (where ${APPLICATION_LEASE}) as application_balance
         from public.ar_transactions t${accountDay('t')}
+        join public.leases l on l.account_id = t.account_id and l.lease_id = t.lease_id and l.deleted_at is null
        where ${OPEN_AR}
-         and exists (select 1 from public.leases l
-                      where l.account_id = t.account_id and l.lease_id = t.lease_id and l.deleted_at is null)
        group by t.account_id
     ),
     ap as (
@@ -144,7 +164,10 @@ export const PORTFOLIO: ReportingView = {
            coalesce(ar.past_due, 0)::numeric(14,2) as past_due_ar_balance,
            coalesce(ap.invoices, 0) as open_ap_invoices,
            coalesce(ap.amount_due, 0)::numeric(14,2) as open_ap_amount,
-           ${TODAY} as as_of_date
+           ${TODAY} as as_of_date,
+           coalesce(ar.resident_past_due, 0)::numeric(14,2) as resident_past_due_ar,
+           coalesce(ar.resident_credits, 0)::numeric(14,2) as resident_ar_credits,
+           coalesce(ar.application_balance, 0)::numeric(14,2) as application_ar_balance
       from known k
      ${accountDay('k')}
       ${accountNameJoin('k')}

@@ -60,6 +60,18 @@ export const TODAY = 'coalesce(z.today, z0.today)';
 /** Leases the source no longer lists, and other-income leases (parking, storage), are not homes. */
 export const RESIDENTIAL = 'l.deleted_at is null and l.is_other_income is not true';
 
+/**
+ * An application rather than a resident's lease (on the lease as l): Applicant, Cancelled or Future, so no
+ * resident has moved in; by status id, or by the status's name where the source sends no id.
+ */
+export const APPLICATION_LEASE =
+  "coalesce(l.lease_status_type_id in (1, 2, 3), l.lease_status ~* '^(applicant|cancelled|future)', false)";
+
+/** What a delinquency column leaves out, in words. */
+export const APPLICATION_NOTE =
+  'Applications are leases in status Applicant, Cancelled (cancelled applications, "Cancelled Before ' +
+  'Move-In" among them) or Future: what they owe (application and admin fees) is not residents\' delinquency.';
+
 /** The open part of the ledger: what the partial index `ar_transactions_open_idx` holds. */
 export const OPEN_AR =
   't.deleted_at is null and t.balance_due <> 0 and t.is_temporary is not true and t.is_reversed is not true';

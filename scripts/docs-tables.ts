@@ -2,7 +2,7 @@
 import { writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { tablesDocument } from '../src/catalog/docs.js';
+import { tablesDocument } from '../src/catalog/tables-document.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 writeFileSync(resolve(root, 'docs/tables.md'), tablesDocument());

@@ -6,7 +6,7 @@ import { sql } from 'kysely';
 import type { Account, Config } from '../config/schema.js';
 import { redactUrl, scrubSecrets } from '../log/redact.js';
 import { createSourceClient } from '../source/client.js';
-import { DISCOVERY } from '../streams/index.js';
+import { DISCOVERY } from '../streams/load-stream.js';
 import { WAREHOUSE_TABLES, type Db, type Warehouse } from '../catalog/tables.js';
 import { QUEUE_SCHEMA } from '../queue/boss.js';
 import { connect } from '../warehouse/db.js';

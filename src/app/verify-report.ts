@@ -1,7 +1,7 @@
-import type { AccountVerification } from '../sync/verify.js';
+import type { AccountVerification } from '../sync/verify-account.js';
 import { formatTable } from './table.js';
 import { EXIT } from './exit-codes.js';
-import type { AccountVerifyOutcome } from './verify.js';
+import type { AccountVerifyOutcome } from './run-verify.js';
 
 /** Keys of each kind the text report shows per table (`--json` gives them all). */
 const SHOWN_KEYS = 5;

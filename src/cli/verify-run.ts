@@ -2,7 +2,7 @@ import { displayLogger } from '../app/logger.js';
 import { openPropsync } from '../app/propsync.js';
 import { createProgress, progressModeFor } from '../app/progress.js';
 import { worstExitCode } from '../app/run-summary.js';
-import { runVerify, type VerifyCommand } from '../app/verify.js';
+import { runVerify, type VerifyCommand } from '../app/run-verify.js';
 import { verifyJson, verifyText } from '../app/verify-report.js';
 import type { ExitCode } from '../app/exit-codes.js';
 import type { Config } from '../config/schema.js';

@@ -8,7 +8,7 @@
 import { writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { renderReportingDocs, REPORTING_DOCS_PATH } from './docs.js';
+import { renderReportingDocs, REPORTING_DOCS_PATH } from './reporting-docs.js';
 
 const path = resolve(dirname(fileURLToPath(import.meta.url)), '../..', REPORTING_DOCS_PATH);
 writeFileSync(path, renderReportingDocs());

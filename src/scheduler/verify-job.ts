@@ -1,7 +1,7 @@
 import { createTask, type ScheduledTask } from 'node-cron';
 import type { Propsync } from '../app/propsync.js';
 import type { StreamName } from '../config/schema.js';
-import { verifyLocked } from '../app/verify.js';
+import { verifyLocked } from '../app/run-verify.js';
 import { cronLogger } from './scheduler.js';
 import { messageOf } from '../log/errors.js';
 

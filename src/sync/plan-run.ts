@@ -1,5 +1,5 @@
 import type { StreamName } from '../streams/registry.js';
-import { DISCOVERY, loadStream } from '../streams/index.js';
+import { DISCOVERY, loadStream } from '../streams/load-stream.js';
 import type { DiscoveredProperty, Lane, PlanContext, StreamDefinition } from '../streams/types.js';
 import { addDays } from '../dates/days.js';
 import { SourceClock } from '../source/clock.js';

@@ -78,7 +78,7 @@ export interface TableCount {
 }
 
 /** An open quarantine entry (its raw record is left out; it stays in the table). */
-export interface QuarantineEntry {
+export interface OpenQuarantineEntry {
   quarantineId: number;
   stream: string;
   entity: string;
@@ -103,7 +103,7 @@ export interface StatusReport {
   budget: { dailyCallBudget: number; callsToday: number; left: number };
   streams: StreamStatus[];
   tables: TableCount[];
-  quarantine: { open: number; entries: QuarantineEntry[] };
+  quarantine: { open: number; entries: OpenQuarantineEntry[] };
   /** The account's latest `propsync verify` pass, or null when it was never verified. */
   lastVerification: VerificationRecord | null;
   /** The personal-data policy the account's rows were written under, beside the configured one (when given). */
@@ -407,7 +407,7 @@ async function openQuarantineByStream(db: Db, account: string): Promise<Map<stri
 }
 
 /** The newest open quarantine entries, without their raw records. */
-export async function openQuarantine(db: Db, account: string, limit: number): Promise<QuarantineEntry[]> {
+export async function openQuarantine(db: Db, account: string, limit: number): Promise<OpenQuarantineEntry[]> {
   const rows = await db
     .selectFrom('quarantine')
     .select([

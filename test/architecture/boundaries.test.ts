@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { DISCOVERY, loadStream, STREAM_MANIFESTS } from '../../src/streams/index.js';
+import { DISCOVERY, loadStream, STREAM_MANIFESTS } from '../../src/streams/load-stream.js';
 
 const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '../../src');
 

@@ -7,11 +7,11 @@
 import { Writable } from 'node:stream';
 import { sql } from 'kysely';
 import { openBoss, ensureQueues } from '../../src/queue/boss.js';
-import { enqueueRun } from '../../src/queue/enqueue.js';
+import { enqueueRun } from '../../src/queue/enqueue-run.js';
 import { createLogger } from '../../src/log/logger.js';
-import { createSourceClient } from '../../src/source/index.js';
+import { createSourceClient } from '../../src/source/client.js';
 import { STREAM_NAMES } from '../../src/streams/registry.js';
-import { verifyAccount } from '../../src/sync/verify.js';
+import { verifyAccount } from '../../src/sync/verify-account.js';
 import { startSyncHarness, type SyncHarness } from '../support/sync-harness.js';
 
 export interface ConsoleWorld {

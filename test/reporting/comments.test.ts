@@ -3,7 +3,7 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { renderReportingDocs, REPORTING_DOCS_PATH } from '../../src/reporting/docs.js';
+import { renderReportingDocs, REPORTING_DOCS_PATH } from '../../src/reporting/reporting-docs.js';
 import { REPORTING_VIEWS } from '../../src/reporting/views.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 

@@ -19,7 +19,7 @@ import {
   type Simulator,
   type SimulatorOptions,
 } from '../../src/simulator/index.js';
-import { createSourceClient, type SourceClientOptions } from '../../src/source/index.js';
+import { createSourceClient, type SourceClientOptions } from '../../src/source/client.js';
 import type { RetrySettings, SourceSettings } from '../../src/source/settings.js';
 import type { CallEvent, SourceClient, SourcePage, SourceRequest } from '../../src/source/types.js';
 

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chunkRange } from '../../src/dates/days.js';
 import type { ChunkSize } from '../../src/dates/calendar.js';
 import { encodeParams } from '../../src/source/params.js';
-import { loadStream, STREAM_MANIFESTS, type StreamDefinition } from '../../src/streams/index.js';
+import { loadStream, STREAM_MANIFESTS, type StreamDefinition } from '../../src/streams/load-stream.js';
 import { undeclaredPersonalFields } from './personal-fields.js';
 import type { Lane, PlanContext, WorkUnitPlan } from '../../src/streams/types.js';
 import {

@@ -10,8 +10,8 @@ import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { configSchema } from '../../src/config/schema.js';
 import { startSimulator } from '../../src/simulator/index.js';
-import { createSourceClient } from '../../src/source/index.js';
-import { loadStream, STREAM_MANIFESTS } from '../../src/streams/index.js';
+import { createSourceClient } from '../../src/source/client.js';
+import { loadStream, STREAM_MANIFESTS } from '../../src/streams/load-stream.js';
 import type { WorkUnitPlan } from '../../src/streams/types.js';
 import { planContext } from './plan-support.js';
 

@@ -2,9 +2,9 @@ import { Writable } from 'node:stream';
 import { configSchema, type Config } from '../../src/config/schema.js';
 import { createLogger, type Logger } from '../../src/log/logger.js';
 import { startSimulator, type Simulator, type AdvanceSummary } from '../../src/simulator/index.js';
-import { createSourceClient } from '../../src/source/index.js';
+import { createSourceClient } from '../../src/source/client.js';
 import type { SourceClient } from '../../src/source/types.js';
-import { runSync } from '../../src/sync/index.js';
+import { runSync } from '../../src/sync/engine.js';
 import type { RunSummary, SyncObserver, SyncRequest } from '../../src/sync/types.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 

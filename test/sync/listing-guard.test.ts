@@ -3,9 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createLogger } from '../../src/log/logger.js';
-import { createSourceClient } from '../../src/source/index.js';
+import { createSourceClient } from '../../src/source/client.js';
 import { latestCursorDay } from '../../src/sync/plan-run.js';
-import { verifyAccount, type AccountVerification } from '../../src/sync/verify.js';
+import { verifyAccount, type AccountVerification } from '../../src/sync/verify-account.js';
 import type { SimLease } from '../../src/simulator/data/model.js';
 import { startSyncHarness, type SyncHarness } from '../support/sync-harness.js';
 

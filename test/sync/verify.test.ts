@@ -2,13 +2,17 @@ import { sql } from 'kysely';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPropsync } from '../../src/app/propsync.js';
-import { runVerify } from '../../src/app/verify.js';
+import { runVerify } from '../../src/app/run-verify.js';
 import { EXIT } from '../../src/app/exit-codes.js';
 import { createLogger } from '../../src/log/logger.js';
 import { startSimulator } from '../../src/simulator/index.js';
-import { createSourceClient } from '../../src/source/index.js';
+import { createSourceClient } from '../../src/source/client.js';
 import { lastVerification } from '../../src/sync/verifications.js';
-import { verifyAccount, type AccountVerification, type VerifyRequest } from '../../src/sync/verify.js';
+import {
+  verifyAccount,
+  type AccountVerification,
+  type VerifyRequest,
+} from '../../src/sync/verify-account.js';
 import { expectedTotals, warehouseTotals } from '../support/warehouse-truth.js';
 import { SIM_PASSWORD, SIM_USER, startSyncHarness, type SyncHarness } from '../support/sync-harness.js';
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { DOCS_COMMAND, tablesDocument } from '../../src/catalog/docs.js';
+import { DOCS_COMMAND, tablesDocument } from '../../src/catalog/tables-document.js';
 
 // The table reference in docs/tables.md is generated from the declarations.
 const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');

@@ -8,7 +8,7 @@ import { sql } from 'kysely';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/simulator/index.js';
-import { DISCOVERY } from '../../src/streams/index.js';
+import { DISCOVERY } from '../../src/streams/load-stream.js';
 import { runPropsync, scratchFolder } from '../support/cli.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { configFile, ENV, killAll, PASSWORD, startPropsync, until } from './support.js';

@@ -57,7 +57,7 @@ export function registerEnqueue(program: Command, done: (code: ExitCode) => void
         // Loaded here, not at the top: --help and usage errors stay fast.
         const [{ configFor }, { runEnqueue }] = await Promise.all([
           import('../context.js'),
-          import('../../worker/enqueue.js'),
+          import('../../worker/run-enqueue.js'),
         ]);
         const request = {
           kind: 'sync' as const,

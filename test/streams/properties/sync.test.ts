@@ -5,8 +5,8 @@ import { configSchema, type Config } from '../../../src/config/schema.js';
 import { createLogger } from '../../../src/log/logger.js';
 import { advanceDataset, generateDataset } from '../../../src/simulator/data/index.js';
 import { startSimulatorWith, type Simulator } from '../../../src/simulator/index.js';
-import { createSourceClient } from '../../../src/source/index.js';
-import { runSync } from '../../../src/sync/index.js';
+import { createSourceClient } from '../../../src/source/client.js';
+import { runSync } from '../../../src/sync/engine.js';
 import { createTestDatabase, type TestDatabase } from '../../support/database.js';
 
 // The properties stream against the simulator: one row per listed property, and a property the

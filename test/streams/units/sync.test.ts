@@ -11,8 +11,8 @@ import {
 } from '../../../src/simulator/data/index.js';
 import { centsToString } from '../../../src/simulator/data/money.js';
 import { startSimulatorWith, type Simulator } from '../../../src/simulator/index.js';
-import { createSourceClient } from '../../../src/source/index.js';
-import { runSync } from '../../../src/sync/index.js';
+import { createSourceClient } from '../../../src/source/client.js';
+import { runSync } from '../../../src/sync/engine.js';
 import { createTestDatabase, type TestDatabase } from '../../support/database.js';
 
 // The units stream against the simulator over HTTP: after a full sync and after each sync of a

@@ -10,7 +10,7 @@ import { openPropsync, requestedStreams } from '../app/propsync.js';
 import { accountRunLines, exitCodeFor, worstExitCode } from '../app/run-summary.js';
 import type { Config, StreamName } from '../config/schema.js';
 import { ensureQueues, openBoss } from '../queue/boss.js';
-import { enqueueRun, type Enqueued } from '../queue/enqueue.js';
+import { enqueueRun, type Enqueued } from '../queue/enqueue-run.js';
 import type { Db } from '../catalog/tables.js';
 import type { Logger } from '../log/logger.js';
 import { runTaken } from '../queue/queued-runs.js';

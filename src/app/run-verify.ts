@@ -1,5 +1,5 @@
 import type { StreamName } from '../config/schema.js';
-import { loadStream } from '../streams/index.js';
+import { loadStream } from '../streams/load-stream.js';
 import { describeHolder, lockName, withStreamLocks } from '../sync/lock.js';
 import type { SyncDeps, SyncObserver } from '../sync/types.js';
 import {
@@ -7,7 +7,7 @@ import {
   type AccountVerification,
   type VerifyRequest,
   type VerifySelection,
-} from '../sync/verify.js';
+} from '../sync/verify-account.js';
 import { forgetDigests } from '../sync/verify-repair.js';
 import type { VerifiedStream } from '../sync/verify-scope.js';
 import { EXIT, type ExitCode } from './exit-codes.js';

@@ -1,5 +1,5 @@
 import { accountLogger } from '../log/logger.js';
-import { loadStream } from '../streams/index.js';
+import { loadStream } from '../streams/load-stream.js';
 import type { StreamName } from '../streams/registry.js';
 import { RUN_COUNTERS, zeroCounts } from '../warehouse/run-counters.js';
 import { discover } from './plan-run.js';

@@ -2,7 +2,7 @@ import { STREAM_MANIFESTS } from '../streams/registry.js';
 import { SOURCE_TABLES } from './tables.js';
 import { renderErDiagram } from '../warehouse/diagram.js';
 import { SYNC_TABLES } from '../warehouse/bookkeeping.js';
-import { renderTableReference } from '../warehouse/docs.js';
+import { renderTableReference } from '../warehouse/table-reference.js';
 
 /** The command that writes the generated table reference. */
 export const DOCS_COMMAND = 'npm run docs:tables';

@@ -179,6 +179,11 @@ describe('privacy: hash', () => {
         const policy = await database.db.selectFrom('privacy_policies').selectAll().executeTakeFirstOrThrow();
         expect(policy.modes).toMatchObject({ name: 'hash', email: 'hash', phone: 'drop' });
         expect(JSON.stringify(policy)).not.toContain(KEY);
+        // verify compares under the policy: the hashed and dropped columns match the source's values.
+        const verify = await runPropsync(['--config', config.path, 'verify', '--all', '--json'], { env });
+        expect(verify.code, verify.stdout + verify.stderr).toBe(0);
+        expect((JSON.parse(verify.stdout) as { ok: boolean }).ok).toBe(true);
+        for (const value of truth) expect(verify.stdout + verify.stderr).not.toContain(value);
       } finally {
         config.remove();
       }

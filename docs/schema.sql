@@ -1458,7 +1458,7 @@ comment on column reporting.ap_open_invoices.invoice_number is 'The vendor''s in
 comment on column reporting.ap_open_invoices.invoice_type_id is 'Invoice type: 5 Standard, 8 Catalog, 12 Credit Memo, 17/18 Job Cost, 20 Customer Refund.';
 comment on column reporting.ap_open_invoices.invoice_type is 'The invoice type''s name.';
 comment on column reporting.ap_open_invoices.vendor_id is 'The vendor (for a customer refund, the resident).';
-comment on column reporting.ap_open_invoices.vendor_name is 'The vendor''s name.';
+comment on column reporting.ap_open_invoices.vendor_name is 'The vendor''s name (a resident''s, on a customer refund).';
 comment on column reporting.ap_open_invoices.property_id is 'The property all the invoice''s lines are charged to; empty when they name several.';
 comment on column reporting.ap_open_invoices.property_name is 'The property''s name (see reporting.properties).';
 comment on column reporting.ap_open_invoices.property_count is 'How many properties the invoice''s lines are charged to.';
@@ -1957,7 +1957,7 @@ comment on column reporting.vendor_spend_monthly.account_id is 'The source accou
 comment on column reporting.vendor_spend_monthly.account_name is 'The account''s display name from the configuration (accounts[].name); empty when none is configured.';
 comment on column reporting.vendor_spend_monthly.post_month is 'The invoices'' accounting month, as its first day.';
 comment on column reporting.vendor_spend_monthly.vendor_id is 'The vendor.';
-comment on column reporting.vendor_spend_monthly.vendor_name is 'The vendor''s name.';
+comment on column reporting.vendor_spend_monthly.vendor_name is 'The vendor''s name (a resident''s, on a customer refund).';
 comment on column reporting.vendor_spend_monthly.property_id is 'The property the invoice lines are charged to.';
 comment on column reporting.vendor_spend_monthly.property_name is 'The property''s name (see reporting.properties).';
 comment on column reporting.vendor_spend_monthly.invoices is 'Invoices (credit memos not counted).';
@@ -1991,7 +1991,7 @@ comment on column reporting.voided_payments_log.invoice_id is 'The invoice the p
 comment on column reporting.voided_payments_log.invoice_number is 'The vendor''s invoice number.';
 comment on column reporting.voided_payments_log.invoice_type is 'The invoice type''s name.';
 comment on column reporting.voided_payments_log.vendor_id is 'The vendor.';
-comment on column reporting.voided_payments_log.vendor_name is 'The vendor''s name.';
+comment on column reporting.voided_payments_log.vendor_name is 'The vendor''s name (a resident''s, on a customer refund).';
 comment on column reporting.voided_payments_log.property_id is 'The property all the invoice''s lines are charged to; empty when they name several.';
 comment on column reporting.voided_payments_log.property_name is 'The property''s name (see reporting.properties).';
 comment on column reporting.voided_payments_log.payment_id is 'The voided payment.';

@@ -4,6 +4,7 @@
  */
 import type { RunInfo, StatusReport, StreamStatus } from '../sync/status.js';
 import type { VerificationRecord } from '../sync/verifications.js';
+import type { PrivacyStatus } from '../sync/privacy/status.js';
 import { worstFreshness, type StreamFreshness } from '../sync/freshness.js';
 import { formatSpan } from '../dates/duration.js';
 import { formatDuration } from '../app/run-summary.js';
@@ -175,6 +176,7 @@ function verificationText(verification: VerificationRecord | null): string[] {
 function accountText(report: StatusReport): string[] {
   const lines = [
     `today ${report.today} (${report.timeZone})`,
+    ...(report.privacy ? [privacyLine(report.privacy)] : []),
     `calls today: ${report.budget.callsToday} of ${report.budget.dailyCallBudget} (${report.budget.left} left)`,
     '',
   ];
@@ -210,4 +212,25 @@ function accountText(report: StatusReport): string[] {
     );
   }
   return lines;
+}
+
+/** The policy in one line of `status`. */
+function privacyLine(status: PrivacyStatus): string {
+  const configured = status.configured.description;
+  switch (status.state) {
+    case 'no rows':
+      return `privacy: no rows yet; the next sync writes under "${configured}"`;
+    case 'in force':
+      return `privacy: ${status.inForce!.description}`;
+    case 'differs':
+      return (
+        `privacy: rows written under "${status.inForce!.description}", the configuration says "${configured}": ` +
+        'syncs refuse to write until `propsync privacy apply` rewrites them'
+      );
+    case 'applying':
+      return (
+        `privacy: being brought from "${status.inForce?.description ?? 'keep'}" to "${status.applying!.target}" ` +
+        `(tables done: ${status.applying!.tablesDone.join(', ') || 'none'}); run \`propsync privacy apply\` to finish`
+      );
+  }
 }

@@ -3,6 +3,8 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { applyReportingComments } from './comments.js';
 import type { ReportingView } from './definition.js';
 import { REPORTING_PRIVATE_SCHEMA, REPORTING_SCHEMA, REPORTING_VIEWS } from './views.js';
+import { publicColumnsOf, personalColumnsOf } from './personal-columns.js';
+import { restrictToColumns } from './reader-role.js';
 
 /**
  * Brings the reporting layer to its definitions (definitions/), as Flyway's repeatable
@@ -185,6 +187,15 @@ export async function applyReportingDefinitions<DB>(
       ),
     );
     const affected = await withReaders(trx, starting);
+    // Readers granted some columns only (grant-reader without --personal), before their grants go with the views.
+    const { rows: restricted } = await sql<{ role: string }>`
+      select distinct pg_catalog.pg_get_userbyid(acl.grantee) as role
+        from pg_catalog.pg_attribute a
+        join pg_catalog.pg_class c on c.oid = a.attrelid
+        join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+       cross join pg_catalog.aclexplode(a.attacl) acl
+       where n.nspname = ${REPORTING_SCHEMA} and acl.privilege_type = 'SELECT' and acl.grantee <> 0
+       order by 1`.execute(trx);
     // A view that reads one made again is made again too (Postgres keeps a view's query bound to
     // the relations it read when made).
     for (const relation of affected)
@@ -223,6 +234,11 @@ export async function applyReportingDefinitions<DB>(
         create view ${reader} with (security_barrier) as
         select * from ${target} v where ${VISIBLE}`.execute(trx);
       await regrant(trx, reader, saved(REPORTING_SCHEMA, view.name));
+      // The default privileges gave them the whole view: its personal columns are taken back.
+      if (personalColumnsOf(view).length)
+        for (const { role } of restricted)
+          for (const statement of restrictToColumns(REPORTING_SCHEMA, view.name, role, publicColumnsOf(view)))
+            await statement.execute(trx);
       if (view.maintained) {
         const groups = sql.id(REPORTING_PRIVATE_SCHEMA, view.maintained.groups);
         const dirty = sql.id(REPORTING_PRIVATE_SCHEMA, view.maintained.dirty);

@@ -12,6 +12,11 @@ export interface ReportingColumn {
   name: string;
   /** What the column holds, in words a dashboard user understands (the column's comment). */
   meaning: string;
+  /**
+   * The source column it carries (`table.column`), when that column holds personal data: the
+   * view column is then personal, of that column's class (readers see it only when granted it).
+   */
+  from?: `${string}.${string}`;
 }
 
 /** One view of the reporting layer. */

@@ -3,7 +3,8 @@ import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../catalog/tables.js';
 import { BASE_TABLE_NAMES as SOURCE_TABLES } from '../catalog/tables.js';
 import { ACCOUNT_ID } from '../config/accounts.js';
-import { REPORTING_PRIVATE_SCHEMA, REPORTING_SCHEMA } from './views.js';
+import { REPORTING_PRIVATE_SCHEMA, REPORTING_SCHEMA, REPORTING_VIEWS } from './views.js';
+import { personalColumnsOf, publicBaseColumns, publicColumnsOf } from './personal-columns.js';
 import { messageOf } from '../log/errors.js';
 
 /** Name of the environment variable that holds the password of a reader role made with --login. */
@@ -33,6 +34,11 @@ export interface GrantReaderOptions {
    * absent: every account, and a limit set before is lifted.
    */
   accounts?: readonly string[];
+  /**
+   * The role may read the columns holding residents' personal data (docs/privacy.md); without
+   * it, it may read every other column only, and a grant of them made before is taken back.
+   */
+  personal?: boolean;
 }
 
 /** What grantReader did. */
@@ -48,6 +54,10 @@ export interface GrantReaderOutcome {
   defaultPrivilegesFor: string;
   /** The accounts the role sees, or null for every account. */
   accounts: string[] | null;
+  /** The role may read the personal columns. */
+  personal: boolean;
+  /** The personal columns kept from it (`view.column`, `table.column`), when it may not. */
+  personalColumnsWithheld: string[];
   /** Of those, the accounts no run has synced yet (not in table accounts): a typo, or an account to come. */
   unknownAccounts: string[];
 }
@@ -211,6 +221,9 @@ export async function grantReader(db: Db, options: GrantReaderOptions): Promise<
       sql`grant select on ${sql.join(SOURCE_TABLES.map((table) => sql.id('public', table)))} to ${role}`,
     );
   }
+  const withheld = options.personal
+    ? await grantPersonal(db, attempt, options.role, Boolean(options.baseTables))
+    : await withholdPersonal(db, attempt, options.role, Boolean(options.baseTables));
   const { rows: counts } = await sql<{ views: number }>`
     select count(*)::int as views
       from pg_class c join pg_namespace n on n.oid = c.relnamespace
@@ -222,8 +235,103 @@ export async function grantReader(db: Db, options: GrantReaderOptions): Promise<
     baseTables: options.baseTables ? SOURCE_TABLES.length : 0,
     defaultPrivilegesFor: owner,
     accounts: accounts.length ? accounts : null,
+    personal: Boolean(options.personal),
+    personalColumnsWithheld: withheld,
     unknownAccounts,
   };
+}
+
+/**
+ * Takes back from `role` the personal columns of the reporting views (and, with `baseTables`,
+ * of the base tables): select on the relation is revoked and granted again on its other columns
+ * only. Returns the columns withheld. apply-definitions.ts does the same to a view it makes again.
+ */
+async function withholdPersonal(
+  db: Db,
+  attempt: (what: string, statement: RawBuilder<unknown>) => Promise<void>,
+  role: string,
+  baseTables: boolean,
+): Promise<string[]> {
+  const withheld: string[] = [];
+  for (const relation of personalRelations(baseTables)) {
+    const { rows } = await sql<{ found: boolean }>`
+      select to_regclass(${`${relation.schema}.${relation.name}`}) is not null as found`.execute(db);
+    if (!rows[0].found) continue;
+    for (const statement of restrictToColumns(relation.schema, relation.name, role, relation.others))
+      await attempt(`grant on ${relation.schema}.${relation.name}`, statement);
+    withheld.push(
+      ...(relation.personal.length ? relation.personal : await columnsBesides(db, relation)).map(
+        (column) => `${relation.name}.${column}`,
+      ),
+    );
+  }
+  return withheld;
+}
+
+/** The relations holding personal columns a reader may be given, with their other columns. */
+function personalRelations(baseTables: boolean) {
+  const relations = REPORTING_VIEWS.filter((view) => personalColumnsOf(view).length).map((view) => ({
+    schema: REPORTING_SCHEMA,
+    name: view.name,
+    personal: personalColumnsOf(view),
+    others: publicColumnsOf(view),
+  }));
+  if (baseTables)
+    for (const [name, others] of publicBaseColumns())
+      relations.push({ schema: 'public', name, personal: [], others });
+  return relations;
+}
+
+/** Gives `role` the whole of the relations holding personal columns again (dropping any grant of some columns). */
+async function grantPersonal(
+  db: Db,
+  attempt: (what: string, statement: RawBuilder<unknown>) => Promise<void>,
+  role: string,
+  baseTables: boolean,
+): Promise<string[]> {
+  for (const relation of personalRelations(baseTables)) {
+    const { rows } = await sql<{ found: boolean }>`
+      select to_regclass(${`${relation.schema}.${relation.name}`}) is not null as found`.execute(db);
+    if (!rows[0].found) continue;
+    const target = sql.id(relation.schema, relation.name);
+    await attempt(
+      `revoke on ${relation.schema}.${relation.name}`,
+      sql`revoke select on ${target} from ${sql.id(role)}`,
+    );
+    await attempt(
+      `grant on ${relation.schema}.${relation.name}`,
+      sql`grant select on ${target} to ${sql.id(role)}`,
+    );
+  }
+  return [];
+}
+
+/** The columns of a relation other than `others`. */
+async function columnsBesides(
+  db: Db,
+  relation: { schema: string; name: string; others: string[] },
+): Promise<string[]> {
+  const { rows } = await sql<{ name: string }>`
+    select column_name as name from information_schema.columns
+     where table_schema = ${relation.schema} and table_name = ${relation.name}
+       and not (column_name = any(${relation.others}::text[]))
+     order by ordinal_position`.execute(db);
+  return rows.map((row) => row.name);
+}
+
+/** Select on `columns` of a relation only: what a reader without the personal columns holds on it. */
+export function restrictToColumns(
+  schema: string,
+  name: string,
+  role: string,
+  columns: readonly string[],
+): RawBuilder<unknown>[] {
+  const relation = sql.id(schema, name);
+  const grantee = sql.id(role);
+  return [
+    sql`revoke select on ${relation} from ${grantee}`,
+    sql`grant select (${sql.join(columns.map((column) => sql.id(column)))}) on ${relation} to ${grantee}`,
+  ];
 }
 
 /**

@@ -1,6 +1,7 @@
 import { personLoginSql } from './reader-role.js';
 import { REFRESH_LOCK_TIMEOUT_MS } from './refresh.js';
 import { keepingNote } from './definition.js';
+import { personalClassOf } from './personal-columns.js';
 import { REPORTING_SETTINGS, REPORTING_VIEWS } from './views.js';
 
 /** The path of the generated document, from the top of the checkout. */
@@ -126,6 +127,21 @@ export function renderReportingDocs(): string {
     'same rule and are skipped the same way; two processes updating at once take turns, and a group a',
     'sync notes meanwhile waits for the next update.',
     '',
+    '## Personal data',
+    '',
+    "These columns hold residents' personal data (docs/privacy.md): each carries a column of a table",
+    'declared with `.personalData(class)` (its `from:` in the definition). A reader made by `propsync',
+    'grant-reader ROLE` may not select them (nor `*` from their views: name the other columns), whatever the',
+    'privacy policy; `grant-reader ROLE --personal` grants them. With `--base-tables`, the same holds for the',
+    'personal columns of the base tables. Under `privacy: hash` or `drop` they hold the hash, or null.',
+    '',
+    ...REPORTING_VIEWS.flatMap((view) =>
+      view.columns.flatMap((column) => {
+        const kind = personalClassOf(column);
+        return kind ? [`- \`reporting.${view.name}.${column.name}\` (${kind}, from \`${column.from}\`)`] : [];
+      }),
+    ),
+    '',
     '## Adding or changing a view',
     '',
     'Each view is defined once, in one file of `src/reporting/definitions/` (`rent-roll.ts` for',
@@ -161,8 +177,11 @@ export function renderReportingDocs(): string {
     const keeping = keepingNote(view);
     if (keeping) lines.push(keeping, '');
     lines.push('| column | meaning |', '|---|---|');
-    for (const column of view.columns)
-      lines.push(`| \`${column.name}\` | ${column.meaning.replace(/\|/g, '\\|')} |`);
+    for (const column of view.columns) {
+      const kind = personalClassOf(column);
+      const personal = kind ? ` Personal data (${kind}): readers granted \`--personal\` only.` : '';
+      lines.push(`| \`${column.name}\` | ${`${column.meaning}${personal}`.replace(/\|/g, '\\|')} |`);
+    }
     lines.push('', 'Example:', '', '```sql', view.example, '```', '');
   }
   return `${lines.join('\n').trimEnd()}\n`;

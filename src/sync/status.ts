@@ -5,6 +5,8 @@ import { pickCounts, RUN_COUNTERS, type Counts, type RunCounter } from '../wareh
 import { budgetSpentToday } from './budget-spent.js';
 import { sumUnits } from './runs/lifecycle.js';
 import { lastVerification, type VerificationRecord } from './verifications.js';
+import { readPrivacyStatus, type PrivacyStatus } from './privacy/status.js';
+import type { PrivacyConfig } from '../config/privacy.js';
 import { readFreshness, type FreshnessTarget, type StreamFreshness } from './freshness.js';
 
 /** The run counters `status` shows. */
@@ -104,6 +106,8 @@ export interface StatusReport {
   quarantine: { open: number; entries: OpenQuarantineEntry[] };
   /** The account's latest `propsync verify` pass, or null when it was never verified. */
   lastVerification: VerificationRecord | null;
+  /** The personal-data policy the account's rows were written under, beside the configured one (when given). */
+  privacy?: PrivacyStatus;
 }
 
 export interface StatusOptions {
@@ -118,6 +122,8 @@ export interface StatusOptions {
   abandonedAfterMinutes?: number;
   /** The account's streams whose freshness to judge, with their thresholds (`freshnessTargets`). */
   freshness?: readonly FreshnessTarget[];
+  /** The configured `privacy:`, to show the policy in force beside it. */
+  privacy?: PrivacyConfig;
 }
 
 /** Reads everything `propsync status` shows, from the warehouse alone (no call to the source). */
@@ -159,6 +165,7 @@ export async function readStatus(db: Db, options: StatusOptions): Promise<Status
     tables: await tableCounts(db, account),
     quarantine: { open: [...quarantineByStream.values()].reduce((a, b) => a + b, 0), entries },
     lastVerification: await lastVerification(db, account),
+    ...(options.privacy && { privacy: await readPrivacyStatus(db, account, options.privacy) }),
   };
 }
 

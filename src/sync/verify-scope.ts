@@ -1,3 +1,4 @@
+import { protectRecord, type PrivacyPolicy } from './privacy/policy.js';
 import type { Logger } from '../log/logger.js';
 import type { SourceClient, SourceRequest } from '../source/types.js';
 import type { StreamName } from '../streams/registry.js';
@@ -41,6 +42,8 @@ export interface ScopeDeps {
   client: SourceClient;
   logger: Logger;
   signal?: AbortSignal;
+  /** The personal-data policy, applied to each record read before it is compared (as before it is written). */
+  privacy?: PrivacyPolicy;
   /** Called after each page read. */
   onPage?(page: { pageNo: number; records: number; calls: number }): void;
 }
@@ -115,6 +118,7 @@ async function readScope(
     );
     for (const record of page.records) {
       try {
+        if (deps.privacy) protectRecord(deps.privacy, stream.personal, record);
         const normalized = stream.normalize(record, { version });
         freshParents.add(normalized.key);
         for (const [table, rows] of Object.entries(normalized.rows)) fresh.get(table)?.push(...(rows ?? []));

@@ -179,6 +179,11 @@ describe('privacy: hash', () => {
         const policy = await database.db.selectFrom('privacy_policies').selectAll().executeTakeFirstOrThrow();
         expect(policy.modes).toMatchObject({ name: 'hash', email: 'hash', phone: 'drop' });
         expect(JSON.stringify(policy)).not.toContain(KEY);
+        // verify compares under the policy: the hashed and dropped columns match the source's values.
+        const verify = await runPropsync(['--config', config.path, 'verify', '--all', '--json'], { env });
+        expect(verify.code, verify.stdout + verify.stderr).toBe(0);
+        expect((JSON.parse(verify.stdout) as { ok: boolean }).ok).toBe(true);
+        for (const value of truth) expect(verify.stdout + verify.stderr).not.toContain(value);
       } finally {
         config.remove();
       }
@@ -213,6 +218,14 @@ describe('privacy: a change of policy on a warehouse with data', () => {
         expect(refused.code).toBe(1);
         expect(refused.stdout + refused.stderr).toMatch(/propsync privacy apply/);
         expect(Object.keys(await leaks(database, truth))).toContain('lease_customers');
+        // status says which policy the rows are under, and that the configured one waits for apply.
+        const before = await runPropsync(['--config', drop.path, 'status', '--json'], { env });
+        expect(before.code, before.stderr).toBe(0);
+        const [account] = (JSON.parse(before.stdout) as { accounts: { privacy: Record<string, unknown> }[] })
+          .accounts;
+        expect(account.privacy).toMatchObject({ state: 'differs', inForce: { modes: { name: 'keep' } } });
+        const text = await runPropsync(['--config', drop.path, 'status'], { env });
+        expect(text.stdout).toMatch(/privacy: rows written under "keep.*propsync privacy apply/);
 
         const apply = await runPropsync(['--config', drop.path, 'privacy', 'apply'], { env });
         expect(apply.code, apply.stderr).toBe(0);
@@ -225,6 +238,8 @@ describe('privacy: a change of policy on a warehouse with data', () => {
         // Done: a second apply has nothing to change.
         const again = await runPropsync(['--config', drop.path, 'privacy', 'apply'], { env });
         expect(again.stdout).toMatch(/0 row\(s\) rewritten/);
+        const after = await runPropsync(['--config', drop.path, 'status'], { env });
+        expect(after.stdout).toMatch(/privacy: name drop, email drop/);
 
         const next = await runPropsync(['--config', drop.path, 'sync'], { env });
         expect(next.code, next.stderr).toBe(0);

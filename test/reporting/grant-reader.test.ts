@@ -4,6 +4,8 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { scramVerifier } from '../../src/reporting/reader-role.js';
 import { REPORTING_VIEWS } from '../../src/reporting/views.js';
+import { personalColumnsOf, publicColumnsOf } from '../../src/reporting/personal-columns.js';
+import { applyReportingDefinitions } from '../../src/reporting/apply-definitions.js';
 import { BASE_TABLE_NAMES as SOURCE_TABLES } from '../../src/catalog/tables.js';
 import { runPropsync } from '../support/cli.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
@@ -12,6 +14,8 @@ const suffix = randomBytes(4).toString('hex');
 const reader = `propsync_test_reader_${suffix}`;
 const analyst = `propsync_test_analyst_${suffix}`;
 const refused = `propsync_test_refused_${suffix}`;
+const plain = `propsync_test_plain_${suffix}`;
+const trusted = `propsync_test_trusted_${suffix}`;
 const password = `pw-${randomBytes(8).toString('hex')}`;
 
 let database: TestDatabase;
@@ -24,7 +28,8 @@ afterAll(async () => {
   const admin = new pg.Client({ connectionString: inject('adminDatabaseUrl') });
   await admin.connect();
   try {
-    for (const role of [reader, analyst, refused]) await admin.query(`drop role if exists ${role}`);
+    for (const role of [reader, analyst, refused, plain, trusted])
+      await admin.query(`drop role if exists ${role}`);
   } finally {
     await admin.end();
   }
@@ -84,10 +89,13 @@ describe('propsync grant-reader', () => {
     const client = await connectAs(reader);
     try {
       for (const view of REPORTING_VIEWS)
-        expect([view.name, await outcome(client, `select * from reporting.${view.name} limit 1`)]).toEqual([
+        expect([
           view.name,
-          'ok',
-        ]);
+          await outcome(
+            client,
+            `select ${publicColumnsOf(view).join(', ')} from reporting.${view.name} limit 1`,
+          ),
+        ]).toEqual([view.name, 'ok']);
       expect(await outcome(client, 'select reporting.today()')).toBe('ok');
       for (const table of [...SOURCE_TABLES, 'sync_runs', 'quarantine', 'kysely_migration']) {
         expect([table, await outcome(client, `select * from public.${table} limit 1`)]).toEqual([
@@ -128,7 +136,7 @@ describe('propsync grant-reader', () => {
     try {
       await admin.query(`set role ${analyst}`);
       expect(await outcome(admin, 'select * from public.leases limit 1')).toBe('ok');
-      expect(await outcome(admin, 'select * from reporting.rent_roll limit 1')).toBe('ok');
+      expect(await outcome(admin, 'select lease_id from reporting.rent_roll limit 1')).toBe('ok');
       expect(await outcome(admin, 'select * from public.sync_runs limit 1')).toBe('42501');
     } finally {
       await admin.end();
@@ -150,5 +158,82 @@ describe('propsync grant-reader', () => {
     const noPassword = await grantReader([refused, '--login']);
     expect(noPassword.code).toBe(2);
     expect(noPassword.stderr).toContain('PROPSYNC_READER_PASSWORD');
+  });
+});
+
+describe('propsync grant-reader: personal columns (issue 40)', () => {
+  /** The outcome of selecting `columns` of a reporting view as `role`. */
+  async function selectAs(role: string, view: string, columns: readonly string[]): Promise<string> {
+    const admin = new pg.Client({ connectionString: database.url });
+    await admin.connect();
+    try {
+      await admin.query(`set role ${role}`);
+      return await outcome(admin, `select ${columns.join(', ')} from reporting.${view} limit 1`);
+    } finally {
+      await admin.end();
+    }
+  }
+  const personalViews = REPORTING_VIEWS.filter((view) => personalColumnsOf(view).length);
+
+  it("declares the residents' names in the views as personal", () => {
+    expect(personalColumnsOf(REPORTING_VIEWS.find((view) => view.name === 'rent_roll')!)).toEqual([
+      'primary_resident',
+    ]);
+    expect(personalViews.map((view) => view.name)).toEqual(
+      expect.arrayContaining(['rent_roll', 'ar_aging', 'ap_open_invoices']),
+    );
+  });
+
+  it('without --personal a reader reads every column but the personal ones; with it, those too', async () => {
+    const withheld = await grantReader([plain, '--base-tables']);
+    expect(withheld.code, withheld.stderr).toBe(0);
+    expect(withheld.stdout).toMatch(
+      /may not read the columns holding personal data: .*rent_roll\.primary_resident/,
+    );
+    for (const view of personalViews) {
+      expect([view.name, await selectAs(plain, view.name, publicColumnsOf(view))]).toEqual([view.name, 'ok']);
+      for (const column of personalColumnsOf(view))
+        expect([view.name, column, await selectAs(plain, view.name, [column])]).toEqual([
+          view.name,
+          column,
+          '42501',
+        ]);
+      expect(await selectAs(plain, view.name, ['*'])).toBe('42501');
+    }
+    // The base tables too: lease_customers without its names and e-mail address.
+    const admin = new pg.Client({ connectionString: database.url });
+    await admin.connect();
+    try {
+      await admin.query(`set role ${plain}`);
+      expect(await outcome(admin, 'select lease_id, customer_id from public.lease_customers')).toBe('ok');
+      expect(await outcome(admin, 'select email_address from public.lease_customers')).toBe('42501');
+      expect(await outcome(admin, 'select lease_id from public.leases')).toBe('ok');
+    } finally {
+      await admin.end();
+    }
+
+    const granted = await grantReader([trusted, '--personal']);
+    expect(granted.code, granted.stderr).toBe(0);
+    expect(granted.stdout).toContain(`${trusted} may read the columns holding personal data`);
+    for (const view of personalViews) expect(await selectAs(trusted, view.name, ['*'])).toBe('ok');
+
+    // Granted again without --personal, the columns are taken back; with it, given again.
+    expect((await grantReader([trusted])).code).toBe(0);
+    expect(await selectAs(trusted, 'rent_roll', ['primary_resident'])).toBe('42501');
+    expect((await grantReader([trusted, '--personal'])).code).toBe(0);
+    expect(await selectAs(trusted, 'rent_roll', ['primary_resident'])).toBe('ok');
+  });
+
+  it('a view made again by migrate keeps its personal columns from readers without --personal', async () => {
+    const changed = REPORTING_VIEWS.map((view) =>
+      view.name === 'rent_roll' ? { ...view, query: `${view.query}\n` } : view,
+    );
+    const outcome = await applyReportingDefinitions(database.db, changed);
+    expect(outcome.replaced).toContain('rent_roll');
+    expect(await selectAs(plain, 'rent_roll', ['primary_resident'])).toBe('42501');
+    expect(await selectAs(plain, 'rent_roll', ['lease_id', 'unit_number'])).toBe('ok');
+    expect(await selectAs(trusted, 'rent_roll', ['primary_resident'])).toBe('ok');
+    await applyReportingDefinitions(database.db);
+    expect(await selectAs(plain, 'rent_roll', ['primary_resident'])).toBe('42501');
   });
 });

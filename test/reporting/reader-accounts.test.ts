@@ -155,19 +155,20 @@ afterAll(async () => {
 });
 
 describe('grant-reader --account: a reader of some accounts', () => {
+  // --personal: every column readable, the personal ones included, so the census searches them too.
   it('limits a role to the accounts named, and says so', async () => {
-    const result = await grantReader([north, '--account', 'north', '--base-tables']);
+    const result = await grantReader([north, '--account', 'north', '--base-tables', '--personal']);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(`${north} sees the rows of account north only`);
-    expect((await grantReader([both, '--account', 'north,south', '--base-tables'])).stdout).toContain(
-      `${both} sees the rows of accounts north, south only`,
-    );
-    expect((await grantReader([everyone, '--base-tables'])).stdout).toContain(
+    expect(
+      (await grantReader([both, '--account', 'north,south', '--base-tables', '--personal'])).stdout,
+    ).toContain(`${both} sees the rows of accounts north, south only`);
+    expect((await grantReader([everyone, '--base-tables', '--personal'])).stdout).toContain(
       `${everyone} sees every account`,
     );
     // An account no run has synced yet is accepted, with a warning.
-    const ahead = await grantReader([both, '--account', 'north,south,west', '--base-tables']);
+    const ahead = await grantReader([both, '--account', 'north,south,west', '--base-tables', '--personal']);
     expect(ahead.code).toBe(0);
     expect(ahead.stderr).toContain('no run has synced account west yet');
 

@@ -7,6 +7,7 @@ interface GrantReaderCliOptions {
   login?: boolean;
   baseTables?: boolean;
   account?: string[];
+  personal?: boolean;
 }
 
 /**
@@ -29,6 +30,10 @@ export function registerGrantReader(program: Command, done: (code: ExitCode) => 
       "the role sees this account's rows only (repeatable, or comma-separated; default: every account, lifting an earlier limit)",
       collectAccount,
     )
+    .option(
+      '--personal',
+      "the role may read the columns holding residents' personal data (default: every other column only)",
+    )
     .addHelpText(
       'after',
       [
@@ -41,6 +46,10 @@ export function registerGrantReader(program: Command, done: (code: ExitCode) => 
         'accounts only, in every reporting view and (row-level security) every base table; run it again',
         'without --account to let it see every account.',
         '',
+        "Without --personal the role may not read the columns holding residents' personal data (names,",
+        'e-mail addresses: docs/reporting.md marks them), whatever the privacy policy; select them by name.',
+        'Run it again with --personal to grant them, or without to take them back.',
+        '',
         'To give a person a login in the role (run in psql as a user with CREATEROLE):',
         "  create role alice login password 'a-strong-password';",
         '  grant bi_reader to alice;',
@@ -50,6 +59,7 @@ export function registerGrantReader(program: Command, done: (code: ExitCode) => 
         '  $ PROPSYNC_READER_PASSWORD=... propsync grant-reader metabase --login',
         '  $ propsync grant-reader analysts --base-tables',
         '  $ propsync grant-reader north_bi --account north',
+        '  $ propsync grant-reader collections --personal',
       ].join('\n'),
     )
     .action(async (roleName: string, options: GrantReaderCliOptions, command: Command) => {
@@ -80,6 +90,7 @@ export function registerGrantReader(program: Command, done: (code: ExitCode) => 
           password,
           baseTables: options.baseTables,
           accounts: options.account,
+          personal: options.personal,
         });
       } catch (error) {
         if (error instanceof reader.ReaderRoleError)
@@ -106,6 +117,11 @@ export function registerGrantReader(program: Command, done: (code: ExitCode) => 
         outcome.accounts
           ? `${roleName} sees the rows of account${outcome.accounts.length > 1 ? 's' : ''} ${outcome.accounts.join(', ')} only`
           : `${roleName} sees every account`,
+      );
+      out(
+        outcome.personal
+          ? `${roleName} may read the columns holding personal data`
+          : `${roleName} may not read the columns holding personal data: ${outcome.personalColumnsWithheld.join(', ')}`,
       );
       for (const id of outcome.unknownAccounts)
         process.stderr.write(

@@ -145,6 +145,7 @@ async function showStatus(
         quarantineLimit: options.quarantineLimit,
         abandonedAfterMinutes: config.abandonedAfterMinutes,
         freshness,
+        privacy: config.privacy,
       });
       const streams = options.stream;
       reports.push(

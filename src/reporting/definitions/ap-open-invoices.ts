@@ -42,7 +42,11 @@ export const AP_OPEN_INVOICES: ReportingView = {
     },
     { name: 'invoice_type', meaning: "The invoice type's name." },
     { name: 'vendor_id', meaning: 'The vendor (for a customer refund, the resident).' },
-    { name: 'vendor_name', meaning: "The vendor's name." },
+    {
+      name: 'vendor_name',
+      meaning: "The vendor's name (a resident's, on a customer refund).",
+      from: 'invoices.vendor_name',
+    },
     {
       name: 'property_id',
       meaning: "The property all the invoice's lines are charged to; empty when they name several.",

@@ -42,7 +42,11 @@ export const AR_AGING: ReportingView = {
     PROPERTY_NAME,
     { name: 'lease_id', meaning: 'The lease.' },
     { name: 'unit_number', meaning: "The lease's unit number." },
-    { name: 'primary_resident', meaning: "The primary resident's full name." },
+    {
+      name: 'primary_resident',
+      meaning: "The primary resident's full name.",
+      from: 'lease_customers.name_full',
+    },
     { name: 'lease_status', meaning: "The lease's status (Current, Notice, Past ...)." },
     AS_OF,
     { name: 'open_items', meaning: 'Open AR transactions of the lease.' },

@@ -43,7 +43,11 @@ export const RENT_ROLL: ReportingView = {
       meaning: "The lease's unit spaces, comma-separated (several for a multi-space lease).",
     },
     { name: 'primary_customer_id', meaning: "The primary resident's customer id." },
-    { name: 'primary_resident', meaning: "The primary resident's full name." },
+    {
+      name: 'primary_resident',
+      meaning: "The primary resident's full name.",
+      from: 'lease_customers.name_full',
+    },
     { name: 'lease_status', meaning: 'Current or Notice.' },
     { name: 'is_month_to_month', meaning: 'The lease runs month to month.' },
     { name: 'is_other_income', meaning: 'An other-income lease (parking, storage) rather than a home.' },

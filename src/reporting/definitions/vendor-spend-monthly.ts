@@ -83,7 +83,11 @@ export const VENDOR_SPEND_MONTHLY: ReportingView = {
     ...ACCOUNT,
     { name: 'post_month', meaning: "The invoices' accounting month, as its first day." },
     { name: 'vendor_id', meaning: 'The vendor.' },
-    { name: 'vendor_name', meaning: "The vendor's name." },
+    {
+      name: 'vendor_name',
+      meaning: "The vendor's name (a resident's, on a customer refund).",
+      from: 'invoices.vendor_name',
+    },
     { name: 'property_id', meaning: 'The property the invoice lines are charged to.' },
     PROPERTY_NAME,
     { name: 'invoices', meaning: 'Invoices (credit memos not counted).' },

@@ -15,7 +15,11 @@ export const VOIDED_PAYMENTS_LOG: ReportingView = {
     { name: 'invoice_number', meaning: "The vendor's invoice number." },
     { name: 'invoice_type', meaning: "The invoice type's name." },
     { name: 'vendor_id', meaning: 'The vendor.' },
-    { name: 'vendor_name', meaning: "The vendor's name." },
+    {
+      name: 'vendor_name',
+      meaning: "The vendor's name (a resident's, on a customer refund).",
+      from: 'invoices.vendor_name',
+    },
     {
       name: 'property_id',
       meaning: "The property all the invoice's lines are charged to; empty when they name several.",

@@ -75,7 +75,7 @@ function configWith(url: string, target: Record<string, unknown> = {}) {
         source: { url: 'https://north.example.com', auth: { type: 'basic', username: 'u', password: 'p' } },
       },
     ],
-    streams: { properties: { enabled: false } },
+    streams: { properties: { enabled: false }, units: { enabled: false } },
     alerts: [
       { name: 'ops', urlEnv: 'OPS_HOOK', format: 'json', timeout: '1s', giveUpAfter: '20s', ...target },
     ],

@@ -30,7 +30,12 @@ function config(schedule: string) {
   return configSchema.parse({
     database: { url: database.url },
     source: { url: 'http://127.0.0.1:9', username: 'u', password: 'p' },
-    streams: { leases: { schedule }, invoices: { schedule, enabled: false }, properties: { enabled: false } },
+    streams: {
+      leases: { schedule },
+      invoices: { schedule, enabled: false },
+      properties: { enabled: false },
+      units: { enabled: false },
+    },
   });
 }
 
@@ -45,7 +50,12 @@ function twoAccounts(schedule: string) {
       },
       { id: 'south', source: { url: 'http://127.0.0.1:9', auth: { type: 'apikey', org: 'o', apiKey: 'k' } } },
     ],
-    streams: { leases: { schedule }, invoices: { schedule, enabled: false }, properties: { enabled: false } },
+    streams: {
+      leases: { schedule },
+      invoices: { schedule, enabled: false },
+      properties: { enabled: false },
+      units: { enabled: false },
+    },
   });
 }
 

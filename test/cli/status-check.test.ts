@@ -18,6 +18,8 @@ accounts:
     source: { url: 'https://north.example.com', auth: { type: basic, username: u, passwordEnv: NORTH_PW } }
   - id: south
     source: { url: 'https://south.example.com', auth: { type: basic, username: u, passwordEnv: SOUTH_PW } }
+streams:
+  units: { enabled: false }
 `;
 
 const ago = (hours: number) => new Date(Date.now() - hours * HOUR);

@@ -257,7 +257,15 @@ async function withholdPersonal(
     const { rows } = await sql<{ found: boolean }>`
       select to_regclass(${`${relation.schema}.${relation.name}`}) is not null as found`.execute(db);
     if (!rows[0].found) continue;
-    for (const statement of restrictToColumns(relation.schema, relation.name, role, relation.others))
+    // A warehouse migrated to an older release has older views: grant only the columns they hold.
+    const { rows: columns } = await sql<{ name: string }>`
+      select attname as name from pg_attribute
+       where attrelid = to_regclass(${`${relation.schema}.${relation.name}`}) and attnum > 0 and not attisdropped`.execute(
+      db,
+    );
+    const present = new Set(columns.map((column) => column.name));
+    const others = relation.others.filter((column) => present.has(column));
+    for (const statement of restrictToColumns(relation.schema, relation.name, role, others))
       await attempt(`grant on ${relation.schema}.${relation.name}`, statement);
     withheld.push(
       ...(relation.personal.length ? relation.personal : await columnsBesides(db, relation)).map(

@@ -136,9 +136,10 @@ describe('a full sync, then incremental syncs as the source moves', () => {
     // One getProperties call to find the properties, one more for the properties stream (it
     // reads the listing whole on every run), then per property one call (its leases fit in one
     // page, so it is read whole: cheaper than the live set plus the move-outs), and per property
-    // group the three invoice windows: one page each on this data set.
+    // group the three invoice windows: one page each on this data set; and one getPropertyUnits call
+    // for the unit inventory of every property (they fit in one call).
     const properties = new Set(h.sim.dataset.leases.map((lease) => lease.propertyId)).size;
-    expect(summary.calls).toBe(1 + 1 + properties + 3);
+    expect(summary.calls).toBe(1 + 1 + properties + 3 + 1);
     // Each call of the run's work units is logged with the run's id (the discovery call before the plan is not).
     const logged = h.logs.filter((line) => line.event === 'source.call' && line.runId === summary.runId);
     expect(logged).toHaveLength(summary.calls - 1);

@@ -111,7 +111,8 @@ describe('a table locked by another session', () => {
       const run = await sync();
       expect(run.code).toBe(1);
       expect(run.stderr).toContain('waited 3 s (database.lockTimeoutMs) for a lock on table sync_runs');
-      expect(run.stderr).toContain(
+      // The summary names the session (the JSON log on stderr says it too, with its quotes escaped).
+      expect(run.stdout).toContain(
         `pid ${pid} (application_name "psql-by-an-operator", AccessExclusiveLock on sync_runs, idle in transaction`,
       );
       expect(run.stderr).not.toContain(PASSWORD);

@@ -59,7 +59,8 @@ export async function openWarehouse(
     await sql`insert into accounts (account_id, name) values ('north', 'North Homes'), ('south', 'South Estates')`.execute(
       database.db,
     );
-    if (options.reader) await grantReader(database.db, { role: options.reader, accounts: ['north'] });
+    if (options.reader)
+      await grantReader(database.db, { role: options.reader, accounts: ['north'], personal: true });
     await refreshReporting(database.db, { timeZone: ZONE });
     return database;
   } catch (error) {

@@ -9,9 +9,9 @@ beforeAll(async () => {
   world = await startCliWorld();
   folder = scratchFolder({
     'both.yaml':
-      'streams:\n  leases:\n    schedule: "*/2 * * * * *"\n  invoices:\n    schedule: "*/3 * * * * *"\n  properties:\n    enabled: false\n',
+      'streams:\n  leases:\n    schedule: "*/2 * * * * *"\n  invoices:\n    schedule: "*/3 * * * * *"\n  properties:\n    enabled: false\n  units:\n    enabled: false\n',
     'leases.yaml':
-      'streams:\n  leases:\n    schedule: "*/2 * * * * *"\n  invoices:\n    enabled: false\n  properties:\n    enabled: false\nmetrics:\n  port: 0\n',
+      'streams:\n  leases:\n    schedule: "*/2 * * * * *"\n  invoices:\n    enabled: false\n  properties:\n    enabled: false\n  units:\n    enabled: false\nmetrics:\n  port: 0\n',
   });
 });
 afterAll(async () => {

@@ -31,7 +31,7 @@ it('quarantines malformed records with their reasons while every other record lo
   expect(entries).toHaveLength(first.quarantined);
   for (const entry of entries) {
     expect(entry).toMatchObject({ run_id: first.runId, resolved_at: null });
-    expect(['leases', 'invoices']).toContain(entry.stream);
+    expect(['leases', 'invoices', 'units']).toContain(entry.stream);
     expect(entry.reason).toMatch(/field \S+: .* is not /);
     expect(entry.page).toBeGreaterThanOrEqual(1);
     expect(entry.raw).toBeTypeOf('object');
@@ -56,6 +56,7 @@ it('quarantines malformed records with their reasons while every other record lo
     'leases occupancyTypeId',
     'leases propertyName',
     'leases scheduledCharge.amount',
+    'units units.unit[0].unitSpaces.unitSpace[0].availableDate',
   ]);
   const reasons = entries.map((entry) => entry.reason).join('\n');
   for (const damage of [
@@ -108,7 +109,7 @@ it('quarantines malformed records with their reasons while every other record lo
     .map((line) => String(line.msg));
   expect(warnings).toHaveLength(first.quarantined);
   expect(warnings[0]).toMatch(
-    /^(lease|invoice) (\d+|\(no id\)) of property \S+ on page \d+ of \S+ quarantined: field /,
+    /^(lease|invoice|unit inventory) (\d+|\(no id\)) of property \S+ on page \d+ of \S+ quarantined: field /,
   );
   expect(
     h.logs.some((line) => line.event === 'records_quarantined' && line.quarantined === first.quarantined),

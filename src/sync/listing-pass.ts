@@ -10,6 +10,7 @@ import { pickCounts, ROW_COUNTERS } from '../warehouse/run-counters.js';
 import { crashPoint } from './crash-points.js';
 import { InterruptedError, ListingError } from './errors.js';
 import { keyOfRecord, type PageLoaded, type PageToLoad } from './load-page.js';
+import { PageKeyTally } from './listing-check.js';
 import type { UnitContext } from './unit-context.js';
 import { countSeen } from './work-units.js';
 
@@ -139,17 +140,10 @@ function bigintKey(key: string | undefined): string | undefined {
   return value <= 9_223_372_036_854_775_807n ? value.toString() : undefined;
 }
 
-/**
- * What one pass over a listing received: its distinct record keys and its keyless records,
- * to tell whether the listing adds up to its announced total, and the keys of the latest page,
- * to stop a source that sends the same page again and again.
- */
+/** One pass over a unit's listing: its keys (PageKeyTally), and what a resumed pass needs to add up. */
 class ListingTally {
-  private readonly keys = new Set<string>();
-  private keyless = 0;
+  private readonly tally = new PageKeyTally();
   private records = 0;
-  private previous: string[] = [];
-  private lastPageKeys: string[] = [];
   private perPage = 0;
 
   constructor(private readonly startPage: number) {}
@@ -158,33 +152,19 @@ class ListingTally {
   add(stream: StreamDefinition, page: Pick<SourcePage, 'pageNo' | 'perPage' | 'records' | 'calls'>): void {
     const { pageNo, records } = page;
     this.perPage = page.perPage;
-    const pageKeys: string[] = [];
-    for (const record of records) {
-      let key: string | undefined;
-      try {
-        key = bigintKey(keyOfRecord(stream, record));
-      } catch {
-        key = undefined;
-      }
-      if (key === undefined) this.keyless += 1;
-      else {
-        pageKeys.push(key);
-        this.keys.add(key);
-      }
-    }
     this.records += records.length;
-    if (
-      pageKeys.length > 0 &&
-      pageKeys.length === this.previous.length &&
-      pageKeys.every((key, i) => key === this.previous[i])
-    ) {
+    const keys = records.map((record) => {
+      try {
+        return bigintKey(keyOfRecord(stream, record));
+      } catch {
+        return undefined;
+      }
+    });
+    if (this.tally.add(keys))
       throw new ListingError(
-        `page ${pageNo} repeats the keys of page ${pageNo - 1} (${pageKeys.length} records); the source is not paging, so the listing is not trusted and nothing was deleted`,
+        `page ${pageNo} repeats the keys of page ${pageNo - 1} (${this.tally.lastPage.length} records); the source is not paging, so the listing is not trusted and nothing was deleted`,
         page.calls,
       );
-    }
-    this.previous = pageKeys;
-    this.lastPageKeys = pageKeys;
   }
 
   /**
@@ -201,11 +181,11 @@ class ListingTally {
     total: number | undefined,
   ): Promise<number> {
     if (total === undefined) return 0;
-    const here = this.keys.size + this.keyless;
+    const here = this.tally.distinct;
     if (this.startPage === 1) return total - here;
     // Pages before the resume point were full (none of them ended the listing).
     if (!trackSeen) return total - ((this.startPage - 1) * this.perPage + here);
-    return total - ((await countSeen(db, account, unitId, this.lastPageKeys)) + this.keyless);
+    return total - ((await countSeen(db, account, unitId, this.tally.lastPage)) + this.tally.keylessCount);
   }
 
   /** Why a listing is not trusted. */

@@ -12,6 +12,60 @@ export interface AbandonedRun {
   pid: number | null;
 }
 
+/** A run found left running, as both sweeps read it. */
+interface LeftRun {
+  account_id: string;
+  run_id: number;
+  streams: string[];
+  host: string | null;
+  pid: number | null;
+  started_at: Date;
+  heartbeat_at: Date | null;
+  work_units_total: number;
+}
+
+/**
+ * Closes each of `rows` as `abandoned`, with its running work units, in one transaction per run; it ends at
+ * its last heartbeat. `why` says how the run was found; the closed runs are announced once all are written.
+ */
+async function abandon(
+  db: Db,
+  rows: readonly LeftRun[],
+  why: (row: LeftRun) => string,
+): Promise<AbandonedRun[]> {
+  const closed: RunSummary[] = [];
+  for (const row of rows) {
+    const reason = why(row);
+    closed.push(
+      await db.transaction().execute(async (trx) => {
+        await trx
+          .updateTable('sync_work_units')
+          .set({ status: 'abandoned', finished_at: sql<Date>`now()`, error: reason })
+          .where('account_id', '=', row.account_id)
+          .where('run_id', '=', row.run_id)
+          .where('status', '=', 'running')
+          .execute();
+        return writeClose(trx, {
+          runId: row.run_id,
+          status: 'abandoned',
+          errors: [reason],
+          extraCalls: 0,
+          throttled: 0,
+          workUnitsTotal: row.work_units_total,
+          finishedAt: row.heartbeat_at ?? row.started_at,
+        });
+      }),
+    );
+  }
+  for (const summary of closed) announceClosed(summary);
+  return rows.map((row) => ({
+    runId: row.run_id,
+    streams: row.streams as StreamName[],
+    host: row.host,
+    pid: row.pid,
+  }));
+}
+
 /**
  * Closes as `abandoned` the runs of an account's `streams` still marked running, other than `runId`, with
  * their running work units (not the runs put on the queue). The caller holds those streams' locks, and a run
@@ -25,7 +79,16 @@ export async function closeAbandonedRuns(
 ): Promise<AbandonedRun[]> {
   const rows = await db
     .selectFrom('sync_runs')
-    .select(['run_id', 'streams', 'host', 'pid', 'started_at', 'heartbeat_at', 'work_units_total'])
+    .select([
+      'account_id',
+      'run_id',
+      'streams',
+      'host',
+      'pid',
+      'started_at',
+      'heartbeat_at',
+      'work_units_total',
+    ])
     .where('account_id', '=', args.account)
     .where('status', '=', 'running')
     .where('run_id', '<>', args.runId)
@@ -34,36 +97,12 @@ export async function closeAbandonedRuns(
     .where(sql<boolean>`not (requested ? 'queued')`)
     .orderBy('run_id')
     .execute();
-  const closed: RunSummary[] = [];
-  for (const row of rows) {
-    const why = `abandoned: its process (pid ${row.pid ?? '?'} on ${row.host ?? '?'}) ended without closing it; run ${args.runId} found it so`;
-    const summary = await db.transaction().execute(async (trx) => {
-      await trx
-        .updateTable('sync_work_units')
-        .set({ status: 'abandoned', finished_at: sql<Date>`now()`, error: why })
-        .where('account_id', '=', args.account)
-        .where('run_id', '=', row.run_id)
-        .where('status', '=', 'running')
-        .execute();
-      return writeClose(trx, {
-        runId: row.run_id,
-        status: 'abandoned',
-        errors: [why],
-        extraCalls: 0,
-        throttled: 0,
-        workUnitsTotal: row.work_units_total,
-        finishedAt: row.heartbeat_at ?? row.started_at,
-      });
-    });
-    closed.push(summary);
-  }
-  for (const summary of closed) announceClosed(summary);
-  return rows.map((row) => ({
-    runId: row.run_id,
-    streams: row.streams as StreamName[],
-    host: row.host,
-    pid: row.pid,
-  }));
+  return abandon(
+    db,
+    rows,
+    (row) =>
+      `abandoned: its process (pid ${row.pid ?? '?'} on ${row.host ?? '?'}) ended without closing it; run ${args.runId} found it so`,
+  );
 }
 
 /**
@@ -80,6 +119,7 @@ export async function closeStaleRuns(
   const rows = await db
     .selectFrom('sync_runs as r')
     .select([
+      'r.account_id',
       'r.run_id',
       'r.streams',
       'r.host',
@@ -98,34 +138,10 @@ export async function closeStaleRuns(
     )
     .orderBy('r.run_id')
     .execute();
-  const closed: RunSummary[] = [];
-  for (const row of rows) {
-    const why = `abandoned: its process (pid ${row.pid ?? '?'} on ${row.host ?? '?'}) stopped beating ${args.abandonedAfterMinutes} min or more ago without closing it`;
-    closed.push(
-      await db.transaction().execute(async (trx) => {
-        await trx
-          .updateTable('sync_work_units')
-          .set({ status: 'abandoned', finished_at: sql<Date>`now()`, error: why })
-          .where('run_id', '=', row.run_id)
-          .where('status', '=', 'running')
-          .execute();
-        return writeClose(trx, {
-          runId: row.run_id,
-          status: 'abandoned',
-          errors: [why],
-          extraCalls: 0,
-          throttled: 0,
-          workUnitsTotal: row.work_units_total,
-          finishedAt: row.heartbeat_at ?? row.started_at,
-        });
-      }),
-    );
-  }
-  for (const summary of closed) announceClosed(summary);
-  return rows.map((row) => ({
-    runId: row.run_id,
-    streams: row.streams as StreamName[],
-    host: row.host,
-    pid: row.pid,
-  }));
+  return abandon(
+    db,
+    rows,
+    (row) =>
+      `abandoned: its process (pid ${row.pid ?? '?'} on ${row.host ?? '?'}) stopped beating ${args.abandonedAfterMinutes} min or more ago without closing it`,
+  );
 }

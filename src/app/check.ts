@@ -171,6 +171,9 @@ function accountAdvice(error: unknown, account: Account, index: number): string 
       : `; check ${key}.auth.username and the password (${key}.auth.passwordEnv names its variable)`;
   }
   if (name === 'TransportError')
-    return `; check ${account.id === 'default' ? 'PROPSYNC_API_URL (or source.url)' : `${key}.url`} and that the API answers`;
+    return (
+      `; check ${account.id === 'default' ? 'PROPSYNC_API_URL (or source.url)' : `${key}.url`} ` +
+      `and that the API answers`
+    );
   return '';
 }

@@ -69,8 +69,12 @@ export function accountRunLines(
 export function summaryLines(summary: RunSummary): string[] {
   const lines = [
     `run ${summary.runId} (${summary.kind}: ${summary.streams.join(', ')}) ${outcomeLine(summary)}`,
-    `  records ${summary.records}, rows inserted ${summary.rowsInserted}, updated ${summary.rowsUpdated}, unchanged ${summary.rowsUnchanged}, deleted ${summary.rowsDeleted}, quarantined ${summary.quarantined}`,
-    `  pages ${summary.pages}, calls ${summary.calls} (retries ${summary.retries}, throttled ${summary.throttled}), ${(summary.bytes / 1_048_576).toFixed(1)} MiB, ${formatDuration(summary.durationMs)}`,
+    `  records ${summary.records}, rows inserted ${summary.rowsInserted}, ` +
+      `updated ${summary.rowsUpdated}, unchanged ${summary.rowsUnchanged}, ` +
+      `deleted ${summary.rowsDeleted}, quarantined ${summary.quarantined}`,
+    `  pages ${summary.pages}, calls ${summary.calls} (retries ${summary.retries}, ` +
+      `throttled ${summary.throttled}), ${(summary.bytes / 1_048_576).toFixed(1)} ` +
+      `MiB, ${formatDuration(summary.durationMs)}`,
   ];
   for (const window of summary.unread ?? []) lines.push(`  unread: ${escapeControls(window)}`);
   const shown = summary.errors.slice(0, 20);

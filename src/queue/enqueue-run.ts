@@ -158,7 +158,9 @@ export async function enqueueRun(
         end(
           lane.laneKey,
           'failed',
-          `not queued: run ${holder.runId}'s ${runKind(holder.request)} job of this lane is ${holder.state === 'active' ? 'running' : 'waiting'}, and a lane is queued once; enqueue this ${runKind(asked)} again once run ${holder.runId} has ended`,
+          `not queued: run ${holder.runId}'s ${runKind(holder.request)} job of this lane ` +
+            `is ${holder.state === 'active' ? 'running' : 'waiting'}, and a lane is queued once; ` +
+            `enqueue this ${runKind(asked)} again once run ${holder.runId} has ended`,
         );
         continue;
       }
@@ -193,7 +195,9 @@ export async function enqueueRun(
         workUnits: plan.workUnits,
         sourceToday: plan.today,
       },
-      `run ${id}: ${result.queued} lanes (${plan.workUnits} work units) put on the queue${result.alreadyQueued ? `, ${result.alreadyQueued} already waiting there` : ''}${result.refused ? `, ${result.refused} refused (a job of another kind holds them)` : ''}`,
+      `run ${id}: ${result.queued} lanes (${plan.workUnits} work units) ` +
+        `put on the queue${result.alreadyQueued ? `, ${result.alreadyQueued} already waiting there` : ''}` +
+        (result.refused ? `, ${result.refused} refused (a job of another kind holds them)` : ''),
     );
     return { ...result, ended };
   }

@@ -121,7 +121,8 @@ export async function runSync(request: SyncRequest, deps: SyncDeps): Promise<Run
       workUnits: plan.workUnits,
       sourceToday: plan.today,
     },
-    `run ${runId} (${kind}): ${plan.workUnits} work units over ${plan.propertyIds.length} properties, source today ${plan.today}`,
+    `run ${runId} (${kind}): ${plan.workUnits} work units over ${plan.propertyIds.length} ` +
+      `properties, source today ${plan.today}`,
   );
   let outcome;
   try {
@@ -192,7 +193,8 @@ async function closeAbandoned(
         host: run.host,
         pid: run.pid,
       },
-      `run ${run.runId} (${run.streams.join(', ')}) was left running by a process that ended (pid ${run.pid ?? '?'} on ${run.host ?? '?'}); closed it as abandoned`,
+      `run ${run.runId} (${run.streams.join(', ')}) was left running by a process that ended ` +
+        `(pid ${run.pid ?? '?'} on ${run.host ?? '?'}); closed it as abandoned`,
     );
   }
   if (abandoned.length)
@@ -220,7 +222,8 @@ function logFinished(logger: SyncDeps['logger'], summary: RunSummary): void {
   logger.info(
     { event: 'run_finished', status, workUnits, ...pickCounts(RUN_COUNTERS, summary), durationMs },
     `run ${runId} ${status}: ${workUnits.done}/${workUnits.total} work units, ${records} records, ` +
-      `${rowsInserted} inserted, ${rowsUpdated} updated, ${rowsDeleted} deleted, ${quarantined} quarantined, ${calls} calls`,
+      (`${rowsInserted} inserted, ${rowsUpdated} updated, ${rowsDeleted} deleted, ${quarantined} ` +
+        `quarantined, ${calls} calls`),
   );
   for (const window of unread ?? [])
     logger.warn({ event: 'window_unread', window }, `run ${runId} left unread: ${window}`);

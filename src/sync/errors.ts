@@ -46,7 +46,9 @@ export class WarehouseConstraintError extends Error {
       .filter(Boolean)
       .join(', ');
     super(
-      `the warehouse refused page ${pageNo}: ${message} (${where}); a rule of the warehouse, not a bad record, so nothing was quarantined and the page was not loaded: fix or drop the constraint, then run again`,
+      `the warehouse refused page ${pageNo}: ${message} (${where}); a rule of the warehouse, ` +
+        `not a bad record, so nothing was quarantined and the page was not loaded: ` +
+        `fix or drop the constraint, then run again`,
       { cause },
     );
   }

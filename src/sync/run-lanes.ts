@@ -99,7 +99,9 @@ export async function runLanes(
         const error = 'error' in result ? result.error : undefined;
         if (isBudgetError(error)) outcome.budgetSpent = true;
         if (isPermanentSourceError(error))
-          outcome.refused ??= `${messageOf(error)}: the source refused account ${deps.account.id}'s credentials or their rights; no call is retried with them: fix them, then run again`;
+          outcome.refused ??=
+            `${messageOf(error)}: the source refused account ${deps.account.id}'s credentials or their ` +
+            `rights; no call is retried with them: fix them, then run again`;
         if (result.status === 'failed') {
           const window = plan.window ? `, window ${plan.window.from ?? '…'}..${plan.window.to ?? '…'}` : '';
           outcome.errors.push(

@@ -107,8 +107,7 @@ export async function pendingMigrations<DB>(
 export async function migrateDownAll<DB>(db: Kysely<DB>): Promise<MigrationOutcome> {
   const { results, error } = await migrator(db).migrateTo(NO_MIGRATIONS);
   const reverted = outcome(results, error);
-  await sql`drop table if exists ${sql.table(DEFAULT_MIGRATION_TABLE)}, ${sql.table(DEFAULT_MIGRATION_LOCK_TABLE)}`.execute(
-    db,
-  );
+  await sql`drop table if exists ${sql.table(DEFAULT_MIGRATION_TABLE)},
+                                ${sql.table(DEFAULT_MIGRATION_LOCK_TABLE)}`.execute(db);
   return reverted;
 }

@@ -77,7 +77,8 @@ export async function runDelivery(
       case 'failed':
         log.warn(
           { event: 'job_failed', lastAttempt, err: outcome.error },
-          `lane ${data.laneKey} failed${lastAttempt ? '; its retries ran out: dead-letter queue' : '; it is retried'}: ${outcome.error}`,
+          `lane ${data.laneKey} failed` +
+            `${lastAttempt ? '; its retries ran out: dead-letter queue' : '; it is retried'}: ${outcome.error}`,
         );
         await settle({ fail: outcome.error });
         break;

@@ -6,10 +6,10 @@
 import type PgBoss from 'pg-boss';
 import type { Db } from '../catalog/tables.js';
 import type { Account, Config, StreamName } from '../config/schema.js';
-import { messageOf } from '../log/errors.js';
 import type { Logger } from '../log/logger.js';
 import type { SourceClient } from '../source/types.js';
 import { planRun } from '../sync/plan-run.js';
+import { endingMessage } from '../sync/errors.js';
 import { addLanes, endLanes, failPlanning, closeIfLastLane, type LaneEnd } from '../sync/runs/lanes.js';
 import {
   addRunCounts,
@@ -111,7 +111,7 @@ export async function enqueueRun(
         });
         return { ...result, ended };
       }
-      const message = messageOf(error);
+      const message = endingMessage(error);
       log.error({ event: 'run_failed', err: message }, `run ${id} could not be planned: ${message}`);
       const ended = await failPlanning(db, {
         account: account.id,

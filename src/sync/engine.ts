@@ -7,7 +7,7 @@ import { closeAbandonedRuns, closeStaleRuns } from './runs/abandoned.js';
 import { planRun, streamsOf } from './plan-run.js';
 import { engineReconnect } from './reconnect.js';
 import { runLanes } from './run-lanes.js';
-import { isBudgetError } from './errors.js';
+import { endingMessage, isBudgetError } from './errors.js';
 import {
   closeRun,
   heartbeatEveryMs,
@@ -107,7 +107,7 @@ export async function runSync(request: SyncRequest, deps: SyncDeps): Promise<Run
     );
   } catch (error) {
     discoveryCalls = client.stats().calls - before.calls;
-    const message = messageOf(error);
+    const message = endingMessage(error);
     logger.error({ event: 'run_failed', err: message }, `run ${runId} could not start: ${message}`);
     return finish(failedAt(error), [message], 0, false);
   }
@@ -143,7 +143,7 @@ export async function runSync(request: SyncRequest, deps: SyncDeps): Promise<Run
     });
   } catch (error) {
     // Whatever went wrong, the run's row says so rather than staying `running`.
-    const message = messageOf(error);
+    const message = endingMessage(error);
     logger.error({ event: 'run_failed', err: message }, `run ${runId} failed: ${message}`);
     return finish({ ...failedAt(error), budgetSpent: false }, [message], plan.workUnits);
   }

@@ -2,7 +2,18 @@
  * The engine's errors, in one place, told apart with `instanceof`: what each means for a run and what the operator
  * should do. The source client's own errors (source/errors.ts) are decided here too.
  */
-import { AccessError, AuthenticationError, BudgetExhaustedError } from '../source/errors.js';
+import { messageOf } from '../log/errors.js';
+import {
+  AccessError,
+  AuthenticationError,
+  BadParameterError,
+  BudgetExhaustedError,
+  MalformedReplyError,
+  ServerError,
+  ThrottledError,
+  TransportError,
+  UnknownMethodError,
+} from '../source/errors.js';
 
 /**
  * A listing could not be shown complete (short of its total, or the same page again and again): the unit fails,
@@ -65,4 +76,39 @@ export function isBudgetError(error: unknown): error is BudgetExhaustedError {
  */
 export function isPermanentSourceError(error: unknown): error is AuthenticationError | AccessError {
   return error instanceof AuthenticationError || error instanceof AccessError;
+}
+
+/** What most errors of a call leave the operator to do. */
+const RUN_AGAIN = 'run again (finished work is not repeated)';
+
+/**
+ * What the operator should do after a unit, lane or run ended with `error`, for the errors whose
+ * own message does not say it; undefined for the others (and for an error of unknown kind).
+ */
+export function nextStep(error: unknown): string | undefined {
+  if (error instanceof TransportError)
+    return error.failure === 'connect'
+      ? `check that the source answers at source.url (propsync check), then ${RUN_AGAIN}`
+      : error.failure === 'timeout'
+        ? `${RUN_AGAIN} (raise source.requestTimeoutMs if it repeats)`
+        : RUN_AGAIN;
+  if (error instanceof ThrottledError)
+    return `the source kept throttling after the retries (source.retry); ${RUN_AGAIN}, or lower source.concurrency`;
+  if (error instanceof ServerError) return `trouble on the source's side; ${RUN_AGAIN}`;
+  if (error instanceof MalformedReplyError)
+    return `${RUN_AGAIN}; if it repeats, the source is sending damaged replies: tell its owner`;
+  if (error instanceof UnknownMethodError || error instanceof BadParameterError)
+    return (
+      'the request as propsync built it does not suit this source: ' +
+      'check source.url and the stream settings (propsync config check)'
+    );
+  if (error instanceof ListingError)
+    return `${RUN_AGAIN}; if it repeats, the source is not paging this listing: tell its owner`;
+  return undefined;
+}
+
+/** The message of an error a unit, lane or run ended with, followed by what to do next when it does not say. */
+export function endingMessage(error: unknown): string {
+  const step = nextStep(error);
+  return step ? `${messageOf(error)}; ${step}` : messageOf(error);
 }

@@ -6,7 +6,7 @@ import { checkPolicyInForce } from './privacy/in-force.js';
 import { KEEP_EVERYTHING } from '../config/privacy.js';
 import { privacyPolicy } from './privacy/policy.js';
 import { messageOf } from '../log/errors.js';
-import { isBudgetError, isPermanentSourceError } from './errors.js';
+import { endingMessage, isBudgetError, isPermanentSourceError } from './errors.js';
 import { runWorkUnit, type UnitContext } from './run-unit.js';
 import type { SyncDeps } from './types.js';
 
@@ -105,7 +105,7 @@ export async function runLanes(
         if (result.status === 'failed') {
           const window = plan.window ? `, window ${plan.window.from ?? '…'}..${plan.window.to ?? '…'}` : '';
           outcome.errors.push(
-            `${plan.unitKey} (properties ${plan.propertyIds.join(',')}${window}): ${messageOf(error)}`,
+            `${plan.unitKey} (properties ${plan.propertyIds.join(',')}${window}): ${endingMessage(error)}`,
           );
         }
         return;
@@ -117,7 +117,7 @@ export async function runLanes(
     for (let next = queue.shift(); next && !stopped(); next = queue.shift()) {
       // A unit or a step that could not even start (the warehouse refused it) ends its lane, not the run.
       await runLane(next).catch((error: unknown) => {
-        const message = messageOf(error);
+        const message = endingMessage(error);
         logger.error(
           { event: 'lane_failed', lane: next!.lane.key, err: message },
           `${next!.lane.key} stopped: ${message}`,

@@ -32,7 +32,7 @@ export function outcomeLine(summary: RunSummary): string {
     case 'partial':
       return `${summary.workUnits.failed} work unit(s) failed (${units}); rerun to retry them`;
     case 'failed':
-      return `failed (${units})`;
+      return `failed (${units}); read its errors below, fix the cause, then run again`;
     case 'interrupted':
       return `interrupted (${units}); rerun to continue where it stopped`;
     case 'budget_exhausted':
@@ -40,7 +40,7 @@ export function outcomeLine(summary: RunSummary): string {
     case 'incomplete':
       return `incomplete: finished what it could read, but left windows unread (${units}); see \`unread:\` below`;
     case 'abandoned':
-      return `abandoned (${units}): its process ended without closing it`;
+      return `abandoned (${units}): its process ended without closing it; run again to resume its units`;
     case 'running':
       return `running (${units})`;
   }

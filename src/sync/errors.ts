@@ -3,6 +3,7 @@
  * should do. The source client's own errors (source/errors.ts) are decided here too.
  */
 import { messageOf } from '../log/errors.js';
+import { isConnectionLost, sqlState } from '../warehouse/connection-errors.js';
 import {
   AccessError,
   AuthenticationError,
@@ -104,6 +105,17 @@ export function nextStep(error: unknown): string | undefined {
     );
   if (error instanceof ListingError)
     return `${RUN_AGAIN}; if it repeats, the source is not paging this listing: tell its owner`;
+  return warehouseStep(error);
+}
+
+/** The next step after an error of the warehouse that outlasted the engine's own retries. */
+function warehouseStep(error: unknown): string | undefined {
+  if (isConnectionLost(error))
+    return `the warehouse was away longer than database.reconnect.maxOutageMs; ${RUN_AGAIN} once it is back`;
+  const state = sqlState(error);
+  if (state === '57014' && /statement timeout/.test(messageOf(error)))
+    return `raise database.statementTimeoutMs if the statement needs longer, then ${RUN_AGAIN}`;
+  if (state === '42501') return 'the role of DATABASE_URL lacks a right: propsync check names what it lacks';
   return undefined;
 }
 

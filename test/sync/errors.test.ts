@@ -47,6 +47,22 @@ describe('endingMessage', () => {
     }
   });
 
+  it('adds what to do to the errors of the warehouse that outlasted its retries', () => {
+    const pgError = (message: string, code: string) => Object.assign(new Error(message), { code });
+    expect(endingMessage(pgError('terminating connection due to administrator command', '57P01'))).toBe(
+      'terminating connection due to administrator command; the warehouse was away longer than ' +
+        'database.reconnect.maxOutageMs; run again (finished work is not repeated) once it is back',
+    );
+    expect(endingMessage(pgError('canceling statement due to statement timeout', '57014'))).toBe(
+      'canceling statement due to statement timeout; raise database.statementTimeoutMs if the ' +
+        'statement needs longer, then run again (finished work is not repeated)',
+    );
+    expect(endingMessage(pgError('permission denied for table sync_runs', '42501'))).toBe(
+      'permission denied for table sync_runs; the role of DATABASE_URL lacks a right: ' +
+        'propsync check names what it lacks',
+    );
+  });
+
   it('leaves alone the messages that already say what to do, and errors of unknown kind', () => {
     const said = [
       new ReplyTooLargeError(1000, { ...site, received: 1000 }),

@@ -80,7 +80,7 @@ export function isPermanentSourceError(error: unknown): error is AuthenticationE
 }
 
 /** What most errors of a call leave the operator to do. */
-const RUN_AGAIN = 'run again (finished work is not repeated)';
+const RUN_AGAIN = 'run again';
 
 /**
  * What the operator should do after a unit, lane or run ended with `error`, for the errors whose

@@ -30,7 +30,7 @@ describe('endingMessage', () => {
           ...site,
           failure: 'timeout',
         }),
-        'run again (finished work is not repeated) (raise source.requestTimeoutMs if it repeats)',
+        'run again (raise source.requestTimeoutMs if it repeats)',
       ],
       [new TransportError('no reply (ECONNRESET)', { ...site, failure: 'network' }), 'run again'],
       [new ServerError('server error', { ...site, status: 503 }), "trouble on the source's side; run again"],
@@ -51,11 +51,11 @@ describe('endingMessage', () => {
     const pgError = (message: string, code: string) => Object.assign(new Error(message), { code });
     expect(endingMessage(pgError('terminating connection due to administrator command', '57P01'))).toBe(
       'terminating connection due to administrator command; the warehouse was away longer than ' +
-        'database.reconnect.maxOutageMs; run again (finished work is not repeated) once it is back',
+        'database.reconnect.maxOutageMs; run again once it is back',
     );
     expect(endingMessage(pgError('canceling statement due to statement timeout', '57014'))).toBe(
       'canceling statement due to statement timeout; raise database.statementTimeoutMs if the ' +
-        'statement needs longer, then run again (finished work is not repeated)',
+        'statement needs longer, then run again',
     );
     expect(endingMessage(pgError('permission denied for table sync_runs', '42501'))).toBe(
       'permission denied for table sync_runs; the role of DATABASE_URL lacks a right: ' +

@@ -5,6 +5,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
+import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { evaluateAlerts, type DeliveryEvent } from '../../src/app/alerts/evaluate.js';
 import { WAREHOUSE_TABLES, type Db, type Warehouse } from '../../src/catalog/tables.js';
@@ -231,6 +232,27 @@ describe('alerts', () => {
     expect(receiver.received.map((body) => [body.event, body.alertKey])).toEqual([
       ['resolved', 'freshness:leases'],
     ]);
+  });
+
+  it("a budget the call gate counts as spent fires once, whatever the runs' own tallies say", async () => {
+    receiver = await startReceiver();
+    const config = configWith(receiver.url, { kinds: ['budget'] });
+    const budget = config.accounts[0].source.dailyCallBudget;
+    const { logger } = capturedLogger();
+    const scope = { config, accounts: config.accounts };
+    // A worker's queued run books its calls at the gate; the run history holds only a share of them.
+    await addRun(database.db, 'leases', 'succeeded', 0);
+    await sql`insert into source_budget (account_id, day, spent)
+              values ('north', (now() at time zone ${config.accounts[0].timeZone})::date, ${budget})`.execute(
+      database.db,
+    );
+    try {
+      await evaluateAlerts(database.db, scope, { logger });
+      expect(receiver.received.map((body) => [body.event, body.kind])).toEqual([['firing', 'budget']]);
+      expect(receiver.received[0].summary).toContain(`(${budget} of ${budget} calls)`);
+    } finally {
+      await database.db.deleteFrom('source_budget').execute();
+    }
   });
 
   it('a target that asks for errors only hears of the stale stream when it is an error', async () => {

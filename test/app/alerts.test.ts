@@ -174,7 +174,9 @@ describe('alerts', () => {
     );
     expect(receiver.requests).toBe(3);
     expect(receiver.received).toHaveLength(1);
-    expect(events).toEqual([{ target: 'ops', kind: 'run_failed', event: 'firing', delivered: true }]);
+    expect(events).toEqual([
+      { account: 'north', target: 'ops', kind: 'run_failed', event: 'firing', delivered: true },
+    ]);
     expect(lines.some((line) => line.includes('"event":"alert_sent"') && line.includes('"attempts":3'))).toBe(
       true,
     );
@@ -197,7 +199,9 @@ describe('alerts', () => {
       { logger, now: at(0.1), onDelivery: (event) => events.push(event) },
     );
     expect(Date.now() - started).toBeLessThan(10_000);
-    expect(events).toEqual([{ target: 'ops', kind: 'run_failed', event: 'firing', delivered: false }]);
+    expect(events).toEqual([
+      { account: 'north', target: 'ops', kind: 'run_failed', event: 'firing', delivered: false },
+    ]);
     const undelivered = lines.filter((line) => line.includes('"event":"alert_undelivered"'));
     expect(undelivered).toHaveLength(1);
     expect(undelivered[0]).toMatch(/could not connect \(ECONNREFUSED\)/);

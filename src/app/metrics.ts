@@ -271,16 +271,16 @@ export function createSyncMetrics(
   });
   const alertsSent = new Counter({
     name: 'propsync_alerts_sent_total',
-    help: 'Alert messages delivered, by target, kind and event (firing, reminder, resolved, test).',
-    labelNames: ['target', 'kind', 'event'],
+    help: 'Alert messages delivered, by account, target, kind and event (firing, reminder, resolved, test).',
+    labelNames: ['account', 'target', 'kind', 'event'],
     registers,
   });
   const alertsUndelivered = new Counter({
     name: 'propsync_alerts_undelivered_total',
     help:
       'Alert messages given up on after their retries (the receiver was down, ' +
-      'refused or too slow), by target and kind.',
-    labelNames: ['target', 'kind'],
+      'refused or too slow), by account, target and kind.',
+    labelNames: ['account', 'target', 'kind'],
     registers,
   });
   const rateLeft = new Gauge({
@@ -341,8 +341,9 @@ export function createSyncMetrics(
       lastSuccess.set({ account, stream }, at.getTime() / 1000);
     },
     alertDelivered(event) {
-      if (event.delivered) alertsSent.inc({ target: event.target, kind: event.kind, event: event.event });
-      else alertsUndelivered.inc({ target: event.target, kind: event.kind });
+      const labels = { account: event.account, target: event.target, kind: event.kind };
+      if (event.delivered) alertsSent.inc({ ...labels, event: event.event });
+      else alertsUndelivered.inc(labels);
     },
     render: () => registry.metrics(),
     contentType: registry.contentType,

@@ -9,7 +9,7 @@ import type { Db } from '../../catalog/tables.js';
 import { deadLetters } from '../../queue/boss.js';
 import { freshnessTargets, readFreshness } from '../../sync/freshness.js';
 import { countOpenQuarantine } from '../../sync/quarantine.js';
-import { callsToday } from '../../sync/status.js';
+import { budgetSpentToday } from '../../sync/budget-spent.js';
 import { latestDrift } from '../../sync/verifications.js';
 
 /** One alert that fires now. */
@@ -149,7 +149,7 @@ export async function readConditions(
   for (const account of accounts) {
     const streams = [...new Set(targets.filter((t) => t.account === account.id).map((t) => t.stream))];
     const runs = await lastRuns(db, account.id, streams);
-    const calls = (await callsToday(db, account.id, account.timeZone)).get('*') ?? 0;
+    const calls = await budgetSpentToday(db, account.id, account.timeZone);
     conditions.push(...runConditions(account, runs, calls));
     for (const judged of freshness.filter((f) => f.account === account.id && f.state !== 'ok'))
       conditions.push({

@@ -16,6 +16,7 @@ import { messageOf } from '../../log/errors.js';
 
 /** What became of one message (for the metrics). */
 export interface DeliveryEvent {
+  account: string;
   target: string;
   kind: string;
   event: AlertMessage['event'];
@@ -221,6 +222,7 @@ async function send(db: Db, decision: Decision, options: EvaluateOptions, now: D
         `it is counted in propsync_alerts_undelivered_total, and sent again at its next reminder`,
     );
   options.onDelivery?.({
+    account: message.account,
     target: target.name,
     kind: message.kind,
     event: message.event,

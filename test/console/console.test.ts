@@ -197,6 +197,44 @@ describe('the web console in a real browser, over runs against the simulator', (
     }
   });
 
+  it("shows each account apart, at a phone's width too, each filtered to its own runs", async () => {
+    const [first] = world.h.config.accounts;
+    const second = { ...first, id: 'south', name: 'South Portfolio' };
+    expect(await world.h.sync({}, { accountId: second.id })).toMatchObject({ status: 'succeeded' });
+    const both = openConsole(world.h.config, {
+      host: '127.0.0.1',
+      logger: silent,
+      accounts: [first, second],
+    })!;
+    const server = await serve(both);
+    try {
+      const tab = await browser.open({ width: 390, height: 844 });
+      watched.push(tab);
+      expect((await tab.page.goto(`${server.url}/`))?.status()).toBe(200);
+      const sections = await tab.page
+        .locator('section.account')
+        .evaluateAll((found) => found.map((section) => section.getAttribute('data-account')));
+      expect(sections).toEqual([first.id, second.id]);
+      expect(await tab.page.locator('section.account[data-account="south"] h2').textContent()).toBe(
+        'South Portfolio (south)',
+      );
+      const streams = Object.keys(world.h.config.streams).length;
+      expect(
+        await tab.page.locator('section.account[data-account="south"] table.streams tbody tr').count(),
+      ).toBe(streams);
+      expect(
+        await tab.page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth'),
+      ).toBeLessThanOrEqual(1);
+
+      expect((await tab.page.goto(`${server.url}/runs?account=south`))?.status()).toBe(200);
+      const accounts = await tab.page.locator('table.runs tbody tr td:nth-child(2)').allTextContents();
+      expect(accounts).toEqual(['south']);
+    } finally {
+      await server.close();
+      await both.close();
+    }
+  });
+
   it('no page logged an error or asked anything of another machine', () => {
     expect(watched.length).toBeGreaterThanOrEqual(PAGES.length);
     expect(watched.flatMap((tab) => tab.errors)).toEqual([]);

@@ -1700,22 +1700,24 @@ create view reporting.lease_expirations with (security_barrier=true) as
     v.property_id,
     v.property_name,
     v.month,
+    v.move_out_month,
     v.expiring_leases,
     v.renewed,
     v.on_notice,
     v.month_to_month
    FROM reporting_private.lease_expirations v
   WHERE ((( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts) IS NULL) OR (v.account_id = ANY (( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts)::text[])));
-comment on view reporting.lease_expirations is 'Per property and month: Current and Notice leases whose current interval ends that month, and how many already have a renewal. A lease has a renewal when it has a Renewal interval starting after its current one. On notice counts Notice leases (moving out). Other-income leases and rows the source no longer lists are left out. Past months show leases still Current after their term ended (typically month to month).';
+comment on view reporting.lease_expirations is 'Per property and month: the leases whose term ends that month, those still Current or Notice in it and those that renewed, with the move-out month of notices that leave in another month. A term ends on the last day of a lease interval. expiring_leases are Current and Notice leases whose current interval ends in the month and that have no renewal after it; renewed are leases whose interval ending in the month was followed by a Renewal interval (month = the month of the day before the renewal starts), whatever their status today. So expiring_leases + renewed are the terms ending in the month, and expiring_leases - on_notice are those not yet decided. What it cannot know: the source lists a lease''s current interval and its history, never a future one, so a renewal is seen only once it has started, as the new current interval: until then a renewed lease counts in expiring_leases (not on notice), and renewed is zero for months whose renewals have not started. A renewal offer, signed or not, is not sent at all. Where an account''s source does list a Renewal interval starting after the current one, the lease counts as renewed. Leases that left at the end of their term (Past today) are not counted in past months. move_out_month: a Notice (or Current) lease with a move-out day in another month than its term ends (a resident who stays on month to month after the term, or leaves early) is in the row of that move-out month beside its expiry month; sum over move_out_month for the month''s totals. Other-income leases and rows the source no longer lists are left out. Past months show leases still Current after their term ended (typically month to month).';
 comment on column reporting.lease_expirations.account_id is 'The source account the row belongs to (accounts[].id of the configuration; default in the one-account form). Property, lease and invoice ids are unique within an account only.';
 comment on column reporting.lease_expirations.account_name is 'The account''s display name from the configuration (accounts[].name); empty when none is configured.';
 comment on column reporting.lease_expirations.property_id is 'The property (source PropertyID).';
 comment on column reporting.lease_expirations.property_name is 'The property''s name (see reporting.properties).';
-comment on column reporting.lease_expirations.month is 'The month the current interval ends, as its first day.';
-comment on column reporting.lease_expirations.expiring_leases is 'Current and Notice leases whose current interval ends in the month.';
-comment on column reporting.lease_expirations.renewed is 'Of those, leases with a Renewal interval starting after the current one.';
-comment on column reporting.lease_expirations.on_notice is 'Of those, leases on Notice (the residents are moving out).';
-comment on column reporting.lease_expirations.month_to_month is 'Of those, month-to-month leases.';
+comment on column reporting.lease_expirations.month is 'The month the term ends, as its first day.';
+comment on column reporting.lease_expirations.move_out_month is 'The month of the leases'' move-out day, as its first day, when it is not the month their term ends; empty for leases without a move-out day or leaving the month their term ends, and for renewals.';
+comment on column reporting.lease_expirations.expiring_leases is 'Current and Notice leases whose current interval ends in the month, with no renewal after it.';
+comment on column reporting.lease_expirations.renewed is 'Leases whose term ending in the month was followed by a Renewal interval: seen once the renewal has started (the source lists no future interval); not part of expiring_leases.';
+comment on column reporting.lease_expirations.on_notice is 'Of expiring_leases, leases on Notice (the residents are moving out).';
+comment on column reporting.lease_expirations.month_to_month is 'Of expiring_leases, month-to-month leases.';
 
 create view reporting.occupancy_monthly with (security_barrier=true) as
  SELECT v.account_id,
@@ -2291,27 +2293,58 @@ create view reporting_private.lease_activity_monthly as
   GROUP BY e.account_id, a.name, e.property_id, p.property_name, e.month;
 
 create view reporting_private.lease_expirations as
- SELECT l.account_id,
+ WITH terms AS (
+         SELECT l.account_id,
+            l.property_id,
+            (date_trunc('month'::text, (ci.end_date)::timestamp with time zone))::date AS month,
+                CASE
+                    WHEN (date_trunc('month'::text, (l.move_out_date)::timestamp with time zone) <> date_trunc('month'::text, (ci.end_date)::timestamp with time zone)) THEN (date_trunc('month'::text, (l.move_out_date)::timestamp with time zone))::date
+                    ELSE NULL::date
+                END AS move_out_month,
+            false AS renewed,
+            (l.lease_status_type_id = 5) AS on_notice,
+            COALESCE(l.is_month_to_month, false) AS month_to_month
+           FROM (public.leases l
+             JOIN public.lease_intervals ci ON (((ci.account_id = l.account_id) AND (ci.lease_interval_id = l.current_lease_interval_id) AND (ci.deleted_at IS NULL))))
+          WHERE ((l.deleted_at IS NULL) AND (l.is_other_income IS NOT TRUE) AND (l.lease_status_type_id = ANY (ARRAY[4, 5])) AND (ci.end_date IS NOT NULL) AND (NOT (EXISTS ( SELECT 1
+                   FROM public.lease_intervals ri
+                  WHERE ((ri.account_id = l.account_id) AND (ri.lease_id = l.lease_id) AND (ri.deleted_at IS NULL) AND (ri.lease_interval_type_id = 3) AND (ri.start_date > ci.end_date))))))
+        UNION ALL
+         SELECT l.account_id,
+            l.property_id,
+            (date_trunc('month'::text, ((ri.start_date - 1))::timestamp with time zone))::date AS date_trunc,
+            NULL::date,
+            true,
+            false,
+            false
+           FROM (public.leases l
+             JOIN public.lease_intervals ri ON (((ri.account_id = l.account_id) AND (ri.lease_id = l.lease_id) AND (ri.deleted_at IS NULL) AND (ri.lease_interval_type_id = 3) AND (ri.start_date IS NOT NULL))))
+          WHERE ((l.deleted_at IS NULL) AND (l.is_other_income IS NOT TRUE))
+        ), counted AS (
+         SELECT terms.account_id,
+            terms.property_id,
+            terms.month,
+            terms.move_out_month,
+            (count(*) FILTER (WHERE (NOT terms.renewed)))::integer AS expiring_leases,
+            (count(*) FILTER (WHERE terms.renewed))::integer AS renewed,
+            (count(*) FILTER (WHERE terms.on_notice))::integer AS on_notice,
+            (count(*) FILTER (WHERE terms.month_to_month))::integer AS month_to_month
+           FROM terms
+          GROUP BY terms.account_id, terms.property_id, terms.month, terms.move_out_month
+        )
+ SELECT c.account_id,
     a.name AS account_name,
-    l.property_id,
+    c.property_id,
     p.property_name,
-    (date_trunc('month'::text, (ci.end_date)::timestamp with time zone))::date AS month,
-    (count(*))::integer AS expiring_leases,
-    (count(*) FILTER (WHERE (ren.latest_start > ci.start_date)))::integer AS renewed,
-    (count(*) FILTER (WHERE (l.lease_status_type_id = 5)))::integer AS on_notice,
-    (count(*) FILTER (WHERE l.is_month_to_month))::integer AS month_to_month
-   FROM ((((public.leases l
-     JOIN public.lease_intervals ci ON (((ci.account_id = l.account_id) AND (ci.lease_interval_id = l.current_lease_interval_id) AND (ci.deleted_at IS NULL))))
-     LEFT JOIN public.accounts a ON ((a.account_id = l.account_id)))
-     LEFT JOIN reporting_private.properties p ON (((p.account_id = l.account_id) AND (p.property_id = l.property_id))))
-     LEFT JOIN ( SELECT ri.account_id,
-            ri.lease_id,
-            max(ri.start_date) AS latest_start
-           FROM public.lease_intervals ri
-          WHERE ((ri.deleted_at IS NULL) AND (ri.lease_interval_type_id = 3))
-          GROUP BY ri.account_id, ri.lease_id) ren ON (((ren.account_id = l.account_id) AND (ren.lease_id = l.lease_id))))
-  WHERE ((l.deleted_at IS NULL) AND (l.is_other_income IS NOT TRUE) AND (l.lease_status_type_id = ANY (ARRAY[4, 5])) AND (ci.end_date IS NOT NULL))
-  GROUP BY l.account_id, a.name, l.property_id, p.property_name, (date_trunc('month'::text, (ci.end_date)::timestamp with time zone));
+    c.month,
+    c.move_out_month,
+    c.expiring_leases,
+    c.renewed,
+    c.on_notice,
+    c.month_to_month
+   FROM ((counted c
+     LEFT JOIN public.accounts a ON ((a.account_id = c.account_id)))
+     LEFT JOIN reporting_private.properties p ON (((p.account_id = c.account_id) AND (p.property_id = c.property_id))));
 
 create materialized view reporting_private.occupancy_monthly as
  WITH residential AS (

@@ -208,37 +208,31 @@ describe('reporting views on a hand-computed fixture', () => {
     ]);
   });
 
-  it('lease_expirations: current intervals ending by month, with renewals already signed', async () => {
+  it('lease_expirations: terms ending by month, renewals seen once started or listed ahead', async () => {
     expect(
       await rows(
-        `select property_id, month, expiring_leases, renewed, on_notice, month_to_month from reporting.lease_expirations order by property_id, month`,
+        `select property_id, month, move_out_month, expiring_leases, renewed, on_notice, month_to_month
+           from reporting.lease_expirations order by property_id, month`,
       ),
-    ).toEqual([
-      {
-        property_id: 100,
-        month: '2024-07-01',
-        expiring_leases: 1,
-        renewed: 0,
-        on_notice: 1,
-        month_to_month: 0,
-      },
-      {
-        property_id: 100,
-        month: '2024-12-01',
-        expiring_leases: 1,
-        renewed: 1,
-        on_notice: 0,
-        month_to_month: 0,
-      },
-      {
-        property_id: 200,
-        month: '2025-06-01',
-        expiring_leases: 1,
-        renewed: 0,
-        on_notice: 0,
-        month_to_month: 0,
-      },
-    ]);
+    ).toEqual(
+      [
+        // Lease 2's first term ended in December 2023; its renewal started on January 1.
+        [100, '2023-12-01', null, 0, 1, 0, 0],
+        // Lease 2 on notice, moving out the month its renewed term ends.
+        [100, '2024-07-01', null, 1, 0, 1, 0],
+        // Lease 1's renewal is listed ahead (interval 12): renewed, not expiring.
+        [100, '2024-12-01', null, 0, 1, 0, 0],
+        [200, '2025-06-01', null, 1, 0, 0, 0],
+      ].map(([property_id, month, move_out_month, expiring_leases, renewed, on_notice, month_to_month]) => ({
+        property_id,
+        month,
+        move_out_month,
+        expiring_leases,
+        renewed,
+        on_notice,
+        month_to_month,
+      })),
+    );
   });
 
   it('ar_aging: open balances by days past due; deleted, temporary and reversed items and deleted leases left out', async () => {

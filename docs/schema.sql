@@ -1547,7 +1547,7 @@ create view reporting.ar_aging with (security_barrier=true) as
     v.last_payment_amount
    FROM reporting_private.ar_aging v
   WHERE ((( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts) IS NULL) OR (v.account_id = ANY (( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts)::text[])));
-comment on view reporting.ar_aging is 'Per lease with open AR: the open balance by days past due (not yet due, 1-30, 31-60, 61-90, over 90) as of today. Open items are AR transactions with a balance due that are not temporary, not reversed and still listed by the source, on leases still listed. An item falls in the bucket of today minus its due date; credits (negative balances) age like charges in the buckets, which sum to the balance. The delinquency columns at the end keep them apart: past_due and its buckets hold open charges only, open_credits the credits (unapplied payments and concessions, negative balances), so balance = charges not yet due + past_due + open_credits. Applications are leases in status Applicant, Cancelled (cancelled applications, "Cancelled Before Move-In" among them) or Future: what they owe (application and admin fees) is not residents'' delinquency. is_application marks their leases. Today is the row''s account''s day, reporting.today(account_id): the current day in the account''s time zone (its accounts[].timeZone, written at the end of each sync), so two accounts an hour apart may be a day apart. To see the buckets at another moment, set reporting.now for the session (set reporting.now = ''2024-07-01 05:30+00''). Money is numeric, exact to the cent, with the ledger''s signs (charges positive, payments and credits negative).';
+comment on view reporting.ar_aging is 'Per lease with open AR: the open balance by days past due (not yet due, 1-30, 31-60, 61-90, over 90) as of today. Open items are AR transactions with a balance due that are not temporary, not reversed and still listed by the source, on leases still listed. An item falls in the bucket of today minus its due date; credits (negative balances) age like charges in the buckets, which sum to the balance. The delinquency columns at the end keep them apart: past_due and its buckets hold open charges only, open_credits the credits (unapplied payments and concessions, negative balances), so balance = charges not yet due + past_due + open_credits. Applications are leases in status Applicant, Cancelled (cancelled applications, "Cancelled Before Move-In" among them) or Future: what they owe (application and admin fees) is not residents'' delinquency. is_application marks their leases. Today is the row''s account''s day, reporting.today(account_id): the current day in the account''s time zone (its accounts[].timeZone, written at the end of each sync), so two accounts an hour apart may be a day apart. Setting reporting.now for the session only moves the buckets: the balances stay today''s (payments since the day counted, charges posted after it included), so it is not the position at that day; for a month-end aging read reporting.ar_aging_as_of. What it cannot know: the source sends each item''s balance today, not when it was paid. Money is numeric, exact to the cent, with the ledger''s signs (charges positive, payments and credits negative).';
 comment on column reporting.ar_aging.account_id is 'The source account the row belongs to (accounts[].id of the configuration; default in the one-account form). Property, lease and invoice ids are unique within an account only.';
 comment on column reporting.ar_aging.account_name is 'The account''s display name from the configuration (accounts[].name); empty when none is configured.';
 comment on column reporting.ar_aging.property_id is 'The property (source PropertyID).';
@@ -1574,6 +1574,47 @@ comment on column reporting.ar_aging.open_credits is 'Open credits of the lease 
 comment on column reporting.ar_aging.oldest_days_past_due is 'Days past due of the oldest open charge past due (0 when none is past due).';
 comment on column reporting.ar_aging.last_payment_date is 'The post date of the lease''s last payment (reversed payments left out); empty when none.';
 comment on column reporting.ar_aging.last_payment_amount is 'The amount of that payment, with the ledger''s sign (negative); empty when none.';
+
+create view reporting.ar_aging_as_of with (security_barrier=true) as
+ SELECT v.account_id,
+    v.account_name,
+    v.property_id,
+    v.property_name,
+    v.lease_id,
+    v.unit_number,
+    v.lease_status,
+    v.as_of_date,
+    v.open_items,
+    v.balance,
+    v.not_yet_due,
+    v.days_1_30,
+    v.days_31_60,
+    v.days_61_90,
+    v.over_90,
+    v.is_application,
+    v.past_due,
+    v.open_credits
+   FROM reporting_private.ar_aging_as_of v
+  WHERE ((( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts) IS NULL) OR (v.account_id = ANY (( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts)::text[])));
+comment on view reporting.ar_aging_as_of is 'Per lease: the open AR as it stood at the end of a day (today, or the day of the session''s reporting.now: a month end), by days past due on that day. Set the day for the session, at noon of it in the time zone of the account, then read the view: set reporting.now = ''2025-10-31 12:00-06''. Unlike reporting.ar_aging, whose balances are today''s whatever reporting.now says, this is the position on the day: every AR transaction posted on or before it counts, those posted after it do not, and a charge paid after it is still open. A payment reversed after the day still counts; a reversed pair both posted by then cancels. Temporary transactions are left out. What it cannot know: the source sends today''s balances only, never which credit paid which charge nor when, so the open items on the day are replayed: credits (payments, concessions, deposits applied) pay the oldest charges first, in order of post date then id, as the source allocates them. Each lease''s balance on the day is exact whatever the allocation; its split into items and buckets assumes that order (a payment the property applied to a chosen charge would age otherwise). Lease status and is_application are today''s, not the day''s; transactions the source no longer lists (deleted_at set) and leases it no longer lists are left out, though they may have been open on the day. Applications are leases in status Applicant, Cancelled (cancelled applications, "Cancelled Before Move-In" among them) or Future: what they owe (application and admin fees) is not residents'' delinquency. Money is numeric, exact to the cent, with the ledger''s signs (charges positive, payments and credits negative). It reads every transaction of the account up to the day, so it is slower than ar_aging.';
+comment on column reporting.ar_aging_as_of.account_id is 'The source account the row belongs to (accounts[].id of the configuration; default in the one-account form). Property, lease and invoice ids are unique within an account only.';
+comment on column reporting.ar_aging_as_of.account_name is 'The account''s display name from the configuration (accounts[].name); empty when none is configured.';
+comment on column reporting.ar_aging_as_of.property_id is 'The property (source PropertyID).';
+comment on column reporting.ar_aging_as_of.property_name is 'The property''s name (see reporting.properties).';
+comment on column reporting.ar_aging_as_of.lease_id is 'The lease.';
+comment on column reporting.ar_aging_as_of.unit_number is 'The lease''s unit number.';
+comment on column reporting.ar_aging_as_of.lease_status is 'The lease''s status today (not on as_of_date).';
+comment on column reporting.ar_aging_as_of.as_of_date is 'The day of the position: the account''s today, or the day of the session''s reporting.now.';
+comment on column reporting.ar_aging_as_of.open_items is 'AR transactions of the lease open at the end of the day.';
+comment on column reporting.ar_aging_as_of.balance is 'The open balance at the end of the day (the sum of the buckets).';
+comment on column reporting.ar_aging_as_of.not_yet_due is 'Open balance not yet past due (due today or later, or without a due date), on the day.';
+comment on column reporting.ar_aging_as_of.days_1_30 is 'Open balance 1 to 30 days past due, on the day.';
+comment on column reporting.ar_aging_as_of.days_31_60 is 'Open balance 31 to 60 days past due, on the day.';
+comment on column reporting.ar_aging_as_of.days_61_90 is 'Open balance 61 to 90 days past due, on the day.';
+comment on column reporting.ar_aging_as_of.over_90 is 'Open balance more than 90 days past due, on the day.';
+comment on column reporting.ar_aging_as_of.is_application is 'The lease is an application today (status Applicant, Cancelled or Future).';
+comment on column reporting.ar_aging_as_of.past_due is 'Open charges (positive balances) past due on the day, credits not netted.';
+comment on column reporting.ar_aging_as_of.open_credits is 'Open credits (negative balances) on the day, zero or negative.';
 
 create view reporting.ar_aging_by_property with (security_barrier=true) as
  SELECT v.account_id,
@@ -2172,6 +2213,90 @@ create view reporting_private.ar_aging as
           WHERE ((pay.account_id = o.account_id) AND (pay.lease_id = o.lease_id) AND (pay.transaction_type_id = 2) AND (pay.amount < (0)::numeric) AND (pay.deleted_at IS NULL) AND (pay.is_reversed IS NOT TRUE) AND (pay.is_temporary IS NOT TRUE))
           ORDER BY pay.post_date DESC, pay.ar_transaction_id DESC
          LIMIT 1) lp ON (true));
+
+create view reporting_private.ar_aging_as_of as
+ WITH items AS (
+         SELECT t.account_id,
+            t.lease_id,
+            t.property_id,
+            t.ar_transaction_id,
+            t.post_date,
+            t.due_date,
+            t.amount,
+            COALESCE(z.today, z0.today) AS day
+           FROM ((public.ar_transactions t
+             LEFT JOIN reporting_private.account_today z ON ((z.account_id = t.account_id)))
+             CROSS JOIN ( SELECT reporting.today() AS today) z0)
+          WHERE ((t.deleted_at IS NULL) AND (t.is_temporary IS NOT TRUE) AND (t.amount <> (0)::numeric) AND (t.post_date <= COALESCE(z.today, z0.today)) AND ((t.is_reversed IS NOT TRUE) OR (( SELECT min(r.post_date) AS min
+                   FROM public.ar_transactions r
+                  WHERE ((r.account_id = t.account_id) AND (r.lease_id = t.lease_id) AND (r.ar_payment_id = t.ar_payment_id) AND (r.ar_transaction_id <> t.ar_transaction_id) AND r.is_reversed AND (r.amount = (- t.amount)) AND (r.deleted_at IS NULL))) > COALESCE(z.today, z0.today))))
+        ), running AS (
+         SELECT i.account_id,
+            i.lease_id,
+            i.property_id,
+            i.ar_transaction_id,
+            i.post_date,
+            i.due_date,
+            i.amount,
+            i.day,
+            COALESCE(sum(i.amount) FILTER (WHERE (i.amount > (0)::numeric)) OVER upto, (0)::numeric) AS charged_through,
+            COALESCE(sum((- i.amount)) FILTER (WHERE (i.amount < (0)::numeric)) OVER upto, (0)::numeric) AS credited_through,
+            COALESCE(sum(i.amount) FILTER (WHERE (i.amount > (0)::numeric)) OVER ledger, (0)::numeric) AS charged,
+            COALESCE(sum((- i.amount)) FILTER (WHERE (i.amount < (0)::numeric)) OVER ledger, (0)::numeric) AS credited
+           FROM items i
+          WINDOW ledger AS (PARTITION BY i.account_id, i.lease_id), upto AS (ledger ORDER BY i.post_date, i.ar_transaction_id ROWS UNBOUNDED PRECEDING)
+        ), opened AS (
+         SELECT r.account_id,
+            r.lease_id,
+            r.property_id,
+            r.due_date,
+            r.day,
+            r.amount,
+                CASE
+                    WHEN (r.amount > (0)::numeric) THEN LEAST(r.amount, GREATEST((r.charged_through - r.credited), (0)::numeric))
+                    ELSE (- LEAST((- r.amount), GREATEST((r.credited_through - r.charged), (0)::numeric)))
+                END AS open_amount
+           FROM running r
+        ), per_lease AS (
+         SELECT o_1.account_id,
+            o_1.lease_id,
+            o_1.property_id,
+            o_1.day,
+            (count(*))::integer AS open_items,
+            sum(o_1.open_amount) AS balance,
+            sum(o_1.open_amount) FILTER (WHERE ((o_1.due_date IS NULL) OR (o_1.due_date >= o_1.day))) AS not_yet_due,
+            sum(o_1.open_amount) FILTER (WHERE (((o_1.day - o_1.due_date) >= 1) AND ((o_1.day - o_1.due_date) <= 30))) AS days_1_30,
+            sum(o_1.open_amount) FILTER (WHERE (((o_1.day - o_1.due_date) >= 31) AND ((o_1.day - o_1.due_date) <= 60))) AS days_31_60,
+            sum(o_1.open_amount) FILTER (WHERE (((o_1.day - o_1.due_date) >= 61) AND ((o_1.day - o_1.due_date) <= 90))) AS days_61_90,
+            sum(o_1.open_amount) FILTER (WHERE ((o_1.day - o_1.due_date) > 90)) AS over_90,
+            sum(o_1.open_amount) FILTER (WHERE ((o_1.open_amount > (0)::numeric) AND ((o_1.day - o_1.due_date) >= 1))) AS past_due,
+            sum(o_1.open_amount) FILTER (WHERE (o_1.open_amount < (0)::numeric)) AS open_credits
+           FROM opened o_1
+          WHERE (o_1.open_amount <> (0)::numeric)
+          GROUP BY o_1.account_id, o_1.lease_id, o_1.property_id, o_1.day
+        )
+ SELECT o.account_id,
+    a.name AS account_name,
+    o.property_id,
+    p.property_name,
+    o.lease_id,
+    l.unit_number,
+    l.lease_status,
+    o.day AS as_of_date,
+    o.open_items,
+    (o.balance)::numeric(14,2) AS balance,
+    (COALESCE(o.not_yet_due, (0)::numeric))::numeric(14,2) AS not_yet_due,
+    (COALESCE(o.days_1_30, (0)::numeric))::numeric(14,2) AS days_1_30,
+    (COALESCE(o.days_31_60, (0)::numeric))::numeric(14,2) AS days_31_60,
+    (COALESCE(o.days_61_90, (0)::numeric))::numeric(14,2) AS days_61_90,
+    (COALESCE(o.over_90, (0)::numeric))::numeric(14,2) AS over_90,
+    COALESCE((l.lease_status_type_id = ANY (ARRAY[1, 2, 3])), (l.lease_status ~* '^(applicant|cancelled|future)'::text), false) AS is_application,
+    (COALESCE(o.past_due, (0)::numeric))::numeric(14,2) AS past_due,
+    (COALESCE(o.open_credits, (0)::numeric))::numeric(14,2) AS open_credits
+   FROM (((per_lease o
+     JOIN public.leases l ON (((l.account_id = o.account_id) AND (l.lease_id = o.lease_id) AND (l.deleted_at IS NULL))))
+     LEFT JOIN public.accounts a ON ((a.account_id = o.account_id)))
+     LEFT JOIN reporting_private.properties p ON (((p.account_id = o.account_id) AND (p.property_id = o.property_id))));
 
 create view reporting_private.ar_aging_by_property as
  SELECT ar_aging.account_id,

@@ -2,6 +2,7 @@ import type { ReportingView } from '../definition.js';
 import { AP_OPEN_INVOICES } from './ap-open-invoices.js';
 import { AR_ACTIVITY_MONTHLY } from './ar-activity-monthly.js';
 import { AR_AGING } from './ar-aging.js';
+import { AR_AGING_AS_OF } from './ar-aging-as-of.js';
 import { AR_AGING_BY_PROPERTY } from './ar-aging-by-property.js';
 import { BOX_SCORE } from './box-score.js';
 import { LEASE_ACTIVITY_MONTHLY } from './lease-activity-monthly.js';
@@ -28,6 +29,7 @@ export const REPORTING_DEFINITIONS: readonly ReportingView[] = [
   LEASE_EXPIRATIONS,
   AR_AGING,
   AR_AGING_BY_PROPERTY,
+  AR_AGING_AS_OF,
   AR_ACTIVITY_MONTHLY,
   VENDOR_SPEND_MONTHLY,
   AP_OPEN_INVOICES,

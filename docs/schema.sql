@@ -1890,12 +1890,15 @@ create view reporting.rent_roll with (security_barrier=true) as
     v.lease_start_date,
     v.lease_end_date,
     v.monthly_charges,
+    v.rent,
+    v.other_monthly_charges,
+    v.deposit_held,
     v.open_balance,
     v.past_due_balance,
     v.as_of_date
    FROM reporting_private.rent_roll v
   WHERE ((( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts) IS NULL) OR (v.account_id = ANY (( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts)::text[])));
-comment on view reporting.rent_roll is 'One row per lease that is Current or Notice today: where, who, the current term, monthly charges and balances. Leases the source no longer lists (deleted_at set) are left out. A multi-space lease is one row, its spaces listed in unit_spaces. The primary resident is the customer whose type is Primary (else relationship Primary, else the lowest customer id). Monthly charges are the current interval''s scheduled charges of frequency Monthly in effect today. Balances count non-temporary, non-reversed AR transactions still open. Other-income leases (parking, storage) are included and flagged. Today is the row''s account''s day, reporting.today(account_id): the current day in the account''s time zone (its accounts[].timeZone, written at the end of each sync), so two accounts an hour apart may be a day apart. Money is numeric, exact to the cent, with the ledger''s signs (charges positive, payments and credits negative).';
+comment on view reporting.rent_roll is 'One row per lease that is Current or Notice today: where, who, the current term, rent and other monthly charges, deposit held and balances. Leases the source no longer lists (deleted_at set) are left out. A multi-space lease is one row, its spaces listed in unit_spaces. The primary resident is the customer whose type is Primary (else relationship Primary, else the lowest customer id). Monthly charges are the current interval''s scheduled charges of frequency Monthly in effect today; rent is those of charge type Rent (base rent, a month-to-month premium), other_monthly_charges the rest (pet rent, utilities, parking ...). The deposit held is what the lease paid of its security deposits (AR type 4) less what was applied to its balance (type 5), from its non-temporary, non-reversed AR transactions: the source sends no deposit balance, and a deposit paid outside the AR ledger (a bond, a surety) cannot be seen. Balances count non-temporary, non-reversed AR transactions still open. Other-income leases (parking, storage) are included and flagged. Units'' bedrooms and square feet, and the vacant units, are in reporting.unit_rent_roll. What it cannot know: a past day''s rent roll (the source gives today''s leases and charges only). Today is the row''s account''s day, reporting.today(account_id): the current day in the account''s time zone (its accounts[].timeZone, written at the end of each sync), so two accounts an hour apart may be a day apart. Money is numeric, exact to the cent, with the ledger''s signs (charges positive, payments and credits negative).';
 comment on column reporting.rent_roll.account_id is 'The source account the row belongs to (accounts[].id of the configuration; default in the one-account form). Property, lease and invoice ids are unique within an account only.';
 comment on column reporting.rent_roll.account_name is 'The account''s display name from the configuration (accounts[].name); empty when none is configured.';
 comment on column reporting.rent_roll.property_id is 'The property (source PropertyID).';
@@ -1916,9 +1919,67 @@ comment on column reporting.rent_roll.move_out_date is 'The planned or actual mo
 comment on column reporting.rent_roll.lease_start_date is 'Start of the current lease interval (term).';
 comment on column reporting.rent_roll.lease_end_date is 'End of the current lease interval (term).';
 comment on column reporting.rent_roll.monthly_charges is 'Sum of the current interval''s monthly scheduled charges in effect today (rent, pet rent, utilities ...).';
+comment on column reporting.rent_roll.rent is 'Of monthly_charges, those of charge type Rent.';
+comment on column reporting.rent_roll.other_monthly_charges is 'Of monthly_charges, the others (pet rent, utilities, parking ...): monthly_charges - rent.';
+comment on column reporting.rent_roll.deposit_held is 'Security deposit paid (AR type 4) less deposit applied to the balance (type 5).';
 comment on column reporting.rent_roll.open_balance is 'Open AR balance of the lease (positive: the residents owe; negative: a credit).';
 comment on column reporting.rent_roll.past_due_balance is 'Part of the open balance whose due date is before today.';
 comment on column reporting.rent_roll.as_of_date is 'The day the answer is as of: the account''s today, in its own time zone.';
+
+create view reporting.unit_rent_roll with (security_barrier=true) as
+ SELECT v.account_id,
+    v.account_name,
+    v.property_id,
+    v.property_name,
+    v.unit_id,
+    v.unit_number,
+    v.building_name,
+    v.floor_plan_name,
+    v.bedrooms,
+    v.square_feet,
+    v.market_rent,
+    v.is_vacant,
+    v.lease_id,
+    v.primary_resident,
+    v.lease_status,
+    v.is_other_income,
+    v.move_in_date,
+    v.move_out_date,
+    v.lease_end_date,
+    v.rent,
+    v.other_monthly_charges,
+    v.deposit_held,
+    v.open_balance,
+    v.past_due_balance,
+    v.as_of_date
+   FROM reporting_private.unit_rent_roll v
+  WHERE ((( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts) IS NULL) OR (v.account_id = ANY (( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts)::text[])));
+comment on view reporting.unit_rent_roll is 'The rent roll by unit: each Current or Notice lease of reporting.rent_roll with its unit''s bedrooms, square feet and market rent, and one row per unit of the inventory that no such lease holds (vacant). Lease rows are reporting.rent_roll''s (the same rules apply), joined to their unit in reporting.units (the unit inventory, the units stream): bedrooms, square feet and market rent (the sum of its spaces'' rent) are empty when the inventory does not list the lease''s unit. Vacant rows (is_vacant) are the units the inventory lists that no Current or Notice lease holds, by its unit or one of its spaces: their lease columns are empty. A unit with several leases (by the bed) has a row for each. What it cannot know: the inventory is as of the last sync that read it (as_of_date of a vacant row), the leases as of the last sync that read them: a unit let or vacated in between shows as the leases say, and without the units stream there are no vacant rows and no sizes. Money is numeric, exact to the cent, with the ledger''s signs (charges positive, payments and credits negative).';
+comment on column reporting.unit_rent_roll.account_id is 'The source account the row belongs to (accounts[].id of the configuration; default in the one-account form). Property, lease and invoice ids are unique within an account only.';
+comment on column reporting.unit_rent_roll.account_name is 'The account''s display name from the configuration (accounts[].name); empty when none is configured.';
+comment on column reporting.unit_rent_roll.property_id is 'The property (source PropertyID).';
+comment on column reporting.unit_rent_roll.property_name is 'The property''s name (see reporting.properties).';
+comment on column reporting.unit_rent_roll.unit_id is 'The unit.';
+comment on column reporting.unit_rent_roll.unit_number is 'The unit''s number.';
+comment on column reporting.unit_rent_roll.building_name is 'The unit''s building.';
+comment on column reporting.unit_rent_roll.floor_plan_name is 'The unit''s floor plan.';
+comment on column reporting.unit_rent_roll.bedrooms is 'The unit''s bedrooms (unit inventory).';
+comment on column reporting.unit_rent_roll.square_feet is 'The unit''s area in square feet (unit inventory).';
+comment on column reporting.unit_rent_roll.market_rent is 'What the unit''s spaces are offered at (unit inventory).';
+comment on column reporting.unit_rent_roll.is_vacant is 'No Current or Notice lease holds the unit: a row of no lease.';
+comment on column reporting.unit_rent_roll.lease_id is 'The lease (empty when vacant).';
+comment on column reporting.unit_rent_roll.primary_resident is 'The primary resident''s full name.';
+comment on column reporting.unit_rent_roll.lease_status is 'Current or Notice (empty when vacant).';
+comment on column reporting.unit_rent_roll.is_other_income is 'A parking or storage unit or lease, not a home.';
+comment on column reporting.unit_rent_roll.move_in_date is 'The day the residents moved in.';
+comment on column reporting.unit_rent_roll.move_out_date is 'The planned move-out day, if any.';
+comment on column reporting.unit_rent_roll.lease_end_date is 'End of the current lease interval (term).';
+comment on column reporting.unit_rent_roll.rent is 'Monthly rent (charge type Rent) in effect today.';
+comment on column reporting.unit_rent_roll.other_monthly_charges is 'The other monthly charges in effect today.';
+comment on column reporting.unit_rent_roll.deposit_held is 'Security deposit held (see reporting.rent_roll).';
+comment on column reporting.unit_rent_roll.open_balance is 'Open AR balance of the lease.';
+comment on column reporting.unit_rent_roll.past_due_balance is 'Part of the open balance due before today.';
+comment on column reporting.unit_rent_roll.as_of_date is 'The account''s today on a lease row; the day of the unit inventory on a vacant row.';
 
 create view reporting.units with (security_barrier=true) as
  SELECT v.account_id,
@@ -2744,10 +2805,13 @@ create view reporting_private.rent_roll as
     ci.start_date AS lease_start_date,
     ci.end_date AS lease_end_date,
     (COALESCE(charges.amount, (0)::numeric))::numeric(14,2) AS monthly_charges,
+    (COALESCE(charges.rent, (0)::numeric))::numeric(14,2) AS rent,
+    ((COALESCE(charges.amount, (0)::numeric) - COALESCE(charges.rent, (0)::numeric)))::numeric(14,2) AS other_monthly_charges,
+    (COALESCE(deposit.held, (0)::numeric))::numeric(14,2) AS deposit_held,
     (COALESCE(ar.open_balance, (0)::numeric))::numeric(14,2) AS open_balance,
     (COALESCE(ar.past_due_balance, (0)::numeric))::numeric(14,2) AS past_due_balance,
     COALESCE(z.today, z0.today) AS as_of_date
-   FROM (((((((((public.leases l
+   FROM ((((((((((public.leases l
      LEFT JOIN reporting_private.account_today z ON ((z.account_id = l.account_id)))
      CROSS JOIN ( SELECT reporting.today() AS today) z0)
      LEFT JOIN public.accounts a ON ((a.account_id = l.account_id)))
@@ -2769,12 +2833,20 @@ create view reporting_private.rent_roll as
      LEFT JOIN ( SELECT sc.account_id,
             sc.lease_id,
             sc.lease_interval_id,
-            sum(sc.amount) AS amount
+            sum(sc.amount) AS amount,
+            sum(sc.amount) FILTER (WHERE (sc.charge_type = 'Rent'::text)) AS rent
            FROM ((public.lease_scheduled_charges sc
              LEFT JOIN reporting_private.account_today z_1 ON ((z_1.account_id = sc.account_id)))
              CROSS JOIN ( SELECT reporting.today() AS today) z0_1)
           WHERE ((sc.deleted_at IS NULL) AND (sc.frequency = 'Monthly'::text) AND ((sc.start_date IS NULL) OR (sc.start_date <= COALESCE(z_1.today, z0_1.today))) AND ((sc.end_date IS NULL) OR (sc.end_date >= COALESCE(z_1.today, z0_1.today))))
           GROUP BY sc.account_id, sc.lease_id, sc.lease_interval_id) charges ON (((charges.account_id = l.account_id) AND (charges.lease_id = l.lease_id) AND (charges.lease_interval_id = l.current_lease_interval_id))))
+     LEFT JOIN LATERAL ( SELECT sum(
+                CASE
+                    WHEN (t.transaction_type_id = 4) THEN (t.amount - t.balance_due)
+                    ELSE t.amount
+                END) AS held
+           FROM public.ar_transactions t
+          WHERE ((t.account_id = l.account_id) AND (t.lease_id = l.lease_id) AND (t.transaction_type_id = ANY (ARRAY[4, 5])) AND (t.deleted_at IS NULL) AND (t.is_temporary IS NOT TRUE) AND (t.is_reversed IS NOT TRUE))) deposit ON (true))
      LEFT JOIN ( SELECT t.account_id,
             t.lease_id,
             sum(t.balance_due) AS open_balance,
@@ -2785,6 +2857,83 @@ create view reporting_private.rent_roll as
           WHERE ((t.deleted_at IS NULL) AND (t.balance_due <> (0)::numeric) AND (t.is_temporary IS NOT TRUE) AND (t.is_reversed IS NOT TRUE))
           GROUP BY t.account_id, t.lease_id) ar ON (((ar.account_id = l.account_id) AND (ar.lease_id = l.lease_id))))
   WHERE ((l.deleted_at IS NULL) AND (l.lease_status_type_id = ANY (ARRAY[4, 5])));
+
+create view reporting_private.unit_rent_roll as
+ WITH inventory AS (
+         SELECT s.account_id,
+            s.unit_id,
+            min(s.account_name) AS account_name,
+            min(s.property_id) AS property_id,
+            min(s.property_name) AS property_name,
+            min(s.unit_number) AS unit_number,
+            min(s.building_name) AS building_name,
+            min(s.floorplan_name) AS floorplan_name,
+            min(s.bedrooms) AS bedrooms,
+            min(s.square_feet) AS square_feet,
+            (sum(s.market_rent))::numeric(14,2) AS market_rent,
+            bool_or(s.is_other_income) AS is_other_income,
+            bool_or((s.current_lease_id IS NOT NULL)) AS held,
+            min(s.as_of_date) AS as_of_date
+           FROM reporting_private.units s
+          GROUP BY s.account_id, s.unit_id
+        )
+ SELECT r.account_id,
+    r.account_name,
+    r.property_id,
+    r.property_name,
+    r.unit_id,
+    r.unit_number,
+    r.building_name,
+    r.floor_plan_name,
+    i.bedrooms,
+    i.square_feet,
+    i.market_rent,
+    false AS is_vacant,
+    r.lease_id,
+    r.primary_resident,
+    r.lease_status,
+    r.is_other_income,
+    r.move_in_date,
+    r.move_out_date,
+    r.lease_end_date,
+    r.rent,
+    r.other_monthly_charges,
+    r.deposit_held,
+    r.open_balance,
+    r.past_due_balance,
+    r.as_of_date
+   FROM (reporting_private.rent_roll r
+     LEFT JOIN inventory i ON (((i.account_id = r.account_id) AND (i.unit_id = r.unit_id))))
+UNION ALL
+ SELECT i.account_id,
+    i.account_name,
+    i.property_id,
+    i.property_name,
+    i.unit_id,
+    i.unit_number,
+    i.building_name,
+    i.floorplan_name AS floor_plan_name,
+    i.bedrooms,
+    i.square_feet,
+    i.market_rent,
+    true AS is_vacant,
+    NULL::bigint AS lease_id,
+    NULL::text AS primary_resident,
+    NULL::text AS lease_status,
+    i.is_other_income,
+    NULL::date AS move_in_date,
+    NULL::date AS move_out_date,
+    NULL::date AS lease_end_date,
+    NULL::numeric AS rent,
+    NULL::numeric AS other_monthly_charges,
+    NULL::numeric AS deposit_held,
+    NULL::numeric AS open_balance,
+    NULL::numeric AS past_due_balance,
+    i.as_of_date
+   FROM inventory i
+  WHERE ((NOT i.held) AND (NOT (EXISTS ( SELECT 1
+           FROM reporting_private.rent_roll r
+          WHERE ((r.account_id = i.account_id) AND (r.unit_id = i.unit_id))))));
 
 create view reporting_private.units as
  WITH current_leases AS (

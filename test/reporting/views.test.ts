@@ -119,6 +119,41 @@ describe('reporting views on a hand-computed fixture', () => {
         as_of_date: '2024-06-30',
       },
     ]);
+    // Rent apart from the other monthly charges.
+    expect(
+      await rows(
+        `select lease_id, rent, other_monthly_charges, deposit_held from reporting.rent_roll order by lease_id`,
+      ),
+    ).toEqual([
+      { lease_id: 1, rent: '1500.00', other_monthly_charges: '50.00', deposit_held: '0.00' },
+      { lease_id: 2, rent: '1200.00', other_monthly_charges: '0.00', deposit_held: '0.00' },
+      { lease_id: 6, rent: '0.00', other_monthly_charges: '75.00', deposit_held: '0.00' },
+      { lease_id: 8, rent: '0.00', other_monthly_charges: '0.00', deposit_held: '0.00' },
+    ]);
+  });
+
+  it("unit_rent_roll: the rent roll's leases with their unit's size and rent, and the units no lease holds", async () => {
+    expect(
+      await rows(`select unit_number, market_rent, is_vacant, lease_id, lease_status, rent, as_of_date
+                    from reporting.unit_rent_roll order by unit_number`),
+    ).toEqual(
+      [
+        ['101', '1550.00', false, 1, 'Current', '1500.00'],
+        ['102', '2800.00', false, 2, 'Notice', '1200.00'],
+        ['103', '1400.00', true, null, null, null],
+        ['105', '1400.00', true, null, null, null],
+        ['201', '1400.00', false, 8, 'Current', '0.00'],
+        ['P-1', '75.00', false, 6, 'Current', '0.00'],
+      ].map(([unit_number, market_rent, is_vacant, lease_id, lease_status, rent]) => ({
+        unit_number,
+        market_rent,
+        is_vacant,
+        lease_id,
+        lease_status,
+        rent,
+        as_of_date: '2024-06-30',
+      })),
+    );
   });
 
   it('occupancy_monthly: units ever leased, units occupied at each month end, the current month as of today', async () => {

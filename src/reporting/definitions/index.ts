@@ -12,6 +12,7 @@ import { PORTFOLIO } from './portfolio.js';
 import { PROPERTIES } from './properties.js';
 import { RENT_ROLL } from './rent-roll.js';
 import { UNITS } from './units.js';
+import { UNIT_RENT_ROLL } from './unit-rent-roll.js';
 import { VENDOR_SPEND_MONTHLY } from './vendor-spend-monthly.js';
 import { VOIDED_PAYMENTS_LOG } from './voided-payments-log.js';
 
@@ -22,6 +23,7 @@ import { VOIDED_PAYMENTS_LOG } from './voided-payments-log.js';
 export const REPORTING_DEFINITIONS: readonly ReportingView[] = [
   PORTFOLIO,
   RENT_ROLL,
+  UNIT_RENT_ROLL,
   OCCUPANCY_MONTHLY,
   BOX_SCORE,
   UNITS,

@@ -31,6 +31,8 @@ export const AP_OPEN_INVOICES: ReportingView = {
     'open_credit. ' +
     "property_id is set when all the invoice's lines are charged to one property; " +
     'property_count says how many they name. ' +
+    'What it cannot know: when retention falls due (the source sends its amount, not its terms), nor what was ' +
+    'open at an earlier day. ' +
     `${TODAY_NOTE} ${MONEY_NOTE}`,
   columns: [
     ...ACCOUNT,

@@ -1418,6 +1418,43 @@ CREATE UNIQUE INDEX occupancy_monthly_grain_idx ON reporting_private.occupancy_m
 
 CREATE UNIQUE INDEX properties_grain_idx ON reporting_private.properties USING btree (account_id, property_id);
 
+create view reporting.ap_open_by_property with (security_barrier=true) as
+ SELECT v.account_id,
+    v.account_name,
+    v.property_id,
+    v.property_name,
+    v.as_of_date,
+    v.invoices,
+    v.amount_due,
+    v.retention_held,
+    v.open_credit,
+    v.owed,
+    v.not_yet_due,
+    v.days_1_30,
+    v.days_31_60,
+    v.days_61_90,
+    v.over_90,
+    v.refunds_due
+   FROM reporting_private.ap_open_by_property v
+  WHERE ((( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts) IS NULL) OR (v.account_id = ANY (( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts)::text[])));
+comment on view reporting.ap_open_by_property is 'Per property: what open invoices owe, aged like reporting.ap_open_invoices, an invoice charged to several properties split between them by its lines. Sums reporting.ap_open_invoices (the same rules apply) per property of the invoices'' lines. An invoice whose lines name several properties is split by each property''s share of the lines'' amounts: every amount of the invoice (amount due, retention held, open credit, owed and its buckets) in the same proportions, rounded in order of property id, each part the rounded share up to it less the rounded share before it, so that the parts add up to the invoice to the cent. An invoice without lines, or whose lines add up to zero, stays whole, under its property when all its lines name one, else under an empty property_id. Refunds to residents (invoice type 20) are in refunds_due only. What it cannot know: which property a payment paid for (the source applies it to the invoice), so a partly paid invoice''s amount due is split like its total; tax, shipping and discounts are split with the lines. Today is the row''s account''s day, reporting.today(account_id): the current day in the account''s time zone (its accounts[].timeZone, written at the end of each sync), so two accounts an hour apart may be a day apart. Money is numeric, exact to the cent, with the ledger''s signs (charges positive, payments and credits negative).';
+comment on column reporting.ap_open_by_property.account_id is 'The source account the row belongs to (accounts[].id of the configuration; default in the one-account form). Property, lease and invoice ids are unique within an account only.';
+comment on column reporting.ap_open_by_property.account_name is 'The account''s display name from the configuration (accounts[].name); empty when none is configured.';
+comment on column reporting.ap_open_by_property.property_id is 'The property (source PropertyID).';
+comment on column reporting.ap_open_by_property.property_name is 'The property''s name (see reporting.properties).';
+comment on column reporting.ap_open_by_property.as_of_date is 'The day the answer is as of: the account''s today, in its own time zone.';
+comment on column reporting.ap_open_by_property.invoices is 'Open vendor invoices (and credit memos) with a part charged to the property.';
+comment on column reporting.ap_open_by_property.amount_due is 'Their amount due, the property''s part.';
+comment on column reporting.ap_open_by_property.retention_held is 'Of amount_due, retention still held.';
+comment on column reporting.ap_open_by_property.open_credit is 'Of amount_due, open credit memos (zero or negative): not owed.';
+comment on column reporting.ap_open_by_property.owed is 'What is owed apart from retention: amount_due - retention_held - open_credit.';
+comment on column reporting.ap_open_by_property.not_yet_due is 'owed not yet past due.';
+comment on column reporting.ap_open_by_property.days_1_30 is 'owed 1 to 30 days past due.';
+comment on column reporting.ap_open_by_property.days_31_60 is 'owed 31 to 60 days past due.';
+comment on column reporting.ap_open_by_property.days_61_90 is 'owed 61 to 90 days past due.';
+comment on column reporting.ap_open_by_property.over_90 is 'owed more than 90 days past due.';
+comment on column reporting.ap_open_by_property.refunds_due is 'Amount due of refunds to residents (invoice type 20), the property''s part.';
+
 create view reporting.ap_open_invoices with (security_barrier=true) as
  SELECT v.account_id,
     v.account_name,
@@ -1450,7 +1487,7 @@ create view reporting.ap_open_invoices with (security_barrier=true) as
     v.over_90
    FROM reporting_private.ap_open_invoices v
   WHERE ((( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts) IS NULL) OR (v.account_id = ANY (( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts)::text[])));
-comment on view reporting.ap_open_invoices is 'Invoices with an amount still due: vendor, property, due date and days past due. Every invoice the source still lists whose amount due is not zero, refunds to residents included (flagged by invoice_type_id 20) and open credit memos (negative amounts due). The columns at the end age what is owed like reporting.ar_aging: owed is the amount due less the retention still held (retention_held, paid on its own terms after the work is accepted, so not aged by the invoice''s due date), in the bucket of today minus the due date; a credit memo''s negative amount due is open_credit, never in the buckets nor owed, however old. So amount_due = owed + retention_held + open_credit. property_id is set when all the invoice''s lines are charged to one property; property_count says how many they name. What it cannot know: when retention falls due (the source sends its amount, not its terms), nor what was open at an earlier day. Today is the row''s account''s day, reporting.today(account_id): the current day in the account''s time zone (its accounts[].timeZone, written at the end of each sync), so two accounts an hour apart may be a day apart. Money is numeric, exact to the cent, with the ledger''s signs (charges positive, payments and credits negative).';
+comment on view reporting.ap_open_invoices is 'Invoices with an amount still due: vendor, property, due date and days past due. Every invoice the source still lists whose amount due is not zero, refunds to residents included (flagged by invoice_type_id 20) and open credit memos (negative amounts due). The columns at the end age what is owed like reporting.ar_aging: owed is the amount due less the retention still held (retention_held, paid on its own terms after the work is accepted, so not aged by the invoice''s due date), in the bucket of today minus the due date; a credit memo''s negative amount due is open_credit, never in the buckets nor owed, however old. So amount_due = owed + retention_held + open_credit. property_id is set when all the invoice''s lines are charged to one property; property_count says how many they name; reporting.ap_open_by_property splits an invoice of several properties between them by its lines. What it cannot know: when retention falls due (the source sends its amount, not its terms), nor what was open at an earlier day. Today is the row''s account''s day, reporting.today(account_id): the current day in the account''s time zone (its accounts[].timeZone, written at the end of each sync), so two accounts an hour apart may be a day apart. Money is numeric, exact to the cent, with the ledger''s signs (charges positive, payments and credits negative).';
 comment on column reporting.ap_open_invoices.account_id is 'The source account the row belongs to (accounts[].id of the configuration; default in the one-account form). Property, lease and invoice ids are unique within an account only.';
 comment on column reporting.ap_open_invoices.account_name is 'The account''s display name from the configuration (accounts[].name); empty when none is configured.';
 comment on column reporting.ap_open_invoices.invoice_id is 'The invoice.';
@@ -2113,6 +2150,97 @@ create view reporting_private.account_today as
     COALESCE((((NULLIF(current_setting('reporting.now'::text, true), ''::text))::timestamp with time zone AT TIME ZONE s.time_zone))::date, (((now() AT TIME ZONE s.time_zone))::date + s.source_day_offset)) AS today
    FROM reporting_private.account_settings s;
 comment on view reporting_private.account_today is 'Each account''s today, in its own time zone (reporting.now, when set for the session, taken as now).';
+
+create view reporting_private.ap_open_by_property as
+ WITH lines AS (
+         SELECT li.account_id,
+            li.invoice_id,
+            li.property_id,
+            sum(li.amount) AS amount
+           FROM public.invoice_line_items li
+          WHERE ((li.deleted_at IS NULL) AND (li.property_id IS NOT NULL))
+          GROUP BY li.account_id, li.invoice_id, li.property_id
+        ), weights AS (
+         SELECT l.account_id,
+            l.invoice_id,
+            l.property_id,
+            l.amount,
+            sum(l.amount) OVER (PARTITION BY l.account_id, l.invoice_id ORDER BY l.property_id) AS upto,
+            sum(l.amount) OVER (PARTITION BY l.account_id, l.invoice_id) AS whole
+           FROM lines l
+        ), split AS (
+         SELECT o.account_id,
+            o.account_name,
+            o.invoice_id,
+            o.invoice_number,
+            o.invoice_type_id,
+            o.invoice_type,
+            o.vendor_id,
+            o.vendor_name,
+            o.property_id,
+            o.property_name,
+            o.property_count,
+            o.invoice_date,
+            o.post_date,
+            o.post_month,
+            o.due_date,
+            o.post_status,
+            o.is_on_hold,
+            o.amount,
+            o.amount_due,
+            o.days_past_due,
+            o.as_of_date,
+            o.retention_held,
+            o.open_credit,
+            o.owed,
+            o.not_yet_due,
+            o.days_1_30,
+            o.days_31_60,
+            o.days_61_90,
+            o.over_90,
+            COALESCE(w.property_id, o.property_id) AS line_property_id,
+            COALESCE(w.upto, (1)::numeric) AS upto,
+            COALESCE((w.upto - w.amount), (0)::numeric) AS before,
+            COALESCE(w.whole, (1)::numeric) AS whole
+           FROM (reporting_private.ap_open_invoices o
+             LEFT JOIN weights w ON (((w.account_id = o.account_id) AND (w.invoice_id = o.invoice_id) AND (w.whole <> (0)::numeric))))
+        ), per_property AS (
+         SELECT s.account_id,
+            s.line_property_id AS property_id,
+            s.as_of_date,
+            (count(DISTINCT s.invoice_id) FILTER (WHERE (s.invoice_type_id IS DISTINCT FROM 20)))::integer AS invoices,
+            (COALESCE(sum((round(((s.amount_due * s.upto) / s.whole), 2) - round(((s.amount_due * s.before) / s.whole), 2))) FILTER (WHERE (s.invoice_type_id IS DISTINCT FROM 20)), (0)::numeric))::numeric(14,2) AS amount_due,
+            (COALESCE(sum((round(((s.retention_held * s.upto) / s.whole), 2) - round(((s.retention_held * s.before) / s.whole), 2))) FILTER (WHERE (s.invoice_type_id IS DISTINCT FROM 20)), (0)::numeric))::numeric(14,2) AS retention_held,
+            (COALESCE(sum((round(((s.open_credit * s.upto) / s.whole), 2) - round(((s.open_credit * s.before) / s.whole), 2))) FILTER (WHERE (s.invoice_type_id IS DISTINCT FROM 20)), (0)::numeric))::numeric(14,2) AS open_credit,
+            (COALESCE(sum((round(((s.owed * s.upto) / s.whole), 2) - round(((s.owed * s.before) / s.whole), 2))) FILTER (WHERE (s.invoice_type_id IS DISTINCT FROM 20)), (0)::numeric))::numeric(14,2) AS owed,
+            (COALESCE(sum((round(((s.not_yet_due * s.upto) / s.whole), 2) - round(((s.not_yet_due * s.before) / s.whole), 2))) FILTER (WHERE (s.invoice_type_id IS DISTINCT FROM 20)), (0)::numeric))::numeric(14,2) AS not_yet_due,
+            (COALESCE(sum((round(((s.days_1_30 * s.upto) / s.whole), 2) - round(((s.days_1_30 * s.before) / s.whole), 2))) FILTER (WHERE (s.invoice_type_id IS DISTINCT FROM 20)), (0)::numeric))::numeric(14,2) AS days_1_30,
+            (COALESCE(sum((round(((s.days_31_60 * s.upto) / s.whole), 2) - round(((s.days_31_60 * s.before) / s.whole), 2))) FILTER (WHERE (s.invoice_type_id IS DISTINCT FROM 20)), (0)::numeric))::numeric(14,2) AS days_31_60,
+            (COALESCE(sum((round(((s.days_61_90 * s.upto) / s.whole), 2) - round(((s.days_61_90 * s.before) / s.whole), 2))) FILTER (WHERE (s.invoice_type_id IS DISTINCT FROM 20)), (0)::numeric))::numeric(14,2) AS days_61_90,
+            (COALESCE(sum((round(((s.over_90 * s.upto) / s.whole), 2) - round(((s.over_90 * s.before) / s.whole), 2))) FILTER (WHERE (s.invoice_type_id IS DISTINCT FROM 20)), (0)::numeric))::numeric(14,2) AS over_90,
+            (COALESCE(sum((round(((s.amount_due * s.upto) / s.whole), 2) - round(((s.amount_due * s.before) / s.whole), 2))) FILTER (WHERE (s.invoice_type_id = 20)), (0)::numeric))::numeric(14,2) AS refunds_due
+           FROM split s
+          GROUP BY s.account_id, s.line_property_id, s.as_of_date
+        )
+ SELECT x.account_id,
+    a.name AS account_name,
+    x.property_id,
+    p.property_name,
+    x.as_of_date,
+    x.invoices,
+    x.amount_due,
+    x.retention_held,
+    x.open_credit,
+    x.owed,
+    x.not_yet_due,
+    x.days_1_30,
+    x.days_31_60,
+    x.days_61_90,
+    x.over_90,
+    x.refunds_due
+   FROM ((per_property x
+     LEFT JOIN public.accounts a ON ((a.account_id = x.account_id)))
+     LEFT JOIN reporting_private.properties p ON (((p.account_id = x.account_id) AND (p.property_id = x.property_id))));
 
 create view reporting_private.ap_open_invoices as
  SELECT i.account_id,

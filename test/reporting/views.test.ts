@@ -652,6 +652,41 @@ describe('reporting views on a hand-computed fixture', () => {
     });
   });
 
+  it('ap_open_by_property: open payables per property, an invoice of two properties split by its lines', async () => {
+    expect(
+      await rows(`select property_id, invoices, amount_due, retention_held, open_credit, owed, not_yet_due, days_1_30,
+                         over_90, refunds_due
+                    from reporting.ap_open_by_property order by property_id`),
+    ).toEqual([
+      // Invoice 1's 400 of 500 and credit memo 2; the refund to a resident apart.
+      {
+        property_id: 100,
+        invoices: 2,
+        amount_due: '350.00',
+        retention_held: '0.00',
+        open_credit: '-50.00',
+        owed: '400.00',
+        not_yet_due: '0.00',
+        days_1_30: '400.00',
+        over_90: '0.00',
+        refunds_due: '300.00',
+      },
+      // Invoice 1's other 100, and invoice 8 not yet due.
+      {
+        property_id: 200,
+        invoices: 2,
+        amount_due: '160.00',
+        retention_held: '0.00',
+        open_credit: '0.00',
+        owed: '160.00',
+        not_yet_due: '60.00',
+        days_1_30: '100.00',
+        over_90: '0.00',
+        refunds_due: '0.00',
+      },
+    ]);
+  });
+
   it('voided_payments_log: each voided payment the source still lists, on invoices it still lists', async () => {
     expect(await rows(`select * from reporting.voided_payments_log`)).toEqual([
       {

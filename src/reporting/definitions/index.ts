@@ -1,4 +1,5 @@
 import type { ReportingView } from '../definition.js';
+import { AP_OPEN_BY_PROPERTY } from './ap-open-by-property.js';
 import { AP_OPEN_INVOICES } from './ap-open-invoices.js';
 import { AR_ACTIVITY_MONTHLY } from './ar-activity-monthly.js';
 import { AR_AGING } from './ar-aging.js';
@@ -35,6 +36,7 @@ export const REPORTING_DEFINITIONS: readonly ReportingView[] = [
   AR_ACTIVITY_MONTHLY,
   VENDOR_SPEND_MONTHLY,
   AP_OPEN_INVOICES,
+  AP_OPEN_BY_PROPERTY,
   VOIDED_PAYMENTS_LOG,
   PROPERTIES,
 ];

@@ -32,6 +32,7 @@ import { protectRecord, type PrivacyPolicy } from './privacy/policy.js';
 import { pageRetryLockKey } from './lock.js';
 import { WarehouseConstraintError } from './errors.js';
 import { checkpointPage, forgetSeen, recordSeen, seenBy } from './work-units.js';
+import type { FirstLoad } from './first-load.js';
 import { messageOf } from '../log/errors.js';
 
 /** One page to load, with where it sits in its unit. */
@@ -63,6 +64,8 @@ export interface PageToLoad {
   guard?: (trx: Db) => Promise<void>;
   /** The personal-data policy, applied to each record before anything of it is digested, written or quarantined. */
   privacy?: PrivacyPolicy;
+  /** The stream's first load for the account (`FirstLoad`): a page of keys not written before needs no lookup. */
+  firstLoad?: FirstLoad;
 }
 
 /** What loading a page did, plus the quarantine lines and the records' notes for the log. */
@@ -91,7 +94,9 @@ export async function loadPage(db: Db, page: PageToLoad): Promise<PageLoaded> {
   const toDecide = keys.flatMap((key, index) =>
     key.id === undefined || page.records[index] instanceof KnownRecord ? [] : [key.id],
   );
-  const stored = await storedParents(db, stream.tables[0], toDecide, page.account);
+  const stored = page.firstLoad?.claim(toDecide)
+    ? { digests: new Map<number, string>(), present: new Set<number>() }
+    : await storedParents(db, stream.tables[0], toDecide, page.account);
   let skipped = 0;
   for (const [index, record] of page.records.entries()) {
     const key = keys[index];

@@ -6,11 +6,11 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Db } from '../../src/catalog/tables.js';
-import leasesStream from '../../src/streams/leases/stream.js';
 import { FirstLoad } from '../../src/sync/first-load.js';
 import { loadPage } from '../../src/sync/load-page.js';
 import { connect } from '../../src/warehouse/db.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { leasesPage } from './leases-page.js';
 
 type Tree = Record<string, unknown>;
 const fixture = JSON.parse(
@@ -48,30 +48,7 @@ afterAll(async () => {
 /** Loads the page and returns the statements it sent. */
 async function statementsOf(pageNo: number, records: Tree[], firstLoad?: FirstLoad): Promise<string[]> {
   sent.length = 0;
-  await loadPage(db, {
-    account: 'default',
-    stream: leasesStream,
-    plan: {
-      stream: 'leases',
-      kind: 'test',
-      unitKey: 'test',
-      propertyIds: ['100001'],
-      request: { method: leasesStream.method, params: {} },
-      trackSeen: true,
-      onComplete: [],
-    },
-    runId,
-    unitId,
-    pageNo,
-    records,
-    version: 'r2',
-    calls: 1,
-    retries: 0,
-    bytes: 0,
-    nextPage: pageNo + 1,
-    complete: false,
-    firstLoad,
-  });
+  await loadPage(db, leasesPage({ runId, unitId }, pageNo, records, { trackSeen: true, firstLoad }));
   return [...sent];
 }
 

@@ -145,7 +145,9 @@ export function judgeFreshness(
     warnAfterMs,
     errorAfterMs,
   };
-  const thresholds = `warn after ${formatSpan(warnAfterMs)}, error after ${formatSpan(errorAfterMs)}${from === 'schedule' ? ' (from its schedule)' : ''}`;
+  const thresholds =
+    `warn after ${formatSpan(warnAfterMs)}, ` +
+    `error after ${formatSpan(errorAfterMs)}${from === 'schedule' ? ' (from its schedule)' : ''}`;
   if (!facts.lastSuccessAt) {
     const tried = facts.lastRunStatus ? `its runs so far ended ${facts.lastRunStatus}` : 'it never ran';
     return { ...base, state: 'error', reason: `no successful run yet (${tried}); run propsync sync` };
@@ -190,7 +192,8 @@ export async function readFreshness(
     )
     select t.account, t.stream, now() as now,
            (select max(r.finished_at) from sync_runs r
-             where r.account_id = t.account and t.stream = any(r.streams) and r.status = 'succeeded') as last_success_at,
+             where r.account_id = t.account and t.stream = any(r.streams) and r.status = 'succeeded')
+             as last_success_at,
            (select r.status from sync_runs r
              where r.account_id = t.account and t.stream = any(r.streams) and r.status not in ('running')
              order by r.run_id desc limit 1) as last_run_status,

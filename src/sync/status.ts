@@ -195,15 +195,15 @@ export async function callsToday(db: Db, account: string, timeZone: string): Pro
        group by w.stream
     ),
     overhead as (
-      select greatest(r.calls - coalesce((select sum(w.calls) from sync_work_units w where w.account_id = r.account_id and w.run_id = r.run_id), 0), 0) as calls
+      select greatest(r.calls - coalesce((select sum(w.calls) from sync_work_units w
+                                           where w.account_id = r.account_id and w.run_id = r.run_id), 0), 0) as calls
         from sync_runs r, day
        where r.account_id = ${account} and r.started_at >= day.start
     )
     select stream, calls::text from units
     union all
-    select '*', ((select coalesce(sum(calls), 0) from units) + (select coalesce(sum(calls), 0) from overhead))::text`.execute(
-    db,
-  );
+    select '*', ((select coalesce(sum(calls), 0) from units)
+                 + (select coalesce(sum(calls), 0) from overhead))::text`.execute(db);
   return new Map(rows.map((row) => [row.stream, Number(row.calls)]));
 }
 
@@ -387,9 +387,8 @@ export async function tableCounts(db: Db, account: string): Promise<TableCount[]
   const counts: TableCount[] = [];
   for (const table of SOURCE_TABLE_NAMES) {
     const { rows } = await sql<{ rows: string; deleted: string }>`
-      select count(*)::text as rows, count(deleted_at)::text as deleted from ${sql.table(table)} where account_id = ${account}`.execute(
-      db,
-    );
+      select count(*)::text as rows, count(deleted_at)::text as deleted
+        from ${sql.table(table)} where account_id = ${account}`.execute(db);
     counts.push({ table, rows: Number(rows[0].rows), deleted: Number(rows[0].deleted) });
   }
   return counts;

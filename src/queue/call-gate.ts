@@ -68,17 +68,22 @@ export function createCallGate(
         with budget as (
           insert into source_budget as b (account_id, day, spent)
           values (${account.id}, (now() at time zone ${account.timeZone})::date, 1)
-          on conflict (account_id, day) do update set spent = b.spent + 1 where b.spent < ${account.source.dailyCallBudget}
+          on conflict (account_id, day) do update set spent = b.spent + 1
+           where b.spent < ${account.source.dailyCallBudget}
           returning spent
         ), turn as (
           insert into source_pacing as p (account_id, method, next_at, interval_ms)
-          select ${account.id}, ${method}, now() + make_interval(secs => ${firstInterval / 1000}::float8), ${firstInterval}::int from budget
+          select ${account.id}, ${method}, now() + make_interval(secs => ${firstInterval / 1000}::float8),
+                 ${firstInterval}::int
+            from budget
           on conflict (account_id, method) do update set
             next_at = greatest(now(), p.next_at,
-                               case when p.remaining <= ${reserve} and p.reset_at > now() then p.reset_at + interval '1 second' end)
+                               case when p.remaining <= ${reserve} and p.reset_at > now()
+                                     then p.reset_at + interval '1 second' end)
                       + make_interval(secs => p.interval_ms / 1000.0),
             remaining = p.remaining - 1
-          returning case when xmax = 0 then now() else next_at - make_interval(secs => interval_ms / 1000.0) end as start_at
+          returning case when xmax = 0 then now()
+                          else next_at - make_interval(secs => interval_ms / 1000.0) end as start_at
         )
         select (select greatest(0, extract(epoch from start_at - now()) * 1000)::float8 from turn) as wait_ms, spent
           from budget`.execute(db),
@@ -114,7 +119,9 @@ export function createCallGate(
       const resetMs = tightest ? (tightest.resetMs ?? tightest.lengthMs ?? 3_600_000) : 0;
       const left = tightest
         ? sql`,
-          remaining = case when reset_at is null or reset_at < now() or now() + make_interval(secs => ${resetMs / 1000}::float8) > reset_at + interval '1 second'
+          remaining = case when reset_at is null or reset_at < now()
+                                or now() + make_interval(secs => ${resetMs / 1000}::float8)
+                                   > reset_at + interval '1 second'
                            then ${tightest.remaining}::int else least(remaining, ${tightest.remaining}::int) end,
           reset_at = now() + make_interval(secs => ${resetMs / 1000}::float8)`
         : sql``;

@@ -415,7 +415,9 @@ function quarantineOf(page: PageToLoad, key: RecordKey, index: number, reason: s
       reason,
       raw: record,
     },
-    line: `${stream.entity} ${key.text ?? '(no id)'} of property ${property ?? plan.propertyIds.join(',')} on page ${page.pageNo} of ${plan.unitKey} quarantined: ${reason}`,
+    line:
+      `${stream.entity} ${key.text ?? '(no id)'} of property ${property ?? plan.propertyIds.join(',')} ` +
+      `on page ${page.pageNo} of ${plan.unitKey} quarantined: ${reason}`,
   };
 }
 

@@ -92,7 +92,10 @@ export function stagingTable(spec: SourceTable): string {
 /** The statements that make a table's staging table if the session has none, and empty it. */
 function stagingStatements(spec: SourceTable): string {
   const definitions = columnDefinitions([[ACCOUNT_COLUMN, 'text'], ...loadColumns(spec)]);
-  return `create temp table if not exists ${stagingTable(spec)} (${definitions}) on commit delete rows; delete from ${stagingTable(spec)}`;
+  return (
+    `create temp table if not exists ${stagingTable(spec)} (${definitions}) on commit delete rows; ` +
+    `delete from ${stagingTable(spec)}`
+  );
 }
 
 /** Makes and empties the staging tables of several tables in one round trip. */

@@ -44,9 +44,8 @@ export async function storedParents(
   const key = ident(parent.key[0]);
   const { rows } = await eachKey<{ key: number; digest: string | null; live: boolean }>(
     sql`${keys as number[]}::bigint[]`,
-    (
-      id,
-    ) => sql`select ${key} as key, ${ident(SOURCE_HASH_COLUMN)} as digest, deleted_at is null as live from ${sql.table(parent.name)}
+    (id) => sql`select ${key} as key, ${ident(SOURCE_HASH_COLUMN)} as digest, deleted_at is null as live
+      from ${sql.table(parent.name)}
       where ${ident(ACCOUNT_COLUMN)} = ${account} and ${key} = ${id}`,
   ).execute(db);
   for (const row of rows) {
@@ -69,10 +68,10 @@ export async function storedTextDigests(
   if (digests.length === 0) return new Map();
   const { rows } = await eachKey<{ key: string; digest: string }>(
     sql`${digests as string[]}::text[]`,
-    (
-      digest,
-    ) => sql`select ${ident(parent.key[0])}::text as key, ${ident(SOURCE_TEXT_HASH_COLUMN)} as digest from ${sql.table(parent.name)}
-      where ${ident(ACCOUNT_COLUMN)} = ${account} and ${ident(SOURCE_TEXT_HASH_COLUMN)} = ${digest} and deleted_at is null`,
+    (digest) => sql`select ${ident(parent.key[0])}::text as key, ${ident(SOURCE_TEXT_HASH_COLUMN)} as digest
+      from ${sql.table(parent.name)}
+      where ${ident(ACCOUNT_COLUMN)} = ${account} and ${ident(SOURCE_TEXT_HASH_COLUMN)} = ${digest}
+        and deleted_at is null`,
   ).execute(db);
   return new Map(rows.map((row) => [row.digest, row.key]));
 }

@@ -22,7 +22,9 @@ export async function markMissingChildren(
   // An anti-join (hashed), not `key <> all(array)`: that compares every row with every kept key,
   // which took half a second a page on a property's AR ledger.
   const kept = sql`exists (
-    select 1 from unnest(${sql.join(keyArrays.map((values) => sql`${values}::bigint[]`))}) as k(${sql.join(spec.key.map(ident))})
+    select 1
+      from unnest(${sql.join(keyArrays.map((values) => sql`${values}::bigint[]`))})
+        as k(${sql.join(spec.key.map(ident))})
     where ${sameKey(spec, 'k')})`;
   const result = await markDeleted(
     spec,
@@ -83,7 +85,9 @@ export async function markUnseenDeleted(
   const key = sql.ref(`p.${parent.key[0]}`);
   const { rows } = await sql<{ key: number }>`
     update ${sql.table(parent.name)} p set deleted_at = now(), last_synced_at = now(), last_run_id = ${runId}
-    where p.${ident(ACCOUNT_COLUMN)} = ${account} and p.${ident(scope.column)} = any(${scope.values as number[]}::bigint[]) and p.deleted_at is null and not (${seen(key)})
+    where p.${ident(ACCOUNT_COLUMN)} = ${account}
+       and p.${ident(scope.column)} = any(${scope.values as number[]}::bigint[])
+       and p.deleted_at is null and not (${seen(key)})
     returning ${key} as key
   `.execute(db);
   const gone = rows.map((row) => Number(row.key));

@@ -143,7 +143,9 @@ async function mergeStaged(
     const stage = sql.raw(inline ? `staged_${index}` : stagingTable(spec));
     if (inline) {
       ctes.push(sql`${stage} as (
-        select ${account}::text as ${ident(ACCOUNT_COLUMN)}, s.* from json_to_recordset(${inlineJson(unique, columns)}::json) as s(${sql.raw(columnDefinitions(columns))})
+        select ${account}::text as ${ident(ACCOUNT_COLUMN)}, s.*
+          from json_to_recordset(${inlineJson(unique, columns)}::json)
+            as s(${sql.raw(columnDefinitions(columns))})
       )`);
     }
     const updatable = all.filter((column) => !key.includes(column));
@@ -167,9 +169,8 @@ async function mergeStaged(
     const marks = parents && spec.parentColumn;
     if (marks) {
       const kept = sql`exists (select 1 from ${stage} s where ${sameKey(spec, 's')})`;
-      ctes.push(
-        sql`${gone} as (${markDeleted(spec, runId, account, sql`${ident(spec.parentColumn!)} = any(${parents as number[]}::bigint[]) and not ${kept}`)} returning 1)`,
-      );
+      const unlisted = sql`${ident(spec.parentColumn!)} = any(${parents as number[]}::bigint[]) and not ${kept}`;
+      ctes.push(sql`${gone} as (${markDeleted(spec, runId, account, unlisted)} returning 1)`);
     }
     counts.push(sql`(select count(*) filter (where inserted) from ${written})::int as ${sql.raw(`inserted_${index}`)},
       (select count(*) filter (where not inserted) from ${written})::int as ${sql.raw(`updated_${index}`)},

@@ -25,6 +25,10 @@ create sequence public.sync_work_units_work_unit_id_seq as bigint;
 
 create sequence public.unit_space_status_history_history_id_seq as bigint;
 
+create sequence reporting_private.occupancy_monthly_dirty_id_seq as bigint;
+
+create sequence reporting_private.properties_dirty_id_seq as bigint;
+
 create table propsync_queue.archive (
   id uuid not null,
   name text not null,
@@ -1294,9 +1298,10 @@ alter table reporting_private.ar_activity_groups add constraint ar_activity_grou
 comment on table reporting_private.ar_activity_groups is 'The sums behind reporting.ar_activity_monthly, one row per account, property, post month and AR code; kept group by group at the end of each sync (src/reporting/ar-activity-groups.ts).';
 
 create table reporting_private.occupancy_monthly_dirty (
+  id bigint not null,
   account_id text not null
 );
-alter table reporting_private.occupancy_monthly_dirty add constraint occupancy_monthly_dirty_pkey PRIMARY KEY (account_id);
+alter table reporting_private.occupancy_monthly_dirty add constraint occupancy_monthly_dirty_pkey PRIMARY KEY (id);
 comment on table reporting_private.occupancy_monthly_dirty is 'Accounts whose leases or unit inventory were written since their occupancy_monthly_rows were made.';
 
 create table reporting_private.occupancy_monthly_rows (
@@ -1324,9 +1329,10 @@ alter table reporting_private.previous_views add constraint previous_views_pkey 
 comment on table reporting_private.previous_views is 'The reporting views before accounts (migrations 0004 and 0009), which migration 0011 restores when it is reverted.';
 
 create table reporting_private.properties_dirty (
+  id bigint not null,
   account_id text not null
 );
-alter table reporting_private.properties_dirty add constraint properties_dirty_pkey PRIMARY KEY (account_id);
+alter table reporting_private.properties_dirty add constraint properties_dirty_pkey PRIMARY KEY (id);
 comment on table reporting_private.properties_dirty is 'Accounts whose properties, leases or invoice lines were written since their properties_rows were made.';
 
 create table reporting_private.properties_rows (
@@ -1783,7 +1789,7 @@ create view reporting.occupancy_monthly with (security_barrier=true) as
     v.occupancy_percent
    FROM reporting_private.occupancy_monthly v
   WHERE ((( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts) IS NULL) OR (v.account_id = ANY (( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts)::text[])));
-comment on view reporting.occupancy_monthly is 'Per property and month: units known, units occupied at the month''s end (today for the current month), occupancy %. Units known come from the unit inventory (getPropertyUnits, the units stream) for every month whose as_of_date its status history covers (from the first sync that read it on): the units of homes it listed on that day, parking and storage left out, units down or vacant included. Before that, or without the units stream, units known is the number of distinct units any lease of the property has ever named (all time, the same every month). units_source says which. A unit is occupied on a day when a Current, Notice or Past lease moved in on or before it and moves out after it (or has no move-out and is Current or Notice). Other-income leases (parking, storage) and leases the source no longer lists are left out. Months run from the property''s first move-in to the current month. Today is the row''s account''s day, reporting.today(account_id): the current day in the account''s time zone (its accounts[].timeZone, written at the end of each sync), so two accounts an hour apart may be a day apart. Maintained group by group: its sums are kept in a table, and only the groups (accounts) whose leases or unit inventory, or whose day, a sync changed are refreshed at the end of each sync, since counting the units occupied at every month end of every property took seconds on the large data set, and a run writes one account. Account and property names are read with the rows, so they are always current.';
+comment on view reporting.occupancy_monthly is 'Per property and month: units known, units occupied at the month''s end (today for the current month), occupancy %. Units known come from the unit inventory (getPropertyUnits, the units stream) for every month whose as_of_date its status history covers (from the first sync that read it on): the units of homes it listed on that day, parking and storage left out, units down or vacant included. Before that, or without the units stream, units known is the number of distinct units any lease of the property has ever named (all time, the same every month). units_source says which. A unit is occupied on a day when a Current, Notice or Past lease moved in on or before it and moves out after it (or has no move-out and is Current or Notice). Other-income leases (parking, storage) and leases the source no longer lists are left out. Months run from the property''s first move-in to the current month. Today is the row''s account''s day, reporting.today(account_id): the current day in the account''s time zone (its accounts[].timeZone, written at the end of each sync), so two accounts an hour apart may be a day apart. Kept account by account: its rows are kept in a table, and only the accounts whose leases or unit inventory (or whose day) a sync changed are refreshed at the end of each sync, since counting the units occupied at every month end of every property took seconds on the large data set, and a run writes one account. Account and property names are read with the rows, so they are always current.';
 comment on column reporting.occupancy_monthly.account_id is 'The source account the row belongs to (accounts[].id of the configuration; default in the one-account form). Property, lease and invoice ids are unique within an account only.';
 comment on column reporting.occupancy_monthly.account_name is 'The account''s display name from the configuration (accounts[].name); empty when none is configured.';
 comment on column reporting.occupancy_monthly.property_id is 'The property (source PropertyID).';
@@ -1860,7 +1866,7 @@ create view reporting.properties with (security_barrier=true) as
     v.ap_post_month
    FROM reporting_private.properties v
   WHERE ((( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts) IS NULL) OR (v.account_id = ANY (( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts)::text[])));
-comment on view reporting.properties is 'One row per property the warehouse knows, with its name, kind, parent, year built and address: the property dimension the other views join. Read from the properties the source lists (getProperties, the properties stream); a property it does not list (the stream disabled, or a property the source no longer lists) is still named, by its leases and invoice lines, with the dimension''s columns empty. A property is its account and its id: join on both (two accounts may use the same property ids). Maintained group by group: its sums are kept in a table, and only the groups (accounts) whose properties, leases or invoice lines a sync changed are refreshed at the end of each sync, since every view joins it, naming the properties from every lease and invoice line took 0.3 s on the large data set, and a run writes one account. Account and property names are read with the rows, so they are always current.';
+comment on view reporting.properties is 'One row per property the warehouse knows, with its name, kind, parent, year built and address: the property dimension the other views join. Read from the properties the source lists (getProperties, the properties stream); a property it does not list (the stream disabled, or a property the source no longer lists) is still named, by its leases and invoice lines, with the dimension''s columns empty. A property is its account and its id: join on both (two accounts may use the same property ids). Kept account by account: its rows are kept in a table, and only the accounts whose properties, leases or invoice lines a sync changed are refreshed at the end of each sync, since every view joins it, naming the properties from every lease and invoice line took 0.3 s on the large data set, and a run writes one account. Account and property names are read with the rows, so they are always current.';
 comment on column reporting.properties.account_id is 'The source account the row belongs to (accounts[].id of the configuration; default in the one-account form). Property, lease and invoice ids are unique within an account only.';
 comment on column reporting.properties.account_name is 'The account''s display name from the configuration (accounts[].name); empty when none is configured.';
 comment on column reporting.properties.property_id is 'The property (source PropertyID).';
@@ -2883,17 +2889,14 @@ AS $function$
     target text := format('reporting_private.%I', tg_argv[0]);
   begin
     if tg_op = 'INSERT' then
-      execute format('insert into %s (account_id) select distinct account_id from new_rows on conflict do nothing',
-                     target);
+      execute format('insert into %s (account_id) select distinct account_id from new_rows', target);
     elsif tg_op = 'UPDATE' then
       execute format('insert into %s (account_id) select account_id from old_rows union select account_id '
-                     'from new_rows on conflict do nothing', target);
+                     'from new_rows', target);
     elsif tg_op = 'DELETE' then
-      execute format('insert into %s (account_id) select distinct account_id from old_rows on conflict do nothing',
-                     target);
+      execute format('insert into %s (account_id) select distinct account_id from old_rows', target);
     else
-      execute format('insert into %s (account_id) select account_id from public.accounts on conflict do nothing',
-                     target);
+      execute format('insert into %s (account_id) select account_id from public.accounts', target);
     end if;
     return null;
   end $function$;

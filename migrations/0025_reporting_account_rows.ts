@@ -9,10 +9,12 @@ import { replaceReportingQuery } from './support/replace-reporting-query.js';
  * - `reporting_private.properties_rows` and `occupancy_monthly_rows` hold the views' rows without
  *   the names (the views name the account and property when read). `propsync migrate` fills them
  *   and makes the views plain views over them (src/reporting/definitions/).
- * - `properties_dirty` and `occupancy_monthly_dirty` hold the accounts written since their rows
+ * - `properties_dirty` and `occupancy_monthly_dirty` log the accounts written since their rows
  *   were last made, noted by statement triggers with transition tables: properties, leases and
  *   invoice lines for the first; leases, units and the unit status history for the second. A
  *   statement costs one `insert ... select distinct account_id`; a truncate notes every account.
+ *   A log rather than a set (0015's dirty groups): a refresh takes no lock a writing run waits
+ *   for, and forgets only the notes its snapshot saw.
  * - `reporting_refresh_requests` counts the refreshes asked for: runs that end while another
  *   refreshes leave their request there for it (src/reporting/coalesce-refresh.ts).
  *
@@ -29,17 +31,14 @@ const NOTE_FUNCTION = sql`
     target text := format('reporting_private.%I', tg_argv[0]);
   begin
     if tg_op = 'INSERT' then
-      execute format('insert into %s (account_id) select distinct account_id from new_rows on conflict do nothing',
-                     target);
+      execute format('insert into %s (account_id) select distinct account_id from new_rows', target);
     elsif tg_op = 'UPDATE' then
       execute format('insert into %s (account_id) select account_id from old_rows union select account_id '
-                     'from new_rows on conflict do nothing', target);
+                     'from new_rows', target);
     elsif tg_op = 'DELETE' then
-      execute format('insert into %s (account_id) select distinct account_id from old_rows on conflict do nothing',
-                     target);
+      execute format('insert into %s (account_id) select distinct account_id from old_rows', target);
     else
-      execute format('insert into %s (account_id) select account_id from public.accounts on conflict do nothing',
-                     target);
+      execute format('insert into %s (account_id) select account_id from public.accounts', target);
     end if;
     return null;
   end $$`;
@@ -96,8 +95,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`
     create index occupancy_monthly_rows_day_idx
         on reporting_private.occupancy_monthly_rows (account_id, as_of_date)`.execute(db);
+  // A log, not a set: a statement's note never waits for, nor is lost to, a refresh under way.
   for (const [dirty] of NOTED) {
-    await sql`create table ${sql.id('reporting_private', dirty)} (account_id text primary key)`.execute(db);
+    await sql`
+      create table ${sql.id('reporting_private', dirty)} (
+        id bigint generated always as identity primary key,
+        account_id text not null
+      )`.execute(db);
   }
   await sql`comment on table reporting_private.properties_rows is ${sql.lit(
     'The rows behind reporting.properties without the account name, made again per account written.',

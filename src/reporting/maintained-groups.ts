@@ -32,6 +32,12 @@ export interface MaintainedView {
    * when some can: those that depend on the day.
    */
   noteStale?: string;
+  /**
+   * `dirty` is a log of notes (an identity and the key, a group noted any number of times), not a
+   * set: an update locks `groups` against other updates instead of `dirty`, so a writing run never
+   * waits for it, and forgets only the notes its snapshot saw.
+   */
+  log?: boolean;
 }
 
 /**
@@ -45,7 +51,7 @@ const WHOLE_SHARE = 4;
  * returns how many. With `rebuild`, sums every group from the whole source, noted or not.
  *
  * `trx` is a REPEATABLE READ transaction that has taken no snapshot yet: the lock on the dirty
- * table comes first. It waits for every open transaction that noted a group, so the snapshot
+ * table (on the groups, for a log: see MaintainedView.log) comes first. It waits for every open transaction that noted a group, so the snapshot
  * the next statement takes holds their rows, and holds back those that would note one until
  * this commits (they note it again then, for the next time); a second update waits for the
  * first and sees its rows. Readers see a group's old rows or its new ones, never a half.
@@ -55,11 +61,10 @@ export async function updateGroups(trx: Db, view: MaintainedView, rebuild = fals
   const groups = sql.raw(`${REPORTING_PRIVATE_SCHEMA}.${view.groups}`);
   const dirtyTable = sql.raw(`${REPORTING_PRIVATE_SCHEMA}.${view.dirty}`);
   const key = view.key.map((column) => sql.raw(column));
-  await sql`lock table ${dirtyTable} in share row exclusive mode`.execute(trx);
+  await sql`lock table ${view.log ? groups : dirtyTable} in share row exclusive mode`.execute(trx);
   if (view.noteStale) await sql.raw(view.noteStale).execute(trx);
-  const { rows } = await sql<{ dirty: number }>`select count(*)::int as dirty from ${dirtyTable}`.execute(
-    trx,
-  );
+  const { rows } = await sql<{ dirty: number }>`
+    select count(*)::int as dirty from (select distinct ${sql.join(key)} from ${dirtyTable}) d`.execute(trx);
   const { dirty } = rows[0];
   if (dirty === 0 && !rebuild) return 0;
   // A good share of the groups (after a full load, all of them): the whole source summed once
@@ -81,7 +86,8 @@ export async function updateGroups(trx: Db, view: MaintainedView, rebuild = fals
   }
   await sql.raw(view.insertSums(whole)).execute(trx);
   if (whole) await sql`analyze ${groups}`.execute(trx);
-  // Under the lock no group was noted since the snapshot: every row here was summed above.
+  // Under the lock no group was noted since the snapshot: every row here was summed above. (A
+  // log: the notes its snapshot saw only, all summed above; later ones stay for the next update.)
   await sql`delete from ${dirtyTable}`.execute(trx);
   return dirty;
 }

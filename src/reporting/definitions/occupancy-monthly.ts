@@ -22,6 +22,7 @@ export const OCCUPANCY_ROWS: NonNullable<ReportingView['maintained']> = {
   groups: 'occupancy_monthly_rows',
   dirty: 'occupancy_monthly_dirty',
   key: ['account_id'],
+  log: true,
   wholeMinGroups: 20,
   noted: 'whose leases or unit inventory (or whose day)',
   reason:
@@ -33,8 +34,7 @@ export const OCCUPANCY_ROWS: NonNullable<ReportingView['maintained']> = {
     select a.account_id
       from public.accounts a
      where (select max(r.as_of_date) from reporting_private.occupancy_monthly_rows r
-             where r.account_id = a.account_id) <> reporting.today(a.account_id)
-    on conflict do nothing`,
+             where r.account_id = a.account_id) <> reporting.today(a.account_id)`,
   insertSums(whole) {
     const only = (alias: string) =>
       whole

@@ -11,6 +11,7 @@ export const PROPERTY_ROWS: NonNullable<ReportingView['maintained']> = {
   groups: 'properties_rows',
   dirty: 'properties_dirty',
   key: ['account_id'],
+  log: true,
   wholeMinGroups: 20,
   noted: 'whose properties, leases or invoice lines',
   reason:

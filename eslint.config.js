@@ -20,6 +20,23 @@ export default tseslint.config(
     },
   },
   {
+    // Lines of src/ at most 120 characters (prettier wraps code at 110; long strings and SQL by hand).
+    files: ['src/**/*.ts'],
+    rules: { 'max-len': ['error', { code: 120, ignoreUrls: true }] },
+  },
+  {
+    // Temporary: files being changed on other branches, wrapped once those have merged (issue 34).
+    files: [
+      'src/sync/load-page.ts',
+      'src/warehouse/bulk-load/**',
+      'src/queue/call-gate.ts',
+      'src/reporting/refresh.ts',
+      'src/reporting/maintained-groups.ts',
+      'src/reporting/definitions/**',
+    ],
+    rules: { 'max-len': 'off' },
+  },
+  {
     // Tests read loosely typed replies and rows.
     files: ['test/**', 'bench/**'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },

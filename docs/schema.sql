@@ -1476,6 +1476,43 @@ CREATE INDEX voided_payments_voided_on_idx ON public.voided_payments USING btree
 
 CREATE INDEX occupancy_monthly_rows_day_idx ON reporting_private.occupancy_monthly_rows USING btree (account_id, as_of_date);
 
+create view reporting.ap_open_by_property with (security_barrier=true) as
+ SELECT v.account_id,
+    v.account_name,
+    v.property_id,
+    v.property_name,
+    v.as_of_date,
+    v.invoices,
+    v.amount_due,
+    v.retention_held,
+    v.open_credit,
+    v.owed,
+    v.not_yet_due,
+    v.days_1_30,
+    v.days_31_60,
+    v.days_61_90,
+    v.over_90,
+    v.refunds_due
+   FROM reporting_private.ap_open_by_property v
+  WHERE ((( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts) IS NULL) OR (v.account_id = ANY (( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts)::text[])));
+comment on view reporting.ap_open_by_property is 'Per property: what open invoices owe, aged like reporting.ap_open_invoices, an invoice charged to several properties split between them by its lines. Sums reporting.ap_open_invoices (the same rules apply) per property of the invoices'' lines. An invoice whose lines name several properties is split by each property''s share of the lines'' amounts: every amount of the invoice (amount due, retention held, open credit, owed and its buckets) in the same proportions, rounded in order of property id, each part the rounded share up to it less the rounded share before it, so that the parts add up to the invoice to the cent. An invoice without lines, or whose lines add up to zero, stays whole, under its property when all its lines name one, else under an empty property_id. Refunds to residents (invoice type 20) are in refunds_due only. What it cannot know: which property a payment paid for (the source applies it to the invoice), so a partly paid invoice''s amount due is split like its total; tax, shipping and discounts are split with the lines. Today is the row''s account''s day, reporting.today(account_id): the current day in the account''s time zone (its accounts[].timeZone, written at the end of each sync), so two accounts an hour apart may be a day apart. Money is numeric, exact to the cent, with the ledger''s signs (charges positive, payments and credits negative).';
+comment on column reporting.ap_open_by_property.account_id is 'The source account the row belongs to (accounts[].id of the configuration; default in the one-account form). Property, lease and invoice ids are unique within an account only.';
+comment on column reporting.ap_open_by_property.account_name is 'The account''s display name from the configuration (accounts[].name); empty when none is configured.';
+comment on column reporting.ap_open_by_property.property_id is 'The property (source PropertyID).';
+comment on column reporting.ap_open_by_property.property_name is 'The property''s name (see reporting.properties).';
+comment on column reporting.ap_open_by_property.as_of_date is 'The day the answer is as of: the account''s today, in its own time zone.';
+comment on column reporting.ap_open_by_property.invoices is 'Open vendor invoices (and credit memos) with a part charged to the property.';
+comment on column reporting.ap_open_by_property.amount_due is 'Their amount due, the property''s part.';
+comment on column reporting.ap_open_by_property.retention_held is 'Of amount_due, retention still held.';
+comment on column reporting.ap_open_by_property.open_credit is 'Of amount_due, open credit memos (zero or negative): not owed.';
+comment on column reporting.ap_open_by_property.owed is 'What is owed apart from retention: amount_due - retention_held - open_credit.';
+comment on column reporting.ap_open_by_property.not_yet_due is 'owed not yet past due.';
+comment on column reporting.ap_open_by_property.days_1_30 is 'owed 1 to 30 days past due.';
+comment on column reporting.ap_open_by_property.days_31_60 is 'owed 31 to 60 days past due.';
+comment on column reporting.ap_open_by_property.days_61_90 is 'owed 61 to 90 days past due.';
+comment on column reporting.ap_open_by_property.over_90 is 'owed more than 90 days past due.';
+comment on column reporting.ap_open_by_property.refunds_due is 'Amount due of refunds to residents (invoice type 20), the property''s part.';
+
 create view reporting.ap_open_invoices with (security_barrier=true) as
  SELECT v.account_id,
     v.account_name,
@@ -1508,7 +1545,7 @@ create view reporting.ap_open_invoices with (security_barrier=true) as
     v.over_90
    FROM reporting_private.ap_open_invoices v
   WHERE ((( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts) IS NULL) OR (v.account_id = ANY (( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts)::text[])));
-comment on view reporting.ap_open_invoices is 'Invoices with an amount still due: vendor, property, due date and days past due. Every invoice the source still lists whose amount due is not zero, refunds to residents included (flagged by invoice_type_id 20) and open credit memos (negative amounts due). The columns at the end age what is owed like reporting.ar_aging: owed is the amount due less the retention still held (retention_held, paid on its own terms after the work is accepted, so not aged by the invoice''s due date), in the bucket of today minus the due date; a credit memo''s negative amount due is open_credit, never in the buckets nor owed, however old. So amount_due = owed + retention_held + open_credit. property_id is set when all the invoice''s lines are charged to one property; property_count says how many they name. Today is the row''s account''s day, reporting.today(account_id): the current day in the account''s time zone (its accounts[].timeZone, written at the end of each sync), so two accounts an hour apart may be a day apart. Money is numeric, exact to the cent, with the ledger''s signs (charges positive, payments and credits negative).';
+comment on view reporting.ap_open_invoices is 'Invoices with an amount still due: vendor, property, due date and days past due. Every invoice the source still lists whose amount due is not zero, refunds to residents included (flagged by invoice_type_id 20) and open credit memos (negative amounts due). The columns at the end age what is owed like reporting.ar_aging: owed is the amount due less the retention still held (retention_held, paid on its own terms after the work is accepted, so not aged by the invoice''s due date), in the bucket of today minus the due date; a credit memo''s negative amount due is open_credit, never in the buckets nor owed, however old. So amount_due = owed + retention_held + open_credit. property_id is set when all the invoice''s lines are charged to one property; property_count says how many they name; reporting.ap_open_by_property splits an invoice of several properties between them by its lines. What it cannot know: when retention falls due (the source sends its amount, not its terms), nor what was open at an earlier day. Today is the row''s account''s day, reporting.today(account_id): the current day in the account''s time zone (its accounts[].timeZone, written at the end of each sync), so two accounts an hour apart may be a day apart. Money is numeric, exact to the cent, with the ledger''s signs (charges positive, payments and credits negative).';
 comment on column reporting.ap_open_invoices.account_id is 'The source account the row belongs to (accounts[].id of the configuration; default in the one-account form). Property, lease and invoice ids are unique within an account only.';
 comment on column reporting.ap_open_invoices.account_name is 'The account''s display name from the configuration (accounts[].name); empty when none is configured.';
 comment on column reporting.ap_open_invoices.invoice_id is 'The invoice.';
@@ -1558,7 +1595,7 @@ create view reporting.ar_activity_monthly with (security_barrier=true) as
     v.net_amount
    FROM reporting_private.ar_activity_monthly v
   WHERE ((( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts) IS NULL) OR (v.account_id = ANY (( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts)::text[])));
-comment on view reporting.ar_activity_monthly is 'Per property, post month and AR code: charges, deposits, payments, concessions, deposit applications, refunds and write-offs. Amounts by the source''s transaction types: 1 charge, 2 payment, 3 concession/credit, 4 deposit, 5 deposit application, 6 refund, 7 write-off. Temporary transactions, reversed transactions (a returned payment and its reversal, both marked reversed by the source, cancel out) and rows the source no longer lists (or whose lease it no longer lists) are left out. Post months are the source''s accounting months. Money is numeric, exact to the cent, with the ledger''s signs (charges positive, payments and credits negative). Maintained group by group: its sums are kept in a table, and only the groups (account, property and post month) whose AR transactions or leases a sync changed are refreshed at the end of each sync, since summing the whole AR ledger again took seconds on the large data set, for the few dozen transactions a nightly sync changes. Account and property names are read with the rows, so they are always current.';
+comment on view reporting.ar_activity_monthly is 'Per property, post month and AR code: charges, deposits, payments, concessions, deposit applications, refunds and write-offs. Amounts by the source''s transaction types: 1 charge, 2 payment, 3 concession/credit, 4 deposit, 5 deposit application, 6 refund, 7 write-off. Temporary transactions, reversed transactions (a returned payment and its reversal, both marked reversed by the source, cancel out) and rows the source no longer lists (or whose lease it no longer lists) are left out. Post months are the source''s accounting months. What it cannot know: which payment paid which charge (the source sends no allocations), nor a month''s figures as they were closed: a transaction posted back into a past month changes it at the next sync. Money is numeric, exact to the cent, with the ledger''s signs (charges positive, payments and credits negative). Maintained group by group: its sums are kept in a table, and only the groups (account, property and post month) whose AR transactions or leases a sync changed are refreshed at the end of each sync, since summing the whole AR ledger again took seconds on the large data set, for the few dozen transactions a nightly sync changes. Account and property names are read with the rows, so they are always current.';
 comment on column reporting.ar_activity_monthly.account_id is 'The source account the row belongs to (accounts[].id of the configuration; default in the one-account form). Property, lease and invoice ids are unique within an account only.';
 comment on column reporting.ar_activity_monthly.account_name is 'The account''s display name from the configuration (accounts[].name); empty when none is configured.';
 comment on column reporting.ar_activity_monthly.property_id is 'The property (source PropertyID).';
@@ -1605,7 +1642,7 @@ create view reporting.ar_aging with (security_barrier=true) as
     v.last_payment_amount
    FROM reporting_private.ar_aging v
   WHERE ((( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts) IS NULL) OR (v.account_id = ANY (( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts)::text[])));
-comment on view reporting.ar_aging is 'Per lease with open AR: the open balance by days past due (not yet due, 1-30, 31-60, 61-90, over 90) as of today. Open items are AR transactions with a balance due that are not temporary, not reversed and still listed by the source, on leases still listed. An item falls in the bucket of today minus its due date; credits (negative balances) age like charges in the buckets, which sum to the balance. The delinquency columns at the end keep them apart: past_due and its buckets hold open charges only, open_credits the credits (unapplied payments and concessions, negative balances), so balance = charges not yet due + past_due + open_credits. Applications are leases in status Applicant, Cancelled (cancelled applications, "Cancelled Before Move-In" among them) or Future: what they owe (application and admin fees) is not residents'' delinquency. is_application marks their leases. Today is the row''s account''s day, reporting.today(account_id): the current day in the account''s time zone (its accounts[].timeZone, written at the end of each sync), so two accounts an hour apart may be a day apart. To see the buckets at another moment, set reporting.now for the session (set reporting.now = ''2024-07-01 05:30+00''). Money is numeric, exact to the cent, with the ledger''s signs (charges positive, payments and credits negative).';
+comment on view reporting.ar_aging is 'Per lease with open AR: the open balance by days past due (not yet due, 1-30, 31-60, 61-90, over 90) as of today. Open items are AR transactions with a balance due that are not temporary, not reversed and still listed by the source, on leases still listed. An item falls in the bucket of today minus its due date; credits (negative balances) age like charges in the buckets, which sum to the balance. The delinquency columns at the end keep them apart: past_due and its buckets hold open charges only, open_credits the credits (unapplied payments and concessions, negative balances), so balance = charges not yet due + past_due + open_credits. Applications are leases in status Applicant, Cancelled (cancelled applications, "Cancelled Before Move-In" among them) or Future: what they owe (application and admin fees) is not residents'' delinquency. is_application marks their leases. Today is the row''s account''s day, reporting.today(account_id): the current day in the account''s time zone (its accounts[].timeZone, written at the end of each sync), so two accounts an hour apart may be a day apart. Setting reporting.now for the session only moves the buckets: the balances stay today''s (payments since the day counted, charges posted after it included), so it is not the position at that day; for a month-end aging read reporting.ar_aging_as_of. What it cannot know: the source sends each item''s balance today, not when it was paid. Money is numeric, exact to the cent, with the ledger''s signs (charges positive, payments and credits negative).';
 comment on column reporting.ar_aging.account_id is 'The source account the row belongs to (accounts[].id of the configuration; default in the one-account form). Property, lease and invoice ids are unique within an account only.';
 comment on column reporting.ar_aging.account_name is 'The account''s display name from the configuration (accounts[].name); empty when none is configured.';
 comment on column reporting.ar_aging.property_id is 'The property (source PropertyID).';
@@ -1633,6 +1670,47 @@ comment on column reporting.ar_aging.oldest_days_past_due is 'Days past due of t
 comment on column reporting.ar_aging.last_payment_date is 'The post date of the lease''s last payment (reversed payments left out); empty when none.';
 comment on column reporting.ar_aging.last_payment_amount is 'The amount of that payment, with the ledger''s sign (negative); empty when none.';
 
+create view reporting.ar_aging_as_of with (security_barrier=true) as
+ SELECT v.account_id,
+    v.account_name,
+    v.property_id,
+    v.property_name,
+    v.lease_id,
+    v.unit_number,
+    v.lease_status,
+    v.as_of_date,
+    v.open_items,
+    v.balance,
+    v.not_yet_due,
+    v.days_1_30,
+    v.days_31_60,
+    v.days_61_90,
+    v.over_90,
+    v.is_application,
+    v.past_due,
+    v.open_credits
+   FROM reporting_private.ar_aging_as_of v
+  WHERE ((( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts) IS NULL) OR (v.account_id = ANY (( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts)::text[])));
+comment on view reporting.ar_aging_as_of is 'Per lease: the open AR as it stood at the end of a day (today, or the day of the session''s reporting.now: a month end), by days past due on that day. Set the day for the session, at noon of it in the time zone of the account, then read the view: set reporting.now = ''2025-10-31 12:00-06''. Unlike reporting.ar_aging, whose balances are today''s whatever reporting.now says, this is the position on the day: every AR transaction posted on or before it counts, those posted after it do not, and a charge paid after it is still open. A payment reversed after the day still counts; a reversed pair both posted by then cancels. Temporary transactions are left out. What it cannot know: the source sends today''s balances only, never which credit paid which charge nor when, so the open items on the day are replayed: credits (payments, concessions, deposits applied) pay the oldest charges first, in order of post date then id, as the source allocates them. Each lease''s balance on the day is exact whatever the allocation; its split into items and buckets assumes that order (a payment the property applied to a chosen charge would age otherwise). Lease status and is_application are today''s, not the day''s; transactions the source no longer lists (deleted_at set) and leases it no longer lists are left out, though they may have been open on the day. Applications are leases in status Applicant, Cancelled (cancelled applications, "Cancelled Before Move-In" among them) or Future: what they owe (application and admin fees) is not residents'' delinquency. Money is numeric, exact to the cent, with the ledger''s signs (charges positive, payments and credits negative). It reads every transaction of the account up to the day, so it is slower than ar_aging.';
+comment on column reporting.ar_aging_as_of.account_id is 'The source account the row belongs to (accounts[].id of the configuration; default in the one-account form). Property, lease and invoice ids are unique within an account only.';
+comment on column reporting.ar_aging_as_of.account_name is 'The account''s display name from the configuration (accounts[].name); empty when none is configured.';
+comment on column reporting.ar_aging_as_of.property_id is 'The property (source PropertyID).';
+comment on column reporting.ar_aging_as_of.property_name is 'The property''s name (see reporting.properties).';
+comment on column reporting.ar_aging_as_of.lease_id is 'The lease.';
+comment on column reporting.ar_aging_as_of.unit_number is 'The lease''s unit number.';
+comment on column reporting.ar_aging_as_of.lease_status is 'The lease''s status today (not on as_of_date).';
+comment on column reporting.ar_aging_as_of.as_of_date is 'The day of the position: the account''s today, or the day of the session''s reporting.now.';
+comment on column reporting.ar_aging_as_of.open_items is 'AR transactions of the lease open at the end of the day.';
+comment on column reporting.ar_aging_as_of.balance is 'The open balance at the end of the day (the sum of the buckets).';
+comment on column reporting.ar_aging_as_of.not_yet_due is 'Open balance not yet past due (due today or later, or without a due date), on the day.';
+comment on column reporting.ar_aging_as_of.days_1_30 is 'Open balance 1 to 30 days past due, on the day.';
+comment on column reporting.ar_aging_as_of.days_31_60 is 'Open balance 31 to 60 days past due, on the day.';
+comment on column reporting.ar_aging_as_of.days_61_90 is 'Open balance 61 to 90 days past due, on the day.';
+comment on column reporting.ar_aging_as_of.over_90 is 'Open balance more than 90 days past due, on the day.';
+comment on column reporting.ar_aging_as_of.is_application is 'The lease is an application today (status Applicant, Cancelled or Future).';
+comment on column reporting.ar_aging_as_of.past_due is 'Open charges (positive balances) past due on the day, credits not netted.';
+comment on column reporting.ar_aging_as_of.open_credits is 'Open credits (negative balances) on the day, zero or negative.';
+
 create view reporting.ar_aging_by_property with (security_barrier=true) as
  SELECT v.account_id,
     v.account_name,
@@ -1658,7 +1736,7 @@ create view reporting.ar_aging_by_property with (security_barrier=true) as
     v.application_balance
    FROM reporting_private.ar_aging_by_property v
   WHERE ((( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts) IS NULL) OR (v.account_id = ANY (( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts)::text[])));
-comment on view reporting.ar_aging_by_property is 'Per property: the AR aging buckets of reporting.ar_aging summed over its leases. Sums reporting.ar_aging; the same rules apply. The buckets sum every lease, applications and credits included; the resident_ columns at the end are residents'' delinquency: leases that are not applications, their past-due charges without credits netted against them, and their credits apart. Applications are leases in status Applicant, Cancelled (cancelled applications, "Cancelled Before Move-In" among them) or Future: what they owe (application and admin fees) is not residents'' delinquency. Today is the row''s account''s day, reporting.today(account_id): the current day in the account''s time zone (its accounts[].timeZone, written at the end of each sync), so two accounts an hour apart may be a day apart. Money is numeric, exact to the cent, with the ledger''s signs (charges positive, payments and credits negative).';
+comment on view reporting.ar_aging_by_property is 'Per property: the AR aging buckets of reporting.ar_aging summed over its leases. Sums reporting.ar_aging; the same rules apply. The buckets sum every lease, applications and credits included; the resident_ columns at the end are residents'' delinquency: leases that are not applications, their past-due charges without credits netted against them, and their credits apart. What it cannot know: the position at an earlier day (reporting.now only moves the buckets; see reporting.ar_aging_as_of). Applications are leases in status Applicant, Cancelled (cancelled applications, "Cancelled Before Move-In" among them) or Future: what they owe (application and admin fees) is not residents'' delinquency. Today is the row''s account''s day, reporting.today(account_id): the current day in the account''s time zone (its accounts[].timeZone, written at the end of each sync), so two accounts an hour apart may be a day apart. Money is numeric, exact to the cent, with the ledger''s signs (charges positive, payments and credits negative).';
 comment on column reporting.ar_aging_by_property.account_id is 'The source account the row belongs to (accounts[].id of the configuration; default in the one-account form). Property, lease and invoice ids are unique within an account only.';
 comment on column reporting.ar_aging_by_property.account_name is 'The account''s display name from the configuration (accounts[].name); empty when none is configured.';
 comment on column reporting.ar_aging_by_property.property_id is 'The property (source PropertyID).';
@@ -1706,7 +1784,7 @@ create view reporting.box_score with (security_barrier=true) as
     v.rent_gap
    FROM reporting_private.box_score v
   WHERE ((( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts) IS NULL) OR (v.account_id = ANY (( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts)::text[])));
-comment on view reporting.box_score is 'Per property, as of the source''s today: units, occupied, vacant (ready and not), on notice, pre-leased, down and model, occupied % and leased %, average market rent against the average rent of current leases. Counted over the unit spaces of homes in reporting.units (parking and storage left out): a space is what a lease holds, the unit itself for a one-space unit. Occupied is occupied or on notice; vacant counts vacant spaces, pre-leased or not; pre-leased counts vacant and on-notice spaces a future lease holds. Leased is occupied without notice, plus on notice and pre-leased, plus vacant and pre-leased. A status propsync does not know counts in other only. A property whose statuses do not say pre-leased is read with the Future leases of the warehouse. The inventory is as of the source''s today of the last sync that read it (as_of_date; the account''s today, reporting.today(account_id), before any did): the source gives today''s state only. Money is numeric, exact to the cent, with the ledger''s signs (charges positive, payments and credits negative).';
+comment on view reporting.box_score is 'Per property, as of the source''s today: units, occupied, vacant (ready and not), on notice, pre-leased, down and model, occupied % and leased %, average market rent against the average rent of current leases. Counted over the unit spaces of homes in reporting.units (parking and storage left out): a space is what a lease holds, the unit itself for a one-space unit. Occupied is occupied or on notice; vacant counts vacant spaces, pre-leased or not; pre-leased counts vacant and on-notice spaces a future lease holds. Leased is occupied without notice, plus on notice and pre-leased, plus vacant and pre-leased. A status propsync does not know counts in other only. A property whose statuses do not say pre-leased is read with the Future leases of the warehouse. What it cannot know: a past day''s box score (the source gives today''s statuses only), nor what a status propsync does not know means (it counts in other). The inventory is as of the source''s today of the last sync that read it (as_of_date; the account''s today, reporting.today(account_id), before any did): the source gives today''s state only. Money is numeric, exact to the cent, with the ledger''s signs (charges positive, payments and credits negative).';
 comment on column reporting.box_score.account_id is 'The source account the row belongs to (accounts[].id of the configuration; default in the one-account form). Property, lease and invoice ids are unique within an account only.';
 comment on column reporting.box_score.account_name is 'The account''s display name from the configuration (accounts[].name); empty when none is configured.';
 comment on column reporting.box_score.property_id is 'The property (source PropertyID).';
@@ -1741,7 +1819,7 @@ create view reporting.lease_activity_monthly with (security_barrier=true) as
     v.cancellations
    FROM reporting_private.lease_activity_monthly v
   WHERE ((( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts) IS NULL) OR (v.account_id = ANY (( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts)::text[])));
-comment on view reporting.lease_activity_monthly is 'Per property and month: move-ins, move-outs, renewals started and cancellations. Move-ins: leases that moved in (Current, Notice or Past) by their move-in day up to today. Move-outs: those leases by their move-out day up to today. Renewals: lease intervals of type Renewal by their start day up to today. Cancellations: Cancelled leases by the move-in day they had planned (the source gives no cancellation date). Other-income leases and rows the source no longer lists are left out; months without any activity have no row. Today is the row''s account''s day, reporting.today(account_id): the current day in the account''s time zone (its accounts[].timeZone, written at the end of each sync), so two accounts an hour apart may be a day apart.';
+comment on view reporting.lease_activity_monthly is 'Per property and month: move-ins, move-outs, renewals started and cancellations. Move-ins: leases that moved in (Current, Notice or Past) by their move-in day up to today. Move-outs: those leases by their move-out day up to today. Renewals: lease intervals of type Renewal by their start day up to today. Cancellations: Cancelled leases by the move-in day they had planned (the source gives no cancellation date). Other-income leases and rows the source no longer lists are left out; months without any activity have no row. What it cannot know: when a lease was cancelled or its notice given (the source sends no date for them), and the activity of leases it no longer lists. Today is the row''s account''s day, reporting.today(account_id): the current day in the account''s time zone (its accounts[].timeZone, written at the end of each sync), so two accounts an hour apart may be a day apart.';
 comment on column reporting.lease_activity_monthly.account_id is 'The source account the row belongs to (accounts[].id of the configuration; default in the one-account form). Property, lease and invoice ids are unique within an account only.';
 comment on column reporting.lease_activity_monthly.account_name is 'The account''s display name from the configuration (accounts[].name); empty when none is configured.';
 comment on column reporting.lease_activity_monthly.property_id is 'The property (source PropertyID).';
@@ -1758,22 +1836,24 @@ create view reporting.lease_expirations with (security_barrier=true) as
     v.property_id,
     v.property_name,
     v.month,
+    v.move_out_month,
     v.expiring_leases,
     v.renewed,
     v.on_notice,
     v.month_to_month
    FROM reporting_private.lease_expirations v
   WHERE ((( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts) IS NULL) OR (v.account_id = ANY (( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts)::text[])));
-comment on view reporting.lease_expirations is 'Per property and month: Current and Notice leases whose current interval ends that month, and how many already have a renewal. A lease has a renewal when it has a Renewal interval starting after its current one. On notice counts Notice leases (moving out). Other-income leases and rows the source no longer lists are left out. Past months show leases still Current after their term ended (typically month to month).';
+comment on view reporting.lease_expirations is 'Per property and month: the leases whose term ends that month, those still Current or Notice in it and those that renewed, with the move-out month of notices that leave in another month. A term ends on the last day of a lease interval. expiring_leases are Current and Notice leases whose current interval ends in the month and that have no renewal after it; renewed are leases whose interval ending in the month was followed by a Renewal interval (month = the month of the day before the renewal starts), whatever their status today. So expiring_leases + renewed are the terms ending in the month, and expiring_leases - on_notice are those not yet decided. What it cannot know: the source lists a lease''s current interval and its history, never a future one, so a renewal is seen only once it has started, as the new current interval: until then a renewed lease counts in expiring_leases (not on notice), and renewed is zero for months whose renewals have not started. A renewal offer, signed or not, is not sent at all. Where an account''s source does list a Renewal interval starting after the current one, the lease counts as renewed. Leases that left at the end of their term (Past today) are not counted in past months. move_out_month: a Notice (or Current) lease with a move-out day in another month than its term ends (a resident who stays on month to month after the term, or leaves early) is in the row of that move-out month beside its expiry month; sum over move_out_month for the month''s totals. Other-income leases and rows the source no longer lists are left out. Past months show leases still Current after their term ended (typically month to month).';
 comment on column reporting.lease_expirations.account_id is 'The source account the row belongs to (accounts[].id of the configuration; default in the one-account form). Property, lease and invoice ids are unique within an account only.';
 comment on column reporting.lease_expirations.account_name is 'The account''s display name from the configuration (accounts[].name); empty when none is configured.';
 comment on column reporting.lease_expirations.property_id is 'The property (source PropertyID).';
 comment on column reporting.lease_expirations.property_name is 'The property''s name (see reporting.properties).';
-comment on column reporting.lease_expirations.month is 'The month the current interval ends, as its first day.';
-comment on column reporting.lease_expirations.expiring_leases is 'Current and Notice leases whose current interval ends in the month.';
-comment on column reporting.lease_expirations.renewed is 'Of those, leases with a Renewal interval starting after the current one.';
-comment on column reporting.lease_expirations.on_notice is 'Of those, leases on Notice (the residents are moving out).';
-comment on column reporting.lease_expirations.month_to_month is 'Of those, month-to-month leases.';
+comment on column reporting.lease_expirations.month is 'The month the term ends, as its first day.';
+comment on column reporting.lease_expirations.move_out_month is 'The month of the leases'' move-out day, as its first day, when it is not the month their term ends; empty for leases without a move-out day or leaving the month their term ends, and for renewals.';
+comment on column reporting.lease_expirations.expiring_leases is 'Current and Notice leases whose current interval ends in the month, with no renewal after it.';
+comment on column reporting.lease_expirations.renewed is 'Leases whose term ending in the month was followed by a Renewal interval: seen once the renewal has started (the source lists no future interval); not part of expiring_leases.';
+comment on column reporting.lease_expirations.on_notice is 'Of expiring_leases, leases on Notice (the residents are moving out).';
+comment on column reporting.lease_expirations.month_to_month is 'Of expiring_leases, month-to-month leases.';
 
 create view reporting.occupancy_monthly with (security_barrier=true) as
  SELECT v.account_id,
@@ -1905,12 +1985,15 @@ create view reporting.rent_roll with (security_barrier=true) as
     v.lease_start_date,
     v.lease_end_date,
     v.monthly_charges,
+    v.rent,
+    v.other_monthly_charges,
+    v.deposit_held,
     v.open_balance,
     v.past_due_balance,
     v.as_of_date
    FROM reporting_private.rent_roll v
   WHERE ((( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts) IS NULL) OR (v.account_id = ANY (( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts)::text[])));
-comment on view reporting.rent_roll is 'One row per lease that is Current or Notice today: where, who, the current term, monthly charges and balances. Leases the source no longer lists (deleted_at set) are left out. A multi-space lease is one row, its spaces listed in unit_spaces. The primary resident is the customer whose type is Primary (else relationship Primary, else the lowest customer id). Monthly charges are the current interval''s scheduled charges of frequency Monthly in effect today. Balances count non-temporary, non-reversed AR transactions still open. Other-income leases (parking, storage) are included and flagged. Today is the row''s account''s day, reporting.today(account_id): the current day in the account''s time zone (its accounts[].timeZone, written at the end of each sync), so two accounts an hour apart may be a day apart. Money is numeric, exact to the cent, with the ledger''s signs (charges positive, payments and credits negative).';
+comment on view reporting.rent_roll is 'One row per lease that is Current or Notice today: where, who, the current term, rent and other monthly charges, deposit held and balances. Leases the source no longer lists (deleted_at set) are left out. A multi-space lease is one row, its spaces listed in unit_spaces. The primary resident is the customer whose type is Primary (else relationship Primary, else the lowest customer id). Monthly charges are the current interval''s scheduled charges of frequency Monthly in effect today; rent is those of charge type Rent (base rent, a month-to-month premium), other_monthly_charges the rest (pet rent, utilities, parking ...). The deposit held is what the lease paid of its security deposits (AR type 4) less what was applied to its balance (type 5), from its non-temporary, non-reversed AR transactions: the source sends no deposit balance, and a deposit paid outside the AR ledger (a bond, a surety) cannot be seen. Balances count non-temporary, non-reversed AR transactions still open. Other-income leases (parking, storage) are included and flagged. Units'' bedrooms and square feet, and the vacant units, are in reporting.unit_rent_roll. What it cannot know: a past day''s rent roll (the source gives today''s leases and charges only). Today is the row''s account''s day, reporting.today(account_id): the current day in the account''s time zone (its accounts[].timeZone, written at the end of each sync), so two accounts an hour apart may be a day apart. Money is numeric, exact to the cent, with the ledger''s signs (charges positive, payments and credits negative).';
 comment on column reporting.rent_roll.account_id is 'The source account the row belongs to (accounts[].id of the configuration; default in the one-account form). Property, lease and invoice ids are unique within an account only.';
 comment on column reporting.rent_roll.account_name is 'The account''s display name from the configuration (accounts[].name); empty when none is configured.';
 comment on column reporting.rent_roll.property_id is 'The property (source PropertyID).';
@@ -1931,9 +2014,67 @@ comment on column reporting.rent_roll.move_out_date is 'The planned or actual mo
 comment on column reporting.rent_roll.lease_start_date is 'Start of the current lease interval (term).';
 comment on column reporting.rent_roll.lease_end_date is 'End of the current lease interval (term).';
 comment on column reporting.rent_roll.monthly_charges is 'Sum of the current interval''s monthly scheduled charges in effect today (rent, pet rent, utilities ...).';
+comment on column reporting.rent_roll.rent is 'Of monthly_charges, those of charge type Rent.';
+comment on column reporting.rent_roll.other_monthly_charges is 'Of monthly_charges, the others (pet rent, utilities, parking ...): monthly_charges - rent.';
+comment on column reporting.rent_roll.deposit_held is 'Security deposit paid (AR type 4) less deposit applied to the balance (type 5).';
 comment on column reporting.rent_roll.open_balance is 'Open AR balance of the lease (positive: the residents owe; negative: a credit).';
 comment on column reporting.rent_roll.past_due_balance is 'Part of the open balance whose due date is before today.';
 comment on column reporting.rent_roll.as_of_date is 'The day the answer is as of: the account''s today, in its own time zone.';
+
+create view reporting.unit_rent_roll with (security_barrier=true) as
+ SELECT v.account_id,
+    v.account_name,
+    v.property_id,
+    v.property_name,
+    v.unit_id,
+    v.unit_number,
+    v.building_name,
+    v.floor_plan_name,
+    v.bedrooms,
+    v.square_feet,
+    v.market_rent,
+    v.is_vacant,
+    v.lease_id,
+    v.primary_resident,
+    v.lease_status,
+    v.is_other_income,
+    v.move_in_date,
+    v.move_out_date,
+    v.lease_end_date,
+    v.rent,
+    v.other_monthly_charges,
+    v.deposit_held,
+    v.open_balance,
+    v.past_due_balance,
+    v.as_of_date
+   FROM reporting_private.unit_rent_roll v
+  WHERE ((( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts) IS NULL) OR (v.account_id = ANY (( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts)::text[])));
+comment on view reporting.unit_rent_roll is 'The rent roll by unit: each Current or Notice lease of reporting.rent_roll with its unit''s bedrooms, square feet and market rent, and one row per unit of the inventory that no such lease holds (vacant). Lease rows are reporting.rent_roll''s (the same rules apply), joined to their unit in reporting.units (the unit inventory, the units stream): bedrooms, square feet and market rent (the sum of its spaces'' rent) are empty when the inventory does not list the lease''s unit. Vacant rows (is_vacant) are the units the inventory lists that no Current or Notice lease holds, by its unit or one of its spaces: their lease columns are empty. A unit with several leases (by the bed) has a row for each. What it cannot know: the inventory is as of the last sync that read it (as_of_date of a vacant row), the leases as of the last sync that read them: a unit let or vacated in between shows as the leases say, and without the units stream there are no vacant rows and no sizes. Money is numeric, exact to the cent, with the ledger''s signs (charges positive, payments and credits negative).';
+comment on column reporting.unit_rent_roll.account_id is 'The source account the row belongs to (accounts[].id of the configuration; default in the one-account form). Property, lease and invoice ids are unique within an account only.';
+comment on column reporting.unit_rent_roll.account_name is 'The account''s display name from the configuration (accounts[].name); empty when none is configured.';
+comment on column reporting.unit_rent_roll.property_id is 'The property (source PropertyID).';
+comment on column reporting.unit_rent_roll.property_name is 'The property''s name (see reporting.properties).';
+comment on column reporting.unit_rent_roll.unit_id is 'The unit.';
+comment on column reporting.unit_rent_roll.unit_number is 'The unit''s number.';
+comment on column reporting.unit_rent_roll.building_name is 'The unit''s building.';
+comment on column reporting.unit_rent_roll.floor_plan_name is 'The unit''s floor plan.';
+comment on column reporting.unit_rent_roll.bedrooms is 'The unit''s bedrooms (unit inventory).';
+comment on column reporting.unit_rent_roll.square_feet is 'The unit''s area in square feet (unit inventory).';
+comment on column reporting.unit_rent_roll.market_rent is 'What the unit''s spaces are offered at (unit inventory).';
+comment on column reporting.unit_rent_roll.is_vacant is 'No Current or Notice lease holds the unit: a row of no lease.';
+comment on column reporting.unit_rent_roll.lease_id is 'The lease (empty when vacant).';
+comment on column reporting.unit_rent_roll.primary_resident is 'The primary resident''s full name.';
+comment on column reporting.unit_rent_roll.lease_status is 'Current or Notice (empty when vacant).';
+comment on column reporting.unit_rent_roll.is_other_income is 'A parking or storage unit or lease, not a home.';
+comment on column reporting.unit_rent_roll.move_in_date is 'The day the residents moved in.';
+comment on column reporting.unit_rent_roll.move_out_date is 'The planned move-out day, if any.';
+comment on column reporting.unit_rent_roll.lease_end_date is 'End of the current lease interval (term).';
+comment on column reporting.unit_rent_roll.rent is 'Monthly rent (charge type Rent) in effect today.';
+comment on column reporting.unit_rent_roll.other_monthly_charges is 'The other monthly charges in effect today.';
+comment on column reporting.unit_rent_roll.deposit_held is 'Security deposit held (see reporting.rent_roll).';
+comment on column reporting.unit_rent_roll.open_balance is 'Open AR balance of the lease.';
+comment on column reporting.unit_rent_roll.past_due_balance is 'Part of the open balance due before today.';
+comment on column reporting.unit_rent_roll.as_of_date is 'The account''s today on a lease row; the day of the unit inventory on a vacant row.';
 
 create view reporting.units with (security_barrier=true) as
  SELECT v.account_id,
@@ -1966,7 +2107,7 @@ create view reporting.units with (security_barrier=true) as
     v.as_of_date
    FROM reporting_private.units v
   WHERE ((( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts) IS NULL) OR (v.account_id = ANY (( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts)::text[])));
-comment on view reporting.units is 'One row per unit space the source lists (homes, and parking or storage spaces): its unit, status, category, market rent and the current lease that holds it, if any. From the unit inventory (getPropertyUnits, the units stream); spaces the source no longer lists are left out. The status is the source''s string; its category one of occupied, notice, vacant, down, model, admin or other (a status propsync does not know: see docs/sync.md). Pre-leased is what the status says, else whether a Future lease of the warehouse holds the space. Ready (vacant spaces only) is what the status says, else whether the make-ready date has passed. The current lease is a Current or Notice lease naming the space (the latest move-in if several); its rent is the current interval''s monthly scheduled charges of charge type Rent in effect on as_of_date. The inventory is as of the source''s today of the last sync that read it (as_of_date; the account''s today, reporting.today(account_id), before any did): the source gives today''s state only. Money is numeric, exact to the cent, with the ledger''s signs (charges positive, payments and credits negative).';
+comment on view reporting.units is 'One row per unit space the source lists (homes, and parking or storage spaces): its unit, status, category, market rent and the current lease that holds it, if any. From the unit inventory (getPropertyUnits, the units stream); spaces the source no longer lists are left out. The status is the source''s string; its category one of occupied, notice, vacant, down, model, admin or other (a status propsync does not know: see docs/sync.md). Pre-leased is what the status says, else whether a Future lease of the warehouse holds the space. Ready (vacant spaces only) is what the status says, else whether the make-ready date has passed. The current lease is a Current or Notice lease naming the space (the latest move-in if several); its rent is the current interval''s monthly scheduled charges of charge type Rent in effect on as_of_date. What it cannot know: statuses, market rent and readiness on other days than as_of_date (the source keeps no history; public.unit_space_status_history holds what runs saw), nor a lease the leases stream has not read yet. The inventory is as of the source''s today of the last sync that read it (as_of_date; the account''s today, reporting.today(account_id), before any did): the source gives today''s state only. Money is numeric, exact to the cent, with the ledger''s signs (charges positive, payments and credits negative).';
 comment on column reporting.units.account_id is 'The source account the row belongs to (accounts[].id of the configuration; default in the one-account form). Property, lease and invoice ids are unique within an account only.';
 comment on column reporting.units.account_name is 'The account''s display name from the configuration (accounts[].name); empty when none is configured.';
 comment on column reporting.units.property_id is 'The property (source PropertyID).';
@@ -2042,7 +2183,7 @@ create view reporting.voided_payments_log with (security_barrier=true) as
     v.void_reason
    FROM reporting_private.voided_payments_log v
   WHERE ((( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts) IS NULL) OR (v.account_id = ANY (( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts)::text[])));
-comment on view reporting.voided_payments_log is 'Each voided payment with its invoice, vendor, property, amount, dates and reason. Voided payments and invoices the source no longer lists are left out. property_id is set when all the invoice''s lines are charged to one property. Money is numeric, exact to the cent, with the ledger''s signs (charges positive, payments and credits negative).';
+comment on view reporting.voided_payments_log is 'Each voided payment with its invoice, vendor, property, amount, dates and reason. Voided payments and invoices the source no longer lists are left out. property_id is set when all the invoice''s lines are charged to one property. What it cannot know: a voided payment the source stops listing on its invoice. Money is numeric, exact to the cent, with the ledger''s signs (charges positive, payments and credits negative).';
 comment on column reporting.voided_payments_log.account_id is 'The source account the row belongs to (accounts[].id of the configuration; default in the one-account form). Property, lease and invoice ids are unique within an account only.';
 comment on column reporting.voided_payments_log.account_name is 'The account''s display name from the configuration (accounts[].name); empty when none is configured.';
 comment on column reporting.voided_payments_log.invoice_id is 'The invoice the payment was for.';
@@ -2067,6 +2208,97 @@ create view reporting_private.account_today as
     COALESCE((((NULLIF(current_setting('reporting.now'::text, true), ''::text))::timestamp with time zone AT TIME ZONE s.time_zone))::date, (((now() AT TIME ZONE s.time_zone))::date + s.source_day_offset)) AS today
    FROM reporting_private.account_settings s;
 comment on view reporting_private.account_today is 'Each account''s today, in its own time zone (reporting.now, when set for the session, taken as now).';
+
+create view reporting_private.ap_open_by_property as
+ WITH lines AS (
+         SELECT li.account_id,
+            li.invoice_id,
+            li.property_id,
+            sum(li.amount) AS amount
+           FROM public.invoice_line_items li
+          WHERE ((li.deleted_at IS NULL) AND (li.property_id IS NOT NULL))
+          GROUP BY li.account_id, li.invoice_id, li.property_id
+        ), weights AS (
+         SELECT l.account_id,
+            l.invoice_id,
+            l.property_id,
+            l.amount,
+            sum(l.amount) OVER (PARTITION BY l.account_id, l.invoice_id ORDER BY l.property_id) AS upto,
+            sum(l.amount) OVER (PARTITION BY l.account_id, l.invoice_id) AS whole
+           FROM lines l
+        ), split AS (
+         SELECT o.account_id,
+            o.account_name,
+            o.invoice_id,
+            o.invoice_number,
+            o.invoice_type_id,
+            o.invoice_type,
+            o.vendor_id,
+            o.vendor_name,
+            o.property_id,
+            o.property_name,
+            o.property_count,
+            o.invoice_date,
+            o.post_date,
+            o.post_month,
+            o.due_date,
+            o.post_status,
+            o.is_on_hold,
+            o.amount,
+            o.amount_due,
+            o.days_past_due,
+            o.as_of_date,
+            o.retention_held,
+            o.open_credit,
+            o.owed,
+            o.not_yet_due,
+            o.days_1_30,
+            o.days_31_60,
+            o.days_61_90,
+            o.over_90,
+            COALESCE(w.property_id, o.property_id) AS line_property_id,
+            COALESCE(w.upto, (1)::numeric) AS upto,
+            COALESCE((w.upto - w.amount), (0)::numeric) AS before,
+            COALESCE(w.whole, (1)::numeric) AS whole
+           FROM (reporting_private.ap_open_invoices o
+             LEFT JOIN weights w ON (((w.account_id = o.account_id) AND (w.invoice_id = o.invoice_id) AND (w.whole <> (0)::numeric))))
+        ), per_property AS (
+         SELECT s.account_id,
+            s.line_property_id AS property_id,
+            s.as_of_date,
+            (count(DISTINCT s.invoice_id) FILTER (WHERE (s.invoice_type_id IS DISTINCT FROM 20)))::integer AS invoices,
+            (COALESCE(sum((round(((s.amount_due * s.upto) / s.whole), 2) - round(((s.amount_due * s.before) / s.whole), 2))) FILTER (WHERE (s.invoice_type_id IS DISTINCT FROM 20)), (0)::numeric))::numeric(14,2) AS amount_due,
+            (COALESCE(sum((round(((s.retention_held * s.upto) / s.whole), 2) - round(((s.retention_held * s.before) / s.whole), 2))) FILTER (WHERE (s.invoice_type_id IS DISTINCT FROM 20)), (0)::numeric))::numeric(14,2) AS retention_held,
+            (COALESCE(sum((round(((s.open_credit * s.upto) / s.whole), 2) - round(((s.open_credit * s.before) / s.whole), 2))) FILTER (WHERE (s.invoice_type_id IS DISTINCT FROM 20)), (0)::numeric))::numeric(14,2) AS open_credit,
+            (COALESCE(sum((round(((s.owed * s.upto) / s.whole), 2) - round(((s.owed * s.before) / s.whole), 2))) FILTER (WHERE (s.invoice_type_id IS DISTINCT FROM 20)), (0)::numeric))::numeric(14,2) AS owed,
+            (COALESCE(sum((round(((s.not_yet_due * s.upto) / s.whole), 2) - round(((s.not_yet_due * s.before) / s.whole), 2))) FILTER (WHERE (s.invoice_type_id IS DISTINCT FROM 20)), (0)::numeric))::numeric(14,2) AS not_yet_due,
+            (COALESCE(sum((round(((s.days_1_30 * s.upto) / s.whole), 2) - round(((s.days_1_30 * s.before) / s.whole), 2))) FILTER (WHERE (s.invoice_type_id IS DISTINCT FROM 20)), (0)::numeric))::numeric(14,2) AS days_1_30,
+            (COALESCE(sum((round(((s.days_31_60 * s.upto) / s.whole), 2) - round(((s.days_31_60 * s.before) / s.whole), 2))) FILTER (WHERE (s.invoice_type_id IS DISTINCT FROM 20)), (0)::numeric))::numeric(14,2) AS days_31_60,
+            (COALESCE(sum((round(((s.days_61_90 * s.upto) / s.whole), 2) - round(((s.days_61_90 * s.before) / s.whole), 2))) FILTER (WHERE (s.invoice_type_id IS DISTINCT FROM 20)), (0)::numeric))::numeric(14,2) AS days_61_90,
+            (COALESCE(sum((round(((s.over_90 * s.upto) / s.whole), 2) - round(((s.over_90 * s.before) / s.whole), 2))) FILTER (WHERE (s.invoice_type_id IS DISTINCT FROM 20)), (0)::numeric))::numeric(14,2) AS over_90,
+            (COALESCE(sum((round(((s.amount_due * s.upto) / s.whole), 2) - round(((s.amount_due * s.before) / s.whole), 2))) FILTER (WHERE (s.invoice_type_id = 20)), (0)::numeric))::numeric(14,2) AS refunds_due
+           FROM split s
+          GROUP BY s.account_id, s.line_property_id, s.as_of_date
+        )
+ SELECT x.account_id,
+    a.name AS account_name,
+    x.property_id,
+    p.property_name,
+    x.as_of_date,
+    x.invoices,
+    x.amount_due,
+    x.retention_held,
+    x.open_credit,
+    x.owed,
+    x.not_yet_due,
+    x.days_1_30,
+    x.days_31_60,
+    x.days_61_90,
+    x.over_90,
+    x.refunds_due
+   FROM ((per_property x
+     LEFT JOIN public.accounts a ON ((a.account_id = x.account_id)))
+     LEFT JOIN reporting_private.properties p ON (((p.account_id = x.account_id) AND (p.property_id = x.property_id))));
 
 create view reporting_private.ap_open_invoices as
  SELECT i.account_id,
@@ -2229,6 +2461,90 @@ create view reporting_private.ar_aging as
           ORDER BY pay.post_date DESC, pay.ar_transaction_id DESC
          LIMIT 1) lp ON (true));
 
+create view reporting_private.ar_aging_as_of as
+ WITH items AS (
+         SELECT t.account_id,
+            t.lease_id,
+            t.property_id,
+            t.ar_transaction_id,
+            t.post_date,
+            t.due_date,
+            t.amount,
+            COALESCE(z.today, z0.today) AS day
+           FROM ((public.ar_transactions t
+             LEFT JOIN reporting_private.account_today z ON ((z.account_id = t.account_id)))
+             CROSS JOIN ( SELECT reporting.today() AS today) z0)
+          WHERE ((t.deleted_at IS NULL) AND (t.is_temporary IS NOT TRUE) AND (t.amount <> (0)::numeric) AND (t.post_date <= COALESCE(z.today, z0.today)) AND ((t.is_reversed IS NOT TRUE) OR (( SELECT min(r.post_date) AS min
+                   FROM public.ar_transactions r
+                  WHERE ((r.account_id = t.account_id) AND (r.lease_id = t.lease_id) AND (r.ar_payment_id = t.ar_payment_id) AND (r.ar_transaction_id <> t.ar_transaction_id) AND r.is_reversed AND (r.amount = (- t.amount)) AND (r.deleted_at IS NULL))) > COALESCE(z.today, z0.today))))
+        ), running AS (
+         SELECT i.account_id,
+            i.lease_id,
+            i.property_id,
+            i.ar_transaction_id,
+            i.post_date,
+            i.due_date,
+            i.amount,
+            i.day,
+            COALESCE(sum(i.amount) FILTER (WHERE (i.amount > (0)::numeric)) OVER upto, (0)::numeric) AS charged_through,
+            COALESCE(sum((- i.amount)) FILTER (WHERE (i.amount < (0)::numeric)) OVER upto, (0)::numeric) AS credited_through,
+            COALESCE(sum(i.amount) FILTER (WHERE (i.amount > (0)::numeric)) OVER ledger, (0)::numeric) AS charged,
+            COALESCE(sum((- i.amount)) FILTER (WHERE (i.amount < (0)::numeric)) OVER ledger, (0)::numeric) AS credited
+           FROM items i
+          WINDOW ledger AS (PARTITION BY i.account_id, i.lease_id), upto AS (ledger ORDER BY i.post_date, i.ar_transaction_id ROWS UNBOUNDED PRECEDING)
+        ), opened AS (
+         SELECT r.account_id,
+            r.lease_id,
+            r.property_id,
+            r.due_date,
+            r.day,
+            r.amount,
+                CASE
+                    WHEN (r.amount > (0)::numeric) THEN LEAST(r.amount, GREATEST((r.charged_through - r.credited), (0)::numeric))
+                    ELSE (- LEAST((- r.amount), GREATEST((r.credited_through - r.charged), (0)::numeric)))
+                END AS open_amount
+           FROM running r
+        ), per_lease AS (
+         SELECT o_1.account_id,
+            o_1.lease_id,
+            o_1.property_id,
+            o_1.day,
+            (count(*))::integer AS open_items,
+            sum(o_1.open_amount) AS balance,
+            sum(o_1.open_amount) FILTER (WHERE ((o_1.due_date IS NULL) OR (o_1.due_date >= o_1.day))) AS not_yet_due,
+            sum(o_1.open_amount) FILTER (WHERE (((o_1.day - o_1.due_date) >= 1) AND ((o_1.day - o_1.due_date) <= 30))) AS days_1_30,
+            sum(o_1.open_amount) FILTER (WHERE (((o_1.day - o_1.due_date) >= 31) AND ((o_1.day - o_1.due_date) <= 60))) AS days_31_60,
+            sum(o_1.open_amount) FILTER (WHERE (((o_1.day - o_1.due_date) >= 61) AND ((o_1.day - o_1.due_date) <= 90))) AS days_61_90,
+            sum(o_1.open_amount) FILTER (WHERE ((o_1.day - o_1.due_date) > 90)) AS over_90,
+            sum(o_1.open_amount) FILTER (WHERE ((o_1.open_amount > (0)::numeric) AND ((o_1.day - o_1.due_date) >= 1))) AS past_due,
+            sum(o_1.open_amount) FILTER (WHERE (o_1.open_amount < (0)::numeric)) AS open_credits
+           FROM opened o_1
+          WHERE (o_1.open_amount <> (0)::numeric)
+          GROUP BY o_1.account_id, o_1.lease_id, o_1.property_id, o_1.day
+        )
+ SELECT o.account_id,
+    a.name AS account_name,
+    o.property_id,
+    p.property_name,
+    o.lease_id,
+    l.unit_number,
+    l.lease_status,
+    o.day AS as_of_date,
+    o.open_items,
+    (o.balance)::numeric(14,2) AS balance,
+    (COALESCE(o.not_yet_due, (0)::numeric))::numeric(14,2) AS not_yet_due,
+    (COALESCE(o.days_1_30, (0)::numeric))::numeric(14,2) AS days_1_30,
+    (COALESCE(o.days_31_60, (0)::numeric))::numeric(14,2) AS days_31_60,
+    (COALESCE(o.days_61_90, (0)::numeric))::numeric(14,2) AS days_61_90,
+    (COALESCE(o.over_90, (0)::numeric))::numeric(14,2) AS over_90,
+    COALESCE((l.lease_status_type_id = ANY (ARRAY[1, 2, 3])), (l.lease_status ~* '^(applicant|cancelled|future)'::text), false) AS is_application,
+    (COALESCE(o.past_due, (0)::numeric))::numeric(14,2) AS past_due,
+    (COALESCE(o.open_credits, (0)::numeric))::numeric(14,2) AS open_credits
+   FROM (((per_lease o
+     JOIN public.leases l ON (((l.account_id = o.account_id) AND (l.lease_id = o.lease_id) AND (l.deleted_at IS NULL))))
+     LEFT JOIN public.accounts a ON ((a.account_id = o.account_id)))
+     LEFT JOIN reporting_private.properties p ON (((p.account_id = o.account_id) AND (p.property_id = o.property_id))));
+
 create view reporting_private.ar_aging_by_property as
  SELECT ar_aging.account_id,
     ar_aging.account_name,
@@ -2349,27 +2665,58 @@ create view reporting_private.lease_activity_monthly as
   GROUP BY e.account_id, a.name, e.property_id, p.property_name, e.month;
 
 create view reporting_private.lease_expirations as
- SELECT l.account_id,
+ WITH terms AS (
+         SELECT l.account_id,
+            l.property_id,
+            (date_trunc('month'::text, (ci.end_date)::timestamp with time zone))::date AS month,
+                CASE
+                    WHEN (date_trunc('month'::text, (l.move_out_date)::timestamp with time zone) <> date_trunc('month'::text, (ci.end_date)::timestamp with time zone)) THEN (date_trunc('month'::text, (l.move_out_date)::timestamp with time zone))::date
+                    ELSE NULL::date
+                END AS move_out_month,
+            false AS renewed,
+            (l.lease_status_type_id = 5) AS on_notice,
+            COALESCE(l.is_month_to_month, false) AS month_to_month
+           FROM (public.leases l
+             JOIN public.lease_intervals ci ON (((ci.account_id = l.account_id) AND (ci.lease_interval_id = l.current_lease_interval_id) AND (ci.deleted_at IS NULL))))
+          WHERE ((l.deleted_at IS NULL) AND (l.is_other_income IS NOT TRUE) AND (l.lease_status_type_id = ANY (ARRAY[4, 5])) AND (ci.end_date IS NOT NULL) AND (NOT (EXISTS ( SELECT 1
+                   FROM public.lease_intervals ri
+                  WHERE ((ri.account_id = l.account_id) AND (ri.lease_id = l.lease_id) AND (ri.deleted_at IS NULL) AND (ri.lease_interval_type_id = 3) AND (ri.start_date > ci.end_date))))))
+        UNION ALL
+         SELECT l.account_id,
+            l.property_id,
+            (date_trunc('month'::text, ((ri.start_date - 1))::timestamp with time zone))::date AS date_trunc,
+            NULL::date,
+            true,
+            false,
+            false
+           FROM (public.leases l
+             JOIN public.lease_intervals ri ON (((ri.account_id = l.account_id) AND (ri.lease_id = l.lease_id) AND (ri.deleted_at IS NULL) AND (ri.lease_interval_type_id = 3) AND (ri.start_date IS NOT NULL))))
+          WHERE ((l.deleted_at IS NULL) AND (l.is_other_income IS NOT TRUE))
+        ), counted AS (
+         SELECT terms.account_id,
+            terms.property_id,
+            terms.month,
+            terms.move_out_month,
+            (count(*) FILTER (WHERE (NOT terms.renewed)))::integer AS expiring_leases,
+            (count(*) FILTER (WHERE terms.renewed))::integer AS renewed,
+            (count(*) FILTER (WHERE terms.on_notice))::integer AS on_notice,
+            (count(*) FILTER (WHERE terms.month_to_month))::integer AS month_to_month
+           FROM terms
+          GROUP BY terms.account_id, terms.property_id, terms.month, terms.move_out_month
+        )
+ SELECT c.account_id,
     a.name AS account_name,
-    l.property_id,
+    c.property_id,
     p.property_name,
-    (date_trunc('month'::text, (ci.end_date)::timestamp with time zone))::date AS month,
-    (count(*))::integer AS expiring_leases,
-    (count(*) FILTER (WHERE (ren.latest_start > ci.start_date)))::integer AS renewed,
-    (count(*) FILTER (WHERE (l.lease_status_type_id = 5)))::integer AS on_notice,
-    (count(*) FILTER (WHERE l.is_month_to_month))::integer AS month_to_month
-   FROM ((((public.leases l
-     JOIN public.lease_intervals ci ON (((ci.account_id = l.account_id) AND (ci.lease_interval_id = l.current_lease_interval_id) AND (ci.deleted_at IS NULL))))
-     LEFT JOIN public.accounts a ON ((a.account_id = l.account_id)))
-     LEFT JOIN reporting_private.properties p ON (((p.account_id = l.account_id) AND (p.property_id = l.property_id))))
-     LEFT JOIN ( SELECT ri.account_id,
-            ri.lease_id,
-            max(ri.start_date) AS latest_start
-           FROM public.lease_intervals ri
-          WHERE ((ri.deleted_at IS NULL) AND (ri.lease_interval_type_id = 3))
-          GROUP BY ri.account_id, ri.lease_id) ren ON (((ren.account_id = l.account_id) AND (ren.lease_id = l.lease_id))))
-  WHERE ((l.deleted_at IS NULL) AND (l.is_other_income IS NOT TRUE) AND (l.lease_status_type_id = ANY (ARRAY[4, 5])) AND (ci.end_date IS NOT NULL))
-  GROUP BY l.account_id, a.name, l.property_id, p.property_name, (date_trunc('month'::text, (ci.end_date)::timestamp with time zone));
+    c.month,
+    c.move_out_month,
+    c.expiring_leases,
+    c.renewed,
+    c.on_notice,
+    c.month_to_month
+   FROM ((counted c
+     LEFT JOIN public.accounts a ON ((a.account_id = c.account_id)))
+     LEFT JOIN reporting_private.properties p ON (((p.account_id = c.account_id) AND (p.property_id = c.property_id))));
 
 create view reporting_private.occupancy_monthly as
  SELECT r.account_id,
@@ -2523,10 +2870,13 @@ create view reporting_private.rent_roll as
     ci.start_date AS lease_start_date,
     ci.end_date AS lease_end_date,
     (COALESCE(charges.amount, (0)::numeric))::numeric(14,2) AS monthly_charges,
+    (COALESCE(charges.rent, (0)::numeric))::numeric(14,2) AS rent,
+    ((COALESCE(charges.amount, (0)::numeric) - COALESCE(charges.rent, (0)::numeric)))::numeric(14,2) AS other_monthly_charges,
+    (COALESCE(deposit.held, (0)::numeric))::numeric(14,2) AS deposit_held,
     (COALESCE(ar.open_balance, (0)::numeric))::numeric(14,2) AS open_balance,
     (COALESCE(ar.past_due_balance, (0)::numeric))::numeric(14,2) AS past_due_balance,
     COALESCE(z.today, z0.today) AS as_of_date
-   FROM (((((((((public.leases l
+   FROM ((((((((((public.leases l
      LEFT JOIN reporting_private.account_today z ON ((z.account_id = l.account_id)))
      CROSS JOIN ( SELECT reporting.today() AS today) z0)
      LEFT JOIN public.accounts a ON ((a.account_id = l.account_id)))
@@ -2548,12 +2898,20 @@ create view reporting_private.rent_roll as
      LEFT JOIN ( SELECT sc.account_id,
             sc.lease_id,
             sc.lease_interval_id,
-            sum(sc.amount) AS amount
+            sum(sc.amount) AS amount,
+            sum(sc.amount) FILTER (WHERE (sc.charge_type = 'Rent'::text)) AS rent
            FROM ((public.lease_scheduled_charges sc
              LEFT JOIN reporting_private.account_today z_1 ON ((z_1.account_id = sc.account_id)))
              CROSS JOIN ( SELECT reporting.today() AS today) z0_1)
           WHERE ((sc.deleted_at IS NULL) AND (sc.frequency = 'Monthly'::text) AND ((sc.start_date IS NULL) OR (sc.start_date <= COALESCE(z_1.today, z0_1.today))) AND ((sc.end_date IS NULL) OR (sc.end_date >= COALESCE(z_1.today, z0_1.today))))
           GROUP BY sc.account_id, sc.lease_id, sc.lease_interval_id) charges ON (((charges.account_id = l.account_id) AND (charges.lease_id = l.lease_id) AND (charges.lease_interval_id = l.current_lease_interval_id))))
+     LEFT JOIN LATERAL ( SELECT sum(
+                CASE
+                    WHEN (t.transaction_type_id = 4) THEN (t.amount - t.balance_due)
+                    ELSE t.amount
+                END) AS held
+           FROM public.ar_transactions t
+          WHERE ((t.account_id = l.account_id) AND (t.lease_id = l.lease_id) AND (t.transaction_type_id = ANY (ARRAY[4, 5])) AND (t.deleted_at IS NULL) AND (t.is_temporary IS NOT TRUE) AND (t.is_reversed IS NOT TRUE))) deposit ON (true))
      LEFT JOIN ( SELECT t.account_id,
             t.lease_id,
             sum(t.balance_due) AS open_balance,
@@ -2564,6 +2922,83 @@ create view reporting_private.rent_roll as
           WHERE ((t.deleted_at IS NULL) AND (t.balance_due <> (0)::numeric) AND (t.is_temporary IS NOT TRUE) AND (t.is_reversed IS NOT TRUE))
           GROUP BY t.account_id, t.lease_id) ar ON (((ar.account_id = l.account_id) AND (ar.lease_id = l.lease_id))))
   WHERE ((l.deleted_at IS NULL) AND (l.lease_status_type_id = ANY (ARRAY[4, 5])));
+
+create view reporting_private.unit_rent_roll as
+ WITH inventory AS (
+         SELECT s.account_id,
+            s.unit_id,
+            min(s.account_name) AS account_name,
+            min(s.property_id) AS property_id,
+            min(s.property_name) AS property_name,
+            min(s.unit_number) AS unit_number,
+            min(s.building_name) AS building_name,
+            min(s.floorplan_name) AS floorplan_name,
+            min(s.bedrooms) AS bedrooms,
+            min(s.square_feet) AS square_feet,
+            (sum(s.market_rent))::numeric(14,2) AS market_rent,
+            bool_or(s.is_other_income) AS is_other_income,
+            bool_or((s.current_lease_id IS NOT NULL)) AS held,
+            min(s.as_of_date) AS as_of_date
+           FROM reporting_private.units s
+          GROUP BY s.account_id, s.unit_id
+        )
+ SELECT r.account_id,
+    r.account_name,
+    r.property_id,
+    r.property_name,
+    r.unit_id,
+    r.unit_number,
+    r.building_name,
+    r.floor_plan_name,
+    i.bedrooms,
+    i.square_feet,
+    i.market_rent,
+    false AS is_vacant,
+    r.lease_id,
+    r.primary_resident,
+    r.lease_status,
+    r.is_other_income,
+    r.move_in_date,
+    r.move_out_date,
+    r.lease_end_date,
+    r.rent,
+    r.other_monthly_charges,
+    r.deposit_held,
+    r.open_balance,
+    r.past_due_balance,
+    r.as_of_date
+   FROM (reporting_private.rent_roll r
+     LEFT JOIN inventory i ON (((i.account_id = r.account_id) AND (i.unit_id = r.unit_id))))
+UNION ALL
+ SELECT i.account_id,
+    i.account_name,
+    i.property_id,
+    i.property_name,
+    i.unit_id,
+    i.unit_number,
+    i.building_name,
+    i.floorplan_name AS floor_plan_name,
+    i.bedrooms,
+    i.square_feet,
+    i.market_rent,
+    true AS is_vacant,
+    NULL::bigint AS lease_id,
+    NULL::text AS primary_resident,
+    NULL::text AS lease_status,
+    i.is_other_income,
+    NULL::date AS move_in_date,
+    NULL::date AS move_out_date,
+    NULL::date AS lease_end_date,
+    NULL::numeric AS rent,
+    NULL::numeric AS other_monthly_charges,
+    NULL::numeric AS deposit_held,
+    NULL::numeric AS open_balance,
+    NULL::numeric AS past_due_balance,
+    i.as_of_date
+   FROM inventory i
+  WHERE ((NOT i.held) AND (NOT (EXISTS ( SELECT 1
+           FROM reporting_private.rent_roll r
+          WHERE ((r.account_id = i.account_id) AND (r.unit_id = i.unit_id))))));
 
 create view reporting_private.units as
  WITH current_leases AS (

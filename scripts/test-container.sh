@@ -80,7 +80,8 @@ compose up -d --scale "worker=$WORKERS"
 say "nothing that needs the database started before its final 'ready to accept connections'"
 # On a fresh volume the postgres image first runs a temporary server (Unix socket only), stops it and
 # starts the real one; a health check over the socket would release `migrate` in between.
-epoch_ns() { date -d "$1" +%s%N; }
+# Docker says 2026-11-27T13:47:15.06Z; podman 2026-11-27 13:47:15.06 +0000 UTC, whose trailing zone name date refuses.
+epoch_ns() { date -d "$(printf '%s' "$1" | sed -E 's/ ([+-][0-9]{4}) [A-Z]+$/ \1/')" +%s%N; }
 postgres_id=$(compose ps -q postgres)
 ready=""
 for _ in $(seq 1 120); do
@@ -98,6 +99,8 @@ for container in $(compose ps -a -q); do
   name=$($ENGINE inspect -f '{{.Name}}' "$container")
   started=$($ENGINE inspect -f '{{.State.StartedAt}}' "$container")
   case "$started" in 0001-*) continue ;; esac # not started yet: it waits
+  # Only what is given the database (DATABASE_URL) needs it; the simulators start at once.
+  $ENGINE inspect -f '{{range .Config.Env}}{{println .}}{{end}}' "$container" | grep -q '^DATABASE_URL=' || continue
   [ "$(epoch_ns "$started")" -gt "$(epoch_ns "$ready")" ] || die "$name started at $started, before the database was ready at $ready"
 done
 

@@ -26,6 +26,7 @@ export async function budgetToday(db: Db, account: BudgetedAccount): Promise<Bud
     spentReason:
       left > 0
         ? null
-        : `today's call budget of account ${account.id} is spent (${spent} of ${budget} calls since midnight ${account.timeZone})`,
+        : `today's call budget of account ${account.id} is spent (${spent} of ${budget} calls since ` +
+          `midnight ${account.timeZone})`,
   };
 }

@@ -6,6 +6,8 @@ import { sql } from 'kysely';
 import type { Account, Config } from '../config/schema.js';
 import { redactUrl, scrubSecrets } from '../log/redact.js';
 import { createSourceClient } from '../source/client.js';
+import { isPermanentSourceError } from '../sync/errors.js';
+import { TransportError } from '../source/errors.js';
 import { DISCOVERY } from '../streams/load-stream.js';
 import { WAREHOUSE_TABLES, type Db, type Warehouse } from '../catalog/tables.js';
 import { QUEUE_SCHEMA } from '../queue/boss.js';
@@ -160,9 +162,8 @@ function secretsOf(account: Account): string[] {
 
 /** What to look at when the account's call failed, in the account's own keys. */
 function accountAdvice(error: unknown, account: Account, index: number): string {
-  const name = (error as { name?: string } | null)?.name;
   const key = account.id === 'default' ? 'source' : `accounts[${index}].source`;
-  if (name === 'AuthenticationError' || name === 'AccessError') {
+  if (isPermanentSourceError(error)) {
     const { auth } = account.source;
     if (auth.type === 'apikey')
       return `; check ${key}.auth.org and the API key (${key}.auth.apiKeyEnv names its variable)`;
@@ -170,7 +171,10 @@ function accountAdvice(error: unknown, account: Account, index: number): string 
       ? '; check PROPSYNC_API_USERNAME and PROPSYNC_API_PASSWORD (or source.username, source.password)'
       : `; check ${key}.auth.username and the password (${key}.auth.passwordEnv names its variable)`;
   }
-  if (name === 'TransportError')
-    return `; check ${account.id === 'default' ? 'PROPSYNC_API_URL (or source.url)' : `${key}.url`} and that the API answers`;
+  if (error instanceof TransportError)
+    return (
+      `; check ${account.id === 'default' ? 'PROPSYNC_API_URL (or source.url)' : `${key}.url`} ` +
+      `and that the API answers`
+    );
   return '';
 }

@@ -197,7 +197,9 @@ export function createSyncMetrics(
   if (deadLetters) {
     new Gauge({
       name: 'propsync_dead_letter_jobs',
-      help: 'Jobs whose retries ran out, waiting in the dead-letter queue, by account, read from the warehouse at each scrape.',
+      help:
+        'Jobs whose retries ran out, waiting in the dead-letter queue, by account, ' +
+        'read from the warehouse at each scrape.',
       labelNames: ['account'],
       registers,
       async collect() {
@@ -210,7 +212,10 @@ export function createSyncMetrics(
   const verifyDrift = options.verifyDrift;
   new Gauge({
     name: 'propsync_verify_drift_rows',
-    help: "Rows of the warehouse that differed from the source at each account's latest verification (propsync verify), by stream, table and kind (missing, extra, differing); read from the warehouse at each scrape.",
+    help:
+      "Rows of the warehouse that differed from the source at each account's latest verification " +
+      '(propsync verify), by stream, table and kind (missing, extra, differing); ' +
+      'read from the warehouse at each scrape.',
     labelNames: ['account', 'stream', 'table', 'kind'],
     registers,
     async collect() {
@@ -233,7 +238,9 @@ export function createSyncMetrics(
   };
   new Gauge({
     name: 'propsync_stream_last_success_timestamp_seconds',
-    help: "End of the last successful run of each account's stream by any process (Unix seconds), read from the warehouse at each scrape; absent until it first succeeds.",
+    help:
+      "End of the last successful run of each account's stream by any process (Unix seconds), " +
+      'read from the warehouse at each scrape; absent until it first succeeds.',
     labelNames: ['account', 'stream'],
     registers,
     async collect() {
@@ -249,7 +256,10 @@ export function createSyncMetrics(
   });
   new Gauge({
     name: 'propsync_stream_freshness_state',
-    help: "Freshness of each account's stream, read from the warehouse at each scrape: 0 ok, 1 warn (late), 2 error (stale or never succeeded), by its streams.<name>.freshness thresholds or its schedule.",
+    help:
+      "Freshness of each account's stream, read from the warehouse at each scrape: 0 ok, " +
+      '1 warn (late), 2 error (stale or never succeeded), by its streams.<name>.freshness ' +
+      'thresholds or its schedule.',
     labelNames: ['account', 'stream'],
     registers,
     async collect() {
@@ -261,14 +271,16 @@ export function createSyncMetrics(
   });
   const alertsSent = new Counter({
     name: 'propsync_alerts_sent_total',
-    help: 'Alert messages delivered, by target, kind and event (firing, reminder, resolved, test).',
-    labelNames: ['target', 'kind', 'event'],
+    help: 'Alert messages delivered, by account, target, kind and event (firing, reminder, resolved, test).',
+    labelNames: ['account', 'target', 'kind', 'event'],
     registers,
   });
   const alertsUndelivered = new Counter({
     name: 'propsync_alerts_undelivered_total',
-    help: 'Alert messages given up on after their retries (the receiver was down, refused or too slow), by target and kind.',
-    labelNames: ['target', 'kind'],
+    help:
+      'Alert messages given up on after their retries (the receiver was down, ' +
+      'refused or too slow), by account, target and kind.',
+    labelNames: ['account', 'target', 'kind'],
     registers,
   });
   const rateLeft = new Gauge({
@@ -329,8 +341,9 @@ export function createSyncMetrics(
       lastSuccess.set({ account, stream }, at.getTime() / 1000);
     },
     alertDelivered(event) {
-      if (event.delivered) alertsSent.inc({ target: event.target, kind: event.kind, event: event.event });
-      else alertsUndelivered.inc({ target: event.target, kind: event.kind });
+      const labels = { account: event.account, target: event.target, kind: event.kind };
+      if (event.delivered) alertsSent.inc({ ...labels, event: event.event });
+      else alertsUndelivered.inc(labels);
     },
     render: () => registry.metrics(),
     contentType: registry.contentType,

@@ -140,7 +140,8 @@ export function createProgress(options: ProgressOptions): Progress {
           recordsPerSecond: Math.round(recordsPerSecond),
           etaSeconds,
         },
-        `progress ${nameOf(entry)}: ${progress.done}/${progress.total} work units, ${progress.records} records, ${progress.calls} calls`,
+        `progress ${nameOf(entry)}: ${progress.done}/${progress.total} work ` +
+          `units, ${progress.records} records, ${progress.calls} calls`,
       );
     }
   };
@@ -184,7 +185,9 @@ export function createProgress(options: ProgressOptions): Progress {
       if (options.mode === 'bars') {
         multibar ??= new cliProgress.MultiBar(
           {
-            format: `${label}{stream} [{bar}] {value}/{total} work units | {records} records | {calls} calls | {rate} rec/s | {left} left{failed}`,
+            format:
+              `${label}{stream} [{bar}] {value}/{total} work units | {records} records | {calls} calls | ` +
+              `{rate} rec/s | {left} left{failed}`,
             stream: output,
             hideCursor: true,
             clearOnComplete: false,

@@ -118,7 +118,8 @@ export function selectedAccounts<A extends { id: string }>(
   const unknown = wanted.filter((id) => !accounts.some((account) => account.id === id));
   if (unknown.length)
     throw new ExitError(
-      `unknown account ${unknown.map((id) => `'${id}'`).join(', ')}; the configured accounts are ${accounts.map((account) => account.id).join(', ')}`,
+      `unknown account ${unknown.map((id) => `'${id}'`).join(', ')}; ` +
+        `the configured accounts are ${accounts.map((account) => account.id).join(', ')}`,
       EXIT.usage,
     );
   return accounts.filter((account) => wanted.includes(account.id));

@@ -32,7 +32,7 @@ export function outcomeLine(summary: RunSummary): string {
     case 'partial':
       return `${summary.workUnits.failed} work unit(s) failed (${units}); rerun to retry them`;
     case 'failed':
-      return `failed (${units})`;
+      return `failed (${units}); read its errors below, fix the cause, then run again`;
     case 'interrupted':
       return `interrupted (${units}); rerun to continue where it stopped`;
     case 'budget_exhausted':
@@ -40,7 +40,7 @@ export function outcomeLine(summary: RunSummary): string {
     case 'incomplete':
       return `incomplete: finished what it could read, but left windows unread (${units}); see \`unread:\` below`;
     case 'abandoned':
-      return `abandoned (${units}): its process ended without closing it`;
+      return `abandoned (${units}): its process ended without closing it; run again to resume its units`;
     case 'running':
       return `running (${units})`;
   }
@@ -69,8 +69,12 @@ export function accountRunLines(
 export function summaryLines(summary: RunSummary): string[] {
   const lines = [
     `run ${summary.runId} (${summary.kind}: ${summary.streams.join(', ')}) ${outcomeLine(summary)}`,
-    `  records ${summary.records}, rows inserted ${summary.rowsInserted}, updated ${summary.rowsUpdated}, unchanged ${summary.rowsUnchanged}, deleted ${summary.rowsDeleted}, quarantined ${summary.quarantined}`,
-    `  pages ${summary.pages}, calls ${summary.calls} (retries ${summary.retries}, throttled ${summary.throttled}), ${(summary.bytes / 1_048_576).toFixed(1)} MiB, ${formatDuration(summary.durationMs)}`,
+    `  records ${summary.records}, rows inserted ${summary.rowsInserted}, ` +
+      `updated ${summary.rowsUpdated}, unchanged ${summary.rowsUnchanged}, ` +
+      `deleted ${summary.rowsDeleted}, quarantined ${summary.quarantined}`,
+    `  pages ${summary.pages}, calls ${summary.calls} (retries ${summary.retries}, ` +
+      `throttled ${summary.throttled}), ${(summary.bytes / 1_048_576).toFixed(1)} ` +
+      `MiB, ${formatDuration(summary.durationMs)}`,
   ];
   for (const window of summary.unread ?? []) lines.push(`  unread: ${escapeControls(window)}`);
   const shown = summary.errors.slice(0, 20);

@@ -18,8 +18,9 @@ export function formatTable(columns: (Column | string)[], rows: unknown[][], pre
   const widths = specs.map((spec, index) =>
     Math.max(spec.header.length, ...cells.map((row) => row[index].length)),
   );
-  const line = (values: string[]) =>
-    `${prefix}${values.map((value, index) => (specs[index].align === 'right' ? value.padStart(widths[index]) : value.padEnd(widths[index]))).join('  ')}`.trimEnd();
+  const pad = (value: string, index: number) =>
+    specs[index].align === 'right' ? value.padStart(widths[index]) : value.padEnd(widths[index]);
+  const line = (values: string[]) => `${prefix}${values.map(pad).join('  ')}`.trimEnd();
   return [
     line(specs.map((spec) => spec.header)),
     line(widths.map((width) => '-'.repeat(width))),

@@ -75,7 +75,8 @@ function keyLines(kind: string, keys: readonly string[]): string[] {
 export function verificationText(title: string, verification: AccountVerification): string[] {
   const properties = verification.propertyIds.length;
   const lines = [
-    `${title}: ${properties} propert${properties === 1 ? 'y' : 'ies'} verified, ${verification.driftRows} rows drifted (${verification.status})`,
+    `${title}: ${properties} propert${properties === 1 ? 'y' : 'ies'} ` +
+      `verified, ${verification.driftRows} rows drifted (${verification.status})`,
   ];
   if (verification.error) lines.push(`  stopped early: ${verification.error}`);
   for (const stream of verification.streams) {
@@ -136,7 +137,8 @@ export function verifyText(outcomes: readonly AccountVerifyOutcome[], named: boo
     }
     if (outcome.exitCode === EXIT.drift)
       lines.push(
-        `${who}the warehouse differs from the source${outcome.repair ? ' even after the repair' : '; run propsync verify --repair to heal it'}`,
+        `${who}the warehouse differs from the ` +
+          `source${outcome.repair ? ' even after the repair' : '; run propsync verify --repair to heal it'}`,
       );
   }
   return lines;

@@ -17,7 +17,11 @@ function advice(freshness: StreamFreshness, named: boolean): string {
   const only = `${named ? ` --account ${freshness.account}` : ''} --stream ${freshness.stream}`;
   if (!freshness.lastSuccessAt) return `run propsync sync${only} and read its errors`;
   if (/its last run ended/.test(freshness.reason))
-    return `read the last run's errors in propsync status${named ? ` --account ${freshness.account}` : ''}, fix the cause, then propsync sync${only}`;
+    return (
+      `read the last run's errors in propsync ` +
+      `status${named ? ` --account ${freshness.account}` : ''}, fix the cause, ` +
+      `then propsync sync${only}`
+    );
   return `check that propsync schedule is running (or its cron job), or run propsync sync${only}`;
 }
 
@@ -36,6 +40,7 @@ export function checkLines(judged: readonly StreamFreshness[], named: boolean): 
   }
   return problems.map(
     (freshness) =>
-      `${freshness.state.toUpperCase()} ${freshness.account}/${freshness.stream}: ${freshness.reason}; ${advice(freshness, named)}`,
+      `${freshness.state.toUpperCase()} ${freshness.account}/${freshness.stream}: ` +
+      `${freshness.reason}; ${advice(freshness, named)}`,
   );
 }

@@ -22,7 +22,11 @@ function runLine(label: string, run: RunInfo | null): string {
   const duration =
     run.durationMs === null ? 'still running or ended by a crash' : formatDuration(run.durationMs);
   const quarantined = run.quarantined ? `, ${run.quarantined} quarantined` : '';
-  return `  ${label}: #${run.runId} ${run.kind} ${run.status} at ${run.startedAt} (${duration}), ${unitsText(run.workUnits)}, ${run.records} records, ${run.calls} calls${quarantined}`;
+  return (
+    `  ${label}: #${run.runId} ${run.kind} ${run.status} at ${run.startedAt} ` +
+    `(${duration}), ${unitsText(run.workUnits)}, ${run.records} records, ${run.calls} ` +
+    `calls${quarantined}`
+  );
 }
 
 function freshnessLine(freshness: StreamFreshness | null): string[] {
@@ -44,7 +48,8 @@ function streamText(stream: StreamStatus): string[] {
   for (const run of stream.running) {
     if (run.status === 'abandoned')
       lines.push(
-        `  abandoned: #${run.runId} ${run.kind} since ${run.startedAt} (marked running, but its process stopped writing its heartbeat; its units resume on the next run)`,
+        `  abandoned: #${run.runId} ${run.kind} since ${run.startedAt} (marked running, ` +
+          `but its process stopped writing its heartbeat; its units resume on the next run)`,
       );
     else lines.push(`  marked running: #${run.runId} ${run.kind} since ${run.startedAt}`);
   }
@@ -140,7 +145,9 @@ function verificationText(verification: VerificationRecord | null): string[] {
   if (!verification) return ['last verification: none (propsync verify)'];
   const { verificationId, pass, selection, finishedAt, status, propertyIds, driftRows } = verification;
   const lines = [
-    `last verification: #${verificationId} ${pass} (${selection}) at ${finishedAt ?? '?'}, ${status}, ${propertyIds.length} properties, ${driftRows === 0 ? 'clean' : `${driftRows} rows drifted`}`,
+    `last verification: #${verificationId} ${pass} (${selection}) ` +
+      `at ${finishedAt ?? '?'}, ${status}, ${propertyIds.length} ` +
+      `properties, ${driftRows === 0 ? 'clean' : `${driftRows} rows drifted`}`,
   ];
   const drifted = verification.tables.filter((table) => table.missing + table.extra + table.differing > 0);
   if (drifted.length) {
@@ -191,8 +198,9 @@ function accountText(report: StatusReport): string[] {
     '',
   );
   lines.push(...verificationText(report.lastVerification), '');
+  const { open, entries } = report.quarantine;
   lines.push(
-    `open quarantine entries: ${report.quarantine.open}${report.quarantine.open > report.quarantine.entries.length ? ` (newest ${report.quarantine.entries.length} shown)` : ''}`,
+    `open quarantine entries: ${open}${open > entries.length ? ` (newest ${entries.length} shown)` : ''}`,
   );
   if (report.quarantine.entries.length) {
     lines.push(

@@ -75,7 +75,8 @@ const accountSchema = z
   .object({
     id: z.string().regex(ACCOUNT_ID, {
       message:
-        'is not a valid account id; expected 1 to 40 lowercase letters, digits, - or _ (the id is stored with every row of the account, so keep it stable)',
+        'is not a valid account id; expected 1 to 40 lowercase letters, digits, ' +
+        '- or _ (the id is stored with every row of the account, so keep it stable)',
     }),
     name: z.string().min(1, { message: 'is empty; expected a display name, or no name key' }).optional(),
     source: z.unknown().optional(),
@@ -196,7 +197,8 @@ export function resolveAccounts(
   if (list !== undefined && !(Array.isArray(list) && list.length === 0)) {
     r.issues.add(
       ['propertyIds'],
-      "belongs to the one-account form; with accounts:, set each account's source.propertyIds (or source.propertyIds for all of them)",
+      "belongs to the one-account form; with accounts:, set each account's source.propertyIds (or " +
+        'source.propertyIds for all of them)',
       {
         hideValue: true,
       },
@@ -237,7 +239,8 @@ export function resolveAccounts(
     if (auth?.type === 'apikey' && settings.format === 'xml') {
       r.issues.add(
         own.format !== undefined ? [...at, 'source', 'format'] : ['source', 'format'],
-        `is not possible for accounts[${index}], whose auth type is apikey; expected json: the API-key gateway takes JSON only`,
+        `is not possible for accounts[${index}], whose auth type is apikey; expected json: ` +
+          `the API-key gateway takes JSON only`,
         {
           account: index,
         },
@@ -325,7 +328,9 @@ function resolveAuth(
   } else if (inline !== undefined) {
     secret = inline;
     r.warnings.push(
-      `${dotted([...path, mode.secret])}: the ${mode.what} is written in the configuration; it is accepted, but keep it out of the file: set ${mode.secretEnv} to the name of an environment variable that holds it`,
+      `${dotted([...path, mode.secret])}: the ${mode.what} is written in the configuration; ` +
+        `it is accepted, but keep it out of the file: set ${mode.secretEnv} to the name of an ` +
+        `environment variable that holds it`,
     );
   } else if (variable !== undefined) {
     secret = r.env[variable] || undefined;

@@ -118,7 +118,8 @@ function readRaw({ configPath, env = process.env, cwd = process.cwd() }: LoadOpt
       text = readFileSync(file, 'utf8');
     } catch (error) {
       throw new ConfigError([
-        `${label}: cannot be read (${(error as NodeJS.ErrnoException).code ?? messageOf(error)}); expected a readable YAML file`,
+        `${label}: cannot be read (${(error as NodeJS.ErrnoException).code ?? messageOf(error)}); ` +
+          `expected a readable YAML file`,
       ]);
     }
     let parsed: unknown;
@@ -139,7 +140,8 @@ function readRaw({ configPath, env = process.env, cwd = process.cwd() }: LoadOpt
     }
     if (parsed != null && (typeof parsed !== 'object' || Array.isArray(parsed))) {
       throw new ConfigError([
-        `${label}: expected a mapping of keys at the top level (such as "database:" and "source:"), found ${kindOf(parsed)}`,
+        `${label}: expected a mapping of keys at the top level (such as "database:" and "source:"), ` +
+          `found ${kindOf(parsed)}`,
       ]);
     }
     raw = (parsed ?? {}) as Record<string, unknown>;
@@ -250,10 +252,16 @@ function describeFault(issue: z.core.$ZodIssue, value: unknown): string {
         return `is not a number; expected ${expected}`;
       return `is ${kindOf(value)}; expected ${expected}`;
     }
-    case 'too_small':
-      return `is too small; expected ${issue.origin === 'string' ? 'at least' : issue.inclusive ? 'at least' : 'more than'} ${String(issue.minimum)}${issue.origin === 'string' ? ' characters' : ''}`;
-    case 'too_big':
-      return `is too large; expected ${issue.inclusive ? 'at most' : 'less than'} ${String(issue.maximum)}${issue.origin === 'string' ? ' characters' : ''}`;
+    case 'too_small': {
+      const bound = issue.origin === 'string' || issue.inclusive ? 'at least' : 'more than';
+      const unit = issue.origin === 'string' ? ' characters' : '';
+      return `is too small; expected ${bound} ${String(issue.minimum)}${unit}`;
+    }
+    case 'too_big': {
+      const bound = issue.inclusive ? 'at most' : 'less than';
+      const unit = issue.origin === 'string' ? ' characters' : '';
+      return `is too large; expected ${bound} ${String(issue.maximum)}${unit}`;
+    }
     case 'invalid_value':
       return `is not allowed; expected one of ${issue.values.map(String).join(', ')}`;
     default:

@@ -80,17 +80,22 @@ export function resolvePrivacy(
     if (variable === undefined)
       issues.add(
         ['privacy', 'hashKeyEnv'],
-        `is missing; ${classes} ${hashed.length > 1 ? 'are' : 'is'} hashed: set it to the name of an environment variable holding a key of at least ${MIN_HASH_KEY_BYTES} bytes (e.g. PROPSYNC_PRIVACY_KEY, from \`openssl rand -base64 48\`)`,
+        `is missing; ${classes} ${hashed.length > 1 ? 'are' : 'is'} hashed: set it to the name of ` +
+          `an environment variable holding a key of at least ${MIN_HASH_KEY_BYTES} bytes (e.g. ` +
+          `PROPSYNC_PRIVACY_KEY, from \`openssl rand -base64 48\`)`,
       );
     else if (hashKey === undefined)
       issues.add(
         ['privacy', 'hashKeyEnv'],
-        `names a variable that is not set (or is empty); expected ${variable} to hold the key that hashes ${classes} (at least ${MIN_HASH_KEY_BYTES} bytes; \`openssl rand -base64 48\` makes one)`,
+        `names a variable that is not set (or is empty); expected ${variable} to hold the key that ` +
+          `hashes ${classes} (at least ${MIN_HASH_KEY_BYTES} bytes; ` +
+          `\`openssl rand -base64 48\` makes one)`,
       );
     else if (Buffer.byteLength(hashKey) < MIN_HASH_KEY_BYTES)
       issues.add(
         ['privacy', 'hashKeyEnv'],
-        `names a variable whose key is shorter than ${MIN_HASH_KEY_BYTES} bytes; expected ${variable} to hold a longer one (\`openssl rand -base64 48\` makes one)`,
+        `names a variable whose key is shorter than ${MIN_HASH_KEY_BYTES} bytes; ` +
+          `expected ${variable} to hold a longer one (\`openssl rand -base64 48\` makes one)`,
         { hideValue: true },
       );
   }

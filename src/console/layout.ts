@@ -87,6 +87,11 @@ export function select(
   >`;
 }
 
+/** The page number a list was asked for (`?page=`): 0 unless a whole number of at least 0. */
+export function pageNumber(params: URLSearchParams): number {
+  return Math.max(0, Math.floor(Number(params.get('page')) || 0));
+}
+
 /** Links to the previous and next page of a list. */
 export function pager(hrefOf: (page: number) => string, current: number, hasMore: boolean): Html {
   if (current === 0 && !hasMore) return html``;

@@ -1,7 +1,7 @@
 import { PAGE_SIZE, type ConsoleContext } from './context.js';
 import { age, count, timestamp } from './format.js';
 import { html, queryOf, type Html } from './html.js';
-import { page, pager, runLink, select } from './layout.js';
+import { page, pageNumber, pager, runLink, select } from './layout.js';
 import {
   readQuarantine,
   readQuarantineGroups,
@@ -30,7 +30,7 @@ export async function quarantinePage(context: ConsoleContext, params: URLSearchP
     stream: value('stream'),
     field: value('field'),
   };
-  const current = Math.max(0, Math.floor(Number(params.get('page')) || 0));
+  const current = pageNumber(params);
   const groups = await readQuarantineGroups(context, { account: filter.account, stream: filter.stream });
   const { entries, more } = await readQuarantine(context, filter, current, PAGE_SIZE);
   const fields = [...new Set(groups.map((group) => group.field))].sort();

@@ -1,7 +1,7 @@
 import { PAGE_SIZE, type ConsoleContext } from './context.js';
 import { age, count, duration, firstLine, timestamp } from './format.js';
 import { html, queryOf, type Html } from './html.js';
-import { badge, page, pager, plural, select, toneOf } from './layout.js';
+import { badge, page, pageNumber, pager, plural, select, toneOf } from './layout.js';
 import { readRunPoints, readRuns, readRunVocabulary, type RunFilter } from './read-runs.js';
 
 /** The filter a query string asks for (unknown values simply match nothing). */
@@ -13,7 +13,7 @@ export function runFilterOf(params: URLSearchParams): RunFilter {
 /** The run history with its filters, its chart (drawn by /assets/console.js from /runs/chart.json) and its pages. */
 export async function runsPage(context: ConsoleContext, params: URLSearchParams): Promise<Html> {
   const filter = runFilterOf(params);
-  const current = Math.max(0, Math.floor(Number(params.get('page')) || 0));
+  const current = pageNumber(params);
   const [{ runs, more }, vocabulary] = [
     await readRuns(context, filter, current, PAGE_SIZE),
     await readRunVocabulary(context),

@@ -2,7 +2,7 @@ import type { RecordedTable } from '../sync/verifications.js';
 import type { ConsoleContext } from './context.js';
 import { age, count, duration, timestamp } from './format.js';
 import { html, queryOf, type Html } from './html.js';
-import { badge, page, pager, plural, runLink, select } from './layout.js';
+import { badge, page, pageNumber, pager, plural, runLink, select } from './layout.js';
 import { readVerifications, type VerifyRow } from './read-verify.js';
 
 /** Passes listed per page (each may name up to 20 keys of each kind per table). */
@@ -58,7 +58,7 @@ function pass(row: VerifyRow): Html {
 /** The passes of `propsync verify`, newest first, with the drifted keys each named. */
 export async function verifyPage(context: ConsoleContext, params: URLSearchParams): Promise<Html> {
   const account = params.get('account')?.trim() || undefined;
-  const current = Math.max(0, Math.floor(Number(params.get('page')) || 0));
+  const current = pageNumber(params);
   const { passes, more } = await readVerifications(context, account, current, PASSES_PER_PAGE);
   const body = html`<p class="lead">
       Each pass reads properties again from the source and compares them with the warehouse row by row

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
-import { createTask } from 'node-cron';
+import { nextCronTimes } from '../dates/cron-times.js';
 import { readFreshness, type StreamFreshness } from '../sync/freshness.js';
+import { budgetSpentToday } from '../sync/budget-spent.js';
 import { callsToday, lastRun, runningRuns, type RunInfo } from '../sync/status.js';
 import { lastVerification } from '../sync/verifications.js';
 import type { ConsoleAccount, ConsoleContext } from './context.js';
@@ -31,14 +32,8 @@ export interface AccountOverview {
 }
 
 /** The next time a cron expression fires in a time zone (node-cron's own matcher; no job is started). */
-export function nextCronTime(schedule: string, timeZone: string, from: Date = new Date()): Date | null {
-  const task = createTask(schedule, () => {}, { timezone: timeZone });
-  try {
-    const next = task.getNextRuns(1)[0];
-    return next && next.getTime() > from.getTime() ? next : null;
-  } finally {
-    void task.destroy();
-  }
+export function nextCronTime(schedule: string, timeZone: string): Date | null {
+  return nextCronTimes(schedule, timeZone, 1)[0] ?? null;
 }
 
 /** Everything the overview shows of one account: a handful of indexed queries per stream. */
@@ -85,7 +80,7 @@ export async function readAccountOverview(
   }
   return {
     account,
-    callsToday: calls.get('*') ?? 0,
+    callsToday: await budgetSpentToday(db, account.id, account.timeZone),
     openQuarantine: [...openBy.values()].reduce((a, b) => a + b, 0),
     runsToday: runsToday.map((row) => ({ status: row.status, runs: Number(row.runs) })),
     lastVerify: verify && {

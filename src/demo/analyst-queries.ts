@@ -83,7 +83,8 @@ export async function occupancyByProperty(db: Db): Promise<OccupancyRow[]> {
     units_occupied: number;
     occupancy_percent: string | null;
   }>`
-    select distinct on (account_id, property_id) account_id, property_id, property_name, units_known, units_occupied, occupancy_percent::text
+    select distinct on (account_id, property_id)
+           account_id, property_id, property_name, units_known, units_occupied, occupancy_percent::text
       from reporting.occupancy_monthly
      order by account_id, property_id, month desc`.execute(db);
   return rows.map((row) => ({
@@ -122,13 +123,15 @@ export interface AgingRow {
  */
 export async function arAging(db: Db, asOf: string): Promise<AgingRow[]> {
   return db.connection().execute(async (session) => {
-    await sql`select set_config('reporting.now', ((${asOf}::date + time '12:00') at time zone (select time_zone from reporting.settings))::text, false)`.execute(
-      session,
-    );
+    await sql`
+      select set_config('reporting.now',
+                        ((${asOf}::date + time '12:00') at time zone (select time_zone from reporting.settings))::text,
+                        false)`.execute(session);
     try {
       const sums = BUCKET_COLUMNS.map(
         ([, column], index) =>
-          sql`count(*) filter (where ${sql.ref(column)} <> 0)::int as ${sql.ref(`leases_${index}`)}, coalesce(sum(${sql.ref(column)}), 0)::numeric(14,2)::text as ${sql.ref(`balance_${index}`)}`,
+          sql`count(*) filter (where ${sql.ref(column)} <> 0)::int as ${sql.ref(`leases_${index}`)},
+              coalesce(sum(${sql.ref(column)}), 0)::numeric(14,2)::text as ${sql.ref(`balance_${index}`)}`,
       );
       const { rows } = await sql<
         Record<string, number | string>
@@ -173,13 +176,17 @@ export async function vendorSpendByMonth(db: Db, months = 6): Promise<SpendRow[]
     top_vendor_spend: string | null;
   }>`
     with by_vendor as (
-      select post_month, account_id, vendor_id, max(vendor_name) as vendor_name, sum(invoices + credit_memos)::int as invoices, sum(amount) as amount
+      select post_month, account_id, vendor_id, max(vendor_name) as vendor_name,
+             sum(invoices + credit_memos)::int as invoices, sum(amount) as amount
         from reporting.vendor_spend_monthly
-       where post_month in (select distinct post_month from reporting.vendor_spend_monthly order by post_month desc limit ${months})
+       where post_month in (select distinct post_month from reporting.vendor_spend_monthly
+                             order by post_month desc limit ${months})
        group by post_month, account_id, vendor_id
     ),
     ranked as (
-      select *, row_number() over (partition by post_month order by amount desc nulls last, account_id, vendor_id) as rank from by_vendor
+      select *,
+             row_number() over (partition by post_month order by amount desc nulls last, account_id, vendor_id) as rank
+        from by_vendor
     )
     select to_char(post_month, 'YYYY-MM') as month,
            sum(invoices)::int as invoices,

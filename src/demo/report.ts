@@ -80,7 +80,10 @@ export function changesLine(advance: AdvanceSummary): string {
     .filter(([, count]) => count > 0)
     .sort((a, b) => b[1] - a[1])
     .map(([kind, count]) => `${count} ${kind.replace(/[A-Z]/g, (letter) => ` ${letter.toLowerCase()}`)}`);
-  return `the simulated business moved from ${advance.from} to ${advance.to}: ${changes.length ? changes.join(', ') : 'no changes'}`;
+  return (
+    `the simulated business moved from ${advance.from} ` +
+    `to ${advance.to}: ${changes.length ? changes.join(', ') : 'no changes'}`
+  );
 }
 
 /** The accounts side by side. */
@@ -235,7 +238,9 @@ export function biToolLines(warehouseUrl: string, reader: { role: string; passwo
   return [
     'point a BI tool (Metabase, Superset, Power BI, Tableau) at the demo warehouse:',
     `  host ${url.hostname}, port ${url.port || '5432'}, database ${decodeURIComponent(url.pathname.slice(1))}`,
-    `  user ${reader.role}, password ${reader.password} (a read-only role made by \`propsync grant-reader --login\`; local demo only)`,
-    '  schema reporting: portfolio, rent_roll, occupancy_monthly, ar_aging, vendor_spend_monthly ... (described in docs/reporting.md and in the database)',
+    `  user ${reader.role}, password ${reader.password} (a read-only role made by \`propsync ` +
+      `grant-reader --login\`; local demo only)`,
+    '  schema reporting: portfolio, rent_roll, occupancy_monthly, ar_aging, ' +
+      'vendor_spend_monthly ... (described in docs/reporting.md and in the database)',
   ].map((line) => `${DEMO_PREFIX}${line}`);
 }

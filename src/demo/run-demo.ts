@@ -122,7 +122,8 @@ export async function runDemo(options: DemoOptions): Promise<ExitCode> {
       lines(biToolLines(warehouse.url, { role: await ensureDemoReader(db), password: DEMO_READER.password }));
     } catch (error) {
       say(
-        `no BI reader role made (${messageOf(error)}); run \`propsync grant-reader ROLE --login\` as a user that may create roles`,
+        `no BI reader role made (${messageOf(error)}); run \`propsync grant-reader ROLE --login\` ` +
+          `as a user that may create roles`,
       );
     }
     say();
@@ -146,7 +147,9 @@ export async function runDemo(options: DemoOptions): Promise<ExitCode> {
     await warehouse.stop();
     if (warehouse.embedded) {
       say(
-        `stopped the embedded Postgres; its data stays in ${join(options.stateDir, 'pgdata')}: the next \`npm run demo\` continues incrementally (rm -rf ${options.stateDir} to start over)`,
+        `stopped the embedded Postgres; its data stays in ${join(options.stateDir, 'pgdata')}: ` +
+          `the next \`npm run demo\` continues incrementally (rm -rf ${options.stateDir} to ` +
+          `start over)`,
       );
     } else {
       say('the demo data stays in the DATABASE_URL database; the next demo continues incrementally');
@@ -169,7 +172,9 @@ async function prepareWarehouse(
   if (history && previous?.warehouse !== warehouse.fingerprint) {
     if (!warehouse.embedded) {
       throw new ExitError(
-        `DATABASE_URL (${warehouse.shown}) holds sync history that no demo wrote; the demo loads simulated data, so point DATABASE_URL at an empty database or unset it to use the embedded one`,
+        `DATABASE_URL (${warehouse.shown}) holds sync history that no demo wrote; ` +
+          `the demo loads simulated data, so point DATABASE_URL at an empty database or unset it to ` +
+          `use the embedded one`,
         EXIT.usage,
       );
     }
@@ -217,7 +222,8 @@ async function simulateAndSync(
   say: (line: string) => void,
 ): Promise<LabelledRun[]> {
   say(
-    `generating the simulated worlds: medium and small data sets, seed ${state.seed}, starting on ${state.startDay} (takes a few seconds) ...`,
+    `generating the simulated worlds: medium and small data sets, seed ${state.seed}, ` +
+      `starting on ${state.startDay} (takes a few seconds) ...`,
   );
   const generating = Date.now();
   const secrets = {
@@ -249,8 +255,12 @@ async function simulateAndSync(
     for (const days of state.steps) for (const sim of simulators) sim.advance(days);
     for (const [index, sim] of simulators.entries()) {
       say(
-        `account ${DEMO_ACCOUNTS[index].id}: simulator up at ${sim.url} (${index === 0 ? 'Basic auth' : 'API-key gateway'}): ${datasetSummary(sim.dataset)}; ` +
-          `its today is ${sim.dataset.today}${state.steps.length ? ` (replayed ${state.steps.length} step(s), where the last demo left the warehouse)` : ''}`,
+        `account ${DEMO_ACCOUNTS[index].id}: simulator up at ${sim.url} ` +
+          `(${index === 0 ? 'Basic auth' : 'API-key gateway'}): ${datasetSummary(sim.dataset)}; ` +
+          `its today is ${sim.dataset.today}` +
+          (state.steps.length
+            ? ` (replayed ${state.steps.length} step(s), where the last demo left the warehouse)`
+            : ''),
       );
     }
     say(
@@ -284,7 +294,9 @@ async function simulateAndSync(
             continue;
           }
           say(
-            `${label}, account ${outcome.account}: ${summary.status}, ${summary.records} records read, ${summary.rowsInserted} rows inserted, ${summary.rowsUpdated} updated, ${summary.calls} calls, ${formatDuration(summary.durationMs)}`,
+            `${label}, account ${outcome.account}: ${summary.status}, ${summary.records} records ` +
+              `read, ${summary.rowsInserted} rows inserted, ${summary.rowsUpdated} ` +
+              `updated, ${summary.calls} calls, ${formatDuration(summary.durationMs)}`,
           );
           for (const error of summary.errors.slice(0, 5)) say(`  error: ${error}`);
           runs.push({ label: `${label} (${outcome.account})`, summary, exitCode: outcome.exitCode });

@@ -83,7 +83,9 @@ export async function openDemoWarehouse(options: {
     shown: redactUrl(url),
     fingerprint: `embedded:${options.dataDir}`,
     embedded: true,
-    psql: `PGPASSWORD=${decodeURIComponent(parsed.password)} psql -h 127.0.0.1 -p ${server.port} -U ${parsed.username} ${DEMO_DATABASE}`,
+    psql:
+      `PGPASSWORD=${decodeURIComponent(parsed.password)} psql -h 127.0.0.1 -p ${server.port} ` +
+      `-U ${parsed.username} ${DEMO_DATABASE}`,
     async recreate() {
       await dropDatabase(server.url, DEMO_DATABASE);
       await ensureDatabase(server.url, DEMO_DATABASE);

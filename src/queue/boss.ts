@@ -158,7 +158,8 @@ export interface Delivery {
 
 /** The SQL condition: the job is active in this delivery. */
 const isDelivery = (delivery: Delivery) =>
-  sql`name = ${delivery.queue} and id = ${delivery.id}::uuid and state = 'active' and retry_count = ${delivery.retryCount}`;
+  sql`name = ${delivery.queue} and id = ${delivery.id}::uuid and state = 'active'
+       and retry_count = ${delivery.retryCount}`;
 
 /** Moves an active job's expiry on: its worker is alive (only while the job is still this delivery). */
 export async function touchJob(db: Db, delivery: Delivery): Promise<void> {

@@ -6,10 +6,10 @@
 import type PgBoss from 'pg-boss';
 import type { Db } from '../catalog/tables.js';
 import type { Account, Config, StreamName } from '../config/schema.js';
-import { messageOf } from '../log/errors.js';
 import type { Logger } from '../log/logger.js';
 import type { SourceClient } from '../source/types.js';
 import { planRun } from '../sync/plan-run.js';
+import { endingMessage } from '../sync/errors.js';
 import { addLanes, endLanes, failPlanning, closeIfLastLane, type LaneEnd } from '../sync/runs/lanes.js';
 import {
   addRunCounts,
@@ -111,7 +111,7 @@ export async function enqueueRun(
         });
         return { ...result, ended };
       }
-      const message = messageOf(error);
+      const message = endingMessage(error);
       log.error({ event: 'run_failed', err: message }, `run ${id} could not be planned: ${message}`);
       const ended = await failPlanning(db, {
         account: account.id,
@@ -158,7 +158,9 @@ export async function enqueueRun(
         end(
           lane.laneKey,
           'failed',
-          `not queued: run ${holder.runId}'s ${runKind(holder.request)} job of this lane is ${holder.state === 'active' ? 'running' : 'waiting'}, and a lane is queued once; enqueue this ${runKind(asked)} again once run ${holder.runId} has ended`,
+          `not queued: run ${holder.runId}'s ${runKind(holder.request)} job of this lane ` +
+            `is ${holder.state === 'active' ? 'running' : 'waiting'}, and a lane is queued once; ` +
+            `enqueue this ${runKind(asked)} again once run ${holder.runId} has ended`,
         );
         continue;
       }
@@ -193,7 +195,9 @@ export async function enqueueRun(
         workUnits: plan.workUnits,
         sourceToday: plan.today,
       },
-      `run ${id}: ${result.queued} lanes (${plan.workUnits} work units) put on the queue${result.alreadyQueued ? `, ${result.alreadyQueued} already waiting there` : ''}${result.refused ? `, ${result.refused} refused (a job of another kind holds them)` : ''}`,
+      `run ${id}: ${result.queued} lanes (${plan.workUnits} work units) ` +
+        `put on the queue${result.alreadyQueued ? `, ${result.alreadyQueued} already waiting there` : ''}` +
+        (result.refused ? `, ${result.refused} refused (a job of another kind holds them)` : ''),
     );
     return { ...result, ended };
   }

@@ -86,7 +86,8 @@ export async function endOrphanedLanes(
       laneKey: row.lane_key,
       status: 'dead',
       error:
-        'its job left the queue without being run (pg-boss archived it after its retention, or the enqueue that queued it stopped before sending it); run propsync enqueue again',
+        'its job left the queue without being run (pg-boss archived it after its retention, ' +
+        'or the enqueue that queued it stopped before sending it); run propsync enqueue again',
       abandonedAfterMinutes: args.abandonedAfterMinutes,
     });
     if (summary) ended.push(summary);

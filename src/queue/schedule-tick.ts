@@ -20,7 +20,8 @@ export const TICK_GRACE_SECONDS = 60;
 export function uuidOf(text: string): string {
   const hex = createHash('sha1').update(text).digest('hex');
   const variant = ((parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16);
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+  const [timeLow, timeMid, timeHigh] = [hex.slice(0, 8), hex.slice(8, 12), hex.slice(13, 16)];
+  return `${timeLow}-${timeMid}-5${timeHigh}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
 /** A claimed cron time: the job that holds it, and what it is for. */

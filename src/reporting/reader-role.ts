@@ -103,7 +103,8 @@ export function scramVerifier(password: string, salt: Buffer = randomBytes(16), 
   const clientKey = createHmac('sha256', salted).update('Client Key').digest();
   const storedKey = createHash('sha256').update(clientKey).digest();
   const serverKey = createHmac('sha256', salted).update('Server Key').digest();
-  return `SCRAM-SHA-256$${iterations}:${salt.toString('base64')}$${storedKey.toString('base64')}:${serverKey.toString('base64')}`;
+  const base64 = (bytes: Buffer) => bytes.toString('base64');
+  return `SCRAM-SHA-256$${iterations}:${base64(salt)}$${base64(storedKey)}:${base64(serverKey)}`;
 }
 
 const INSUFFICIENT_PRIVILEGE = '42501';
@@ -133,9 +134,11 @@ const unlimitedReason = sql<string | null>`(
       select * from (values
         (1, case when m.rolsuper then 'is a superuser' end),
         (2, case when m.rolbypassrls then 'bypasses row-level security (BYPASSRLS)' end),
-        (3, case when m.rolcreaterole then 'has CREATEROLE (it may grant itself any role, pg_read_all_data included)' end),
+        (3, case when m.rolcreaterole
+                 then 'has CREATEROLE (it may grant itself any role, pg_read_all_data included)' end),
         (4, case when m.rolname = 'pg_read_all_data' then 'reads every table of the database' end),
-        (5, case when m.rolname = 'pg_read_server_files' then 'reads the files of the server, the database''s included' end),
+        (5, case when m.rolname = 'pg_read_server_files'
+                 then 'reads the files of the server, the database''s included' end),
         (6, case when m.oid = n.nspowner then 'owns the reporting layer' end),
         (7, case when has_schema_privilege(m.oid, n.oid, 'USAGE')
                  then 'may use schema ' || quote_ident(n.nspname) || ', which holds every account''s rows' end)
@@ -186,7 +189,9 @@ export async function grantReader(db: Db, options: GrantReaderOptions): Promise<
     throw new ReaderRoleError(`schema ${REPORTING_SCHEMA} does not exist; run \`propsync migrate\` first`);
   if (!exists && !mayCreate) {
     throw new ReaderRoleError(
-      `the connecting user "${user}" may not create roles (it needs CREATEROLE); connect as a user that has it, or have an administrator run \`create role ${quoteIdent(options.role)} nologin;\` and run this again`,
+      `the connecting user "${user}" may not create roles (it needs CREATEROLE); ` +
+        `connect as a user that has it, or have an administrator run \`create ` +
+        `role ${quoteIdent(options.role)} nologin;\` and run this again`,
     );
   }
   const password = options.login ? sql.lit(scramVerifier(options.password!)) : undefined;
@@ -260,9 +265,8 @@ async function withholdPersonal(
     // A warehouse migrated to an older release has older views: grant only the columns they hold.
     const { rows: columns } = await sql<{ name: string }>`
       select attname as name from pg_attribute
-       where attrelid = to_regclass(${`${relation.schema}.${relation.name}`}) and attnum > 0 and not attisdropped`.execute(
-      db,
-    );
+       where attrelid = to_regclass(${`${relation.schema}.${relation.name}`})
+         and attnum > 0 and not attisdropped`.execute(db);
     const present = new Set(columns.map((column) => column.name));
     const others = relation.others.filter((column) => present.has(column));
     for (const statement of restrictToColumns(relation.schema, relation.name, role, others))
@@ -371,7 +375,8 @@ async function limitToAccounts(
              array(select c.relname::text
                      from pg_class c
                     where c.relnamespace = 'public'::regnamespace and c.relkind = 'r' and not c.relrowsecurity
-                      and exists (select 1 from pg_attribute a where a.attrelid = c.oid and a.attname = 'account_id' and not a.attisdropped)
+                      and exists (select 1 from pg_attribute a
+                                   where a.attrelid = c.oid and a.attname = 'account_id' and not a.attisdropped)
                     order by 1) as unprotected
         from pg_roles r, pg_namespace n
        where r.rolname = ${role} and n.nspname = ${REPORTING_PRIVATE_SCHEMA}`.execute(db);
@@ -404,9 +409,9 @@ async function limitToAccounts(
     );
   });
   const { rows: unknown } = await sql<{ id: string }>`
-    select id from unnest(${accounts}::text[]) id where not exists (select 1 from public.accounts a where a.account_id = id) order by id`.execute(
-    db,
-  );
+    select id from unnest(${accounts}::text[]) id
+     where not exists (select 1 from public.accounts a where a.account_id = id)
+     order by id`.execute(db);
   return unknown.map((row) => row.id);
 }
 

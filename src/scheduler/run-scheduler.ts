@@ -151,7 +151,8 @@ export async function runSchedulerProcess(
             const runtime = accounts.find((candidate) => candidate.account.id === tick.account)!;
             logger.warn(
               { event: 'tick_taken_late', account: tick.account, stream: tick.stream, slot: tick.slot },
-              `the cron time ${tick.slot} of ${tick.stream} for account ${tick.account} was claimed by a scheduler that did not enqueue its run; enqueueing it now`,
+              `the cron time ${tick.slot} of ${tick.stream} for account ${tick.account} was claimed by a ` +
+                `scheduler that did not enqueue its run; enqueueing it now`,
             );
             await enqueueRun(
               { kind: 'sync', streams: [tick.stream] },
@@ -198,7 +199,8 @@ export async function runSchedulerProcess(
       mode: config.schedule.mode,
       warehouse: redactUrl(config.database.url),
     },
-    `scheduler started for ${streams.join(', ')}${boss ? ' (queue mode: it enqueues, workers run)' : ''}; stop with SIGINT, SIGTERM or SIGHUP`,
+    `scheduler started for ${streams.join(', ')}${boss ? ' (queue mode: it enqueues, workers run)' : ''}; ` +
+      `stop with SIGINT, SIGTERM or SIGHUP`,
   );
 
   const signal = await nextSignal((again) => {
@@ -234,7 +236,8 @@ export async function runSchedulerProcess(
   else
     logger.error(
       { event: 'scheduler_stopped', ms },
-      `a run did not stop within ${STOP_TIMEOUT_MS / 1000} s; exiting anyway: its open transaction rolls back and the next run repeats that page`,
+      `a run did not stop within ${STOP_TIMEOUT_MS / 1000} s; exiting anyway: ` +
+        `its open transaction rolls back and the next run repeats that page`,
     );
   return graceful ? EXIT.ok : EXIT.workFailed;
 }

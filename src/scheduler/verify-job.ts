@@ -60,7 +60,8 @@ export function startVerifyJobs(propsync: Propsync, streams: StreamName[]): Veri
     void task.start();
     log.info(
       { event: 'job_scheduled', schedule: cron, sample: config.verify.sample },
-      `scheduled verification of ${config.verify.sample}% of account ${account.id}'s properties at "${cron}" (${account.timeZone})`,
+      `scheduled verification of ${config.verify.sample}% of account ${account.id}'s properties ` +
+        `at "${cron}" (${account.timeZone})`,
     );
   }
   return {

@@ -29,7 +29,8 @@ export type AdvanceSummary = ReturnType<typeof advanceDataset>;
 /** One line on a data set: scale, seed, today and how many records of each kind it holds. */
 export function datasetSummary(dataset: SimDataset): string {
   return (
-    `${dataset.scale} data set, seed ${dataset.seed}, today ${dataset.today}: ${dataset.properties.length} properties, ` +
+    `${dataset.scale} data set, seed ${dataset.seed}, ` +
+    `today ${dataset.today}: ${dataset.properties.length} properties, ` +
     `${dataset.leases.length} leases, ${dataset.invoices.length} invoices`
   );
 }

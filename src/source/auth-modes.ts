@@ -49,7 +49,10 @@ export function authSettingsProblem(auth: SourceAuth, format: Format): string | 
   if (NOT_A_HEADER_VALUE.test(auth.apiKey))
     return 'the API key holds a control character or leading or trailing blanks; it cannot go in the X-Api-Key header';
   if (format === 'xml')
-    return 'format xml cannot be used with an API key: the gateway takes the envelope as a JSON body and answers in JSON; use format json';
+    return (
+      'format xml cannot be used with an API key: the gateway takes the envelope as a JSON body ' +
+      'and answers in JSON; use format json'
+    );
   return undefined;
 }
 

@@ -422,7 +422,9 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
       if (page.isLast) return;
       if (pageNo >= cap) {
         throw new SourceError(
-          `the listing of ${request.method.name} did not end after ${pageNo} pages of ${page.perPage} (the most it may take${capped ? ` for its announced ${page.totalCount} records` : ''}: ${cap}); it is not trusted`,
+          `the listing of ${request.method.name} did not end after ${pageNo} pages of ${page.perPage} ` +
+            `(the most it may take${capped ? ` for its announced ${page.totalCount} records` : ''}: ${cap}); ` +
+            `it is not trusted`,
           {
             method: request.method.name,
             property: request.context?.property ?? params.propertyId,

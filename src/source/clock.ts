@@ -63,7 +63,8 @@ export class SourceClock {
             local: new Date(receivedAt).toISOString(),
             skewHours: hours,
           },
-          `the source's clock (Date: ${dateHeader}) is ${Math.abs(hours)} hours ${hours > 0 ? 'ahead of' : 'behind'} the local clock, ` +
+          `the source's clock (Date: ${dateHeader}) is ${Math.abs(hours)} ` +
+            `hours ${hours > 0 ? 'ahead of' : 'behind'} the local clock, ` +
             `more than source.maxClockSkewHours allows; it is ignored and the local day is used`,
         );
       }

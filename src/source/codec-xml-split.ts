@@ -267,7 +267,8 @@ function writeChildren(
       // Adjacent children of one name, only layout between them: they decode to that name alone.
       if (!isTreeObject(decoded) || Object.keys(decoded).length !== 1 || decoded[name] === undefined) {
         throw new Error(
-          `the <${name}> elements ${first + 1} to ${indexes[last] + 1} of the records' container decoded to something else`,
+          `the <${name}> elements ${first + 1} to ${indexes[last] + 1} of the records' container ` +
+            `decoded to something else`,
         );
       }
       const value = decoded[name];

@@ -19,7 +19,8 @@ export function assertRoomToDecode(chars: number, heapLimit = getHeapStatistics(
   const needed = chars * DECODE_PEAK_FACTOR;
   if (needed <= heapLimit / 2) return;
   throw new UndecodableReplyError(
-    `the reply (${chars} characters) needs about ${mb(needed)} MB to decode, more than half of this process's heap limit (${mb(heapLimit)} MB); ` +
+    `the reply (${chars} characters) needs about ${mb(needed)} MB to decode, ` +
+      `more than half of this process's heap limit (${mb(heapLimit)} MB); ` +
       'refused without retrying — lower source.pageSize (or raise the limit with NODE_OPTIONS=--max-old-space-size)',
   );
 }

@@ -149,7 +149,8 @@ export class ReplyTooLargeError extends SourceError {
         ? `announced ${details.announced} bytes`
         : `more than ${details.received} bytes read`;
     super(
-      `reply too large: ${size}, over the limit of ${limit} bytes (source.maxReplyBytes); refused without retrying — lower source.pageSize or raise source.maxReplyBytes`,
+      `reply too large: ${size}, over the limit of ${limit} bytes (source.maxReplyBytes); ` +
+        `refused without retrying — lower source.pageSize or raise source.maxReplyBytes`,
       details,
     );
     this.limit = limit;
@@ -204,7 +205,8 @@ export class BudgetExhaustedError extends SourceError {
     const wait = minutes >= 60 ? `${Math.floor(minutes / 60)} h ${minutes % 60} min` : `${minutes} min`;
     super(
       `the daily call budget (source.dailyCallBudget = ${details.budget} calls) is spent for ${details.day} ` +
-        `(${details.timeZone}); it resets at midnight ${details.timeZone}, ${details.resetsAt.toISOString()} (in ${wait}). ` +
+        (`(${details.timeZone}); it resets at ` +
+          `midnight ${details.timeZone}, ${details.resetsAt.toISOString()} (in ${wait}). `) +
         'New work stops until then; raise source.dailyCallBudget to go on sooner',
       details,
     );

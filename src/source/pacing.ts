@@ -170,7 +170,8 @@ export class Pacer {
         askedMs: Math.round(askedMs),
         waitMs: this.maxWaitMs,
       },
-      `the source asked ${lane} calls to wait ${Math.round(askedMs / 1000)} s (${what}); waiting ${Math.round(this.maxWaitMs / 1000)} s instead (source.rateLimit.maxWaitMs)`,
+      `the source asked ${lane} calls to wait ${Math.round(askedMs / 1000)} s (${what}); ` +
+        `waiting ${Math.round(this.maxWaitMs / 1000)} s instead (source.rateLimit.maxWaitMs)`,
     );
   }
 

@@ -105,8 +105,8 @@ export class Transport {
 
   /**
    * Sends one call and reads its whole reply. Throws `TransportError` when no reply came
-   * (timeout, reset before the headers; `failure: 'connect'` when no connection was made), `MalformedReplyError` when the body was cut
-   * short, and the signal's reason when the caller aborted.
+   * (timeout, reset before the headers; `failure: 'connect'` when no connection was made),
+   * `MalformedReplyError` when the body was cut short, and the signal's reason when the caller aborted.
    */
   async send(call: HttpCall): Promise<HttpReply> {
     const request = this.options.auth.request(call.body, call.contentType);

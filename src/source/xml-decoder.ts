@@ -212,7 +212,8 @@ export function createXmlDecoder(options: XmlDecoderOptions = {}): XmlDecoder {
         if (lookup?.failure) throw new RecognizerFailure(lookup.failure.error);
         if (outOfMemory(error)) {
           throw new UndecodableReplyError(
-            `the reply (${body.byteLength} bytes of XML) does not fit in the ${heapMb} MB a decoding thread may use; refused without retrying — lower source.pageSize`,
+            `the reply (${body.byteLength} bytes of XML) does not fit in the ${heapMb} MB a decoding ` +
+              `thread may use; refused without retrying — lower source.pageSize`,
           );
         }
         throw error;

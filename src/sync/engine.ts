@@ -7,7 +7,7 @@ import { closeAbandonedRuns, closeStaleRuns } from './runs/abandoned.js';
 import { planRun, streamsOf } from './plan-run.js';
 import { engineReconnect } from './reconnect.js';
 import { runLanes } from './run-lanes.js';
-import { isBudgetError } from './errors.js';
+import { endingMessage, isBudgetError } from './errors.js';
 import {
   closeRun,
   heartbeatEveryMs,
@@ -107,7 +107,7 @@ export async function runSync(request: SyncRequest, deps: SyncDeps): Promise<Run
     );
   } catch (error) {
     discoveryCalls = client.stats().calls - before.calls;
-    const message = messageOf(error);
+    const message = endingMessage(error);
     logger.error({ event: 'run_failed', err: message }, `run ${runId} could not start: ${message}`);
     return finish(failedAt(error), [message], 0, false);
   }
@@ -121,7 +121,8 @@ export async function runSync(request: SyncRequest, deps: SyncDeps): Promise<Run
       workUnits: plan.workUnits,
       sourceToday: plan.today,
     },
-    `run ${runId} (${kind}): ${plan.workUnits} work units over ${plan.propertyIds.length} properties, source today ${plan.today}`,
+    `run ${runId} (${kind}): ${plan.workUnits} work units over ${plan.propertyIds.length} ` +
+      `properties, source today ${plan.today}`,
   );
   let outcome;
   try {
@@ -142,7 +143,7 @@ export async function runSync(request: SyncRequest, deps: SyncDeps): Promise<Run
     });
   } catch (error) {
     // Whatever went wrong, the run's row says so rather than staying `running`.
-    const message = messageOf(error);
+    const message = endingMessage(error);
     logger.error({ event: 'run_failed', err: message }, `run ${runId} failed: ${message}`);
     return finish({ ...failedAt(error), budgetSpent: false }, [message], plan.workUnits);
   }
@@ -192,7 +193,8 @@ async function closeAbandoned(
         host: run.host,
         pid: run.pid,
       },
-      `run ${run.runId} (${run.streams.join(', ')}) was left running by a process that ended (pid ${run.pid ?? '?'} on ${run.host ?? '?'}); closed it as abandoned`,
+      `run ${run.runId} (${run.streams.join(', ')}) was left running by a process that ended ` +
+        `(pid ${run.pid ?? '?'} on ${run.host ?? '?'}); closed it as abandoned`,
     );
   }
   if (abandoned.length)
@@ -220,7 +222,8 @@ function logFinished(logger: SyncDeps['logger'], summary: RunSummary): void {
   logger.info(
     { event: 'run_finished', status, workUnits, ...pickCounts(RUN_COUNTERS, summary), durationMs },
     `run ${runId} ${status}: ${workUnits.done}/${workUnits.total} work units, ${records} records, ` +
-      `${rowsInserted} inserted, ${rowsUpdated} updated, ${rowsDeleted} deleted, ${quarantined} quarantined, ${calls} calls`,
+      (`${rowsInserted} inserted, ${rowsUpdated} updated, ${rowsDeleted} deleted, ${quarantined} ` +
+        `quarantined, ${calls} calls`),
   );
   for (const window of unread ?? [])
     logger.warn({ event: 'window_unread', window }, `run ${runId} left unread: ${window}`);

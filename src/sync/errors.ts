@@ -2,7 +2,19 @@
  * The engine's errors, in one place, told apart with `instanceof`: what each means for a run and what the operator
  * should do. The source client's own errors (source/errors.ts) are decided here too.
  */
-import { AccessError, AuthenticationError, BudgetExhaustedError } from '../source/errors.js';
+import { messageOf } from '../log/errors.js';
+import { isConnectionLost, sqlState } from '../warehouse/connection-errors.js';
+import {
+  AccessError,
+  AuthenticationError,
+  BadParameterError,
+  BudgetExhaustedError,
+  MalformedReplyError,
+  ServerError,
+  ThrottledError,
+  TransportError,
+  UnknownMethodError,
+} from '../source/errors.js';
 
 /**
  * A listing could not be shown complete (short of its total, or the same page again and again): the unit fails,
@@ -46,7 +58,9 @@ export class WarehouseConstraintError extends Error {
       .filter(Boolean)
       .join(', ');
     super(
-      `the warehouse refused page ${pageNo}: ${message} (${where}); a rule of the warehouse, not a bad record, so nothing was quarantined and the page was not loaded: fix or drop the constraint, then run again`,
+      `the warehouse refused page ${pageNo}: ${message} (${where}); a rule of the warehouse, ` +
+        `not a bad record, so nothing was quarantined and the page was not loaded: ` +
+        `fix or drop the constraint, then run again`,
       { cause },
     );
   }
@@ -63,4 +77,50 @@ export function isBudgetError(error: unknown): error is BudgetExhaustedError {
  */
 export function isPermanentSourceError(error: unknown): error is AuthenticationError | AccessError {
   return error instanceof AuthenticationError || error instanceof AccessError;
+}
+
+/** What most errors of a call leave the operator to do. */
+const RUN_AGAIN = 'run again';
+
+/**
+ * What the operator should do after a unit, lane or run ended with `error`, for the errors whose
+ * own message does not say it; undefined for the others (and for an error of unknown kind).
+ */
+export function nextStep(error: unknown): string | undefined {
+  if (error instanceof TransportError)
+    return error.failure === 'connect'
+      ? `check that the source answers at source.url (propsync check), then ${RUN_AGAIN}`
+      : error.failure === 'timeout'
+        ? `${RUN_AGAIN} (raise source.requestTimeoutMs if it repeats)`
+        : RUN_AGAIN;
+  if (error instanceof ThrottledError)
+    return `the source kept throttling after the retries (source.retry); ${RUN_AGAIN}, or lower source.concurrency`;
+  if (error instanceof ServerError) return `trouble on the source's side; ${RUN_AGAIN}`;
+  if (error instanceof MalformedReplyError)
+    return `${RUN_AGAIN}; if it repeats, the source is sending damaged replies: tell its owner`;
+  if (error instanceof UnknownMethodError || error instanceof BadParameterError)
+    return (
+      'the request as propsync built it does not suit this source: ' +
+      'check source.url and the stream settings (propsync config check)'
+    );
+  if (error instanceof ListingError)
+    return `${RUN_AGAIN}; if it repeats, the source is not paging this listing: tell its owner`;
+  return warehouseStep(error);
+}
+
+/** The next step after an error of the warehouse that outlasted the engine's own retries. */
+function warehouseStep(error: unknown): string | undefined {
+  if (isConnectionLost(error))
+    return `the warehouse was away longer than database.reconnect.maxOutageMs; ${RUN_AGAIN} once it is back`;
+  const state = sqlState(error);
+  if (state === '57014' && /statement timeout/.test(messageOf(error)))
+    return `raise database.statementTimeoutMs if the statement needs longer, then ${RUN_AGAIN}`;
+  if (state === '42501') return 'the role of DATABASE_URL lacks a right: propsync check names what it lacks';
+  return undefined;
+}
+
+/** The message of an error a unit, lane or run ended with, followed by what to do next when it does not say. */
+export function endingMessage(error: unknown): string {
+  const step = nextStep(error);
+  return step ? `${messageOf(error)}; ${step}` : messageOf(error);
 }

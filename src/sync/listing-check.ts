@@ -60,7 +60,9 @@ export class ListingCheck {
   add(pageNo: number, keys: readonly (string | undefined)[], totalCount: number | undefined): void {
     if (this.tally.add(keys))
       throw new UntrustedListingError(
-        `page ${pageNo} of ${this.what} repeats the keys of page ${pageNo - 1} (${this.tally.lastPage.length} records); the source is not paging, so the listing is not trusted`,
+        `page ${pageNo} of ${this.what} repeats the keys of page ${pageNo - 1} ` +
+          `(${this.tally.lastPage.length} records); the source is not paging, ` +
+          `so the listing is not trusted`,
       );
     if (totalCount === undefined) return;
     if (this.total !== undefined && totalCount !== this.total) this.changed = true;
@@ -74,6 +76,9 @@ export class ListingCheck {
     if (this.total === undefined) return undefined;
     const seen = this.tally.distinct;
     if (seen === this.total) return undefined;
-    return `the listing of ${this.what} announced ${this.total} records but ${seen} distinct ones came; it is not complete`;
+    return (
+      `the listing of ${this.what} announced ${this.total} records but ${seen} distinct ones ` +
+      `came; it is not complete`
+    );
   }
 }

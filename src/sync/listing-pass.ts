@@ -162,7 +162,8 @@ class ListingTally {
     });
     if (this.tally.add(keys))
       throw new ListingError(
-        `page ${pageNo} repeats the keys of page ${pageNo - 1} (${this.tally.lastPage.length} records); the source is not paging, so the listing is not trusted and nothing was deleted`,
+        `page ${pageNo} repeats the keys of page ${pageNo - 1} (${this.tally.lastPage.length} ` +
+          `records); the source is not paging, so the listing is not trusted and nothing was deleted`,
         page.calls,
       );
   }
@@ -191,6 +192,10 @@ class ListingTally {
   /** Why a listing is not trusted. */
   incomplete(unitKey: string, total: number, shortBy: number): string {
     const seen = total - shortBy;
-    return `the listing of ${unitKey} announced ${total} records but ${seen} distinct ones came (${this.records} received in the last pass); it is not complete, so nothing was deleted and no cursor moved`;
+    return (
+      `the listing of ${unitKey} announced ${total} records but ${seen} distinct ones came ` +
+      `(${this.records} received in the last pass); it is not complete, so nothing was deleted and ` +
+      `no cursor moved`
+    );
   }
 }

@@ -231,16 +231,17 @@ class LockSession {
   /** Inside a transaction on `db`: throws unless this session holds the lock now. */
   async verify(db: Db): Promise<void> {
     const { pid, client } = this;
-    const notHeld = `the lock of stream ${this.stream} is not held at the moment (its connection was lost; it is being taken again)`;
+    const notHeld =
+      `the lock of stream ${this.stream} is not held at the moment (its connection was lost; ` +
+      `it is being taken again)`;
     if (pid === undefined) throw new LockNotHeldError(notHeld);
     const { rows } = await sql<{ held: boolean }>`
       select exists (
         select 1 from pg_locks
          where locktype = 'advisory' and granted and pid = ${pid}
            and database = (select oid from pg_database where datname = current_database())
-           and classid = (${LOCK_NAMESPACE}::int)::oid and objid = (${this.key}::int)::oid and objsubid = 2) as held`.execute(
-      db,
-    );
+           and classid = (${LOCK_NAMESPACE}::int)::oid and objid = (${this.key}::int)::oid
+           and objsubid = 2) as held`.execute(db);
     if (rows[0]?.held === true) return;
     if (client) this.onLost(client, new Error('its session no longer holds the lock'));
     throw new LockNotHeldError(notHeld);
@@ -287,7 +288,8 @@ class LockSession {
       if (!outcome.taken) {
         this.lost.abort(
           new Error(
-            `lost the lock of stream ${this.stream} while its connection was down: ${describeHolder(this.stream, outcome.holder)} now`,
+            `lost the lock of stream ${this.stream} while its connection was ` +
+              `down: ${describeHolder(this.stream, outcome.holder)} now`,
           ),
         );
         return;
@@ -299,7 +301,8 @@ class LockSession {
     } catch (error) {
       this.lost.abort(
         new Error(
-          `lost the lock connection of stream ${this.stream} and could not take the lock again within ${settings.maxOutageMs / 1000} s: ${messageOf(error)}`,
+          `lost the lock connection of stream ${this.stream} and could not take the lock again ` +
+            `within ${settings.maxOutageMs / 1000} s: ${messageOf(error)}`,
         ),
       );
     }
@@ -324,7 +327,9 @@ async function findHolder(client: pg.Client, key: number): Promise<LockHolder | 
   }>(
     `select a.pid, a.application_name, a.backend_start, a.usename::text, a.usename = current_user as same_role
        from pg_locks l join pg_stat_activity a on a.pid = l.pid
-      where l.locktype = 'advisory' and l.granted and l.database = (select oid from pg_database where datname = current_database())
+ ` +
+      `     where l.locktype = 'advisory' and l.granted and l.database = (select oid from ` +
+      `pg_database where datname = current_database())
         and l.classid = ($1::int)::oid and l.objid = ($2::int)::oid and l.objsubid = 2
       limit 1`,
     [LOCK_NAMESPACE, key],
@@ -348,7 +353,10 @@ async function findHolder(client: pg.Client, key: number): Promise<LockHolder | 
 export function describeHolder(stream: string, holder: LockHolder | null): string {
   if (!holder) return `stream ${stream} is being synced by another propsync process`;
   if (holder.propsync)
-    return `stream ${stream} is being synced by another propsync process (${holder.applicationName.replace(/^propsync lock \S+ /, '')})`;
+    return (
+      `stream ${stream} is being synced by another propsync process ` +
+      `(${holder.applicationName.replace(/^propsync lock \S+ /, '')})`
+    );
   const application = holder.applicationName
     ? `, application '${escapeControls(holder.applicationName)}'`
     : '';

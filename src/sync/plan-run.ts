@@ -58,18 +58,23 @@ export async function planRun(request: SyncRequest, streams: StreamName[], deps:
     const from = addDays(today, 1);
     const days = from === ahead ? `day ${from}` : `days ${from}..${ahead}`;
     unread.push(
-      `the source's ${days}: its clock says ${ahead}, further ahead of the local clock than source.maxClockSkewHours allows, so the run planned with the local day ${today}; read once the local day reaches them (or raise source.maxClockSkewHours if the source's clock is right)`,
+      `the source's ${days}: its clock says ${ahead}, further ahead of the local clock than ` +
+        `source.maxClockSkewHours allows, so the run planned with the local day ${today}; ` +
+        `read once the local day reaches them (or raise source.maxClockSkewHours if the source's ` +
+        `clock is right)`,
     );
   }
   if (today !== discovered.today) {
     const from = addDays(today, 1);
     const days = from === discovered.today ? `day ${from}` : `days ${from}..${discovered.today}`;
     unread.push(
-      `the source's ${days}: its today ${discovered.today} is past the local tomorrow ${today} (its clock or data run ahead); read once the local day reaches them`,
+      `the source's ${days}: its today ${discovered.today} is past the local tomorrow ${today} ` +
+        `(its clock or data run ahead); read once the local day reaches them`,
     );
     deps.logger.warn(
       { event: 'source_today_clamped', sourceToday: discovered.today, today },
-      `the source's today ${discovered.today} is past the local tomorrow; planning with ${today}, leaving its ${days} unread`,
+      `the source's today ${discovered.today} is past the local tomorrow; planning with ${today}, ` +
+        `leaving its ${days} unread`,
     );
   }
   const lanes: PlannedLane[] = [];
@@ -174,7 +179,8 @@ export async function discover(
   const unknown = listed ? wanted.filter((id) => !listed.includes(id)) : [];
   if (unknown.length) {
     throw new Error(
-      `properties ${unknown.join(', ')} are not visible to this API user (or are disabled); check PROPSYNC_PROPERTY_IDS / --property`,
+      `properties ${unknown.join(', ')} are not visible to this API user (or are disabled); ` +
+        `check PROPSYNC_PROPERTY_IDS / --property`,
     );
   }
   return { today, propertyIds: [...new Set(wanted)] };

@@ -14,7 +14,8 @@ export function engineReconnect(settings: ReconnectSettings, logger: Pick<Logger
     onRetry: ({ error, attempt, delayMs }) =>
       logger.warn(
         { event: 'database_retry', attempt, delayMs: Math.round(delayMs), err: error.message },
-        `${error instanceof LockNotHeldError ? error.message : `lost the warehouse connection: ${error.message}`}; trying again in ${(delayMs / 1000).toFixed(1)} s`,
+        `${error instanceof LockNotHeldError ? error.message : `lost the warehouse connection: ${error.message}`}; ` +
+          `trying again in ${(delayMs / 1000).toFixed(1)} s`,
       ),
   });
 }

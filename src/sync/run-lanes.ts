@@ -6,7 +6,7 @@ import { checkPolicyInForce } from './privacy/in-force.js';
 import { KEEP_EVERYTHING } from '../config/privacy.js';
 import { privacyPolicy } from './privacy/policy.js';
 import { messageOf } from '../log/errors.js';
-import { isBudgetError, isPermanentSourceError } from './errors.js';
+import { endingMessage, isBudgetError, isPermanentSourceError } from './errors.js';
 import { runWorkUnit, type UnitContext } from './run-unit.js';
 import type { SyncDeps } from './types.js';
 
@@ -99,11 +99,13 @@ export async function runLanes(
         const error = 'error' in result ? result.error : undefined;
         if (isBudgetError(error)) outcome.budgetSpent = true;
         if (isPermanentSourceError(error))
-          outcome.refused ??= `${messageOf(error)}: the source refused account ${deps.account.id}'s credentials or their rights; no call is retried with them: fix them, then run again`;
+          outcome.refused ??=
+            `${messageOf(error)}: the source refused account ${deps.account.id}'s credentials or their ` +
+            `rights; no call is retried with them: fix them, then run again`;
         if (result.status === 'failed') {
           const window = plan.window ? `, window ${plan.window.from ?? '…'}..${plan.window.to ?? '…'}` : '';
           outcome.errors.push(
-            `${plan.unitKey} (properties ${plan.propertyIds.join(',')}${window}): ${messageOf(error)}`,
+            `${plan.unitKey} (properties ${plan.propertyIds.join(',')}${window}): ${endingMessage(error)}`,
           );
         }
         return;
@@ -115,7 +117,7 @@ export async function runLanes(
     for (let next = queue.shift(); next && !stopped(); next = queue.shift()) {
       // A unit or a step that could not even start (the warehouse refused it) ends its lane, not the run.
       await runLane(next).catch((error: unknown) => {
-        const message = messageOf(error);
+        const message = endingMessage(error);
         logger.error(
           { event: 'lane_failed', lane: next!.lane.key, err: message },
           `${next!.lane.key} stopped: ${message}`,

@@ -9,7 +9,7 @@ import { messageOf } from '../log/errors.js';
 
 export type { UnitContext } from './unit-context.js';
 import { lockName } from './lock.js';
-import { InterruptedError, isBudgetError } from './errors.js';
+import { endingMessage, InterruptedError, isBudgetError } from './errors.js';
 import { addUnitCalls, endWorkUnit, pagesCommitted, startWorkUnit } from './work-units.js';
 
 /** How a work unit ended. */
@@ -112,7 +112,7 @@ export async function runWorkUnit(context: UnitContext, plan: WorkUnitPlan): Pro
     const lockLost = context.lock?.signal.aborted
       ? (context.lock.signal.reason as Error | undefined)?.message
       : undefined;
-    const message = lockLost ?? messageOf(error);
+    const message = lockLost ?? endingMessage(error);
     const status = interrupted ? 'interrupted' : 'failed';
     // The unit's row says how it ended, even across a blip (not stopped by the run's signal).
     await context.reconnect

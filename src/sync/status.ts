@@ -178,32 +178,16 @@ export async function todayIn(db: Db, timeZone: string): Promise<string> {
 }
 
 /**
- * Calls an account spent since midnight in its time zone, by stream and in total (`*`): the
- * calls of work units started today, plus each run's calls made outside its work units
- * (property discovery) for runs started today. The budget's count is the call gate's
- * (`budgetSpentToday`): these are the runs' shares of it.
+ * Calls of each stream's work units started today (a day in the account's time zone): the
+ * streams' shares. The budget's one count is the call gate's (`budgetSpentToday`).
  */
 export async function callsToday(db: Db, account: string, timeZone: string): Promise<Map<string, number>> {
   const { rows } = await sql<{ stream: string; calls: string }>`
-    with day as (
-      select (date_trunc('day', now() at time zone ${timeZone}) at time zone ${timeZone}) as start
-    ),
-    units as (
-      select w.stream, sum(w.calls) as calls
-        from sync_work_units w join sync_runs r on r.account_id = w.account_id and r.run_id = w.run_id, day
-       where w.account_id = ${account} and w.started_at >= day.start
-       group by w.stream
-    ),
-    overhead as (
-      select greatest(r.calls - coalesce((select sum(w.calls) from sync_work_units w where w.account_id = r.account_id and w.run_id = r.run_id), 0), 0) as calls
-        from sync_runs r, day
-       where r.account_id = ${account} and r.started_at >= day.start
-    )
-    select stream, calls::text from units
-    union all
-    select '*', ((select coalesce(sum(calls), 0) from units) + (select coalesce(sum(calls), 0) from overhead))::text`.execute(
-    db,
-  );
+    select w.stream, sum(w.calls)::text as calls
+      from sync_work_units w
+     where w.account_id = ${account}
+       and w.started_at >= date_trunc('day', now() at time zone ${timeZone}) at time zone ${timeZone}
+     group by w.stream`.execute(db);
   return new Map(rows.map((row) => [row.stream, Number(row.calls)]));
 }
 
@@ -387,9 +371,8 @@ export async function tableCounts(db: Db, account: string): Promise<TableCount[]
   const counts: TableCount[] = [];
   for (const table of SOURCE_TABLE_NAMES) {
     const { rows } = await sql<{ rows: string; deleted: string }>`
-      select count(*)::text as rows, count(deleted_at)::text as deleted from ${sql.table(table)} where account_id = ${account}`.execute(
-      db,
-    );
+      select count(*)::text as rows, count(deleted_at)::text as deleted
+        from ${sql.table(table)} where account_id = ${account}`.execute(db);
     counts.push({ table, rows: Number(rows[0].rows), deleted: Number(rows[0].deleted) });
   }
   return counts;

@@ -5,8 +5,7 @@ import { loadStream } from '../streams/load-stream.js';
 import type { StreamName } from '../streams/registry.js';
 import { RUN_COUNTERS, zeroCounts } from '../warehouse/run-counters.js';
 import { discover } from './plan-run.js';
-import { InterruptedError, isBudgetError } from './errors.js';
-import { messageOf } from '../log/errors.js';
+import { endingMessage, InterruptedError, isBudgetError } from './errors.js';
 import { closeRun, heartbeatEveryMs, openRun, runKind, startHeartbeat } from './runs/lifecycle.js';
 import type { RunFacts } from './runs/states.js';
 import type { RunStatus, SyncDeps } from './types.js';
@@ -193,7 +192,7 @@ export async function verifyAccount(request: VerifyRequest, deps: SyncDeps): Pro
     const interrupted = deps.signal?.aborted === true || caught instanceof InterruptedError;
     // A verification that stopped on an error is failed, whatever it verified before.
     facts = { budgetSpent: isBudgetError(caught), interrupted, failed: interrupted ? 0 : 1, done: 0 };
-    error = messageOf(caught);
+    error = endingMessage(caught);
   } finally {
     heartbeat.stop();
   }

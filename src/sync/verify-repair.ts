@@ -24,7 +24,8 @@ export async function forgetDigests(
     update ${sql.table(parent.name)} set ${sql.id(SOURCE_HASH_COLUMN)} = null, ${sql.id(SOURCE_TEXT_HASH_COLUMN)} = null
     where account_id = ${account} and ${sql.id(parent.key[0])} in (
       select ${sql.id(parentKeyColumn(covers))} from ${sql.table(covers.name)}
-      where account_id = ${account} and ${sql.id(stream.verify.covers.column)} = any(${propertyIds.map(Number)}::bigint[]))
+      where account_id = ${account}
+        and ${sql.id(stream.verify.covers.column)} = any(${propertyIds.map(Number)}::bigint[]))
   `.execute(db);
   return Number(result.numAffectedRows ?? 0);
 }

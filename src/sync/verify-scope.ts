@@ -132,7 +132,8 @@ async function readScope(
             property: propertyId,
             key: stream.recordKey(record),
           },
-          `${stream.entity} ${stream.recordKey(record) ?? '(no id)'} of property ${propertyId} cannot be read (${messageOf(error)}); left out of the verification`,
+          `${stream.entity} ${stream.recordKey(record) ?? '(no id)'} of property ${propertyId} cannot ` +
+            `be read (${messageOf(error)}); left out of the verification`,
         );
       }
     }

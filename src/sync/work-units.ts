@@ -137,9 +137,9 @@ export async function cleanUpSeen(
        and (r.run_id = ${args.runId} or r.status <> 'running'
             or coalesce(r.heartbeat_at, r.started_at) < now() - make_interval(mins => ${args.abandonedAfterMinutes}))
        and (u.status in ('done', 'skipped')
-            or exists (select 1 from sync_work_units later where later.account_id = u.account_id and later.unit_key = u.unit_key and later.work_unit_id > u.work_unit_id))`.execute(
-    db,
-  );
+            or exists (select 1 from sync_work_units later
+                        where later.account_id = u.account_id and later.unit_key = u.unit_key
+                          and later.work_unit_id > u.work_unit_id))`.execute(db);
   return Number(result.numAffectedRows ?? 0);
 }
 
@@ -247,5 +247,6 @@ export function seenBy(
   key: RawBuilder<unknown>,
 ): RawBuilder<boolean> {
   return sql<boolean>`exists (
-    select 1 from sync_work_unit_seen s where s.account_id = ${account} and s.work_unit_id = ${unitId} and s.entity = ${entity} and s.key = ${key})`;
+    select 1 from sync_work_unit_seen s
+     where s.account_id = ${account} and s.work_unit_id = ${unitId} and s.entity = ${entity} and s.key = ${key})`;
 }

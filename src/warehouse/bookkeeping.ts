@@ -40,7 +40,8 @@ export const SYNC_RUNS = defineTable({
     property_ids: bigintArray('Properties asked for (null: the configured ones, or all).'),
     requested: jsonb('The full request, as the operator or scheduler made it.').notNull().defaulted(),
     status: text(
-      'running, then how it ended (succeeded, incomplete, partial, failed, interrupted, budget_exhausted), or abandoned: its process died and a later run or sweep closed it.',
+      'running, then how it ended (succeeded, incomplete, partial, failed, interrupted, ' +
+        'budget_exhausted), or abandoned: its process died and a later run or sweep closed it.',
     )
       .notNull()
       .defaulted(),
@@ -55,7 +56,8 @@ export const SYNC_RUNS = defineTable({
     host: text('Host the run ran on.'),
     pid: integer('Process id of the run.'),
     heartbeat_at: timestamptz(
-      'When the running process last said it was alive; a running run without a recent heartbeat is shown as abandoned.',
+      'When the running process last said it was alive; a running run without a recent heartbeat ' +
+        'is shown as abandoned.',
     ),
     unread: text(
       'Windows the run knowingly left unread, one line each with why (the run then ends incomplete, not succeeded).',
@@ -89,7 +91,8 @@ export const SYNC_WORK_UNITS = defineTable({
     finished_at: timestamptz('When the unit ended.'),
     error: text('Why it failed, if it did.'),
     listing_total: integer(
-      'Checkpoint: the total the listing announced on the first page of the current pass; a resume that sees another total reads the listing again.',
+      'Checkpoint: the total the listing announced on the first page of the current pass; ' +
+        'a resume that sees another total reads the listing again.',
     ),
   },
 });
@@ -97,7 +100,8 @@ export const SYNC_WORK_UNITS = defineTable({
 export const SYNC_WORK_UNIT_SEEN = defineTable({
   name: 'sync_work_unit_seen',
   meaning:
-    'The record keys a work unit has loaded so far, so that a resumed unit still knows which rows the source stopped listing.',
+    'The record keys a work unit has loaded so far, so that a resumed unit still knows which ' +
+    'rows the source stopped listing.',
   key: ['work_unit_id', 'entity', 'key'],
   columns: {
     work_unit_id: bigint('The work unit.').notNull(),
@@ -140,13 +144,15 @@ export const QUARANTINE = defineTable({
     page: integer('Page it came on.'),
     reason: text('Why it failed validation.').notNull(),
     raw: jsonb(
-      'The record as the source sent it; NUL characters and lone surrogates, which jsonb cannot hold, replaced by U+FFFD (the record in full is then in raw_text).',
+      'The record as the source sent it; NUL characters and lone surrogates, which jsonb cannot ' +
+        'hold, replaced by U+FFFD (the record in full is then in raw_text).',
     ).notNull(),
     created_at: timestamptz('When it was quarantined.').notNull().defaulted(),
     resolved_at: timestamptz('When a later run loaded the record.'),
     resolved_run_id: bigint('That run.'),
     raw_text: text(
-      'The record as the source sent it, as JSON text, when raw could not hold it as is (NUL characters or lone surrogates, kept here as \\u escapes); null otherwise.',
+      'The record as the source sent it, as JSON text, when raw could not hold it as is (NUL ' +
+        'characters or lone surrogates, kept here as \\u escapes); null otherwise.',
     ),
   },
 });
@@ -166,7 +172,8 @@ export const ACCOUNTS = defineTable({
 export const SYNC_VERIFICATIONS = defineTable({
   name: 'sync_verifications',
   meaning:
-    'One row per pass of `propsync verify` over an account: what was read again from the source, and how the warehouse differed from it, per table.',
+    'One row per pass of `propsync verify` over an account: what was read again from the ' +
+    'source, and how the warehouse differed from it, per table.',
   key: ['verification_id'],
   indexes: [['finished_at']],
   crossAccountIndexes: [['verification_id']],
@@ -187,7 +194,8 @@ export const SYNC_VERIFICATIONS = defineTable({
     clean: boolean('No row differed from the source.').notNull(),
     drift_rows: integer('Rows missing, extra or differing, all tables together.').notNull().defaulted(),
     tables: jsonb(
-      'Per stream and table: rows checked, the counts of missing, extra and differing rows, and the first keys of each (with the differing columns).',
+      'Per stream and table: rows checked, the counts of missing, extra and differing rows, ' +
+        'and the first keys of each (with the differing columns).',
     )
       .notNull()
       .defaulted(),
@@ -198,7 +206,8 @@ export const SYNC_VERIFICATIONS = defineTable({
 export const SOURCE_PACING = defineTable({
   name: 'source_pacing',
   meaning:
-    'The pacing of one source method of an account, shared by every process that calls it: each call reserves its start here.',
+    'The pacing of one source method of an account, shared by every process that calls it: ' +
+    'each call reserves its start here.',
   key: ['method'],
   columns: {
     method: text('The source method (each has its own rate-limit windows).').notNull(),
@@ -227,14 +236,16 @@ export const SOURCE_BUDGET = defineTable({
 export const SYNC_RUN_LANES = defineTable({
   name: 'sync_run_lanes',
   meaning:
-    "The lanes of a run put on the queue (propsync enqueue): one job each; the worker that ends the run's last lane finishes the run.",
+    'The lanes of a run put on the queue (propsync enqueue): one job each; ' +
+    "the worker that ends the run's last lane finishes the run.",
   key: ['run_id', 'lane_key'],
   columns: {
     run_id: bigint('The run that planned the lane.').notNull(),
     lane_key: text("The lane's key (its stream and scope).").notNull(),
     stream: text('The stream of the lane.').notNull(),
     status: text(
-      'queued, then done, skipped (already waiting on the queue for an earlier run), failed, budget_exhausted or dead (its retries ran out: in the dead-letter queue).',
+      'queued, then done, skipped (already waiting on the queue for an earlier run), failed, ' +
+        'budget_exhausted or dead (its retries ran out: in the dead-letter queue).',
     )
       .notNull()
       .defaulted(),
@@ -246,7 +257,8 @@ export const SYNC_RUN_LANES = defineTable({
 export const ALERT_STATE = defineTable({
   name: 'alert_state',
   meaning:
-    'What each alert target was last told of each alert of an account, so that every process sends each change once (docs/alerts.md).',
+    'What each alert target was last told of each alert of an account, so that every process ' +
+    'sends each change once (docs/alerts.md).',
   key: ['alert_key', 'target'],
   columns: {
     alert_key: text(
@@ -272,12 +284,14 @@ export const ALERT_STATE = defineTable({
 export const PRIVACY_POLICIES = defineTable({
   name: 'privacy_policies',
   meaning:
-    "The personal-data policy an account's rows were written under (privacy: of the configuration); no row: kept as the source sent them.",
+    "The personal-data policy an account's rows were written under (privacy: " +
+    'of the configuration); no row: kept as the source sent them.',
   key: [],
   columns: {
     modes: jsonb('The mode of each personal class: keep, hash or drop.').notNull(),
     key_id: text(
-      'An HMAC of a fixed text under the hash key, telling keys apart without revealing them; null when nothing is hashed.',
+      'An HMAC of a fixed text under the hash key, telling keys apart without revealing them; ' +
+        'null when nothing is hashed.',
     ),
     recorded_at: timestamptz(
       'When the policy was recorded (first write, or the end of propsync privacy apply).',
@@ -285,7 +299,8 @@ export const PRIVACY_POLICIES = defineTable({
       .notNull()
       .defaulted(),
     applying: jsonb(
-      'While propsync privacy apply rewrites the rows: the policy it brings them to and the last key done per table; null otherwise.',
+      'While propsync privacy apply rewrites the rows: the policy it brings them to and the last ' +
+        'key done per table; null otherwise.',
     ),
   },
 });

@@ -52,7 +52,8 @@ export async function applyComments<DB>(db: Kysely<DB>, tables: readonly Table[]
     });
   } catch (error) {
     throw new Error(
-      `the table declarations do not match the migrated schema (${messageOf(error)}); a declaration names a table or column that no migration creates`,
+      `the table declarations do not match the migrated schema (${messageOf(error)}); ` +
+        `a declaration names a table or column that no migration creates`,
       { cause: error },
     );
   }

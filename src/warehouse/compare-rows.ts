@@ -102,19 +102,23 @@ export async function compareTable(
     drift: { key: unknown[]; missing: boolean; extra: boolean; columns: string[] }[];
   }>`
     with f as (
-      select * from jsonb_to_recordset(${json}::jsonb) as f(${sql.join(columns.map((column) => recordsetColumn(table, column)))})
+      select * from jsonb_to_recordset(${json}::jsonb)
+               as f(${sql.join(columns.map((column) => recordsetColumn(table, column)))})
     ),
     w as (
       select ${pick('t')} from ${sql.table(table.name)} t
-      where t.${sql.id(ACCOUNT_COLUMN)} = ${account} and t.deleted_at is null and t.${sql.id(parentKeyColumn(table))} = any(${parents as number[]}::bigint[])
+      where t.${sql.id(ACCOUNT_COLUMN)} = ${account} and t.deleted_at is null
+        and t.${sql.id(parentKeyColumn(table))} = any(${parents as number[]}::bigint[])
     ),
     j as (
-      select jsonb_build_array(${keyOut}) as key, w.${sql.id(first)} is null as missing, f.${sql.id(first)} is null as extra,
+      select jsonb_build_array(${keyOut}) as key,
+        w.${sql.id(first)} is null as missing, f.${sql.id(first)} is null as extra,
         array_remove(array[${differs}], null) as columns
       from f full join w on ${joinOn}
     )
     select count(*)::int as checked,
-      coalesce(jsonb_agg(jsonb_build_object('key', key, 'missing', missing, 'extra', extra, 'columns', columns) order by key)
+      coalesce(jsonb_agg(jsonb_build_object('key', key, 'missing', missing, 'extra', extra, 'columns', columns)
+                         order by key)
         filter (where missing or extra or cardinality(columns) > 0), '[]'::jsonb) as drift
     from j
   `.execute(db);
@@ -143,7 +147,8 @@ export async function parentsInScope(
   const parent = parentKeyColumn(table);
   const { rows } = await sql<{ id: string | number }>`
     select distinct ${sql.id(parent)} as id from ${sql.table(table.name)}
-    where ${sql.id(ACCOUNT_COLUMN)} = ${account} and deleted_at is null and ${sql.id(column)} = any(${values as number[]}::bigint[])
+    where ${sql.id(ACCOUNT_COLUMN)} = ${account} and deleted_at is null
+      and ${sql.id(column)} = any(${values as number[]}::bigint[])
   `.execute(db);
   return rows.map((row) => Number(row.id));
 }

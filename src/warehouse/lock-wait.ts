@@ -54,7 +54,10 @@ export async function explainWait(url: string, error: unknown, limits: WaitLimit
 function describe(holder: Holder): string {
   const since = holder.xact_start ? ` since ${holder.xact_start.toISOString()}` : '';
   const state = holder.state ? `, ${holder.state}${since}` : '';
-  return `pid ${holder.pid} (application_name "${holder.application_name}", ${holder.mode} on ${holder.relname}${state})`;
+  return (
+    `pid ${holder.pid} (application_name "${holder.application_name}", ${holder.mode} ` +
+    `on ${holder.relname}${state})`
+  );
 }
 
 /**

@@ -42,8 +42,11 @@ function outcome(results: MigrationResult[] | undefined, error: unknown): Migrat
   if (error) {
     const failed = results?.find((result) => result.status === 'Error');
     const message = messageOf(error);
+    // Kysely runs the pending migrations in one transaction on Postgres: a failure undoes them all.
     throw new Error(
-      failed ? `migration ${failed.migrationName} failed: ${message}` : `migration failed: ${message}`,
+      `${failed ? `migration ${failed.migrationName}` : 'migration'} failed: ${message}; ` +
+        'none of the pending migrations was applied: fix the cause, then run propsync migrate again',
+      { cause: error },
     );
   }
   return {
@@ -107,8 +110,7 @@ export async function pendingMigrations<DB>(
 export async function migrateDownAll<DB>(db: Kysely<DB>): Promise<MigrationOutcome> {
   const { results, error } = await migrator(db).migrateTo(NO_MIGRATIONS);
   const reverted = outcome(results, error);
-  await sql`drop table if exists ${sql.table(DEFAULT_MIGRATION_TABLE)}, ${sql.table(DEFAULT_MIGRATION_LOCK_TABLE)}`.execute(
-    db,
-  );
+  await sql`drop table if exists ${sql.table(DEFAULT_MIGRATION_TABLE)},
+                                ${sql.table(DEFAULT_MIGRATION_LOCK_TABLE)}`.execute(db);
   return reverted;
 }

@@ -157,14 +157,16 @@ export const SOURCE_TEXT_HASH_COLUMN = 'source_text_hash';
 
 const SOURCE_HASH = {
   [SOURCE_HASH_COLUMN]: text(
-    'Digest of the whole source record (children included) as last loaded: a record that comes back identical is skipped without touching any row.',
+    'Digest of the whole source record (children included) as last loaded: a record that comes ' +
+      'back identical is skipped without touching any row.',
   ),
 };
 
 /** The last column of a parent table (added after the sync columns). */
 const SOURCE_TEXT_HASH = {
   [SOURCE_TEXT_HASH_COLUMN]: text(
-    "Digest of the record's text as last loaded from an XML reply (null after JSON): a record whose text comes back the same is passed over without being decoded.",
+    "Digest of the record's text as last loaded from an XML reply (null after JSON): " +
+      'a record whose text comes back the same is passed over without being decoded.',
   ),
 };
 

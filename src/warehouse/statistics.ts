@@ -15,7 +15,8 @@ const ANALYZE_LOCK_TIMEOUT = '5s';
 
 /** The tables of the current schema named in `tables`, as `c` (`pg_class`). */
 function tablesAmong(tables: readonly string[]): RawBuilder<boolean> {
-  return sql<boolean>`c.relnamespace = current_schema()::regnamespace and c.relkind = 'r' and c.relname = any(${tables as string[]}::text[])`;
+  return sql<boolean>`c.relnamespace = current_schema()::regnamespace and c.relkind = 'r'
+                      and c.relname = any(${tables as string[]}::text[])`;
 }
 
 /** The size on disk of table `c`, in blocks: exact at once, where its statistics wait for ANALYZE. */
@@ -118,7 +119,8 @@ async function statisticsStates(
   const holding = sql.join(
     tables.map(
       (table) =>
-        sql`select ${table}::text as name where exists (select 1 from ${sql.table(table)} where ${sql.ref(ACCOUNT_COLUMN)} = ${account})`,
+        sql`select ${table}::text as name
+             where exists (select 1 from ${sql.table(table)} where ${sql.ref(ACCOUNT_COLUMN)} = ${account})`,
     ),
     sql` union all `,
   );
@@ -130,7 +132,8 @@ async function statisticsStates(
               select 1 from pg_stats s
                where s.schemaname = current_schema() and s.tablename = c.relname and s.attname = ${ACCOUNT_COLUMN}
                  and (${account}::text = any(s.most_common_vals::text::text[])
-                      or s.n_distinct < 0 or coalesce(array_length(s.most_common_vals::text::text[], 1), 0) < s.n_distinct)
+                      or s.n_distinct < 0
+                      or coalesce(array_length(s.most_common_vals::text::text[], 1), 0) < s.n_distinct)
            ) as "knowsAccount"
       from pg_class c left join holding h on h.name = c.relname
      where ${tablesAmong(tables)}`.execute(db);

@@ -50,17 +50,21 @@ export function renderTableReference(
 ): string {
   const h = (extra: number, title: string) => `${'#'.repeat(2 + extra)} ${title}`;
   const lines: string[] = [
-    `${code('propsync migrate')} creates these tables. Their names and columns are a contract with the dashboards built on them:`,
+    `${code('propsync migrate')} creates these tables. Their names and columns are a contract ` +
+      `with the dashboards built on them:`,
     'columns and tables get added, never renamed. Each table and column also carries its meaning as a Postgres comment',
     `(${code(`\\d+ ${streams[0]?.tables[0]?.name ?? bookkeeping[0]?.name}`)} in psql shows it).`,
     '',
-    "Conventions: ids are `bigint` (the source's ids), money is `numeric(14,2)` (exact, never a float), dates without time",
-    "are `date`, source datetimes are `timestamptz` (converted from the source's time zone). Unless noted, a column holds",
+    "Conventions: ids are `bigint` (the source's ids), money is `numeric(14,2)` (exact, " +
+      'never a float), dates without time',
+    "are `date`, source datetimes are `timestamptz` (converted from the source's time zone). " +
+      'Unless noted, a column holds',
     'the source field of the same name (`lease_status` ← `leaseStatus`).',
     '',
     h(0, 'Columns of every source table'),
     '',
-    `Every table, bookkeeping included, has ${code(ACCOUNT_COLUMN)}, which leads its primary key and every index but those of a run's or a work unit's id alone.`,
+    `Every table, bookkeeping included, has ${code(ACCOUNT_COLUMN)}, which leads its primary ` +
+      `key and every index but those of a run's or a work unit's id alone.`,
     '',
     ...columnTable(
       Object.entries({
@@ -94,7 +98,8 @@ export function renderTableReference(
         '',
         h(0, code(table.name)),
         '',
-        `${table.meaning} Kept by the warehouse from the tables of stream ${code(stream)}, never written by a sync. ${keyLine(table)}`,
+        `${table.meaning} Kept by the warehouse from the tables of stream ${code(stream)}, ` +
+          `never written by a sync. ${keyLine(table)}`,
         '',
         ...columnTable(own),
       );

@@ -90,17 +90,25 @@ export function tlsAdvice(error: unknown, url: string): string | undefined {
   const settings = tlsSettingsOf(url);
   if (typeof code === 'string' && UNTRUSTED.has(code))
     return settings.rootCert
-      ? `the server's certificate is not signed by the CA in sslrootcert ${settings.rootCert}; point sslrootcert at the CA that signed it`
+      ? `the server's certificate is not signed by the CA in sslrootcert ${settings.rootCert}; ` +
+          `point sslrootcert at the CA that signed it`
       : "the server's certificate is not signed by a CA Node trusts; add sslrootcert=/path/to/ca.pem (the CA's " +
-          'certificate, from your provider) to DATABASE_URL, or sslmode=no-verify to encrypt without checking (not advised)';
+          ('certificate, from your provider) to DATABASE_URL, or sslmode=no-verify to encrypt without ' +
+            'checking (not advised)');
   if (code === 'ERR_TLS_CERT_ALTNAME_INVALID')
     return "the server's certificate does not name the host in DATABASE_URL; connect by a name the certificate names";
   if (code === 'CERT_HAS_EXPIRED' || code === 'CERT_NOT_YET_VALID')
     return "the server's certificate is out of its validity dates; renew it on the server";
   if (/does not support SSL/i.test(message))
-    return 'the server has TLS off; turn ssl on at the server, or remove sslmode from DATABASE_URL to connect unencrypted';
+    return (
+      'the server has TLS off; turn ssl on at the server, or remove sslmode from DATABASE_URL to ' +
+      'connect unencrypted'
+    );
   if (/no encryption|SSL off|hostssl/i.test(message) && !settings.requested)
-    return 'the server accepts only TLS connections; add sslmode=verify-full (and sslrootcert=/path/to/ca.pem) to DATABASE_URL';
+    return (
+      'the server accepts only TLS connections; ' +
+      'add sslmode=verify-full (and sslrootcert=/path/to/ca.pem) to DATABASE_URL'
+    );
   if (/ENOENT/.test(message) && settings.rootCert)
     return `sslrootcert ${settings.rootCert} cannot be read; give the path of the CA's certificate file`;
   return undefined;

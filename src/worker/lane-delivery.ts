@@ -7,11 +7,11 @@ import { lockOptions, type AccountRuntime } from '../app/propsync.js';
 import type { SyncMetrics } from '../app/metrics.js';
 import type { Db } from '../catalog/tables.js';
 import type { Config } from '../config/schema.js';
-import { messageOf } from '../log/errors.js';
 import type { Logger } from '../log/logger.js';
 import { JOB_HEARTBEAT_MS, releaseJob, settleJob, touchJob, type Delivery } from '../queue/boss.js';
 import { runLaneJob, type LaneJobData } from '../queue/lane-job.js';
 import { endLane } from '../sync/runs/lanes.js';
+import { endingMessage } from '../sync/errors.js';
 
 /** What running a delivered job needs from its worker. */
 export interface DeliveryContext {
@@ -77,7 +77,8 @@ export async function runDelivery(
       case 'failed':
         log.warn(
           { event: 'job_failed', lastAttempt, err: outcome.error },
-          `lane ${data.laneKey} failed${lastAttempt ? '; its retries ran out: dead-letter queue' : '; it is retried'}: ${outcome.error}`,
+          `lane ${data.laneKey} failed` +
+            `${lastAttempt ? '; its retries ran out: dead-letter queue' : '; it is retried'}: ${outcome.error}`,
         );
         await settle({ fail: outcome.error });
         break;
@@ -102,7 +103,7 @@ export async function runDelivery(
     }
   } catch (error) {
     clearInterval(touch);
-    const message = messageOf(error);
+    const message = endingMessage(error);
     log.error({ event: 'job_failed', lastAttempt, err: message }, `lane ${data.laneKey} failed: ${message}`);
     if (lastAttempt) {
       const ended = await endLane(db, {

@@ -72,7 +72,9 @@ export async function runEnqueue(
     const named = config.accounts.length > 1;
     for (const run of enqueued)
       process.stdout.write(
-        `${named ? `account ${run.account}: ` : ''}run ${run.runId} queued: ${run.queued} lanes${run.alreadyQueued ? ` (${run.alreadyQueued} already waiting on the queue)` : ''}${run.refused ? `; ${run.refused} not queued: a job of another kind holds them` : ''}\n`,
+        `${named ? `account ${run.account}: ` : ''}run ${run.runId} queued: ${run.queued} ` +
+          `lanes${run.alreadyQueued ? ` (${run.alreadyQueued} already waiting on the queue)` : ''}` +
+          `${run.refused ? `; ${run.refused} not queued: a job of another kind holds them` : ''}\n`,
       );
     // A run that ended at once (planning failed or was stopped, lanes refused) says so now.
     for (const run of enqueued)
@@ -136,7 +138,8 @@ async function waitForRuns(
         else
           logger.warn(
             { event: 'no_worker', account: run.account, runId: run.runId, waitedMs: Date.now() - started },
-            `no worker has taken run ${run.runId}'s jobs for ${Math.round((Date.now() - started) / 1000)} s; start propsync worker`,
+            `no worker has taken run ${run.runId}'s jobs ` +
+              `for ${Math.round((Date.now() - started) / 1000)} s; start propsync worker`,
           );
       }
     }

@@ -59,7 +59,8 @@ export async function sweepOnce(context: SweepContext): Promise<void> {
   ))
     logger.warn(
       { event: 'run_abandoned', abandonedRunId: run.runId, host: run.host, pid: run.pid },
-      `run ${run.runId} was left running by a process that ended (pid ${run.pid ?? '?'} on ${run.host ?? '?'}); closed it as abandoned`,
+      `run ${run.runId} was left running by a process that ended (pid ${run.pid ?? '?'} ` +
+        `on ${run.host ?? '?'}); closed it as abandoned`,
     );
   const { active, concurrency } = context.busy();
   if (active >= concurrency) return;
@@ -69,7 +70,9 @@ export async function sweepOnce(context: SweepContext): Promise<void> {
   for (const [queue, jobs] of waiting)
     logger.warn(
       { event: 'jobs_waiting_untaken', queue, jobs, active, concurrency },
-      `${jobs} job(s) of queue ${queue} have waited over ${SWEEP_MS / 1000} s, and this worker (${active} of ${concurrency} busy) could take none; see the queue's jobs in propsync_queue.job and the Postgres log`,
+      `${jobs} job(s) of queue ${queue} have waited over ${SWEEP_MS / 1000} s, ` +
+        `and this worker (${active} of ${concurrency} busy) could take none; ` +
+        `see the queue's jobs in propsync_queue.job and the Postgres log`,
     );
 }
 

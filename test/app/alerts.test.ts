@@ -5,6 +5,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
+import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { evaluateAlerts, type DeliveryEvent } from '../../src/app/alerts/evaluate.js';
 import { WAREHOUSE_TABLES, type Db, type Warehouse } from '../../src/catalog/tables.js';
@@ -173,7 +174,9 @@ describe('alerts', () => {
     );
     expect(receiver.requests).toBe(3);
     expect(receiver.received).toHaveLength(1);
-    expect(events).toEqual([{ target: 'ops', kind: 'run_failed', event: 'firing', delivered: true }]);
+    expect(events).toEqual([
+      { account: 'north', target: 'ops', kind: 'run_failed', event: 'firing', delivered: true },
+    ]);
     expect(lines.some((line) => line.includes('"event":"alert_sent"') && line.includes('"attempts":3'))).toBe(
       true,
     );
@@ -196,7 +199,9 @@ describe('alerts', () => {
       { logger, now: at(0.1), onDelivery: (event) => events.push(event) },
     );
     expect(Date.now() - started).toBeLessThan(10_000);
-    expect(events).toEqual([{ target: 'ops', kind: 'run_failed', event: 'firing', delivered: false }]);
+    expect(events).toEqual([
+      { account: 'north', target: 'ops', kind: 'run_failed', event: 'firing', delivered: false },
+    ]);
     const undelivered = lines.filter((line) => line.includes('"event":"alert_undelivered"'));
     expect(undelivered).toHaveLength(1);
     expect(undelivered[0]).toMatch(/could not connect \(ECONNREFUSED\)/);
@@ -231,6 +236,27 @@ describe('alerts', () => {
     expect(receiver.received.map((body) => [body.event, body.alertKey])).toEqual([
       ['resolved', 'freshness:leases'],
     ]);
+  });
+
+  it("a budget the call gate counts as spent fires once, whatever the runs' own tallies say", async () => {
+    receiver = await startReceiver();
+    const config = configWith(receiver.url, { kinds: ['budget'] });
+    const budget = config.accounts[0].source.dailyCallBudget;
+    const { logger } = capturedLogger();
+    const scope = { config, accounts: config.accounts };
+    // A worker's queued run books its calls at the gate; the run history holds only a share of them.
+    await addRun(database.db, 'leases', 'succeeded', 0);
+    await sql`insert into source_budget (account_id, day, spent)
+              values ('north', (now() at time zone ${config.accounts[0].timeZone})::date, ${budget})`.execute(
+      database.db,
+    );
+    try {
+      await evaluateAlerts(database.db, scope, { logger });
+      expect(receiver.received.map((body) => [body.event, body.kind])).toEqual([['firing', 'budget']]);
+      expect(receiver.received[0].summary).toContain(`(${budget} of ${budget} calls)`);
+    } finally {
+      await database.db.deleteFrom('source_budget').execute();
+    }
   });
 
   it('a target that asks for errors only hears of the stale stream when it is an error', async () => {

@@ -1,5 +1,5 @@
 import { PassThrough } from 'node:stream';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../src/log/logger.js';
 import { createProgress, formatSeconds, rateAndEta } from '../../src/app/progress.js';
 import type { RunSummary } from '../../src/sync/types.js';
@@ -71,7 +71,14 @@ describe('progress', () => {
     const logger = createLogger({ destination: out.stream, level: 'info' });
     const progress = createProgress({ mode: 'log', logger, intervalMs: 50 });
     drive(progress.observer);
-    await new Promise((resolve) => setTimeout(resolve, 130));
+    // At least two periodic lines, however busy the machine.
+    await vi.waitFor(
+      () => expect(out.text().match(/"stream":"leases"/g)?.length ?? 0).toBeGreaterThanOrEqual(2),
+      {
+        timeout: 10_000,
+        interval: 20,
+      },
+    );
     progress.observer.onRunEnd?.({ account: 'default' } as RunSummary);
     const lines = out
       .text()
@@ -149,7 +156,10 @@ describe('progress', () => {
     // North ends first: south's lines go on.
     observer.onRunEnd?.({ account: 'north' } as RunSummary);
     const ended = out.text().split('\n').length;
-    await new Promise((resolve) => setTimeout(resolve, 120));
+    await vi.waitFor(() => expect(out.text().split('\n').length).toBeGreaterThan(ended), {
+      timeout: 10_000,
+      interval: 20,
+    });
     const lines = out
       .text()
       .trim()

@@ -77,6 +77,17 @@ describe('summaryLines', () => {
     expect(lines.join('\n')).toContain('calls 6 (retries 1, throttled 0), 2.0 MiB, 1 min 5 s');
     expect(lines.at(-1)).toBe('  error: leases:100001:live (properties 100001): HTTP 500');
   });
+  it('says what to do after every outcome that is not a success', () => {
+    const advice = {
+      partial: 'rerun to retry them',
+      failed: 'read its errors below, fix the cause, then run again',
+      interrupted: 'rerun to continue where it stopped',
+      budget_exhausted: 'the rest runs when the budget renews',
+      abandoned: 'run again to resume its units',
+    } as const;
+    for (const [status, words] of Object.entries(advice))
+      expect(summaryLines(summary({ status: status as RunSummary['status'] }))[0]).toContain(words);
+  });
   it('caps the error list', () => {
     const lines = summaryLines(
       summary({ status: 'partial', errors: Array.from({ length: 25 }, (_, i) => `e${i}`) }),

@@ -43,6 +43,10 @@ it('a refused connection is retried as a connection, never charged as a call', a
   });
   expect(result.code).toBe(1);
   expect(result.stdout + result.stderr).toContain('no connection to the source (ECONNREFUSED');
+  // The error line says what to do next.
+  expect(result.stdout).toMatch(
+    /error: .*ECONNREFUSED.*; check that the source answers at source\.url \(propsync check\)/,
+  );
   // Three connections tried during discovery, none reached the source.
   expect(result.stdout).toMatch(/calls 0 \(/);
   const { rows } = await sql<{ spent: number }>`select spent from source_budget`.execute(warehouse.db);

@@ -118,16 +118,26 @@ describe('reporting definitions', () => {
     await refreshReporting(old.db, { timeZone: ZONE });
     const after = await everyRow(old.db);
     expect(after).toEqual(await everyRow(fresh.db));
-    // This change of definitions changed no answer (views and columns added since aside: 0021's unit inventory).
+    // This change of definitions changed no answer (views, columns and the rent roll's vacant units added since
+    // aside: 0021's unit inventory), but lease_expirations' on purpose: renewals are counted once started.
+    const changed = new Set(['lease_expirations']);
+    const kept = (rows: unknown[]) =>
+      rows.filter((row) => (row as { is_vacant?: boolean }).is_vacant !== true);
     const asBefore = Object.fromEntries(
-      Object.entries(before).map(([view, rows]) => [
-        view,
-        after[view].map((row) =>
-          Object.fromEntries(Object.keys((rows[0] ?? {}) as object).map((key) => [key, (row as never)[key]])),
-        ),
-      ]),
+      Object.entries(before)
+        .filter(([view]) => !changed.has(view))
+        .map(([view, rows]) => [
+          view,
+          kept(after[view]).map((row) =>
+            Object.fromEntries(
+              Object.keys((rows[0] ?? {}) as object).map((key) => [key, (row as never)[key]]),
+            ),
+          ),
+        ]),
     );
-    expect(asBefore).toEqual(before);
+    expect(asBefore).toEqual(
+      Object.fromEntries(Object.entries(before).filter(([view]) => !changed.has(view))),
+    );
     expect(await accountsSeenBy(old.db, north, 'reporting.rent_roll')).toEqual(['north']);
   });
 

@@ -79,6 +79,51 @@ function expectedPayables(dataset: SimDataset, today: string): Map<string, strin
   return out;
 }
 
+/** Round half away from zero of `n / d` (d > 0 or < 0), as Postgres rounds numeric. */
+function roundDiv(n: bigint, d: bigint): bigint {
+  const negative = n < 0n !== d < 0n;
+  const [a, b] = [n < 0n ? -n : n, d < 0n ? -d : d];
+  const q = (2n * a + b) / (2n * b);
+  return negative ? -q : q;
+}
+
+/**
+ * Per property: open vendor invoices' amount due and owed (cents), each invoice split by its lines'
+ * amounts per property, every part the rounded share up to the property less the one before it.
+ */
+function expectedByLineProperty(dataset: SimDataset, payables: Map<string, string>): Map<string, string> {
+  const sums = new Map<string, [bigint, bigint]>();
+  for (const invoice of dataset.invoices) {
+    const open = payables.get(invoice.id);
+    if (!open || invoice.invoiceTypeId === '20') continue;
+    const due = cents(invoice.amountDue);
+    const owed = BigInt(open.split(' ')[2]);
+    const byProperty = new Map<string, bigint>();
+    for (const line of invoice.lineItems.lineItem) {
+      const property = String((line.property as { id: unknown }).id);
+      byProperty.set(property, (byProperty.get(property) ?? 0n) + cents(line.amount));
+    }
+    const properties = [...byProperty.keys()].sort((a, b) => Number(a) - Number(b));
+    const whole = [...byProperty.values()].reduce((s, v) => s + v, 0n);
+    if (properties.length === 0) {
+      const [d, o] = sums.get('none') ?? [0n, 0n];
+      sums.set('none', [d + due, o + owed]);
+    }
+    let before = 0n;
+    for (const property of properties) {
+      const upto = before + byProperty.get(property)!;
+      const part = (x: bigint) =>
+        whole === 0n ? x : roundDiv(x * upto, whole) - roundDiv(x * before, whole);
+      const key = whole === 0n ? (properties.length === 1 ? property : 'none') : property;
+      const [d, o] = sums.get(key) ?? [0n, 0n];
+      sums.set(key, [d + part(due), o + part(owed)]);
+      before = upto;
+      if (whole === 0n) break;
+    }
+  }
+  return new Map([...sums].map(([key, [d, o]]) => [key, `${d} ${o}`]));
+}
+
 let harness: SyncHarness;
 let today: string;
 beforeAll(async () => {
@@ -151,6 +196,32 @@ describe('delinquency and payables against the source', () => {
       rows.map((row) => [row.lease_id, row.day ? `${row.day} ${cents(row.amount)}` : 'none'] as const),
     );
     expect(actual).toEqual(expectedLastPayments(harness.sim.dataset));
+  });
+
+  it("splits open payables per property by an invoice's lines, to the cent", async () => {
+    const expected = expectedPayables(harness.sim.dataset, today);
+    const multi = harness.sim.dataset.invoices.filter(
+      (invoice) =>
+        expected.has(invoice.id) &&
+        new Set(invoice.lineItems.lineItem.map((line) => String((line.property as { id: unknown }).id)))
+          .size > 1,
+    );
+    expect(multi.length).toBeGreaterThan(0);
+    const { rows: split } = await sql<{ property_id: string | null; amount_due: string; owed: string }>`
+      select property_id::text, amount_due, owed from reporting.ap_open_by_property`.execute(
+      harness.warehouse.db,
+    );
+    expect(
+      new Map(
+        split
+          .filter((row) => cents(row.amount_due) !== 0n || cents(row.owed) !== 0n)
+          .map((row) => [row.property_id ?? 'none', `${cents(row.amount_due)} ${cents(row.owed)}`]),
+      ),
+    ).toEqual(
+      new Map(
+        [...expectedByLineProperty(harness.sim.dataset, expected)].filter(([, value]) => value !== '0 0'),
+      ),
+    );
   });
 
   it('ages what open invoices owe, retention and open credit memos apart', async () => {

@@ -213,8 +213,14 @@ export async function insertFixture(
     ar(1, 1, 1, 101, 'Rent', '2024-06-01', '1500.00', '500.00'),
     ar(2, 1, 2, 160, 'Resident Payment', '2024-06-03', '-1000.00', '0.00'),
     ar(3, 1, 1, 110, 'Late Fee', '2024-06-30', '75.00', '75.00'), // posted 23:30 local on June 30, due that day
-    ar(4, 1, 2, 160, 'Resident Payment', '2024-06-10', '-500.00', '0.00', { is_reversed: true }), // a returned payment
-    ar(5, 1, 2, 160, 'Resident Payment', '2024-06-12', '500.00', '0.00', { is_reversed: true }), // its reversal
+    ar(4, 1, 2, 160, 'Resident Payment', '2024-06-10', '-500.00', '0.00', {
+      is_reversed: true,
+      ar_payment_id: 7001,
+    }), // returned
+    ar(5, 1, 2, 160, 'Resident Payment', '2024-06-12', '500.00', '0.00', {
+      is_reversed: true,
+      ar_payment_id: 7001,
+    }), // its reversal
     ar(6, 1, 1, 110, 'Late Fee', '2024-06-15', '999.00', '999.00', { deleted_at: deleted }),
     ar(7, 1, 1, 190, 'Estimated Utilities', '2024-06-20', '40.00', '40.00', { is_temporary: true }),
     ar(8, 1, 1, 101, 'Rent', '2024-02-01', '1500.00', '200.00'),

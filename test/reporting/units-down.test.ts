@@ -60,9 +60,10 @@ describe('migration 0021 reverted', () => {
 
     expect((await migrator(db).migrateTo('0020_advisory_locks_owner_only')).error).toBeUndefined();
 
-    // The views of 0021's definitions are gone; the two it changed are those of before it.
+    // The views of 0021's definitions are gone (with unit_rent_roll, which reads units); the two it changed are
+    // those of before it.
     expect(await relations(db, 'reporting')).toEqual(
-      reporting.filter((name) => !['units:v', 'box_score:v'].includes(name)),
+      reporting.filter((name) => !['units:v', 'box_score:v', 'unit_rent_roll:v'].includes(name)),
     );
     expect(await relations(db, 'reporting_private')).toContain('occupancy_monthly:m');
     expect(await columns(db, 'reporting.occupancy_monthly')).not.toContain('units_source');
@@ -99,7 +100,7 @@ describe('migration 0021 reverted', () => {
     expect(await relations(db, 'extra')).toEqual(['occupied:v']);
     const { rows: checksums } = await sql<{ name: string }>`
       select name from reporting_private.view_definitions
-       where name in ('units', 'box_score', 'occupancy_monthly', 'portfolio')`.execute(db);
+       where name in ('units', 'box_score', 'unit_rent_roll', 'occupancy_monthly', 'portfolio')`.execute(db);
     expect(checksums).toEqual([]);
 
     // The versions before can go on down, and migrate brings the layer back to its definitions.
@@ -108,7 +109,7 @@ describe('migration 0021 reverted', () => {
     const again = await migrateWarehouse(db);
     expect(again.applied).toContain('0021_units');
     expect(again.reporting.created).toEqual(
-      expect.arrayContaining(['occupancy_monthly', 'portfolio', 'units', 'box_score']),
+      expect.arrayContaining(['occupancy_monthly', 'portfolio', 'units', 'box_score', 'unit_rent_roll']),
     );
     expect(await columns(db, 'reporting.portfolio')).toContain('units_source');
     expect(await columns(db, 'reporting.occupancy_monthly')).toContain('units_source');

@@ -119,6 +119,41 @@ describe('reporting views on a hand-computed fixture', () => {
         as_of_date: '2024-06-30',
       },
     ]);
+    // Rent apart from the other monthly charges.
+    expect(
+      await rows(
+        `select lease_id, rent, other_monthly_charges, deposit_held from reporting.rent_roll order by lease_id`,
+      ),
+    ).toEqual([
+      { lease_id: 1, rent: '1500.00', other_monthly_charges: '50.00', deposit_held: '0.00' },
+      { lease_id: 2, rent: '1200.00', other_monthly_charges: '0.00', deposit_held: '0.00' },
+      { lease_id: 6, rent: '0.00', other_monthly_charges: '75.00', deposit_held: '0.00' },
+      { lease_id: 8, rent: '0.00', other_monthly_charges: '0.00', deposit_held: '0.00' },
+    ]);
+  });
+
+  it("unit_rent_roll: the rent roll's leases with their unit's size and rent, and the units no lease holds", async () => {
+    expect(
+      await rows(`select unit_number, market_rent, is_vacant, lease_id, lease_status, rent, as_of_date
+                    from reporting.unit_rent_roll order by unit_number`),
+    ).toEqual(
+      [
+        ['101', '1550.00', false, 1, 'Current', '1500.00'],
+        ['102', '2800.00', false, 2, 'Notice', '1200.00'],
+        ['103', '1400.00', true, null, null, null],
+        ['105', '1400.00', true, null, null, null],
+        ['201', '1400.00', false, 8, 'Current', '0.00'],
+        ['P-1', '75.00', false, 6, 'Current', '0.00'],
+      ].map(([unit_number, market_rent, is_vacant, lease_id, lease_status, rent]) => ({
+        unit_number,
+        market_rent,
+        is_vacant,
+        lease_id,
+        lease_status,
+        rent,
+        as_of_date: '2024-06-30',
+      })),
+    );
   });
 
   it('occupancy_monthly: units ever leased, units occupied at each month end, the current month as of today', async () => {
@@ -208,37 +243,31 @@ describe('reporting views on a hand-computed fixture', () => {
     ]);
   });
 
-  it('lease_expirations: current intervals ending by month, with renewals already signed', async () => {
+  it('lease_expirations: terms ending by month, renewals seen once started or listed ahead', async () => {
     expect(
       await rows(
-        `select property_id, month, expiring_leases, renewed, on_notice, month_to_month from reporting.lease_expirations order by property_id, month`,
+        `select property_id, month, move_out_month, expiring_leases, renewed, on_notice, month_to_month
+           from reporting.lease_expirations order by property_id, month`,
       ),
-    ).toEqual([
-      {
-        property_id: 100,
-        month: '2024-07-01',
-        expiring_leases: 1,
-        renewed: 0,
-        on_notice: 1,
-        month_to_month: 0,
-      },
-      {
-        property_id: 100,
-        month: '2024-12-01',
-        expiring_leases: 1,
-        renewed: 1,
-        on_notice: 0,
-        month_to_month: 0,
-      },
-      {
-        property_id: 200,
-        month: '2025-06-01',
-        expiring_leases: 1,
-        renewed: 0,
-        on_notice: 0,
-        month_to_month: 0,
-      },
-    ]);
+    ).toEqual(
+      [
+        // Lease 2's first term ended in December 2023; its renewal started on January 1.
+        [100, '2023-12-01', null, 0, 1, 0, 0],
+        // Lease 2 on notice, moving out the month its renewed term ends.
+        [100, '2024-07-01', null, 1, 0, 1, 0],
+        // Lease 1's renewal is listed ahead (interval 12): renewed, not expiring.
+        [100, '2024-12-01', null, 0, 1, 0, 0],
+        [200, '2025-06-01', null, 1, 0, 0, 0],
+      ].map(([property_id, month, move_out_month, expiring_leases, renewed, on_notice, month_to_month]) => ({
+        property_id,
+        month,
+        move_out_month,
+        expiring_leases,
+        renewed,
+        on_notice,
+        month_to_month,
+      })),
+    );
   });
 
   it('ar_aging: open balances by days past due; deleted, temporary and reversed items and deleted leases left out', async () => {
@@ -327,6 +356,47 @@ describe('reporting views on a hand-computed fixture', () => {
         [3, '2024-07-01', '0.00', '0.00', '0.00', '-50.00'],
       ]);
     });
+  });
+
+  it('ar_aging_as_of: the position at the end of a day, replayed from the transactions posted by then', async () => {
+    // June 11: the payment returned on June 12 still counts, the late fee of June 30 is not posted yet.
+    await sql`select set_config('reporting.now', '2024-06-11 18:00+00', false)`.execute(db);
+    try {
+      expect(
+        await rows(`select lease_id, as_of_date, open_items, balance, not_yet_due, days_1_30, days_31_60, over_90,
+                           past_due, open_credits
+                      from reporting.ar_aging_as_of order by lease_id`),
+      ).toEqual([
+        // Rent of February and June (3,000) less the concession and two payments (1,600), oldest paid first.
+        {
+          lease_id: 1,
+          as_of_date: '2024-06-11',
+          open_items: 1,
+          balance: '1400.00',
+          not_yet_due: '0.00',
+          days_1_30: '1400.00',
+          days_31_60: '0.00',
+          over_90: '0.00',
+          past_due: '1400.00',
+          open_credits: '0.00',
+        },
+        // No payment of lease 2 is listed: May's rent is open in full, 41 days past due.
+        {
+          lease_id: 2,
+          as_of_date: '2024-06-11',
+          open_items: 1,
+          balance: '1200.00',
+          not_yet_due: '0.00',
+          days_1_30: '0.00',
+          days_31_60: '1200.00',
+          over_90: '0.00',
+          past_due: '1200.00',
+          open_credits: '0.00',
+        },
+      ]);
+    } finally {
+      await sql`select set_config('reporting.now', ${FIXTURE_NOW}, false)`.execute(db);
+    }
   });
 
   it('ar_activity_monthly: amounts by transaction type; reversed, temporary and deleted transactions left out', async () => {
@@ -580,6 +650,41 @@ describe('reporting views on a hand-computed fixture', () => {
         [8, 0],
       ]);
     });
+  });
+
+  it('ap_open_by_property: open payables per property, an invoice of two properties split by its lines', async () => {
+    expect(
+      await rows(`select property_id, invoices, amount_due, retention_held, open_credit, owed, not_yet_due, days_1_30,
+                         over_90, refunds_due
+                    from reporting.ap_open_by_property order by property_id`),
+    ).toEqual([
+      // Invoice 1's 400 of 500 and credit memo 2; the refund to a resident apart.
+      {
+        property_id: 100,
+        invoices: 2,
+        amount_due: '350.00',
+        retention_held: '0.00',
+        open_credit: '-50.00',
+        owed: '400.00',
+        not_yet_due: '0.00',
+        days_1_30: '400.00',
+        over_90: '0.00',
+        refunds_due: '300.00',
+      },
+      // Invoice 1's other 100, and invoice 8 not yet due.
+      {
+        property_id: 200,
+        invoices: 2,
+        amount_due: '160.00',
+        retention_held: '0.00',
+        open_credit: '0.00',
+        owed: '160.00',
+        not_yet_due: '60.00',
+        days_1_30: '100.00',
+        over_90: '0.00',
+        refunds_due: '0.00',
+      },
+    ]);
   });
 
   it('voided_payments_log: each voided payment the source still lists, on invoices it still lists', async () => {

@@ -252,6 +252,29 @@ describe('sync metrics', () => {
     );
   });
 
+  it("counts alert messages per account, so that one account's undelivered alerts show apart", async () => {
+    const metrics = createSyncMetrics({ defaultMetrics: false });
+    metrics.alertDelivered({
+      account: 'north',
+      target: 'ops',
+      kind: 'budget',
+      event: 'firing',
+      delivered: true,
+    });
+    metrics.alertDelivered({
+      account: 'south',
+      target: 'ops',
+      kind: 'budget',
+      event: 'firing',
+      delivered: false,
+    });
+    const text = await metrics.render();
+    expect(text).toContain(
+      'propsync_alerts_sent_total{account="north",target="ops",kind="budget",event="firing"} 1',
+    );
+    expect(text).toContain('propsync_alerts_undelivered_total{account="south",target="ops",kind="budget"} 1');
+  });
+
   it('serves /metrics and /healthz over HTTP', async () => {
     const metrics = createSyncMetrics();
     feed(metrics);

@@ -21,7 +21,14 @@ export interface SyncHarness {
   /** Runs the engine once with a new client (as a new process would). */
   sync(
     request?: Partial<SyncRequest>,
-    overrides?: { format?: 'json' | 'xml'; observer?: SyncObserver; pageSize?: number; signal?: AbortSignal },
+    overrides?: {
+      format?: 'json' | 'xml';
+      observer?: SyncObserver;
+      pageSize?: number;
+      signal?: AbortSignal;
+      /** Runs as an account of this id, against the same simulator (a second account's rows). */
+      accountId?: string;
+    },
   ): Promise<RunSummary>;
   close(): Promise<void>;
 }
@@ -84,6 +91,7 @@ export async function startSyncHarness(options: HarnessOptions = {}): Promise<Sy
       const [base] = config.accounts;
       const account = {
         ...base,
+        id: overrides.accountId ?? base.id,
         source: {
           ...base.source,
           format: overrides.format ?? base.source.format,

@@ -3,6 +3,7 @@
  * to set (a port of its own, or 0 for none) and exits 2 at once; with its own port both serve.
  */
 import { createServer } from 'node:net';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/simulator/index.js';
 import { scratchFolder } from '../support/cli.js';
@@ -58,6 +59,37 @@ it('a second worker on the same metrics port says what to set and exits 2; on it
   });
   await until('the third worker serves', async () => /"event":"http_listening"/.test(third.output()));
   for (const worker of [first, third]) {
+    worker.child.kill('SIGTERM');
+    expect(await worker.exited).toBe(0);
+  }
+}, 120_000);
+
+it("/healthz shows each stream's freshness, and a stale stream leaves the process healthy", async () => {
+  await sql`insert into sync_runs (account_id, kind, streams, status, started_at, finished_at)
+            values ('north', 'sync', array['leases'], 'succeeded', now() - interval '61 minutes',
+                    now() - interval '1 hour')`.execute(warehouse.db);
+  const port = await freePort();
+  const worker = startPropsync(['worker'], folder.dir, {
+    PROPSYNC_METRICS_PORT: String(port),
+    PROPSYNC_METRICS_HOST: '127.0.0.1',
+  });
+  try {
+    await until('the worker serves', async () => /"event":"http_listening"/.test(worker.output()));
+    const reply = await fetch(`http://127.0.0.1:${port}/healthz`);
+    expect(reply.status).toBe(200);
+    const body = (await reply.json()) as {
+      ok: boolean;
+      freshness: { account: string; stream: string; state: string }[];
+    };
+    expect(body.ok).toBe(true);
+    expect(body.freshness).toContainEqual(
+      expect.objectContaining({ account: 'north', stream: 'leases', state: 'ok' }),
+    );
+    // Never succeeded: an error for status --check and the alerts, not a reason to restart the worker.
+    expect(body.freshness).toContainEqual(
+      expect.objectContaining({ account: 'north', stream: 'invoices', state: 'error' }),
+    );
+  } finally {
     worker.child.kill('SIGTERM');
     expect(await worker.exited).toBe(0);
   }

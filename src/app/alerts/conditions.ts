@@ -9,7 +9,7 @@ import type { Db } from '../../catalog/tables.js';
 import { deadLetters } from '../../queue/boss.js';
 import { freshnessTargets, readFreshness } from '../../sync/freshness.js';
 import { countOpenQuarantine } from '../../sync/quarantine.js';
-import { callsToday } from '../../sync/status.js';
+import { budgetSpentToday } from '../../sync/budget-spent.js';
 import { latestDrift } from '../../sync/verifications.js';
 
 /** One alert that fires now. */
@@ -83,7 +83,10 @@ function runConditions(account: AlertAccount, runs: readonly LastRun[], calls: n
       kind: 'credentials',
       severity: 'error',
       stream: null,
-      summary: `the source refused the credentials of account ${account.id} (run #${run.run_id}): ${firstLine(run.first_error ?? run.error)}; fix them, then run propsync sync --account ${account.id}`,
+      summary:
+        `the source refused the credentials of account ${account.id} (run ` +
+        `#${run.run_id}): ${firstLine(run.first_error ?? run.error)}; ` +
+        `fix them, then run propsync sync --account ${account.id}`,
       details: {
         runId: run.run_id,
         streams: refused.map((r) => r.stream),
@@ -101,7 +104,10 @@ function runConditions(account: AlertAccount, runs: readonly LastRun[], calls: n
       kind: 'budget',
       severity: 'warn',
       stream: null,
-      summary: `account ${account.id} spent today's call budget (${calls} of ${budget} calls)${exhausted ? `; run #${exhausted.run_id} stopped early` : ''}; the work resumes after midnight (${account.timeZone}), or raise source.dailyCallBudget`,
+      summary:
+        `account ${account.id} spent today's call budget (${calls} of ${budget} ` +
+        `calls)${exhausted ? `; run #${exhausted.run_id} stopped early` : ''}; ` +
+        `the work resumes after midnight (${account.timeZone}), or raise source.dailyCallBudget`,
       details: { callsToday: calls, dailyCallBudget: budget, runId: exhausted?.run_id ?? null },
       value: null,
     });
@@ -115,7 +121,10 @@ function runConditions(account: AlertAccount, runs: readonly LastRun[], calls: n
       kind: 'run_failed',
       severity: run.status === 'partial' ? 'warn' : 'error',
       stream: run.stream,
-      summary: `run #${run.run_id} (${run.kind}) of ${run.stream} for account ${account.id} ended ${run.status}${units}${error ? `; first error: ${error}` : ''}; see propsync status --account ${account.id}, fix the cause, and the next run resumes`,
+      summary:
+        `run #${run.run_id} (${run.kind}) of ${run.stream} for account ${account.id} ` +
+        `ended ${run.status}${units}${error ? `; first error: ${error}` : ''}; ` +
+        `see propsync status --account ${account.id}, fix the cause, and the next run resumes`,
       details: { runId: run.run_id, status: run.status, failedUnits: run.failed_units, firstError: error },
       value: null,
     });
@@ -140,7 +149,7 @@ export async function readConditions(
   for (const account of accounts) {
     const streams = [...new Set(targets.filter((t) => t.account === account.id).map((t) => t.stream))];
     const runs = await lastRuns(db, account.id, streams);
-    const calls = (await callsToday(db, account.id, account.timeZone)).get('*') ?? 0;
+    const calls = await budgetSpentToday(db, account.id, account.timeZone);
     conditions.push(...runConditions(account, runs, calls));
     for (const judged of freshness.filter((f) => f.account === account.id && f.state !== 'ok'))
       conditions.push({
@@ -149,7 +158,9 @@ export async function readConditions(
         kind: 'freshness',
         severity: judged.state === 'error' ? 'error' : 'warn',
         stream: judged.stream,
-        summary: `${judged.stream} of account ${account.id} is ${judged.state === 'error' ? 'stale' : 'late'}: ${judged.reason}`,
+        summary:
+          `${judged.stream} of account ${account.id} ` +
+          `is ${judged.state === 'error' ? 'stale' : 'late'}: ${judged.reason}`,
         details: {
           lastSuccessAt: judged.lastSuccessAt,
           reachedDay: judged.reachedDay,
@@ -167,7 +178,10 @@ export async function readConditions(
         kind: 'verify_drift',
         severity: 'warn',
         stream: null,
-        summary: `propsync verify found ${driftRows} rows of account ${account.id} differing from the source (${[...new Set(drifted.map((d) => d.table))].join(', ')}); propsync verify --account ${account.id} --repair heals them`,
+        summary:
+          `propsync verify found ${driftRows} rows of account ${account.id} differing from the source ` +
+          `(${[...new Set(drifted.map((d) => d.table))].join(', ')}); ` +
+          `propsync verify --account ${account.id} --repair heals them`,
         details: { rows: driftRows, tables: drifted },
         value: driftRows,
       });
@@ -179,7 +193,10 @@ export async function readConditions(
         kind: 'dead_letter',
         severity: 'error',
         stream: null,
-        summary: `${dead.length} jobs of account ${account.id} ran out of retries (dead-letter queue); the newest: run #${dead.at(-1)!.runId}, lane ${dead.at(-1)!.laneKey}: ${firstLine(dead.at(-1)!.error)}; see propsync status`,
+        summary:
+          `${dead.length} jobs of account ${account.id} ran out of retries (dead-letter queue); ` +
+          `the newest: run #${dead.at(-1)!.runId}, ` +
+          `lane ${dead.at(-1)!.laneKey}: ${firstLine(dead.at(-1)!.error)}; see propsync status`,
         details: {
           jobs: dead.map((letter) => ({
             runId: letter.runId,
@@ -197,7 +214,10 @@ export async function readConditions(
         kind: 'quarantine',
         severity: 'warn',
         stream: null,
-        summary: `${open} records of account ${account.id} are in quarantine (they failed validation); propsync status lists them, docs/operating.md#quarantined-records-and-their-replay says what to do`,
+        summary:
+          `${open} records of account ${account.id} are in quarantine (they failed validation); ` +
+          `propsync status lists them, docs/operating.md#quarantined-records-and-their-replay ` +
+          `says what to do`,
         details: { open },
         value: open,
       });

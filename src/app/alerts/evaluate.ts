@@ -16,6 +16,7 @@ import { messageOf } from '../../log/errors.js';
 
 /** What became of one message (for the metrics). */
 export interface DeliveryEvent {
+  account: string;
   target: string;
   kind: string;
   event: AlertMessage['event'];
@@ -88,7 +89,9 @@ function decide(
   const at = now.toISOString();
   if (!firing) {
     if (!last || !wasFiring) return null;
-    const summary = `${last.kind.replace('_', ' ')} of account ${account} is over (firing since ${last.since.toISOString()})`;
+    const summary =
+      `${last.kind.replace('_', ' ')} of account ${account} is over (firing ` +
+      `since ${last.since.toISOString()})`;
     return {
       target,
       message: {
@@ -181,9 +184,10 @@ async function claim(
       }
     for (const { row } of decisions)
       await sql`
-        insert into alert_state (account_id, alert_key, target, kind, status, severity, summary, value, since, notified_at, reminders, delivered_at)
-        values (${account}, ${row.alert_key}, ${row.target}, ${row.kind}, ${row.status}, ${row.severity}, ${row.summary},
-                ${row.value}, ${row.since}, ${now}, ${row.reminders}, null)
+        insert into alert_state (account_id, alert_key, target, kind, status, severity, summary, value, since,
+                                 notified_at, reminders, delivered_at)
+        values (${account}, ${row.alert_key}, ${row.target}, ${row.kind}, ${row.status}, ${row.severity},
+                ${row.summary}, ${row.value}, ${row.since}, ${now}, ${row.reminders}, null)
         on conflict (account_id, alert_key, target) do update set
           kind = excluded.kind, status = excluded.status, severity = excluded.severity, summary = excluded.summary,
           value = excluded.value, since = excluded.since, notified_at = excluded.notified_at,
@@ -214,9 +218,11 @@ async function send(db: Db, decision: Decision, options: EvaluateOptions, now: D
   } else
     options.logger.warn(
       { ...fields, event: 'alert_undelivered', err: result.error },
-      `could not deliver an alert to ${target.name} (${headline(message)}): ${result.error}; it is counted in propsync_alerts_undelivered_total, and sent again at its next reminder`,
+      `could not deliver an alert to ${target.name} (${headline(message)}): ${result.error}; ` +
+        `it is counted in propsync_alerts_undelivered_total, and sent again at its next reminder`,
     );
   options.onDelivery?.({
+    account: message.account,
     target: target.name,
     kind: message.kind,
     event: message.event,

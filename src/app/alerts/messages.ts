@@ -48,7 +48,8 @@ export function headline(message: AlertMessage): string {
         : message.event === 'test'
           ? 'test message'
           : message.severity;
-  return `propsync ${message.account}: ${message.kind.replace('_', ' ')}${message.stream ? ` (${message.stream})` : ''} ${what}`;
+  const stream = message.stream ? ` (${message.stream})` : '';
+  return `propsync ${message.account}: ${message.kind.replace('_', ' ')}${stream} ${what}`;
 }
 
 /** Slack's incoming-webhook body: a text fallback and a section with the summary. */

@@ -34,7 +34,8 @@ export function registerAlerts(program: Command, done: (code: ExitCode) => void)
       if (targets.length === 0)
         throw new ExitError(
           options.target
-            ? `no alert target is named '${options.target}'; the targets are ${config.alerts.map((t) => t.name).join(', ') || 'none'}`
+            ? `no alert target is named '${options.target}'; ` +
+                `the targets are ${config.alerts.map((t) => t.name).join(', ') || 'none'}`
             : 'no alert target is configured; add one under alerts: (docs/alerts.md)',
           EXIT.usage,
         );
@@ -57,7 +58,8 @@ export function registerAlerts(program: Command, done: (code: ExitCode) => void)
             }),
           );
           const line = result.delivered
-            ? `ok ${target.name} (${target.format}, ${target.url.masked()}): delivered (${result.attempts} attempt${result.attempts > 1 ? 's' : ''})`
+            ? `ok ${target.name} (${target.format}, ${target.url.masked()}): ` +
+              `delivered (${result.attempts} attempt${result.attempts > 1 ? 's' : ''})`
             : `FAILED ${target.name} (${target.format}, ${target.url.masked()}): ${result.error}`;
           return { line, delivered: result.delivered };
         }),

@@ -49,7 +49,8 @@ export function registerBackfill(program: Command, done: (code: ExitCode) => voi
         'the configured time zone. A chunk costs one call per page: mind source.dailyCallBudget (propsync status).',
         '',
         'Examples:',
-        `  $ propsync backfill --stream ${STREAM_NAMES[STREAM_NAMES.length - 1]} --from 2019-01-01 --to 2024-12-31 --chunk 3m`,
+        `  $ propsync backfill --stream ${STREAM_NAMES[STREAM_NAMES.length - 1]} --from 2019-01-01 ` +
+          `--to 2024-12-31 --chunk 3m`,
         `  $ propsync backfill --stream ${STREAM_NAMES[0]} --from 2015-01-01 --to 2024-12-31 --property 100001`,
         '',
       ].join('\n'),

@@ -6,7 +6,8 @@ export function registerCheck(program: Command, done: (code: ExitCode) => void):
   program
     .command('check')
     .description(
-      "test the connections: the warehouse (reachable, TLS, migrations, the role's rights) and each account's credentials",
+      "test the connections: the warehouse (reachable, TLS, migrations, the role's rights) " +
+        "and each account's credentials",
     )
     .addHelpText(
       'after',

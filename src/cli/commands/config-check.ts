@@ -16,7 +16,8 @@ export function registerConfigCheck(program: Command, done: (code: ExitCode) => 
   config
     .command('check')
     .description(
-      'validate the configuration (file, then environment variables) and print its accounts, then the whole of it with defaults filled in, secrets masked',
+      'validate the configuration (file, then environment variables) and print its accounts, ' +
+        'then the whole of it with defaults filled in, secrets masked',
     )
     .addHelpText(
       'after',
@@ -100,7 +101,11 @@ export function registerConfigCheck(program: Command, done: (code: ExitCode) => 
 /** `account north (North portfolio): auth basic, https://north.example.com, time zone America/Denver`. */
 export function accountLine(account: Account, redactUrl: (url: string) => string): string {
   const name = account.name === null ? '' : ` (${account.name})`;
-  return `account ${account.id}${name}: auth ${account.source.auth.type}, ${redactUrl(account.source.url)}, time zone ${account.timeZone}`;
+  return (
+    `account ${account.id}${name}: ` +
+    `auth ${account.source.auth.type}, ${redactUrl(account.source.url)}, ` +
+    `time zone ${account.timeZone}`
+  );
 }
 
 /** `alert target ops: slack to https://hooks.slack.com/***, every kind, warn and worse, every account`. */

@@ -27,7 +27,8 @@ export function registerGrantReader(program: Command, done: (code: ExitCode) => 
     .option('--base-tables', 'also grant select on the synced source tables in schema public')
     .option(
       '--account <id>',
-      "the role sees this account's rows only (repeatable, or comma-separated; default: every account, lifting an earlier limit)",
+      "the role sees this account's rows only (repeatable, or comma-separated; " +
+        'default: every account, lifting an earlier limit)',
       collectAccount,
     )
     .option(
@@ -103,19 +104,22 @@ export function registerGrantReader(program: Command, done: (code: ExitCode) => 
         await db.destroy();
       }
       const out = (line: string) => process.stdout.write(`${line}\n`);
+      const passwordEnv = reader.READER_PASSWORD_ENV;
       out(
         outcome.created
-          ? `created role ${roleName} (${outcome.loginSet ? 'login; password from $' + reader.READER_PASSWORD_ENV : 'nologin'})`
-          : `role ${roleName} exists${outcome.loginSet ? '; login allowed, password set from $' + reader.READER_PASSWORD_ENV : ''}`,
+          ? `created role ${roleName} (${outcome.loginSet ? 'login; password from $' + passwordEnv : 'nologin'})`
+          : `role ${roleName} exists${outcome.loginSet ? '; login allowed, password set from $' + passwordEnv : ''}`,
       );
       out(
-        `${roleName} may read schema reporting: ${outcome.views} views, and views created later by ${outcome.defaultPrivilegesFor}`,
+        `${roleName} may read schema reporting: ${outcome.views} views, and views created later ` +
+          `by ${outcome.defaultPrivilegesFor}`,
       );
       if (outcome.baseTables)
         out(`${roleName} may read the ${outcome.baseTables} source tables of schema public`);
       out(
         outcome.accounts
-          ? `${roleName} sees the rows of account${outcome.accounts.length > 1 ? 's' : ''} ${outcome.accounts.join(', ')} only`
+          ? `${roleName} sees the rows of account${outcome.accounts.length > 1 ? 's' : ''} ` +
+              `${outcome.accounts.join(', ')} only`
           : `${roleName} sees every account`,
       );
       out(

@@ -56,7 +56,11 @@ export function registerPrivacy(program: Command, done: (code: ExitCode) => void
       const modes = Object.values(config.privacy.modes);
       if (modes.includes('hash') && !config.privacy.hashKey)
         throw new ExitError(
-          `privacy.hashKeyEnv: ${config.privacy.hashKeyEnv ? `names a variable that is not set (or is empty); expected ${config.privacy.hashKeyEnv}` : 'is missing; expected the name of an environment variable'} to hold the key that hashes personal data (at least 32 bytes)`,
+          `privacy.hashKeyEnv: ${
+            config.privacy.hashKeyEnv
+              ? `names a variable that is not set (or is empty); expected ${config.privacy.hashKeyEnv}`
+              : 'is missing; expected the name of an environment variable'
+          } ` + `to hold the key that hashes personal data (at least 32 bytes)`,
           EXIT.usage,
         );
       const policy = privacyPolicy(config.privacy);

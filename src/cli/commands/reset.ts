@@ -76,7 +76,8 @@ export function registerReset(program: Command, done: (code: ExitCode) => void):
       const config = offlineConfigFor(command);
       if (!options.account && config.accounts.length > 1)
         throw new ExitError(
-          `several accounts are configured (${config.accounts.map((account) => account.id).join(', ')}); name one with --account`,
+          `several accounts are configured ` +
+            `(${config.accounts.map((account) => account.id).join(', ')}); name one with --account`,
           EXIT.usage,
         );
       const [account] = selectedAccounts(config.accounts, options.account ? [options.account] : undefined);
@@ -115,7 +116,8 @@ export function registerReset(program: Command, done: (code: ExitCode) => void):
           `forgot ${outcome.value.length} cursor(s) of ${what}:\n${cursorLines(outcome.value).join('\n')}\n`,
         );
         process.stdout.write(
-          `the next \`propsync sync --stream ${options.stream}\` reads ${options.property ? 'that scope' : 'every scope'} from the start\n`,
+          `the next \`propsync sync --stream ${options.stream}\` ` +
+            `reads ${options.property ? 'that scope' : 'every scope'} from the start\n`,
         );
         done(EXIT.ok);
       } finally {

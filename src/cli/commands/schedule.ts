@@ -19,7 +19,8 @@ export function registerSchedule(program: Command, done: (code: ExitCode) => voi
       [
         '',
         'Schedules come from streams.<name>.schedule (cron, five fields or six with seconds) in',
-        "each account's time zone. A run never overlaps another run of the same account and stream, in this process or in any",
+        "each account's time zone. A run never overlaps another run of the same account and stream, " +
+          'in this process or in any',
         'other propsync on the same warehouse (a Postgres advisory lock; the loser logs run_skipped).',
         "Runs are also skipped once the day's call budget is spent by all processes together.",
         'SIGINT/SIGTERM/SIGHUP: no new work; runs in flight stop after their page in flight; exits within',

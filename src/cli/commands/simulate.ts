@@ -41,7 +41,8 @@ function checkHeapFor(scale: SimScale): void {
   const limitMb = Math.round(getHeapStatistics().heap_size_limit / 1_048_576);
   if (scale !== 'large' || limitMb >= LARGE_HEAP_MB) return;
   throw new ExitError(
-    `--scale large holds some ${LARGE_HEAP_MB} MB in memory, more than this node may use (${limitMb} MB: the propsync command limits its heap for syncs); ` +
+    `--scale large holds some ${LARGE_HEAP_MB} MB in memory, more than this node may use ` +
+      `(${limitMb} MB: the propsync command limits its heap for syncs); ` +
       `start node with a larger one: node --max-old-space-size=2048 ${process.argv[1]} simulate --scale large ...`,
   );
 }
@@ -94,7 +95,8 @@ export function registerSimulate(program: Command, done: (code: ExitCode) => voi
         '',
         `Serves POST /api/v1/<area> and /api/<area> (${Object.keys(AREA_METHODS).join(', ')}) with Basic auth,`,
         'POST /_sim/advance {"days": N} (moves the clock, applies N days of activity) and GET /_sim/stats.',
-        `Credentials default to $PROPSYNC_API_USERNAME / $PROPSYNC_API_PASSWORD, else ${DEFAULT_SIMULATOR_USERNAME} / ${DEFAULT_SIMULATOR_PASSWORD}.`,
+        `Credentials default to $PROPSYNC_API_USERNAME / $PROPSYNC_API_PASSWORD, ` +
+          `else ${DEFAULT_SIMULATOR_USERNAME} / ${DEFAULT_SIMULATOR_PASSWORD}.`,
         'With --api-key KEY --org ORG it serves the API-key gateway too: POST /ext/orgs/ORG/v1/<area>, header',
         'X-Api-Key: KEY, the envelope as a JSON body; the same data, limits and faults. Given no Basic',
         'credential (no --username, --password or $PROPSYNC_API_USERNAME/PASSWORD), it serves the gateway alone.',

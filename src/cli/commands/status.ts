@@ -45,7 +45,8 @@ export function registerStatus(program: Command, done: (code: ExitCode) => void)
         'Examples:',
         '  $ propsync status',
         '  $ propsync status --check --account north --stream STREAM',
-        "  $ propsync status --json | jq '.accounts[] | {id: .account, streams: [.streams[] | {stream, freshness: .freshness.state}]}'",
+        "  $ propsync status --json | jq '.accounts[] | {id: .account, streams: " +
+          "[.streams[] | {stream, freshness: .freshness.state}]}'",
         "  $ propsync status --account north --json | jq '.accounts[0].budget'",
         '',
       ].join('\n'),
@@ -169,7 +170,8 @@ async function showStatus(
       const lines = statusText(reports, redactUrl(config.database.url));
       for (const letter of letters)
         lines.push(
-          `dead-letter queue: account ${letter.account}, run #${letter.runId}, lane ${letter.laneKey} since ${letter.at.toISOString()}: ${letter.error.split('\n')[0]}`,
+          `dead-letter queue: account ${letter.account}, run #${letter.runId}, lane ${letter.laneKey} ` +
+            `since ${letter.at.toISOString()}: ${letter.error.split('\n')[0]}`,
         );
       process.stdout.write(`${lines.map(escapeControls).join('\n')}\n`);
     }

@@ -31,7 +31,8 @@ export function registerVerify(program: Command, done: (code: ExitCode) => void)
   program
     .command('verify')
     .description(
-      'compare the warehouse with the source row by row (re-reading whole properties) and name every drifted row; --repair heals them',
+      'compare the warehouse with the source row by row (re-reading whole properties) ' +
+        'and name every drifted row; --repair heals them',
     )
     .option('--account <id>', ACCOUNT_OPTION_HELP, collectAccount)
     .option(
@@ -43,7 +44,8 @@ export function registerVerify(program: Command, done: (code: ExitCode) => void)
     .option('--all', 'verify every property')
     .option(
       '--sample <percent>',
-      `verify this share of the properties, least recently verified first (default ${DEFAULT_SAMPLE}, at least one property)`,
+      `verify this share of the properties, least recently verified first ` +
+        `(default ${DEFAULT_SAMPLE}, at least one property)`,
       parsePercent,
     )
     .option('--json', 'print one JSON document instead of tables')

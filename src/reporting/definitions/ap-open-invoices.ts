@@ -30,7 +30,10 @@ export const AP_OPEN_INVOICES: ReportingView = {
     'is open_credit, never in the buckets nor owed, however old. So amount_due = owed + retention_held + ' +
     'open_credit. ' +
     "property_id is set when all the invoice's lines are charged to one property; " +
-    'property_count says how many they name. ' +
+    'property_count says how many they name; reporting.ap_open_by_property splits an invoice of several ' +
+    'properties between them by its lines. ' +
+    'What it cannot know: when retention falls due (the source sends its amount, not its terms), nor what was ' +
+    'open at an earlier day. ' +
     `${TODAY_NOTE} ${MONEY_NOTE}`,
   columns: [
     ...ACCOUNT,

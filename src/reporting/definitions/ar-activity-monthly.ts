@@ -75,6 +75,8 @@ export const AR_ACTIVITY_MONTHLY: ReportingView = {
     'by the source, cancel out) and rows the source no longer lists (or whose lease it no longer lists) ' +
     'are left out. ' +
     "Post months are the source's accounting months. " +
+    "What it cannot know: which payment paid which charge (the source sends no allocations), nor a month's " +
+    'figures as they were closed: a transaction posted back into a past month changes it at the next sync. ' +
     MONEY_NOTE,
   columns: [
     ...ACCOUNT,

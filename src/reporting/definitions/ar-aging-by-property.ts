@@ -22,6 +22,8 @@ export const AR_AGING_BY_PROPERTY: ReportingView = {
     'Sums reporting.ar_aging; the same rules apply. The buckets sum every lease, applications and credits ' +
     "included; the resident_ columns at the end are residents' delinquency: leases that are not applications, " +
     'their past-due charges without credits netted against them, and their credits apart. ' +
+    'What it cannot know: the position at an earlier day (reporting.now only moves the buckets; see ' +
+    'reporting.ar_aging_as_of). ' +
     `${APPLICATION_NOTE} ${TODAY_NOTE} ${MONEY_NOTE}`,
   columns: [
     ...ACCOUNT,

@@ -4,6 +4,7 @@ import {
   accountNameJoin,
   AS_OF,
   BUCKETS,
+  bucketColumns,
   MONEY_NOTE,
   OPEN_AR,
   PRIMARY_RESIDENT,
@@ -34,8 +35,11 @@ export const AR_AGING: ReportingView = {
     'buckets hold open charges only, open_credits the credits (unapplied payments and concessions, negative ' +
     'balances), so balance = charges not yet due + past_due + open_credits. ' +
     `${APPLICATION_NOTE} is_application marks their leases. ` +
-    `${TODAY_NOTE} To see the buckets at another moment, set reporting.now for the session ` +
-    `(set reporting.now = '2024-07-01 05:30+00'). ${MONEY_NOTE}`,
+    `${TODAY_NOTE} Setting reporting.now for the session only moves the buckets: the balances stay today's ` +
+    '(payments since the day counted, charges posted after it included), so it is not the position at that ' +
+    'day; for a month-end aging read reporting.ar_aging_as_of. ' +
+    "What it cannot know: the source sends each item's balance today, not when it was paid. " +
+    MONEY_NOTE,
   columns: [
     ...ACCOUNT,
     PROPERTY_ID,
@@ -124,11 +128,7 @@ export const AR_AGING: ReportingView = {
            ${TODAY} as as_of_date,
            o.open_items,
            o.balance::numeric(14,2) as balance,
-           coalesce(o.not_yet_due, 0)::numeric(14,2) as not_yet_due,
-           coalesce(o.days_1_30, 0)::numeric(14,2) as days_1_30,
-           coalesce(o.days_31_60, 0)::numeric(14,2) as days_31_60,
-           coalesce(o.days_61_90, 0)::numeric(14,2) as days_61_90,
-           coalesce(o.over_90, 0)::numeric(14,2) as over_90,
+           ${bucketColumns('o')},
            ${APPLICATION_LEASE} as is_application,
            coalesce(o.past_due, 0)::numeric(14,2) as past_due,
            coalesce(o.past_due_1_30, 0)::numeric(14,2) as past_due_1_30,

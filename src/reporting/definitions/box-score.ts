@@ -24,6 +24,8 @@ export const BOX_SCORE: ReportingView = {
     'and on-notice spaces a future lease holds. Leased is occupied without notice, plus on notice and pre-leased, ' +
     'plus vacant and pre-leased. A status propsync does not know counts in other only. ' +
     'A property whose statuses do not say pre-leased is read with the Future leases of the warehouse. ' +
+    "What it cannot know: a past day's box score (the source gives today's statuses only), nor what a status " +
+    'propsync does not know means (it counts in other). ' +
     `${INVENTORY_DAY_NOTE} ${MONEY_NOTE}`,
   columns: [
     ...ACCOUNT,

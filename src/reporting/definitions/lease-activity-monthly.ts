@@ -21,6 +21,8 @@ export const LEASE_ACTIVITY_MONTHLY: ReportingView = {
     'Renewals: lease intervals of type Renewal by their start day up to today. ' +
     'Cancellations: Cancelled leases by the move-in day they had planned (the source gives no cancellation date). ' +
     'Other-income leases and rows the source no longer lists are left out; months without any activity have no row. ' +
+    'What it cannot know: when a lease was cancelled or its notice given (the source sends no date for ' +
+    'them), and the activity of leases it no longer lists. ' +
     TODAY_NOTE,
   columns: [
     ...ACCOUNT,

@@ -19,15 +19,23 @@ import {
 export const RENT_ROLL: ReportingView = {
   name: 'rent_roll',
   purpose:
-    'One row per lease that is Current or Notice today: where, who, the current term, monthly charges and balances.',
+    'One row per lease that is Current or Notice today: where, who, the current term, rent and other monthly ' +
+    'charges, deposit held and balances.',
   notes:
     'Leases the source no longer lists (deleted_at set) are left out. ' +
     'A multi-space lease is one row, its spaces listed in unit_spaces. ' +
     'The primary resident is the customer whose type is Primary ' +
     '(else relationship Primary, else the lowest customer id). ' +
-    "Monthly charges are the current interval's scheduled charges of frequency Monthly in effect today. " +
+    "Monthly charges are the current interval's scheduled charges of frequency Monthly in effect today; rent is " +
+    'those of charge type Rent (base rent, a month-to-month premium), other_monthly_charges the rest (pet rent, ' +
+    'utilities, parking ...). ' +
+    'The deposit held is what the lease paid of its security deposits (AR type 4) less what was applied to its ' +
+    'balance (type 5), from its non-temporary, non-reversed AR transactions: the source sends no deposit ' +
+    'balance, and a deposit paid outside the AR ledger (a bond, a surety) cannot be seen. ' +
     'Balances count non-temporary, non-reversed AR transactions still open. ' +
     'Other-income leases (parking, storage) are included and flagged. ' +
+    "Units' bedrooms and square feet, and the vacant units, are in reporting.unit_rent_roll. " +
+    "What it cannot know: a past day's rent roll (the source gives today's leases and charges only). " +
     `${TODAY_NOTE} ${MONEY_NOTE}`,
   columns: [
     ...ACCOUNT,
@@ -59,6 +67,15 @@ export const RENT_ROLL: ReportingView = {
       name: 'monthly_charges',
       meaning:
         "Sum of the current interval's monthly scheduled charges in effect today (rent, pet rent, utilities ...).",
+    },
+    { name: 'rent', meaning: 'Of monthly_charges, those of charge type Rent.' },
+    {
+      name: 'other_monthly_charges',
+      meaning: 'Of monthly_charges, the others (pet rent, utilities, parking ...): monthly_charges - rent.',
+    },
+    {
+      name: 'deposit_held',
+      meaning: 'Security deposit paid (AR type 4) less deposit applied to the balance (type 5).',
     },
     {
       name: 'open_balance',
@@ -94,6 +111,9 @@ export const RENT_ROLL: ReportingView = {
            ci.start_date as lease_start_date,
            ci.end_date as lease_end_date,
            coalesce(charges.amount, 0)::numeric(14,2) as monthly_charges,
+           coalesce(charges.rent, 0)::numeric(14,2) as rent,
+           (coalesce(charges.amount, 0) - coalesce(charges.rent, 0))::numeric(14,2) as other_monthly_charges,
+           coalesce(deposit.held, 0)::numeric(14,2) as deposit_held,
            coalesce(ar.open_balance, 0)::numeric(14,2) as open_balance,
            coalesce(ar.past_due_balance, 0)::numeric(14,2) as past_due_balance,
            ${TODAY} as as_of_date
@@ -116,7 +136,8 @@ export const RENT_ROLL: ReportingView = {
          group by s.account_id, s.lease_id
       ) spaces on spaces.account_id = l.account_id and spaces.lease_id = l.lease_id
       left join (
-        select sc.account_id, sc.lease_id, sc.lease_interval_id, sum(sc.amount) as amount
+        select sc.account_id, sc.lease_id, sc.lease_interval_id, sum(sc.amount) as amount,
+               sum(sc.amount) filter (where sc.charge_type = 'Rent') as rent
           from public.lease_scheduled_charges sc${accountDay('sc')}
          where sc.deleted_at is null and sc.frequency = 'Monthly'
            and (sc.start_date is null or sc.start_date <= ${TODAY})
@@ -125,6 +146,12 @@ export const RENT_ROLL: ReportingView = {
       ) charges
         on charges.account_id = l.account_id and charges.lease_id = l.lease_id
        and charges.lease_interval_id = l.current_lease_interval_id
+      left join lateral (
+        select sum(case when t.transaction_type_id = 4 then t.amount - t.balance_due else t.amount end) as held
+          from public.ar_transactions t
+         where t.account_id = l.account_id and t.lease_id = l.lease_id and t.transaction_type_id in (4, 5)
+           and t.deleted_at is null and t.is_temporary is not true and t.is_reversed is not true
+      ) deposit on true
       left join (
         select t.account_id, t.lease_id, sum(t.balance_due) as open_balance,
                sum(t.balance_due) filter (where t.due_date < ${TODAY}) as past_due_balance

@@ -45,6 +45,12 @@ export const BUCKETS: readonly ReportingColumn[] = [
   { name: 'over_90', meaning: 'Open balance more than 90 days past due.' },
 ];
 
+/** The columns of BUCKETS, from the sums of the same names on `alias`, zero when empty. */
+export const bucketColumns = (alias: string) =>
+  BUCKETS.map((bucket) => `coalesce(${alias}.${bucket.name}, 0)::numeric(14,2) as ${bucket.name}`).join(
+    ',\n           ',
+  );
+
 /**
  * The day of the row's account (as z.today): its own time zone (reporting_private.account_today,
  * migrations/0019_account_days.ts), or for an account no sync has written yet the default zone's

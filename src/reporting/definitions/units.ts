@@ -24,6 +24,9 @@ export const UNITS: ReportingView = {
     'Ready (vacant spaces only) is what the status says, else whether the make-ready date has passed. ' +
     'The current lease is a Current or Notice lease naming the space (the latest move-in if several); ' +
     "its rent is the current interval's monthly scheduled charges of charge type Rent in effect on as_of_date. " +
+    'What it cannot know: statuses, market rent and readiness on other days than as_of_date (the source ' +
+    'keeps no history; public.unit_space_status_history holds what runs saw), nor a lease the leases stream ' +
+    'has not read yet. ' +
     `${INVENTORY_DAY_NOTE} ${MONEY_NOTE}`,
   columns: [
     ...ACCOUNT,

@@ -8,6 +8,7 @@ export const VOIDED_PAYMENTS_LOG: ReportingView = {
   notes:
     'Voided payments and invoices the source no longer lists are left out. ' +
     "property_id is set when all the invoice's lines are charged to one property. " +
+    'What it cannot know: a voided payment the source stops listing on its invoice. ' +
     MONEY_NOTE,
   columns: [
     ...ACCOUNT,

@@ -111,7 +111,8 @@ export async function readGatewayText(req: IncomingMessage): Promise<RequestText
   if (formatOfContentType(req.headers['content-type']) !== 'json') {
     throw new ApiError(
       ERROR_CODE.invalidParameter,
-      `Invalid parameter 'requestBody': the gateway takes the envelope as a JSON body with Content-Type: application/json`,
+      `Invalid parameter 'requestBody': the gateway takes the envelope as a JSON body with ` +
+        `Content-Type: application/json`,
     );
   }
   if (text.trim() === '')

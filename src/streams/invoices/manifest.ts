@@ -21,7 +21,8 @@ function adaptVendorFilter(input: RequestParams, version: MethodVersion): Reques
         : [input.vendorIds];
     if (list.length !== 1) {
       throw new BadParameterError(
-        `parameter vendorIds: getInvoices r1 takes one vendorId, not a list of ${list.length}; use r2 or one vendor per request`,
+        `parameter vendorIds: getInvoices r1 takes one vendorId, not a list of ${list.length}; ` +
+          `use r2 or one vendor per request`,
         {
           method: 'getInvoices',
           parameter: 'vendorIds',
@@ -124,13 +125,15 @@ export const invoices = {
         lookbackDays: nonNegativeInt
           .default(7)
           .describe(
-            "Overlap re-read behind each cursor, in days (the post-date window also reaches the previous month's first day).",
+            'Overlap re-read behind each cursor, in days (the post-date window also reaches the ' +
+              "previous month's first day).",
           ),
         windowDays: positiveInt.default(92).describe('Longest date window of one work unit, in days.'),
         fullRefreshDays: positiveInt
           .default(7)
           .describe(
-            "Days between two full re-reads of a property group's invoices (catches changes no date window shows, such as an old invoice marked exported).",
+            "Days between two full re-reads of a property group's invoices (catches changes no date " +
+              'window shows, such as an old invoice marked exported).',
           ),
         propertyGroupSize: positiveInt
           .max(500)

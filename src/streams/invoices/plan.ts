@@ -88,11 +88,14 @@ async function planDisappearances(
   const db: TablesDb<typeof INVOICE_TABLES> = step.db;
   const { rows } = await sql<{ invoice_id: number }>`
     select distinct i.invoice_id from invoices i
-    join invoice_line_items li on li.account_id = i.account_id and li.invoice_id = i.invoice_id and li.deleted_at is null
-    where i.account_id = ${step.accountId} and i.deleted_at is null and li.property_id = any(${group.map(Number)}::bigint[])
+    join invoice_line_items li
+      on li.account_id = i.account_id and li.invoice_id = i.invoice_id and li.deleted_at is null
+    where i.account_id = ${step.accountId} and i.deleted_at is null
+      and li.property_id = any(${group.map(Number)}::bigint[])
       and i.invoice_id not in (
         select s.key from sync_work_unit_seen s
-        where s.account_id = ${step.accountId} and s.work_unit_id = any(${fullUnits}::bigint[]) and s.entity = 'invoice')
+        where s.account_id = ${step.accountId} and s.work_unit_id = any(${fullUnits}::bigint[])
+          and s.entity = 'invoice')
     order by i.invoice_id`.execute(db);
   const ids = rows.map((row) => Number(row.invoice_id));
   const plans: WorkUnitPlan[] = [];

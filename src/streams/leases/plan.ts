@@ -118,7 +118,8 @@ async function leasesPerProperty(context: LeasesPlanContext): Promise<Map<string
   const db: TablesDb<typeof LEASE_TABLES> = context.db;
   const { rows } = await sql<{ property_id: number; leases: number }>`
     select property_id, count(*)::int as leases from leases
-    where account_id = ${context.accountId} and property_id = any(${context.propertyIds.map(Number)}::bigint[]) and deleted_at is null
+    where account_id = ${context.accountId} and property_id = any(${context.propertyIds.map(Number)}::bigint[])
+      and deleted_at is null
     group by property_id`.execute(db);
   return new Map(rows.map((row) => [String(row.property_id), row.leases]));
 }
@@ -137,7 +138,8 @@ async function planDisappearances(
       and l.lease_status_type_id = any(${[...LIVE_STATUSES]}::smallint[])
       and not exists (
         select 1 from sync_work_unit_seen s
-        where s.account_id = l.account_id and s.work_unit_id = any(${liveUnits}::bigint[]) and s.entity = 'lease' and s.key = l.lease_id)
+        where s.account_id = l.account_id and s.work_unit_id = any(${liveUnits}::bigint[])
+          and s.entity = 'lease' and s.key = l.lease_id)
     order by l.lease_id
   `.execute(step.db);
   const ids = rows.map((row) => Number(row.lease_id));

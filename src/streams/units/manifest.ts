@@ -54,7 +54,9 @@ export const units = {
         unitsPerCall: positiveInt
           .default(5000)
           .describe(
-            'Units one call may list: properties are asked for together up to this many units (as last synced), so that a reply stays well under source.maxReplyBytes (about 1.5 KB of JSON a unit).',
+            'Units one call may list: properties are asked for together up to this many units (as last ' +
+              'synced), so that a reply stays well under source.maxReplyBytes (about 1.5 KB of ' +
+              'JSON a unit).',
           ),
       },
     ),

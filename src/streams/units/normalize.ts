@@ -60,7 +60,9 @@ export function normalizePropertyUnits(value: unknown): NormalizedRecord<UnitRow
       const meaning = unitStatusMeaning(status);
       if (!meaning.known)
         notes.push(
-          `unit space ${spaceId} of property ${propertyId}: status ${status === null ? '(none)' : `'${status}'`} is not one propsync knows; kept, as category other`,
+          `unit space ${spaceId} of property ${propertyId}: ` +
+            `status ${status === null ? '(none)' : `'${status}'`} is not one propsync knows; ` +
+            `kept, as category other`,
         );
       spaces.push({
         unit_space_id: spaceId,

@@ -31,7 +31,8 @@ export const UNIT_INVENTORIES = defineSourceTable({
 export const UNITS = defineSourceTable({
   name: 'units',
   meaning:
-    'One row per unit the source lists (homes, and parking or storage spaces rented as other income); a unit it stops listing keeps its row with deleted_at set.',
+    'One row per unit the source lists (homes, and parking or storage spaces rented as other ' +
+    'income); a unit it stops listing keeps its row with deleted_at set.',
   key: ['unit_id'],
   parentColumn: 'property_id',
   indexes: [['property_id']],
@@ -65,7 +66,8 @@ export const UNITS = defineSourceTable({
 export const UNIT_SPACES = defineSourceTable({
   name: 'unit_spaces',
   meaning:
-    "One row per unit space (what a lease holds: the unit itself, or a bed of a by-the-bed unit) with today's availability and market rent.",
+    'One row per unit space (what a lease holds: the unit itself, or a bed of a by-the-bed ' +
+    "unit) with today's availability and market rent.",
   key: ['unit_space_id'],
   parentColumn: 'property_id',
   indexes: [['property_id'], ['unit_id']],
@@ -108,7 +110,8 @@ export const UNIT_SPACES = defineSourceTable({
 export const UNIT_SPACE_STATUS_HISTORY = defineTable({
   name: 'unit_space_status_history',
   meaning:
-    "A unit space's status and rent from the day a run first saw them to the day one saw them change (open while current): the history the source does not keep.",
+    "A unit space's status and rent from the day a run first saw them to the day one saw them " +
+    'change (open while current): the history the source does not keep.',
   key: ['history_id'],
   indexes: [['unit_space_id', 'valid_from'], ['property_id', 'valid_from'], ['unit_space_id']],
   columns: {
@@ -122,7 +125,8 @@ export const UNIT_SPACE_STATUS_HISTORY = defineTable({
     rent: money('Market rent.'),
     valid_from: date("First day of the state: the source's today of the run that saw it first.").notNull(),
     valid_to: date(
-      "The source's today of the run that saw the state end (a change, or the space no longer listed): the state held up to the day before; null while it holds.",
+      "The source's today of the run that saw the state end (a change, or the space no longer " +
+        'listed): the state held up to the day before; null while it holds.',
     ),
     run_id: bigint('The run that wrote the state.'),
     recorded_at: timestamptz('When the row was written.').notNull().defaulted(),

@@ -58,7 +58,10 @@ export function changeOfModes(from: PolicyRecord, to: PolicyRecord): Record<Pers
   ) as Record<PersonalClass, PrivacyMode>;
   if (impossible.length)
     throw new PrivacyChangeError(
-      `the rows hold ${impossible.join(', ')} in a form the new policy cannot be computed from: the source's values are needed again. Go back to the policy in force ("${describePolicy(from)}"), or load the account again into an empty warehouse under the new one`,
+      `the rows hold ${impossible.join(', ')} in a form the new policy cannot be computed from: ` +
+        `the source's values are needed again. Go back to the policy in force ` +
+        `("${describePolicy(from)}"), or load the account again into an empty warehouse under ` +
+        `the new one`,
     );
   return change;
 }
@@ -85,7 +88,8 @@ export async function applyPrivacy(
   }
   if (inForce.applying && !samePolicy(inForce.applying.target, to))
     throw new PrivacyChangeError(
-      `an earlier propsync privacy apply toward "${describePolicy(inForce.applying.target)}" was cut short; configure that policy again and finish it first`,
+      `an earlier propsync privacy apply toward "${describePolicy(inForce.applying.target)}" was ` +
+        `cut short; configure that policy again and finish it first`,
     );
   const change: PrivacyPolicy = {
     record: { modes: changeOfModes(inForce.policy, to), keyId: to.keyId },
@@ -147,7 +151,10 @@ interface TableOfStream {
   declaration: PersonalDeclaration;
 }
 
-/** A child row's raw placed where it sits in its record, beside the parent's fields the declaration's conditions read. */
+/**
+ * A child row's raw placed where it sits in its record, beside the parent's fields the
+ * declaration's conditions read.
+ */
 function asRecord(raw: unknown, prefix: string | undefined, conditions: Record<string, unknown>): unknown {
   if (prefix === undefined) return raw;
   let nested: unknown = raw;
@@ -155,7 +162,10 @@ function asRecord(raw: unknown, prefix: string | undefined, conditions: Record<s
   return { ...conditions, ...(nested as object) };
 }
 
-/** Rewrites one table's rows of the account, batch by batch from where an earlier apply stopped; returns the rows changed. */
+/**
+ * Rewrites one table's rows of the account, batch by batch from where an earlier apply stopped;
+ * returns the rows changed.
+ */
 async function rewriteTable(
   db: Db,
   account: string,
@@ -188,9 +198,13 @@ async function rewriteTable(
         )}`;
     const join = isParent
       ? sql``
-      : sql`join ${sql.table(parent.name)} p on p.${sql.ref(ACCOUNT_COLUMN)} = t.${sql.ref(ACCOUNT_COLUMN)} and p.${sql.ref(parent.key[0])} = t.${sql.ref(table.parentColumn!)}`;
+      : sql`join ${sql.table(parent.name)} p on p.${sql.ref(ACCOUNT_COLUMN)} = t.${sql.ref(ACCOUNT_COLUMN)}
+                and p.${sql.ref(parent.key[0])} = t.${sql.ref(table.parentColumn!)}`;
+    const personalColumns = personal.length
+      ? sql`, ${sql.join(personal.map(([name]) => sql.ref(`t.${name}`)))}`
+      : sql``;
     const { rows } = await sql<Record<string, unknown>>`
-      select ${sql.join(key.map((k) => sql.ref(`t.${k}`)))}, t.raw${personal.length ? sql`, ${sql.join(personal.map(([name]) => sql.ref(`t.${name}`)))}` : sql``} ${conditions}
+      select ${sql.join(key.map((k) => sql.ref(`t.${k}`)))}, t.raw${personalColumns} ${conditions}
         from ${sql.table(table.name)} t ${join}
        where t.${sql.ref(ACCOUNT_COLUMN)} = ${account} ${after}
        order by ${sql.join(key.map((k) => sql.ref(`t.${k}`)))}

@@ -87,7 +87,9 @@ export async function checkPolicyInForce(db: Db, account: string, policy: Privac
   const inForce = await policyInForce(db, account);
   if (inForce.applying)
     throw new PrivacyPolicyChangedError(
-      `the rows of account ${account} are being brought to another privacy policy (propsync privacy apply was cut short or is running); run \`propsync privacy apply\` to finish, then sync again; nothing was written`,
+      `the rows of account ${account} are being brought to another privacy policy (propsync ` +
+        `privacy apply was cut short or is running); run \`propsync privacy apply\` to finish, ` +
+        `then sync again; nothing was written`,
     );
   if (inForce.policy === null) {
     await recordPolicy(db, account, policy.record);
@@ -101,7 +103,10 @@ export async function checkPolicyInForce(db: Db, account: string, policy: Privac
         ? ' (and the hash key differs from the one they were hashed with)'
         : '';
     throw new PrivacyPolicyChangedError(
-      `the rows of account ${account} were written under privacy policy "${describePolicy(inForce.policy)}", the configuration says "${describePolicy(policy.record)}"${key}: run \`propsync privacy apply\` to rewrite them under the new policy first; nothing was written`,
+      `the rows of account ${account} were written under privacy policy ` +
+        `"${describePolicy(inForce.policy)}", the configuration says ` +
+        `"${describePolicy(policy.record)}"${key}: run \`propsync privacy apply\` to rewrite them ` +
+        `under the new policy first; nothing was written`,
     );
   }
 }

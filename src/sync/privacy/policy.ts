@@ -6,7 +6,10 @@ import { PERSONAL_CLASSES, type PersonalClass } from '../../warehouse/schema.js'
 /** A policy as the warehouse records it: the mode of each class, and which key hashed (never the key). */
 export interface PolicyRecord {
   modes: Record<PersonalClass, PrivacyMode>;
-  /** An HMAC of a fixed text under the hash key: tells keys apart without revealing them; null when nothing is hashed. */
+  /**
+   * An HMAC of a fixed text under the hash key: tells keys apart without revealing them; null when
+   * nothing is hashed.
+   */
   keyId: string | null;
 }
 

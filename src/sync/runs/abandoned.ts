@@ -101,7 +101,8 @@ export async function closeAbandonedRuns(
     db,
     rows,
     (row) =>
-      `abandoned: its process (pid ${row.pid ?? '?'} on ${row.host ?? '?'}) ended without closing it; run ${args.runId} found it so`,
+      `abandoned: its process (pid ${row.pid ?? '?'} on ${row.host ?? '?'}) ended without closing ` +
+      `it; run ${args.runId} found it so`,
   );
 }
 
@@ -131,10 +132,12 @@ export async function closeStaleRuns(
     .where('r.account_id', 'in', args.accounts as string[])
     .where('r.status', '=', 'running')
     .where(
-      sql<boolean>`coalesce(r.heartbeat_at, r.started_at) < now() - make_interval(mins => ${args.abandonedAfterMinutes})`,
+      sql<boolean>`coalesce(r.heartbeat_at, r.started_at)
+                   < now() - make_interval(mins => ${args.abandonedAfterMinutes})`,
     )
     .where(
-      sql<boolean>`not exists (select 1 from sync_run_lanes l where l.account_id = r.account_id and l.run_id = r.run_id)`,
+      sql<boolean>`not exists (select 1 from sync_run_lanes l
+                                where l.account_id = r.account_id and l.run_id = r.run_id)`,
     )
     .orderBy('r.run_id')
     .execute();
@@ -142,6 +145,7 @@ export async function closeStaleRuns(
     db,
     rows,
     (row) =>
-      `abandoned: its process (pid ${row.pid ?? '?'} on ${row.host ?? '?'}) stopped beating ${args.abandonedAfterMinutes} min or more ago without closing it`,
+      `abandoned: its process (pid ${row.pid ?? '?'} on ${row.host ?? '?'}) ` +
+      `stopped beating ${args.abandonedAfterMinutes} min or more ago without closing it`,
   );
 }

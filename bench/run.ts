@@ -46,6 +46,8 @@ interface Row {
   cpuMs: number;
   /** CPU time the simulator spent meanwhile. */
   simCpuMs: number;
+  /** CPU time Postgres's processes serving the bench's database spent meanwhile (from /proc). */
+  pgCpuMs: number;
   /**
    * The run's own time (sync_runs, start to finish: no start-up, no reporting refresh), and the reporting
    * refresh's (from its log line).
@@ -55,6 +57,8 @@ interface Row {
   /** Wall time of the replay of the run's own requests, and its concurrency. */
   replay?: { ms: number; concurrency: number };
   copyRowsPerSecond?: number;
+  /** Postgres's CPU for the plain COPY of the same rows (full load only). */
+  copyPgCpuMs?: number;
   peakRssBytes: number;
   calls: number;
   floor?: number;
@@ -203,8 +207,11 @@ function statFields(pid: number | 'self'): string[] | undefined {
  */
 function cpuMs(pid: number | 'self', whose: 'own' | 'children'): number {
   const fields = statFields(pid);
-  if (!fields) return 0;
-  // utime, stime are fields 14, 15; cutime, cstime 16, 17.
+  return fields ? cpuOf(fields, whose) : 0;
+}
+
+/** CPU milliseconds of `statFields`' fields: utime, stime are fields 14, 15; cutime, cstime 16, 17. */
+function cpuOf(fields: string[], whose: 'own' | 'children' = 'own'): number {
   const first = whose === 'own' ? 14 - 3 : 16 - 3;
   return ((Number(fields[first]) + Number(fields[first + 1])) * 1000) / CLOCK_TICKS;
 }
@@ -257,6 +264,65 @@ function watchTreeMemory(root: number): { stop(): number } {
     stop() {
       clearInterval(timer);
       return peakKb;
+    },
+  };
+}
+
+/**
+ * The server processes (backends, autovacuum workers) that serve database `name`, by their process title
+ * (`postgres: [cluster: ]user database host(port) activity`), but not `except` (the bench's own connection).
+ */
+function serverProcesses(name: string, except: number): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === except) continue;
+    let title: string;
+    try {
+      title = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+    } catch {
+      continue; // ended meanwhile
+    }
+    if (title.startsWith('postgres: ') && title.split(/[\s\0]+/).includes(name)) pids.push(Number(entry));
+  }
+  return pids;
+}
+
+/**
+ * Samples the CPU time of the server processes serving database `name` (but `except`) until stopped: every
+ * 20 ms the ones known, every 100 ms a search of /proc for new ones. Returns the CPU they spent since the
+ * start: a process that ends loses at most its last 20 ms. Checkpointer and WAL writer are the whole
+ * server's, shared with other databases, and not counted.
+ */
+function watchServerCpu(name: string, except: number): { stop(): number } {
+  const first = new Map<number, number>();
+  const last = new Map<number, number>();
+  const read = (pid: number) => {
+    const fields = statFields(pid);
+    if (fields) last.set(pid, cpuOf(fields));
+  };
+  const search = () => {
+    for (const pid of serverProcesses(name, except))
+      if (!last.has(pid)) {
+        read(pid);
+        // A process there at the start counts from then; one that started since, from its start.
+        if (!started) first.set(pid, last.get(pid) ?? 0);
+      }
+  };
+  let started = false;
+  search();
+  started = true;
+  let tick = 0;
+  const timer = setInterval(() => {
+    if (tick++ % 5 === 0) search();
+    for (const pid of last.keys()) read(pid);
+  }, 20);
+  return {
+    stop() {
+      clearInterval(timer);
+      for (const pid of last.keys()) read(pid);
+      let total = 0;
+      for (const [pid, ms] of last) total += ms - (first.get(pid) ?? 0);
+      return total;
     },
   };
 }
@@ -423,25 +489,33 @@ async function sourceTables(db: pg.Client): Promise<string[]> {
 /**
  * Copies every row of the loaded tables out (untimed, to a file), then times `COPY ... FROM
  * STDIN` of those rows into `LIKE ... INCLUDING ALL` copies (same columns, defaults, keys and
- * indexes), one table after the other on one connection. The copies are dropped afterwards.
+ * indexes), one table after the other on one connection (server process `backend`, whose CPU the
+ * COPYs spent is read from /proc). The copies are dropped afterwards.
  */
-async function timeCopy(db: pg.Client, dir: string): Promise<{ rows: number; ms: number }> {
+async function timeCopy(
+  db: pg.Client,
+  dir: string,
+  backend: number,
+): Promise<{ rows: number; ms: number; pgCpuMs: number }> {
   let rows = 0;
   let ms = 0;
+  let pgCpuMs = 0;
   for (const table of await sourceTables(db)) {
     const copy = `bench_copy_${table}`;
     const file = join(dir, `${table}.copy`);
     await pipeline(db.query(copyTo(`copy ${table} to stdout`)), createWriteStream(file));
     await db.query(`create table ${copy} (like ${table} including all)`);
     const started = performance.now();
+    const cpuBefore = cpuMs(backend, 'own');
     const into = db.query(copyFrom(`copy ${copy} from stdin`));
     await pipeline(createReadStream(file), into);
     ms += performance.now() - started;
+    pgCpuMs += cpuMs(backend, 'own') - cpuBefore;
     rows += into.rowCount;
     await db.query(`drop table ${copy}`);
     rmSync(file);
   }
-  return { rows, ms };
+  return { rows, ms, pgCpuMs };
 }
 
 /** How long the reporting refresh after the run took, from its log line (`reporting_refreshed`). */
@@ -562,6 +636,7 @@ async function benchOne(
     const migrated = await runCli(['migrate'], env, join(dir, `${name}.migrate.log`));
     if (migrated.code !== 0) throw new Error(`propsync migrate exited ${migrated.code}:\n${migrated.output}`);
     await db.connect();
+    const backend = Number((await db.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0].pid);
     let lastRunId = 0;
     for (const run of ['full', 'rerun', 'incremental'] as const) {
       if (run === 'incremental') await advanceOneDay(sim.url);
@@ -580,7 +655,9 @@ async function benchOne(
         ? ['--cpu-prof', `--cpu-prof-dir=${join(profile, `${scale}-${format}-${run}`)}`]
         : [];
       const simCpuBefore = cpuMs(sim.child.pid!, 'own');
+      const server = watchServerCpu(name, backend);
       const child = await runCli(['sync'], runEnv, log, profiling);
+      const pgCpuMs = server.stop();
       const simCpuMs = cpuMs(sim.child.pid!, 'own') - simCpuBefore;
       // 3: done, with records quarantined; the rows are still counted and the run still measured.
       if (child.code !== 0 && child.code !== 3)
@@ -602,6 +679,7 @@ async function benchOne(
         refreshMs: refreshMs(child.output),
         cpuMs: child.cpuMs,
         simCpuMs,
+        pgCpuMs,
         peakRssBytes: child.peakRssBytes,
         calls: runs.calls,
         load,
@@ -621,15 +699,16 @@ async function benchOne(
         rmSync(record);
       }
       if (run === 'full') {
-        const copy = await timeCopy(db, dir);
+        const copy = await timeCopy(db, dir, backend);
         row.copyRowsPerSecond = copy.rows / (copy.ms / 1000);
+        row.copyPgCpuMs = copy.pgCpuMs;
         if (copy.rows !== runs.rows)
           note(`${scale} ${format}: COPY moved ${copy.rows} rows, the full load wrote ${runs.rows}`);
       }
       if (run === 'incremental') row.floor = await incrementalFloor(db, lastRunId);
       const replayed = row.replay ? `, replay ${(row.replay.ms / 1000).toFixed(1)} s` : '';
       note(
-        `${scale} ${format} ${run}: ${(row.wallMs / 1000).toFixed(1)} s${replayed}, ${row.rows} rows, ${row.calls} calls, CPU ${(row.cpuMs / 1000).toFixed(1)} s, ${mb(row.peakRssBytes)}`,
+        `${scale} ${format} ${run}: ${(row.wallMs / 1000).toFixed(1)} s${replayed}, ${row.rows} rows, ${row.calls} calls, CPU ${(row.cpuMs / 1000).toFixed(1)} s, Postgres CPU ${(row.pgCpuMs / 1000).toFixed(1)} s, ${mb(row.peakRssBytes)}`,
       );
       rows.push(row);
     }
@@ -670,7 +749,9 @@ const rate = (perSecond: number) =>
  * no reporting refresh), `refresh` the reporting refresh after it. `replay` is the wall time of
  * the run's own requests sent again (see `replay`), `×replay` the command's wall over it, `run
  * ×replay` the run's own time over it. `CPU` is the sync's process tree,
- * `CPU/1k` its CPU per 1,000 source records, `sim CPU` the simulator's meanwhile. `floor` is the
+ * `CPU/1k` its CPU per 1,000 source records, `sim CPU` the simulator's meanwhile, `PG CPU` the
+ * server processes' of the bench's database meanwhile, `COPY PG CPU` theirs for the plain COPY of
+ * the same rows and `PG ×COPY` the one over the other (full load only). `floor` is the
  * incremental's floor of calls (see above).
  */
 function table(rows: Row[]): string {
@@ -692,6 +773,9 @@ function table(rows: Row[]): string {
     'CPU',
     'CPU/1k rec',
     'sim CPU',
+    'PG CPU',
+    'COPY PG CPU',
+    'PG ×COPY',
     'peak RSS',
     'calls',
     'floor',
@@ -718,6 +802,9 @@ function table(rows: Row[]): string {
       seconds(row.cpuMs),
       row.records ? `${(row.cpuMs / row.records).toFixed(3)} s` : '',
       seconds(row.simCpuMs),
+      seconds(row.pgCpuMs),
+      row.copyPgCpuMs === undefined ? '' : seconds(row.copyPgCpuMs),
+      row.copyPgCpuMs ? (row.pgCpuMs / row.copyPgCpuMs).toFixed(2) : '',
       mb(row.peakRssBytes),
       String(row.calls),
       row.floor === undefined ? '' : String(row.floor),

@@ -5,16 +5,16 @@ import type { CompletionAction, StreamDefinition, WorkUnitPlan } from '../stream
 import type { Db } from '../catalog/tables.js';
 import { RecordError, tracingFields } from '../source/field-readers.js';
 import {
+  copyOrMerge,
   markUnseenDeleted,
   storedParents,
   storedTextDigests,
-  upsertRows,
   upsertStaged,
   type LoadRow,
   type UpsertCounts,
 } from '../warehouse/bulk-load/index.js';
 import { checkRow } from '../warehouse/column-domains.js';
-import { SOURCE_HASH_COLUMN, SOURCE_TEXT_HASH_COLUMN, type SourceTable } from '../warehouse/schema.js';
+import { SOURCE_HASH_COLUMN, SOURCE_TEXT_HASH_COLUMN } from '../warehouse/schema.js';
 import { KnownRecord, type RecordRecognizer } from '../source/types.js';
 import { isValueError, sqlState } from '../warehouse/connection-errors.js';
 import { inTransaction } from '../warehouse/transaction.js';
@@ -32,6 +32,7 @@ import { protectRecord, type PrivacyPolicy } from './privacy/policy.js';
 import { pageRetryLockKey } from './lock.js';
 import { WarehouseConstraintError } from './errors.js';
 import { checkpointPage, forgetSeen, recordSeen, seenBy } from './work-units.js';
+import type { FirstLoad } from './first-load.js';
 import { messageOf } from '../log/errors.js';
 
 /** One page to load, with where it sits in its unit. */
@@ -63,6 +64,8 @@ export interface PageToLoad {
   guard?: (trx: Db) => Promise<void>;
   /** The personal-data policy, applied to each record before anything of it is digested, written or quarantined. */
   privacy?: PrivacyPolicy;
+  /** The stream's first load for the account (`FirstLoad`): a page of keys not written before needs no lookup. */
+  firstLoad?: FirstLoad;
 }
 
 /** What loading a page did, plus the quarantine lines and the records' notes for the log. */
@@ -91,7 +94,9 @@ export async function loadPage(db: Db, page: PageToLoad): Promise<PageLoaded> {
   const toDecide = keys.flatMap((key, index) =>
     key.id === undefined || page.records[index] instanceof KnownRecord ? [] : [key.id],
   );
-  const stored = await storedParents(db, stream.tables[0], toDecide, page.account);
+  const stored = page.firstLoad?.claim(toDecide)
+    ? { digests: new Map<number, string>(), present: new Set<number>() }
+    : await storedParents(db, stream.tables[0], toDecide, page.account);
   let skipped = 0;
   for (const [index, record] of page.records.entries()) {
     const key = keys[index];
@@ -344,12 +349,11 @@ interface WriteOptions {
 /**
  * Upserts every table's rows of the records, and marks deleted the children their parents no
  * longer list. Records some of which the warehouse holds (an incremental's) are merged in one
- * statement for all tables (`upsertStaged`). Records none of which it holds (a full load's) are copied
- * table by table; when every parent row was inserted just now, the children are most likely new
- * too (copied straight in), and no other row can name one of those parents (children are only
- * ever written with their parent, and rows are never removed), so there is nothing to mark: the
- * search is skipped. It matters on a full load, when the tables grow faster than Postgres's
- * statistics and that search would read a whole table.
+ * statement for all tables (`upsertStaged`). Records none of which it holds (a full load's) are
+ * copied straight in (`copyOrMerge`): no other row can name one of their parents (children are
+ * only ever written with their parent, and rows are never removed), so there is nothing to mark,
+ * and the search is skipped; it matters on a full load, when the tables grow faster than
+ * Postgres's statistics and that search would read a whole table.
  */
 async function writeRows(
   trx: Db,
@@ -357,31 +361,19 @@ async function writeRows(
   records: readonly ReadyRecord[],
   { account, runId, fresh }: WriteOptions,
 ): Promise<UpsertCounts & { deleted: number }> {
-  const rowsOf = (table: SourceTable) => records.flatMap((record) => record.rows.get(table.name) ?? []);
-  const [parent, ...children] = stream.tables;
+  const keys = records.map((record) => record.key);
+  const tables = stream.tables.map((table, index) => ({
+    spec: table,
+    rows: records.flatMap((record) => record.rows.get(table.name) ?? []),
+    parents: index === 0 ? undefined : keys,
+  }));
   const counts = { inserted: 0, updated: 0, unchanged: 0, deleted: 0 };
-  const add = (written: UpsertCounts) => {
+  for (const written of await (fresh ? copyOrMerge : upsertStaged)(trx, tables, runId, account)) {
     counts.inserted += written.inserted;
     counts.updated += written.updated;
     counts.unchanged += written.unchanged;
     counts.deleted += written.deleted ?? 0;
-  };
-  if (!fresh) {
-    // Rows that may be in the warehouse: every table merged in one statement.
-    const keys = records.map((record) => record.key);
-    const tables = stream.tables.map((table, index) => ({
-      spec: table,
-      rows: rowsOf(table),
-      parents: index === 0 ? undefined : keys,
-    }));
-    for (const written of await upsertStaged(trx, tables, runId, account)) add(written);
-    return counts;
   }
-  add(await upsertRows(trx, parent, rowsOf(parent), runId, { account, fresh }));
-  const parentsNew = counts.updated === 0 && counts.unchanged === 0;
-  const parents = parentsNew ? undefined : records.map((record) => record.key);
-  for (const table of children)
-    add(await upsertRows(trx, table, rowsOf(table), runId, { account, fresh: parentsNew, parents }));
   return counts;
 }
 

@@ -1,6 +1,7 @@
 import type { WorkUnitPlan } from '../streams/types.js';
 import type { Reconnect } from '../warehouse/reconnect.js';
 import { LoadStatistics } from '../warehouse/statistics.js';
+import { FirstLoads } from './first-load.js';
 import type { PlannedLane } from './plan-run.js';
 import { checkPolicyInForce } from './privacy/in-force.js';
 import { KEEP_EVERYTHING } from '../config/privacy.js';
@@ -55,6 +56,7 @@ export async function runLanes(
   const stopped = () => signal?.aborted === true || outcome.budgetSpent || outcome.refused !== undefined;
   const queue = [...lanes];
   const statistics = new LoadStatistics(db);
+  const firstLoads = new FirstLoads(db, logger);
   // Nothing is written under a personal-data policy other than the one the account's rows hold.
   const privacy = privacyPolicy(deps.config.privacy ?? KEEP_EVERYTHING);
   await reconnect.execute(() => checkPolicyInForce(db, deps.account.id, privacy), signal);
@@ -75,6 +77,7 @@ export async function runLanes(
       reconnect,
       lock,
       statistics,
+      firstLoads,
       privacy,
     };
     const doneUnits = new Map<string, number[]>();

@@ -3,6 +3,7 @@ import type { Db } from '../catalog/tables.js';
 import { ROW_COUNTERS, zeroCounts } from '../warehouse/run-counters.js';
 import { crashPoint } from './crash-points.js';
 import { loadPage, recordRecognizer } from './load-page.js';
+import type { FirstLoad } from './first-load.js';
 import { readListingPass, type ListingPass, type PageLoad } from './listing-pass.js';
 import type { UnitContext } from './unit-context.js';
 import { messageOf } from '../log/errors.js';
@@ -65,15 +66,18 @@ export async function runWorkUnit(context: UnitContext, plan: WorkUnitPlan): Pro
   // The run id travels with the request so that the client's call log lines carry it.
   const request = { ...plan.request, context: { ...plan.request.context, runId } };
   const completion = { ...plan, onComplete: clampCursors(plan.onComplete, context.latestDay) };
-  // Records whose text a live row was loaded from are passed over by the client, undecoded.
+  const firstLoad = await again(() => context.firstLoads.of(context.account, stream.name, stream.tables[0]));
+  // Records whose text a live row was loaded from are passed over by the client, undecoded; on a first load
+  // there is none to look up (a record repeated from an earlier page is decoded, and merged as unchanged).
   const recognizer = stream.tables[0].sourceHash
     ? recordRecognizer(db, context.account, stream, context.version, context.privacy)
     : undefined;
   const recognize = recognizer && {
     ...recognizer,
-    lookup: (digests: readonly string[]) => again(() => recognizer.lookup(digests)),
+    lookup: (digests: readonly string[]) =>
+      firstLoad ? Promise.resolve(new Map<string, string>()) : again(() => recognizer.lookup(digests)),
   };
-  const load = pageLoader(context, unit.id, again);
+  const load = pageLoader(context, unit.id, again, firstLoad);
   try {
     const pass: ListingPass = {
       context,
@@ -140,7 +144,7 @@ export async function runWorkUnit(context: UnitContext, plan: WorkUnitPlan): Pro
  * connection when the connection is lost. A connection lost while the commit was on its way
  * may have committed the page: the unit's page count says, and the page is not loaded twice.
  */
-function pageLoader(context: UnitContext, unitId: number, again: Again): PageLoad {
+function pageLoader(context: UnitContext, unitId: number, again: Again, firstLoad?: FirstLoad): PageLoad {
   const { db, lock, stream } = context;
   const guard = lock ? (trx: Db) => lock.verify(trx, lockName(context.account, stream.name)) : undefined;
   let committed = 0;
@@ -148,10 +152,11 @@ function pageLoader(context: UnitContext, unitId: number, again: Again): PageLoa
     const loaded = await again(async (attempt) =>
       attempt > 0 && (await pagesCommitted(db, unitId)) > committed
         ? undefined
-        : loadPage(db, { ...page, guard, privacy: context.privacy }),
+        : loadPage(db, { ...page, guard, privacy: context.privacy, firstLoad }),
     );
     committed += 1;
-    if (loaded && loaded.rowsInserted > 0) await measureInserted(context);
+    // A first load looks nothing up by key (`FirstLoad`): the statistics can wait for the end of the run.
+    if (loaded && loaded.rowsInserted > 0 && !firstLoad) await measureInserted(context);
     return loaded ?? { ...zeroCounts(ROW_COUNTERS), problems: [] };
   };
 }

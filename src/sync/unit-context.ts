@@ -6,6 +6,7 @@ import type { StreamName } from '../streams/registry.js';
 import type { StreamDefinition } from '../streams/types.js';
 import type { Reconnect } from '../warehouse/reconnect.js';
 import type { LoadStatistics } from '../warehouse/statistics.js';
+import type { FirstLoads } from './first-load.js';
 import type { HeldLock } from './lock.js';
 import type { PrivacyPolicy } from './privacy/policy.js';
 import type { SyncObserver } from './types.js';
@@ -33,6 +34,8 @@ export interface UnitContext {
   lock?: HeldLock;
   /** Statistics taken as pages insert rows, where Postgres's would take the account's rows for none. */
   statistics: LoadStatistics;
+  /** The streams the account had no rows of when the run began, whose pages are copied in without lookups. */
+  firstLoads: FirstLoads;
   /** The personal-data policy each page applies before writing (none: everything kept). */
   privacy?: PrivacyPolicy;
 }

@@ -33,6 +33,8 @@ export interface ConnectOptions {
   applicationName?: string;
   /** Session limits; without them, the server's defaults (often none). */
   timeouts?: SessionTimeouts;
+  /** Told of every statement sent, each round trip's (a COPY's included): what counts them. */
+  onStatement?: (text: string) => void;
 }
 
 /**
@@ -82,6 +84,7 @@ export function connect<DB>(url: string, options: ConnectOptions = {}): Kysely<D
       onCreateConnection: async (connection: DatabaseConnection) => {
         const execute = connection.executeQuery.bind(connection);
         connection.executeQuery = (async (query: CompiledQuery) => {
+          options.onStatement?.(typeof query.sql === 'string' ? query.sql : 'copy');
           try {
             return await execute(query);
           } catch (error) {

@@ -7,9 +7,9 @@
 import { readFileSync } from 'node:fs';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import leasesStream from '../../src/streams/leases/stream.js';
 import { loadPage } from '../../src/sync/load-page.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { leasesPage } from './leases-page.js';
 
 type Tree = Record<string, unknown>;
 const [template] = JSON.parse(
@@ -63,29 +63,7 @@ afterAll(async () => {
 
 function load(records: Tree[]) {
   pageNo += 1;
-  return loadPage(t.db, {
-    account: 'default',
-    stream: leasesStream,
-    plan: {
-      stream: 'leases',
-      kind: 'test',
-      unitKey: 'test',
-      propertyIds: ['100001'],
-      request: { method: leasesStream.method, params: {} },
-      trackSeen: false,
-      onComplete: [],
-    },
-    runId,
-    unitId,
-    pageNo,
-    records,
-    version: 'r2',
-    calls: 1,
-    retries: 0,
-    bytes: 0,
-    nextPage: pageNo + 1,
-    complete: false,
-  });
+  return loadPage(t.db, leasesPage({ runId, unitId }, pageNo, records));
 }
 
 /** AR transactions as (id, lease, deleted), by id. */

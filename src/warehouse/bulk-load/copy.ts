@@ -39,17 +39,23 @@ export async function copyNewRows(
   runId: number,
   account: string,
 ): Promise<boolean> {
-  const columns = loadColumns(spec);
-  const columnList = [ACCOUNT_COLUMN, ...columns.map(([column]) => column), 'last_run_id']
-    .map(escapeIdentifier)
-    .join(', ');
+  return copyNewTables(db, [{ spec, unique }], runId, account);
+}
+
+/**
+ * `copyNewRows` of several tables' rows (one per key each) under one savepoint: a COPY a table, and
+ * `false`, every copy undone, when a key of any of them is already there.
+ */
+export async function copyNewTables(
+  db: AnyDatabase,
+  tables: readonly { spec: SourceTable; unique: readonly LoadRow[] }[],
+  runId: number,
+  account: string,
+): Promise<boolean> {
   await sql.raw('savepoint propsync_copy_new').execute(db);
   try {
-    await copyInto(
-      db,
-      `copy ${escapeIdentifier(spec.name)} (${columnList}) from stdin`,
-      copyChunks(unique, columns, `${copyText(account)}\t`, `\t${runId}`),
-    );
+    for (const { spec, unique } of tables)
+      if (unique.length) await copyRows(db, spec, unique, runId, account);
   } catch (error) {
     if ((error as { code?: unknown } | null)?.code !== UNIQUE_VIOLATION) throw error;
     await sql.raw('rollback to savepoint propsync_copy_new; release savepoint propsync_copy_new').execute(db);
@@ -57,6 +63,25 @@ export async function copyNewRows(
   }
   await sql.raw('release savepoint propsync_copy_new').execute(db);
   return true;
+}
+
+/** COPY of rows into the table itself, with the account and the run. */
+async function copyRows(
+  db: AnyDatabase,
+  spec: SourceTable,
+  unique: readonly LoadRow[],
+  runId: number,
+  account: string,
+): Promise<void> {
+  const columns = loadColumns(spec);
+  const columnList = [ACCOUNT_COLUMN, ...columns.map(([column]) => column), 'last_run_id']
+    .map(escapeIdentifier)
+    .join(', ');
+  await copyInto(
+    db,
+    `copy ${escapeIdentifier(spec.name)} (${columnList}) from stdin`,
+    copyChunks(unique, columns, `${copyText(account)}\t`, `\t${runId}`),
+  );
 }
 
 /** The session's staging table of a source table (`pg_temp`, emptied at every commit). */

@@ -5,6 +5,6 @@
  */
 
 export { dedupeByKey, type LoadRow, type UpsertCounts } from './rows.js';
-export { upsertRows, upsertStaged, type StagedTable, type UpsertOptions } from './merge.js';
+export { copyOrMerge, upsertRows, upsertStaged, type StagedTable, type UpsertOptions } from './merge.js';
 export { markDeletedWhere, markMissingChildren, markUnseenDeleted } from './mark-deleted.js';
 export { storedParents, storedTextDigests, type StoredParents } from './lookups.js';

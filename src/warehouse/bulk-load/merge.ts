@@ -1,6 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
 import { ACCOUNT_COLUMN, type AnyDatabase, loadColumns, primaryKey, type SourceTable } from '../schema.js';
-import { copyNewRows, prepareStaging, stageRows, stagingTable } from './copy.js';
+import { copyNewRows, copyNewTables, prepareStaging, stageRows, stagingTable } from './copy.js';
 import { inlineJson } from './encode.js';
 import { markDeleted, markMissingChildren } from './mark-deleted.js';
 import { dedupeByKey, type LoadRow, type UpsertCounts } from './rows.js';
@@ -216,4 +216,27 @@ export async function upsertStaged(
     runId,
     account,
   );
+}
+
+/**
+ * `upsertStaged` for rows most likely all new (a page none of whose parents the warehouse holds):
+ * every table's rows copied straight in under one savepoint, nothing marked deleted (no row can
+ * name a parent that was not there); merged by `upsertStaged` instead, should a key be there
+ * after all (a child that moved to a new parent, a row of another unit).
+ */
+export async function copyOrMerge(
+  db: AnyDatabase,
+  tables: readonly StagedTable[],
+  runId: number,
+  account: string,
+): Promise<UpsertCounts[]> {
+  const parts = tables.map(({ spec, rows, parents }) => ({ spec, unique: dedupeByKey(spec, rows), parents }));
+  if (await copyNewTables(db, parts, runId, account))
+    return parts.map(({ unique, parents }) => ({
+      inserted: unique.length,
+      updated: 0,
+      unchanged: 0,
+      ...(parents && { deleted: 0 }),
+    }));
+  return stageAndMerge(db, parts, runId, account);
 }

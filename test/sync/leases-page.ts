@@ -1,0 +1,34 @@
+import leasesStream from '../../src/streams/leases/stream.js';
+import type { PageToLoad } from '../../src/sync/load-page.js';
+
+/** Page `pageNo` of leases of one test unit of account `default`, as a unit's pass hands it to `loadPage`. */
+export function leasesPage(
+  unit: { runId: number; unitId: number },
+  pageNo: number,
+  records: unknown[],
+  options: { trackSeen?: boolean } & Pick<PageToLoad, 'firstLoad'> = {},
+): PageToLoad {
+  return {
+    account: 'default',
+    stream: leasesStream,
+    plan: {
+      stream: 'leases',
+      kind: 'test',
+      unitKey: 'test',
+      propertyIds: ['100001'],
+      request: { method: leasesStream.method, params: {} },
+      trackSeen: options.trackSeen ?? false,
+      onComplete: [],
+    },
+    ...unit,
+    pageNo,
+    records,
+    version: 'r2',
+    calls: 1,
+    retries: 0,
+    bytes: 0,
+    nextPage: pageNo + 1,
+    complete: false,
+    firstLoad: options.firstLoad,
+  };
+}

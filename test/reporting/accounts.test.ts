@@ -340,6 +340,7 @@ describe('upgrading a warehouse of one account in place', () => {
       '0022_alert_state',
       '0024_privacy_policies',
       '0025_reporting_account_rows',
+      '0026_raw_statistics',
     ]);
   });
 });

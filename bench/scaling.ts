@@ -8,6 +8,8 @@
  * 2. twenty small accounts, each limited to 5 calls a second: one, two and four workers.
  *
  * Prints wall time, calls, calls per second and the 429s the simulators sent.
+ *
+ * `--series` runs the nightly series of issue 41 instead (bench/scaling-series.ts).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
@@ -19,8 +21,8 @@ import pg from 'pg';
 import { startSimulator, type Simulator } from '../src/simulator/index.js';
 import { dropDatabase, ensureDatabase, withDatabase } from '../src/warehouse/databases.js';
 
-const TODAY = '2026-06-15';
-const PASSWORD = 'bench-scaling-pw';
+export const TODAY = '2026-06-15';
+export const PASSWORD = 'bench-scaling-pw';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const cli = join(root, 'bin', 'propsync.mjs');
 /** Page size of the twenty small accounts: small pages, so that each account has calls enough to meet its limit. */
@@ -37,7 +39,7 @@ interface Case {
   status: string;
 }
 
-async function query<T extends pg.QueryResultRow>(url: string, text: string): Promise<T[]> {
+export async function query<T extends pg.QueryResultRow>(url: string, text: string): Promise<T[]> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
@@ -48,11 +50,13 @@ async function query<T extends pg.QueryResultRow>(url: string, text: string): Pr
 }
 
 /** A fresh, migrated database and a folder whose config names the simulators as accounts. */
-async function prepare(
+export async function prepare(
   adminUrl: string,
   name: string,
   sims: Simulator[],
   pageSize?: number,
+  logLevel = 'warn',
+  command: string = cli,
 ): Promise<{ url: string; dir: string }> {
   await dropDatabase(adminUrl, name);
   await ensureDatabase(adminUrl, name);
@@ -73,22 +77,25 @@ async function prepare(
       source: { url: sim.url, auth: { type: 'basic', username: 'bench', passwordEnv: 'BENCH_PASSWORD' } },
     })),
     metrics: { port: 0 },
-    logLevel: 'warn',
+    logLevel,
   };
   writeFileSync(join(dir, 'config', 'propsync.yaml'), JSON.stringify(config));
-  const migrated = await runCli(['migrate'], dir);
+  const migrated = await runCli(['migrate'], dir, command);
   if (migrated.code !== 0) throw new Error(`migrate exited ${migrated.code}: ${migrated.output}`);
   return { url, dir };
 }
 
-function startCli(
+export function startCli(
   args: string[],
   dir: string,
+  command = cli,
 ): { child: ChildProcess; done: Promise<{ code: number | null; output: string }> } {
   // As an operator runs it: the command's first line starts node with its heap limits.
-  const child = spawn(cli, args, {
+  // The config's database, not the bench's DATABASE_URL (the server's admin database), which would win.
+  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => key !== 'DATABASE_URL'));
+  const child = spawn(command, args, {
     cwd: dir,
-    env: { ...process.env, BENCH_PASSWORD: PASSWORD },
+    env: { ...env, BENCH_PASSWORD: PASSWORD },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -100,9 +107,9 @@ function startCli(
   return { child, done };
 }
 
-const runCli = (args: string[], dir: string) => startCli(args, dir).done;
+export const runCli = (args: string[], dir: string, command = cli) => startCli(args, dir, command).done;
 
-const throttledOf = (sims: Simulator[]) =>
+export const throttledOf = (sims: Simulator[]) =>
   sims.reduce(
     (sum, sim) =>
       sum + Object.values(sim.stats().calls).reduce((s, byStatus) => s + (byStatus['429'] ?? 0), 0),
@@ -250,7 +257,10 @@ export async function benchScaling(): Promise<void> {
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  benchScaling().catch((error: Error) => {
+  (process.argv.includes('--series')
+    ? import('./scaling-series.js').then((series) => series.benchNightlySeries())
+    : benchScaling()
+  ).catch((error: Error) => {
     process.stderr.write(`scaling bench failed: ${error.stack ?? error.message}\n`);
     process.exit(1);
   });

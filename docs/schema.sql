@@ -25,6 +25,10 @@ create sequence public.sync_work_units_work_unit_id_seq as bigint;
 
 create sequence public.unit_space_status_history_history_id_seq as bigint;
 
+create sequence reporting_private.occupancy_monthly_dirty_id_seq as bigint;
+
+create sequence reporting_private.properties_dirty_id_seq as bigint;
+
 create table propsync_queue.archive (
   id uuid not null,
   name text not null,
@@ -1293,6 +1297,27 @@ create table reporting_private.ar_activity_groups (
 alter table reporting_private.ar_activity_groups add constraint ar_activity_groups_grain UNIQUE NULLS NOT DISTINCT (account_id, property_id, post_month, ar_code_id);
 comment on table reporting_private.ar_activity_groups is 'The sums behind reporting.ar_activity_monthly, one row per account, property, post month and AR code; kept group by group at the end of each sync (src/reporting/ar-activity-groups.ts).';
 
+create table reporting_private.occupancy_monthly_dirty (
+  id bigint not null,
+  account_id text not null
+);
+alter table reporting_private.occupancy_monthly_dirty add constraint occupancy_monthly_dirty_pkey PRIMARY KEY (id);
+comment on table reporting_private.occupancy_monthly_dirty is 'Accounts whose leases or unit inventory were written since their occupancy_monthly_rows were made.';
+
+create table reporting_private.occupancy_monthly_rows (
+  account_id text not null,
+  property_id bigint,
+  month date not null,
+  month_end date not null,
+  as_of_date date not null,
+  units_known integer,
+  units_source text not null,
+  units_occupied integer not null,
+  occupancy_percent numeric
+);
+alter table reporting_private.occupancy_monthly_rows add constraint occupancy_monthly_rows_grain UNIQUE (account_id, property_id, month);
+comment on table reporting_private.occupancy_monthly_rows is 'The rows behind reporting.occupancy_monthly without the names, made again per account written or whose day moved.';
+
 create table reporting_private.previous_views (
   "position" integer not null,
   name text not null,
@@ -1303,6 +1328,33 @@ create table reporting_private.previous_views (
 alter table reporting_private.previous_views add constraint previous_views_pkey PRIMARY KEY ("position");
 comment on table reporting_private.previous_views is 'The reporting views before accounts (migrations 0004 and 0009), which migration 0011 restores when it is reverted.';
 
+create table reporting_private.properties_dirty (
+  id bigint not null,
+  account_id text not null
+);
+alter table reporting_private.properties_dirty add constraint properties_dirty_pkey PRIMARY KEY (id);
+comment on table reporting_private.properties_dirty is 'Accounts whose properties, leases or invoice lines were written since their properties_rows were made.';
+
+create table reporting_private.properties_rows (
+  account_id text not null,
+  property_id bigint,
+  property_name text,
+  property_type text,
+  parent_property_id bigint,
+  lookup_code text,
+  year_built integer,
+  street text,
+  city text,
+  state text,
+  postal_code text,
+  country text,
+  is_disabled boolean,
+  ar_post_month date,
+  ap_post_month date
+);
+alter table reporting_private.properties_rows add constraint properties_rows_grain UNIQUE (account_id, property_id);
+comment on table reporting_private.properties_rows is 'The rows behind reporting.properties without the account name, made again per account written.';
+
 create table reporting_private.reader_accounts (
   role regrole not null,
   account_id text not null
@@ -1310,6 +1362,14 @@ create table reporting_private.reader_accounts (
 alter table reporting_private.reader_accounts add constraint reader_accounts_account_id_check CHECK ((account_id ~ '^[a-z0-9_-]{1,40}$'::text));
 alter table reporting_private.reader_accounts add constraint reader_accounts_pkey PRIMARY KEY (role, account_id);
 comment on table reporting_private.reader_accounts is 'The accounts a reader role may see (propsync grant-reader ROLE --account ID); a role without rows here sees every account.';
+
+create table reporting_private.reporting_refresh_requests (
+  singleton boolean not null default true,
+  requested bigint not null default 0
+);
+alter table reporting_private.reporting_refresh_requests add constraint reporting_refresh_requests_pkey PRIMARY KEY (singleton);
+alter table reporting_private.reporting_refresh_requests add constraint reporting_refresh_requests_singleton_check CHECK (singleton);
+comment on table reporting_private.reporting_refresh_requests is 'How many refreshes of the reporting layer runs asked for: one refresh serves those asked while it ran.';
 
 create table reporting_private.vendor_spend_dirty (
   account_id text not null,
@@ -1414,9 +1474,7 @@ CREATE INDEX units_property_idx ON public.units USING btree (account_id, propert
 
 CREATE INDEX voided_payments_voided_on_idx ON public.voided_payments USING btree (account_id, voided_on);
 
-CREATE UNIQUE INDEX occupancy_monthly_grain_idx ON reporting_private.occupancy_monthly USING btree (account_id, property_id, month);
-
-CREATE UNIQUE INDEX properties_grain_idx ON reporting_private.properties USING btree (account_id, property_id);
+CREATE INDEX occupancy_monthly_rows_day_idx ON reporting_private.occupancy_monthly_rows USING btree (account_id, as_of_date);
 
 create view reporting.ap_open_by_property with (security_barrier=true) as
  SELECT v.account_id,
@@ -1811,7 +1869,7 @@ create view reporting.occupancy_monthly with (security_barrier=true) as
     v.occupancy_percent
    FROM reporting_private.occupancy_monthly v
   WHERE ((( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts) IS NULL) OR (v.account_id = ANY (( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts)::text[])));
-comment on view reporting.occupancy_monthly is 'Per property and month: units known, units occupied at the month''s end (today for the current month), occupancy %. Units known come from the unit inventory (getPropertyUnits, the units stream) for every month whose as_of_date its status history covers (from the first sync that read it on): the units of homes it listed on that day, parking and storage left out, units down or vacant included. Before that, or without the units stream, units known is the number of distinct units any lease of the property has ever named (all time, the same every month). units_source says which. A unit is occupied on a day when a Current, Notice or Past lease moved in on or before it and moves out after it (or has no move-out and is Current or Notice). Other-income leases (parking, storage) and leases the source no longer lists are left out. Months run from the property''s first move-in to the current month. Today is the row''s account''s day, reporting.today(account_id): the current day in the account''s time zone (its accounts[].timeZone, written at the end of each sync), so two accounts an hour apart may be a day apart. Materialized view, refreshed at the end of each sync: counting the units occupied at every month end of every property took seconds on the large data set; the current month is counted as of the last refresh (see as_of_date).';
+comment on view reporting.occupancy_monthly is 'Per property and month: units known, units occupied at the month''s end (today for the current month), occupancy %. Units known come from the unit inventory (getPropertyUnits, the units stream) for every month whose as_of_date its status history covers (from the first sync that read it on): the units of homes it listed on that day, parking and storage left out, units down or vacant included. Before that, or without the units stream, units known is the number of distinct units any lease of the property has ever named (all time, the same every month). units_source says which. A unit is occupied on a day when a Current, Notice or Past lease moved in on or before it and moves out after it (or has no move-out and is Current or Notice). Other-income leases (parking, storage) and leases the source no longer lists are left out. Months run from the property''s first move-in to the current month. Today is the row''s account''s day, reporting.today(account_id): the current day in the account''s time zone (its accounts[].timeZone, written at the end of each sync), so two accounts an hour apart may be a day apart. Kept account by account: its rows are kept in a table, and only the accounts whose leases or unit inventory (or whose day) a sync changed are refreshed at the end of each sync, since counting the units occupied at every month end of every property took seconds on the large data set, and a run writes one account. Account and property names are read with the rows, so they are always current.';
 comment on column reporting.occupancy_monthly.account_id is 'The source account the row belongs to (accounts[].id of the configuration; default in the one-account form). Property, lease and invoice ids are unique within an account only.';
 comment on column reporting.occupancy_monthly.account_name is 'The account''s display name from the configuration (accounts[].name); empty when none is configured.';
 comment on column reporting.occupancy_monthly.property_id is 'The property (source PropertyID).';
@@ -1888,7 +1946,7 @@ create view reporting.properties with (security_barrier=true) as
     v.ap_post_month
    FROM reporting_private.properties v
   WHERE ((( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts) IS NULL) OR (v.account_id = ANY (( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts)::text[])));
-comment on view reporting.properties is 'One row per property the warehouse knows, with its name, kind, parent, year built and address: the property dimension the other views join. Read from the properties the source lists (getProperties, the properties stream); a property it does not list (the stream disabled, or a property the source no longer lists) is still named, by its leases and invoice lines, with the dimension''s columns empty. A property is its account and its id: join on both (two accounts may use the same property ids). Materialized view, refreshed at the end of each sync: every view joins it, and naming the properties from every lease and invoice line took 0.3 s on the large data set.';
+comment on view reporting.properties is 'One row per property the warehouse knows, with its name, kind, parent, year built and address: the property dimension the other views join. Read from the properties the source lists (getProperties, the properties stream); a property it does not list (the stream disabled, or a property the source no longer lists) is still named, by its leases and invoice lines, with the dimension''s columns empty. A property is its account and its id: join on both (two accounts may use the same property ids). Kept account by account: its rows are kept in a table, and only the accounts whose properties, leases or invoice lines a sync changed are refreshed at the end of each sync, since every view joins it, naming the properties from every lease and invoice line took 0.3 s on the large data set, and a run writes one account. Account and property names are read with the rows, so they are always current.';
 comment on column reporting.properties.account_id is 'The source account the row belongs to (accounts[].id of the configuration; default in the one-account form). Property, lease and invoice ids are unique within an account only.';
 comment on column reporting.properties.account_name is 'The account''s display name from the configuration (accounts[].name); empty when none is configured.';
 comment on column reporting.properties.property_id is 'The property (source PropertyID).';
@@ -2660,99 +2718,21 @@ create view reporting_private.lease_expirations as
      LEFT JOIN public.accounts a ON ((a.account_id = c.account_id)))
      LEFT JOIN reporting_private.properties p ON (((p.account_id = c.account_id) AND (p.property_id = c.property_id))));
 
-create materialized view reporting_private.occupancy_monthly as
- WITH residential AS (
-         SELECT l.account_id,
-            l.property_id,
-            l.unit_id,
-            l.lease_status_type_id,
-            l.move_in_date,
-            l.move_out_date
-           FROM public.leases l
-          WHERE ((l.deleted_at IS NULL) AND (l.is_other_income IS NOT TRUE) AND (l.unit_id IS NOT NULL))
-        ), units AS (
-         SELECT residential.account_id,
-            residential.property_id,
-            (count(DISTINCT residential.unit_id))::integer AS units_known,
-            min(residential.move_in_date) FILTER (WHERE (residential.lease_status_type_id = ANY (ARRAY[4, 5, 6]))) AS first_move_in
-           FROM residential
-          GROUP BY residential.account_id, residential.property_id
-        ), months AS (
-         SELECT u.account_id,
-            u.property_id,
-            u.units_known,
-            (m_1.m)::date AS month,
-            LEAST(((m_1.m + '1 mon -1 days'::interval))::date, COALESCE(z.today, z0.today)) AS as_of_date
-           FROM (((units u
-             LEFT JOIN reporting_private.account_today z ON ((z.account_id = u.account_id)))
-             CROSS JOIN ( SELECT reporting.today() AS today) z0)
-             CROSS JOIN LATERAL generate_series(date_trunc('month'::text, (LEAST(COALESCE(u.first_move_in, COALESCE(z.today, z0.today)), COALESCE(z.today, z0.today)))::timestamp with time zone), date_trunc('month'::text, (COALESCE(z.today, z0.today))::timestamp with time zone), '1 mon'::interval) m_1(m))
-        ), inventory AS (
-         SELECT h.account_id,
-            h.property_id,
-            h.unit_id,
-            h.valid_from,
-            h.valid_to
-           FROM (public.unit_space_status_history h
-             JOIN public.units u ON (((u.account_id = h.account_id) AND (u.unit_id = h.unit_id))))
-          WHERE (NOT u.is_other_income)
-        ), covered AS (
-         SELECT inventory.account_id,
-            inventory.property_id,
-            min(inventory.valid_from) AS first_day
-           FROM inventory
-          GROUP BY inventory.account_id, inventory.property_id
-        ), inventory_units AS (
-         SELECT m_1.account_id,
-            m_1.property_id,
-            m_1.month,
-            (count(DISTINCT i.unit_id))::integer AS units
-           FROM (months m_1
-             JOIN inventory i ON (((i.account_id = m_1.account_id) AND (i.property_id = m_1.property_id))))
-          WHERE ((i.valid_from <= m_1.as_of_date) AND ((i.valid_to IS NULL) OR (i.valid_to > m_1.as_of_date)))
-          GROUP BY m_1.account_id, m_1.property_id, m_1.month
-        ), known AS (
-         SELECT m_1.account_id,
-            m_1.property_id,
-            m_1.month,
-            m_1.as_of_date,
-                CASE
-                    WHEN (c.first_day <= m_1.as_of_date) THEN COALESCE(iu.units, 0)
-                    ELSE m_1.units_known
-                END AS units_known,
-                CASE
-                    WHEN (c.first_day <= m_1.as_of_date) THEN 'inventory'::text
-                    ELSE 'leases'::text
-                END AS units_source
-           FROM ((months m_1
-             LEFT JOIN covered c ON (((c.account_id = m_1.account_id) AND (c.property_id = m_1.property_id))))
-             LEFT JOIN inventory_units iu ON (((iu.account_id = m_1.account_id) AND (iu.property_id = m_1.property_id) AND (iu.month = m_1.month))))
-        ), occupied AS (
-         SELECT m_1.account_id,
-            m_1.property_id,
-            m_1.month,
-            (count(DISTINCT r.unit_id))::integer AS units_occupied
-           FROM (months m_1
-             JOIN residential r ON (((r.account_id = m_1.account_id) AND (r.property_id = m_1.property_id))))
-          WHERE ((r.lease_status_type_id = ANY (ARRAY[4, 5, 6])) AND (r.move_in_date <= m_1.as_of_date) AND ((r.move_out_date > m_1.as_of_date) OR ((r.move_out_date IS NULL) AND (r.lease_status_type_id = ANY (ARRAY[4, 5])))))
-          GROUP BY m_1.account_id, m_1.property_id, m_1.month
-        )
- SELECT m.account_id,
+create view reporting_private.occupancy_monthly as
+ SELECT r.account_id,
     a.name AS account_name,
-    m.property_id,
+    r.property_id,
     p.property_name,
-    m.month,
-    ((m.month + '1 mon -1 days'::interval))::date AS month_end,
-    m.as_of_date,
-    k.units_known,
-    k.units_source,
-    COALESCE(o.units_occupied, 0) AS units_occupied,
-    round(((100.0 * (COALESCE(o.units_occupied, 0))::numeric) / (NULLIF(k.units_known, 0))::numeric), 1) AS occupancy_percent
-   FROM ((((months m
-     JOIN known k ON (((k.account_id = m.account_id) AND (k.property_id = m.property_id) AND (k.month = m.month))))
-     LEFT JOIN occupied o ON (((o.account_id = m.account_id) AND (o.property_id = m.property_id) AND (o.month = m.month))))
-     LEFT JOIN public.accounts a ON ((a.account_id = m.account_id)))
-     LEFT JOIN reporting_private.properties p ON (((p.account_id = m.account_id) AND (p.property_id = m.property_id))));
+    r.month,
+    r.month_end,
+    r.as_of_date,
+    r.units_known,
+    r.units_source,
+    r.units_occupied,
+    r.occupancy_percent
+   FROM ((reporting_private.occupancy_monthly_rows r
+     LEFT JOIN public.accounts a ON ((a.account_id = r.account_id)))
+     LEFT JOIN reporting_private.properties p ON (((p.account_id = r.account_id) AND (p.property_id = r.property_id))));
 
 create view reporting_private.portfolio as
  WITH known AS (
@@ -2849,68 +2829,25 @@ create view reporting_private.portfolio as
      LEFT JOIN ar ON ((ar.account_id = k.account_id)))
      LEFT JOIN ap ON ((ap.account_id = k.account_id)));
 
-create materialized view reporting_private.properties as
- WITH listed AS (
-         SELECT properties.property_id,
-            properties.marketing_name,
-            properties.property_type,
-            properties.is_disabled,
-            properties.street,
-            properties.city,
-            properties.state,
-            properties.postal_code,
-            properties.country,
-            properties.source_hash,
-            properties.deleted_at,
-            properties.raw,
-            properties.first_synced_at,
-            properties.last_synced_at,
-            properties.last_run_id,
-            properties.source_text_hash,
-            properties.account_id,
-            properties.parent_property_id,
-            properties.lookup_code,
-            properties.year_built,
-            properties.ar_post_month,
-            properties.ap_post_month
-           FROM public.properties
-          WHERE (properties.deleted_at IS NULL)
-        ), named AS (
-         SELECT n_1.account_id,
-            n_1.property_id,
-            max(n_1.property_name) AS property_name
-           FROM ( SELECT leases.account_id,
-                    leases.property_id,
-                    leases.property_name
-                   FROM public.leases
-                  WHERE (leases.deleted_at IS NULL)
-                UNION ALL
-                 SELECT invoice_line_items.account_id,
-                    invoice_line_items.property_id,
-                    invoice_line_items.property_name
-                   FROM public.invoice_line_items
-                  WHERE ((invoice_line_items.deleted_at IS NULL) AND (invoice_line_items.property_id IS NOT NULL))) n_1
-          GROUP BY n_1.account_id, n_1.property_id
-        )
- SELECT COALESCE(l.account_id, n.account_id) AS account_id,
+create view reporting_private.properties as
+ SELECT r.account_id,
     a.name AS account_name,
-    COALESCE(l.property_id, n.property_id) AS property_id,
-    COALESCE(l.marketing_name, n.property_name) AS property_name,
-    l.property_type,
-    l.parent_property_id,
-    l.lookup_code,
-    l.year_built,
-    l.street,
-    l.city,
-    l.state,
-    l.postal_code,
-    l.country,
-    l.is_disabled,
-    l.ar_post_month,
-    l.ap_post_month
-   FROM ((listed l
-     FULL JOIN named n ON (((n.account_id = l.account_id) AND (n.property_id = l.property_id))))
-     LEFT JOIN public.accounts a ON ((a.account_id = COALESCE(l.account_id, n.account_id))));
+    r.property_id,
+    r.property_name,
+    r.property_type,
+    r.parent_property_id,
+    r.lookup_code,
+    r.year_built,
+    r.street,
+    r.city,
+    r.state,
+    r.postal_code,
+    r.country,
+    r.is_disabled,
+    r.ar_post_month,
+    r.ap_post_month
+   FROM (reporting_private.properties_rows r
+     LEFT JOIN public.accounts a ON ((a.account_id = r.account_id)));
 
 create view reporting_private.rent_roll as
  SELECT l.account_id,
@@ -3377,6 +3314,28 @@ AS $function$
     return null;
   end $function$;
 
+CREATE OR REPLACE FUNCTION reporting_private.note_reporting_accounts()
+ RETURNS trigger
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'pg_temp'
+AS $function$
+  declare
+    target text := format('reporting_private.%I', tg_argv[0]);
+  begin
+    if tg_op = 'INSERT' then
+      execute format('insert into %s (account_id) select distinct account_id from new_rows', target);
+    elsif tg_op = 'UPDATE' then
+      execute format('insert into %s (account_id) select account_id from old_rows union select account_id '
+                     'from new_rows', target);
+    elsif tg_op = 'DELETE' then
+      execute format('insert into %s (account_id) select distinct account_id from old_rows', target);
+    else
+      execute format('insert into %s (account_id) select account_id from public.accounts', target);
+    end if;
+    return null;
+  end $function$;
+
 CREATE OR REPLACE FUNCTION reporting_private.note_vendor_spend_invoices()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -3500,6 +3459,14 @@ CREATE TRIGGER ar_activity_truncate AFTER TRUNCATE ON public.ar_transactions FOR
 
 CREATE TRIGGER ar_activity_update AFTER UPDATE ON public.ar_transactions REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION reporting_private.note_ar_activity_ledger();
 
+CREATE TRIGGER properties_accounts_delete AFTER DELETE ON public.invoice_line_items REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION reporting_private.note_reporting_accounts('properties_dirty');
+
+CREATE TRIGGER properties_accounts_insert AFTER INSERT ON public.invoice_line_items REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION reporting_private.note_reporting_accounts('properties_dirty');
+
+CREATE TRIGGER properties_accounts_truncate AFTER TRUNCATE ON public.invoice_line_items FOR EACH STATEMENT EXECUTE FUNCTION reporting_private.note_reporting_accounts('properties_dirty');
+
+CREATE TRIGGER properties_accounts_update AFTER UPDATE ON public.invoice_line_items REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION reporting_private.note_reporting_accounts('properties_dirty');
+
 CREATE TRIGGER vendor_spend_delete AFTER DELETE ON public.invoice_line_items REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION reporting_private.note_vendor_spend_lines();
 
 CREATE TRIGGER vendor_spend_insert AFTER INSERT ON public.invoice_line_items REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION reporting_private.note_vendor_spend_lines();
@@ -3524,9 +3491,49 @@ CREATE TRIGGER ar_activity_truncate AFTER TRUNCATE ON public.leases FOR EACH STA
 
 CREATE TRIGGER ar_activity_update AFTER UPDATE ON public.leases REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION reporting_private.note_ar_activity_leases();
 
+CREATE TRIGGER occupancy_monthly_accounts_delete AFTER DELETE ON public.leases REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION reporting_private.note_reporting_accounts('occupancy_monthly_dirty');
+
+CREATE TRIGGER occupancy_monthly_accounts_insert AFTER INSERT ON public.leases REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION reporting_private.note_reporting_accounts('occupancy_monthly_dirty');
+
+CREATE TRIGGER occupancy_monthly_accounts_truncate AFTER TRUNCATE ON public.leases FOR EACH STATEMENT EXECUTE FUNCTION reporting_private.note_reporting_accounts('occupancy_monthly_dirty');
+
+CREATE TRIGGER occupancy_monthly_accounts_update AFTER UPDATE ON public.leases REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION reporting_private.note_reporting_accounts('occupancy_monthly_dirty');
+
+CREATE TRIGGER properties_accounts_delete AFTER DELETE ON public.leases REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION reporting_private.note_reporting_accounts('properties_dirty');
+
+CREATE TRIGGER properties_accounts_insert AFTER INSERT ON public.leases REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION reporting_private.note_reporting_accounts('properties_dirty');
+
+CREATE TRIGGER properties_accounts_truncate AFTER TRUNCATE ON public.leases FOR EACH STATEMENT EXECUTE FUNCTION reporting_private.note_reporting_accounts('properties_dirty');
+
+CREATE TRIGGER properties_accounts_update AFTER UPDATE ON public.leases REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION reporting_private.note_reporting_accounts('properties_dirty');
+
+CREATE TRIGGER properties_accounts_delete AFTER DELETE ON public.properties REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION reporting_private.note_reporting_accounts('properties_dirty');
+
+CREATE TRIGGER properties_accounts_insert AFTER INSERT ON public.properties REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION reporting_private.note_reporting_accounts('properties_dirty');
+
+CREATE TRIGGER properties_accounts_truncate AFTER TRUNCATE ON public.properties FOR EACH STATEMENT EXECUTE FUNCTION reporting_private.note_reporting_accounts('properties_dirty');
+
+CREATE TRIGGER properties_accounts_update AFTER UPDATE ON public.properties REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION reporting_private.note_reporting_accounts('properties_dirty');
+
+CREATE TRIGGER occupancy_monthly_accounts_delete AFTER DELETE ON public.unit_space_status_history REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION reporting_private.note_reporting_accounts('occupancy_monthly_dirty');
+
+CREATE TRIGGER occupancy_monthly_accounts_insert AFTER INSERT ON public.unit_space_status_history REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION reporting_private.note_reporting_accounts('occupancy_monthly_dirty');
+
+CREATE TRIGGER occupancy_monthly_accounts_truncate AFTER TRUNCATE ON public.unit_space_status_history FOR EACH STATEMENT EXECUTE FUNCTION reporting_private.note_reporting_accounts('occupancy_monthly_dirty');
+
+CREATE TRIGGER occupancy_monthly_accounts_update AFTER UPDATE ON public.unit_space_status_history REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION reporting_private.note_reporting_accounts('occupancy_monthly_dirty');
+
 CREATE TRIGGER unit_spaces_history_insert AFTER INSERT ON public.unit_spaces REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.unit_space_history_note();
 
 CREATE TRIGGER unit_spaces_history_update AFTER UPDATE ON public.unit_spaces REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.unit_space_history_note();
+
+CREATE TRIGGER occupancy_monthly_accounts_delete AFTER DELETE ON public.units REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION reporting_private.note_reporting_accounts('occupancy_monthly_dirty');
+
+CREATE TRIGGER occupancy_monthly_accounts_insert AFTER INSERT ON public.units REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION reporting_private.note_reporting_accounts('occupancy_monthly_dirty');
+
+CREATE TRIGGER occupancy_monthly_accounts_truncate AFTER TRUNCATE ON public.units FOR EACH STATEMENT EXECUTE FUNCTION reporting_private.note_reporting_accounts('occupancy_monthly_dirty');
+
+CREATE TRIGGER occupancy_monthly_accounts_update AFTER UPDATE ON public.units REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION reporting_private.note_reporting_accounts('occupancy_monthly_dirty');
 
 create policy account_readers on public.accounts for all using (((( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts) IS NULL) OR (account_id = ANY (( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts)::text[])))) with check (((( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts) IS NULL) OR (account_id = ANY (( SELECT reporting_private.visible_accounts(CURRENT_USER) AS visible_accounts)::text[]))));
 

@@ -9,6 +9,7 @@ import { registerDemo } from './commands/demo.js';
 import { registerGrantReader } from './commands/grant-reader.js';
 import { registerMigrate } from './commands/migrate.js';
 import { registerPrivacy } from './commands/privacy.js';
+import { registerReporting } from './commands/reporting.js';
 import { registerReset } from './commands/reset.js';
 import { registerSchedule } from './commands/schedule.js';
 import { registerSimulate } from './commands/simulate.js';
@@ -40,6 +41,7 @@ const COMMANDS = [
   registerSimulate,
   registerDemo,
   registerGrantReader,
+  registerReporting,
   registerAlerts,
   registerPrivacy,
 ];

@@ -63,10 +63,14 @@ export function materializedNote(view: ReportingView): string {
   return `Materialized view, refreshed at the end of each sync: ${view.materialized?.reason}.`;
 }
 
-/** The sentence that says a view's sums are maintained group by group, and why. */
+/** The sentence that says a view's rows are kept group by group (or account by account), and why. */
 function maintainedNote(view: ReportingView): string {
+  const perAccount = view.maintained?.key.length === 1;
+  const kept = perAccount
+    ? `Kept account by account: its rows are kept in a table, and only the accounts ${view.maintained?.noted} `
+    : `Maintained group by group: its sums are kept in a table, and only the groups ${view.maintained?.noted} `;
   return (
-    `Maintained group by group: its sums are kept in a table, and only the groups ${view.maintained?.noted} ` +
+    kept +
     `a sync changed are refreshed at the end of each sync, since ${view.maintained?.reason}. ` +
     'Account and property names are read with the rows, so they are always current.'
   );

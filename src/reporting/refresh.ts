@@ -4,8 +4,9 @@ import type { Logger } from '../log/logger.js';
 import { updateGroups, type MaintainedView } from './maintained-groups.js';
 import { REPORTING_PRIVATE_SCHEMA, REPORTING_SCHEMA, REPORTING_VIEWS } from './views.js';
 import { messageOf } from '../log/errors.js';
+import { refreshCoalesced, underRefreshLock } from './coalesce-refresh.js';
 
-/** The views kept group by group: each, a plain view over its sums, is updated rather than refreshed. */
+/** The views kept in tables, group by group or account by account: each, a plain view over them, is updated. */
 const MAINTAINED: readonly MaintainedView[] = REPORTING_VIEWS.flatMap((view) =>
   view.maintained ? [view.maintained] : [],
 );
@@ -42,27 +43,30 @@ export interface RefreshOptions {
    * are refreshed (default: one after the other, on whatever connection `db` gives).
    */
   parallel?: boolean;
+  /** Every view made again from the whole warehouse, whatever was written (`propsync reporting rebuild`). */
+  rebuild?: boolean;
 }
 
 /**
  * Brings the reporting layer up to date after a sync: stores the configured time zone where the
- * views read "today" from (`reporting.settings`), then refreshes the materialized views (in
- * `reporting_private`, read through the views of `reporting` of the same names), each after the
- * ones it reads (`properties` first), each in a transaction of its own. A populated view is
- * refreshed CONCURRENTLY (every one has a unique index): readers keep the old rows meanwhile,
- * and a reader's open transaction does not block it. A view never populated is filled by a
- * plain refresh. A view kept group by group (`MAINTAINED`: `ar_activity_monthly`,
- * `vendor_spend_monthly`), a plain view over sums, has the groups the sync wrote summed again
- * instead (updateGroups), in its turn among them: after `properties`, which its view reads, so
- * that a property's first groups come with its name. A view whose lock is not had within
- * `lockTimeoutMs` (another refresh, a maintenance command) is skipped and keeps its rows until
- * the next run refreshes it. Should one fail otherwise, no view starts after it, and the error
- * is thrown once those under way end.
+ * views read "today" from (`reporting.settings`) and each account's day, then brings each view
+ * kept in a table up to date (in `reporting_private`, read through the views of `reporting` of the
+ * same names), each after the ones it reads (`properties` first), each in a transaction of its own.
+ * Every one is kept in a table of rows (`MAINTAINED`): `ar_activity_monthly` and
+ * `vendor_spend_monthly` group by group, `properties` and `occupancy_monthly` account by account;
+ * the groups or accounts written since (and for occupancy, accounts whose day moved) are made
+ * again (updateGroups), and readers see a group's old rows or its new ones, never a half. A
+ * materialized view, should a definition declare one, is refreshed CONCURRENTLY (a plain refresh
+ * when never populated). With `rebuild`, every view is made again from the whole warehouse. A view
+ * whose lock is not had within `lockTimeoutMs` (another refresh, a maintenance command) is skipped
+ * and keeps its rows until the next run brings it up to date. Should one fail otherwise, no view
+ * starts after it, and the error is thrown once those under way end.
  */
 export async function refreshReporting(db: Db, options: RefreshOptions): Promise<RefreshOutcome> {
   const lockTimeout = sql.lit(`${options.lockTimeoutMs ?? REFRESH_LOCK_TIMEOUT_MS}ms`);
   await setReportingTimeZone(db, options.timeZone);
   for (const account of options.accounts ?? []) await setAccountDay(db, account);
+  const maintainedNames = MAINTAINED.map((view) => view.view);
   const { rows: found } = await sql<{ name: string; populated: boolean; plain: boolean; reads: string[] }>`
     select m.relname as name,
            m.relispopulated as populated,
@@ -70,11 +74,13 @@ export async function refreshReporting(db: Db, options: RefreshOptions): Promise
            coalesce((select array_agg(distinct u.relname::text)
                        from pg_rewrite r
                        join pg_depend d on d.classid = 'pg_rewrite'::regclass and d.objid = r.oid
-                       join pg_class u on u.oid = d.refobjid and u.relkind = 'm' and u.oid <> m.oid
+                       join pg_class u on u.oid = d.refobjid and u.oid <> m.oid
+                        and (u.relkind = 'm' or (u.relkind = 'v' and u.relnamespace = m.relnamespace
+                                                 and u.relname = any(${maintainedNames}::text[])))
                       where r.ev_class = m.oid), '{}'::text[]) as reads
       from pg_class m
      where m.relnamespace = ${REPORTING_PRIVATE_SCHEMA}::regnamespace
-       and (m.relkind = 'm' or (m.relkind = 'v' and m.relname = any(${MAINTAINED.map((view) => view.view)}::text[])))
+       and (m.relkind = 'm' or (m.relkind = 'v' and m.relname = any(${maintainedNames}::text[])))
      order by m.relname`.execute(db);
   const rows = found.map((view) => ({
     ...view,
@@ -100,7 +106,7 @@ export async function refreshReporting(db: Db, options: RefreshOptions): Promise
         // the occupancy refresh and slowed vendor spend (docs/benchmark.md#measured-choices-in-the-code).
         await sql`set local jit = off`.execute(trx);
         if (view.maintained) {
-          await updateGroups(trx, view.maintained);
+          await updateGroups(trx, view.maintained, options.rebuild);
           return;
         }
         await (
@@ -202,9 +208,11 @@ async function setAccountDay(db: Db, account: { id: string; timeZone: string }):
 }
 
 /**
- * refreshReporting at the end of a sync run, timed and logged; a failure is logged, not thrown:
- * the run's data is committed whatever happens to the reporting layer, and the next run retries.
- * A view skipped for its lock is a warning: it keeps the rows of its last refresh until then.
+ * refreshReporting at the end of a sync run, timed and logged, coalesced with the runs that end
+ * meanwhile (coalesce-refresh.ts): a run that finds another refreshing leaves its request to it and
+ * logs reporting_refresh_coalesced. A failure is logged, not thrown: the run's data is committed
+ * whatever happens to the reporting layer, and the next run retries. A view skipped for its lock
+ * is a warning: it keeps its rows until then.
  */
 export async function refreshAfterSync(
   db: Db,
@@ -214,10 +222,19 @@ export async function refreshAfterSync(
 ): Promise<void> {
   const started = Date.now();
   try {
-    const { refreshed, skipped } = await refreshReporting(db, { timeZone, ...options });
+    const { passes } = await refreshCoalesced(db, () => refreshReporting(db, { timeZone, ...options }));
     const durationMs = Date.now() - started;
+    if (passes.length === 0) {
+      logger.info(
+        { event: 'reporting_refresh_coalesced', durationMs },
+        'another session is refreshing the reporting views: it refreshes them for this run too',
+      );
+      return;
+    }
+    const refreshed = [...new Set(passes.flatMap((pass) => pass.refreshed))];
+    const { skipped } = passes[passes.length - 1];
     logger.info(
-      { event: 'reporting_refreshed', views: refreshed, skipped, durationMs },
+      { event: 'reporting_refreshed', views: refreshed, skipped, passes: passes.length, durationMs },
       `refreshed ${refreshed.length} reporting views in ${durationMs} ms`,
     );
     if (skipped.length) {
@@ -234,4 +251,12 @@ export async function refreshAfterSync(
       `could not refresh the reporting views: ${message}; the next sync tries again`,
     );
   }
+}
+
+/**
+ * Makes every view of the reporting layer again from the whole warehouse (`propsync reporting
+ * rebuild`, for repair), after any refresh under way, which it keeps from starting meanwhile.
+ */
+export async function rebuildReporting(db: Db, options: RefreshOptions): Promise<RefreshOutcome> {
+  return underRefreshLock(db, () => refreshReporting(db, { ...options, rebuild: true }));
 }

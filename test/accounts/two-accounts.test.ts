@@ -472,6 +472,8 @@ describe('a warehouse of before accounts (migration 0009), upgraded in place', (
       '0021_units',
       '0022_alert_state',
       '0024_privacy_policies',
+      '0025_reporting_account_rows',
+      '0026_raw_statistics',
     ]);
 
     // Every row is account `default`, none lost; no table was rewritten to get there.

@@ -217,19 +217,6 @@ describe('refreshing the materialized reporting views', () => {
     );
     expect(noCode).toEqual([{ charges: '1575.00' }]);
   });
-
-  it('fills a view that was never populated', async () => {
-    const count = sql<{ n: number }>`select count(*)::int as n from reporting.occupancy_monthly`;
-    const rows = (await count.execute(database.db)).rows[0].n;
-    await sql`refresh materialized view reporting_private.occupancy_monthly with no data`.execute(
-      database.db,
-    );
-    await expect(count.execute(database.db)).rejects.toThrow(/has not been populated/);
-    expect((await refreshReporting(database.db, { timeZone: ZONE })).refreshed).toContain(
-      'occupancy_monthly',
-    );
-    expect((await count.execute(database.db)).rows[0].n).toBe(rows);
-  });
 });
 
 describe('propsync sync while a BI user holds a transaction open on the reporting views', () => {

@@ -542,7 +542,8 @@ describe('vendor_spend_monthly updated while others write or update', () => {
       expect(await dirty()).toEqual(['north/2025-02']);
       done = refreshReporting(database.db, { timeZone: ZONE, lockTimeoutMs: 60_000 });
       await waitFor(
-        waitingOn('lock table reporting_private.vendor_spend_dirty%'),
+        // (that of properties first: the line noted its account there)
+        waitingOn('lock table reporting_private.%_dirty%'),
         20_000,
         'the update to wait for the line',
       );

@@ -11,6 +11,109 @@ import {
   TODAY,
 } from './shared.js';
 
+/**
+ * The rows behind the view, made again per account (reporting_private.occupancy_monthly_rows): the
+ * accounts the triggers on leases, units and the unit status history
+ * (migrations/0025_reporting_account_rows.ts) note in occupancy_monthly_dirty, and those whose day
+ * moved since (their current month is counted as of their today).
+ */
+export const OCCUPANCY_ROWS: NonNullable<ReportingView['maintained']> = {
+  view: 'occupancy_monthly',
+  groups: 'occupancy_monthly_rows',
+  dirty: 'occupancy_monthly_dirty',
+  key: ['account_id'],
+  log: true,
+  wholeMinGroups: 20,
+  noted: 'whose leases or unit inventory (or whose day)',
+  reason:
+    'counting the units occupied at every month end of every property took seconds on the large data set, ' +
+    'and a run writes one account',
+  // The latest as_of_date of an account's rows is its today when they were made.
+  noteStale: `
+    insert into reporting_private.occupancy_monthly_dirty (account_id)
+    select a.account_id
+      from public.accounts a
+     where (select max(r.as_of_date) from reporting_private.occupancy_monthly_rows r
+             where r.account_id = a.account_id) <> reporting.today(a.account_id)`,
+  insertSums(whole) {
+    const only = (alias: string) =>
+      whole
+        ? ''
+        : `and ${alias}.account_id in (select account_id from reporting_private.occupancy_monthly_dirty)`;
+    return `
+    with residential as (
+      select l.account_id, l.property_id, l.unit_id, l.lease_status_type_id, l.move_in_date, l.move_out_date
+        from public.leases l
+       where ${RESIDENTIAL} and l.unit_id is not null ${only('l')}
+    ),
+    units as (
+      select account_id,
+             property_id,
+             count(distinct unit_id)::int as units_known,
+             min(move_in_date) filter (where lease_status_type_id in (4, 5, 6)) as first_move_in
+        from residential
+       group by account_id, property_id
+    ),
+    months as (
+      select u.account_id, u.property_id, u.units_known, m::date as month,
+             least((m + interval '1 month - 1 day')::date, ${TODAY}) as as_of_date
+        from units u
+       ${accountDay('u')}
+       cross join generate_series(date_trunc('month', least(coalesce(u.first_move_in, ${TODAY}), ${TODAY})),
+                                  date_trunc('month', ${TODAY}), interval '1 month') m
+    ),
+    inventory as (
+      select h.account_id, h.property_id, h.unit_id, h.valid_from, h.valid_to
+        from public.unit_space_status_history h
+        join public.units u on u.account_id = h.account_id and u.unit_id = h.unit_id
+       where not u.is_other_income ${only('h')}
+    ),
+    covered as (
+      select account_id, property_id, min(valid_from) as first_day from inventory group by account_id, property_id
+    ),
+    inventory_units as (
+      select m.account_id, m.property_id, m.month, count(distinct i.unit_id)::int as units
+        from months m
+        join inventory i on i.account_id = m.account_id and i.property_id = m.property_id
+       where i.valid_from <= m.as_of_date and (i.valid_to is null or i.valid_to > m.as_of_date)
+       group by m.account_id, m.property_id, m.month
+    ),
+    known as (
+      select m.account_id, m.property_id, m.month, m.as_of_date,
+             case when c.first_day <= m.as_of_date then coalesce(iu.units, 0) else m.units_known end as units_known,
+             case when c.first_day <= m.as_of_date then 'inventory' else 'leases' end as units_source
+        from months m
+        left join covered c on c.account_id = m.account_id and c.property_id = m.property_id
+        left join inventory_units iu
+          on iu.account_id = m.account_id and iu.property_id = m.property_id and iu.month = m.month
+    ),
+    occupied as (
+      select m.account_id, m.property_id, m.month, count(distinct r.unit_id)::int as units_occupied
+        from months m
+        join residential r on r.account_id = m.account_id and r.property_id = m.property_id
+       where r.lease_status_type_id in (4, 5, 6)
+         and r.move_in_date <= m.as_of_date
+         and (r.move_out_date > m.as_of_date or (r.move_out_date is null and r.lease_status_type_id in (4, 5)))
+       group by m.account_id, m.property_id, m.month
+    )
+    insert into reporting_private.occupancy_monthly_rows (
+      account_id, property_id, month, month_end, as_of_date, units_known, units_source, units_occupied,
+      occupancy_percent)
+    select m.account_id,
+           m.property_id,
+           m.month,
+           (m.month + interval '1 month - 1 day')::date,
+           m.as_of_date,
+           k.units_known,
+           k.units_source,
+           coalesce(o.units_occupied, 0),
+           round(100.0 * coalesce(o.units_occupied, 0) / nullif(k.units_known, 0), 1)
+      from months m
+      join known k on k.account_id = m.account_id and k.property_id = m.property_id and k.month = m.month
+      left join occupied o on o.account_id = m.account_id and o.property_id = m.property_id and o.month = m.month`;
+  },
+};
+
 /** Units known and occupied per property and month. */
 export const OCCUPANCY_MONTHLY: ReportingView = {
   name: 'occupancy_monthly',
@@ -54,86 +157,16 @@ export const OCCUPANCY_MONTHLY: ReportingView = {
     },
     { name: 'occupancy_percent', meaning: 'units_occupied / units_known in percent, one decimal.' },
   ],
-  materialized: {
-    reason:
-      'counting the units occupied at every month end of every property took seconds on the large data set; ' +
-      'the current month is counted as of the last refresh (see as_of_date)',
-    key: ['account_id', 'property_id', 'month'],
-  },
+  maintained: OCCUPANCY_ROWS,
   example: `select property_name, month, occupancy_percent
   from reporting.occupancy_monthly
  where month >= date_trunc('month', reporting.today()) - interval '11 months'
  order by property_name, month;`,
+  // Names read with the rows, so they are always current.
   query: `
-    with residential as (
-      select l.account_id, l.property_id, l.unit_id, l.lease_status_type_id, l.move_in_date, l.move_out_date
-        from public.leases l
-       where ${RESIDENTIAL} and l.unit_id is not null
-    ),
-    units as (
-      select account_id,
-             property_id,
-             count(distinct unit_id)::int as units_known,
-             min(move_in_date) filter (where lease_status_type_id in (4, 5, 6)) as first_move_in
-        from residential
-       group by account_id, property_id
-    ),
-    months as (
-      select u.account_id, u.property_id, u.units_known, m::date as month,
-             least((m + interval '1 month - 1 day')::date, ${TODAY}) as as_of_date
-        from units u
-       ${accountDay('u')}
-       cross join generate_series(date_trunc('month', least(coalesce(u.first_move_in, ${TODAY}), ${TODAY})),
-                                  date_trunc('month', ${TODAY}), interval '1 month') m
-    ),
-    inventory as (
-      select h.account_id, h.property_id, h.unit_id, h.valid_from, h.valid_to
-        from public.unit_space_status_history h
-        join public.units u on u.account_id = h.account_id and u.unit_id = h.unit_id
-       where not u.is_other_income
-    ),
-    covered as (
-      select account_id, property_id, min(valid_from) as first_day from inventory group by account_id, property_id
-    ),
-    inventory_units as (
-      select m.account_id, m.property_id, m.month, count(distinct i.unit_id)::int as units
-        from months m
-        join inventory i on i.account_id = m.account_id and i.property_id = m.property_id
-       where i.valid_from <= m.as_of_date and (i.valid_to is null or i.valid_to > m.as_of_date)
-       group by m.account_id, m.property_id, m.month
-    ),
-    known as (
-      select m.account_id, m.property_id, m.month, m.as_of_date,
-             case when c.first_day <= m.as_of_date then coalesce(iu.units, 0) else m.units_known end as units_known,
-             case when c.first_day <= m.as_of_date then 'inventory' else 'leases' end as units_source
-        from months m
-        left join covered c on c.account_id = m.account_id and c.property_id = m.property_id
-        left join inventory_units iu
-          on iu.account_id = m.account_id and iu.property_id = m.property_id and iu.month = m.month
-    ),
-    occupied as (
-      select m.account_id, m.property_id, m.month, count(distinct r.unit_id)::int as units_occupied
-        from months m
-        join residential r on r.account_id = m.account_id and r.property_id = m.property_id
-       where r.lease_status_type_id in (4, 5, 6)
-         and r.move_in_date <= m.as_of_date
-         and (r.move_out_date > m.as_of_date or (r.move_out_date is null and r.lease_status_type_id in (4, 5)))
-       group by m.account_id, m.property_id, m.month
-    )
-    select m.account_id,
-           a.name as account_name,
-           m.property_id,
-           p.property_name,
-           m.month,
-           (m.month + interval '1 month - 1 day')::date as month_end,
-           m.as_of_date,
-           k.units_known,
-           k.units_source,
-           coalesce(o.units_occupied, 0) as units_occupied,
-           round(100.0 * coalesce(o.units_occupied, 0) / nullif(k.units_known, 0), 1) as occupancy_percent
-      from months m
-      join known k on k.account_id = m.account_id and k.property_id = m.property_id and k.month = m.month
-      left join occupied o on o.account_id = m.account_id and o.property_id = m.property_id and o.month = m.month
-      ${accountNameJoin('m')}
-      ${propertyNameJoin('m')}`,
+    select r.account_id, a.name as account_name, r.property_id, p.property_name, r.month, r.month_end,
+           r.as_of_date, r.units_known, r.units_source, r.units_occupied, r.occupancy_percent
+      from reporting_private.occupancy_monthly_rows r
+      ${accountNameJoin('r')}
+      ${propertyNameJoin('r')}`,
 };

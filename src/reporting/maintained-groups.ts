@@ -51,7 +51,8 @@ const WHOLE_SHARE = 4;
  * returns how many. With `rebuild`, sums every group from the whole source, noted or not.
  *
  * `trx` is a REPEATABLE READ transaction that has taken no snapshot yet: the lock on the dirty
- * table (on the groups, for a log: see MaintainedView.log) comes first. It waits for every open transaction that noted a group, so the snapshot
+ * table (on the groups, for a log: see MaintainedView.log) comes first. It waits for every open
+ * transaction that noted a group, so the snapshot
  * the next statement takes holds their rows, and holds back those that would note one until
  * this commits (they note it again then, for the next time); a second update waits for the
  * first and sees its rows. Readers see a group's old rows or its new ones, never a half.

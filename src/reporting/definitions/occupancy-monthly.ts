@@ -126,7 +126,8 @@ export const OCCUPANCY_MONTHLY: ReportingView = {
     'parking and storage left out, units down or vacant included. ' +
     'Before that, or without the units stream, units known is the number of distinct units any lease of the property ' +
     'has ever named (all time, the same every month). units_source says which. ' +
-    'A unit is occupied on a day when a Current, Notice or Past lease moved in on or before it and moves out after it ' +
+    'A unit is occupied on a day when a Current, Notice or Past lease moved in on or before it ' +
+    'and moves out after it ' +
     '(or has no move-out and is Current or Notice). ' +
     'Other-income leases (parking, storage) and leases the source no longer lists are left out. ' +
     "Months run from the property's first move-in to the current month. " +
@@ -144,12 +145,14 @@ export const OCCUPANCY_MONTHLY: ReportingView = {
     {
       name: 'units_known',
       meaning:
-        'Units of homes: those the unit inventory listed on as_of_date, or, before it covers the month, the distinct units any lease of the property has named.',
+        'Units of homes: those the unit inventory listed on as_of_date, or, before it covers the month, ' +
+        'the distinct units any lease of the property has named.',
     },
     {
       name: 'units_source',
       meaning:
-        'Where units_known comes from: inventory (the unit inventory on as_of_date) or leases (units leases have named).',
+        'Where units_known comes from: inventory (the unit inventory on as_of_date) ' +
+        'or leases (units leases have named).',
     },
     {
       name: 'units_occupied',

@@ -52,7 +52,8 @@ export const PORTFOLIO: ReportingView = {
     {
       name: 'units_source',
       meaning:
-        "Where units_known comes from: inventory (every property's from the unit inventory), leases (none's), or mixed.",
+        "Where units_known comes from: inventory (every property's from the unit inventory), " +
+        "leases (none's), or mixed.",
     },
     { name: 'occupancy_percent', meaning: 'units_occupied / units_known in percent, one decimal.' },
     {
@@ -67,7 +68,8 @@ export const PORTFOLIO: ReportingView = {
     {
       name: 'leased_percent',
       meaning:
-        "Leased homes' unit spaces / all of them in percent, one decimal (reporting.box_score), empty without an inventory.",
+        "Leased homes' unit spaces / all of them in percent, one decimal (reporting.box_score), " +
+        'empty without an inventory.',
     },
     { name: 'current_leases', meaning: 'Current and Notice leases of homes (parking and storage left out).' },
     {

@@ -51,7 +51,8 @@ export const UNIT_RENT_ROLL: ReportingView = {
     },
   ],
   example: `select property_name, count(*) filter (where is_vacant) as vacant, sum(square_feet) as square_feet,
-       sum(rent) as rent, round(sum(rent) / nullif(sum(square_feet) filter (where not is_vacant), 0), 2) as rent_per_sqft
+       sum(rent) as rent,
+       round(sum(rent) / nullif(sum(square_feet) filter (where not is_vacant), 0), 2) as rent_per_sqft
   from reporting.unit_rent_roll
  where not is_other_income
  group by account_id, property_id, property_name

@@ -284,6 +284,19 @@ describe('architecture', () => {
     expect(readdirSync(SRC).filter((name) => statSync(join(SRC, name)).isFile())).toEqual([]);
   });
 
+  it('the simulator is entered through index.ts only (and usage.ts, which help reads without loading it)', () => {
+    const entries = ['simulator/index.ts', 'simulator/usage.ts'];
+    const bypassing = all
+      .filter((file) => folderOf(file) !== 'simulator')
+      .flatMap((file) =>
+        importedFiles(file)
+          .map((to) => relative(SRC, to).split(sep).join('/'))
+          .filter((to) => to.startsWith('simulator/') && !entries.includes(to))
+          .map((to) => `${relative(SRC, file)} -> ${to}`),
+      );
+    expect(bypassing).toEqual([]);
+  });
+
   it('comments are ignored, strings are not', () => {
     expect(withoutComments('a // leases\nb /* leases */ \'x // y\' "leases"')).toBe(
       'a \nb  \'x // y\' "leases"',

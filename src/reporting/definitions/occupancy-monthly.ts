@@ -131,6 +131,9 @@ export const OCCUPANCY_MONTHLY: ReportingView = {
     '(or has no move-out and is Current or Notice). ' +
     'Other-income leases (parking, storage) and leases the source no longer lists are left out. ' +
     "Months run from the property's first move-in to the current month. " +
+    "What it cannot know: the inventory of a month before propsync first read it (the source tells today's " +
+    'units only, so those months count the units leases named), a unit lived in without a lease the source ' +
+    'lists (a staff or model unit), and leases the source has purged. ' +
     TODAY_NOTE,
   columns: [
     ...ACCOUNT,

@@ -30,6 +30,8 @@ export const PORTFOLIO: ReportingView = {
     "residents' past due AR, AR credits and applications' AR are reporting.ar_aging_by_property's resident_ " +
     `and application_ columns summed. ${APPLICATION_NOTE} ` +
     'open AP is what reporting.ap_open_invoices lists. ' +
+    'What it cannot know: what the views it sums cannot (see each), and accounts whose runs have not yet ' +
+    'written a row. ' +
     `${TODAY_NOTE} ${MONEY_NOTE}`,
   columns: [
     ...ACCOUNT,

@@ -66,7 +66,9 @@ export const PROPERTIES: ReportingView = {
     'Read from the properties the source lists (getProperties, the properties stream); a property it does not list ' +
     '(the stream disabled, or a property the source no longer lists) ' +
     "is still named, by its leases and invoice lines, with the dimension's columns empty. " +
-    'A property is its account and its id: join on both (two accounts may use the same property ids).',
+    'A property is its account and its id: join on both (two accounts may use the same property ids). ' +
+    "What it cannot know: a property's past names or addresses (the source tells today's only), and a property " +
+    'with neither a listing nor a lease or invoice line.',
   columns: [
     ...ACCOUNT,
     PROPERTY_ID,

@@ -1,5 +1,13 @@
 import { sql, type RawBuilder } from 'kysely';
-import { ACCOUNT_COLUMN, type AnyDatabase, loadColumns, primaryKey, type SourceTable } from '../schema.js';
+import {
+  ACCOUNT_COLUMN,
+  type AnyDatabase,
+  loadColumns,
+  primaryKey,
+  SOURCE_HASH_COLUMN,
+  SOURCE_TEXT_HASH_COLUMN,
+  type SourceTable,
+} from '../schema.js';
 import { copyNewRows, copyNewTables, prepareStaging, stageRows, stagingTable } from './copy.js';
 import { inlineJson } from './encode.js';
 import { markDeleted, markMissingChildren } from './mark-deleted.js';
@@ -120,6 +128,41 @@ interface MergePart {
   parents?: readonly number[];
 }
 
+/** A parent table's digests of its record: told apart from its data when deciding what to write. */
+const DIGESTS: readonly string[] = [SOURCE_HASH_COLUMN, SOURCE_TEXT_HASH_COLUMN];
+
+/**
+ * The digests of a parent's rows whose data are unchanged but whose digests differ (cleared by
+ * `privacy apply`, or a record whose children alone changed): set in place, the row not counted
+ * as written. Disjoint from the upsert's rows (those whose data differ), so no row is touched twice.
+ */
+function digestRefresh(
+  spec: SourceTable,
+  stage: RawBuilder<unknown>,
+  index: number,
+  account: string,
+  data: readonly string[],
+): RawBuilder<unknown> {
+  const stored = (columns: readonly string[]) => sql.join(columns.map((column) => sql`t.${ident(column)}`));
+  const staged = (columns: readonly string[]) =>
+    sql.join(
+      columns.map((column) => (column === 'deleted_at' ? sql`null::timestamptz` : sql`s.${ident(column)}`)),
+    );
+  const matching = sql.join(
+    primaryKey(spec).map((column) => sql`t.${ident(column)} = s.${ident(column)}`),
+    sql` and `,
+  );
+  return sql`${sql.raw(`digests_${index}`)} as (
+      update ${sql.table(spec.name)} t
+         set ${sql.join(DIGESTS.map((column) => sql`${ident(column)} = s.${ident(column)}`))}
+        from ${stage} s
+       where ${matching} and t.${ident(ACCOUNT_COLUMN)} = ${account}
+         and (${stored(DIGESTS)}) is distinct from (${staged(DIGESTS)})
+         and (${stored(data)}) is not distinct from (${staged(data)})
+      returning 1
+    )`;
+}
+
 /**
  * Merges several tables' rows in one statement, each table its own CTEs: the upsert of its rows
  * and, with `parents`, the marking of those parents' rows not among them. The rows are read from
@@ -152,10 +195,10 @@ async function mergeStaged(
     const assignments = sql.join(
       updatable.map((column) => sql`${ident(column)} = excluded.${ident(column)}`),
     );
-    const current = sql.join(
-      [...updatable, 'deleted_at'].map((column) => sql`${sql.raw(spec.name)}.${ident(column)}`),
-    );
-    const incoming = sql.join([...updatable, 'deleted_at'].map((column) => sql`excluded.${ident(column)}`));
+    // A row is written when its data differ; digests alone are refreshed apart (below), unwritten.
+    const data = [...updatable.filter((column) => !DIGESTS.includes(column)), 'deleted_at'];
+    const current = sql.join(data.map((column) => sql`${sql.raw(spec.name)}.${ident(column)}`));
+    const incoming = sql.join(data.map((column) => sql`excluded.${ident(column)}`));
     const written = sql.raw(`written_${index}`);
     const gone = sql.raw(`gone_${index}`);
     ctes.push(sql`${written} as (
@@ -166,6 +209,7 @@ async function mergeStaged(
       where (${current}) is distinct from (${incoming})
       returning (xmax = 0) as inserted
     )`);
+    if (spec.sourceHash) ctes.push(digestRefresh(spec, stage, index, account, data));
     const marks = parents && spec.parentColumn;
     if (marks) {
       const kept = sql`exists (select 1 from ${stage} s where ${sameKey(spec, 's')})`;

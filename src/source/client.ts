@@ -27,7 +27,7 @@ import { parseRateLimitHeaders, parseRetryAfter, tightestRemaining } from './rat
 import { decodeBytes, readReply, type BodyDecoder } from './reply.js';
 import { RetrySchedule, timerDelay } from './retry.js';
 import { Transport, type HttpReply } from './transport.js';
-import { createXmlDecoder } from './xml-decoder.js';
+import type { XmlDecoder } from './xml-decoder.js';
 import type { MethodVersion, SourceSettings } from './settings.js';
 import type {
   CallEvent,
@@ -131,15 +131,22 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
     maxReplyBytes: settings.maxReplyBytes,
   });
   // XML is decoded on other threads (see xml-decoder.ts); JSON on this one.
-  const xml = settings.format === 'xml' ? createXmlDecoder({ threads: settings.decodeThreads }) : undefined;
+  // Loaded with the first XML reply: a JSON account's start loads no thread pool.
+  let xml: Promise<XmlDecoder> | undefined;
+  const xmlDecoder = () =>
+    (xml ??= import('./xml-decoder.js').then(({ createXmlDecoder }) =>
+      createXmlDecoder({ threads: settings.decodeThreads }),
+    ));
   // XML's bytes go to a decoding thread as they are (no text of them on this one); the records a
   // recognizer holds are passed over there. JSON is decoded here, the records a recognizer holds
   // passed over unparsed.
   const decoderFor =
     (recognizer: RecordRecognizer | undefined): BodyDecoder =>
     (format, body, records) => {
-      if (format === 'xml' && xml)
-        return xml.decode(body, ['result', records[0]], recognizer && { item: records[1], recognizer });
+      if (format === 'xml' && settings.format === 'xml')
+        return xmlDecoder().then((decoder) =>
+          decoder.decode(body, ['result', records[0]], recognizer && { item: records[1], recognizer }),
+        );
       assertRoomToDecode(body.length);
       if (format === 'json' && recognizer) return decodeJsonRecognizing(body, records, recognizer);
       return decodeBytes(format, body, records);
@@ -445,7 +452,7 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
       if (closed) return;
       closed = true;
       pacer.close(new SourceError('the source client is closed'));
-      await Promise.all([transport.close(), xml?.close()]);
+      await Promise.all([transport.close(), xml?.then((decoder) => decoder.close())]);
     },
   };
 }

@@ -4,7 +4,15 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import {
+  createReadStream,
+  createWriteStream,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -79,12 +87,18 @@ interface StreamShare {
 
 function usage(message: string): never {
   process.stderr.write(
-    `${message}\nusage: npm run bench -- [--scale small|medium|large[,...]] [--format json|xml|both] [--profile DIR] [--keep]\n`,
+    `${message}\nusage: npm run bench -- [--scale small|medium|large[,...]] [--format json|xml|both] [--privacy keep|hash|drop] [--profile DIR] [--keep]\n`,
   );
   process.exit(2);
 }
 
-function options(): { scales: Scale[]; formats: Format[]; profile?: string; keep: boolean } {
+function options(): {
+  scales: Scale[];
+  formats: Format[];
+  profile?: string;
+  keep: boolean;
+  privacy?: Privacy;
+} {
   let values;
   try {
     ({ values } = parseArgs({
@@ -93,6 +107,7 @@ function options(): { scales: Scale[]; formats: Format[]; profile?: string; keep
         format: { type: 'string', default: 'json' },
         profile: { type: 'string' },
         keep: { type: 'boolean', default: false },
+        privacy: { type: 'string' },
       },
     }));
   } catch (error) {
@@ -104,7 +119,10 @@ function options(): { scales: Scale[]; formats: Format[]; profile?: string; keep
   const formats = values.format === 'both' ? [...FORMATS] : [values.format];
   for (const format of formats)
     if (!FORMATS.includes(format as Format)) usage(`--format: unknown format '${format}'`);
+  if (values.privacy !== undefined && !PRIVACY_MODES.includes(values.privacy as Privacy))
+    usage(`--privacy: expected one of ${PRIVACY_MODES.join(', ')}, got '${values.privacy}'`);
   return {
+    privacy: values.privacy as Privacy | undefined,
     scales: scales as Scale[],
     formats: formats as Format[],
     profile: values.profile === undefined ? undefined : resolve(values.profile),
@@ -113,6 +131,18 @@ function options(): { scales: Scale[]; formats: Format[]; profile?: string; keep
 }
 
 const note = (line: string) => process.stderr.write(`[bench] ${line}\n`);
+
+/** `--privacy MODE`: every personal class kept, hashed or dropped (`privacy.personal`), to price the policy. */
+const PRIVACY_MODES = ['keep', 'hash', 'drop'] as const;
+type Privacy = (typeof PRIVACY_MODES)[number];
+
+/** The options before the command that put the runs under a privacy policy: a configuration file of its own. */
+function privacyArgs(privacy: Privacy | undefined, dir: string, name: string): string[] {
+  if (!privacy) return [];
+  const file = join(dir, `${name}.privacy.yaml`);
+  writeFileSync(file, `privacy:\n  hashKeyEnv: PROPSYNC_BENCH_PRIVACY_KEY\n  personal: ${privacy}\n`);
+  return ['--config', file];
+}
 
 /** Starts `propsync simulate` and resolves with its URL once it prints `listening on URL`. */
 async function startSimulator(scale: Scale, password: string): Promise<{ url: string; child: ChildProcess }> {
@@ -606,8 +636,11 @@ async function benchOne(
   dir: string,
   rows: Row[],
   profile?: string,
+  privacy?: Privacy,
 ): Promise<void> {
   const password = randomBytes(12).toString('hex');
+  const policy = privacyArgs(privacy, dir, `propsync_bench_${process.pid}_${scale}_${format}`);
+  if (privacy) note(`${scale} ${format}: every personal field under privacy.personal: ${privacy}`);
   const name = `propsync_bench_${process.pid}_${scale}_${format}`;
   const url = withDatabase(adminUrl, name);
   const started = performance.now();
@@ -631,9 +664,10 @@ async function benchOne(
     // clock is: ignored as skewed, the local day would put the nightly invoice windows past every
     // change of the simulated day.
     PROPSYNC_MAX_CLOCK_SKEW_HOURS: '1000000',
+    PROPSYNC_BENCH_PRIVACY_KEY: randomBytes(32).toString('hex'),
   };
   try {
-    const migrated = await runCli(['migrate'], env, join(dir, `${name}.migrate.log`));
+    const migrated = await runCli([...policy, 'migrate'], env, join(dir, `${name}.migrate.log`));
     if (migrated.code !== 0) throw new Error(`propsync migrate exited ${migrated.code}:\n${migrated.output}`);
     await db.connect();
     const backend = Number((await db.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0].pid);
@@ -656,7 +690,7 @@ async function benchOne(
         : [];
       const simCpuBefore = cpuMs(sim.child.pid!, 'own');
       const server = watchServerCpu(name, backend);
-      const child = await runCli(['sync'], runEnv, log, profiling);
+      const child = await runCli([...policy, 'sync'], runEnv, log, profiling);
       const pgCpuMs = server.stop();
       const simCpuMs = cpuMs(sim.child.pid!, 'own') - simCpuBefore;
       // 3: done, with records quarantined; the rows are still counted and the run still measured.
@@ -844,7 +878,7 @@ function unitsTable(rows: Row[]): string {
 async function main(): Promise<void> {
   // The workers' scaling (issue 23) is a bench of its own: bench/scaling.ts.
   if (process.argv.includes('--scaling')) return (await import('./scaling.js')).benchScaling();
-  const { scales, formats, profile, keep } = options();
+  const { scales, formats, profile, keep, privacy } = options();
   const adminUrl = withDatabase(
     process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
     'postgres',
@@ -855,7 +889,7 @@ async function main(): Promise<void> {
   try {
     help = await timeHelp(dir);
     for (const scale of scales)
-      for (const format of formats) await benchOne(scale, format, adminUrl, dir, rows, profile);
+      for (const format of formats) await benchOne(scale, format, adminUrl, dir, rows, profile, privacy);
   } catch (error) {
     note(`the children's output is kept in ${dir}`);
     throw error;

@@ -59,6 +59,10 @@ describe('queue mode and dead letters (issue 23)', () => {
       const schedulers = [0, 1].map(() =>
         startPropsync(['schedule'], folder.dir, { PROPSYNC_SCHEDULE_MODE: 'queue' }),
       );
+      // Both started (on a busy machine that takes seconds), then ten seconds of cron times.
+      await until('both schedulers are in queue mode', async () =>
+        schedulers.every((scheduler) => /queue mode/.test(scheduler.output())),
+      );
       await sleep(10_000);
       for (const scheduler of schedulers) scheduler.child.kill('SIGTERM');
       expect(await Promise.all(schedulers.map((scheduler) => scheduler.exited))).toEqual([0, 0]);

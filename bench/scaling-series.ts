@@ -11,15 +11,14 @@
  * sampled from /proc every 100 ms while the workers run (a backend that lives less than that is
  * missed): Linux, and Postgres on this machine.
  */
-import { readFileSync } from 'node:fs';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startSimulator, type Simulator } from '../src/simulator/index.js';
 import { dropDatabase, withDatabase } from '../src/warehouse/databases.js';
-import { PASSWORD, prepare, query, runCli, startCli, throttledOf, TODAY } from './scaling.js';
+import { PASSWORD, prepare, query, runCli, startCli, throttledOf, TODAY } from './scaling-support.js';
 
 const DATABASE = 'propsync_bench_series';
 const note = (line: string) => process.stderr.write(`[series] ${line}\n`);

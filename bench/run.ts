@@ -87,7 +87,7 @@ interface StreamShare {
 
 function usage(message: string): never {
   process.stderr.write(
-    `${message}\nusage: npm run bench -- [--scale small|medium|large[,...]] [--format json|xml|both] [--privacy keep|hash|drop] [--profile DIR] [--keep]\n`,
+    `${message}\nusage: npm run bench -- [--scale small|medium|large[,...]] [--format json|xml|both] [--privacy keep|hash|drop] [--stream NAME[,...]] [--profile DIR] [--keep]\n`,
   );
   process.exit(2);
 }
@@ -98,6 +98,7 @@ function options(): {
   profile?: string;
   keep: boolean;
   privacy?: Privacy;
+  streams: string[];
 } {
   let values;
   try {
@@ -108,6 +109,7 @@ function options(): {
         profile: { type: 'string' },
         keep: { type: 'boolean', default: false },
         privacy: { type: 'string' },
+        stream: { type: 'string', multiple: true, default: [] },
       },
     }));
   } catch (error) {
@@ -127,6 +129,7 @@ function options(): {
     formats: formats as Format[],
     profile: values.profile === undefined ? undefined : resolve(values.profile),
     keep: values.keep,
+    streams: values.stream.flatMap((s) => s.split(',').map((name) => name.trim())).filter(Boolean),
   };
 }
 
@@ -635,12 +638,13 @@ async function benchOne(
   adminUrl: string,
   dir: string,
   rows: Row[],
-  profile?: string,
-  privacy?: Privacy,
+  { profile, privacy, streams }: { profile?: string; privacy?: Privacy; streams: string[] },
 ): Promise<void> {
   const password = randomBytes(12).toString('hex');
   const policy = privacyArgs(privacy, dir, `propsync_bench_${process.pid}_${scale}_${format}`);
   if (privacy) note(`${scale} ${format}: every personal field under privacy.personal: ${privacy}`);
+  if (streams.length > 0) note(`${scale} ${format}: only the streams ${streams.join(', ')}`);
+  const only = streams.flatMap((name) => ['--stream', name]);
   const name = `propsync_bench_${process.pid}_${scale}_${format}`;
   const url = withDatabase(adminUrl, name);
   const started = performance.now();
@@ -690,7 +694,7 @@ async function benchOne(
         : [];
       const simCpuBefore = cpuMs(sim.child.pid!, 'own');
       const server = watchServerCpu(name, backend);
-      const child = await runCli([...policy, 'sync'], runEnv, log, profiling);
+      const child = await runCli([...policy, 'sync', ...only], runEnv, log, profiling);
       const pgCpuMs = server.stop();
       const simCpuMs = cpuMs(sim.child.pid!, 'own') - simCpuBefore;
       // 3: done, with records quarantined; the rows are still counted and the run still measured.
@@ -878,7 +882,7 @@ function unitsTable(rows: Row[]): string {
 async function main(): Promise<void> {
   // The workers' scaling (issue 23) is a bench of its own: bench/scaling.ts.
   if (process.argv.includes('--scaling')) return (await import('./scaling.js')).benchScaling();
-  const { scales, formats, profile, keep, privacy } = options();
+  const { scales, formats, profile, keep, privacy, streams } = options();
   const adminUrl = withDatabase(
     process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
     'postgres',
@@ -889,7 +893,8 @@ async function main(): Promise<void> {
   try {
     help = await timeHelp(dir);
     for (const scale of scales)
-      for (const format of formats) await benchOne(scale, format, adminUrl, dir, rows, profile, privacy);
+      for (const format of formats)
+        await benchOne(scale, format, adminUrl, dir, rows, { profile, privacy, streams });
   } catch (error) {
     note(`the children's output is kept in ${dir}`);
     throw error;

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { refuseInsecureHttp } from './insecure-http.js';
 import { httpUrl, propertyId, sourceSettingsShape, timeZoneName, type SourceConfig } from './fields.js';
 import { dotted, isMapping, type IssuePath, type Issues } from './issues.js';
+import { privacySchema, resolvePrivacy, type PrivacyConfig } from './privacy.js';
 
 /** An account's id: it is stored with every row of the account, so it must stay the same. */
 export const ACCOUNT_ID = /^[a-z0-9_-]{1,40}$/;
@@ -38,6 +39,8 @@ export interface Account {
   timeZone: string;
   /** Properties to sync; empty means every property the credential can see. */
   propertyIds: string[];
+  /** The account's own personal-data policy (`accounts[].privacy`); absent: the configuration's `privacy:`. */
+  privacy?: PrivacyConfig;
 }
 
 /** An account as the commands that never call the source see it: the credentials may be absent. */
@@ -80,6 +83,7 @@ const accountSchema = z
     }),
     name: z.string().min(1, { message: 'is empty; expected a display name, or no name key' }).optional(),
     source: z.unknown().optional(),
+    privacy: z.unknown().optional(),
   })
   .strict();
 
@@ -182,6 +186,8 @@ export interface AccountsInput {
   accounts: unknown[];
   /** The top-level `timeZone`, validated: the time zone of an account that names none. */
   timeZone: string;
+  /** The top-level `privacy:`, as written: what an account's own `privacy:` is laid over. */
+  privacy: unknown;
 }
 
 /**
@@ -234,6 +240,8 @@ export function resolveAccounts(
       r,
     );
     const auth = resolved?.auth;
+    const privacy =
+      raw.privacy === undefined ? undefined : accountPrivacy(input.privacy, raw.privacy, index, r);
     if (!own || !merged) return;
     const { auth: _, timeZone, propertyIds, ...settings } = merged;
     if (auth?.type === 'apikey' && settings.format === 'xml') {
@@ -253,10 +261,26 @@ export function resolveAccounts(
       source: { ...settings, ...(resolved && { auth: resolved.auth, credentialHint: resolved.hint }) },
       timeZone: timeZone ?? input.timeZone,
       propertyIds,
+      ...(privacy && { privacy }),
     });
   });
   if (!defaults || r.issues.size > before) return undefined;
   return { defaults: sourceDefaultsSchema.parse(defaults), accounts };
+}
+
+/**
+ * The `privacy:` of `accounts[index]`, laid key by key over the top-level one (its `classes` merge
+ * too), then resolved with its key; undefined when wrong. A fault of the top level is told once,
+ * there; a key's variable is told where it is written (the account's, or the top level's).
+ */
+function accountPrivacy(top: unknown, own: unknown, index: number, r: Resolving): PrivacyConfig | undefined {
+  const path = ['accounts', index, 'privacy'];
+  const base = isMapping(top) && privacySchema.safeParse(top).success ? top : {};
+  const layered = isMapping(own) ? mergeLayers(base, own) : own;
+  const parsed = r.issues.check(privacySchema, layered, path);
+  const keyAt =
+    isMapping(own) && own.hashKeyEnv !== undefined ? { path } : { path: ['privacy'], account: index };
+  return parsed && resolvePrivacy(parsed, r.env, r.issues, r.offline, keyAt);
 }
 
 /** Keys the one-account form has at the top of `source:` that an account keeps in its `auth:`. */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { PERSONAL_CLASSES, type PersonalClass } from '../warehouse/schema.js';
 import type { Env } from './accounts.js';
-import type { Issues } from './issues.js';
+import type { IssuePath, Issues } from './issues.js';
 
 /** What is done with residents' personal data before anything is written. */
 export const PRIVACY_MODES = ['keep', 'hash', 'drop'] as const;
@@ -58,16 +58,26 @@ export const KEEP_EVERYTHING: PrivacyConfig = {
   >,
 };
 
+/** The policy an account's rows are written under: its own `accounts[].privacy`, else the configuration's. */
+export function privacyOf(
+  config: { privacy?: PrivacyConfig },
+  account: { privacy?: PrivacyConfig },
+): PrivacyConfig {
+  return account.privacy ?? config.privacy ?? KEEP_EVERYTHING;
+}
+
 /**
  * The policy of `privacy:`, its key read from `env`. A class hashed without a key of at least
  * `MIN_HASH_KEY_BYTES` bytes is a problem of the configuration (unless `offline`: commands
- * that write nothing do not need it).
+ * that write nothing do not need it), told at `keyAt`: where the key's variable is written
+ * (`accounts[i].privacy` or the top level), and for which account.
  */
 export function resolvePrivacy(
   privacy: z.output<typeof privacySchema>,
   env: Env,
   issues: Issues,
   offline: boolean,
+  keyAt: { path: IssuePath; account?: number } = { path: ['privacy'] },
 ): PrivacyConfig {
   const modes = Object.fromEntries(
     PERSONAL_CLASSES.map((name) => [name, privacy.classes[name] ?? privacy.personal]),
@@ -76,27 +86,29 @@ export function resolvePrivacy(
   const variable = privacy.hashKeyEnv;
   const hashKey = variable !== undefined ? env[variable] || undefined : undefined;
   if (hashed.length && !offline) {
-    const classes = hashed.join(', ');
+    const classes = `${keyAt.account === undefined ? '' : `accounts[${keyAt.account}]'s `}${hashed.join(', ')}`;
     if (variable === undefined)
       issues.add(
-        ['privacy', 'hashKeyEnv'],
+        [...keyAt.path, 'hashKeyEnv'],
         `is missing; ${classes} ${hashed.length > 1 ? 'are' : 'is'} hashed: set it to the name of ` +
           `an environment variable holding a key of at least ${MIN_HASH_KEY_BYTES} bytes (e.g. ` +
           `PROPSYNC_PRIVACY_KEY, from \`openssl rand -base64 48\`)`,
+        { account: keyAt.account },
       );
     else if (hashKey === undefined)
       issues.add(
-        ['privacy', 'hashKeyEnv'],
+        [...keyAt.path, 'hashKeyEnv'],
         `names a variable that is not set (or is empty); expected ${variable} to hold the key that ` +
           `hashes ${classes} (at least ${MIN_HASH_KEY_BYTES} bytes; ` +
           `\`openssl rand -base64 48\` makes one)`,
+        { account: keyAt.account },
       );
     else if (Buffer.byteLength(hashKey) < MIN_HASH_KEY_BYTES)
       issues.add(
-        ['privacy', 'hashKeyEnv'],
+        [...keyAt.path, 'hashKeyEnv'],
         `names a variable whose key is shorter than ${MIN_HASH_KEY_BYTES} bytes; ` +
           `expected ${variable} to hold a longer one (\`openssl rand -base64 48\` makes one)`,
-        { hideValue: true },
+        { hideValue: true, account: keyAt.account },
       );
   }
   return {

@@ -223,6 +223,7 @@ function accountsForm(input: Record<string, unknown>, r: Resolving): Written | u
       propertyIds: input.propertyIds,
       accounts: Array.isArray(input.accounts) ? input.accounts : [],
       timeZone: config?.timeZone ?? DEFAULT_TIME_ZONE,
+      privacy: input.privacy,
     },
     r,
   );

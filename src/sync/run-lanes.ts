@@ -4,7 +4,7 @@ import { LoadStatistics } from '../warehouse/statistics.js';
 import { FirstLoads } from './first-load.js';
 import type { PlannedLane } from './plan-run.js';
 import { checkPolicyInForce } from './privacy/in-force.js';
-import { KEEP_EVERYTHING } from '../config/privacy.js';
+import { privacyOf } from '../config/privacy.js';
 import { privacyPolicy } from './privacy/policy.js';
 import { messageOf } from '../log/errors.js';
 import { endingMessage, isBudgetError, isPermanentSourceError } from './errors.js';
@@ -58,7 +58,7 @@ export async function runLanes(
   const statistics = new LoadStatistics(db);
   const firstLoads = new FirstLoads(db, logger);
   // Nothing is written under a personal-data policy other than the one the account's rows hold.
-  const privacy = privacyPolicy(deps.config.privacy ?? KEEP_EVERYTHING);
+  const privacy = privacyPolicy(privacyOf(deps.config, deps.account));
   await reconnect.execute(() => checkPolicyInForce(db, deps.account.id, privacy), signal);
 
   async function runLane({ stream, lane }: PlannedLane): Promise<void> {

@@ -1,4 +1,5 @@
 import type { Config } from '../config/schema.js';
+import type { PrivacyConfig } from '../config/privacy.js';
 import type { StreamName } from '../streams/registry.js';
 import type { ChunkSize } from '../dates/calendar.js';
 import type { Logger } from '../log/logger.js';
@@ -33,6 +34,8 @@ export interface SyncAccount {
   /** Properties to sync; empty means every property the source lists. */
   propertyIds: readonly string[];
   source: { pageSize: number; concurrency: number; dailyCallBudget: number };
+  /** The account's own personal-data policy; absent: the configuration's `privacy:`. */
+  privacy?: PrivacyConfig;
 }
 
 /** What the engine needs from its caller. */

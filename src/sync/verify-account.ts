@@ -1,5 +1,5 @@
 import { privacyPolicy } from './privacy/policy.js';
-import { KEEP_EVERYTHING } from '../config/privacy.js';
+import { privacyOf } from '../config/privacy.js';
 import { accountLogger } from '../log/logger.js';
 import { loadStream } from '../streams/load-stream.js';
 import type { StreamName } from '../streams/registry.js';
@@ -122,7 +122,7 @@ export async function verifyAccount(request: VerifyRequest, deps: SyncDeps): Pro
   try {
     const propertyIds = await chooseProperties(request, { ...deps, logger });
     // Compared as written: a hashed column equals the hash of the source's value.
-    const privacy = privacyPolicy(deps.config.privacy ?? KEEP_EVERYTHING);
+    const privacy = privacyPolicy(privacyOf(deps.config, deps.account));
     units = propertyIds.length * streams.length;
     const byStream = Object.fromEntries(streams.map((stream) => [stream.name, propertyIds.length]));
     observer?.onRunStart?.({

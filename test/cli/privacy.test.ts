@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runPropsync, scratchFolder } from '../support/cli.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { startCliWorld, type CliWorld } from './support.js';
+import { PASSWORD, USER, startCliWorld, type CliWorld } from './support.js';
 
 /**
  * Issue 40: residents' personal data under `privacy:`, through the CLI against the simulator and
@@ -59,22 +59,44 @@ function personalTruth(): string[] {
   return [...values];
 }
 
-/** Each table of the warehouse's public schema with the rows whose text holds any of the values. */
-async function leaks(database: TestDatabase, values: readonly string[]): Promise<Record<string, number>> {
+/**
+ * Each table of the warehouse's public schema with the rows whose text holds any of the values;
+ * with `account`, only the tables keyed by account, and only that account's rows.
+ */
+async function leaks(
+  database: TestDatabase,
+  values: readonly string[],
+  account?: string,
+): Promise<Record<string, number>> {
   const { rows: tables } = await sql<{ name: string }>`
-    select table_name as name from information_schema.tables
-     where table_schema = 'public' and table_type = 'BASE TABLE' order by 1`.execute(database.db);
+    select table_name as name from information_schema.tables t
+     where table_schema = 'public' and table_type = 'BASE TABLE'
+       and (${account ?? null}::text is null or exists (
+             select 1 from information_schema.columns c
+              where c.table_schema = 'public' and c.table_name = t.table_name and c.column_name = 'account_id'))
+     order by 1`.execute(database.db);
   const pattern = new RegExp(values.map((value) => value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'));
   const found: Record<string, number> = {};
   for (const { name } of tables) {
     // Every column of every row, as Postgres writes the row (jsonb and text included).
-    const { rows } = await sql<{ row: string }>`select t::text as row from ${sql.table(name)} t`.execute(
-      database.db,
-    );
+    const { rows } = await sql<{ row: string }>`select t::text as row from ${sql.table(name)} t
+      where ${account === undefined ? sql`true` : sql`t.account_id = ${account}`}`.execute(database.db);
     const n = rows.filter(({ row }) => pattern.test(row)).length;
     if (n > 0) found[name] = n;
   }
   return found;
+}
+
+/** A fresh warehouse for the tests of one describe block, dropped after them. */
+function freshDatabase(): () => TestDatabase {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  }, 300_000);
+  afterAll(async () => {
+    await database?.drop();
+  }, 300_000);
+  return () => database;
 }
 
 async function count(database: TestDatabase, query: ReturnType<typeof sql>): Promise<number> {
@@ -83,15 +105,10 @@ async function count(database: TestDatabase, query: ReturnType<typeof sql>): Pro
 }
 
 describe('privacy: hash', () => {
-  let database: TestDatabase;
-  beforeAll(async () => {
-    database = await createTestDatabase();
-  }, 300_000);
-  afterAll(async () => {
-    await database?.drop();
-  }, 300_000);
+  const warehouse = freshDatabase();
 
   it('stops at start-up when the key is missing, saying what to set', { timeout: 400_000 }, async () => {
+    const database = warehouse();
     const config = configWith(
       '  hashKeyEnv: PROPSYNC_PRIVACY_KEY\n  personal: hash\n  classes: { phone: drop }',
     );
@@ -116,6 +133,7 @@ describe('privacy: hash', () => {
     'writes no name, e-mail, phone or street address anywhere, and logs none, while counts stay exact',
     { timeout: 400_000 },
     async () => {
+      const database = warehouse();
       const config = configWith(
         '  hashKeyEnv: PROPSYNC_PRIVACY_KEY\n  personal: hash\n  classes: { phone: drop }',
       );
@@ -192,18 +210,13 @@ describe('privacy: hash', () => {
 });
 
 describe('privacy: a change of policy on a warehouse with data', () => {
-  let database: TestDatabase;
-  beforeAll(async () => {
-    database = await createTestDatabase();
-  }, 300_000);
-  afterAll(async () => {
-    await database?.drop();
-  }, 300_000);
+  const warehouse = freshDatabase();
 
   it(
     'refuses to sync under another policy until privacy apply has rewritten the rows',
     { timeout: 400_000 },
     async () => {
+      const database = warehouse();
       const keep = configWith('  personal: keep');
       const drop = configWith('  personal: drop');
       try {
@@ -258,6 +271,94 @@ describe('privacy: a change of policy on a warehouse with data', () => {
       } finally {
         keep.remove();
         drop.remove();
+      }
+    },
+  );
+});
+
+describe('privacy: a policy per account', () => {
+  const warehouse = freshDatabase();
+
+  it(
+    "hashes one client's residents and keeps another's, each in force and shown per account",
+    { timeout: 400_000 },
+    async () => {
+      const database = warehouse();
+      const source = (variable: string) =>
+        `{ url: '${world.env.PROPSYNC_API_URL}', auth: { type: basic, username: ${USER}, passwordEnv: ${variable} } }`;
+      const folder = scratchFolder({
+        'propsync.yaml':
+          `privacy:\n  hashKeyEnv: PROPSYNC_PRIVACY_KEY\n  personal: keep\n` +
+          `accounts:\n` +
+          `  - id: plain\n    source: ${source('PLAIN_PW')}\n` +
+          `  - id: guarded\n    source: ${source('GUARDED_PW')}\n` +
+          `    privacy: { personal: hash, classes: { phone: drop } }\n`,
+      });
+      const config = `${folder.dir}/propsync.yaml`;
+      const env = {
+        DATABASE_URL: database.url,
+        PLAIN_PW: PASSWORD,
+        GUARDED_PW: PASSWORD,
+        PROPSYNC_CONCURRENCY: '3',
+        PROPSYNC_MAX_CLOCK_SKEW_HOURS: '0',
+      };
+      try {
+        // The guarded account hashes: without its key, nothing starts, and its own keys are named.
+        const keyless = await runPropsync(['--config', config, 'sync'], { env });
+        expect(keyless.code).toBe(2);
+        expect(keyless.stderr).toMatch(
+          /privacy\.hashKeyEnv: "PROPSYNC_PRIVACY_KEY" names a variable that is not set.*accounts\[1\]'s name/,
+        );
+
+        const keyed = { ...env, PROPSYNC_PRIVACY_KEY: KEY };
+        expect((await runPropsync(['--config', config, 'migrate'], { env: keyed })).code).toBe(0);
+        const sync = await runPropsync(['--config', config, 'sync'], { env: keyed });
+        expect(sync.code, sync.stderr).toBe(0);
+        const truth = personalTruth();
+        expect(await leaks(database, truth, 'guarded')).toEqual({});
+        expect(Object.keys(await leaks(database, truth, 'plain'))).toContain('lease_customers');
+        for (const value of truth) expect(sync.stderr).not.toContain(value);
+
+        // The same residents, kept in one account and hashed under the key in the other.
+        const { rows } = await sql<{ plain: string; guarded: string }>`
+          select p.email_address as plain, g.email_address as guarded
+            from lease_customers p
+            join lease_customers g on g.account_id = 'guarded' and g.lease_id = p.lease_id
+                                  and g.customer_id = p.customer_id
+           where p.account_id = 'plain' and p.email_address is not null`.execute(database.db);
+        expect(rows.length).toBeGreaterThan(10);
+        for (const row of rows) expect(row.guarded).toBe(hmac(row.plain));
+        const counts = await sql<{ account_id: string; n: number }>`
+          select account_id, count(*)::int as n from leases group by 1 order by 1`.execute(database.db);
+        expect(counts.rows.map((row) => row.n)).toEqual([
+          world.sim.dataset.leases.length,
+          world.sim.dataset.leases.length,
+        ]);
+
+        // Each account's policy in force, per account, in status.
+        const status = await runPropsync(['--config', config, 'status', '--json'], { env: keyed });
+        expect(status.code, status.stderr).toBe(0);
+        const accounts = (
+          JSON.parse(status.stdout) as {
+            accounts: {
+              account: string;
+              privacy: { state: string; inForce: { modes: Record<string, string> } };
+            }[];
+          }
+        ).accounts;
+        const byId = Object.fromEntries(accounts.map((account) => [account.account, account.privacy]));
+        expect(byId.guarded).toMatchObject({
+          state: 'in force',
+          inForce: { modes: { name: 'hash', phone: 'drop' } },
+        });
+        expect(byId.plain).toMatchObject({ inForce: { modes: { name: 'keep', phone: 'keep' } } });
+
+        // privacy apply checks each account's own key before it rewrites anything.
+        const apply = await runPropsync(['--config', config, 'privacy', 'apply'], { env });
+        expect(apply.code).toBe(2);
+        expect(apply.stderr).toMatch(/accounts\[1\]\.privacy\.hashKeyEnv: names a variable that is not set/);
+      } finally {
+        folder.remove();
       }
     },
   );

@@ -533,3 +533,57 @@ describe('loadOfflineConfig with accounts', () => {
     ).toEqual([['default', undefined, { type: 'basic' }, 500]]);
   });
 });
+
+describe("an account's own privacy: (issue 40)", () => {
+  const PRIVACY_KEY = 'p'.repeat(40);
+  const withPrivacy = (top: string, north: string, south = '') =>
+    `${DATABASE}${top}accounts:\n${NORTH}${north}${SOUTH}${south}`;
+
+  it('lays its keys over the top-level policy, its classes merged; the others keep the top level', () => {
+    const config = load(
+      withPrivacy(
+        'privacy:\n  hashKeyEnv: PROPSYNC_PRIVACY_KEY\n  personal: keep\n  classes: { phone: drop }\n',
+        '    privacy: { personal: hash, classes: { email: keep } }\n',
+      ),
+      { ...SECRET_ENV, PROPSYNC_PRIVACY_KEY: PRIVACY_KEY },
+    );
+    const [north, south] = config.accounts;
+    expect(north.privacy?.modes).toMatchObject({
+      name: 'hash',
+      email: 'keep',
+      phone: 'drop',
+      address: 'hash',
+    });
+    expect(north.privacy?.hashKey).toBe(PRIVACY_KEY);
+    expect(south.privacy).toBeUndefined();
+    expect(config.privacy.modes).toMatchObject({ name: 'keep', email: 'keep', phone: 'drop' });
+  });
+
+  it('takes a key of its own, so that one client’s hashes cannot be joined with another’s', () => {
+    const config = load(withPrivacy('', '    privacy: { personal: hash, hashKeyEnv: NORTH_PRIVACY_KEY }\n'), {
+      ...SECRET_ENV,
+      NORTH_PRIVACY_KEY: PRIVACY_KEY,
+    });
+    expect(config.accounts[0].privacy?.hashKey).toBe(PRIVACY_KEY);
+    expect(config.accounts[0].privacy?.hashKeyEnv).toBe('NORTH_PRIVACY_KEY');
+    expect(config.privacy.modes.name).toBe('keep');
+  });
+
+  it('names the account’s own keys when its policy is wrong or its key missing, never the key', () => {
+    const error = rejected(() =>
+      load(
+        withPrivacy(
+          '',
+          '    privacy: { personal: hash, hashKeyEnv: NORTH_PRIVACY_KEY }\n',
+          '    privacy: { personal: scramble }\n',
+        ),
+        { ...SECRET_ENV, NORTH_PRIVACY_KEY: 'short-key-value' },
+      ),
+    );
+    expect(error.problems).toEqual([
+      `${FILE}: accounts[0].privacy.hashKeyEnv: names a variable whose key is shorter than 32 bytes; expected NORTH_PRIVACY_KEY to hold a longer one (\`openssl rand -base64 48\` makes one)`,
+      `${FILE}: accounts[1].privacy.personal: "scramble" is invalid; expected one of keep, hash, drop`,
+    ]);
+    expect(error.message).not.toContain('short-key-value');
+  });
+});

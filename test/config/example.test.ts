@@ -91,12 +91,17 @@ describe(EXAMPLE, () => {
       const config = loadConfig({
         cwd: folder.dir,
         configPath: 'accounts.yaml',
-        env: { NORTH_API_PASSWORD: 'n'.repeat(12), SOUTH_API_KEY: 's'.repeat(12) },
+        env: {
+          NORTH_API_PASSWORD: 'n'.repeat(12),
+          SOUTH_API_KEY: 's'.repeat(12),
+          SOUTH_PRIVACY_KEY: 'k'.repeat(40),
+        },
       });
       expect(config.accounts.map((account) => [account.id, account.source.auth.type])).toEqual([
         ['north', 'basic'],
         ['south', 'apikey'],
       ]);
+      expect(config.accounts.map((account) => account.privacy?.modes.name)).toEqual([undefined, 'hash']);
       expect(config.warnings).toEqual([]);
     } finally {
       folder.remove();

@@ -53,21 +53,27 @@ export function registerPrivacy(program: Command, done: (code: ExitCode) => void
         import('../../app/table.js'),
       ]);
       const config = offlineConfigFor(command);
-      const modes = Object.values(config.privacy.modes);
-      if (modes.includes('hash') && !config.privacy.hashKey)
-        throw new ExitError(
-          `privacy.hashKeyEnv: ${
-            config.privacy.hashKeyEnv
-              ? `names a variable that is not set (or is empty); expected ${config.privacy.hashKeyEnv}`
-              : 'is missing; expected the name of an environment variable'
-          } ` + `to hold the key that hashes personal data (at least 32 bytes)`,
-          EXIT.usage,
-        );
-      const policy = privacyPolicy(config.privacy);
       const accounts = selectedAccounts(config.accounts, options.account);
+      // Every selected account's policy and key are checked before any row is rewritten.
+      const policies = accounts.map((account) => {
+        const own = account.privacy !== undefined;
+        const settings = own ? account.privacy! : config.privacy;
+        const at = own ? `accounts[${config.accounts.indexOf(account)}].privacy` : 'privacy';
+        if (Object.values(settings.modes).includes('hash') && !settings.hashKey)
+          throw new ExitError(
+            `${at}.hashKeyEnv: ${
+              settings.hashKeyEnv
+                ? `names a variable that is not set (or is empty); expected ${settings.hashKeyEnv}`
+                : 'is missing; expected the name of an environment variable'
+            } to hold the key that hashes personal data (at least 32 bytes)`,
+            EXIT.usage,
+          );
+        return privacyPolicy(settings);
+      });
       const db = await openMigratedWarehouse(config.database, { maxConnections: 2 });
       try {
-        for (const account of accounts) {
+        for (const [index, account] of accounts.entries()) {
+          const policy = policies[index];
           const outcome = await withStreamLocks(
             config.database.url,
             STREAM_NAMES.map((stream) => lockName(account.id, stream)),

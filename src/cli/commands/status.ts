@@ -146,7 +146,7 @@ async function showStatus(
         quarantineLimit: options.quarantineLimit,
         abandonedAfterMinutes: config.abandonedAfterMinutes,
         freshness,
-        privacy: config.privacy,
+        privacy: account.privacy ?? config.privacy,
       });
       const streams = options.stream;
       reports.push(

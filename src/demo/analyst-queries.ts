@@ -97,7 +97,7 @@ export async function occupancyByProperty(db: Db): Promise<OccupancyRow[]> {
   }));
 }
 
-/** Aging buckets, in the order they are shown, with the `reporting.ar_aging` column of each. */
+/** Aging buckets, in the order they are shown, with the `reporting.ar_aging_as_of` column of each. */
 const BUCKET_COLUMNS = [
   ['not yet due', 'not_yet_due'],
   ['1-30 days', 'days_1_30'],
@@ -118,14 +118,16 @@ export interface AgingRow {
 }
 
 /**
- * AR balance by aging bucket, summed over `reporting.ar_aging` as of `asOf` (noon that day in the
- * views' time zone, set as the session's reporting.now); every bucket is listed, empty ones with zero.
+ * Residents' AR by aging bucket as it stood at the end of `day` (a month end, as finance closes a
+ * month): `reporting.ar_aging_as_of` with the session's reporting.now at noon that day in the views'
+ * time zone, applications (cancelled or not yet moved in) left out; every bucket listed, empty ones
+ * with zero.
  */
-export async function arAging(db: Db, asOf: string): Promise<AgingRow[]> {
+export async function arAging(db: Db, day: string): Promise<AgingRow[]> {
   return db.connection().execute(async (session) => {
     await sql`
       select set_config('reporting.now',
-                        ((${asOf}::date + time '12:00') at time zone (select time_zone from reporting.settings))::text,
+                        ((${day}::date + time '12:00') at time zone (select time_zone from reporting.settings))::text,
                         false)`.execute(session);
     try {
       const sums = BUCKET_COLUMNS.map(
@@ -135,7 +137,7 @@ export async function arAging(db: Db, asOf: string): Promise<AgingRow[]> {
       );
       const { rows } = await sql<
         Record<string, number | string>
-      >`select ${sql.join(sums)} from reporting.ar_aging`.execute(session);
+      >`select ${sql.join(sums)} from reporting.ar_aging_as_of where not is_application`.execute(session);
       return BUCKET_COLUMNS.map(([bucket], index) => ({
         bucket,
         leases: Number(rows[0][`leases_${index}`]),
@@ -145,6 +147,12 @@ export async function arAging(db: Db, asOf: string): Promise<AgingRow[]> {
       await sql`select set_config('reporting.now', '', false)`.execute(session);
     }
   });
+}
+
+/** The last day of the month before `day`'s (`YYYY-MM-DD`): the month end finance last closed. */
+export function lastMonthEnd(day: string): string {
+  const [year, month] = day.split('-').map(Number);
+  return new Date(Date.UTC(year, month - 1, 0)).toISOString().slice(0, 10);
 }
 
 /** Vendor spend of one post month. */

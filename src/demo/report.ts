@@ -7,6 +7,7 @@ import type { RunSummary } from '../sync/types.js';
 import type { Db } from '../catalog/tables.js';
 import {
   arAging,
+  lastMonthEnd,
   boxScore,
   occupancyByProperty,
   type BoxScoreRow,
@@ -218,8 +219,10 @@ export async function analystAnswers(db: Db, asOf: string): Promise<{ title: str
       lines: boxScoreTable(await boxScore(db)),
     },
     {
-      title: `AR balance by aging bucket (open balance by days past due, as of ${asOf})`,
-      lines: agingTable(await arAging(db, asOf)),
+      title:
+        `AR balance by aging bucket at the end of ${lastMonthEnd(asOf)} (residents' open balance by days ` +
+        'past due at the month end; applications left out)',
+      lines: agingTable(await arAging(db, lastMonthEnd(asOf))),
     },
     {
       title: 'Vendor spend by month (invoice amounts by post month, refunds to residents left out)',

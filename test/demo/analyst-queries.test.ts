@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   arAging,
+  lastMonthEnd,
   asOfDay,
   boxScore,
   DEMO_READER,
@@ -69,14 +70,27 @@ describe('analyst queries read the reporting views', () => {
         occupancyPercent: '100.0',
       },
     ]);
-    expect(
-      (await arAging(database.db, '2024-06-30')).map((row) => [row.bucket, row.leases, row.balance]),
-    ).toEqual([
+    // Residents' aging at the end of a day, replayed from the fixture's ledger (credits pay the oldest
+    // charges first; the cancelled lease 5 left out). On 2024-06-30, lease 1: 1,100 of credits leave 400
+    // of February's rent (over 90), June's 1,500 (1-30) and the late fee due that day; lease 2: May's
+    // 1,200 (31-60); lease 3's refund, write-off and concession net to nothing.
+    const aging = async (day: string) =>
+      (await arAging(database.db, day)).map((row) => [row.bucket, row.leases, row.balance]);
+    expect(await aging('2024-06-30')).toEqual([
       ['not yet due', 1, '75.00'],
-      ['1-30 days', 1, '500.00'],
-      ['31-60 days', 1, '300.00'],
-      ['61-90 days', 1, '-50.00'],
-      ['over 90 days', 1, '200.00'],
+      ['1-30 days', 1, '1500.00'],
+      ['31-60 days', 1, '1200.00'],
+      ['61-90 days', 0, '0.00'],
+      ['over 90 days', 1, '400.00'],
+    ]);
+    // At the May month end, June's charges and payments are not yet posted: February's rent less its
+    // concession (over 90), May's rent 30 days past due, lease 3's April concession an open credit.
+    expect(await aging(lastMonthEnd('2024-06-15'))).toEqual([
+      ['not yet due', 0, '0.00'],
+      ['1-30 days', 1, '1200.00'],
+      ['31-60 days', 1, '-50.00'],
+      ['61-90 days', 0, '0.00'],
+      ['over 90 days', 1, '1400.00'],
     ]);
     // Homes' spaces of the fixture's inventory: 101 occupied, 102-A and 102-B on notice (A pre-leased),
     // 103 vacant, 105 down; parking P-1 left out. No sync read the inventory: it is as of today, when no
@@ -143,7 +157,7 @@ describe('analyst queries read the reporting views', () => {
     expect(await titles()).toEqual([
       'Occupancy by property',
       'Box score by property',
-      'AR balance by aging bucket',
+      'AR balance by aging bucket at the end of 2024-05-31',
       'Vendor spend by month',
     ]);
 
@@ -205,7 +219,7 @@ describe('analyst queries read the reporting views', () => {
         'Portfolio by account',
         'Occupancy by property',
         'Box score by property',
-        'AR balance by aging bucket',
+        'AR balance by aging bucket at the end of 2024-05-31',
         'Vendor spend by month',
       ]);
     } finally {

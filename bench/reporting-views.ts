@@ -1,6 +1,6 @@
 /**
- * Benchmark (not a test) of the reporting views on the `large` data set:
- *   node bin/run-ts.mjs bench/reporting-views.ts [--reload] [--load-only]
+ * Benchmark (not a test) of the reporting views on the `large` (or `--scale medium`) data set:
+ *   node bin/run-ts.mjs bench/reporting-views.ts [--scale medium|large] [--reload] [--load-only]
  * Its database and options: docs/benchmark.md#reporting-views
  */
 import { cpus, loadavg } from 'node:os';
@@ -18,8 +18,15 @@ import { refreshReporting } from '../src/reporting/refresh.js';
 import { REPORTING_VIEWS } from '../src/reporting/views.js';
 
 const args = new Set(process.argv.slice(2));
+const scaleAt = process.argv.indexOf('--scale');
+const asked = scaleAt > 0 ? process.argv[scaleAt + 1] : 'large';
+if (asked !== 'medium' && asked !== 'large') {
+  console.error(`--scale: expected medium or large, got '${asked}'`);
+  process.exit(2);
+}
+const scale: 'medium' | 'large' = asked;
 const adminUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const name = 'propsync_bench_reporting';
+const name = scale === 'large' ? 'propsync_bench_reporting' : `propsync_bench_reporting_${scale}`;
 const url = withDatabase(adminUrl, name);
 /** Times each query is run. */
 const RUNS = 5;
@@ -40,14 +47,14 @@ async function loaded(): Promise<boolean> {
   }
 }
 
-/** Loads the `large` data set (seed 1) into a fresh bench database with one full sync. */
+/** Loads the data set of `scale` (seed 1) into a fresh bench database with one full sync. */
 async function load(): Promise<void> {
   await dropDatabase(adminUrl, name);
   await ensureDatabase(adminUrl, name);
   const started = Date.now();
   const sim = await startSimulator({
     port: 0,
-    scale: 'large',
+    scale,
     seed: 1,
     today: '2026-06-15',
     username: 'bench',
@@ -55,7 +62,7 @@ async function load(): Promise<void> {
     rateLimit: 'off',
   });
   console.log(
-    `simulator large: ${sim.dataset.leases.length} leases, ${sim.dataset.invoices.length} invoices`,
+    `simulator ${scale}: ${sim.dataset.leases.length} leases, ${sim.dataset.invoices.length} invoices`,
   );
   const db = connect<Warehouse>(url, { maxConnections: 8 });
   try {

@@ -2351,8 +2351,12 @@ create view reporting_private.ap_open_invoices as
             ELSE (0)::numeric
         END)::numeric(14,2) AS over_90
    FROM (((((public.invoices i
-     LEFT JOIN reporting_private.account_today z ON ((z.account_id = i.account_id)))
-     CROSS JOIN ( SELECT reporting.today() AS today) z0)
+     LEFT JOIN ( SELECT account_today.account_id,
+            account_today.today
+           FROM reporting_private.account_today
+         OFFSET 0) z ON ((z.account_id = i.account_id)))
+     CROSS JOIN ( SELECT reporting.today() AS today
+         OFFSET 0) z0)
      LEFT JOIN public.accounts a ON ((a.account_id = i.account_id)))
      LEFT JOIN LATERAL ( SELECT x.property_id,
             x.property_count,
@@ -2411,8 +2415,12 @@ create view reporting_private.ar_aging as
             sum(t.balance_due) FILTER (WHERE (t.balance_due < (0)::numeric)) AS open_credits,
             max((COALESCE(z_1.today, z0_1.today) - t.due_date)) FILTER (WHERE (t.balance_due > (0)::numeric)) AS oldest_days
            FROM ((public.ar_transactions t
-             LEFT JOIN reporting_private.account_today z_1 ON ((z_1.account_id = t.account_id)))
-             CROSS JOIN ( SELECT reporting.today() AS today) z0_1)
+             LEFT JOIN ( SELECT account_today.account_id,
+                    account_today.today
+                   FROM reporting_private.account_today
+                 OFFSET 0) z_1 ON ((z_1.account_id = t.account_id)))
+             CROSS JOIN ( SELECT reporting.today() AS today
+                 OFFSET 0) z0_1)
           WHERE ((t.deleted_at IS NULL) AND (t.balance_due <> (0)::numeric) AND (t.is_temporary IS NOT TRUE) AND (t.is_reversed IS NOT TRUE))
           GROUP BY t.account_id, t.lease_id, t.property_id
         )
@@ -2443,8 +2451,12 @@ create view reporting_private.ar_aging as
     lp.post_date AS last_payment_date,
     lp.amount AS last_payment_amount
    FROM (((((((open o
-     LEFT JOIN reporting_private.account_today z ON ((z.account_id = o.account_id)))
-     CROSS JOIN ( SELECT reporting.today() AS today) z0)
+     LEFT JOIN ( SELECT account_today.account_id,
+            account_today.today
+           FROM reporting_private.account_today
+         OFFSET 0) z ON ((z.account_id = o.account_id)))
+     CROSS JOIN ( SELECT reporting.today() AS today
+         OFFSET 0) z0)
      JOIN public.leases l ON (((l.account_id = o.account_id) AND (l.lease_id = o.lease_id) AND (l.deleted_at IS NULL))))
      LEFT JOIN public.accounts a ON ((a.account_id = o.account_id)))
      LEFT JOIN reporting_private.properties p ON (((p.account_id = o.account_id) AND (p.property_id = o.property_id))))
@@ -2462,7 +2474,15 @@ create view reporting_private.ar_aging as
          LIMIT 1) lp ON (true));
 
 create view reporting_private.ar_aging_as_of as
- WITH items AS (
+ WITH reversed AS (
+         SELECT t.account_id,
+            t.ar_transaction_id,
+            min(r.post_date) AS reversed_on
+           FROM (public.ar_transactions t
+             JOIN public.ar_transactions r ON (((r.account_id = t.account_id) AND (r.lease_id = t.lease_id) AND (r.ar_payment_id = t.ar_payment_id) AND (r.ar_transaction_id <> t.ar_transaction_id) AND r.is_reversed AND (r.amount = (- t.amount)) AND (r.deleted_at IS NULL))))
+          WHERE (t.is_reversed AND (t.deleted_at IS NULL))
+          GROUP BY t.account_id, t.ar_transaction_id
+        ), items AS (
          SELECT t.account_id,
             t.lease_id,
             t.property_id,
@@ -2471,12 +2491,15 @@ create view reporting_private.ar_aging_as_of as
             t.due_date,
             t.amount,
             COALESCE(z.today, z0.today) AS day
-           FROM ((public.ar_transactions t
-             LEFT JOIN reporting_private.account_today z ON ((z.account_id = t.account_id)))
-             CROSS JOIN ( SELECT reporting.today() AS today) z0)
-          WHERE ((t.deleted_at IS NULL) AND (t.is_temporary IS NOT TRUE) AND (t.amount <> (0)::numeric) AND (t.post_date <= COALESCE(z.today, z0.today)) AND ((t.is_reversed IS NOT TRUE) OR (( SELECT min(r.post_date) AS min
-                   FROM public.ar_transactions r
-                  WHERE ((r.account_id = t.account_id) AND (r.lease_id = t.lease_id) AND (r.ar_payment_id = t.ar_payment_id) AND (r.ar_transaction_id <> t.ar_transaction_id) AND r.is_reversed AND (r.amount = (- t.amount)) AND (r.deleted_at IS NULL))) > COALESCE(z.today, z0.today))))
+           FROM (((public.ar_transactions t
+             LEFT JOIN ( SELECT account_today.account_id,
+                    account_today.today
+                   FROM reporting_private.account_today
+                 OFFSET 0) z ON ((z.account_id = t.account_id)))
+             CROSS JOIN ( SELECT reporting.today() AS today
+                 OFFSET 0) z0)
+             LEFT JOIN reversed rv ON (((rv.account_id = t.account_id) AND (rv.ar_transaction_id = t.ar_transaction_id))))
+          WHERE ((t.deleted_at IS NULL) AND (t.is_temporary IS NOT TRUE) AND (t.amount <> (0)::numeric) AND (t.post_date <= COALESCE(z.today, z0.today)) AND ((t.is_reversed IS NOT TRUE) OR (rv.reversed_on > COALESCE(z.today, z0.today))))
         ), running AS (
          SELECT i.account_id,
             i.lease_id,
@@ -2620,8 +2643,12 @@ create view reporting_private.lease_activity_monthly as
             (date_trunc('month'::text, (l.move_in_date)::timestamp with time zone))::date AS month,
             'move_in'::text AS kind
            FROM ((public.leases l
-             LEFT JOIN reporting_private.account_today z ON ((z.account_id = l.account_id)))
-             CROSS JOIN ( SELECT reporting.today() AS today) z0)
+             LEFT JOIN ( SELECT account_today.account_id,
+                    account_today.today
+                   FROM reporting_private.account_today
+                 OFFSET 0) z ON ((z.account_id = l.account_id)))
+             CROSS JOIN ( SELECT reporting.today() AS today
+                 OFFSET 0) z0)
           WHERE ((l.deleted_at IS NULL) AND (l.is_other_income IS NOT TRUE) AND (l.lease_status_type_id = ANY (ARRAY[4, 5, 6])) AND (l.move_in_date <= COALESCE(z.today, z0.today)))
         UNION ALL
          SELECT l.account_id,
@@ -2629,8 +2656,12 @@ create view reporting_private.lease_activity_monthly as
             (date_trunc('month'::text, (l.move_out_date)::timestamp with time zone))::date AS date_trunc,
             'move_out'::text
            FROM ((public.leases l
-             LEFT JOIN reporting_private.account_today z ON ((z.account_id = l.account_id)))
-             CROSS JOIN ( SELECT reporting.today() AS today) z0)
+             LEFT JOIN ( SELECT account_today.account_id,
+                    account_today.today
+                   FROM reporting_private.account_today
+                 OFFSET 0) z ON ((z.account_id = l.account_id)))
+             CROSS JOIN ( SELECT reporting.today() AS today
+                 OFFSET 0) z0)
           WHERE ((l.deleted_at IS NULL) AND (l.is_other_income IS NOT TRUE) AND (l.lease_status_type_id = ANY (ARRAY[4, 5, 6])) AND (l.move_in_date <= l.move_out_date) AND (l.move_out_date <= COALESCE(z.today, z0.today)))
         UNION ALL
          SELECT l.account_id,
@@ -2639,8 +2670,12 @@ create view reporting_private.lease_activity_monthly as
             'renewal'::text
            FROM (((public.lease_intervals i
              JOIN public.leases l ON (((l.account_id = i.account_id) AND (l.lease_id = i.lease_id))))
-             LEFT JOIN reporting_private.account_today z ON ((z.account_id = l.account_id)))
-             CROSS JOIN ( SELECT reporting.today() AS today) z0)
+             LEFT JOIN ( SELECT account_today.account_id,
+                    account_today.today
+                   FROM reporting_private.account_today
+                 OFFSET 0) z ON ((z.account_id = l.account_id)))
+             CROSS JOIN ( SELECT reporting.today() AS today
+                 OFFSET 0) z0)
           WHERE ((l.deleted_at IS NULL) AND (l.is_other_income IS NOT TRUE) AND (i.deleted_at IS NULL) AND (i.lease_interval_type_id = 3) AND (i.start_date <= COALESCE(z.today, z0.today)))
         UNION ALL
          SELECT l.account_id,
@@ -2785,8 +2820,12 @@ create view reporting_private.portfolio as
             sum(t.balance_due) FILTER (WHERE ((NOT COALESCE((l_1.lease_status_type_id = ANY (ARRAY[1, 2, 3])), (l_1.lease_status ~* '^(applicant|cancelled|future)'::text), false)) AND (t.balance_due < (0)::numeric))) AS resident_credits,
             sum(t.balance_due) FILTER (WHERE COALESCE((l_1.lease_status_type_id = ANY (ARRAY[1, 2, 3])), (l_1.lease_status ~* '^(applicant|cancelled|future)'::text), false)) AS application_balance
            FROM (((public.ar_transactions t
-             LEFT JOIN reporting_private.account_today z_1 ON ((z_1.account_id = t.account_id)))
-             CROSS JOIN ( SELECT reporting.today() AS today) z0_1)
+             LEFT JOIN ( SELECT account_today.account_id,
+                    account_today.today
+                   FROM reporting_private.account_today
+                 OFFSET 0) z_1 ON ((z_1.account_id = t.account_id)))
+             CROSS JOIN ( SELECT reporting.today() AS today
+                 OFFSET 0) z0_1)
              JOIN public.leases l_1 ON (((l_1.account_id = t.account_id) AND (l_1.lease_id = t.lease_id) AND (l_1.deleted_at IS NULL))))
           WHERE ((t.deleted_at IS NULL) AND (t.balance_due <> (0)::numeric) AND (t.is_temporary IS NOT TRUE) AND (t.is_reversed IS NOT TRUE))
           GROUP BY t.account_id
@@ -2819,8 +2858,12 @@ create view reporting_private.portfolio as
     (COALESCE(ar.resident_credits, (0)::numeric))::numeric(14,2) AS resident_ar_credits,
     (COALESCE(ar.application_balance, (0)::numeric))::numeric(14,2) AS application_ar_balance
    FROM (((((((((known k
-     LEFT JOIN reporting_private.account_today z ON ((z.account_id = k.account_id)))
-     CROSS JOIN ( SELECT reporting.today() AS today) z0)
+     LEFT JOIN ( SELECT account_today.account_id,
+            account_today.today
+           FROM reporting_private.account_today
+         OFFSET 0) z ON ((z.account_id = k.account_id)))
+     CROSS JOIN ( SELECT reporting.today() AS today
+         OFFSET 0) z0)
      LEFT JOIN public.accounts a ON ((a.account_id = k.account_id)))
      LEFT JOIN properties p ON ((p.account_id = k.account_id)))
      LEFT JOIN occupancy o ON ((o.account_id = k.account_id)))
@@ -2877,8 +2920,12 @@ create view reporting_private.rent_roll as
     (COALESCE(ar.past_due_balance, (0)::numeric))::numeric(14,2) AS past_due_balance,
     COALESCE(z.today, z0.today) AS as_of_date
    FROM ((((((((((public.leases l
-     LEFT JOIN reporting_private.account_today z ON ((z.account_id = l.account_id)))
-     CROSS JOIN ( SELECT reporting.today() AS today) z0)
+     LEFT JOIN ( SELECT account_today.account_id,
+            account_today.today
+           FROM reporting_private.account_today
+         OFFSET 0) z ON ((z.account_id = l.account_id)))
+     CROSS JOIN ( SELECT reporting.today() AS today
+         OFFSET 0) z0)
      LEFT JOIN public.accounts a ON ((a.account_id = l.account_id)))
      LEFT JOIN reporting_private.properties p ON (((p.account_id = l.account_id) AND (p.property_id = l.property_id))))
      LEFT JOIN public.lease_intervals ci ON (((ci.account_id = l.account_id) AND (ci.lease_interval_id = l.current_lease_interval_id) AND (ci.deleted_at IS NULL))))
@@ -2901,8 +2948,12 @@ create view reporting_private.rent_roll as
             sum(sc.amount) AS amount,
             sum(sc.amount) FILTER (WHERE (sc.charge_type = 'Rent'::text)) AS rent
            FROM ((public.lease_scheduled_charges sc
-             LEFT JOIN reporting_private.account_today z_1 ON ((z_1.account_id = sc.account_id)))
-             CROSS JOIN ( SELECT reporting.today() AS today) z0_1)
+             LEFT JOIN ( SELECT account_today.account_id,
+                    account_today.today
+                   FROM reporting_private.account_today
+                 OFFSET 0) z_1 ON ((z_1.account_id = sc.account_id)))
+             CROSS JOIN ( SELECT reporting.today() AS today
+                 OFFSET 0) z0_1)
           WHERE ((sc.deleted_at IS NULL) AND (sc.frequency = 'Monthly'::text) AND ((sc.start_date IS NULL) OR (sc.start_date <= COALESCE(z_1.today, z0_1.today))) AND ((sc.end_date IS NULL) OR (sc.end_date >= COALESCE(z_1.today, z0_1.today))))
           GROUP BY sc.account_id, sc.lease_id, sc.lease_interval_id) charges ON (((charges.account_id = l.account_id) AND (charges.lease_id = l.lease_id) AND (charges.lease_interval_id = l.current_lease_interval_id))))
      LEFT JOIN LATERAL ( SELECT sum(
@@ -2917,8 +2968,12 @@ create view reporting_private.rent_roll as
             sum(t.balance_due) AS open_balance,
             sum(t.balance_due) FILTER (WHERE (t.due_date < COALESCE(z_1.today, z0_1.today))) AS past_due_balance
            FROM ((public.ar_transactions t
-             LEFT JOIN reporting_private.account_today z_1 ON ((z_1.account_id = t.account_id)))
-             CROSS JOIN ( SELECT reporting.today() AS today) z0_1)
+             LEFT JOIN ( SELECT account_today.account_id,
+                    account_today.today
+                   FROM reporting_private.account_today
+                 OFFSET 0) z_1 ON ((z_1.account_id = t.account_id)))
+             CROSS JOIN ( SELECT reporting.today() AS today
+                 OFFSET 0) z0_1)
           WHERE ((t.deleted_at IS NULL) AND (t.balance_due <> (0)::numeric) AND (t.is_temporary IS NOT TRUE) AND (t.is_reversed IS NOT TRUE))
           GROUP BY t.account_id, t.lease_id) ar ON (((ar.account_id = l.account_id) AND (ar.lease_id = l.lease_id))))
   WHERE ((l.deleted_at IS NULL) AND (l.lease_status_type_id = ANY (ARRAY[4, 5])));

@@ -18,15 +18,27 @@ import {
 const open = (where: string) => `sum(o.open_amount) filter (where ${where})`;
 
 /**
- * A reversed transaction (t) counts on the day when the transaction that reverses it (the other of
- * its pair: same payment, opposite amount) was posted after it; a pair both posted by then cancels.
+ * The day each reversed transaction was reversed: when the other of its pair (same payment,
+ * opposite amount) was posted. Joined rather than looked up per row, which made the planner cost
+ * the view high enough to compile it (JIT), for seconds.
  */
-const LIVE_ON_DAY = `(t.is_reversed is not true or (
-         select min(r.post_date)
-           from public.ar_transactions r
-          where r.account_id = t.account_id and r.lease_id = t.lease_id and r.ar_payment_id = t.ar_payment_id
-            and r.ar_transaction_id <> t.ar_transaction_id and r.is_reversed and r.amount = -t.amount
-            and r.deleted_at is null) > ${TODAY})`;
+const REVERSED_ON = `
+    reversed as (
+      select t.account_id, t.ar_transaction_id, min(r.post_date) as reversed_on
+        from public.ar_transactions t
+        join public.ar_transactions r
+          on r.account_id = t.account_id and r.lease_id = t.lease_id and r.ar_payment_id = t.ar_payment_id
+         and r.ar_transaction_id <> t.ar_transaction_id and r.is_reversed and r.amount = -t.amount
+         and r.deleted_at is null
+       where t.is_reversed and t.deleted_at is null
+       group by t.account_id, t.ar_transaction_id
+    ),`;
+
+/**
+ * A reversed transaction (t) counts on the day when the transaction that reverses it was posted
+ * after it (rv, from REVERSED_ON); a pair both posted by then cancels.
+ */
+const LIVE_ON_DAY = `(t.is_reversed is not true or rv.reversed_on > ${TODAY})`;
 
 /** Open AR per lease as it stood at the end of a day: month-end aging. */
 export const AR_AGING_AS_OF: ReportingView = {
@@ -82,10 +94,12 @@ select property_name, sum(balance) as balance, sum(days_1_30) as days_1_30, sum(
  order by property_name;
 reset reporting.now;`,
   query: `
-    with items as (
+    with ${REVERSED_ON}
+    items as (
       select t.account_id, t.lease_id, t.property_id, t.ar_transaction_id, t.post_date, t.due_date, t.amount,
              ${TODAY} as day
         from public.ar_transactions t${accountDay('t')}
+        left join reversed rv on rv.account_id = t.account_id and rv.ar_transaction_id = t.ar_transaction_id
        where t.deleted_at is null and t.is_temporary is not true and t.amount <> 0
          and t.post_date <= ${TODAY} and ${LIVE_ON_DAY}
     ),

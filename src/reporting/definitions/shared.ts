@@ -54,11 +54,13 @@ export const bucketColumns = (alias: string) =>
 /**
  * The day of the row's account (as z.today): its own time zone (reporting_private.account_today,
  * migrations/0019_account_days.ts), or for an account no sync has written yet the default zone's
- * (z0.today). Read it as TODAY.
+ * (z0.today). Read it as TODAY. `offset 0` keeps each day a value worked out once per account
+ * (and once in all): inlined, the day's expression ran again for every row it was compared with.
  */
 export const accountDay = (alias: string) => `
-  left join reporting_private.account_today z on z.account_id = ${alias}.account_id
-  cross join (select reporting.today() as today) z0`;
+  left join (select account_id, today from reporting_private.account_today offset 0) z
+    on z.account_id = ${alias}.account_id
+  cross join (select reporting.today() as today offset 0) z0`;
 
 /** The row's account's today, after accountDay. */
 export const TODAY = 'coalesce(z.today, z0.today)';

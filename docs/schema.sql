@@ -2475,13 +2475,15 @@ create view reporting_private.ar_aging as
 
 create view reporting_private.ar_aging_as_of as
  WITH reversed AS (
-         SELECT t.account_id,
-            t.ar_transaction_id,
-            min(r.post_date) AS reversed_on
-           FROM (public.ar_transactions t
-             JOIN public.ar_transactions r ON (((r.account_id = t.account_id) AND (r.lease_id = t.lease_id) AND (r.ar_payment_id = t.ar_payment_id) AND (r.ar_transaction_id <> t.ar_transaction_id) AND r.is_reversed AND (r.amount = (- t.amount)) AND (r.deleted_at IS NULL))))
-          WHERE (t.is_reversed AND (t.deleted_at IS NULL))
-          GROUP BY t.account_id, t.ar_transaction_id
+         SELECT ar_transactions.account_id,
+            ar_transactions.ar_transaction_id,
+                CASE
+                    WHEN (ar_transactions.amount > (0)::numeric) THEN min(ar_transactions.post_date) FILTER (WHERE (ar_transactions.amount < (0)::numeric)) OVER pair
+                    ELSE min(ar_transactions.post_date) FILTER (WHERE (ar_transactions.amount > (0)::numeric)) OVER pair
+                END AS reversed_on
+           FROM public.ar_transactions
+          WHERE (ar_transactions.is_reversed AND (ar_transactions.deleted_at IS NULL) AND (ar_transactions.ar_payment_id IS NOT NULL))
+          WINDOW pair AS (PARTITION BY ar_transactions.account_id, ar_transactions.lease_id, ar_transactions.ar_payment_id, (abs(ar_transactions.amount)))
         ), items AS (
          SELECT t.account_id,
             t.lease_id,

@@ -19,19 +19,18 @@ const open = (where: string) => `sum(o.open_amount) filter (where ${where})`;
 
 /**
  * The day each reversed transaction was reversed: when the other of its pair (same payment,
- * opposite amount) was posted. Joined rather than looked up per row, which made the planner cost
- * the view high enough to compile it (JIT), for seconds.
+ * opposite amount) was posted, over the reversed transactions alone. Looked up per row instead,
+ * the planner costed the view high enough to compile it (JIT) for seconds; joined to itself, it
+ * took the pairs for one row and looped over them.
  */
 const REVERSED_ON = `
     reversed as (
-      select t.account_id, t.ar_transaction_id, min(r.post_date) as reversed_on
-        from public.ar_transactions t
-        join public.ar_transactions r
-          on r.account_id = t.account_id and r.lease_id = t.lease_id and r.ar_payment_id = t.ar_payment_id
-         and r.ar_transaction_id <> t.ar_transaction_id and r.is_reversed and r.amount = -t.amount
-         and r.deleted_at is null
-       where t.is_reversed and t.deleted_at is null
-       group by t.account_id, t.ar_transaction_id
+      select account_id, ar_transaction_id,
+             case when amount > 0 then min(post_date) filter (where amount < 0) over pair
+                  else min(post_date) filter (where amount > 0) over pair end as reversed_on
+        from public.ar_transactions
+       where is_reversed and deleted_at is null and ar_payment_id is not null
+      window pair as (partition by account_id, lease_id, ar_payment_id, abs(amount))
     ),`;
 
 /**

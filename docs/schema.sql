@@ -2958,13 +2958,16 @@ create view reporting_private.rent_roll as
                  OFFSET 0) z0_1)
           WHERE ((sc.deleted_at IS NULL) AND (sc.frequency = 'Monthly'::text) AND ((sc.start_date IS NULL) OR (sc.start_date <= COALESCE(z_1.today, z0_1.today))) AND ((sc.end_date IS NULL) OR (sc.end_date >= COALESCE(z_1.today, z0_1.today))))
           GROUP BY sc.account_id, sc.lease_id, sc.lease_interval_id) charges ON (((charges.account_id = l.account_id) AND (charges.lease_id = l.lease_id) AND (charges.lease_interval_id = l.current_lease_interval_id))))
-     LEFT JOIN LATERAL ( SELECT sum(
+     LEFT JOIN ( SELECT t.account_id,
+            t.lease_id,
+            sum(
                 CASE
                     WHEN (t.transaction_type_id = 4) THEN (t.amount - t.balance_due)
                     ELSE t.amount
                 END) AS held
            FROM public.ar_transactions t
-          WHERE ((t.account_id = l.account_id) AND (t.lease_id = l.lease_id) AND (t.transaction_type_id = ANY (ARRAY[4, 5])) AND (t.deleted_at IS NULL) AND (t.is_temporary IS NOT TRUE) AND (t.is_reversed IS NOT TRUE))) deposit ON (true))
+          WHERE ((t.transaction_type_id = ANY (ARRAY[4, 5])) AND (t.deleted_at IS NULL) AND (t.is_temporary IS NOT TRUE) AND (t.is_reversed IS NOT TRUE))
+          GROUP BY t.account_id, t.lease_id) deposit ON (((deposit.account_id = l.account_id) AND (deposit.lease_id = l.lease_id))))
      LEFT JOIN ( SELECT t.account_id,
             t.lease_id,
             sum(t.balance_due) AS open_balance,

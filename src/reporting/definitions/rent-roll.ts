@@ -146,12 +146,14 @@ export const RENT_ROLL: ReportingView = {
       ) charges
         on charges.account_id = l.account_id and charges.lease_id = l.lease_id
        and charges.lease_interval_id = l.current_lease_interval_id
-      left join lateral (
-        select sum(case when t.transaction_type_id = 4 then t.amount - t.balance_due else t.amount end) as held
+      left join (
+        select t.account_id, t.lease_id,
+               sum(case when t.transaction_type_id = 4 then t.amount - t.balance_due else t.amount end) as held
           from public.ar_transactions t
-         where t.account_id = l.account_id and t.lease_id = l.lease_id and t.transaction_type_id in (4, 5)
+         where t.transaction_type_id in (4, 5)
            and t.deleted_at is null and t.is_temporary is not true and t.is_reversed is not true
-      ) deposit on true
+         group by t.account_id, t.lease_id
+      ) deposit on deposit.account_id = l.account_id and deposit.lease_id = l.lease_id
       left join (
         select t.account_id, t.lease_id, sum(t.balance_due) as open_balance,
                sum(t.balance_due) filter (where t.due_date < ${TODAY}) as past_due_balance

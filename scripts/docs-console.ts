@@ -4,8 +4,11 @@
 // each page in headless Chromium (/usr/bin/chromium), desktop and phone widths. It prints how
 // long each page took to load, and how long the server took to answer it (median of 5).
 // Needs TEST_DATABASE_URL: a Postgres server it may create a database on. `-- --scale medium`
-// makes the history on the medium data set (the screenshots then show it).
+// makes the history on the medium data set (the screenshots then show it); `-- --history DAYS`
+// copies its finished runs (with their lanes and units) to each of the DAYS days before, so that the
+// pages are timed on months of nightly runs.
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { sql } from 'kysely';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startHttpServer } from '../src/app/http-server.js';
@@ -22,7 +25,52 @@ const START =
 const END = '<!-- end of the screenshots -->';
 
 const scale = process.argv.includes('medium') ? 'medium' : 'small';
+const historyAt = process.argv.indexOf('--history');
+const days = historyAt > 0 ? Number(process.argv[historyAt + 1]) : 0;
 const world = await buildConsoleWorld({ scale });
+if (days > 0)
+  process.stdout.write(`history: ${await copyHistory(days)} runs copied over ${days} days before\n`);
+
+/** Copies the world's finished runs, lanes and units to each of the `days` days before them. */
+async function copyHistory(days: number): Promise<number> {
+  const db = world.h.warehouse.db;
+  const { rows: runs } = await sql<{ run_id: string }>`
+    select run_id from sync_runs where finished_at is not null order by run_id`.execute(db);
+  let copied = 0;
+  for (let day = 1; day <= days; day++)
+    for (const { run_id: from } of runs) {
+      const shift = sql`${day}::int * interval '1 day'`;
+      const { rows } = await sql<{ run_id: string }>`
+        insert into sync_runs (kind, streams, property_ids, requested, status, started_at, finished_at,
+               source_today, work_units_total, work_units_done, work_units_failed, pages, records,
+               rows_inserted, rows_updated, rows_unchanged, rows_deleted, quarantined, calls, bytes, retries,
+               throttled, error, host, pid, heartbeat_at, account_id, unread)
+        select kind, streams, property_ids, requested, status, started_at - ${shift}, finished_at - ${shift},
+               source_today - ${day}::int, work_units_total, work_units_done, work_units_failed, pages, records,
+               rows_inserted, rows_updated, rows_unchanged, rows_deleted, quarantined, calls, bytes, retries,
+               throttled, error, host, pid, heartbeat_at - ${shift}, account_id, unread
+          from sync_runs where run_id = ${from}
+        returning run_id`.execute(db);
+      const to = rows[0].run_id;
+      await sql`
+        insert into sync_run_lanes (account_id, run_id, lane_key, stream, status, error, finished_at)
+        select account_id, ${to}, lane_key, stream, status, error, finished_at - ${shift}
+          from sync_run_lanes where run_id = ${from}`.execute(db);
+      await sql`
+        insert into sync_work_units (run_id, stream, kind, unit_key, property_ids, window_from, window_to, params,
+               status, next_page, per_page, pages, records, rows_inserted, rows_updated, rows_unchanged,
+               rows_deleted, quarantined, calls, bytes, retries, started_at, finished_at, error, listing_total,
+               account_id)
+        select ${to}, stream, kind, unit_key, property_ids, window_from - ${day}::int, window_to - ${day}::int, params,
+               status, next_page, per_page, pages, records, rows_inserted, rows_updated, rows_unchanged,
+               rows_deleted, quarantined, calls, bytes, retries, started_at - ${shift}, finished_at - ${shift},
+               error, listing_total, account_id
+          from sync_work_units where run_id = ${from}`.execute(db);
+      copied++;
+    }
+  await sql`analyze sync_runs, sync_run_lanes, sync_work_units`.execute(db);
+  return copied;
+}
 const web = openConsole(world.h.config, { host: '127.0.0.1', logger: createLogger({ level: 'silent' }) })!;
 const http = await startHttpServer({
   host: '127.0.0.1',

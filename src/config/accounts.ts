@@ -5,7 +5,14 @@
  */
 import { z } from 'zod';
 import { refuseInsecureHttp } from './insecure-http.js';
-import { httpUrl, propertyId, sourceSettingsShape, timeZoneName, type SourceConfig } from './fields.js';
+import {
+  httpUrl,
+  propertyId,
+  sourceSettingsShape,
+  timeZoneName,
+  type Env,
+  type SourceConfig,
+} from './fields.js';
 import { dotted, isMapping, type IssuePath, type Issues } from './issues.js';
 import { privacySchema, resolvePrivacy, type PrivacyConfig } from './privacy.js';
 
@@ -60,9 +67,6 @@ export interface OfflineAccount extends Omit<Account, 'source'> {
  */
 export type SourceDefaults = Omit<SourceConfig, 'url' | 'username' | 'password'> &
   Partial<Pick<SourceConfig, 'url' | 'username' | 'password'>>;
-
-/** Environment variables by name. */
-export type Env = Readonly<Record<string, string | undefined>>;
 
 /** What resolving a configuration needs and what it finds. */
 export interface Resolving {

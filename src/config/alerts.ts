@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { durationSchema } from '../streams/settings.js';
-import type { Env } from './accounts.js';
+import type { Env } from './fields.js';
 import type { Issues } from './issues.js';
 
 /** What an alert is about; a target takes the kinds it lists (all by default). */

@@ -9,6 +9,9 @@ import { STREAM_MANIFESTS } from '../streams/registry.js';
 import { nonNegativeInt, positiveInt } from '../streams/settings.js';
 import { FORMATS, MAX_TIMER_DELAY_MS, type MethodVersion } from '../source/settings.js';
 
+/** Environment variables by name. */
+export type Env = Readonly<Record<string, string | undefined>>;
+
 type Manifest = (typeof STREAM_MANIFESTS)[number];
 
 /** The default of `timeZone`: the zone of the source's dates, "today" and the call budget's day. */

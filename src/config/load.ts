@@ -2,7 +2,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
-import { ACCOUNT_ID, type Env } from './accounts.js';
+import { ACCOUNT_ID } from './accounts.js';
+import type { Env } from './fields.js';
 import { dotted, isMapping, type IssueParams } from './issues.js';
 import { closestKey } from './closest-key.js';
 import {

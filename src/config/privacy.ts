@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { PERSONAL_CLASSES, type PersonalClass } from '../warehouse/schema.js';
-import type { Env } from './accounts.js';
+import type { Env } from './fields.js';
 import type { IssuePath, Issues } from './issues.js';
 
 /** What is done with residents' personal data before anything is written. */

@@ -6,7 +6,6 @@ import {
   resolveAccounts,
   sourceDefaultsSchema,
   type Account,
-  type Env,
   type OfflineAccount,
   type Resolving,
   type SourceDefaults,
@@ -18,6 +17,7 @@ import {
   propertyId,
   sourceSchema,
   timeZoneName,
+  type Env,
   type SourceConfig,
 } from './fields.js';
 import { consoleSchema } from './console.js';

@@ -4,6 +4,7 @@
  * Its database and options: docs/benchmark.md#reporting-views
  */
 import { cpus, loadavg } from 'node:os';
+import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
 import { configSchema } from '../src/config/schema.js';
 import { createLogger } from '../src/log/logger.js';
@@ -18,20 +19,24 @@ import { dropDatabase, ensureDatabase, withDatabase } from '../src/warehouse/dat
 import { refreshReporting } from '../src/reporting/refresh.js';
 import { REPORTING_VIEWS } from '../src/reporting/views.js';
 
-const args = new Set(process.argv.slice(2));
-const scaleAt = process.argv.indexOf('--scale');
-const asked = scaleAt > 0 ? process.argv[scaleAt + 1] : 'large';
-if (asked !== 'medium' && asked !== 'large') {
-  console.error(`--scale: expected medium or large, got '${asked}'`);
+const { values: args } = parseArgs({
+  options: {
+    scale: { type: 'string', default: 'large' },
+    runs: { type: 'string', default: '5' },
+    reload: { type: 'boolean', default: false },
+    'load-only': { type: 'boolean', default: false },
+  },
+});
+if (args.scale !== 'medium' && args.scale !== 'large') {
+  console.error(`--scale: expected medium or large, got '${args.scale}'`);
   process.exit(2);
 }
-const scale: 'medium' | 'large' = asked;
+const scale: 'medium' | 'large' = args.scale;
 const adminUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const name = scale === 'large' ? 'propsync_bench_reporting' : `propsync_bench_reporting_${scale}`;
 const url = withDatabase(adminUrl, name);
 /** Times each query is run (`--runs N`). */
-const runsAt = process.argv.indexOf('--runs');
-const RUNS = runsAt > 0 ? Number(process.argv[runsAt + 1]) : 5;
+const RUNS = Number(args.runs);
 
 /** Whether the bench database holds a finished full load already. */
 async function loaded(): Promise<boolean> {
@@ -112,9 +117,9 @@ async function time(db: Db, query: string, runs: number): Promise<number[]> {
 
 const ms = (value: number) => `${value.toFixed(0).padStart(6)} ms`;
 
-if (args.has('--reload') || !(await loaded())) await load();
+if (args.reload || !(await loaded())) await load();
 else console.log(`reusing the loaded data set in ${name} (--reload loads it again)`);
-if (!args.has('--load-only')) {
+if (!args['load-only']) {
   const db: Db = connect<Warehouse>(url, { maxConnections: 1 });
   try {
     await migrateWarehouse(db);

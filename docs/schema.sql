@@ -3113,15 +3113,20 @@ create view reporting_private.units as
            FROM public.lease_scheduled_charges sc
           WHERE ((sc.account_id = c.account_id) AND (sc.lease_id = c.lease_id) AND (sc.lease_interval_id = c.current_lease_interval_id) AND (sc.deleted_at IS NULL) AND (sc.frequency = 'Monthly'::text) AND (sc.charge_type = 'Rent'::text) AND ((sc.start_date IS NULL) OR (sc.start_date <= d.today)) AND ((sc.end_date IS NULL) OR (sc.end_date >= d.today)))))::numeric(14,2) AS lease_rent,
     d.today AS as_of_date
-   FROM ((((((((public.unit_spaces s
+   FROM (((((((((public.unit_spaces s
      JOIN public.units u ON (((u.account_id = s.account_id) AND (u.unit_id = s.unit_id))))
      LEFT JOIN ( SELECT r.account_id,
             max(r.source_today) AS today
            FROM public.sync_runs r
           WHERE (('units'::text = ANY (r.streams)) AND (r.source_today IS NOT NULL) AND (r.status = ANY (ARRAY['succeeded'::text, 'partial'::text, 'incomplete'::text])))
           GROUP BY r.account_id) synced ON ((synced.account_id = s.account_id)))
-     LEFT JOIN reporting_private.account_today synced_zone ON ((synced_zone.account_id = s.account_id)))
-     CROSS JOIN LATERAL ( SELECT COALESCE(synced.today, synced_zone.today, reporting.today()) AS today) d)
+     LEFT JOIN ( SELECT account_today.account_id,
+            account_today.today
+           FROM reporting_private.account_today
+         OFFSET 0) z ON ((z.account_id = s.account_id)))
+     CROSS JOIN ( SELECT reporting.today() AS today
+         OFFSET 0) z0)
+     CROSS JOIN LATERAL ( SELECT COALESCE(synced.today, COALESCE(z.today, z0.today)) AS today) d)
      LEFT JOIN current_leases c ON (((c.account_id = s.account_id) AND (c.unit_space_id = s.unit_space_id))))
      LEFT JOIN future_leases f ON (((f.account_id = s.account_id) AND (f.unit_space_id = s.unit_space_id))))
      LEFT JOIN public.accounts a ON ((a.account_id = s.account_id)))

@@ -215,6 +215,9 @@ export function resolveAccounts(
     );
   }
   const defaults = sourceLayer(input.source, ['source'], r);
+  // What an account's own privacy: is laid over (a faulty top level is told once, there).
+  const privacyBase =
+    isMapping(input.privacy) && privacySchema.safeParse(input.privacy).success ? input.privacy : {};
   const ids = new Map<string, number>();
   const accounts: OfflineAccount[] = [];
   input.accounts.forEach((raw, index) => {
@@ -245,7 +248,7 @@ export function resolveAccounts(
     );
     const auth = resolved?.auth;
     const privacy =
-      raw.privacy === undefined ? undefined : accountPrivacy(input.privacy, raw.privacy, index, r);
+      raw.privacy === undefined ? undefined : accountPrivacy(privacyBase, raw.privacy, index, r);
     if (!own || !merged) return;
     const { auth: _, timeZone, propertyIds, ...settings } = merged;
     if (auth?.type === 'apikey' && settings.format === 'xml') {
@@ -273,15 +276,18 @@ export function resolveAccounts(
 }
 
 /**
- * The `privacy:` of `accounts[index]`, laid key by key over the top-level one (its `classes` merge
- * too), then resolved with its key; undefined when wrong. A fault of the top level is told once,
- * there; a key's variable is told where it is written (the account's, or the top level's).
+ * The `privacy:` of `accounts[index]`, laid key by key over `base`, the top-level one (its
+ * `classes` merge too), then resolved with its key; undefined when wrong. A key's variable is told
+ * where it is written (the account's, or the top level's).
  */
-function accountPrivacy(top: unknown, own: unknown, index: number, r: Resolving): PrivacyConfig | undefined {
+function accountPrivacy(
+  base: Record<string, unknown>,
+  own: unknown,
+  index: number,
+  r: Resolving,
+): PrivacyConfig | undefined {
   const path = ['accounts', index, 'privacy'];
-  const base = isMapping(top) && privacySchema.safeParse(top).success ? top : {};
-  const layered = isMapping(own) ? mergeLayers(base, own) : own;
-  const parsed = r.issues.check(privacySchema, layered, path);
+  const parsed = r.issues.check(privacySchema, isMapping(own) ? mergeLayers(base, own) : own, path);
   const keyAt =
     isMapping(own) && own.hashKeyEnv !== undefined ? { path } : { path: ['privacy'], account: index };
   return parsed && resolvePrivacy(parsed, r.env, r.issues, r.offline, keyAt);

@@ -67,6 +67,42 @@ export function privacyOf(
 }
 
 /**
+ * What is wrong with the hash key of a policy that hashes some class (missing, unset, or shorter
+ * than `MIN_HASH_KEY_BYTES`), in the words of its `hashKeyEnv`; undefined when nothing is hashed or
+ * the key is fine. `whose` names the account the classes are hashed for. Never quotes the key.
+ */
+export function hashKeyProblem(
+  policy: PrivacyConfig,
+  whose = '',
+): { message: string; hideValue?: true } | undefined {
+  const hashed = PERSONAL_CLASSES.filter((name) => policy.modes[name] === 'hash');
+  if (hashed.length === 0) return undefined;
+  const classes = `${whose}${hashed.join(', ')}`;
+  const variable = policy.hashKeyEnv;
+  if (variable === undefined)
+    return {
+      message:
+        `is missing; ${classes} ${hashed.length > 1 ? 'are' : 'is'} hashed: set it to the name of ` +
+        `an environment variable holding a key of at least ${MIN_HASH_KEY_BYTES} bytes (e.g. ` +
+        `PROPSYNC_PRIVACY_KEY, from \`openssl rand -base64 48\`)`,
+    };
+  if (policy.hashKey === undefined)
+    return {
+      message:
+        `names a variable that is not set (or is empty); expected ${variable} to hold the key that ` +
+        `hashes ${classes} (at least ${MIN_HASH_KEY_BYTES} bytes; \`openssl rand -base64 48\` makes one)`,
+    };
+  if (Buffer.byteLength(policy.hashKey) < MIN_HASH_KEY_BYTES)
+    return {
+      message:
+        `names a variable whose key is shorter than ${MIN_HASH_KEY_BYTES} bytes; ` +
+        `expected ${variable} to hold a longer one (\`openssl rand -base64 48\` makes one)`,
+      hideValue: true,
+    };
+  return undefined;
+}
+
+/**
  * The policy of `privacy:`, its key read from `env`. A class hashed without a key of at least
  * `MIN_HASH_KEY_BYTES` bytes is a problem of the configuration (unless `offline`: commands
  * that write nothing do not need it), told at `keyAt`: where the key's variable is written
@@ -82,40 +118,23 @@ export function resolvePrivacy(
   const modes = Object.fromEntries(
     PERSONAL_CLASSES.map((name) => [name, privacy.classes[name] ?? privacy.personal]),
   ) as Record<PersonalClass, PrivacyMode>;
-  const hashed = PERSONAL_CLASSES.filter((name) => modes[name] === 'hash');
+  const hashes = PERSONAL_CLASSES.some((name) => modes[name] === 'hash');
   const variable = privacy.hashKeyEnv;
   const hashKey = variable !== undefined ? env[variable] || undefined : undefined;
-  if (hashed.length && !offline) {
-    const classes = `${keyAt.account === undefined ? '' : `accounts[${keyAt.account}]'s `}${hashed.join(', ')}`;
-    if (variable === undefined)
-      issues.add(
-        [...keyAt.path, 'hashKeyEnv'],
-        `is missing; ${classes} ${hashed.length > 1 ? 'are' : 'is'} hashed: set it to the name of ` +
-          `an environment variable holding a key of at least ${MIN_HASH_KEY_BYTES} bytes (e.g. ` +
-          `PROPSYNC_PRIVACY_KEY, from \`openssl rand -base64 48\`)`,
-        { account: keyAt.account },
-      );
-    else if (hashKey === undefined)
-      issues.add(
-        [...keyAt.path, 'hashKeyEnv'],
-        `names a variable that is not set (or is empty); expected ${variable} to hold the key that ` +
-          `hashes ${classes} (at least ${MIN_HASH_KEY_BYTES} bytes; ` +
-          `\`openssl rand -base64 48\` makes one)`,
-        { account: keyAt.account },
-      );
-    else if (Buffer.byteLength(hashKey) < MIN_HASH_KEY_BYTES)
-      issues.add(
-        [...keyAt.path, 'hashKeyEnv'],
-        `names a variable whose key is shorter than ${MIN_HASH_KEY_BYTES} bytes; ` +
-          `expected ${variable} to hold a longer one (\`openssl rand -base64 48\` makes one)`,
-        { hideValue: true, account: keyAt.account },
-      );
-  }
-  return {
+  const resolved: PrivacyConfig = {
     personal: privacy.personal,
     classes: privacy.classes,
     modes,
     ...(variable !== undefined && { hashKeyEnv: variable }),
-    ...(hashKey !== undefined && hashed.length > 0 && { hashKey }),
+    ...(hashKey !== undefined && hashes && { hashKey }),
   };
+  const problem = offline
+    ? undefined
+    : hashKeyProblem(resolved, keyAt.account === undefined ? '' : `accounts[${keyAt.account}]'s `);
+  if (problem)
+    issues.add([...keyAt.path, 'hashKeyEnv'], problem.message, {
+      account: keyAt.account,
+      ...(problem.hideValue && { hideValue: true }),
+    });
+  return resolved;
 }

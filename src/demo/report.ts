@@ -201,6 +201,7 @@ export const EXAMPLE_QUERY = 'select * from reporting.rent_roll limit 20;';
  */
 export async function analystAnswers(db: Db, asOf: string): Promise<{ title: string; lines: string[] }[]> {
   const accounts = await portfolio(db);
+  const monthEnd = lastMonthEnd(asOf);
   return [
     ...(accounts.length > 1
       ? [
@@ -220,9 +221,9 @@ export async function analystAnswers(db: Db, asOf: string): Promise<{ title: str
     },
     {
       title:
-        `AR balance by aging bucket at the end of ${lastMonthEnd(asOf)} (residents' open balance by days ` +
+        `AR balance by aging bucket at the end of ${monthEnd} (residents' open balance by days ` +
         'past due at the month end; applications left out)',
-      lines: agingTable(await arAging(db, lastMonthEnd(asOf))),
+      lines: agingTable(await arAging(db, monthEnd)),
     },
     {
       title: 'Vendor spend by month (invoice amounts by post month, refunds to residents left out)',

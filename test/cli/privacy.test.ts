@@ -357,6 +357,13 @@ describe('privacy: a policy per account', () => {
         const apply = await runPropsync(['--config', config, 'privacy', 'apply'], { env });
         expect(apply.code).toBe(2);
         expect(apply.stderr).toMatch(/accounts\[1\]\.privacy\.hashKeyEnv: names a variable that is not set/);
+        // ... and refuses a key too short to hash with, as a sync does, never quoting it.
+        const short = await runPropsync(['--config', config, 'privacy', 'apply'], {
+          env: { ...env, PROPSYNC_PRIVACY_KEY: 'short-privacy-key' },
+        });
+        expect(short.code).toBe(2);
+        expect(short.stderr).toMatch(/accounts\[1\]\.privacy\.hashKeyEnv: .*shorter than 32 bytes/);
+        expect(short.stderr).not.toContain('short-privacy-key');
       } finally {
         folder.remove();
       }

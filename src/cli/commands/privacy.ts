@@ -42,6 +42,7 @@ export function registerPrivacy(program: Command, done: (code: ExitCode) => void
         { describePolicy, privacyPolicy },
         { STREAM_NAMES },
         { formatTable },
+        { hashKeyProblem, privacyOf },
       ] = await Promise.all([
         import('../context.js'),
         import('../../app/warehouse.js'),
@@ -51,23 +52,17 @@ export function registerPrivacy(program: Command, done: (code: ExitCode) => void
         import('../../sync/privacy/policy.js'),
         import('../../streams/registry.js'),
         import('../../app/table.js'),
+        import('../../config/privacy.js'),
       ]);
       const config = offlineConfigFor(command);
       const accounts = selectedAccounts(config.accounts, options.account);
-      // Every selected account's policy and key are checked before any row is rewritten.
+      // Every selected account's policy and key are checked before any row is rewritten (the
+      // configuration of a command that calls no source leaves the key unchecked).
       const policies = accounts.map((account) => {
-        const own = account.privacy !== undefined;
-        const settings = own ? account.privacy! : config.privacy;
-        const at = own ? `accounts[${config.accounts.indexOf(account)}].privacy` : 'privacy';
-        if (Object.values(settings.modes).includes('hash') && !settings.hashKey)
-          throw new ExitError(
-            `${at}.hashKeyEnv: ${
-              settings.hashKeyEnv
-                ? `names a variable that is not set (or is empty); expected ${settings.hashKeyEnv}`
-                : 'is missing; expected the name of an environment variable'
-            } to hold the key that hashes personal data (at least 32 bytes)`,
-            EXIT.usage,
-          );
+        const settings = privacyOf(config, account);
+        const at = account.privacy ? `accounts[${config.accounts.indexOf(account)}].privacy` : 'privacy';
+        const problem = hashKeyProblem(settings);
+        if (problem) throw new ExitError(`${at}.hashKeyEnv: ${problem.message}`, EXIT.usage);
         return privacyPolicy(settings);
       });
       const db = await openMigratedWarehouse(config.database, { maxConnections: 2 });

@@ -126,12 +126,14 @@ async function showStatus(
     { openMigratedWarehouse },
     { statusText },
     { deadLetters },
+    { privacyOf },
   ] = await Promise.all([
     import('../../log/redact.js'),
     import('../../sync/status.js'),
     import('../../app/warehouse.js'),
     import('../status-text.js'),
     import('../../queue/boss.js'),
+    import('../../config/privacy.js'),
   ]);
   const db = await openMigratedWarehouse(config.database, { maxConnections: 1 });
   try {
@@ -146,7 +148,7 @@ async function showStatus(
         quarantineLimit: options.quarantineLimit,
         abandonedAfterMinutes: config.abandonedAfterMinutes,
         freshness,
-        privacy: account.privacy ?? config.privacy,
+        privacy: privacyOf(config, account),
       });
       const streams = options.stream;
       reports.push(

@@ -137,8 +137,8 @@ export const INVENTORY_DAY = `
        and r.status in ('succeeded', 'partial', 'incomplete')
      group by r.account_id
   ) synced on synced.account_id = s.account_id
-  left join reporting_private.account_today synced_zone on synced_zone.account_id = s.account_id
-  cross join lateral (select coalesce(synced.today, synced_zone.today, reporting.today()) as today) d`;
+  ${accountDay('s')}
+  cross join lateral (select coalesce(synced.today, ${TODAY}) as today) d`;
 
 export const INVENTORY_DAY_NOTE =
   "The inventory is as of the source's today of the last sync that read it (as_of_date; the account's " +

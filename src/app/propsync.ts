@@ -19,6 +19,9 @@ import type { RunSummary, SyncObserver, SyncRequest } from '../sync/types.js';
 import { BASE_TABLE_NAMES, type Db } from '../catalog/tables.js';
 import { analyzeChanged } from '../warehouse/statistics.js';
 import { createCallGate } from '../queue/call-gate.js';
+import { STREAM_NAMES } from '../streams/registry.js';
+import pLimit from 'p-limit';
+import { connectionPlan } from './connection-plan.js';
 import { budgetToday } from './budget.js';
 import { EXIT, ExitError, type ExitCode } from './exit-codes.js';
 import { exitCodeFor } from './run-summary.js';
@@ -129,9 +132,13 @@ export function selectedAccounts<A extends { id: string }>(
 export async function openPropsync(config: Config, options: OpenOptions): Promise<Propsync> {
   const { logger } = options;
   const chosen = selectedAccounts(config.accounts, options.accounts);
-  const connections = chosen.reduce((sum, account) => sum + lanesInFlight(account.source.concurrency), 0) + 2;
+  const plan = connectionPlan(
+    config.database.maxConnections,
+    chosen.map((account) => lanesInFlight(account.source.concurrency)),
+    STREAM_NAMES.length,
+  );
   const db = await openMigratedWarehouse(config.database, {
-    maxConnections: options.maxConnections ?? connections,
+    maxConnections: options.maxConnections ?? plan.poolSize,
   });
   const accounts: AccountRuntime[] = [];
   try {
@@ -182,20 +189,37 @@ export async function openPropsync(config: Config, options: OpenOptions): Promis
     async run(request, runOptions = {}) {
       const streams = requestedStreams(config, request);
       const signal = anySignal(signals?.signal, runOptions.signal);
+      const running = accounts.filter(
+        (runtime) => !runOptions.accounts || runOptions.accounts.includes(runtime.account.id),
+      );
+      const inTurn = pLimit(plan.accountsAtOnce);
+      if (running.length > plan.accountsAtOnce)
+        logger.info(
+          {
+            event: 'accounts_in_turn',
+            accounts: running.length,
+            atOnce: plan.accountsAtOnce,
+            maxConnections: config.database.maxConnections,
+          },
+          `${running.length} accounts run ${plan.accountsAtOnce} at a time, within ` +
+            `database.maxConnections (${config.database.maxConnections})`,
+        );
       const runs = await Promise.all(
-        accounts
-          .filter((runtime) => !runOptions.accounts || runOptions.accounts.includes(runtime.account.id))
-          .map((runtime) =>
-            runLocked({
-              db,
-              runtime,
-              config,
-              logger,
-              request: { ...request, streams },
-              observers: runOptions.observers,
-              signal,
-            }),
+        running.map((runtime) =>
+          inTurn(() =>
+            signal?.aborted
+              ? notStarted(runtime.account.id, logger)
+              : runLocked({
+                  db,
+                  runtime,
+                  config,
+                  logger,
+                  request: { ...request, streams },
+                  observers: runOptions.observers,
+                  signal,
+                }),
           ),
+        ),
       );
       // After the locks are released: a slow refresh never keeps another run of these streams waiting.
       await refreshAfterRun(db, config, logger);
@@ -271,6 +295,13 @@ export function lockOptions(config: Config, logger: Logger): LockOptions {
 function anySignal(...signals: (AbortSignal | undefined)[]): AbortSignal | undefined {
   const present = signals.filter((signal): signal is AbortSignal => signal !== undefined);
   return present.length > 1 ? AbortSignal.any(present) : present[0];
+}
+
+/** An account whose turn came after a stop signal: nothing ran for it (exit 1, as for a stopped run). */
+function notStarted(account: string, logger: Logger): AccountRun {
+  const error = 'stopped before its turn came; the next run syncs it';
+  logger.warn({ event: 'account_not_run', account, err: error }, `account ${account}: ${error}`);
+  return { account, summary: null, error, exitCode: EXIT.workFailed };
 }
 
 /** What `runLocked` needs. */

@@ -63,6 +63,9 @@ const reconnectSchema = z
   .strict()
   .default({ maxOutageMs: 120_000, baseDelayMs: 250, maxDelayMs: 5_000 });
 
+/** The fewest `database.maxConnections`: one account's stream locks, one lane and the process's own. */
+export const MIN_CONNECTIONS = 8;
+
 const databaseSchema = z
   .object({
     url: postgresUrl,
@@ -77,6 +80,11 @@ const databaseSchema = z
     idleInTransactionTimeoutMs: positiveInt.max(MAX_POSTGRES_MS).default(300_000),
     /** statement_timeout of the refresh of each reporting view after a run. */
     refreshStatementTimeoutMs: positiveInt.max(MAX_POSTGRES_MS).default(3_600_000),
+    /**
+     * The most connections one propsync process opens to the warehouse (its stream locks included): a sync of
+     * many accounts runs as many of them at once as fit.
+     */
+    maxConnections: positiveInt.min(MIN_CONNECTIONS).max(1_000).default(30),
     reconnect: reconnectSchema,
   })
   .strict();

@@ -73,6 +73,20 @@ export async function liveLaneJobs(
   return live;
 }
 
+/**
+ * The queues among `queues` that hold a job ready to take now (pg-boss's own fetch condition), in one
+ * statement: a worker of many accounts asks this once instead of fetching from every queue in turn.
+ */
+export async function readyQueues(db: Db, queues: readonly string[]): Promise<Set<string>> {
+  if (queues.length === 0) return new Set();
+  const { rows } = await sql<{ name: string }>`
+    select distinct name from ${sql.table(`${QUEUE_SCHEMA}.job`)}
+     where name = any(${queues as string[]}::text[]) and state < 'active' and start_after < now()`.execute(
+    db,
+  );
+  return new Set(rows.map((row) => row.name));
+}
+
 /** Starts pg-boss on the warehouse's database (its schema migrated up if a newer pg-boss needs it). */
 export async function openBoss(
   databaseUrl: string,

@@ -65,7 +65,7 @@ export interface RefreshOptions {
 export async function refreshReporting(db: Db, options: RefreshOptions): Promise<RefreshOutcome> {
   const lockTimeout = sql.lit(`${options.lockTimeoutMs ?? REFRESH_LOCK_TIMEOUT_MS}ms`);
   await setReportingTimeZone(db, options.timeZone);
-  for (const account of options.accounts ?? []) await setAccountDay(db, account);
+  await setAccountDays(db, options.accounts ?? []);
   const maintainedNames = MAINTAINED.map((view) => view.view);
   const { rows: found } = await sql<{ name: string; populated: boolean; plain: boolean; reads: string[] }>`
     select m.relname as name,
@@ -178,23 +178,24 @@ async function setReportingTimeZone(db: Db, timeZone: string): Promise<void> {
 }
 
 /**
- * Stores an account's time zone, the day its source last reported (its latest run's
+ * Stores each account's time zone, the day its source last reported (its latest run's
  * source_today) and how far that ran ahead of the server's day in that zone when the run started
- * (0 against the real source), where its rows' views read them. Writes only on change.
+ * (0 against the real source), where its rows' views read them. One statement for all accounts;
+ * writes only on change.
  */
-async function setAccountDay(db: Db, account: { id: string; timeZone: string }): Promise<void> {
+async function setAccountDays(db: Db, accounts: readonly { id: string; timeZone: string }[]): Promise<void> {
+  if (accounts.length === 0) return;
   await sql`
-    with latest as (
-      select r.source_today, r.source_today - (r.started_at at time zone ${account.timeZone})::date as offset_days
-        from public.sync_runs r
-       where r.account_id = ${account.id} and r.source_today is not null
-       order by r.run_id desc
-       limit 1
-    ),
-    wanted as (
-      select ${account.id}::text as account_id, ${account.timeZone}::text as time_zone,
-             (select source_today from latest) as source_today,
-             coalesce((select offset_days from latest), 0) as source_day_offset
+    with wanted as (
+      select a.account_id, a.time_zone, l.source_today, coalesce(l.offset_days, 0) as source_day_offset
+        from unnest(${accounts.map((account) => account.id)}::text[],
+                    ${accounts.map((account) => account.timeZone)}::text[]) as a(account_id, time_zone)
+        left join lateral (
+          select r.source_today, r.source_today - (r.started_at at time zone a.time_zone)::date as offset_days
+            from public.sync_runs r
+           where r.account_id = a.account_id and r.source_today is not null
+           order by r.run_id desc
+           limit 1) l on true
     )
     insert into reporting_private.account_settings as s (account_id, time_zone, source_today, source_day_offset)
     select account_id, time_zone, source_today, source_day_offset from wanted

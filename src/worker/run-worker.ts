@@ -9,7 +9,7 @@ import type PgBoss from 'pg-boss';
 import type { LaneJobData } from '../queue/lane-job.js';
 import { runDelivery, type DeliveryContext } from './lane-delivery.js';
 import { startSweeps } from './sweeps.js';
-import { takeJobs } from './take-jobs.js';
+import { sharedLook, takeJobs } from './take-jobs.js';
 import { EXIT, type ExitCode } from '../app/exit-codes.js';
 import { serveHealthAndMetrics } from '../app/http-server.js';
 import { loggerFor } from '../app/logger.js';
@@ -18,7 +18,7 @@ import { openPropsync, refreshAfterRun, selectedAccounts, type AccountRuntime } 
 import { nextSignal } from '../app/signals.js';
 import type { Config } from '../config/schema.js';
 import { redactUrl } from '../log/redact.js';
-import { deadLetters, ensureQueues, openBoss } from '../queue/boss.js';
+import { deadLetters, ensureQueues, openBoss, readyQueues } from '../queue/boss.js';
 import { countOpenQuarantine } from '../sync/quarantine.js';
 import { ALERTS_EVERY_MS } from '../app/alerts/monitor.js';
 import type { StreamFreshness } from '../sync/freshness.js';
@@ -128,9 +128,10 @@ export async function runWorkerProcess(
     busy: () => ({ active, concurrency }),
     refresh: () => refresh.request(),
   });
+  const ready = sharedLook((names: readonly string[]) => readyQueues(db, names));
   const loops = Promise.all(
     Array.from({ length: concurrency }, (_, slot) =>
-      takeJobs(boss, [...queues.keys()], { slot, stop: stop.signal, logger, run }),
+      takeJobs(boss, [...queues.keys()], { slot, stop: stop.signal, logger, ready, run }),
     ),
   );
   logger.info(

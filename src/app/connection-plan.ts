@@ -1,0 +1,37 @@
+/**
+ * How one process shares its warehouse connections (`database.maxConnections`) between the accounts it runs:
+ * each running account holds a connection per stream lock and its lanes share the pool, so a sync of many
+ * accounts runs as many at once as fit, and the others as those end.
+ */
+
+/** The connections a process keeps for itself: the reporting refresh, the budget, the run's bookkeeping. */
+const OWN = 2;
+
+export interface ConnectionPlan {
+  /** Accounts that run side by side (at least one). */
+  accountsAtOnce: number;
+  /** Connections of the warehouse pool, shared by the lanes of the accounts running. */
+  poolSize: number;
+}
+
+/**
+ * The plan for accounts whose lanes in flight are `lanesPerAccount`, each holding `locksPerAccount` lock
+ * connections while it runs, within `maxConnections`. One account alone gets a connection per lane, as before.
+ */
+export function connectionPlan(
+  maxConnections: number,
+  lanesPerAccount: readonly number[],
+  locksPerAccount: number,
+): ConnectionPlan {
+  const widest = [...lanesPerAccount].sort((a, b) => b - a);
+  const perAccount = locksPerAccount + (widest[0] ?? 1);
+  const accountsAtOnce = Math.max(
+    1,
+    Math.min(lanesPerAccount.length, Math.floor((maxConnections - OWN) / perAccount)),
+  );
+  const lanes = widest.slice(0, accountsAtOnce).reduce((sum, count) => sum + count, 0) + OWN;
+  return {
+    accountsAtOnce,
+    poolSize: Math.max(OWN, Math.min(lanes, maxConnections - accountsAtOnce * locksPerAccount)),
+  };
+}

@@ -3259,6 +3259,19 @@ AS $function$
     END;
     $function$;
 
+CREATE OR REPLACE FUNCTION propsync_queue.ready_queues()
+ RETURNS SETOF text
+ LANGUAGE plpgsql
+ STABLE
+AS $function$
+    begin
+      return query
+        select j.name from propsync_queue.job j
+         where j.state < 'active' and j.start_after < now()
+         group by j.name;
+    end
+    $function$;
+
 CREATE OR REPLACE FUNCTION public.unit_space_history_note()
  RETURNS trigger
  LANGUAGE plpgsql

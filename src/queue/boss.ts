@@ -75,16 +75,16 @@ export async function liveLaneJobs(
 
 /**
  * The queues among `queues` that hold a job ready to take now (pg-boss's own fetch condition), in one
- * statement: a worker of many accounts asks this once instead of fetching from every queue in turn.
+ * statement whose plan the session keeps (migrations/0027_ready_queues.ts): a worker of many accounts asks
+ * this once instead of fetching from every queue in turn.
  */
 export async function readyQueues(db: Db, queues: readonly string[]): Promise<Set<string>> {
   if (queues.length === 0) return new Set();
-  const { rows } = await sql<{ name: string }>`
-    select distinct name from ${sql.table(`${QUEUE_SCHEMA}.job`)}
-     where name = any(${queues as string[]}::text[]) and state < 'active' and start_after < now()`.execute(
-    db,
-  );
-  return new Set(rows.map((row) => row.name));
+  const { rows } = await sql<{
+    name: string;
+  }>`select ${sql.raw(`${QUEUE_SCHEMA}.ready_queues()`)} as name`.execute(db);
+  const wanted = new Set(queues);
+  return new Set(rows.map((row) => row.name).filter((name) => wanted.has(name)));
 }
 
 /** Starts pg-boss on the warehouse's database (its schema migrated up if a newer pg-boss needs it). */

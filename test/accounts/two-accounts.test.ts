@@ -474,6 +474,7 @@ describe('a warehouse of before accounts (migration 0009), upgraded in place', (
       '0024_privacy_policies',
       '0025_reporting_account_rows',
       '0026_raw_statistics',
+      '0027_ready_queues',
     ]);
 
     // Every row is account `default`, none lost; no table was rewritten to get there.

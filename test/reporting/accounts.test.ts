@@ -341,6 +341,7 @@ describe('upgrading a warehouse of one account in place', () => {
       '0024_privacy_policies',
       '0025_reporting_account_rows',
       '0026_raw_statistics',
+      '0027_ready_queues',
     ]);
   });
 });

@@ -34,6 +34,8 @@ interface SeriesCase {
   calls: number;
   throttled: number;
   status: string;
+  /** The full load before the night: its exit code and the accounts it could not run (`account_not_run`). */
+  load: { code: number | null; notRun: number };
 }
 
 /** CPU ms (user + system) of process `pid`, or undefined once it is gone. */
@@ -91,7 +93,10 @@ async function nightlyCase(adminUrl: string, sims: Simulator[], build: string, c
   try {
     note(`${build}, ${sims.length} accounts: full load`);
     const load = await runCli(['sync'], dir, command);
-    if (load.code !== 0) note(`full load exited ${load.code}`);
+    const notRun = load.output
+      .split('\n')
+      .filter((line) => line.includes('"event":"account_not_run"')).length;
+    if (load.code !== 0) note(`full load exited ${load.code} (${notRun} accounts not run)`);
     for (const sim of sims) sim.advance(1);
     const [{ last }] = await query<{ last: number }>(
       url,
@@ -151,6 +156,7 @@ async function nightlyCase(adminUrl: string, sims: Simulator[], build: string, c
       calls: totals.calls,
       throttled: throttledOf(sims) - throttled,
       status: totals.status,
+      load: { code: load.code, notRun },
     };
     note(JSON.stringify(result));
     return result;
@@ -167,13 +173,13 @@ function table(cases: SeriesCase[]): string {
     return (
       `| ${c.build} | ${c.accounts} | ${(c.wallMs / 1000).toFixed(1)} s | ${ms(c.wallMs / c.accounts)} | ` +
       `${ms(c.cpuMs / c.accounts)} | ${c.refreshMs.length} | ${ms(refresh / Math.max(c.runs, 1))} | ${c.coalesced} | ` +
-      `${c.calls} | ${c.throttled} | ${c.status} |`
+      `${c.calls} | ${c.throttled} | ${c.status} | ${c.load.code === 0 ? 'ok' : `exit ${c.load.code}, ${c.load.notRun} accounts not run`} |`
     );
   });
   return [
     '| build | accounts | wall | wall per account | warehouse CPU per account | refreshes | refresh per run | ' +
-      'coalesced | calls | 429s | run statuses |',
-    '|---|---|---|---|---|---|---|---|---|---|---|',
+      'coalesced | calls | 429s | run statuses | full load before |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...lines,
   ].join('\n');
 }

@@ -35,3 +35,24 @@ export function connectionPlan(
     poolSize: Math.max(OWN, Math.min(lanes, maxConnections - accountsAtOnce * locksPerAccount)),
   };
 }
+
+/** Connections of a worker's queue client (pg-boss). */
+export const QUEUE_CONNECTIONS = 4;
+
+/**
+ * The pool of a worker running `concurrency` jobs at once within `maxConnections`: each job holds two lock
+ * connections (its stream's, shared, and its lane's) and the queue client its own; the pool takes three a job
+ * and four more where they fit, and one a job and the process's own at the least. Undefined when even that
+ * does not fit.
+ */
+export function workerPool(maxConnections: number, concurrency: number): number | undefined {
+  const beside = 2 * concurrency + QUEUE_CONNECTIONS;
+  const least = concurrency + OWN;
+  if (beside + least > maxConnections) return undefined;
+  return Math.min(3 * concurrency + 4, maxConnections - beside);
+}
+
+/** The fewest `database.maxConnections` a worker of `concurrency` jobs needs (`workerPool`). */
+export function workerNeeds(concurrency: number): number {
+  return 3 * concurrency + QUEUE_CONNECTIONS + OWN;
+}

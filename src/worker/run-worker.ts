@@ -10,7 +10,8 @@ import type { LaneJobData } from '../queue/lane-job.js';
 import { runDelivery, type DeliveryContext } from './lane-delivery.js';
 import { startSweeps } from './sweeps.js';
 import { sharedLook, takeJobs } from './take-jobs.js';
-import { EXIT, type ExitCode } from '../app/exit-codes.js';
+import { EXIT, ExitError, type ExitCode } from '../app/exit-codes.js';
+import { QUEUE_CONNECTIONS, workerNeeds, workerPool } from '../app/connection-plan.js';
 import { serveHealthAndMetrics } from '../app/http-server.js';
 import { loggerFor } from '../app/logger.js';
 import { createSyncMetrics } from '../app/metrics.js';
@@ -35,6 +36,15 @@ export async function runWorkerProcess(
   const logger = loggerFor(config);
   const chosen = selectedAccounts(config.accounts, options.accounts);
   const concurrency = options.concurrency ?? config.worker.concurrency;
+  const pool = workerPool(config.database.maxConnections, concurrency);
+  if (pool === undefined)
+    throw new ExitError(
+      `${concurrency} jobs at once need at least ${workerNeeds(concurrency)} warehouse connections ` +
+        `(two locks and one pooled connection a job, ${QUEUE_CONNECTIONS} for the queue, 2 of the process's own), ` +
+        `more than database.maxConnections (${config.database.maxConnections}): raise it, or lower ` +
+        `worker.concurrency (--concurrency)`,
+      EXIT.usage,
+    );
   // Checked before anything opens: a console that would be served openly stops the start (exit 2).
   const web =
     config.metrics.port > 0 ? openConsole(config, { host: config.metrics.host, logger }) : undefined;
@@ -59,7 +69,7 @@ export async function runWorkerProcess(
     logger,
     accounts: options.accounts,
     budget: 'whole',
-    maxConnections: concurrency * 3 + 4,
+    maxConnections: pool,
     onCall: metrics.onCall,
     alertsEveryMs: ALERTS_EVERY_MS,
     onAlert: metrics.alertDelivered,
@@ -70,7 +80,7 @@ export async function runWorkerProcess(
   ids = propsync.accounts.map((runtime) => runtime.account.id);
   let boss: PgBoss;
   try {
-    boss = await openBoss(config.database.url, logger);
+    boss = await openBoss(config.database.url, logger, { maxConnections: QUEUE_CONNECTIONS });
   } catch (error) {
     await propsync.close();
     throw error;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { connectionPlan } from '../../src/app/connection-plan.js';
+import { connectionPlan, workerNeeds, workerPool } from '../../src/app/connection-plan.js';
 
 describe('connectionPlan', () => {
   it('gives one account a connection per lane, as before', () => {
@@ -19,5 +19,23 @@ describe('connectionPlan', () => {
 
   it('runs one account at a time when even one barely fits', () => {
     expect(connectionPlan(8, [5, 5], 4)).toEqual({ accountsAtOnce: 1, poolSize: 4 });
+  });
+});
+
+describe('workerPool', () => {
+  it("gives a worker's pool what its jobs' locks and the queue leave, within the limit", () => {
+    expect(workerPool(30, 2)).toBe(10);
+    expect(workerPool(30, 6)).toBe(14);
+    for (const concurrency of [1, 2, 4, 8]) {
+      const pool = workerPool(30, concurrency)!;
+      expect(pool).toBeGreaterThanOrEqual(concurrency + 2);
+      expect(pool + 2 * concurrency + 4).toBeLessThanOrEqual(30);
+    }
+  });
+
+  it('refuses a concurrency whose locks and queue leave no room', () => {
+    expect(workerPool(30, 9)).toBeUndefined();
+    expect(workerNeeds(9)).toBe(33);
+    expect(workerPool(33, 9)).toBe(11);
   });
 });

@@ -44,6 +44,18 @@ function watchConnections(url: string): { stop(): Promise<number> } {
   };
 }
 
+describe('a worker', () => {
+  it('stops at start-up when its jobs would need more connections than allowed', async () => {
+    const worker = await runPropsync(['worker', '--concurrency', '12'], { env: world.env });
+    expect(worker.code).toBe(2);
+    expect(worker.stderr).toContain(
+      '12 jobs at once need at least 42 warehouse connections (two locks and one pooled connection a job, ' +
+        "4 for the queue, 2 of the process's own), more than database.maxConnections (30): raise it, or lower " +
+        'worker.concurrency (--concurrency)',
+    );
+  });
+});
+
 describe('a sync of many accounts', () => {
   it('runs them in turn within database.maxConnections, every one loaded', { timeout: 400_000 }, async () => {
     const ids = ['c1', 'c2', 'c3', 'c4', 'c5'];

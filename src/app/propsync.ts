@@ -84,6 +84,11 @@ export interface Propsync {
   accounts: AccountRuntime[];
   /** Aborted by SIGINT/SIGTERM/SIGHUP when `stopOnSignals` was asked for. */
   signal?: AbortSignal;
+  /**
+   * Accounts whose runs fit side by side within `database.maxConnections`, each holding a lock connection per
+   * stream (`connectionPlan`); `run` and `verify` take the others in turn.
+   */
+  accountsAtOnce: number;
   /** Runs every account's part of the request side by side, each under its own stream locks (see `runLocked`). */
   run(
     request: SyncRequest,
@@ -184,6 +189,7 @@ export async function openPropsync(config: Config, options: OpenOptions): Promis
     db,
     accounts,
     signal: signals?.signal,
+    accountsAtOnce: plan.accountsAtOnce,
     alerts,
     freshness: () => readFreshness(db, freshnessTargets(config, chosen)),
     async run(request, runOptions = {}) {

@@ -1,5 +1,6 @@
 import type { StreamName } from '../config/schema.js';
 import { loadStream } from '../streams/load-stream.js';
+import pLimit from 'p-limit';
 import { describeHolder, lockName, withStreamLocks } from '../sync/lock.js';
 import type { SyncDeps, SyncObserver } from '../sync/types.js';
 import {
@@ -88,8 +89,12 @@ export async function runVerify(
   observers: (SyncObserver | undefined)[] = [],
 ): Promise<AccountVerifyOutcome[]> {
   const streams = requestedStreams(propsync.config, { kind: 'sync', streams: command.streams });
+  // As many accounts at once as their stream locks fit the connections allowed; the others as those end.
+  const inTurn = pLimit(propsync.accountsAtOnce);
   return Promise.all(
-    propsync.accounts.map((runtime) => verifyOne(propsync, runtime, { ...command, streams }, observers)),
+    propsync.accounts.map((runtime) =>
+      inTurn(() => verifyOne(propsync, runtime, { ...command, streams }, observers)),
+    ),
   );
 }
 

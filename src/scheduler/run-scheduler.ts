@@ -19,6 +19,7 @@ import { lastSuccessByStream } from '../sync/status.js';
 import { serveHealthAndMetrics } from '../app/http-server.js';
 import { createSyncMetrics } from '../app/metrics.js';
 import { scheduledStreams, startScheduler, type RunEngine } from './scheduler.js';
+import { STREAM_NAMES } from '../streams/registry.js';
 import { ensureQueues, openBoss } from '../queue/boss.js';
 import { enqueueRun } from '../queue/enqueue-run.js';
 import { claimTick, takeLateTicks, tickDone } from '../queue/schedule-tick.js';
@@ -180,6 +181,8 @@ export async function runSchedulerProcess(
     beforeRun: async ({ account }) => (await budgetToday(db, account)).spentReason,
     lockOptions: lockOptions(config, logger),
     observer: { onRunEnd: () => propsync.alerts.afterRun() },
+    // A run holds its stream's lock: as many at once as the accounts' locks the connection plan allows.
+    runsAtOnce: propsync.accountsAtOnce * STREAM_NAMES.length,
   });
   const verifyJobs = startVerifyJobs(propsync, streams);
   const http = await serveHealthAndMetrics({

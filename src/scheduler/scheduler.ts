@@ -1,4 +1,5 @@
 import { createTask, type Logger as CronLogger, type ScheduledTask } from 'node-cron';
+import pLimit from 'p-limit';
 import type { AccountRuntime } from '../app/propsync.js';
 import type { Config, StreamName } from '../config/schema.js';
 import type { Logger } from '../log/logger.js';
@@ -36,6 +37,11 @@ export interface SchedulerOptions {
   beforeRun?: (runtime: AccountRuntime, stream: StreamName) => Promise<string | null>;
   /** How each run's stream lock is held (session limits, taking it again after a lost connection). */
   lockOptions?: LockOptions;
+  /**
+   * Runs that may hold their stream lock at once (each a connection of its own), within
+   * `database.maxConnections`; a run due meanwhile waits its turn. Default: no bound.
+   */
+  runsAtOnce?: number;
 }
 
 /** What `/healthz` says of one scheduled stream of one account. */
@@ -79,6 +85,7 @@ export function startScheduler(options: SchedulerOptions): Scheduler {
   const shutdown = new AbortController();
   const inFlight = new Set<Promise<void>>();
   const jobs = new Map<string, { state: JobState; task: ScheduledTask }>();
+  const inTurn = pLimit(options.runsAtOnce ?? Number.POSITIVE_INFINITY);
 
   const runJob = async (runtime: AccountRuntime, stream: StreamName, at: Date): Promise<void> => {
     if (shutdown.signal.aborted) return;
@@ -88,37 +95,42 @@ export function startScheduler(options: SchedulerOptions): Scheduler {
     state.running = true;
     metrics.setRunning(account.id, stream, true);
     try {
-      const outcome = await withStreamLock(
-        config.database.url,
-        lockName(account.id, stream),
-        async (lock) => {
-          const reason = await options.beforeRun?.(runtime, stream);
-          if (reason) {
-            logger.warn({ event: 'run_skipped', reason }, `skipped this run: ${reason}`);
-            state.lastSkipped = new Date().toISOString();
-            return null;
-          }
-          logger.info(
-            { event: 'run_starting' },
-            `scheduled run of ${stream} for account ${account.id} starting`,
-          );
-          return run(
-            { kind: 'sync', streams: [stream] },
-            {
-              db,
-              client,
-              config,
-              account,
-              logger,
-              signal: shutdown.signal,
-              lock,
-              observer: combineObservers(metrics.observer, options.observer),
-            },
-            at,
-          );
-        },
-        options.lockOptions,
+      const outcome = await inTurn(() =>
+        shutdown.signal.aborted
+          ? undefined
+          : withStreamLock(
+              config.database.url,
+              lockName(account.id, stream),
+              async (lock) => {
+                const reason = await options.beforeRun?.(runtime, stream);
+                if (reason) {
+                  logger.warn({ event: 'run_skipped', reason }, `skipped this run: ${reason}`);
+                  state.lastSkipped = new Date().toISOString();
+                  return null;
+                }
+                logger.info(
+                  { event: 'run_starting' },
+                  `scheduled run of ${stream} for account ${account.id} starting`,
+                );
+                return run(
+                  { kind: 'sync', streams: [stream] },
+                  {
+                    db,
+                    client,
+                    config,
+                    account,
+                    logger,
+                    signal: shutdown.signal,
+                    lock,
+                    observer: combineObservers(metrics.observer, options.observer),
+                  },
+                  at,
+                );
+              },
+              options.lockOptions,
+            ),
       );
+      if (!outcome) return;
       if (!outcome.acquired) {
         state.lastSkipped = new Date().toISOString();
         metrics.lockSkipped(account.id, stream);

@@ -97,6 +97,16 @@ describe('a sync of many accounts', () => {
       expect(rows).toEqual(
         ids.map((id) => ({ account_id: id, leases: world.sim.dataset.leases.length, runs: 1 })),
       );
+
+      // verify takes every account's stream locks too: in turn, within the same limit.
+      const verifyWatch = watchConnections(world.database.url);
+      const verify = await runPropsync(['--config', `${folder.dir}/propsync.yaml`, 'verify'], {
+        env: { DATABASE_URL: world.database.url, PW: PASSWORD, PROPSYNC_MAX_CLOCK_SKEW_HOURS: '0' },
+        timeoutMs: 380_000,
+      });
+      const verifyMost = (await verifyWatch.stop()) - baseline;
+      expect(verify.code, verify.stderr).toBe(0);
+      expect(verifyMost).toBeLessThanOrEqual(16);
     } finally {
       await watch.stop().catch(() => 0);
       folder.remove();

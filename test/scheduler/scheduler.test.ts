@@ -155,6 +155,27 @@ describe('scheduler', () => {
     expect(new Set(seen)).toEqual(new Set(['north/leases', 'south/leases']));
   }, 30_000);
 
+  it('holds no more stream locks at once than runsAtOnce allows: the run due meanwhile waits its turn', async () => {
+    const intervals: { account?: string; stream: string; start: number; end: number }[] = [];
+    const { logger } = logs();
+    const cfg = twoAccounts('*/1 * * * * *');
+    const scheduler = startScheduler({
+      db: database.db,
+      accounts: runtimes(cfg),
+      metrics: createSyncMetrics({ defaultMetrics: false }),
+      run: fakeEngine(intervals, 1200),
+      config: cfg,
+      logger,
+      runsAtOnce: 1,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 5000));
+    expect(await scheduler.stop(5000)).toBe(true);
+    // Both accounts ran, one after the other: never two at once.
+    expect(new Set(intervals.map((run) => run.account))).toEqual(new Set(['north', 'south']));
+    const sorted = [...intervals].sort((x, y) => x.start - y.start);
+    for (let i = 1; i < sorted.length; i++) expect(sorted[i].start).toBeGreaterThanOrEqual(sorted[i - 1].end);
+  }, 30_000);
+
   it('stop aborts the run in flight and starts nothing afterwards', async () => {
     const intervals: { stream: string; start: number; end: number }[] = [];
     const { logger } = logs();

@@ -46,13 +46,14 @@ export const QUEUE_CONNECTIONS = 4;
  * does not fit.
  */
 export function workerPool(maxConnections: number, concurrency: number): number | undefined {
-  const beside = 2 * concurrency + QUEUE_CONNECTIONS;
-  const least = concurrency + OWN;
-  if (beside + least > maxConnections) return undefined;
-  return Math.min(3 * concurrency + 4, maxConnections - beside);
+  if (workerNeeds(concurrency) > maxConnections) return undefined;
+  return Math.min(3 * concurrency + 4, maxConnections - 2 * concurrency - QUEUE_CONNECTIONS);
 }
 
-/** The fewest `database.maxConnections` a worker of `concurrency` jobs needs (`workerPool`). */
+/**
+ * The fewest `database.maxConnections` a worker of `concurrency` jobs needs: its locks, the queue's, a pool of one
+ * a job and its own.
+ */
 export function workerNeeds(concurrency: number): number {
-  return 3 * concurrency + QUEUE_CONNECTIONS + OWN;
+  return 2 * concurrency + QUEUE_CONNECTIONS + concurrency + OWN;
 }

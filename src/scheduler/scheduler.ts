@@ -5,7 +5,7 @@ import type { Config, StreamName } from '../config/schema.js';
 import type { Logger } from '../log/logger.js';
 import type { RunSummary, SyncDeps, SyncObserver, SyncRequest } from '../sync/types.js';
 import type { Db } from '../catalog/tables.js';
-import { describeHolder, lockName, withStreamLock, type LockOptions } from '../sync/lock.js';
+import { describeHolder, lockName, withStreamLock, type HeldLock, type LockOptions } from '../sync/lock.js';
 import { combineObservers } from '../sync/observers.js';
 import { streamsOf } from '../sync/plan-run.js';
 import type { SyncMetrics } from '../app/metrics.js';
@@ -95,40 +95,37 @@ export function startScheduler(options: SchedulerOptions): Scheduler {
     state.running = true;
     metrics.setRunning(account.id, stream, true);
     try {
+      const locked = async (lock: HeldLock): Promise<RunSummary | null> => {
+        const reason = await options.beforeRun?.(runtime, stream);
+        if (reason) {
+          logger.warn({ event: 'run_skipped', reason }, `skipped this run: ${reason}`);
+          state.lastSkipped = new Date().toISOString();
+          return null;
+        }
+        logger.info(
+          { event: 'run_starting' },
+          `scheduled run of ${stream} for account ${account.id} starting`,
+        );
+        return run(
+          { kind: 'sync', streams: [stream] },
+          {
+            db,
+            client,
+            config,
+            account,
+            logger,
+            signal: shutdown.signal,
+            lock,
+            observer: combineObservers(metrics.observer, options.observer),
+          },
+          at,
+        );
+      };
+      // A run due after the stop, or whose turn came after it, takes no lock.
       const outcome = await inTurn(() =>
         shutdown.signal.aborted
           ? undefined
-          : withStreamLock(
-              config.database.url,
-              lockName(account.id, stream),
-              async (lock) => {
-                const reason = await options.beforeRun?.(runtime, stream);
-                if (reason) {
-                  logger.warn({ event: 'run_skipped', reason }, `skipped this run: ${reason}`);
-                  state.lastSkipped = new Date().toISOString();
-                  return null;
-                }
-                logger.info(
-                  { event: 'run_starting' },
-                  `scheduled run of ${stream} for account ${account.id} starting`,
-                );
-                return run(
-                  { kind: 'sync', streams: [stream] },
-                  {
-                    db,
-                    client,
-                    config,
-                    account,
-                    logger,
-                    signal: shutdown.signal,
-                    lock,
-                    observer: combineObservers(metrics.observer, options.observer),
-                  },
-                  at,
-                );
-              },
-              options.lockOptions,
-            ),
+          : withStreamLock(config.database.url, lockName(account.id, stream), locked, options.lockOptions),
       );
       if (!outcome) return;
       if (!outcome.acquired) {

@@ -22,6 +22,8 @@ function lease(i: number): Record<string, unknown> {
     id: 1000 + i,
     propertyName: i % 3 === 0 ? 'Say "hi" {not an object} [nor a list] \\ done' : 'Sunset Gardens',
     isMonthToMonth: i % 2 === 0,
+    // A string ending in escaped backslashes: its closing quote comes right after them.
+    unitNumber: i % 2 === 1 ? `B\\${'\\'.repeat(i % 4)}` : `A"${'\\'.repeat(i % 3)}`,
     note: null,
     empty: {},
     arTransactions: {

@@ -10,7 +10,7 @@ import { isPermanentSourceError } from '../sync/errors.js';
 import { TransportError } from '../source/errors.js';
 import { DISCOVERY } from '../streams/load-stream.js';
 import { WAREHOUSE_TABLES, type Db, type Warehouse } from '../catalog/tables.js';
-import { QUEUE_SCHEMA } from '../queue/boss.js';
+import { QUEUE_SCHEMA } from '../queue/jobs.js';
 import { connect } from '../warehouse/db.js';
 import { pendingMigrations } from '../warehouse/migrate.js';
 import { describeTls, sessionTls, tlsSettingsOf } from '../warehouse/tls.js';

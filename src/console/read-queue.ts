@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { DEAD_LETTER_QUEUE, QUEUE_SCHEMA, queueOf } from '../queue/boss.js';
+import { DEAD_LETTER_QUEUE, QUEUE_SCHEMA, queueOf } from '../queue/jobs.js';
 import type { ConsoleContext } from './context.js';
 
 /** An account's jobs on the queue, by what a worker does with them. */

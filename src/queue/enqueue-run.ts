@@ -22,7 +22,7 @@ import {
   startHeartbeat,
 } from '../sync/runs/lifecycle.js';
 import type { RunSummary, SyncRequest } from '../sync/types.js';
-import { liveLaneJobs, queueOf, laneJobKey } from './boss.js';
+import { liveLaneJobs, queueOf, laneJobKey } from './jobs.js';
 import type { LaneJobData } from './lane-job.js';
 
 /** What enqueueing an account's run came to. */

@@ -6,7 +6,7 @@ import { sql } from 'kysely';
 import type { Db } from '../catalog/tables.js';
 import { endLane } from '../sync/runs/lanes.js';
 import type { RunSummary } from '../sync/types.js';
-import { DEAD_LETTER_QUEUE, deadLetters, QUEUE_PREFIX, QUEUE_SCHEMA } from './boss.js';
+import { DEAD_LETTER_QUEUE, deadLetters, QUEUE_PREFIX, QUEUE_SCHEMA } from './jobs.js';
 
 /**
  * Ends, as `dead`, the lanes still open whose job is in the dead-letter queue: a worker killed

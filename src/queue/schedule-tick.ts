@@ -11,7 +11,7 @@ import { sql } from 'kysely';
 import type PgBoss from 'pg-boss';
 import type { Db } from '../catalog/tables.js';
 import type { StreamName } from '../streams/registry.js';
-import { QUEUE_SCHEMA, TICKS_QUEUE } from './boss.js';
+import { QUEUE_SCHEMA, TICKS_QUEUE } from './jobs.js';
 
 /** How long a claimed cron time waits for its scheduler to enqueue the run before any scheduler may take it. */
 export const TICK_GRACE_SECONDS = 60;

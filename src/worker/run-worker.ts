@@ -19,7 +19,8 @@ import { openPropsync, refreshAfterRun, selectedAccounts, type AccountRuntime } 
 import { nextSignal } from '../app/signals.js';
 import type { Config } from '../config/schema.js';
 import { redactUrl } from '../log/redact.js';
-import { deadLetters, ensureQueues, openBoss, readyQueues } from '../queue/boss.js';
+import { ensureQueues, openBoss } from '../queue/boss.js';
+import { deadLetters, readyQueues } from '../queue/jobs.js';
 import { countOpenQuarantine } from '../sync/quarantine.js';
 import { ALERTS_EVERY_MS } from '../app/alerts/monitor.js';
 import type { StreamFreshness } from '../sync/freshness.js';

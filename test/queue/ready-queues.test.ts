@@ -7,7 +7,8 @@ import { sql } from 'kysely';
 import type PgBoss from 'pg-boss';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log/logger.js';
-import { ensureQueues, openBoss, queueOf, readyQueues } from '../../src/queue/boss.js';
+import { ensureQueues, openBoss } from '../../src/queue/boss.js';
+import { queueOf, readyQueues } from '../../src/queue/jobs.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 
 let warehouse: TestDatabase;

@@ -6,7 +6,8 @@ import { sql } from 'kysely';
 import type PgBoss from 'pg-boss';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log/logger.js';
-import { ensureQueues, openBoss, queueOf, releaseJob, settleJob, touchJob } from '../../src/queue/boss.js';
+import { ensureQueues, openBoss, settleJob } from '../../src/queue/boss.js';
+import { queueOf, releaseJob, touchJob } from '../../src/queue/jobs.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 
 let warehouse: TestDatabase;

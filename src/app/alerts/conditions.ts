@@ -6,7 +6,7 @@
 import { sql } from 'kysely';
 import type { AlertKind, AlertSeverity, Config, OfflineConfig } from '../../config/schema.js';
 import type { Db } from '../../catalog/tables.js';
-import { deadLetters } from '../../queue/boss.js';
+import { deadLetters } from '../../queue/jobs.js';
 import { freshnessTargets, readFreshness } from '../../sync/freshness.js';
 import { countOpenQuarantine } from '../../sync/quarantine.js';
 import { budgetSpentToday } from '../../sync/budget-spent.js';

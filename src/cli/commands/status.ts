@@ -132,7 +132,7 @@ async function showStatus(
     import('../../sync/status.js'),
     import('../../app/warehouse.js'),
     import('../status-text.js'),
-    import('../../queue/boss.js'),
+    import('../../queue/jobs.js'),
     import('../../config/privacy.js'),
   ]);
   const db = await openMigratedWarehouse(config.database, { maxConnections: 1 });

@@ -2,15 +2,18 @@
  * The start-up bench of issue 41 item 3 (`node bin/run-ts.mjs bench/startup.ts [--runs 7]`): how long
  * the built command (`npm run build` first) takes from its spawn to its first call to the source.
  * A server stands in for the source: it notes when the first request arrives, answers 503, and the
- * command is stopped there. Against a migrated scratch database of `TEST_DATABASE_URL`'s server.
- * `--cli FILE` runs another build's entry (a before and after). Prints the median and range of `propsync --version` (node and the bundle's entry) and of
- * `propsync sync` to its first request.
+ * command is stopped there. Each run gets a fresh copy of a migrated scratch database of
+ * `TEST_DATABASE_URL`'s server: on the same database, a run would start by closing the run the last
+ * one left behind and wait out the pacing of its call, which is the source's rate, not start-up.
+ * `--cli FILE` runs another build's entry (a before and after). Prints the median and range of
+ * `propsync --version` (node and the bundle's entry) and of `propsync sync` to its first request.
  */
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import pg from 'pg';
 import { migrateWarehouse } from '../src/app/migrate-warehouse.js';
 import { connect } from '../src/warehouse/db.js';
 import { dropDatabase, ensureDatabase, withDatabase } from '../src/warehouse/databases.js';
@@ -40,6 +43,7 @@ function untilExit(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
 
 /** Milliseconds from the spawn of `propsync sync` until the source's first request. */
 async function untilFirstCall(env: NodeJS.ProcessEnv): Promise<number> {
+  await freshCopy();
   let first: number | undefined;
   let arrived!: () => void;
   const called = new Promise<void>((done) => (arrived = done));
@@ -70,10 +74,22 @@ const adminUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1
 const name = 'propsync_bench_startup';
 await dropDatabase(adminUrl, name);
 await ensureDatabase(adminUrl, name);
-const url = withDatabase(adminUrl, name);
-const db = connect(url, { maxConnections: 1 });
+const db = connect(withDatabase(adminUrl, name), { maxConnections: 1 });
 await migrateWarehouse(db);
 await db.destroy();
+/** The database each run syncs into: a copy of the migrated one, made anew before each run. */
+const copy = `${name}_run`;
+const url = withDatabase(adminUrl, copy);
+async function freshCopy(): Promise<void> {
+  await dropDatabase(adminUrl, copy);
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    await admin.query(`create database "${copy}" template "${name}"`);
+  } finally {
+    await admin.end();
+  }
+}
 const env = {
   PATH: process.env.PATH,
   HOME: process.env.HOME,
@@ -95,5 +111,6 @@ try {
   process.stdout.write(`${line('propsync --version (to exit)', version)}\n`);
   process.stdout.write(`${line('propsync sync (to its first call)', sync)}\n`);
 } finally {
+  await dropDatabase(adminUrl, copy);
   await dropDatabase(adminUrl, name);
 }

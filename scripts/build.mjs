@@ -70,6 +70,23 @@ const dynamicCommonJs = {
   },
 };
 
+/**
+ * pg asks at load whether it runs on Cloudflare Workers by making a `Response`, which loads
+ * Node's own copy of undici: 23 ms of every command's start-up. propsync runs on Node only, so
+ * the question is answered no. A pg whose text no longer matches fails the build.
+ */
+const pgOnNode = {
+  name: 'pg-on-node',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]node_modules[\\/]pg[\\/]lib[\\/]stream\.js$/ }, (args) => {
+      const text = readFileSync(args.path, 'utf8');
+      const asked = 'if (isCloudflareRuntime()) {';
+      if (!text.includes(asked)) throw new Error(`${args.path} no longer reads "${asked}"; see pgOnNode`);
+      return { contents: text.replace(asked, 'if (false) {'), loader: 'js' };
+    });
+  },
+};
+
 const migrations = readdirSync('migrations')
   .filter((name) => name.endsWith('.ts'))
   .map((name) => `migrations/${name}`);
@@ -88,7 +105,7 @@ const result = await build({
   platform: 'node',
   target: 'node20',
   external: EXTERNAL,
-  plugins: [dynamicCommonJs],
+  plugins: [dynamicCommonJs, pgOnNode],
   // The bundled CommonJS packages call require().
   banner: {
     js: "import { createRequire as __createRequire } from 'node:module';\nconst require = __createRequire(import.meta.url);",

@@ -1,3 +1,4 @@
+import type { OperationNodeSource } from 'kysely';
 import type { Db } from '../catalog/tables.js';
 
 /** A cursor's value (the last day fully read) and its free-form state. */
@@ -43,18 +44,18 @@ export interface CursorWrite {
 }
 
 /**
- * Sets cursors of an account's stream, in one statement; called in the transaction of the page that
- * completes their window.
+ * The statement setting cursors of an account's stream (none for none); run in the transaction of
+ * the page that completes their window.
  */
-export async function writeCursors(
+export function writeCursors(
   db: Db,
   args: { account: string; stream: string; runId: number; cursors: readonly CursorWrite[] },
-): Promise<void> {
-  if (args.cursors.length === 0) return;
+): OperationNodeSource | undefined {
+  if (args.cursors.length === 0) return undefined;
   // One statement may not set a row twice: a cursor named again keeps its last value, as a second write would.
   const last = new Map(args.cursors.map((cursor) => [cursorKey(cursor.scope, cursor.cursor), cursor]));
   const updatedAt = new Date();
-  await db
+  return db
     .insertInto('sync_cursors')
     .values(
       [...last.values()].map((cursor) => ({
@@ -75,6 +76,5 @@ export async function writeCursors(
         updated_at: eb.ref('excluded.updated_at'),
         last_run_id: eb.ref('excluded.last_run_id'),
       })),
-    )
-    .execute();
+    );
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { MethodVersion } from '../source/settings.js';
 import type { CompletionAction, StreamDefinition, WorkUnitPlan } from '../streams/types.js';
 import type { Db } from '../catalog/tables.js';
@@ -21,11 +21,12 @@ import { inTransaction } from '../warehouse/transaction.js';
 import { ROW_COUNTERS, zeroCounts } from '../warehouse/run-counters.js';
 import { writeCursors } from './cursors.js';
 import {
-  quarantineRecords,
+  quarantineInsert,
   resolveKeylessForUnit,
   resolveQuarantined,
   type QuarantineEntry,
 } from './quarantine.js';
+import { Bookkeeping } from './page-bookkeeping.js';
 import type { RowCounts } from './types.js';
 import { crashPoint } from './crash-points.js';
 import { protectRecord, type PrivacyPolicy } from './privacy/policy.js';
@@ -150,28 +151,36 @@ export async function loadPage(db: Db, page: PageToLoad): Promise<PageLoaded> {
         problems: entries.map((entry) => entry.line),
         notes: written.loaded.flatMap((record) => record.notes ?? []),
       };
-      await quarantineRecords(
-        trx,
-        entries.map((entry) => entry.entry),
+      const loadedKeys = written.loaded.map((record) => String(record.key));
+      const bookkeeping = new Bookkeeping();
+      bookkeeping.add(
+        quarantineInsert(
+          trx,
+          entries.map((entry) => entry.entry),
+          new Set(loadedKeys),
+        ),
+        resolveQuarantined(trx, { account: page.account, stream: stream.name, keys: loadedKeys, runId: page.runId }),
       );
-      await resolveQuarantined(trx, {
-        account: page.account,
-        stream: stream.name,
-        keys: written.loaded.map((record) => String(record.key)),
-        runId: page.runId,
-      });
       if (plan.trackSeen && page.restart) await forgetSeen(trx, page.account, page.unitId);
-      else if (plan.trackSeen) await recordSeen(trx, page.account, page.unitId, stream.entity, seenKeys);
-      if (page.complete) counts.rowsDeleted += await complete(trx, stream, page, plan.onComplete);
-      const { clean } = await checkpointPage(trx, {
+      else if (plan.trackSeen) bookkeeping.add(recordSeen(page.account, page.unitId, stream.entity, seenKeys));
+      if (page.complete) counts.rowsDeleted += await complete(trx, stream, page, plan.onComplete, bookkeeping);
+      const checkpoint = checkpointPage(trx, {
         unitId: page.unitId,
         nextPage: page.nextPage,
         done: page.complete,
         listingTotal: page.listingTotal,
         progress: { ...counts, pages: 1, calls: page.calls, retries: page.retries, bytes: page.bytes },
       });
-      if (page.complete && clean)
-        await resolveKeylessForUnit(trx, { account: page.account, unitKey: plan.unitKey, runId: page.runId });
+      // Once the unit completes clean, the keyless entries of its family's earlier units are resolved.
+      const keyless = page.complete
+        ? (ran: RawBuilder<unknown>) =>
+            resolveKeylessForUnit(
+              trx,
+              { account: page.account, unitKey: plan.unitKey, runId: page.runId },
+              sql<boolean>`(select quarantined from ${ran}) = 0`,
+            )
+        : undefined;
+      await bookkeeping.runWith<{ quarantined: number }>(trx, checkpoint, keyless);
       await page.guard?.(trx);
       crashPoint('mid-commit');
       return counts;
@@ -425,17 +434,23 @@ function quarantineOf(page: PageToLoad, key: RecordKey, index: number, reason: s
  * Runs a unit's completion actions: its cursors set in one statement, then the deletions. Returns the rows
  * marked deleted.
  */
+/**
+ * A completing page's actions: its cursors join the page's bookkeeping; marking unseen rows deleted
+ * reads the seen keys, so the bookkeeping gathered so far is run first.
+ */
 async function complete(
   db: Db,
   stream: StreamDefinition,
   page: PageToLoad,
   actions: readonly CompletionAction[],
+  bookkeeping: Bookkeeping,
 ): Promise<number> {
   const cursors = actions.flatMap((action) => (action.type === 'cursor' ? [action] : []));
-  await writeCursors(db, { account: page.account, stream: stream.name, runId: page.runId, cursors });
+  bookkeeping.add(writeCursors(db, { account: page.account, stream: stream.name, runId: page.runId, cursors }));
   let deleted = 0;
   for (const action of actions) {
-    if (action.type === 'mark-unseen-deleted')
+    if (action.type === 'mark-unseen-deleted') {
+      await bookkeeping.flush(db);
       deleted += await markUnseenDeleted(
         db,
         stream.tables,
@@ -444,6 +459,7 @@ async function complete(
         page.runId,
         page.account,
       );
+    }
   }
   return deleted;
 }

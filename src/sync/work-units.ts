@@ -147,11 +147,11 @@ export async function cleanUpSeen(
 export type PageProgress = Counts<UnitCounter>;
 
 /**
- * Writes a page's checkpoint and adds its counters to the unit's; called inside the page's
- * transaction. With the first page of a pass comes the total its listing announced (null: none).
- * Returns whether the unit has quarantined nothing so far, this page included.
+ * The statement writing a page's checkpoint and adding its counters to the unit's; run inside the
+ * page's transaction. With the first page of a pass comes the total its listing announced (null:
+ * none). It returns the unit's `quarantined` count so far, this page included.
  */
-export async function checkpointPage(
+export function checkpointPage(
   db: Db,
   args: {
     unitId: number;
@@ -160,8 +160,8 @@ export async function checkpointPage(
     done: boolean;
     listingTotal?: number | null;
   },
-): Promise<{ clean: boolean }> {
-  const row = await db
+) {
+  return db
     .updateTable('sync_work_units')
     .set((eb) => ({
       ...Object.fromEntries(
@@ -173,9 +173,7 @@ export async function checkpointPage(
       ...(args.listingTotal !== undefined && { listing_total: args.listingTotal }),
     }))
     .where('work_unit_id', '=', args.unitId)
-    .returning('quarantined')
-    .executeTakeFirst();
-  return { clean: row?.quarantined === 0 };
+    .returning('quarantined');
 }
 
 /** Pages a unit has committed (its checkpoint's count). */
@@ -212,20 +210,18 @@ export async function endWorkUnit(
     .execute();
 }
 
-/** Records the keys a unit saw on one page (for deletion detection); inside the page's transaction. */
-export async function recordSeen(
-  db: Db,
+/** The statement recording the keys a unit saw on one page (for deletion detection), or none for none. */
+export function recordSeen(
   account: string,
   unitId: number,
   entity: string,
   keys: readonly number[],
-): Promise<void> {
-  if (keys.length === 0) return;
-  await sql`
+): RawBuilder<unknown> | undefined {
+  if (keys.length === 0) return undefined;
+  return sql`
     insert into sync_work_unit_seen (account_id, work_unit_id, entity, key)
     select ${account}, ${unitId}, ${entity}, k from unnest(${keys as number[]}::bigint[]) as k
-    on conflict do nothing
-  `.execute(db);
+    on conflict do nothing`;
 }
 
 /** Forgets the keys a unit saw, when its listing is read again from the start. */

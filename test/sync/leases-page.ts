@@ -1,12 +1,13 @@
 import leasesStream from '../../src/streams/leases/stream.js';
 import type { PageToLoad } from '../../src/sync/load-page.js';
+import type { CompletionAction } from '../../src/streams/types.js';
 
 /** Page `pageNo` of leases of one test unit of account `default`, as a unit's pass hands it to `loadPage`. */
 export function leasesPage(
   unit: { runId: number; unitId: number },
   pageNo: number,
   records: unknown[],
-  options: { trackSeen?: boolean } & Pick<PageToLoad, 'firstLoad'> = {},
+  options: { trackSeen?: boolean; onComplete?: CompletionAction[] } & Pick<PageToLoad, 'firstLoad'> = {},
 ): PageToLoad {
   return {
     account: 'default',
@@ -18,7 +19,7 @@ export function leasesPage(
       propertyIds: ['100001'],
       request: { method: leasesStream.method, params: {} },
       trackSeen: options.trackSeen ?? false,
-      onComplete: [],
+      onComplete: options.onComplete ?? [],
     },
     ...unit,
     pageNo,
@@ -28,7 +29,8 @@ export function leasesPage(
     retries: 0,
     bytes: 0,
     nextPage: pageNo + 1,
-    complete: false,
+    // A page with completion actions is its unit's last.
+    complete: options.onComplete !== undefined,
     firstLoad: options.firstLoad,
   };
 }

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Db } from '../../src/catalog/tables.js';
 import { FirstLoad } from '../../src/sync/first-load.js';
+import type { CompletionAction } from '../../src/streams/types.js';
 import { loadPage } from '../../src/sync/load-page.js';
 import { connect } from '../../src/warehouse/db.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
@@ -46,28 +47,63 @@ afterAll(async () => {
 });
 
 /** Loads the page and returns the statements it sent. */
-async function statementsOf(pageNo: number, records: Tree[], firstLoad?: FirstLoad): Promise<string[]> {
+async function statementsOf(
+  pageNo: number,
+  records: Tree[],
+  options: { firstLoad?: FirstLoad; onComplete?: CompletionAction[] } = {},
+): Promise<string[]> {
   sent.length = 0;
-  await loadPage(db, leasesPage({ runId, unitId }, pageNo, records, { trackSeen: true, firstLoad }));
+  await loadPage(db, leasesPage({ runId, unitId }, pageNo, records, { trackSeen: true, ...options }));
   return [...sent];
 }
 
 it('sends few statements for a page, first load or incremental', async () => {
-  const first = await statementsOf(1, fixture, new FirstLoad());
+  const first = await statementsOf(1, fixture, { firstLoad: new FirstLoad() });
   const changed = fixture.map((lease, index) => (index === 0 ? { ...lease, unitNumber: 'moved' } : lease));
   const incremental = await statementsOf(2, changed);
+  // A nightly unit's last page: its cursor set and the leases it did not see marked deleted.
+  const again = fixture.map((lease, index) => (index === 0 ? { ...lease, unitNumber: 'moved again' } : lease));
+  const last = await statementsOf(3, again, {
+    onComplete: [
+      { type: 'cursor', scope: '100001', cursor: 'test', value: '2026-01-01' },
+      { type: 'mark-unseen-deleted', scope: { column: 'property_id', values: [100001] } },
+    ],
+  });
   console.log(
-    `statements of a page of ${fixture.length} leases: first load ${first.length}, incremental ${incremental.length}`,
+    `statements of a page of ${fixture.length} leases: first load ${first.length}, incremental ${incremental.length}, ` +
+      `a unit's last ${last.length}`,
   );
   expect(first.length).toBeLessThanOrEqual(FIRST_LOAD_PAGE);
   expect(incremental.length).toBeLessThanOrEqual(INCREMENTAL_PAGE);
+  expect(last.length).toBeLessThanOrEqual(LAST_PAGE);
+  const cursor = await db.selectFrom('sync_cursors').select('value').where('cursor', '=', 'test').executeTakeFirst();
+  expect(cursor?.value).toBe('2026-01-01');
 });
 
 /**
- * The counts today: a first load's page is its transaction's begin, savepoints, a COPY a table and
- * bookkeeping, with no lookup (26 before, when it looked its keys up and each COPY had a savepoint
- * of its own); an incremental's page is its lookup and its transaction, one merge statement for all
- * tables.
+ * The counts today: a first load's page is its transaction's begin, a savepoint, a COPY a table and
+ * its bookkeeping in one statement, with no lookup (26 before, when it looked its keys up and each
+ * COPY had a savepoint of its own; 15 before the bookkeeping went in one statement); an
+ * incremental's page is its lookup, one merge statement for all tables and one of bookkeeping (9
+ * before); a unit's last page adds marking the unseen deleted, after the seen keys are written (12
+ * before: cursor, keyless entries and checkpoint each a statement).
  */
-const FIRST_LOAD_PAGE = 15;
-const INCREMENTAL_PAGE = 9;
+const FIRST_LOAD_PAGE = 13;
+const INCREMENTAL_PAGE = 7;
+const LAST_PAGE = 9;
+
+it('keeps resolved the entry of a record whose page also held a good copy of it, and open that of one without', async () => {
+  const [lease, other] = fixture;
+  const bad = (record: Tree) => ({ ...record, moveInDate: 'not a date' });
+  await statementsOf(4, [bad(lease), lease, bad(other)]);
+  const entries = await db
+    .selectFrom('quarantine')
+    .select(['record_key', 'run_id', 'resolved_run_id'])
+    .where('page', '=', 4)
+    .orderBy('quarantine_id')
+    .execute();
+  expect(entries).toEqual([
+    { record_key: String(lease.id), run_id: runId, resolved_run_id: runId },
+    { record_key: String(other.id), run_id: runId, resolved_run_id: null },
+  ]);
+});

@@ -57,3 +57,15 @@ export function workerPool(maxConnections: number, concurrency: number): number 
 export function workerNeeds(concurrency: number): number {
   return 2 * concurrency + QUEUE_CONNECTIONS + concurrency + OWN;
 }
+
+/**
+ * Why a worker of `concurrency` jobs cannot keep within `maxConnections` (`workerPool` gave none): what
+ * `propsync worker` stops on at start-up and `propsync config check` reports.
+ */
+export function workerShortfall(maxConnections: number, concurrency: number): string {
+  return (
+    `${concurrency} jobs at once need at least ${workerNeeds(concurrency)} warehouse connections ` +
+    `(two locks and one pooled connection a job, ${QUEUE_CONNECTIONS} for the queue, ${OWN} of the process's own), ` +
+    `more than database.maxConnections (${maxConnections}): raise it, or lower worker.concurrency (--concurrency)`
+  );
+}

@@ -11,7 +11,7 @@ import { runDelivery, type DeliveryContext } from './lane-delivery.js';
 import { startSweeps } from './sweeps.js';
 import { sharedLook, takeJobs } from './take-jobs.js';
 import { EXIT, ExitError, type ExitCode } from '../app/exit-codes.js';
-import { QUEUE_CONNECTIONS, workerNeeds, workerPool } from '../app/connection-plan.js';
+import { QUEUE_CONNECTIONS, workerPool, workerShortfall } from '../app/connection-plan.js';
 import { serveHealthAndMetrics } from '../app/http-server.js';
 import { loggerFor } from '../app/logger.js';
 import { createSyncMetrics } from '../app/metrics.js';
@@ -39,13 +39,7 @@ export async function runWorkerProcess(
   const concurrency = options.concurrency ?? config.worker.concurrency;
   const pool = workerPool(config.database.maxConnections, concurrency);
   if (pool === undefined)
-    throw new ExitError(
-      `${concurrency} jobs at once need at least ${workerNeeds(concurrency)} warehouse connections ` +
-        `(two locks and one pooled connection a job, ${QUEUE_CONNECTIONS} for the queue, 2 of the process's own), ` +
-        `more than database.maxConnections (${config.database.maxConnections}): raise it, or lower ` +
-        `worker.concurrency (--concurrency)`,
-      EXIT.usage,
-    );
+    throw new ExitError(workerShortfall(config.database.maxConnections, concurrency), EXIT.usage);
   // Checked before anything opens: a console that would be served openly stops the start (exit 2).
   const web =
     config.metrics.port > 0 ? openConsole(config, { host: config.metrics.host, logger }) : undefined;

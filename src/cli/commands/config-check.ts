@@ -41,6 +41,7 @@ export function registerConfigCheck(program: Command, done: (code: ExitCode) => 
         { configFor, globalOptions },
         { describeTls, tlsSettingsOf },
         { ALERT_KINDS },
+        { workerPool, workerShortfall },
       ] = await Promise.all([
         import('yaml'),
         import('../../config/load.js'),
@@ -48,6 +49,7 @@ export function registerConfigCheck(program: Command, done: (code: ExitCode) => 
         import('../context.js'),
         import('../../warehouse/tls.js'),
         import('../../config/alerts.js'),
+        import('../../app/connection-plan.js'),
       ]);
       let loaded: Config;
       try {
@@ -56,6 +58,14 @@ export function registerConfigCheck(program: Command, done: (code: ExitCode) => 
         if (!(error instanceof ConfigError) || error.accountOf.every((account) => account === null))
           throw error;
         process.stderr.write(groupedProblems(error).join(''));
+        done(EXIT.usage);
+        return;
+      }
+      // A worker that could not start on this configuration is a problem of it, as the worker would say.
+      const { maxConnections } = loaded.database;
+      if (workerPool(maxConnections, loaded.worker.concurrency) === undefined) {
+        const problem = `worker.concurrency: ${workerShortfall(maxConnections, loaded.worker.concurrency)}`;
+        process.stderr.write(groupedProblems({ problems: [problem], accountOf: [null] }).join(''));
         done(EXIT.usage);
         return;
       }

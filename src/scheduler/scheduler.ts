@@ -50,6 +50,8 @@ export interface JobState {
   stream: StreamName;
   schedule: string;
   running: boolean;
+  /** Due, and waiting for its turn among the runs `runsAtOnce` allows (not yet running). */
+  waiting: boolean;
   nextRun: string | null;
   lastRun: { runId: number; status: string; finishedAt: string } | null;
   lastSkipped: string | null;
@@ -92,8 +94,7 @@ export function startScheduler(options: SchedulerOptions): Scheduler {
     const { account, client } = runtime;
     const state = jobs.get(lockName(account.id, stream))!.state;
     const logger = options.logger.child({ account: account.id, stream });
-    state.running = true;
-    metrics.setRunning(account.id, stream, true);
+    state.waiting = true;
     try {
       const locked = async (lock: HeldLock): Promise<RunSummary | null> => {
         const reason = await options.beforeRun?.(runtime, stream);
@@ -122,11 +123,13 @@ export function startScheduler(options: SchedulerOptions): Scheduler {
         );
       };
       // A run due after the stop, or whose turn came after it, takes no lock.
-      const outcome = await inTurn(() =>
-        shutdown.signal.aborted
-          ? undefined
-          : withStreamLock(config.database.url, lockName(account.id, stream), locked, options.lockOptions),
-      );
+      const outcome = await inTurn(() => {
+        state.waiting = false;
+        if (shutdown.signal.aborted) return undefined;
+        state.running = true;
+        metrics.setRunning(account.id, stream, true);
+        return withStreamLock(config.database.url, lockName(account.id, stream), locked, options.lockOptions);
+      });
       if (!outcome) return;
       if (!outcome.acquired) {
         state.lastSkipped = new Date().toISOString();
@@ -146,6 +149,7 @@ export function startScheduler(options: SchedulerOptions): Scheduler {
         `scheduled run of ${stream} for account ${account.id} failed: ${messageOf(error)}; the next run tries again`,
       );
     } finally {
+      state.waiting = false;
       state.running = false;
       metrics.setRunning(account.id, stream, false);
     }
@@ -161,6 +165,7 @@ export function startScheduler(options: SchedulerOptions): Scheduler {
         stream,
         schedule,
         running: false,
+        waiting: false,
         nextRun: null,
         lastRun: null,
         lastSkipped: null,

@@ -168,8 +168,20 @@ describe('scheduler', () => {
       logger,
       runsAtOnce: 1,
     });
-    await new Promise((resolve) => setTimeout(resolve, 5000));
+    // What /healthz says meanwhile: never two running, and the run due meanwhile shown waiting, not running.
+    const looks: { running: number; waiting: number }[] = [];
+    const started = Date.now();
+    while (Date.now() - started < 5000) {
+      const jobs = scheduler.jobs();
+      looks.push({
+        running: jobs.filter((job) => job.running).length,
+        waiting: jobs.filter((job) => job.waiting && !job.running).length,
+      });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     expect(await scheduler.stop(5000)).toBe(true);
+    expect(Math.max(...looks.map((look) => look.running))).toBe(1);
+    expect(looks.some((look) => look.running === 1 && look.waiting === 1)).toBe(true);
     // Both accounts ran, one after the other: never two at once.
     expect(new Set(intervals.map((run) => run.account))).toEqual(new Set(['north', 'south']));
     const sorted = [...intervals].sort((x, y) => x.start - y.start);

@@ -161,9 +161,13 @@ export async function loadPage(db: Db, page: PageToLoad): Promise<PageLoaded> {
         ),
         resolveQuarantined(trx, { account: page.account, stream: stream.name, keys: loadedKeys, runId: page.runId }),
       );
+      // A unit read whole on this page saw this page's keys: they are read from the statement, not stored
+      // (nothing reads a done unit's keys later).
+      const seen: SeenKeys = page.pageNo === 1 && page.complete ? { keys: seenKeys } : { unitId: page.unitId };
       if (plan.trackSeen && page.restart) await forgetSeen(trx, page.account, page.unitId);
-      else if (plan.trackSeen) bookkeeping.add(recordSeen(page.account, page.unitId, stream.entity, seenKeys));
-      if (page.complete) counts.rowsDeleted += await complete(trx, stream, page, plan.onComplete, bookkeeping);
+      else if (plan.trackSeen && !('keys' in seen))
+        bookkeeping.add(recordSeen(page.account, page.unitId, stream.entity, seenKeys));
+      if (page.complete) counts.rowsDeleted += await complete(trx, stream, page, plan.onComplete, bookkeeping, seen);
       const checkpoint = checkpointPage(trx, {
         unitId: page.unitId,
         nextPage: page.nextPage,
@@ -434,9 +438,12 @@ function quarantineOf(page: PageToLoad, key: RecordKey, index: number, reason: s
  * Runs a unit's completion actions: its cursors set in one statement, then the deletions. Returns the rows
  * marked deleted.
  */
+/** The keys a unit saw: this page's, or those its pages stored (`recordSeen`). */
+type SeenKeys = { keys: readonly number[] } | { unitId: number };
+
 /**
  * A completing page's actions: its cursors join the page's bookkeeping; marking unseen rows deleted
- * reads the seen keys, so the bookkeeping gathered so far is run first.
+ * reads the stored seen keys, so the bookkeeping gathered so far is run first when they are stored.
  */
 async function complete(
   db: Db,
@@ -444,21 +451,19 @@ async function complete(
   page: PageToLoad,
   actions: readonly CompletionAction[],
   bookkeeping: Bookkeeping,
+  seen: SeenKeys,
 ): Promise<number> {
   const cursors = actions.flatMap((action) => (action.type === 'cursor' ? [action] : []));
   bookkeeping.add(writeCursors(db, { account: page.account, stream: stream.name, runId: page.runId, cursors }));
+  const wasSeen =
+    'keys' in seen
+      ? (key: RawBuilder<unknown>) => sql<boolean>`${key} = any(${seen.keys as number[]}::bigint[])`
+      : (key: RawBuilder<unknown>) => seenBy(page.account, seen.unitId, stream.entity, key);
   let deleted = 0;
   for (const action of actions) {
     if (action.type === 'mark-unseen-deleted') {
-      await bookkeeping.flush(db);
-      deleted += await markUnseenDeleted(
-        db,
-        stream.tables,
-        action.scope,
-        (key) => seenBy(page.account, page.unitId, stream.entity, key),
-        page.runId,
-        page.account,
-      );
+      if (!('keys' in seen)) await bookkeeping.flush(db);
+      deleted += await markUnseenDeleted(db, stream.tables, action.scope, wasSeen, page.runId, page.account);
     }
   }
   return deleted;

@@ -46,14 +46,33 @@ afterAll(async () => {
   await t?.drop();
 });
 
+/** A work unit of the run. */
+async function newUnit(key: string): Promise<number> {
+  const row = await db
+    .insertInto('sync_work_units')
+    .values({ account_id: 'default', run_id: runId, stream: 'leases', kind: 'test', unit_key: key })
+    .returning('work_unit_id')
+    .executeTakeFirstOrThrow();
+  return row.work_unit_id;
+}
+
+/** Seen keys stored, of every unit. */
+async function seenRows(): Promise<number> {
+  const row = await db
+    .selectFrom('sync_work_unit_seen')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
 /** Loads the page and returns the statements it sent. */
 async function statementsOf(
   pageNo: number,
   records: Tree[],
-  options: { firstLoad?: FirstLoad; onComplete?: CompletionAction[] } = {},
+  { unit = unitId, ...options }: { firstLoad?: FirstLoad; onComplete?: CompletionAction[]; unit?: number } = {},
 ): Promise<string[]> {
   sent.length = 0;
-  await loadPage(db, leasesPage({ runId, unitId }, pageNo, records, { trackSeen: true, ...options }));
+  await loadPage(db, leasesPage({ runId, unitId: unit }, pageNo, records, { trackSeen: true, ...options }));
   return [...sent];
 }
 
@@ -69,10 +88,30 @@ it('sends few statements for a page, first load or incremental', async () => {
       { type: 'mark-unseen-deleted', scope: { column: 'property_id', values: [100001] } },
     ],
   });
+  // Another unit read whole on its first page, one lease gone from the listing: that lease is marked deleted.
+  const seenBefore = await seenRows();
+  const [gone, ...listed] = again;
+  const whole = await statementsOf(1, listed, {
+    onComplete: [{ type: 'mark-unseen-deleted', scope: { column: 'property_id', values: [100001] } }],
+    unit: await newUnit('whole'),
+  });
+  const deleted = await db
+    .selectFrom('leases')
+    .select(['lease_id', 'deleted_at'])
+    .where('property_id', '=', 100001)
+    .orderBy('lease_id')
+    .execute();
+  expect(deleted.filter((row) => row.deleted_at !== null).map((row) => String(row.lease_id))).toEqual([
+    String(gone.id),
+  ]);
+  expect(deleted.filter((row) => row.deleted_at === null)).toHaveLength(listed.length);
+  // Its keys were read from the statement, not stored.
+  expect(await seenRows()).toBe(seenBefore);
   console.log(
     `statements of a page of ${fixture.length} leases: first load ${first.length}, incremental ${incremental.length}, ` +
-      `a unit's last ${last.length}`,
+      `a unit's last ${last.length}, a unit read whole on one page ${whole.length}`,
   );
+  expect(whole.length).toBeLessThanOrEqual(WHOLE_PAGE);
   expect(first.length).toBeLessThanOrEqual(FIRST_LOAD_PAGE);
   expect(incremental.length).toBeLessThanOrEqual(INCREMENTAL_PAGE);
   expect(last.length).toBeLessThanOrEqual(LAST_PAGE);
@@ -86,11 +125,14 @@ it('sends few statements for a page, first load or incremental', async () => {
  * COPY had a savepoint of its own; 15 before the bookkeeping went in one statement); an
  * incremental's page is its lookup, one merge statement for all tables and one of bookkeeping (9
  * before); a unit's last page adds marking the unseen deleted, after the seen keys are written (12
- * before: cursor, keyless entries and checkpoint each a statement).
+ * before: cursor, keyless entries and checkpoint each a statement). A unit read whole on its first
+ * page (a nightly full listing of a property) marks the unseen deleted against the page's own keys,
+ * storing none: 11 with one lease and its children marked deleted (12 before).
  */
 const FIRST_LOAD_PAGE = 13;
 const INCREMENTAL_PAGE = 7;
 const LAST_PAGE = 9;
+const WHOLE_PAGE = 11;
 
 it('keeps resolved the entry of a record whose page also held a good copy of it, and open that of one without', async () => {
   const [lease, other] = fixture;

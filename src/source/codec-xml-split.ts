@@ -98,6 +98,34 @@ function sameBytes(xml: Bytes, a: number, b: number, length: number): boolean {
 }
 
 /**
+ * The end (exclusive) of the container's child whose name is the bytes [`nameStart`, `nameStop`)
+ * and whose start tag ends at `from`, found by its closing tag (native searches, not a read of
+ * every tag between), or -1 for the tag-by-tag walk to read it: no such closing tag, or something
+ * between that could make the first one not its own (an element of the same name, a comment,
+ * CDATA, a processing instruction). What the child holds is checked when it is decoded; a child
+ * passed over undecoded has the very bytes of one decoded before.
+ */
+function childEnd(xml: Bytes, nameStart: number, nameStop: number, from: number): number {
+  const name = xml.subarray(nameStart, nameStop);
+  const close = Buffer.concat([CLOSE_OPEN, name, TAG_CLOSE]);
+  const closeAt = xml.indexOf(close, from);
+  if (closeAt < 0) return -1;
+  const inside = xml.subarray(from, closeAt);
+  if (inside.indexOf(SPECIAL) >= 0 || inside.indexOf(INSTRUCTION) >= 0) return -1;
+  const open = Buffer.concat([TAG_OPEN, name]);
+  for (let at = inside.indexOf(open); at >= 0; at = inside.indexOf(open, at + 1)) {
+    const next = inside[at + open.length];
+    if (next === undefined || isSpace(next) || next === 0x3e || next === 0x2f) return -1;
+  }
+  return closeAt + close.length;
+}
+const TAG_OPEN = Buffer.from('<');
+const CLOSE_OPEN = Buffer.from('</');
+const TAG_CLOSE = Buffer.from('>');
+const SPECIAL = Buffer.from('<!');
+const INSTRUCTION = Buffer.from('<?');
+
+/**
  * Finds the container at `path` below the root and the spans of its child elements, or
  * undefined when the document is not plainly shaped that way (see the module's note). Every tag
  * is read, so the names of open elements are kept as places in the reply (start and length)
@@ -142,7 +170,12 @@ function findContainer(xml: Bytes, path: ContainerPath): Found | undefined {
       if (end < 0) return undefined;
       const length = stop - pos - 1;
       const selfClosing = xml[end - 2] === 0x2f;
-      if (inContainer) {
+      const whole = inContainer && !selfClosing ? childEnd(xml, pos + 1, stop, end) : -1;
+      if (whole >= 0) {
+        // A record read to its closing tag at once: nothing of it is pushed.
+        container!.children.push({ start: pos, end: whole, name: xml.toString('utf8', pos + 1, stop) });
+        end = whole;
+      } else if (inContainer) {
         const name = xml.toString('utf8', pos + 1, stop);
         if (selfClosing) container!.children.push({ start: pos, end, name });
         else {
@@ -159,7 +192,7 @@ function findContainer(xml: Bytes, path: ContainerPath): Found | undefined {
         if (selfClosing || end - pos !== length + 2) return undefined;
         container = { contentStart: end, contentEnd: -1, children: [] };
       }
-      if (!selfClosing) {
+      if (!selfClosing && whole < 0) {
         starts.push(pos + 1);
         lengths.push(length);
       }

@@ -50,7 +50,9 @@ describe('decodeXmlToJson (records decoded a slice at a time)', () => {
     const text = reply(300, (i) =>
       i % 7 === 0
         ? `<lease status="a&amp;b" n='x>y'><id>${i}</id><name>Jos&#233; O&#x2019;Brien &amp; Sons</name><memo><![CDATA[</lease><b>&amp;]]></memo><!-- </lease> --></lease><lease/>`
-        : plainLease(i),
+        : i % 7 === 3
+          ? `<lease><id>${i}</id><?note </lease>?><memo>a</memo></lease>`
+          : plainLease(i),
     );
     expect(toJson(text, PATH)).toBe(whole(text));
   });

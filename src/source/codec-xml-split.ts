@@ -99,31 +99,33 @@ function sameBytes(xml: Bytes, a: number, b: number, length: number): boolean {
 
 /**
  * The end (exclusive) of the container's child whose name is the bytes [`nameStart`, `nameStop`)
- * and whose start tag ends at `from`, found by its closing tag (native searches, not a read of
- * every tag between), or -1 for the tag-by-tag walk to read it: no such closing tag, or something
- * between that could make the first one not its own (an element of the same name, a comment,
- * CDATA, a processing instruction). What the child holds is checked when it is decoded; a child
+ * and whose start tag ends at `from`: its first closing tag `</name>`, found by looking only at the
+ * byte after each '<' (not reading every tag's name and end, nor keeping them), or -1 for the
+ * tag-by-tag walk to read it: no such closing tag, or something before it that could make it not
+ * the child's own (an element of the same name, a comment, CDATA, a processing instruction). What the child holds is checked when it is decoded; a child
  * passed over undecoded has the very bytes of one decoded before.
  */
 function childEnd(xml: Bytes, nameStart: number, nameStop: number, from: number): number {
   const name = xml.subarray(nameStart, nameStop);
-  const close = Buffer.concat([CLOSE_OPEN, name, TAG_CLOSE]);
-  const closeAt = xml.indexOf(close, from);
-  if (closeAt < 0) return -1;
-  const inside = xml.subarray(from, closeAt);
-  if (inside.indexOf(SPECIAL) >= 0 || inside.indexOf(INSTRUCTION) >= 0) return -1;
-  const open = Buffer.concat([TAG_OPEN, name]);
-  for (let at = inside.indexOf(open); at >= 0; at = inside.indexOf(open, at + 1)) {
-    const next = inside[at + open.length];
-    if (next === undefined || isSpace(next) || next === 0x3e || next === 0x2f) return -1;
+  const first = name[0];
+  // Each markup, found by its '<', up to the first `</name>`: none may be special or open an element of the name.
+  for (let at = xml.indexOf(0x3c, from); at >= 0; at = xml.indexOf(0x3c, at + 1)) {
+    const next = xml[at + 1];
+    if (next === 0x2f /* / */) {
+      if (xml[at + 2] === first && sameName(xml, at + 2, name) && xml[at + 2 + name.length] === 0x3e)
+        return at + 3 + name.length;
+    } else if (next === 0x21 /* ! */ || next === 0x3f /* ? */) return -1;
+    else if (next === first && sameName(xml, at + 1, name)) return -1;
   }
-  return closeAt + close.length;
+  return -1;
 }
-const TAG_OPEN = Buffer.from('<');
-const CLOSE_OPEN = Buffer.from('</');
-const TAG_CLOSE = Buffer.from('>');
-const SPECIAL = Buffer.from('<!');
-const INSTRUCTION = Buffer.from('<?');
+
+/** Whether the element name at `at` is `name` (followed by a space, `/` or `>`). */
+function sameName(xml: Bytes, at: number, name: Bytes): boolean {
+  for (let i = 1; i < name.length; i++) if (xml[at + i] !== name[i]) return false;
+  const after = xml[at + name.length];
+  return after === undefined || isSpace(after) || after === 0x2f || after === 0x3e;
+}
 
 /**
  * Finds the container at `path` below the root and the spans of its child elements, or

@@ -13,10 +13,9 @@ import { createServer } from 'node:http';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import { migrateWarehouse } from '../src/app/migrate-warehouse.js';
 import { connect } from '../src/warehouse/db.js';
-import { dropDatabase, ensureDatabase, withDatabase } from '../src/warehouse/databases.js';
+import { copyDatabase, dropDatabase, ensureDatabase, withDatabase } from '../src/warehouse/databases.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const { values } = parseArgs({
@@ -80,16 +79,7 @@ await db.destroy();
 /** The database each run syncs into: a copy of the migrated one, made anew before each run. */
 const copy = `${name}_run`;
 const url = withDatabase(adminUrl, copy);
-async function freshCopy(): Promise<void> {
-  await dropDatabase(adminUrl, copy);
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  try {
-    await admin.query(`create database "${copy}" template "${name}"`);
-  } finally {
-    await admin.end();
-  }
-}
+const freshCopy = () => copyDatabase(adminUrl, name, copy);
 const env = {
   PATH: process.env.PATH,
   HOME: process.env.HOME,

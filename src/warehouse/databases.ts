@@ -36,3 +36,15 @@ export async function dropDatabase(adminUrl: string, name: string): Promise<void
     await client.end();
   }
 }
+
+/** Makes database `name` anew as a copy of database `template` (which nobody may be connected to). */
+export async function copyDatabase(adminUrl: string, template: string, name: string): Promise<void> {
+  await dropDatabase(adminUrl, name);
+  const client = adminClient(adminUrl);
+  await client.connect();
+  try {
+    await client.query(`create database ${escapeIdentifier(name)} template ${escapeIdentifier(template)}`);
+  } finally {
+    await client.end();
+  }
+}

@@ -1,0 +1,133 @@
+/**
+ * Two builds of the command, run by run in turn on the same work (`npm run build` first, and the
+ * other build's dist/ copied inside this checkout so that it finds node_modules):
+ *
+ *   node bin/run-ts.mjs bench/pairs.ts --before .before/dist/src/cli/main.js [--format json|xml]
+ *     [--run incremental|full] [--pairs 8]
+ *
+ * One medium simulator; `incremental`: a full load by this build at its first day, the simulator
+ * moved a day on, then each run a nightly sync into a fresh copy of that warehouse; `full`: each
+ * run a first load into a fresh migrated database. Prints each run's wall, CPU (user + system,
+ * the command's process) and peak RSS, then the medians. Pairs tell a change from the machine's
+ * own drift, which single runs of a shared two-core machine do not (docs/benchmark.md).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { copyDatabase, dropDatabase, ensureDatabase, withDatabase } from '../src/warehouse/databases.js';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const { values } = parseArgs({
+  options: {
+    before: { type: 'string' },
+    format: { type: 'string', default: 'json' },
+    run: { type: 'string', default: 'incremental' },
+    pairs: { type: 'string', default: '8' },
+  },
+});
+if (!values.before) throw new Error('usage: bench/pairs.ts --before OTHER/dist/src/cli/main.js [--format json|xml] [--run incremental|full] [--pairs N]');
+const builds = { before: resolve(values.before), after: join(root, 'dist', 'src', 'cli', 'main.js') };
+const format = values.format;
+const pairs = Number(values.pairs);
+const admin = withDatabase(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres', 'postgres');
+const PASSWORD = 'bench-pairs-pw-41';
+/** The heap flags of bin/propsync.mjs's first line, which a build's entry is run without. */
+const NODE_FLAGS = ['--max-old-space-size=160', '--max-semi-space-size=8', '--initial-old-space-size=48'];
+
+async function startSimulator(): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(
+    process.execPath,
+    [join(root, 'bin', 'propsync.mjs'), 'simulate', '--port', '0', '--scale', 'medium', '--seed', '1',
+      '--today', '2026-06-15', '--username', 'bench', '--password', PASSWORD, '--rate-limit', 'off'],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const url = await new Promise<string>((done) => {
+    let out = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /listening on (\S+)/.exec(out);
+      if (match) done(match[1]);
+    });
+  });
+  return { url, child };
+}
+
+interface Measured {
+  wallMs: number;
+  cpuMs: number;
+  rssMb: number;
+}
+
+/** Runs `propsync args` of a build against `database` under /usr/bin/time. */
+function runBuild(cli: string, database: string, sim: string, args: string[]): Promise<Measured> {
+  const env = {
+    PATH: process.env.PATH,
+    MALLOC_ARENA_MAX: '2',
+    DATABASE_URL: withDatabase(admin, database),
+    PROPSYNC_API_URL: sim,
+    PROPSYNC_API_USERNAME: 'bench',
+    PROPSYNC_API_PASSWORD: PASSWORD,
+    PROPSYNC_FORMAT: format,
+    PROPSYNC_DAILY_CALL_BUDGET: '1000000',
+    PROPSYNC_MAX_CLOCK_SKEW_HOURS: '1000000',
+    PROPSYNC_LOG_LEVEL: 'warn',
+  };
+  const started = performance.now();
+  const child = spawn('/usr/bin/time', ['-f', 'TIME %U %S %M', process.execPath, ...NODE_FLAGS, cli, ...args], {
+    env,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((done, fail) =>
+    child.on('close', (code) => {
+      const wallMs = performance.now() - started;
+      const time = /TIME (\S+) (\S+) (\d+)/.exec(stderr);
+      if (code !== 0 || !time) return fail(new Error(`propsync ${args.join(' ')} exited ${code}:\n${stderr.slice(-2000)}`));
+      done({ wallMs, cpuMs: (Number(time[1]) + Number(time[2])) * 1000, rssMb: Number(time[3]) / 1024 });
+    }),
+  );
+}
+
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const template = `propsync_bench_pairs_${process.pid}`;
+const copy = `${template}_run`;
+const sim = await startSimulator();
+try {
+  await dropDatabase(admin, template);
+  await ensureDatabase(admin, template);
+  await runBuild(builds.after, template, sim.url, ['migrate']);
+  if (values.run === 'incremental') {
+    await runBuild(builds.after, template, sim.url, ['sync']);
+    const reply = await fetch(new URL('/_sim/advance', sim.url), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"days": 1}',
+    });
+    if (!reply.ok) throw new Error(`POST /_sim/advance answered ${reply.status}`);
+  }
+  const measured: Record<keyof typeof builds, Measured[]> = { before: [], after: [] };
+  for (let pair = 1; pair <= pairs; pair++)
+    for (const which of ['before', 'after'] as const) {
+      await copyDatabase(admin, template, copy);
+      const run = await runBuild(builds[which], copy, sim.url, ['sync']);
+      measured[which].push(run);
+      process.stdout.write(
+        `pair ${pair} ${which.padEnd(6)} wall ${run.wallMs.toFixed(0).padStart(6)} ms  CPU ${run.cpuMs.toFixed(0).padStart(6)} ms  ${run.rssMb.toFixed(0)} MB\n`,
+      );
+    }
+  for (const which of ['before', 'after'] as const) {
+    const runs = measured[which];
+    process.stdout.write(
+      `median ${which.padEnd(6)} wall ${median(runs.map((r) => r.wallMs)).toFixed(0).padStart(6)} ms  ` +
+        `CPU ${median(runs.map((r) => r.cpuMs)).toFixed(0).padStart(6)} ms  ` +
+        `peak ${Math.max(...runs.map((r) => r.rssMb)).toFixed(0)} MB  (${values.run}, medium ${format}, ${pairs} pairs)\n`,
+    );
+  }
+} finally {
+  sim.child.kill();
+  await dropDatabase(admin, copy);
+  await dropDatabase(admin, template);
+}

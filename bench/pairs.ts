@@ -26,11 +26,17 @@ const { values } = parseArgs({
     pairs: { type: 'string', default: '8' },
   },
 });
-if (!values.before) throw new Error('usage: bench/pairs.ts --before OTHER/dist/src/cli/main.js [--format json|xml] [--run incremental|full] [--pairs N]');
+if (!values.before)
+  throw new Error(
+    'usage: bench/pairs.ts --before OTHER/dist/src/cli/main.js [--format json|xml] [--run incremental|full] [--pairs N]',
+  );
 const builds = { before: resolve(values.before), after: join(root, 'dist', 'src', 'cli', 'main.js') };
 const format = values.format;
 const pairs = Number(values.pairs);
-const admin = withDatabase(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres', 'postgres');
+const admin = withDatabase(
+  process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+  'postgres',
+);
 const PASSWORD = 'bench-pairs-pw-41';
 /** The heap flags of bin/propsync.mjs's first line, which a build's entry is run without. */
 const NODE_FLAGS = ['--max-old-space-size=160', '--max-semi-space-size=8', '--initial-old-space-size=48'];
@@ -38,8 +44,24 @@ const NODE_FLAGS = ['--max-old-space-size=160', '--max-semi-space-size=8', '--in
 async function startSimulator(): Promise<{ url: string; child: ChildProcess }> {
   const child = spawn(
     process.execPath,
-    [join(root, 'bin', 'propsync.mjs'), 'simulate', '--port', '0', '--scale', 'medium', '--seed', '1',
-      '--today', '2026-06-15', '--username', 'bench', '--password', PASSWORD, '--rate-limit', 'off'],
+    [
+      join(root, 'bin', 'propsync.mjs'),
+      'simulate',
+      '--port',
+      '0',
+      '--scale',
+      'medium',
+      '--seed',
+      '1',
+      '--today',
+      '2026-06-15',
+      '--username',
+      'bench',
+      '--password',
+      PASSWORD,
+      '--rate-limit',
+      'off',
+    ],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
   const url = await new Promise<string>((done) => {
@@ -74,22 +96,26 @@ function runBuild(cli: string, database: string, sim: string, args: string[]): P
     PROPSYNC_LOG_LEVEL: 'warn',
   };
   const started = performance.now();
-  const child = spawn('/usr/bin/time', ['-f', 'TIME %U %S %M', process.execPath, ...NODE_FLAGS, cli, ...args], {
-    env,
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const child = spawn(
+    '/usr/bin/time',
+    ['-f', 'TIME %U %S %M', process.execPath, ...NODE_FLAGS, cli, ...args],
+    {
+      env,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   return new Promise((done, fail) =>
     child.on('close', (code) => {
       const wallMs = performance.now() - started;
       const time = /TIME (\S+) (\S+) (\d+)/.exec(stderr);
-      if (code !== 0 || !time) return fail(new Error(`propsync ${args.join(' ')} exited ${code}:\n${stderr.slice(-2000)}`));
+      if (code !== 0 || !time)
+        return fail(new Error(`propsync ${args.join(' ')} exited ${code}:\n${stderr.slice(-2000)}`));
       done({ wallMs, cpuMs: (Number(time[1]) + Number(time[2])) * 1000, rssMb: Number(time[3]) / 1024 });
     }),
   );
 }
-
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const template = `propsync_bench_pairs_${process.pid}`;
@@ -121,8 +147,12 @@ try {
   for (const which of ['before', 'after'] as const) {
     const runs = measured[which];
     process.stdout.write(
-      `median ${which.padEnd(6)} wall ${median(runs.map((r) => r.wallMs)).toFixed(0).padStart(6)} ms  ` +
-        `CPU ${median(runs.map((r) => r.cpuMs)).toFixed(0).padStart(6)} ms  ` +
+      `median ${which.padEnd(6)} wall ${median(runs.map((r) => r.wallMs))
+        .toFixed(0)
+        .padStart(6)} ms  ` +
+        `CPU ${median(runs.map((r) => r.cpuMs))
+          .toFixed(0)
+          .padStart(6)} ms  ` +
         `peak ${Math.max(...runs.map((r) => r.rssMb)).toFixed(0)} MB  (${values.run}, medium ${format}, ${pairs} pairs)\n`,
     );
   }

@@ -102,8 +102,9 @@ function sameBytes(xml: Bytes, a: number, b: number, length: number): boolean {
  * and whose start tag ends at `from`: its first closing tag `</name>`, found by looking only at the
  * byte after each '<' (not reading every tag's name and end, nor keeping them), or -1 for the
  * tag-by-tag walk to read it: no such closing tag, or something before it that could make it not
- * the child's own (an element of the same name, a comment, CDATA, a processing instruction). What the child holds is checked when it is decoded; a child
- * passed over undecoded has the very bytes of one decoded before.
+ * the child's own (an element of the same name, a comment, CDATA, a processing instruction). What
+ * the child holds is checked when it is decoded; a child passed over undecoded has the very bytes
+ * of one decoded before.
  */
 function childEnd(xml: Bytes, nameStart: number, nameStop: number, from: number): number {
   const name = xml.subarray(nameStart, nameStop);

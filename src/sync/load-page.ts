@@ -159,15 +159,22 @@ export async function loadPage(db: Db, page: PageToLoad): Promise<PageLoaded> {
           entries.map((entry) => entry.entry),
           new Set(loadedKeys),
         ),
-        resolveQuarantined(trx, { account: page.account, stream: stream.name, keys: loadedKeys, runId: page.runId }),
+        resolveQuarantined(trx, {
+          account: page.account,
+          stream: stream.name,
+          keys: loadedKeys,
+          runId: page.runId,
+        }),
       );
       // A unit read whole on this page saw this page's keys: they are read from the statement, not stored
       // (nothing reads a done unit's keys later).
-      const seen: SeenKeys = page.pageNo === 1 && page.complete ? { keys: seenKeys } : { unitId: page.unitId };
+      const seen: SeenKeys =
+        page.pageNo === 1 && page.complete ? { keys: seenKeys } : { unitId: page.unitId };
       if (plan.trackSeen && page.restart) await forgetSeen(trx, page.account, page.unitId);
       else if (plan.trackSeen && !('keys' in seen))
         bookkeeping.add(recordSeen(page.account, page.unitId, stream.entity, seenKeys));
-      if (page.complete) counts.rowsDeleted += await complete(trx, stream, page, plan.onComplete, bookkeeping, seen);
+      if (page.complete)
+        counts.rowsDeleted += await complete(trx, stream, page, plan.onComplete, bookkeeping, seen);
       const checkpoint = checkpointPage(trx, {
         unitId: page.unitId,
         nextPage: page.nextPage,
@@ -454,7 +461,9 @@ async function complete(
   seen: SeenKeys,
 ): Promise<number> {
   const cursors = actions.flatMap((action) => (action.type === 'cursor' ? [action] : []));
-  bookkeeping.add(writeCursors(db, { account: page.account, stream: stream.name, runId: page.runId, cursors }));
+  bookkeeping.add(
+    writeCursors(db, { account: page.account, stream: stream.name, runId: page.runId, cursors }),
+  );
   const wasSeen =
     'keys' in seen
       ? (key: RawBuilder<unknown>) => sql<boolean>`${key} = any(${seen.keys as number[]}::bigint[])`

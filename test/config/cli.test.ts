@@ -90,12 +90,22 @@ describe('bad configuration exits 2 with one line per problem, naming the key', 
   });
 
   it('a worker.concurrency that database.maxConnections cannot hold', async () => {
-    const cwd = folderWith({ 'propsync.yaml': 'database:\n  maxConnections: 16\nworker:\n  concurrency: 4\n' });
-    expectRejected(await runPropsync(['--config', 'propsync.yaml', 'config', 'check'], { env: VALID_ENV, cwd }), [
-      /^worker\.concurrency: 4 jobs at once need at least 18 warehouse connections .*more than database\.maxConnections \(16\): raise it, or lower worker\.concurrency/,
-    ]);
-    const fits = folderWith({ 'propsync.yaml': 'database:\n  maxConnections: 18\nworker:\n  concurrency: 4\n' });
-    const result = await runPropsync(['--config', 'propsync.yaml', 'config', 'check'], { env: VALID_ENV, cwd: fits });
+    const cwd = folderWith({
+      'propsync.yaml': 'database:\n  maxConnections: 16\nworker:\n  concurrency: 4\n',
+    });
+    expectRejected(
+      await runPropsync(['--config', 'propsync.yaml', 'config', 'check'], { env: VALID_ENV, cwd }),
+      [
+        /^worker\.concurrency: 4 jobs at once need at least 18 warehouse connections .*more than database\.maxConnections \(16\): raise it, or lower worker\.concurrency/,
+      ],
+    );
+    const fits = folderWith({
+      'propsync.yaml': 'database:\n  maxConnections: 18\nworker:\n  concurrency: 4\n',
+    });
+    const result = await runPropsync(['--config', 'propsync.yaml', 'config', 'check'], {
+      env: VALID_ENV,
+      cwd: fits,
+    });
     expect(result.code).toBe(0);
   });
 

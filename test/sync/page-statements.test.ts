@@ -69,7 +69,10 @@ async function seenRows(): Promise<number> {
 async function statementsOf(
   pageNo: number,
   records: Tree[],
-  { unit = unitId, ...options }: { firstLoad?: FirstLoad; onComplete?: CompletionAction[]; unit?: number } = {},
+  {
+    unit = unitId,
+    ...options
+  }: { firstLoad?: FirstLoad; onComplete?: CompletionAction[]; unit?: number } = {},
 ): Promise<string[]> {
   sent.length = 0;
   await loadPage(db, leasesPage({ runId, unitId: unit }, pageNo, records, { trackSeen: true, ...options }));
@@ -81,7 +84,9 @@ it('sends few statements for a page, first load or incremental', async () => {
   const changed = fixture.map((lease, index) => (index === 0 ? { ...lease, unitNumber: 'moved' } : lease));
   const incremental = await statementsOf(2, changed);
   // A nightly unit's last page: its cursor set and the leases it did not see marked deleted.
-  const again = fixture.map((lease, index) => (index === 0 ? { ...lease, unitNumber: 'moved again' } : lease));
+  const again = fixture.map((lease, index) =>
+    index === 0 ? { ...lease, unitNumber: 'moved again' } : lease,
+  );
   const last = await statementsOf(3, again, {
     onComplete: [
       { type: 'cursor', scope: '100001', cursor: 'test', value: '2026-01-01' },
@@ -115,7 +120,11 @@ it('sends few statements for a page, first load or incremental', async () => {
   expect(first.length).toBeLessThanOrEqual(FIRST_LOAD_PAGE);
   expect(incremental.length).toBeLessThanOrEqual(INCREMENTAL_PAGE);
   expect(last.length).toBeLessThanOrEqual(LAST_PAGE);
-  const cursor = await db.selectFrom('sync_cursors').select('value').where('cursor', '=', 'test').executeTakeFirst();
+  const cursor = await db
+    .selectFrom('sync_cursors')
+    .select('value')
+    .where('cursor', '=', 'test')
+    .executeTakeFirst();
   expect(cursor?.value).toBe('2026-01-01');
 });
 

@@ -6,11 +6,17 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays } from '../../src/dates/days.js';
+import { simulatedHttpDate } from '../../src/simulator/server/clock.js';
 import { runPropsync } from '../support/cli.js';
 import { startCliWorld, type CliWorld } from './support.js';
 
 const ZONE = 'UTC';
 const realToday = () => new Date().toISOString().slice(0, 10);
+/**
+ * The source's today in ZONE: the UTC day of the simulator's Date, its day at Denver's time of day,
+ * a day after its Denver day from 00:00 to 07:00 UTC.
+ */
+const sourceTodayNow = () => new Date(simulatedHttpDate(world.sim.dataset.today)).toISOString().slice(0, 10);
 
 let world: CliWorld;
 beforeAll(async () => {
@@ -28,8 +34,8 @@ describe('a window knowingly left unread (issue 36)', () => {
     expect(first.stdout).toMatch(/succeeded/);
 
     world.sim.advance(7);
-    const sourceToday = addDays(realToday(), 5);
     const run = await runPropsync(['sync'], { env });
+    const sourceToday = sourceTodayNow();
     expect(run.code, run.stdout + run.stderr).toBe(8);
     const tomorrow = addDays(realToday(), 1);
     expect(run.stdout).toMatch(/incomplete: finished what it could read, but left windows unread/);
@@ -46,7 +52,7 @@ describe('a window knowingly left unread (issue 36)', () => {
     const env = { ...world.env, PROPSYNC_TIME_ZONE: ZONE, PROPSYNC_MAX_CLOCK_SKEW_HOURS: '36' };
     const run = await runPropsync(['sync'], { env });
     expect(run.code, run.stdout + run.stderr).toBe(8);
-    const sourceToday = addDays(realToday(), 5);
+    const sourceToday = sourceTodayNow();
     expect(run.stdout).toContain(
       `unread: the source's days ${addDays(realToday(), 1)}..${sourceToday}: its clock says ${sourceToday}, further ahead of the local clock than source.maxClockSkewHours allows`,
     );

@@ -11,11 +11,12 @@
  * the command's process) and peak RSS, then the medians. Pairs tell a change from the machine's
  * own drift, which single runs of a shared two-core machine do not (docs/benchmark.md).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { copyDatabase, dropDatabase, ensureDatabase, withDatabase } from '../src/warehouse/databases.js';
+import { advanceOneDay, shebangEnv, shebangFlags, startSimulator, stopSimulator } from './processes.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const { values } = parseArgs({
@@ -38,42 +39,6 @@ const admin = withDatabase(
   'postgres',
 );
 const PASSWORD = 'bench-pairs-pw-41';
-/** The heap flags of bin/propsync.mjs's first line, which a build's entry is run without. */
-const NODE_FLAGS = ['--max-old-space-size=160', '--max-semi-space-size=8', '--initial-old-space-size=48'];
-
-async function startSimulator(): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(
-    process.execPath,
-    [
-      join(root, 'bin', 'propsync.mjs'),
-      'simulate',
-      '--port',
-      '0',
-      '--scale',
-      'medium',
-      '--seed',
-      '1',
-      '--today',
-      '2026-06-15',
-      '--username',
-      'bench',
-      '--password',
-      PASSWORD,
-      '--rate-limit',
-      'off',
-    ],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  const url = await new Promise<string>((done) => {
-    let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /listening on (\S+)/.exec(out);
-      if (match) done(match[1]);
-    });
-  });
-  return { url, child };
-}
 
 interface Measured {
   wallMs: number;
@@ -85,7 +50,7 @@ interface Measured {
 function runBuild(cli: string, database: string, sim: string, args: string[]): Promise<Measured> {
   const env = {
     PATH: process.env.PATH,
-    MALLOC_ARENA_MAX: '2',
+    ...shebangEnv(),
     DATABASE_URL: withDatabase(admin, database),
     PROPSYNC_API_URL: sim,
     PROPSYNC_API_USERNAME: 'bench',
@@ -98,7 +63,7 @@ function runBuild(cli: string, database: string, sim: string, args: string[]): P
   const started = performance.now();
   const child = spawn(
     '/usr/bin/time',
-    ['-f', 'TIME %U %S %M', process.execPath, ...NODE_FLAGS, cli, ...args],
+    ['-f', 'TIME %U %S %M', process.execPath, ...shebangFlags(), cli, ...args],
     {
       env,
       stdio: ['ignore', 'ignore', 'pipe'],
@@ -120,19 +85,14 @@ function runBuild(cli: string, database: string, sim: string, args: string[]): P
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const template = `propsync_bench_pairs_${process.pid}`;
 const copy = `${template}_run`;
-const sim = await startSimulator();
+const sim = await startSimulator('medium', PASSWORD);
 try {
   await dropDatabase(admin, template);
   await ensureDatabase(admin, template);
   await runBuild(builds.after, template, sim.url, ['migrate']);
   if (values.run === 'incremental') {
     await runBuild(builds.after, template, sim.url, ['sync']);
-    const reply = await fetch(new URL('/_sim/advance', sim.url), {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: '{"days": 1}',
-    });
-    if (!reply.ok) throw new Error(`POST /_sim/advance answered ${reply.status}`);
+    await advanceOneDay(sim.url);
   }
   const measured: Record<keyof typeof builds, Measured[]> = { before: [], after: [] };
   for (let pair = 1; pair <= pairs; pair++)
@@ -157,7 +117,7 @@ try {
     );
   }
 } finally {
-  sim.child.kill();
+  await stopSimulator(sim.child);
   await dropDatabase(admin, copy);
   await dropDatabase(admin, template);
 }

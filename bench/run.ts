@@ -2,7 +2,7 @@
  * The benchmark of issue "Performance": `npm run bench -- [--scale small|medium|large[,...]]
  * [--format json|xml|both]`. What it runs and measures: docs/benchmark.md
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import {
   createReadStream,
@@ -22,6 +22,7 @@ import pg from 'pg';
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
 import { Pool } from 'undici';
 import { dropDatabase, ensureDatabase, withDatabase } from '../src/warehouse/databases.js';
+import { advanceOneDay, cli, shebangEnv, shebangFlags, startSimulator, stopSimulator } from './processes.js';
 
 const SCALES = ['small', 'medium', 'large'] as const;
 const FORMATS = ['json', 'xml'] as const;
@@ -29,15 +30,12 @@ type Scale = (typeof SCALES)[number];
 type Format = (typeof FORMATS)[number];
 type RunName = 'full' | 'rerun' | 'incremental';
 
-/** The simulator's first day: fixed, so that every bench run sees the same data set. */
-const TODAY = '2026-06-15';
 /** Lease statuses of the live set (Applicant, Future, Current, Notice), as the leases stream reads them. */
 const LIVE_STATUSES = [1, 3, 4, 5];
 /** Invoice work-unit kinds that read a date window (the rest, `full`, re-reads a group whole). */
 const INVOICE_WINDOW_KINDS = ['post_date', 'paid', 'voided'];
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const cli = join(root, 'bin', 'propsync.mjs');
 /** Loaded into the runs whose requests are replayed: records each request the sync sends. */
 const recorder = pathToFileURL(join(root, 'bench', 'record-requests.mjs')).href;
 /** Runs whose requests are recorded and replayed (the full load's replay would only time the simulator). */
@@ -145,64 +143,6 @@ function privacyArgs(privacy: Privacy | undefined, dir: string, name: string): s
   const file = join(dir, `${name}.privacy.yaml`);
   writeFileSync(file, `privacy:\n  hashKeyEnv: PROPSYNC_BENCH_PRIVACY_KEY\n  personal: ${privacy}\n`);
   return ['--config', file];
-}
-
-/** Starts `propsync simulate` and resolves with its URL once it prints `listening on URL`. */
-async function startSimulator(scale: Scale, password: string): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(
-    process.execPath,
-    [
-      cli,
-      'simulate',
-      '--port',
-      '0',
-      '--scale',
-      scale,
-      '--seed',
-      '1',
-      '--today',
-      TODAY,
-      '--username',
-      'bench',
-      '--password',
-      password,
-      '--rate-limit',
-      'off',
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const url = await new Promise<string>((resolveUrl, reject) => {
-    let stdout = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-      const match = /listening on (\S+)/.exec(stdout);
-      if (match) resolveUrl(match[1]);
-    });
-    child.once('exit', (code) =>
-      reject(new Error(`the simulator exited (${code}) before listening:\n${stderr}`)),
-    );
-    child.once('error', reject);
-  });
-  return { url, child };
-}
-
-async function stopSimulator(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((done) => child.once('exit', done));
-  child.kill('SIGTERM');
-  await exited;
-}
-
-/** Moves the simulator's clock one day, applying a day of activity. */
-async function advanceOneDay(url: string): Promise<void> {
-  const reply = await fetch(new URL('/_sim/advance', url), {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: '{"days": 1}',
-  });
-  if (!reply.ok) throw new Error(`POST /_sim/advance answered ${reply.status}: ${await reply.text()}`);
 }
 
 interface ChildRun {
@@ -358,24 +298,6 @@ function watchServerCpu(name: string, except: number): { stop(): number } {
       return total;
     },
   };
-}
-
-/** The node flags of the first line of bin/propsync.mjs (`#!/usr/bin/env -S node FLAGS`). */
-function shebangFlags(): string[] {
-  return shebangWords().filter((word) => word.startsWith('--'));
-}
-
-/** The variables the command's first line sets (`NAME=value` before `node`). */
-function shebangEnv(): Record<string, string> {
-  return Object.fromEntries(
-    shebangWords().flatMap((word) =>
-      /^[A-Z_]+=/.test(word) ? [word.split('=', 2) as [string, string]] : [],
-    ),
-  );
-}
-
-function shebangWords(): string[] {
-  return readFileSync(cli, 'utf8').split('\n', 1)[0].split(/\s+/);
 }
 
 /**

@@ -47,15 +47,17 @@ export const QUEUE_CONNECTIONS = 4;
  */
 export function workerPool(maxConnections: number, concurrency: number): number | undefined {
   if (workerNeeds(concurrency) > maxConnections) return undefined;
-  return Math.min(3 * concurrency + 4, maxConnections - 2 * concurrency - QUEUE_CONNECTIONS);
+  return Math.min(3 * concurrency + 4, maxConnections - besidePool(concurrency));
 }
 
-/**
- * The fewest `database.maxConnections` a worker of `concurrency` jobs needs: its locks, the queue's, a pool of one
- * a job and its own.
- */
+/** A worker's connections outside its pool: two locks a job, and the queue's. */
+function besidePool(concurrency: number): number {
+  return 2 * concurrency + QUEUE_CONNECTIONS;
+}
+
+/** The fewest `database.maxConnections` a worker of `concurrency` jobs needs: besides, one a job and its own. */
 export function workerNeeds(concurrency: number): number {
-  return 2 * concurrency + QUEUE_CONNECTIONS + concurrency + OWN;
+  return besidePool(concurrency) + concurrency + OWN;
 }
 
 /**

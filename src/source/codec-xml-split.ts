@@ -172,15 +172,16 @@ function findContainer(xml: Bytes, path: ContainerPath): Found | undefined {
       end = tagEnd(xml, stop);
       if (end < 0) return undefined;
       const length = stop - pos - 1;
-      const selfClosing = xml[end - 2] === 0x2f;
-      const whole = inContainer && !selfClosing ? childEnd(xml, pos + 1, stop, end) : -1;
-      if (whole >= 0) {
-        // A record read to its closing tag at once: nothing of it is pushed.
-        container!.children.push({ start: pos, end: whole, name: xml.toString('utf8', pos + 1, stop) });
-        end = whole;
-      } else if (inContainer) {
+      // A child of the container read to its closing tag at once is, like a self-closing tag, left open nowhere.
+      let closed = xml[end - 2] === 0x2f;
+      if (inContainer) {
         const name = xml.toString('utf8', pos + 1, stop);
-        if (selfClosing) container!.children.push({ start: pos, end, name });
+        const whole = closed ? -1 : childEnd(xml, pos + 1, stop, end);
+        if (whole >= 0) {
+          end = whole;
+          closed = true;
+        }
+        if (closed) container!.children.push({ start: pos, end, name });
         else {
           childStart = pos;
           childName = name;
@@ -192,10 +193,10 @@ function findContainer(xml: Bytes, path: ContainerPath): Found | undefined {
         path.every((step, i) => i === depth - 1 || nameIs(xml, starts[i + 1], lengths[i + 1], step))
       ) {
         // The container itself: no attributes, and not empty-by-self-closing.
-        if (selfClosing || end - pos !== length + 2) return undefined;
+        if (closed || end - pos !== length + 2) return undefined;
         container = { contentStart: end, contentEnd: -1, children: [] };
       }
-      if (!selfClosing && whole < 0) {
+      if (!closed) {
         starts.push(pos + 1);
         lengths.push(length);
       }

@@ -191,7 +191,7 @@ export async function loadPage(db: Db, page: PageToLoad): Promise<PageLoaded> {
               sql<boolean>`(select quarantined from ${ran}) = 0`,
             )
         : undefined;
-      await bookkeeping.runWith<{ quarantined: number }>(trx, checkpoint, keyless);
+      await bookkeeping.runWith(trx, checkpoint, keyless);
       await page.guard?.(trx);
       crashPoint('mid-commit');
       return counts;
@@ -441,16 +441,13 @@ function quarantineOf(page: PageToLoad, key: RecordKey, index: number, reason: s
   };
 }
 
-/**
- * Runs a unit's completion actions: its cursors set in one statement, then the deletions. Returns the rows
- * marked deleted.
- */
 /** The keys a unit saw: this page's, or those its pages stored (`recordSeen`). */
 type SeenKeys = { keys: readonly number[] } | { unitId: number };
 
 /**
  * A completing page's actions: its cursors join the page's bookkeeping; marking unseen rows deleted
  * reads the stored seen keys, so the bookkeeping gathered so far is run first when they are stored.
+ * Returns the rows marked deleted.
  */
 async function complete(
   db: Db,

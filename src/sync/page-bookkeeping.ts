@@ -25,22 +25,22 @@ export class Bookkeeping {
   }
 
   /**
-   * Runs `last` (which returns rows) with the steps gathered and, when given, `after(ran)`: a step that
-   * reads `last`'s rows (`ran` names them as a table). One statement; gives `last`'s rows.
+   * Runs `last` with the steps gathered and, when given, `after(ran)`: a step that reads what `last`
+   * returns (`ran` names it as a table). One statement.
    */
-  async runWith<Row>(
+  async runWith(
     db: Db,
     last: OperationNodeSource,
     after?: (ran: RawBuilder<unknown>) => OperationNodeSource,
-  ): Promise<Row[]> {
-    const steps = this.#take();
+  ): Promise<void> {
     if (after) {
       const ran = sql.raw('last_step');
-      const all = withSteps([...steps, after(ran)], sql`${ran} as (${last})`);
-      return (await sql<Row>`${all} select * from ${ran}`.execute(db)).rows;
+      this.add(after(ran));
+      await sql`${withSteps(this.#take(), sql`${ran} as (${last})`)} select 1`.execute(db);
+    } else {
+      this.add(last);
+      await this.flush(db);
     }
-    if (steps.length === 0) return (await sql<Row>`${last}`.execute(db)).rows;
-    return (await sql<Row>`${withSteps(steps)} ${last}`.execute(db)).rows;
   }
 
   #take(): OperationNodeSource[] {

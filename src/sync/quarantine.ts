@@ -27,7 +27,7 @@ export interface QuarantineEntry {
 export function quarantineInsert(
   db: Db,
   entries: readonly QuarantineEntry[],
-  loadedKeys: ReadonlySet<string> = new Set(),
+  loadedKeys: ReadonlySet<string>,
 ): OperationNodeSource | undefined {
   if (entries.length === 0) return undefined;
   return db.insertInto('quarantine').values(

@@ -64,6 +64,23 @@ function runtimes(config: Config): AccountRuntime[] {
   return config.accounts.map((account) => ({ account, client: {} as SourceClient }));
 }
 
+/** A scheduler of `cfg`'s accounts on the test warehouse, running `run`, with fresh metrics. */
+function schedulerOf(
+  cfg: Config,
+  run: RunEngine,
+  options: Partial<Parameters<typeof startScheduler>[0]> = {},
+): ReturnType<typeof startScheduler> {
+  return startScheduler({
+    db: database.db,
+    accounts: runtimes(cfg),
+    metrics: createSyncMetrics({ defaultMetrics: false }),
+    run,
+    config: cfg,
+    logger: logs().logger,
+    ...options,
+  });
+}
+
 /** A fake engine that records when each run of a stream held it, and honours the abort signal. */
 function fakeEngine(
   intervals: { account?: string; stream: string; start: number; end: number }[],
@@ -128,12 +145,7 @@ describe('scheduler', () => {
     const { logger } = logs();
     const seen: string[] = [];
     const cfg = twoAccounts('*/1 * * * * *');
-    const scheduler = startScheduler({
-      db: database.db,
-      accounts: runtimes(cfg),
-      metrics: createSyncMetrics({ defaultMetrics: false }),
-      run: fakeEngine(intervals, 1500),
-      config: cfg,
+    const scheduler = schedulerOf(cfg, fakeEngine(intervals, 1500), {
       logger,
       beforeRun: async (runtime, stream) => {
         seen.push(`${runtime.account.id}/${stream}`);
@@ -157,17 +169,8 @@ describe('scheduler', () => {
 
   it('holds no more stream locks at once than runsAtOnce allows: the run due meanwhile waits its turn', async () => {
     const intervals: { account?: string; stream: string; start: number; end: number }[] = [];
-    const { logger } = logs();
     const cfg = twoAccounts('*/1 * * * * *');
-    const scheduler = startScheduler({
-      db: database.db,
-      accounts: runtimes(cfg),
-      metrics: createSyncMetrics({ defaultMetrics: false }),
-      run: fakeEngine(intervals, 1200),
-      config: cfg,
-      logger,
-      runsAtOnce: 1,
-    });
+    const scheduler = schedulerOf(cfg, fakeEngine(intervals, 1200), { runsAtOnce: 1 });
     // What /healthz says meanwhile: never two running, and the run due meanwhile shown waiting, not running.
     const looks: { running: number; waiting: number }[] = [];
     const started = Date.now();
@@ -190,15 +193,7 @@ describe('scheduler', () => {
 
   it('stop aborts the run in flight and starts nothing afterwards', async () => {
     const intervals: { stream: string; start: number; end: number }[] = [];
-    const { logger } = logs();
-    const scheduler = startScheduler({
-      db: database.db,
-      accounts: runtimes(config('*/1 * * * * *')),
-      metrics: createSyncMetrics({ defaultMetrics: false }),
-      run: fakeEngine(intervals, 60_000),
-      config: config('*/1 * * * * *'),
-      logger,
-    });
+    const scheduler = schedulerOf(config('*/1 * * * * *'), fakeEngine(intervals, 60_000));
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(scheduler.jobs()[0].running).toBe(true);
     const stopping = Date.now();
@@ -212,19 +207,11 @@ describe('scheduler', () => {
   }, 30_000);
 
   it('stop gives up after its timeout when a run ignores the signal', async () => {
-    const { logger } = logs();
     const stubborn: RunEngine = () =>
       new Promise((resolve) =>
         setTimeout(() => resolve({ runId: 1, status: 'succeeded' } as RunSummary), 4000),
       );
-    const scheduler = startScheduler({
-      db: database.db,
-      accounts: runtimes(config('*/1 * * * * *')),
-      metrics: createSyncMetrics({ defaultMetrics: false }),
-      run: stubborn,
-      config: config('*/1 * * * * *'),
-      logger,
-    });
+    const scheduler = schedulerOf(config('*/1 * * * * *'), stubborn);
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(await scheduler.stop(300)).toBe(false);
     await new Promise((resolve) => setTimeout(resolve, 4000));

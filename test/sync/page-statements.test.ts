@@ -33,13 +33,7 @@ beforeAll(async () => {
       .returning('run_id')
       .executeTakeFirstOrThrow()
   ).run_id;
-  unitId = (
-    await db
-      .insertInto('sync_work_units')
-      .values({ account_id: 'default', run_id: runId, stream: 'leases', kind: 'test', unit_key: 'test' })
-      .returning('work_unit_id')
-      .executeTakeFirstOrThrow()
-  ).work_unit_id;
+  unitId = await newUnit('test');
 });
 afterAll(async () => {
   await db?.destroy();

@@ -126,8 +126,10 @@ describe('queue mode and dead letters (issue 23)', () => {
         env: ENV,
         timeoutMs: 150_000,
       });
-      expect(waited.code).toBe(1);
-      expect(waited.stdout).toMatch(/dead-letter queue/);
+      // On a failure, what enqueue and the worker said.
+      const said = `${waited.stderr}\n--- worker ---\n${worker.output().slice(-6_000)}`;
+      expect(waited.code, said).toBe(1);
+      expect(waited.stdout, said).toMatch(/dead-letter queue/);
       const text = await runPropsync(['status'], { cwd: folder.dir, env: ENV });
       expect(text.stdout).toMatch(/dead-letter queue: account broken, run #\d+, lane \S+/);
       const json = await runPropsync(['status', '--json'], { cwd: folder.dir, env: ENV });

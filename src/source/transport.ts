@@ -3,7 +3,7 @@
  * form parts, or JSON for the gateway) on a keep-alive undici pool, with a timeout and a cap
  * on the reply's bytes. Why: docs/source-client.md#transport
  */
-import { Pool, errors as undiciErrors, type Dispatcher } from 'undici';
+import { Pool, undiciErrors, type Dispatcher } from './undici-pool.js';
 import type { AuthMode } from './auth-modes.js';
 import { MalformedReplyError, ReplyTooLargeError, TransportError, type CallSite } from './errors.js';
 

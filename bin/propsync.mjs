@@ -3,6 +3,7 @@
 // `npm ci`; `npm run dev -- ...` runs the TypeScript sources). The first line sets the heap limits
 // and the allocator's arenas, so this process is the whole of propsync. Why: docs/benchmark.md#memory
 import { existsSync } from 'node:fs';
+import { setFlagsFromString } from 'node:v8';
 
 const main = new URL('../dist/src/cli/main.js', import.meta.url);
 if (!existsSync(main)) {
@@ -23,5 +24,9 @@ if (asked !== undefined && used !== undefined && asked !== used) {
       `to choose the limit, start node yourself: node --max-old-space-size=${asked} ${process.argv[1]} ...\n`,
   );
 }
+
+// V8 optimizes a function once it has run 8 times its default budget: a run lasts seconds, and
+// optimizing every warm function cost more than it gave back. Why: docs/benchmark.md#the-optimizing-compiler
+setFlagsFromString('--interrupt-budget=540672');
 
 await import(main.href);

@@ -2,8 +2,11 @@
  * Two builds of the command, run by run in turn on the same work (`npm run build` first, and the
  * other build's dist/ copied inside this checkout so that it finds node_modules):
  *
- *   node bin/run-ts.mjs bench/pairs.ts --before .before/dist/src/cli/main.js [--format json|xml]
- *     [--run incremental|full] [--pairs 8]
+ *   node bin/run-ts.mjs bench/pairs.ts --before .before/dist/src/cli/main.js [--after FILE]
+ *     [--format json|xml] [--run incremental|full] [--pairs 8]
+ *
+ * (`--after`: this build's entry, `dist/src/cli/main.js` unless given; give each build's
+ * `bin/propsync.mjs`, pointed at its dist/, to count what the entry sets before the build loads.)
  *
  * One medium simulator; `incremental`: a full load by this build at its first day, the simulator
  * moved a day on, then each run a nightly sync into a fresh copy of that warehouse; `full`: each
@@ -22,6 +25,7 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const { values } = parseArgs({
   options: {
     before: { type: 'string' },
+    after: { type: 'string' },
     format: { type: 'string', default: 'json' },
     run: { type: 'string', default: 'incremental' },
     pairs: { type: 'string', default: '8' },
@@ -29,9 +33,12 @@ const { values } = parseArgs({
 });
 if (!values.before)
   throw new Error(
-    'usage: bench/pairs.ts --before OTHER/dist/src/cli/main.js [--format json|xml] [--run incremental|full] [--pairs N]',
+    'usage: bench/pairs.ts --before OTHER/dist/src/cli/main.js [--after FILE] [--format json|xml] [--run incremental|full] [--pairs N]',
   );
-const builds = { before: resolve(values.before), after: join(root, 'dist', 'src', 'cli', 'main.js') };
+const builds = {
+  before: resolve(values.before),
+  after: values.after ? resolve(values.after) : join(root, 'dist', 'src', 'cli', 'main.js'),
+};
 const format = values.format;
 const pairs = Number(values.pairs);
 const admin = withDatabase(

@@ -124,7 +124,7 @@ describe('queue mode and dead letters (issue 23)', () => {
       const waited = await runPropsync(['enqueue', '--account', 'broken', '--wait'], {
         cwd: folder.dir,
         env: ENV,
-        timeoutMs: 150_000,
+        timeoutMs: 240_000,
       });
       // On a failure, what enqueue and the worker said.
       const said = `${waited.stderr}\n--- worker ---\n${worker.output().slice(-6_000)}`;
@@ -150,7 +150,7 @@ describe('queue mode and dead letters (issue 23)', () => {
     } finally {
       folder.remove();
     }
-  }, 200_000);
+  }, 300_000);
   it('sync and the workers exclude each other on a stream: a worker gives its lane back while sync holds it, sync refuses a stream workers run', async () => {
     const folder = scratchFolder({ 'config/propsync.yaml': configFile(warehouse.url, { north: sim }) });
     try {

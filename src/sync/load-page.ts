@@ -99,12 +99,21 @@ export async function loadPage(db: Db, page: PageToLoad): Promise<PageLoaded> {
     ? { digests: new Map<number, string>(), present: new Set<number>() }
     : await storedParents(db, stream.tables[0], toDecide, page.account);
   let skipped = 0;
+  // A record the page lists again later holds what the row should be: an earlier copy ready to be
+  // written is dropped when the later one is passed over as the row already stands.
+  const passedOver = (id: number | undefined) => {
+    skipped += 1;
+    const earlier = id === undefined ? -1 : ready.findIndex((copy) => copy.key === id);
+    if (earlier < 0) return;
+    ready.splice(earlier, 1);
+    skipped += 1;
+  };
   for (const [index, record] of page.records.entries()) {
     const key = keys[index];
     if (key.id !== undefined) seenKeys.push(key.id);
     if (record instanceof KnownRecord) {
       // Passed over undecoded: its text is the very text of the row as it stands.
-      skipped += 1;
+      passedOver(key.id);
       continue;
     }
     try {
@@ -112,7 +121,7 @@ export async function loadPage(db: Db, page: PageToLoad): Promise<PageLoaded> {
       const digest = recordDigest(record, page.version);
       // A record identical to the one last loaded (children included) changes no row: skip it.
       if (key.id !== undefined && stored.digests.get(key.id) === digest) {
-        skipped += 1;
+        passedOver(key.id);
         continue;
       }
       ready.push({

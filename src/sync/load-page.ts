@@ -118,15 +118,21 @@ export async function loadPage(db: Db, page: PageToLoad): Promise<PageLoaded> {
     }
     try {
       if (key.error) throw key.error;
-      const digest = recordDigest(record, page.version);
+      const text = page.textDigests?.[index];
+      // A record the warehouse has no row of is known by its text's digest alone (a first load's,
+      // a backfill's): its tree's digest is taken the first time it comes back changed.
+      const digest =
+        text !== undefined && !(key.id !== undefined && stored.present.has(key.id))
+          ? null
+          : recordDigest(record, page.version);
       // A record identical to the one last loaded (children included) changes no row: skip it.
-      if (key.id !== undefined && stored.digests.get(key.id) === digest) {
+      if (key.id !== undefined && digest !== null && stored.digests.get(key.id) === digest) {
         passedOver(key.id);
         continue;
       }
       ready.push({
         index,
-        ...checkedRecord(stream, record, page.version, { tree: digest, text: page.textDigests?.[index] }),
+        ...checkedRecord(stream, record, page.version, { tree: digest, text }),
       });
     } catch (error) {
       quarantined.push(quarantineOf(page, keys[index], index, messageOf(error)));
@@ -265,7 +271,7 @@ function checkedRecord(
   stream: StreamDefinition,
   record: unknown,
   version: MethodVersion,
-  digests: { tree: string; text?: string },
+  digests: { tree: string | null; text?: string },
 ): Omit<ReadyRecord, 'index'> {
   const normalized = stream.normalize(record, { version });
   const rows = new Map<string, LoadRow[]>();

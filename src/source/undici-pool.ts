@@ -3,16 +3,13 @@
  * not from undici's index (which loads fetch, WebSocket, the caches and the mocks besides).
  * Why: docs/source-client.md#transport
  */
-import type { Dispatcher as DispatcherClass, Pool as PoolClass, errors as ErrorClasses } from 'undici';
 import api from 'undici/lib/api/index.js';
-import errorsModule from 'undici/lib/core/errors.js';
-import DispatcherModule from 'undici/lib/dispatcher/dispatcher.js';
-import PoolModule from 'undici/lib/dispatcher/pool.js';
+import undiciErrors from 'undici/lib/core/errors.js';
+import Dispatcher from 'undici/lib/dispatcher/dispatcher.js';
+import Pool from 'undici/lib/dispatcher/pool.js';
 
 // What undici's index does: the request API on every dispatcher.
-Object.assign((DispatcherModule as unknown as typeof DispatcherClass).prototype, api);
+Object.assign(Dispatcher.prototype, api);
 
-export const Pool = PoolModule as unknown as typeof PoolClass;
-export type Pool = PoolClass;
-export const undiciErrors = errorsModule as unknown as typeof ErrorClasses;
+export { Pool, undiciErrors };
 export type { Dispatcher } from 'undici';

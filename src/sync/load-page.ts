@@ -99,52 +99,49 @@ export async function loadPage(db: Db, page: PageToLoad): Promise<PageLoaded> {
     ? { digests: new Map<number, string>(), present: new Set<number>() }
     : await storedParents(db, stream.tables[0], toDecide, page.account);
   let skipped = 0;
-  // A record the page lists again later holds what the row should be: an earlier copy ready to be
-  // written is dropped when the later one is passed over as the row already stands.
-  const passedOver = (id: number | undefined) => {
+  // Where on the page each key was last passed over as the row already stands.
+  const passedAt = new Map<number, number>();
+  const passedOver = (id: number | undefined, index: number) => {
     skipped += 1;
-    const earlier = id === undefined ? -1 : ready.findIndex((copy) => copy.key === id);
-    if (earlier < 0) return;
-    ready.splice(earlier, 1);
-    skipped += 1;
+    if (id !== undefined) passedAt.set(id, index);
   };
   for (const [index, record] of page.records.entries()) {
     const key = keys[index];
     if (key.id !== undefined) seenKeys.push(key.id);
     if (record instanceof KnownRecord) {
       // Passed over undecoded: its text is the very text of the row as it stands.
-      passedOver(key.id);
+      passedOver(key.id, index);
       continue;
     }
     try {
       if (key.error) throw key.error;
       const text = page.textDigests?.[index];
+      const held = key.id !== undefined && stored.present.has(key.id);
       // A record the warehouse has no row of is known by its text's digest alone (a first load's,
       // a backfill's): its tree's digest is taken the first time it comes back changed.
-      const digest =
-        text !== undefined && !(key.id !== undefined && stored.present.has(key.id))
-          ? null
-          : recordDigest(record, page.version);
+      const digest = held || text === undefined ? recordDigest(record, page.version) : null;
       // A record identical to the one last loaded (children included) changes no row: skip it.
-      if (key.id !== undefined && digest !== null && stored.digests.get(key.id) === digest) {
-        passedOver(key.id);
+      if (held && stored.digests.get(key.id!) === digest) {
+        passedOver(key.id, index);
         continue;
       }
-      ready.push({
-        index,
-        ...checkedRecord(stream, record, page.version, { tree: digest, text }),
-      });
+      ready.push({ index, ...checkedRecord(stream, record, page.version, { tree: digest, text }) });
     } catch (error) {
       quarantined.push(quarantineOf(page, keys[index], index, messageOf(error)));
     }
   }
 
+  // A record the page lists again later holds what the row should be: a copy before one passed
+  // over is not written over the row.
+  const toWrite = ready.filter((copy) => (passedAt.get(copy.key) ?? -1) < copy.index);
+  skipped += ready.length - toWrite.length;
+
   // Records none of which the warehouse has seen (a full load, a backfill): their rows are copied in, not merged.
-  const fresh = ready.every((record) => !stored.present.has(record.key));
+  const fresh = toWrite.every((record) => !stored.present.has(record.key));
   const loaded = await inTransaction(
     db,
     async (trx) => {
-      const written = await writeRecords(trx, stream, ready, {
+      const written = await writeRecords(trx, stream, toWrite, {
         account: page.account,
         runId: page.runId,
         fresh,

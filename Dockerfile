@@ -23,9 +23,9 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --omit=optional --ignore-scripts --no-audit --no-fund \
   && npm cache clean --force
 
-# Runtime stage: what `npm pack` ships (bin/propsync.mjs, dist/ with the bundled migrations,
-# the example configuration, README.md, package.json) plus the production node_modules, where
-# the packages the bundle leaves out are found.
+# Runtime stage: what `npm pack` ships (bin/ with the entry and its code cache's loader, dist/
+# with the bundled migrations, the example configuration, README.md, package.json) plus the
+# production node_modules, where the packages the bundle leaves out are found.
 FROM node:20.20.2-bookworm-slim AS runtime
 LABEL org.opencontainers.image.title="propsync" \
       org.opencontainers.image.description="Keeps a Postgres warehouse in step with a property-management system's web API (leases, AR, invoices)." \
@@ -45,7 +45,7 @@ ENV NODE_ENV=production \
 WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
 COPY package.json README.md ./
-COPY bin/propsync.mjs ./bin/propsync.mjs
+COPY bin/propsync.mjs bin/code-cache.mjs ./bin/
 COPY --from=build /app/dist ./dist
 COPY config/propsync.example.yaml ./config/propsync.example.yaml
 # The image's unprivileged `node` user (uid 1000); the files above stay owned by root, read-only to it.

@@ -1,12 +1,12 @@
 /**
  * Two builds of the command, run by run in turn on the same work (`npm run build` first, and the
- * other build's dist/ copied inside this checkout so that it finds node_modules):
+ * other build's bin/ and dist/ copied inside this checkout so that it finds node_modules):
  *
- *   node bin/run-ts.mjs bench/pairs.ts --before .before/dist/src/cli/main.js [--after FILE]
+ *   node bin/run-ts.mjs bench/pairs.ts --before .before/bin/propsync.mjs [--after FILE]
  *     [--format json|xml] [--run incremental|full] [--pairs 8]
  *
- * (`--after`: this build's entry, `dist/src/cli/main.js` unless given; give each build's
- * `bin/propsync.mjs`, pointed at its dist/, to count what the entry sets before the build loads.)
+ * (`--after`: this build's entry, `bin/propsync.mjs` unless given. Each build runs through its
+ * own entry, so that a pair counts what the entry does before the build loads.)
  *
  * One medium simulator; `incremental`: a full load by this build at its first day, the simulator
  * moved a day on, then each run a nightly sync into a fresh copy of that warehouse; `full`: each
@@ -33,11 +33,11 @@ const { values } = parseArgs({
 });
 if (!values.before)
   throw new Error(
-    'usage: bench/pairs.ts --before OTHER/dist/src/cli/main.js [--after FILE] [--format json|xml] [--run incremental|full] [--pairs N]',
+    'usage: bench/pairs.ts --before OTHER/bin/propsync.mjs [--after FILE] [--format json|xml] [--run incremental|full] [--pairs N]',
   );
 const builds = {
   before: resolve(values.before),
-  after: values.after ? resolve(values.after) : join(root, 'dist', 'src', 'cli', 'main.js'),
+  after: values.after ? resolve(values.after) : join(root, 'bin', 'propsync.mjs'),
 };
 const format = values.format;
 const pairs = Number(values.pairs);

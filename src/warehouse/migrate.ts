@@ -4,16 +4,18 @@ import { fileURLToPath } from 'node:url';
 import {
   DEFAULT_MIGRATION_LOCK_TABLE,
   DEFAULT_MIGRATION_TABLE,
-  FileMigrationProvider,
   Migrator,
   NO_MIGRATIONS,
   sql,
   type Kysely,
+  type Migration,
+  type MigrationProvider,
   type MigrationResult,
 } from 'kysely';
 import { applyComments } from './comments.js';
 import type { Table } from './schema.js';
 import { messageOf } from '../log/errors.js';
+import { importModule } from '../runtime/import-module.js';
 
 /**
  * The project's migrations folder, `migrations/` at the top of the checkout or package: two
@@ -24,10 +26,30 @@ export const MIGRATIONS_FOLDER = path.resolve(
   '../../migrations',
 );
 
-/** Kysely's provider of the numbered migration files (`.ts` or `.js`; `.d.ts` and `.map` ignored). */
-export function migrationProvider(folder: string = MIGRATIONS_FOLDER): FileMigrationProvider {
-  return new FileMigrationProvider({ fs, path, migrationFolder: folder });
+/**
+ * The numbered migration files, by name without extension, as Kysely's FileMigrationProvider
+ * reads them, but imported through `importModule` (the built command cannot import by itself).
+ */
+export function migrationProvider(folder: string = MIGRATIONS_FOLDER): MigrationProvider {
+  return {
+    async getMigrations() {
+      const migrations: Record<string, Migration> = {};
+      for (const name of (await fs.readdir(folder)).filter((file) => MIGRATION_FILE.test(file))) {
+        const module = (await importModule(path.join(folder, name))) as Partial<Migration> & {
+          default?: Partial<Migration>;
+        };
+        const migration = typeof module.default?.up === 'function' ? module.default : module;
+        if (typeof migration.up === 'function') {
+          migrations[name.slice(0, name.lastIndexOf('.'))] = migration as Migration;
+        }
+      }
+      return migrations;
+    },
+  };
 }
+
+/** A migration file as Kysely's provider reads them: `.js`, `.mjs`, `.ts` or `.mts`, not declarations. */
+const MIGRATION_FILE = /^(?!.*\.d\.m?ts$).*\.(m?js|m?ts)$/;
 
 /** What a migration command did: the migrations applied or reverted, in order. */
 export interface MigrationOutcome {
@@ -69,9 +91,6 @@ export async function migrateToLatest<DB>(
   if (tables.length) await applyComments(db, tables);
   return migrated;
 }
-
-/** A migration file as Kysely's provider reads them: `.js`, `.mjs`, `.ts` or `.mts`, not declarations. */
-const MIGRATION_FILE = /^(?!.*\.d\.m?ts$).*\.(m?js|m?ts)$/;
 
 /** SQLSTATE undefined_table. */
 const UNDEFINED_TABLE = '42P01';

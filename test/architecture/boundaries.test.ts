@@ -187,7 +187,7 @@ const LAYERS = [
   ['config'],
   ['streams'],
   ['source', 'warehouse'],
-  ['log', 'dates'],
+  ['log', 'dates', 'runtime'],
 ];
 const layerOf = (folder: string) => LAYERS.findIndex((layer) => layer.includes(folder));
 
@@ -217,7 +217,7 @@ const IMPORT_RULES: { from: (folder: string) => boolean; to: string[]; rule: str
   {
     from: (folder) => layerOf(folder) >= 0,
     to: LAYERS.flat(),
-    rule: 'imports run one way: cli -> scheduler, worker, demo -> console -> app -> sync, reporting -> catalog -> config -> streams -> source, warehouse -> log, dates',
+    rule: 'imports run one way: cli -> scheduler, worker, demo -> console -> app -> sync, reporting -> catalog -> config -> streams -> source, warehouse -> log, dates, runtime',
   },
 ];
 

@@ -27,23 +27,16 @@ const ROOT = resolve(import.meta.dirname, '../..');
 
 /**
  * The shipped command, built into `folder`: bin/propsync.mjs over a fresh dist/ (the checkout's may be stale
- * or rebuilt meanwhile).
+ * or rebuilt meanwhile), run from a code cache of its own.
  */
 async function buildCommand(folder: string): Promise<string> {
-  await promisify(execFile)(
-    process.execPath,
-    [
-      join(ROOT, 'node_modules/typescript/bin/tsc'),
-      '-p',
-      'tsconfig.build.json',
-      '--outDir',
-      join(folder, 'dist'),
-    ],
-    { cwd: ROOT },
-  );
+  await promisify(execFile)(process.execPath, [join(ROOT, 'scripts/build.mjs'), join(folder, 'dist')], {
+    cwd: ROOT,
+  });
   mkdirSync(join(folder, 'bin'));
   const bin = join(folder, 'bin/propsync.mjs');
   copyFileSync(join(ROOT, 'bin/propsync.mjs'), bin);
+  copyFileSync(join(ROOT, 'bin/code-cache.mjs'), join(folder, 'bin/code-cache.mjs'));
   chmodSync(bin, 0o755);
   copyFileSync(join(ROOT, 'package.json'), join(folder, 'package.json'));
   symlinkSync(join(ROOT, 'node_modules'), join(folder, 'node_modules'));

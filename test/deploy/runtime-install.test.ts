@@ -85,14 +85,14 @@ function listFiles(folder: string): string[] {
 }
 
 /**
- * The packages the bundle loads from node_modules: its `import` statements, `import()`s and `__require()`s
- * of names neither relative nor node's own.
+ * The packages the bundle loads from node_modules: its `import` statements, `import()`s, `__require()`s
+ * (the modules) and `require()`s (the command) of names neither relative nor node's own.
  */
 function externalPackages(dist: string): string[] {
   const names = new Set<string>();
   for (const file of listFiles(dist)) {
     for (const match of readFileSync(file, 'utf8').matchAll(
-      /^import\b[^;]*?"([^"]+)";$|\bimport\("([^"]+)"\)|\b__require\("([^"]+)"\)/gm,
+      /^import\b[^;]*?"([^"]+)";$|\bimport\("([^"]+)"\)|\b(?:__)?require\("([^"]+)"\)/gm,
     )) {
       const specifier = match[1] ?? match[2] ?? match[3];
       if (
@@ -112,7 +112,7 @@ function externalPackages(dist: string): string[] {
 describe('the runtime install (npm pack, then npm install --omit=dev)', () => {
   it('holds the bundled build and no development, embedded Postgres or prerelease package', async () => {
     const modules = join(folder, 'node_modules');
-    expect(existsSync(join(modules, 'propsync/dist/src/cli/main.js'))).toBe(true);
+    expect(existsSync(join(modules, 'propsync/dist/src/cli/main.cjs'))).toBe(true);
     expect(existsSync(join(modules, 'propsync/dist/src/source/xml-decode-task.js'))).toBe(true);
     expect(readdirSync(join(modules, 'propsync/dist/migrations')).sort()).toEqual(
       readdirSync(join(ROOT, 'migrations'))
@@ -167,11 +167,12 @@ describe('the runtime install (npm pack, then npm install --omit=dev)', () => {
     await run('npm', ['run', 'build'], { cwd: tree, maxBuffer: 16 << 20 }).catch(
       (error: { stderr?: string }) => expect.fail(`the build failed:\n${error.stderr}`),
     );
-    expect(existsSync(join(tree, 'dist/src/cli/main.js'))).toBe(true);
-    // The migrations in dist/migrations, every other file two folders below dist/ (shared chunks in
-    // dist/src/chunks), as the paths taken from import.meta.url expect; the console's static assets beside it.
+    expect(existsSync(join(tree, 'dist/src/cli/main.cjs'))).toBe(true);
+    // The migrations in dist/migrations, every other file two folders below dist/ (the command in one
+    // file, the modules' shared chunks in dist/src/chunks), as the paths taken from import.meta.url
+    // expect; the console's static assets beside it.
     const files = listFiles(join(tree, 'dist')).map((file) => file.slice(join(tree, 'dist').length + 1));
-    const expected = /^(migrations|src\/[\w-]+)\/[\w-]+\.js$|^src\/console\/assets\/[\w-]+\.(css|js)$/;
+    const expected = /^(migrations|src\/[\w-]+)\/[\w-]+\.c?js$|^src\/console\/assets\/[\w-]+\.(css|js)$/;
     expect(files.filter((file) => !expected.test(file))).toEqual([]);
     expect(files.filter((file) => file.startsWith('src/chunks/')).length).toBeGreaterThan(0);
   }, 180_000);

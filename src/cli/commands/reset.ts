@@ -3,6 +3,7 @@ import { STREAM_NAMES, type StreamName } from '../../streams/registry.js';
 import type { ResetCursor } from '../../sync/reset.js';
 import { ExitError, EXIT, type ExitCode } from '../../app/exit-codes.js';
 import { parseProperty, parseStream } from '../options.js';
+import { importModule } from '../../runtime/import-module.js';
 
 interface ResetOptions {
   account?: string;
@@ -128,7 +129,9 @@ export function registerReset(program: Command, done: (code: ExitCode) => void):
 
 async function confirm(question: string): Promise<boolean> {
   // Loaded here, not at the top: only a confirmation on a terminal reads a line.
-  const { createInterface } = await import('node:readline/promises');
+  const { createInterface } = (await importModule(
+    'node:readline/promises',
+  )) as typeof import('node:readline/promises');
   const prompt = createInterface({ input: process.stdin, output: process.stderr });
   try {
     return /^(y|yes)$/i.test((await prompt.question(question)).trim());

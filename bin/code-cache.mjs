@@ -1,0 +1,94 @@
+// Runs the bundled command from V8's code cache: node 20 compiles a module's code anew at every
+// start (about a fifth of a sync's start-up), and its own compile cache came in node 22.
+// Why this is not v8-compile-cache, and where the cache lives: docs/operating.md#the-code-cache
+import { isAscii } from 'node:buffer';
+import { createHash } from 'node:crypto';
+import {
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { createRequire, Module } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { Script } from 'node:vm';
+
+/**
+ * The folder of the cache, made if missing: `PROPSYNC_CODE_CACHE`, else one of this user's in the
+ * system's temporary folder; none (`off`, or a folder that others could write or own) means none is
+ * used, since code read from it runs as this user.
+ */
+function cacheFolder() {
+  const asked = process.env.PROPSYNC_CODE_CACHE;
+  if (asked === 'off') return undefined;
+  const uid = process.getuid?.();
+  const folder = asked || join(tmpdir(), `propsync-code-cache-${uid ?? 'user'}`);
+  try {
+    mkdirSync(folder, { recursive: true, mode: 0o700 });
+    const found = lstatSync(folder);
+    if (!found.isDirectory() || (uid !== undefined && found.uid !== uid) || (found.mode & 0o022) !== 0) {
+      return undefined;
+    }
+    return folder;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Runs the CommonJS file `bundle` as node would, compiled from the cache kept for `command` (a
+ * command's first run writes the code it compiled as it exits; later runs start from it). The
+ * cache is named for the bundle's size and time, node's version and flags: V8 checks only a
+ * source's length before it trusts a cache, so a changed bundle must not find the old one.
+ */
+export function runWithCodeCache(bundle, command) {
+  const bytes = readFileSync(bundle);
+  // The build writes ASCII, which latin1 reads as is and in one-byte text.
+  const source = bytes.toString(isAscii(bytes) ? 'latin1' : 'utf8');
+  const folder = cacheFolder();
+  const { size, mtimeMs } = statSync(bundle);
+  const key = createHash('sha256')
+    .update(JSON.stringify([bundle, size, mtimeMs, process.version, process.arch, process.execArgv]))
+    .digest('hex')
+    .slice(0, 20);
+  const name = `${command.replace(/[^a-z0-9-]/gi, '_')}-`;
+  const file = folder && join(folder, `${name}${key}.bin`);
+  let cachedData;
+  try {
+    if (file) cachedData = readFileSync(file);
+  } catch {
+    // No cache yet: this run writes it.
+  }
+  // No importModuleDynamically: node 20 loses it for code from a cache; the command imports through its entry's import().
+  const script = new Script(Module.wrap(source), { filename: bundle, cachedData });
+  if (file && (cachedData === undefined || script.cachedDataRejected)) {
+    process.once('exit', () => writeCache(folder, file, name, script));
+  }
+  const module = new Module(bundle);
+  module.filename = bundle;
+  module.paths = Module._nodeModulePaths(dirname(bundle));
+  script
+    .runInThisContext()
+    .call(module.exports, module.exports, createRequire(bundle), module, bundle, dirname(bundle));
+}
+
+/** Writes the code compiled so far, whole or not at all (a file renamed into place), and drops older builds' caches. */
+function writeCache(folder, file, name, script) {
+  try {
+    const partial = `${file}.${process.pid}`;
+    writeFileSync(partial, script.createCachedData(), { mode: 0o600 });
+    renameSync(partial, file);
+    for (const other of readdirSync(folder)) {
+      if (other.startsWith(name) && join(folder, other) !== file && other.endsWith('.bin')) {
+        rmSync(join(folder, other), { force: true });
+      }
+    }
+  } catch {
+    // A cache is an optimization: a folder that cannot take it costs only the time it would save.
+  }
+}

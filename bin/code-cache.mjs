@@ -60,7 +60,7 @@ export function runWithCodeCache(bundle, command) {
   const file = folder && join(folder, `${name}${key}.bin`);
   let cachedData;
   try {
-    if (file) cachedData = readFileSync(file);
+    if (file) cachedData = intact(readFileSync(file));
   } catch {
     // No cache yet: this run writes it.
   }
@@ -77,11 +77,26 @@ export function runWithCodeCache(bundle, command) {
     .call(module.exports, module.exports, createRequire(bundle), module, bundle, dirname(bundle));
 }
 
+/** Bytes of a digest that ends each cache file. */
+const DIGEST = 20;
+const digestOf = (bytes) => createHash('sha1').update(bytes).digest();
+
+/**
+ * The cache in a file's bytes, or undefined when they are not what was written: V8 checks a
+ * cache's header and length, not its content (its checksum is for debug builds), and damaged
+ * code could crash every start.
+ */
+function intact(bytes) {
+  const data = bytes.subarray(0, bytes.length - DIGEST);
+  return bytes.length > DIGEST && digestOf(data).equals(bytes.subarray(data.length)) ? data : undefined;
+}
+
 /** Writes the code compiled so far, whole or not at all (a file renamed into place), and drops older builds' caches. */
 function writeCache(folder, file, name, script) {
   try {
     const partial = `${file}.${process.pid}`;
-    writeFileSync(partial, script.createCachedData(), { mode: 0o600 });
+    const data = script.createCachedData();
+    writeFileSync(partial, Buffer.concat([data, digestOf(data)]), { mode: 0o600 });
     renameSync(partial, file);
     for (const other of readdirSync(folder)) {
       if (other.startsWith(name) && join(folder, other) !== file && other.endsWith('.bin')) {

@@ -82,7 +82,7 @@ describe('the code cache', () => {
     expect(cached().map((name) => name.split('-')[0])).toEqual(['status', 'sync']);
   });
 
-  it('is replaced when the bundle changes, and when its bytes are damaged', async () => {
+  it('is replaced when the bundle changes, and when its bytes are damaged, wherever they are', async () => {
     await propsync(['sync']);
     const [first] = cached();
     // Another build of the same length: V8 alone would take the old cache for it.
@@ -96,6 +96,13 @@ describe('the code cache', () => {
     expect(await propsync(['sync'])).toBe('sync FROM main.cjs\n');
     expect(cached()).toEqual([second]);
     expect(readFileSync(join(cache, second)).equals(Buffer.alloc(4096, 7))).toBe(false);
+
+    // A byte changed inside the code, which V8's own checks (header, length) would let through.
+    const bytes = readFileSync(join(cache, second));
+    bytes[Math.floor(bytes.length / 2)] ^= 0xff;
+    writeFileSync(join(cache, second), bytes);
+    expect(await propsync(['sync'])).toBe('sync FROM main.cjs\n');
+    expect(readFileSync(join(cache, second)).equals(bytes)).toBe(false);
   });
 
   it("lives in the system's temporary folder by default, and is not used from a folder that others can write, nor when turned off", async () => {

@@ -43,8 +43,9 @@ function cacheFolder() {
 /**
  * Runs the CommonJS file `bundle` as node would, compiled from the cache kept for `command` (a
  * command's first run writes the code it compiled as it exits; later runs start from it). The
- * cache is named for the bundle's size and time, node's version and flags: V8 checks only a
- * source's length before it trusts a cache, so a changed bundle must not find the old one.
+ * cache is named for the bundle's size and time, node's version and flags (but its profilers',
+ * so that a profiled run starts as others do): V8 checks only a source's length before it trusts
+ * a cache, so a changed bundle must not find the old one.
  */
 export function runWithCodeCache(bundle, command) {
   const bytes = readFileSync(bundle);
@@ -52,8 +53,9 @@ export function runWithCodeCache(bundle, command) {
   const source = bytes.toString(isAscii(bytes) ? 'latin1' : 'utf8');
   const folder = cacheFolder();
   const { size, mtimeMs } = statSync(bundle);
+  const flags = process.execArgv.filter((flag) => !/^--(cpu|heap)-prof/.test(flag));
   const key = createHash('sha256')
-    .update(JSON.stringify([bundle, size, mtimeMs, process.version, process.arch, process.execArgv]))
+    .update(JSON.stringify([bundle, size, mtimeMs, process.version, process.arch, flags]))
     .digest('hex')
     .slice(0, 20);
   const name = `${command.replace(/[^a-z0-9-]/gi, '_')}-`;

@@ -51,8 +51,9 @@ afterEach(() => place.remove());
 async function propsync(
   args: string[],
   env: Record<string, string> = { PROPSYNC_CODE_CACHE: cache },
+  nodeFlags: string[] = [],
 ): Promise<string> {
-  const { stdout } = await promisify(execFile)(process.execPath, [bin, ...args], {
+  const { stdout } = await promisify(execFile)(process.execPath, [...nodeFlags, bin, ...args], {
     env: { PATH: process.env.PATH, ...env },
     encoding: 'utf8',
   });
@@ -74,6 +75,16 @@ describe('the code cache', () => {
 
     // From the cache, import() through the entry still works, and the cache is left as it was.
     expect(await propsync(['sync', '--verbose'])).toBe('sync --verbose from main.cjs\n');
+    expect(cached()).toEqual([file]);
+    expect(statSync(join(cache, file)).mtimeMs).toBe(mtimeMs);
+
+    // A profiled run starts from the same cache (its profile stands for the others).
+    const profiles = join(place.dir, 'profiles');
+    await propsync(['sync', '--verbose'], { PROPSYNC_CODE_CACHE: cache }, [
+      '--cpu-prof',
+      `--cpu-prof-dir=${profiles}`,
+    ]);
+    expect(readdirSync(profiles)).toHaveLength(1);
     expect(cached()).toEqual([file]);
     expect(statSync(join(cache, file)).mtimeMs).toBe(mtimeMs);
 

@@ -93,7 +93,13 @@ function intact(bytes) {
   return bytes.length > DIGEST && digestOf(data).equals(bytes.subarray(data.length)) ? data : undefined;
 }
 
-/** Writes the code compiled so far, whole or not at all (a file renamed into place), and drops older builds' caches. */
+/** A file being written (`NAME.bin.PID`) is left alone this long: then it is one a killed process left. */
+const PARTIAL_MS = 60 * 60 * 1000;
+
+/**
+ * Writes the code compiled so far, whole or not at all (a file renamed into place), and drops
+ * this command's caches of older builds and what killed writers left.
+ */
 function writeCache(folder, file, name, script) {
   try {
     const partial = `${file}.${process.pid}`;
@@ -101,9 +107,10 @@ function writeCache(folder, file, name, script) {
     writeFileSync(partial, Buffer.concat([data, digestOf(data)]), { mode: 0o600 });
     renameSync(partial, file);
     for (const other of readdirSync(folder)) {
-      if (other.startsWith(name) && join(folder, other) !== file && other.endsWith('.bin')) {
-        rmSync(join(folder, other), { force: true });
-      }
+      const path = join(folder, other);
+      const older = other.startsWith(name) && other.endsWith('.bin') && path !== file;
+      const left = /\.bin\.\d+$/.test(other) && Date.now() - statSync(path).mtimeMs > PARTIAL_MS;
+      if (older || left) rmSync(path, { force: true });
     }
   } catch {
     // A cache is an optimization: a folder that cannot take it costs only the time it would save.

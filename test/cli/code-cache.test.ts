@@ -11,11 +11,12 @@ import {
   mkdirSync,
   readdirSync,
   readFileSync,
+  rmSync,
   statSync,
   utimesSync,
   writeFileSync,
 } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { scratchFolder } from '../support/cli.js';
@@ -93,8 +94,17 @@ describe('the code cache', () => {
     expect(cached().map((name) => name.split('-')[0])).toEqual(['status', 'sync']);
   });
 
-  it('is replaced when the bundle changes, and when its bytes are damaged, wherever they are', async () => {
+  it('is replaced when the bundle changes and when its bytes are damaged, wherever; what a killed writer left goes', async () => {
+    // What a writer killed mid-write left an hour ago goes; what one writes now stays.
+    mkdirSync(cache, { mode: 0o700 });
+    const killed = join(cache, 'status-0123456789abcdef0123.bin.4242');
+    const writing = join(cache, 'status-0123456789abcdef0123.bin.4343');
+    writeFileSync(killed, 'half');
+    writeFileSync(writing, 'half');
+    utimesSync(killed, new Date(Date.now() - 2 * 3_600_000), new Date(Date.now() - 2 * 3_600_000));
     await propsync(['sync']);
+    expect(cached().filter((name) => name.startsWith('status'))).toEqual([basename(writing)]);
+    rmSync(writing);
     const [first] = cached();
     // Another build of the same length: V8 alone would take the old cache for it.
     writeFileSync(bundle, BUNDLE.replace('from', 'FROM'));

@@ -4,8 +4,11 @@
 import { isAscii } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import {
+  closeSync,
+  fstatSync,
   lstatSync,
   mkdirSync,
+  openSync,
   readdirSync,
   readFileSync,
   renameSync,
@@ -48,11 +51,18 @@ function cacheFolder() {
  * a cache, so a changed bundle must not find the old one.
  */
 export function runWithCodeCache(bundle, command) {
-  const bytes = readFileSync(bundle);
+  // Read and measured through one descriptor: the cache's name is the very text's.
+  const descriptor = openSync(bundle, 'r');
+  let bytes, size, mtimeMs;
+  try {
+    ({ size, mtimeMs } = fstatSync(descriptor));
+    bytes = readFileSync(descriptor);
+  } finally {
+    closeSync(descriptor);
+  }
   // The build writes ASCII, which latin1 reads as is and in one-byte text.
   const source = bytes.toString(isAscii(bytes) ? 'latin1' : 'utf8');
   const folder = cacheFolder();
-  const { size, mtimeMs } = statSync(bundle);
   const flags = process.execArgv.filter((flag) => !/^--(cpu|heap)-prof/.test(flag));
   const key = createHash('sha256')
     .update(JSON.stringify([bundle, size, mtimeMs, process.version, process.arch, flags]))
@@ -89,8 +99,9 @@ const digestOf = (bytes) => createHash('sha1').update(bytes).digest();
  * code could crash every start.
  */
 function intact(bytes) {
+  if (bytes.length <= DIGEST) return undefined;
   const data = bytes.subarray(0, bytes.length - DIGEST);
-  return bytes.length > DIGEST && digestOf(data).equals(bytes.subarray(data.length)) ? data : undefined;
+  return digestOf(data).equals(bytes.subarray(data.length)) ? data : undefined;
 }
 
 /** A file being written (`NAME.bin.PID`) is left alone this long: then it is one a killed process left. */

@@ -103,38 +103,39 @@ const shared = {
   external: EXTERNAL,
   logLevel: 'warning',
 };
-const results = await Promise.all([
-  // The command: one CommonJS file, since node 20 keeps V8's code cache for scripts only.
-  build({
-    ...shared,
-    entryPoints: ['src/cli/main.ts'],
-    outExtension: { '.js': '.cjs' },
-    format: 'cjs',
-    plugins: [pgOnNode],
-    // Its paths from import.meta.url (migrations, package.json, the decoding task) are the file's own.
-    define: { 'import.meta.url': '__bundle_url' },
-    banner: { js: "const __bundle_url = require('node:url').pathToFileURL(__filename).href;" },
-  }),
-  // What node and piscina load by their paths, as modules sharing the chunks of their common code.
-  build({
-    ...shared,
-    entryPoints: ['src/source/xml-decode-task.ts', ...migrations],
-    // Every file two folders below dist/, as in src/: paths from import.meta.url hold in both.
-    chunkNames: 'src/chunks/[name]-[hash]',
-    splitting: true,
-    format: 'esm',
-    plugins: [dynamicCommonJs, pgOnNode],
-    // The bundled CommonJS packages call require().
-    banner: {
-      js: "import { createRequire as __createRequire } from 'node:module';\nconst require = __createRequire(import.meta.url);",
-    },
-  }),
-]);
-const result = { warnings: results.flatMap((each) => each.warnings) };
-if (result.warnings.length > 0) {
+const warnings = (
+  await Promise.all([
+    // The command: one CommonJS file, since node 20 keeps V8's code cache for scripts only.
+    build({
+      ...shared,
+      entryPoints: ['src/cli/main.ts'],
+      outExtension: { '.js': '.cjs' },
+      format: 'cjs',
+      plugins: [pgOnNode],
+      // Its paths from import.meta.url (migrations, package.json, the decoding task) are the file's own.
+      define: { 'import.meta.url': '__bundle_url' },
+      banner: { js: "const __bundle_url = require('node:url').pathToFileURL(__filename).href;" },
+    }),
+    // What node and piscina load by their paths, as modules sharing the chunks of their common code.
+    build({
+      ...shared,
+      entryPoints: ['src/source/xml-decode-task.ts', ...migrations],
+      // Every file two folders below dist/, as in src/: paths from import.meta.url hold in both.
+      chunkNames: 'src/chunks/[name]-[hash]',
+      splitting: true,
+      format: 'esm',
+      plugins: [dynamicCommonJs, pgOnNode],
+      // The bundled CommonJS packages call require().
+      banner: {
+        js: "import { createRequire as __createRequire } from 'node:module';\nconst require = __createRequire(import.meta.url);",
+      },
+    }),
+  ])
+).flatMap((result) => result.warnings);
+if (warnings.length > 0) {
   rmSync(outdir, { recursive: true, force: true });
   process.stderr.write(
-    `build: ${result.warnings.length} warning(s) above; the build is refused until each is looked at\n`,
+    `build: ${warnings.length} warning(s) above; the build is refused until each is looked at\n`,
   );
   process.exit(1);
 }

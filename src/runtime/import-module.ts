@@ -4,7 +4,7 @@
  * entry, `bin/propsync.mjs`, lends its own under this name. From the sources (tsx, tests) there
  * is none, and the module's own serves.
  */
-export const IMPORT_MODULE = Symbol.for('propsync.importModule');
+const IMPORT_MODULE = Symbol.for('propsync.importModule');
 
 type Importer = (specifier: string) => Promise<unknown>;
 

@@ -34,14 +34,12 @@ export function migrationProvider(folder: string = MIGRATIONS_FOLDER): Migration
   return {
     async getMigrations() {
       const migrations: Record<string, Migration> = {};
-      for (const name of (await fs.readdir(folder)).filter((file) => MIGRATION_FILE.test(file))) {
-        const module = (await importModule(path.join(folder, name))) as Partial<Migration> & {
+      for (const { file, name } of await migrationFiles(folder)) {
+        const module = (await importModule(path.join(folder, file))) as Partial<Migration> & {
           default?: Partial<Migration>;
         };
         const migration = typeof module.default?.up === 'function' ? module.default : module;
-        if (typeof migration.up === 'function') {
-          migrations[name.slice(0, name.lastIndexOf('.'))] = migration as Migration;
-        }
+        if (typeof migration.up === 'function') migrations[name] = migration as Migration;
       }
       return migrations;
     },
@@ -50,6 +48,13 @@ export function migrationProvider(folder: string = MIGRATIONS_FOLDER): Migration
 
 /** A migration file as Kysely's provider reads them: `.js`, `.mjs`, `.ts` or `.mts`, not declarations. */
 const MIGRATION_FILE = /^(?!.*\.d\.m?ts$).*\.(m?js|m?ts)$/;
+
+/** The folder's migration files, each with its migration's name (the file's, without extension). */
+async function migrationFiles(folder: string): Promise<{ file: string; name: string }[]> {
+  return (await fs.readdir(folder))
+    .filter((file) => MIGRATION_FILE.test(file))
+    .map((file) => ({ file, name: file.replace(/\.[^.]+$/, '') }));
+}
 
 /** What a migration command did: the migrations applied or reverted, in order. */
 export interface MigrationOutcome {
@@ -104,11 +109,7 @@ export async function pendingMigrations<DB>(
   db: Kysely<DB>,
   folder: string = MIGRATIONS_FOLDER,
 ): Promise<string[]> {
-  const names = new Set(
-    (await fs.readdir(folder))
-      .filter((file) => MIGRATION_FILE.test(file))
-      .map((file) => file.replace(/\.[^.]+$/, '')),
-  );
+  const names = new Set((await migrationFiles(folder)).map(({ name }) => name));
   let applied: Set<string>;
   try {
     const { rows } = await sql<{

@@ -1124,7 +1124,8 @@ create table public.unit_spaces (
   raw jsonb not null,
   first_synced_at timestamp with time zone not null default now(),
   last_synced_at timestamp with time zone not null default now(),
-  last_run_id bigint
+  last_run_id bigint,
+  row_hash text
 );
 alter table public.unit_spaces add constraint unit_spaces_pkey PRIMARY KEY (account_id, unit_space_id);
 alter table public.unit_spaces enable row level security;
@@ -1154,6 +1155,7 @@ comment on column public.unit_spaces.raw is 'The source record this row came fro
 comment on column public.unit_spaces.first_synced_at is 'When a sync first wrote the row.';
 comment on column public.unit_spaces.last_synced_at is 'When a sync last changed the row (an unchanged row is not rewritten).';
 comment on column public.unit_spaces.last_run_id is 'The run (sync_runs.run_id) that last changed the row.';
+comment on column public.unit_spaces.row_hash is 'Digest of the row as last written: a row that comes back the same is neither sent nor compared again (null: the next run that reads it writes it).';
 
 create table public.units (
   account_id text not null,
@@ -1180,7 +1182,8 @@ create table public.units (
   raw jsonb not null,
   first_synced_at timestamp with time zone not null default now(),
   last_synced_at timestamp with time zone not null default now(),
-  last_run_id bigint
+  last_run_id bigint,
+  row_hash text
 );
 alter table public.units add constraint units_pkey PRIMARY KEY (account_id, unit_id);
 alter table public.units enable row level security;
@@ -1210,6 +1213,7 @@ comment on column public.units.raw is 'The source record this row came from, so 
 comment on column public.units.first_synced_at is 'When a sync first wrote the row.';
 comment on column public.units.last_synced_at is 'When a sync last changed the row (an unchanged row is not rewritten).';
 comment on column public.units.last_run_id is 'The run (sync_runs.run_id) that last changed the row.';
+comment on column public.units.row_hash is 'Digest of the row as last written: a row that comes back the same is neither sent nor compared again (null: the next run that reads it writes it).';
 
 create table public.voided_payments (
   invoice_id bigint not null,

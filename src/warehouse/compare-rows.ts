@@ -2,8 +2,7 @@ import { sql } from 'kysely';
 import { dedupeByKey, type LoadRow } from './bulk-load/index.js';
 import {
   ACCOUNT_COLUMN,
-  SOURCE_HASH_COLUMN,
-  SOURCE_TEXT_HASH_COLUMN,
+  DIGEST_COLUMNS,
   SYNC_COLUMNS,
   type AnyDatabase,
   type SourceTable,
@@ -39,8 +38,7 @@ export interface TableComparison {
 export function contentColumns(table: SourceTable): string[] {
   const bookkeeping = new Set<string>([
     ACCOUNT_COLUMN,
-    SOURCE_HASH_COLUMN,
-    SOURCE_TEXT_HASH_COLUMN,
+    ...DIGEST_COLUMNS,
     ...Object.keys(SYNC_COLUMNS).filter((column) => column !== 'raw'),
   ]);
   return Object.keys(table.columns).filter(

@@ -170,6 +170,34 @@ const SOURCE_TEXT_HASH = {
   ),
 };
 
+/** The column of a child table holding the digest of the row as last written (`rowHash` tables). */
+export const ROW_HASH_COLUMN = 'row_hash';
+
+/** The last column of a `rowHash` table (a migration appended it). */
+const ROW_HASH = {
+  [ROW_HASH_COLUMN]: text(
+    'Digest of the row as last written: a row that comes back the same is neither sent nor ' +
+      'compared again (null: the next run that reads it writes it).',
+  ),
+};
+
+/** The columns the loader writes as digests, not as data: told apart from the data when deciding what to write. */
+export const DIGEST_COLUMNS: readonly string[] = [
+  SOURCE_HASH_COLUMN,
+  SOURCE_TEXT_HASH_COLUMN,
+  ROW_HASH_COLUMN,
+];
+
+/** The digest columns a table has (`DIGEST_COLUMNS`). */
+export function digestColumnsOf(table: Table): string[] {
+  return DIGEST_COLUMNS.filter((column) => column in table.columns);
+}
+
+/** A child table whose rows carry their own digest: a page's unchanged rows are not sent (`rowHash`). */
+export function hasRowHash(table: Table): boolean {
+  return ROW_HASH_COLUMN in table.columns;
+}
+
 /** The columns every source table ends with, filled by the sync rather than by a record's fields. */
 export const SYNC_COLUMNS = {
   deleted_at: timestamptz('Set when the source stops listing the row; rows are never hard-deleted.'),
@@ -182,6 +210,7 @@ export const SYNC_COLUMNS = {
 };
 type SyncColumns = typeof SYNC_COLUMNS;
 type SourceHash = typeof SOURCE_HASH & typeof SOURCE_TEXT_HASH;
+type RowHash = typeof ROW_HASH;
 
 /**
  * A table holding a stream's records: its own columns, then `source_hash` (parents), then the sync columns,
@@ -200,23 +229,34 @@ export function defineSourceTable<
   const C extends Columns,
   const H extends boolean = false,
   const A extends Columns = {},
+  const R extends boolean = false,
 >(
   table: TableDeclaration<Name, C> & {
     sourceHash?: H;
+    /**
+     * A child table whose rows carry their digest (`row_hash`, added last): on an incremental, the
+     * rows of a page that match their stored digest are not sent. For children of records that
+     * change every run while most of their rows do not (a property's unit inventory).
+     */
+    rowHash?: R;
     /**
      * Columns a later migration appended (Postgres adds a column last): they follow every other column, in
      * the order added.
      */
     addedColumns?: A;
   },
-): SourceTable<Name, AccountColumn & C & (H extends true ? SourceHash : {}) & SyncColumns & A> {
-  const { addedColumns, ...rest } = table;
+): SourceTable<
+  Name,
+  AccountColumn & C & (H extends true ? SourceHash : {}) & SyncColumns & A & (R extends true ? RowHash : {})
+> {
+  const { addedColumns, rowHash, ...rest } = table;
   const columns = {
     ...table.columns,
     ...(table.sourceHash ? SOURCE_HASH : {}),
     ...SYNC_COLUMNS,
     ...(table.sourceHash ? SOURCE_TEXT_HASH : {}),
     ...addedColumns,
+    ...(rowHash ? ROW_HASH : {}),
   };
   const indexes = table.sourceHash ? [...(table.indexes ?? []), [SOURCE_TEXT_HASH_COLUMN]] : table.indexes;
   const declared = defineTable({ ...rest, columns, ...(indexes ? { indexes } : {}) } as TableDeclaration<
@@ -225,7 +265,7 @@ export function defineSourceTable<
   >);
   return { ...declared, sourceHash: table.sourceHash === true } as unknown as SourceTable<
     Name,
-    AccountColumn & C & (H extends true ? SourceHash : {}) & SyncColumns & A
+    AccountColumn & C & (H extends true ? SourceHash : {}) & SyncColumns & A & (R extends true ? RowHash : {})
   >;
 }
 
@@ -279,6 +319,7 @@ type SyncFilled =
   | Exclude<keyof SyncColumns, 'raw'>
   | typeof SOURCE_HASH_COLUMN
   | typeof SOURCE_TEXT_HASH_COLUMN
+  | typeof ROW_HASH_COLUMN
   | typeof ACCOUNT_COLUMN;
 
 /**
@@ -290,7 +331,11 @@ export type LoadRowOf<T extends Table> = {
     T['columns'][K],
     InsertValue<T['columns'][K]['type']>
   >;
-} & { [SOURCE_HASH_COLUMN]?: string | null; [SOURCE_TEXT_HASH_COLUMN]?: string | null };
+} & {
+  [SOURCE_HASH_COLUMN]?: string | null;
+  [SOURCE_TEXT_HASH_COLUMN]?: string | null;
+  [ROW_HASH_COLUMN]?: string | null;
+};
 
 /** The rows of one record, by table name, for a stream's tables. */
 export type RowsOf<Ts extends readonly Table[]> = { [T in Ts[number] as T['name']]?: LoadRowOf<T>[] };

@@ -475,6 +475,7 @@ describe('a warehouse of before accounts (migration 0009), upgraded in place', (
       '0025_reporting_account_rows',
       '0026_raw_statistics',
       '0027_ready_queues',
+      '0028_unit_row_hashes',
     ]);
 
     // Every row is account `default`, none lost; no table was rewritten to get there.

@@ -342,6 +342,7 @@ describe('upgrading a warehouse of one account in place', () => {
       '0025_reporting_account_rows',
       '0026_raw_statistics',
       '0027_ready_queues',
+      '0028_unit_row_hashes',
     ]);
   });
 });

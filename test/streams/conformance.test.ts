@@ -18,10 +18,9 @@ import { loadStream, STREAM_MANIFESTS, type StreamDefinition } from '../../src/s
 import { undeclaredPersonalFields } from './personal-fields.js';
 import type { Lane, PlanContext, WorkUnitPlan } from '../../src/streams/types.js';
 import {
+  DIGEST_COLUMNS,
   loadColumns,
   primaryKey,
-  SOURCE_HASH_COLUMN,
-  SOURCE_TEXT_HASH_COLUMN,
   type Column,
   type SourceTable,
 } from '../../src/warehouse/schema.js';
@@ -108,7 +107,7 @@ function rowProblems(
       for (const name of Object.keys(row))
         if (!written.has(name)) problems.push(`${table.name}.${name}: not a column it loads`);
       for (const [name, column] of written) {
-        if (name === SOURCE_HASH_COLUMN || name === SOURCE_TEXT_HASH_COLUMN) continue;
+        if (DIGEST_COLUMNS.includes(name)) continue;
         const problem = valueProblem(column, row[name]);
         if (problem) problems.push(`${table.name}.${name}: ${problem}`);
       }

@@ -35,6 +35,7 @@ export const UNITS = defineSourceTable({
     'income); a unit it stops listing keeps its row with deleted_at set.',
   key: ['unit_id'],
   parentColumn: 'property_id',
+  rowHash: true,
   indexes: [['property_id']],
   columns: {
     unit_id: bigint("The unit's id.").notNull(),
@@ -70,6 +71,7 @@ export const UNIT_SPACES = defineSourceTable({
     "unit) with today's availability and market rent.",
   key: ['unit_space_id'],
   parentColumn: 'property_id',
+  rowHash: true,
   indexes: [['property_id'], ['unit_id']],
   columns: {
     unit_space_id: bigint("The space's id.").notNull(),

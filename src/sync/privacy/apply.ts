@@ -6,6 +6,8 @@ import { STREAM_MANIFESTS } from '../../streams/registry.js';
 import {
   ACCOUNT_COLUMN,
   PERSONAL_CLASSES,
+  hasRowHash,
+  ROW_HASH_COLUMN,
   SOURCE_HASH_COLUMN,
   SOURCE_TEXT_HASH_COLUMN,
   type PersonalClass,
@@ -249,7 +251,7 @@ async function rewriteTable(
   return changed;
 }
 
-/** Writes rewritten rows by key in one statement; a parent's digests are cleared (the next sync takes them again). */
+/** Writes rewritten rows by key in one statement; their digests are cleared (the next sync takes them again). */
 async function writeUpdates(
   db: Db,
   account: string,
@@ -269,6 +271,7 @@ async function writeUpdates(
     ...(isParent
       ? [sql`${sql.ref(SOURCE_HASH_COLUMN)} = null`, sql`${sql.ref(SOURCE_TEXT_HASH_COLUMN)} = null`]
       : []),
+    ...(hasRowHash(table) ? [sql`${sql.ref(ROW_HASH_COLUMN)} = null`] : []),
   ];
   await sql`
     update ${sql.table(table.name)} t set ${sql.join(assignments)}

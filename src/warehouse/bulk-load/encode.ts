@@ -96,22 +96,28 @@ export function* copyChunks(
   prefix: string,
   suffix = '',
 ): Generator<string> {
-  const names = columns.map(([name]) => name);
-  const encoders = columns.map(([, type]) => COPY_ENCODERS[columnKind(type)]);
+  const line = copyLine(columns);
   for (let start = 0; start < rows.length; start += COPY_CHUNK_ROWS) {
     let text = '';
-    for (let r = start; r < Math.min(rows.length, start + COPY_CHUNK_ROWS); r++) {
-      const row = rows[r];
-      text += prefix;
-      for (let i = 0; i < names.length; i++) {
-        const value = row[names[i]];
-        if (i > 0) text += '\t';
-        text += value === null || value === undefined ? '\\N' : encoders[i](value);
-      }
-      text += `${suffix}\n`;
-    }
+    for (let r = start; r < Math.min(rows.length, start + COPY_CHUNK_ROWS); r++)
+      text += `${prefix}${line(rows[r])}${suffix}\n`;
     yield text;
   }
+}
+
+/** A row's values in the columns' order as one line of COPY text, without its newline. */
+export function copyLine(columns: readonly [string, string][]): (row: LoadRow) => string {
+  const names = columns.map(([name]) => name);
+  const encoders = columns.map(([, type]) => COPY_ENCODERS[columnKind(type)]);
+  return (row) => {
+    let text = '';
+    for (let i = 0; i < names.length; i++) {
+      const value = row[names[i]];
+      if (i > 0) text += '\t';
+      text += value === null || value === undefined ? '\\N' : encoders[i](value);
+    }
+    return text;
+  };
 }
 
 /**

@@ -18,14 +18,7 @@ export async function markMissingChildren(
   account: string,
 ): Promise<number> {
   if (!spec.parentColumn || parentIds.length === 0) return 0;
-  const keyArrays = spec.key.map((column) => keptRows.map((row) => row[column] as number));
-  // An anti-join (hashed), not `key <> all(array)`: that compares every row with every kept key,
-  // which took half a second a page on a property's AR ledger.
-  const kept = sql`exists (
-    select 1
-      from unnest(${sql.join(keyArrays.map((values) => sql`${values}::bigint[]`))})
-        as k(${sql.join(spec.key.map(ident))})
-    where ${sameKey(spec, 'k')})`;
+  const kept = amongRows(spec, keptRows);
   const result = await markDeleted(
     spec,
     runId,
@@ -33,6 +26,20 @@ export async function markMissingChildren(
     sql`${ident(spec.parentColumn)} = any(${parentIds as number[]}::bigint[]) and not ${kept}`,
   ).execute(db);
   return Number(result.numAffectedRows ?? 0);
+}
+
+/**
+ * The table's row has the key of one of `rows` (their keys an array parameter a column). An
+ * anti-join (hashed) under `not`, not `key <> all(array)`: that compares every row with every
+ * kept key, which took half a second a page on a property's AR ledger.
+ */
+export function amongRows(spec: SourceTable, rows: readonly LoadRow[]): RawBuilder<unknown> {
+  const keyArrays = spec.key.map((column) => rows.map((row) => row[column] as number));
+  return sql`exists (
+    select 1
+      from unnest(${sql.join(keyArrays.map((values) => sql`${values}::bigint[]`))})
+        as k(${sql.join(spec.key.map(ident))})
+    where ${sameKey(spec, 'k')})`;
 }
 
 /**

@@ -2,15 +2,17 @@ import { sql, type RawBuilder } from 'kysely';
 import {
   ACCOUNT_COLUMN,
   type AnyDatabase,
+  digestColumnsOf,
+  hasRowHash,
   loadColumns,
   primaryKey,
-  SOURCE_HASH_COLUMN,
-  SOURCE_TEXT_HASH_COLUMN,
+  ROW_HASH_COLUMN,
   type SourceTable,
 } from '../schema.js';
 import { copyNewRows, copyNewTables, prepareStaging, stageRows, stagingTable } from './copy.js';
 import { inlineJson } from './encode.js';
-import { markDeleted, markMissingChildren } from './mark-deleted.js';
+import { amongRows, markDeleted, markMissingChildren } from './mark-deleted.js';
+import { digestRows, keyText, storedRowDigests } from './row-digests.js';
 import { dedupeByKey, type LoadRow, type UpsertCounts } from './rows.js';
 import { columnDefinitions, ident, sameKey } from './sql-names.js';
 
@@ -32,7 +34,7 @@ export async function upsertRows(
   runId: number,
   options: UpsertOptions,
 ): Promise<UpsertCounts> {
-  const unique = dedupeByKey(spec, rows);
+  const unique = uniqueRows(spec, rows);
   if (unique.length === 0) {
     const deleted = options.parents
       ? await markMissingChildren(db, spec, options.parents, [], runId, options.account)
@@ -121,15 +123,37 @@ async function stageAndMerge(
   return mergeStaged(db, parts, { inline, runId, account });
 }
 
-/** One table's part of a merge: its rows (one per key), and the parents whose other rows to mark deleted. */
+/**
+ * One table's part of a merge: its rows to write (one per key), and the parents whose other rows
+ * to mark deleted; with `kept`, every row the parents list (those to write, and those passed over
+ * as unchanged, counted in `passedOver`).
+ */
 interface MergePart {
   spec: SourceTable;
   unique: readonly LoadRow[];
   parents?: readonly number[];
+  kept?: readonly LoadRow[];
+  passedOver?: number;
 }
 
-/** A parent table's digests of its record: told apart from its data when deciding what to write. */
-const DIGESTS: readonly string[] = [SOURCE_HASH_COLUMN, SOURCE_TEXT_HASH_COLUMN];
+/** One row per key, in key order (`dedupeByKey`), each with its digest when its table keeps one. */
+function uniqueRows(spec: SourceTable, rows: readonly LoadRow[]): LoadRow[] {
+  const unique = dedupeByKey(spec, rows);
+  if (hasRowHash(spec)) digestRows(spec, unique);
+  return unique;
+}
+
+/**
+ * A child table's part with the rows whose digest is the one stored left out (they would change
+ * nothing), kept for marking the parents' other rows deleted.
+ */
+async function withoutUnchanged(db: AnyDatabase, part: MergePart, account: string): Promise<MergePart> {
+  if (!part.parents || !hasRowHash(part.spec)) return part;
+  const stored = await storedRowDigests(db, part.spec, part.parents, account);
+  if (stored.size === 0) return part;
+  const changed = part.unique.filter((row) => stored.get(keyText(part.spec, row)) !== row[ROW_HASH_COLUMN]);
+  return { ...part, unique: changed, kept: part.unique, passedOver: part.unique.length - changed.length };
+}
 
 /**
  * The digests of a parent's rows whose data are unchanged but whose digests differ (cleared by
@@ -143,6 +167,7 @@ function digestRefresh(
   account: string,
   data: readonly string[],
 ): RawBuilder<unknown> {
+  const digests = digestColumnsOf(spec);
   const stored = (columns: readonly string[]) => sql.join(columns.map((column) => sql`t.${ident(column)}`));
   const staged = (columns: readonly string[]) =>
     sql.join(
@@ -154,10 +179,10 @@ function digestRefresh(
   );
   return sql`${sql.raw(`digests_${index}`)} as (
       update ${sql.table(spec.name)} t
-         set ${sql.join(DIGESTS.map((column) => sql`${ident(column)} = s.${ident(column)}`))}
+         set ${sql.join(digests.map((column) => sql`${ident(column)} = s.${ident(column)}`))}
         from ${stage} s
        where ${matching} and t.${ident(ACCOUNT_COLUMN)} = ${account}
-         and (${stored(DIGESTS)}) is distinct from (${staged(DIGESTS)})
+         and (${stored(digests)}) is distinct from (${staged(digests)})
          and (${stored(data)}) is not distinct from (${staged(data)})
       returning 1
     )`;
@@ -177,7 +202,7 @@ async function mergeStaged(
 ): Promise<UpsertCounts[]> {
   const ctes: RawBuilder<unknown>[] = [];
   const counts: RawBuilder<unknown>[] = [];
-  for (const [index, { spec, unique, parents }] of parts.entries()) {
+  for (const [index, { spec, unique, parents, kept: listed }] of parts.entries()) {
     const columns = loadColumns(spec);
     const all = [ACCOUNT_COLUMN, ...columns.map(([column]) => column)];
     const key = primaryKey(spec);
@@ -196,7 +221,8 @@ async function mergeStaged(
       updatable.map((column) => sql`${ident(column)} = excluded.${ident(column)}`),
     );
     // A row is written when its data differ; digests alone are refreshed apart (below), unwritten.
-    const data = [...updatable.filter((column) => !DIGESTS.includes(column)), 'deleted_at'];
+    const digests = digestColumnsOf(spec);
+    const data = [...updatable.filter((column) => !digests.includes(column)), 'deleted_at'];
     const current = sql.join(data.map((column) => sql`${sql.raw(spec.name)}.${ident(column)}`));
     const incoming = sql.join(data.map((column) => sql`excluded.${ident(column)}`));
     const written = sql.raw(`written_${index}`);
@@ -209,10 +235,12 @@ async function mergeStaged(
       where (${current}) is distinct from (${incoming})
       returning (xmax = 0) as inserted
     )`);
-    if (spec.sourceHash) ctes.push(digestRefresh(spec, stage, index, account, data));
+    if (digests.length) ctes.push(digestRefresh(spec, stage, index, account, data));
     const marks = parents && spec.parentColumn;
     if (marks) {
-      const kept = sql`exists (select 1 from ${stage} s where ${sameKey(spec, 's')})`;
+      const kept = listed
+        ? amongRows(spec, listed)
+        : sql`exists (select 1 from ${stage} s where ${sameKey(spec, 's')})`;
       const unlisted = sql`${ident(spec.parentColumn!)} = any(${parents as number[]}::bigint[]) and not ${kept}`;
       ctes.push(sql`${gone} as (${markDeleted(spec, runId, account, unlisted)} returning 1)`);
     }
@@ -229,7 +257,7 @@ async function mergeStaged(
     return {
       inserted,
       updated,
-      unchanged: part.unique.length - inserted - updated,
+      unchanged: part.unique.length - inserted - updated + (part.passedOver ?? 0),
       ...(part.parents && { deleted: rows[0][`deleted_${index}`] }),
     };
   });
@@ -255,12 +283,10 @@ export async function upsertStaged(
   runId: number,
   account: string,
 ): Promise<UpsertCounts[]> {
-  return stageAndMerge(
-    db,
-    tables.map(({ spec, rows, parents }) => ({ spec, unique: dedupeByKey(spec, rows), parents })),
-    runId,
-    account,
-  );
+  const parts: MergePart[] = [];
+  for (const { spec, rows, parents } of tables)
+    parts.push(await withoutUnchanged(db, { spec, unique: uniqueRows(spec, rows), parents }, account));
+  return stageAndMerge(db, parts, runId, account);
 }
 
 /**
@@ -275,7 +301,7 @@ export async function copyOrMerge(
   runId: number,
   account: string,
 ): Promise<UpsertCounts[]> {
-  const parts = tables.map(({ spec, rows, parents }) => ({ spec, unique: dedupeByKey(spec, rows), parents }));
+  const parts = tables.map(({ spec, rows, parents }) => ({ spec, unique: uniqueRows(spec, rows), parents }));
   if (await copyNewTables(db, parts, runId, account))
     return parts.map(({ unique, parents }) => ({
       inserted: unique.length,

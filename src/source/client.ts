@@ -67,6 +67,9 @@ export interface SourceClientOptions {
   gate?: CallGate;
 }
 
+/** How long a stopped page fetched ahead is waited for, to tell its calls. */
+const DROP_WAIT_MS = 2_000;
+
 /** The version a method is called in: the configured one (`source.versions.<name>`), else the method's default. */
 function versionOf(settings: SourceSettings, method: SourceMethod): MethodVersion {
   return settings.versions[method.name] ?? method.defaultVersion;
@@ -411,35 +414,78 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
     // The total of the first page whose total agreed with its records sets how far the listing may go.
     let cap = settings.maxPages;
     let capped = false;
-    for (let pageNo = startPage; ; pageNo++) {
-      const page = await fetchPage(request, pageNo, params, version, pageOptions);
-      if (
-        !capped &&
-        totalAgrees({
-          pageNo,
-          perPage: page.perPage,
-          count: page.records.length,
-          totalCount: page.totalCount,
-        })
-      ) {
-        cap = pageCap(settings.maxPages, page.perPage, page.totalCount);
-        capped = true;
+    let ahead: PageAhead | undefined;
+    try {
+      for (let pageNo = startPage; ; pageNo++) {
+        const taken = ahead;
+        ahead = undefined;
+        const page = taken
+          ? await taken.take()
+          : await fetchPage(request, pageNo, params, version, pageOptions);
+        if (
+          !capped &&
+          totalAgrees({
+            pageNo,
+            perPage: page.perPage,
+            count: page.records.length,
+            totalCount: page.totalCount,
+          })
+        ) {
+          cap = pageCap(settings.maxPages, page.perPage, page.totalCount);
+          capped = true;
+        }
+        if (pageOptions.prefetch && !page.isLast && pageNo < cap)
+          ahead = pageAhead(pageOptions.signal, (signal) =>
+            fetchPage(request, pageNo + 1, params, version, { ...pageOptions, signal }),
+          );
+        yield page;
+        if (page.isLast) return;
+        if (pageNo >= cap) {
+          throw new SourceError(
+            `the listing of ${request.method.name} did not end after ${pageNo} pages of ${page.perPage} ` +
+              `(the most it may take${capped ? ` for its announced ${page.totalCount} records` : ''}: ${cap}); ` +
+              `it is not trusted`,
+            {
+              method: request.method.name,
+              property: request.context?.property ?? params.propertyId,
+              page: pageNo,
+            },
+          );
+        }
       }
-      yield page;
-      if (page.isLast) return;
-      if (pageNo >= cap) {
-        throw new SourceError(
-          `the listing of ${request.method.name} did not end after ${pageNo} pages of ${page.perPage} ` +
-            `(the most it may take${capped ? ` for its announced ${page.totalCount} records` : ''}: ${cap}); ` +
-            `it is not trusted`,
-          {
-            method: request.method.name,
-            property: request.context?.property ?? params.propertyId,
-            page: pageNo,
-          },
-        );
-      }
+    } finally {
+      // The caller stopped before taking the page fetched ahead: it is stopped, and its calls told.
+      if (ahead) await pageOptions.onUnused?.(await ahead.drop());
     }
+  }
+
+  /** A page being fetched ahead, under its own abort joined to the caller's signal. */
+  interface PageAhead {
+    take(): Promise<SourcePage>;
+    /** Stops it and gives the calls it made. */
+    drop(): Promise<number>;
+  }
+
+  function pageAhead(
+    callerSignal: AbortSignal | undefined,
+    fetch: (signal: AbortSignal) => Promise<SourcePage>,
+  ): PageAhead {
+    const stop = new AbortController();
+    const fetched = fetch(callerSignal ? AbortSignal.any([callerSignal, stop.signal]) : stop.signal);
+    // Not yet taken: a failure waits for the caller (or for `drop`).
+    fetched.catch(() => {});
+    return {
+      take: () => fetched,
+      async drop() {
+        stop.abort(new Error('the caller stopped before taking this page'));
+        const calls = fetched.then(
+          (page) => page.calls,
+          (error: unknown) => (error instanceof SourceError ? (error.attempts ?? 0) : 0),
+        );
+        // Stopped, it settles at once but for a warehouse outage its booking rides out: the caller never waits on it.
+        return Promise.race([calls, sleep(DROP_WAIT_MS, 0, { ref: false })]);
+      },
+    };
   }
 
   return {

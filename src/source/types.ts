@@ -154,13 +154,21 @@ export interface PagesOptions {
   startPage?: number;
   signal?: AbortSignal;
   recognize?: RecordRecognizer;
+  /**
+   * Fetch the next page while the caller works on this one (two pages in memory at most): for
+   * callers whose `recognize` does not depend on what they do with a page (a first load's).
+   */
+  prefetch?: boolean;
+  /** With `prefetch`: the calls of a page fetched ahead that the caller never took (it stopped first). */
+  onUnused?: (calls: number) => void | Promise<void>;
 }
 
 /** The client of the source API; one per process, shared by all work (pacing, budget). */
 export interface SourceClient {
   /**
    * The pages of one request, fetched one at a time as the caller asks for them (only one
-   * page in memory), starting at `startPage` (default 1), ending after the last page.
+   * page in memory; with `prefetch`, the next one is fetched meanwhile), starting at `startPage`
+   * (default 1), ending after the last page.
    */
   pages(request: SourceRequest, options?: PagesOptions): AsyncGenerator<SourcePage, void, undefined>;
   /**

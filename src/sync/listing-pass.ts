@@ -26,6 +26,8 @@ export interface ListingPass {
   /** The plan with its completion actions as the unit's last page runs them. */
   completion: WorkUnitPlan;
   recognize: PagesOptions['recognize'];
+  /** Fetch each next page while one loads (`PagesOptions.prefetch`), its calls booked should it go unused. */
+  prefetch?: Pick<PagesOptions, 'prefetch' | 'onUnused'>;
   load: PageLoad;
   log: Logger;
   again: <T>(work: (attempt: number) => Promise<T>) => Promise<T>;
@@ -51,7 +53,12 @@ export async function readListingPass(
   let sawPage = false;
   const listing = new ListingTally(startPage);
   if (context.signal?.aborted) throw new InterruptedError();
-  for await (const page of client.pages(request, { startPage, signal: context.signal, recognize })) {
+  for await (const page of client.pages(request, {
+    startPage,
+    signal: context.signal,
+    recognize,
+    ...pass.prefetch,
+  })) {
     sawPage = true;
     crashPoint('page-fetched');
     if (page.pageNo === 1) firstTotal = page.totalCount;

@@ -86,6 +86,14 @@ export async function runWorkUnit(context: UnitContext, plan: WorkUnitPlan): Pro
       request,
       completion,
       recognize,
+      // A first load's pages are decided without the warehouse (nothing to look up), so the next can come meanwhile.
+      ...(firstLoad && {
+        prefetch: {
+          prefetch: true,
+          onUnused: (calls: number) =>
+            context.reconnect.execute(() => addUnitCalls(db, unit.id, calls, 0)).catch(() => {}),
+        },
+      }),
       load,
       log,
       again,

@@ -111,4 +111,52 @@ describe('paging', () => {
     expect(events).toHaveLength(1);
     await client.close();
   });
+
+  it('with prefetch, fetches the next page while the caller holds one, and reads the same pages', async () => {
+    const { client, events } = clientFor(sourceConfig(sim.url, { pageSize: 7 }));
+    const iterator = client.pages(request, { prefetch: true });
+    const first = await iterator.next();
+    expect(first.value?.pageNo).toBe(1);
+    await expect.poll(() => events.length).toBe(2);
+    expect(events.map((event) => event.page)).toEqual([1, 2]);
+    const pages = [first.value!];
+    for (let next = await iterator.next(); !next.done; next = await iterator.next()) pages.push(next.value);
+    await client.close();
+    expect(ids(pages.flatMap((page) => page.records))).toEqual(ids(expected));
+    expect(pages.map((page) => page.pageNo)).toEqual(pages.map((_, index) => index + 1));
+    // None fetched past the last page.
+    expect(events).toHaveLength(pages.length);
+  });
+
+  it('with prefetch, tells the calls of a page fetched ahead that the caller stopped before taking', async () => {
+    const { client, events } = clientFor(sourceConfig(sim.url, { pageSize: 7 }));
+    const unused: number[] = [];
+    const iterator = client.pages(request, { prefetch: true, onUnused: (calls) => void unused.push(calls) });
+    await iterator.next();
+    await iterator.return(undefined);
+    await client.close();
+    // Page 2 was asked for (or stopped before it was sent): what reached the source is told, no more.
+    expect(unused).toHaveLength(1);
+    expect(unused[0]).toBe(events.length - 1);
+  });
+
+  it("with prefetch, fetches nothing more once the caller's signal stops it", async () => {
+    const stop = new AbortController();
+    const { client, events } = clientFor(sourceConfig(sim.url, { pageSize: 7 }));
+    const iterator = client.pages(request, { prefetch: true, signal: stop.signal });
+    await iterator.next();
+    stop.abort(new Error('stopped'));
+    // Page 2 may have come already; nothing after it is fetched, and the listing ends in the stop.
+    const after: (number | 'stopped')[] = [];
+    try {
+      for (let next = await iterator.next(); !next.done; next = await iterator.next())
+        after.push(next.value.pageNo);
+    } catch {
+      after.push('stopped');
+    }
+    await client.close();
+    expect(after.at(-1)).toBe('stopped');
+    expect(after.length).toBeLessThanOrEqual(2);
+    expect(events.length).toBeLessThanOrEqual(2);
+  });
 });

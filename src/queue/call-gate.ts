@@ -7,6 +7,7 @@ import { sql } from 'kysely';
 import type { Db } from '../catalog/tables.js';
 import type { RateWindowState } from '../source/rate-headers.js';
 import type { CallGate } from '../source/types.js';
+import { prepared } from '../warehouse/prepared.js';
 import type { Reconnect } from '../warehouse/reconnect.js';
 
 /**
@@ -64,7 +65,7 @@ export function createCallGate(
   return {
     async reserve(method) {
       const { rows } = await reconnect.execute(() =>
-        sql<{ wait_ms: number | null; spent: number }>`
+        prepared(sql<{ wait_ms: number | null; spent: number }>`
         with budget as (
           insert into source_budget as b (account_id, day, spent)
           values (${account.id}, (now() at time zone ${account.timeZone})::date, 1)
@@ -86,7 +87,7 @@ export function createCallGate(
                           else next_at - make_interval(secs => interval_ms / 1000.0) end as start_at
         )
         select (select greatest(0, extract(epoch from start_at - now()) * 1000)::float8 from turn) as wait_ms, spent
-          from budget`.execute(db),
+          from budget`).execute(db),
       );
       if (rows.length === 0) {
         left = 0;

@@ -5,6 +5,7 @@ import type { Logger } from '../log/logger.js';
 import { escapeControls } from '../log/redact.js';
 import type { Db } from '../catalog/tables.js';
 import { sessionConfig, type SessionTimeouts } from '../warehouse/db.js';
+import { prepared } from '../warehouse/prepared.js';
 import { createReconnect, type ReconnectSettings } from '../warehouse/reconnect.js';
 import { messageOf } from '../log/errors.js';
 
@@ -235,13 +236,13 @@ class LockSession {
       `the lock of stream ${this.stream} is not held at the moment (its connection was lost; ` +
       `it is being taken again)`;
     if (pid === undefined) throw new LockNotHeldError(notHeld);
-    const { rows } = await sql<{ held: boolean }>`
+    const { rows } = await prepared(sql<{ held: boolean }>`
       select exists (
         select 1 from pg_locks
          where locktype = 'advisory' and granted and pid = ${pid}
            and database = (select oid from pg_database where datname = current_database())
            and classid = (${LOCK_NAMESPACE}::int)::oid and objid = (${this.key}::int)::oid
-           and objsubid = 2) as held`.execute(db);
+           and objsubid = 2) as held`).execute(db);
     if (rows[0]?.held === true) return;
     if (client) this.onLost(client, new Error('its session no longer holds the lock'));
     throw new LockNotHeldError(notHeld);

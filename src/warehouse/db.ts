@@ -1,6 +1,7 @@
 import { Kysely, PostgresDialect, type CompiledQuery, type DatabaseConnection } from 'kysely';
 import pg from 'pg';
 import { explainWait } from './lock-wait.js';
+import { asPrepared } from './prepared.js';
 
 // Column types as the warehouse wants them in TypeScript: bigint ids as numbers (every id of the
 // source fits in 2^53), numeric money as exact strings, dates as 'YYYY-MM-DD' strings.
@@ -86,7 +87,7 @@ export function connect<DB>(url: string, options: ConnectOptions = {}): Kysely<D
         connection.executeQuery = (async (query: CompiledQuery) => {
           options.onStatement?.(typeof query.sql === 'string' ? query.sql : 'copy');
           try {
-            return await execute(query);
+            return await execute(asPrepared(query));
           } catch (error) {
             throw await explainWait(url, error, limits);
           }

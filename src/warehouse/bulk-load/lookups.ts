@@ -1,4 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
+import { prepared } from '../prepared.js';
 import {
   ACCOUNT_COLUMN,
   type AnyDatabase,
@@ -21,7 +22,9 @@ function eachKey<Row>(
   values: RawBuilder<unknown>,
   row: (value: RawBuilder<unknown>) => RawBuilder<unknown>,
 ): RawBuilder<Row> {
-  return sql<Row>`select t.* from unnest(${values}) as k(v) cross join lateral (${row(sql.ref('k.v'))} offset 0) as t`;
+  return prepared(
+    sql<Row>`select t.* from unnest(${values}) as k(v) cross join lateral (${row(sql.ref('k.v'))} offset 0) as t`,
+  );
 }
 
 /** What the warehouse holds of some parent keys. */

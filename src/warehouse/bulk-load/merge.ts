@@ -1,4 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
+import { prepared } from '../prepared.js';
 import {
   ACCOUNT_COLUMN,
   type AnyDatabase,
@@ -248,9 +249,10 @@ async function mergeStaged(
       (select count(*) filter (where not inserted) from ${written})::int as ${sql.raw(`updated_${index}`)},
       ${marks ? sql`(select count(*) from ${gone})::int` : sql`0`} as ${sql.raw(`deleted_${index}`)}`);
   }
-  const { rows } = await sql<
-    Record<string, number>
-  >`with ${sql.join(ctes)} select ${sql.join(counts)}`.execute(db);
+  const statement = sql<Record<string, number>>`with ${sql.join(ctes)} select ${sql.join(counts)}`;
+  // Kept prepared unless it holds a parameter array of the page's keys: planned once for any size, a
+  // generic plan would search such an array row by row, where a custom one hashes it.
+  const { rows } = await (parts.some((part) => part.kept) ? statement : prepared(statement)).execute(db);
   return parts.map((part, index) => {
     const inserted = rows[0][`inserted_${index}`];
     const updated = rows[0][`updated_${index}`];

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
+import { prepared } from '../prepared.js';
 import {
   ACCOUNT_COLUMN,
   type AnyDatabase,
@@ -38,11 +39,11 @@ export async function storedRowDigests(
   account: string,
 ): Promise<Map<string, string>> {
   if (parents.length === 0 || !spec.parentColumn) return new Map();
-  const { rows } = await sql<Record<string, unknown>>`
+  const { rows } = await prepared(sql<Record<string, unknown>>`
     select ${sql.join(spec.key.map(ident))}, ${ident(ROW_HASH_COLUMN)} as digest
       from ${sql.table(spec.name)}
      where ${ident(ACCOUNT_COLUMN)} = ${account}
        and ${ident(spec.parentColumn)} = any(${parents as number[]}::bigint[])
-       and deleted_at is null and ${ident(ROW_HASH_COLUMN)} is not null`.execute(db);
+       and deleted_at is null and ${ident(ROW_HASH_COLUMN)} is not null`).execute(db);
   return new Map(rows.map((row) => [keyText(spec, row), row.digest as string]));
 }

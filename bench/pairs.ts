@@ -20,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { copyDatabase, dropDatabase, ensureDatabase, withDatabase } from '../src/warehouse/databases.js';
 import { advanceOneDay, shebangEnv, shebangFlags, startSimulator, stopSimulator } from './processes.js';
+import { watchServerCpu } from './proc-stats.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const { values } = parseArgs({
@@ -50,6 +51,8 @@ const PASSWORD = 'bench-pairs-pw-41';
 interface Measured {
   wallMs: number;
   cpuMs: number;
+  /** CPU of the Postgres processes serving the run's database meanwhile. */
+  pgCpuMs: number;
   rssMb: number;
 }
 
@@ -68,6 +71,7 @@ function runBuild(cli: string, database: string, sim: string, args: string[]): P
     PROPSYNC_LOG_LEVEL: 'warn',
   };
   const started = performance.now();
+  const server = watchServerCpu(database, -1);
   const child = spawn(
     '/usr/bin/time',
     ['-f', 'TIME %U %S %M', process.execPath, ...shebangFlags(), cli, ...args],
@@ -81,10 +85,16 @@ function runBuild(cli: string, database: string, sim: string, args: string[]): P
   return new Promise((done, fail) =>
     child.on('close', (code) => {
       const wallMs = performance.now() - started;
+      const pgCpuMs = server.stop();
       const time = /TIME (\S+) (\S+) (\d+)/.exec(stderr);
       if (code !== 0 || !time)
         return fail(new Error(`propsync ${args.join(' ')} exited ${code}:\n${stderr.slice(-2000)}`));
-      done({ wallMs, cpuMs: (Number(time[1]) + Number(time[2])) * 1000, rssMb: Number(time[3]) / 1024 });
+      done({
+        wallMs,
+        cpuMs: (Number(time[1]) + Number(time[2])) * 1000,
+        pgCpuMs,
+        rssMb: Number(time[3]) / 1024,
+      });
     }),
   );
 }
@@ -108,7 +118,8 @@ try {
       const run = await runBuild(builds[which], copy, sim.url, ['sync']);
       measured[which].push(run);
       process.stdout.write(
-        `pair ${pair} ${which.padEnd(6)} wall ${run.wallMs.toFixed(0).padStart(6)} ms  CPU ${run.cpuMs.toFixed(0).padStart(6)} ms  ${run.rssMb.toFixed(0)} MB\n`,
+        `pair ${pair} ${which.padEnd(6)} wall ${run.wallMs.toFixed(0).padStart(6)} ms  CPU ${run.cpuMs.toFixed(0).padStart(6)} ms  ` +
+          `Postgres CPU ${run.pgCpuMs.toFixed(0).padStart(6)} ms  ${run.rssMb.toFixed(0)} MB\n`,
       );
     }
   for (const which of ['before', 'after'] as const) {
@@ -118,6 +129,9 @@ try {
         .toFixed(0)
         .padStart(6)} ms  ` +
         `CPU ${median(runs.map((r) => r.cpuMs))
+          .toFixed(0)
+          .padStart(6)} ms  ` +
+        `Postgres CPU ${median(runs.map((r) => r.pgCpuMs))
           .toFixed(0)
           .padStart(6)} ms  ` +
         `peak ${Math.max(...runs.map((r) => r.rssMb)).toFixed(0)} MB  (${values.run}, medium ${format}, ${pairs} pairs)\n`,

@@ -28,6 +28,7 @@ export async function openWarehouse(database: DatabaseConfig, options: Warehouse
     applicationName: 'propsync',
     ...options,
     timeouts: sessionTimeouts(database),
+    preparedStatements: database.preparedStatements,
   });
   try {
     await sql`select 1`.execute(db);

@@ -85,6 +85,12 @@ const databaseSchema = z
      * many accounts runs as many of them at once as fit.
      */
     maxConnections: positiveInt.min(MIN_CONNECTIONS).max(1_000).default(30),
+    /**
+     * Keep the statements a load repeats prepared on each connection (parsed once, planned once). Off behind a
+     * pooler that hands a session's statements to other server sessions (PgBouncer in transaction mode
+     * before 1.21).
+     */
+    preparedStatements: z.boolean().default(true),
     reconnect: reconnectSchema,
   })
   .strict();

@@ -36,6 +36,8 @@ export interface ConnectOptions {
   timeouts?: SessionTimeouts;
   /** Told of every statement sent, each round trip's (a COPY's included): what counts them. */
   onStatement?: (text: string) => void;
+  /** Statements marked `prepared` are kept prepared (default); false: every statement is sent unnamed. */
+  preparedStatements?: boolean;
 }
 
 /**
@@ -78,6 +80,7 @@ export function connect<DB>(url: string, options: ConnectOptions = {}): Kysely<D
   pool.on('error', () => {});
   pool.on('connect', (client) => client.on('error', () => {}));
   const limits = { lockTimeoutMs: options.timeouts?.lockTimeoutMs };
+  const named = options.preparedStatements === false ? (query: CompiledQuery) => query : asPrepared;
   return new Kysely<DB>({
     dialect: new PostgresDialect({
       pool,
@@ -87,7 +90,7 @@ export function connect<DB>(url: string, options: ConnectOptions = {}): Kysely<D
         connection.executeQuery = (async (query: CompiledQuery) => {
           options.onStatement?.(typeof query.sql === 'string' ? query.sql : 'copy');
           try {
-            return await execute(asPrepared(query));
+            return await execute(named(query));
           } catch (error) {
             throw await explainWait(url, error, limits);
           }

@@ -59,4 +59,16 @@ describe('statements kept prepared', () => {
     expect((await doubled(6).execute(db)).rows[0].twice).toBe(12);
     expect(await kept()).toHaveLength(2);
   });
+
+  it('are sent unnamed when turned off (database.preparedStatements: false, for a pooler in transaction mode)', async () => {
+    const unnamed = connect<Warehouse>(database.url, { maxConnections: 1, preparedStatements: false });
+    try {
+      expect((await doubled(7).execute(unnamed)).rows[0].twice).toBe(14);
+      const { rows } = await sql<{ n: number }>`
+        select count(*)::int as n from pg_prepared_statements`.execute(unnamed);
+      expect(rows[0].n).toBe(0);
+    } finally {
+      await unnamed.destroy();
+    }
+  });
 });

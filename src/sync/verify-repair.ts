@@ -1,12 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../catalog/tables.js';
 import { parentKeyColumn } from '../warehouse/compare-rows.js';
-import {
-  hasRowHash,
-  ROW_HASH_COLUMN,
-  SOURCE_HASH_COLUMN,
-  SOURCE_TEXT_HASH_COLUMN,
-} from '../warehouse/schema.js';
+import { digestColumnsOf } from '../warehouse/schema.js';
 import type { VerifiedStream } from './verify-scope.js';
 
 /**
@@ -15,7 +10,7 @@ import type { VerifiedStream } from './verify-scope.js';
  * loads every record and row of those scopes again through the usual path (merge, children
  * replaced; rows marked deleted included) rather than passing over one that comes back identical
  * while the rows it made were changed behind the sync's back. Touches no data column. Returns
- * the parent rows it touched.
+ * the rows it touched.
  */
 export async function forgetDigests(
   db: Db,
@@ -30,13 +25,18 @@ export async function forgetDigests(
   const parents = sql`select ${sql.id(parentKeyColumn(covers))} from ${sql.table(covers.name)}
       where account_id = ${account}
         and ${sql.id(stream.verify.covers.column)} = any(${propertyIds.map(Number)}::bigint[])`;
-  for (const child of stream.tables.slice(1).filter(hasRowHash))
-    await sql`update ${sql.table(child.name)} set ${sql.id(ROW_HASH_COLUMN)} = null
-      where account_id = ${account} and ${sql.id(child.parentColumn!)} in (${parents})
-        and ${sql.id(ROW_HASH_COLUMN)} is not null`.execute(db);
-  const result = await sql`
-    update ${sql.table(parent.name)} set ${sql.id(SOURCE_HASH_COLUMN)} = null, ${sql.id(SOURCE_TEXT_HASH_COLUMN)} = null
-    where account_id = ${account} and ${sql.id(parent.key[0])} in (${parents})
-  `.execute(db);
-  return Number(result.numAffectedRows ?? 0);
+  let forgotten = 0;
+  for (const table of stream.tables) {
+    const digests = digestColumnsOf(table);
+    if (digests.length === 0) continue;
+    const result = await sql`
+      update ${sql.table(table.name)} set ${sql.join(digests.map((column) => sql`${sql.id(column)} = null`))}
+      where account_id = ${account} and ${sql.id(parentKeyColumn(table))} in (${parents})
+        and not (${sql.join(
+          digests.map((column) => sql`${sql.id(column)} is null`),
+          sql` and `,
+        )})`.execute(db);
+    forgotten += Number(result.numAffectedRows ?? 0);
+  }
+  return forgotten;
 }

@@ -6,10 +6,7 @@ import { STREAM_MANIFESTS } from '../../streams/registry.js';
 import {
   ACCOUNT_COLUMN,
   PERSONAL_CLASSES,
-  hasRowHash,
-  ROW_HASH_COLUMN,
-  SOURCE_HASH_COLUMN,
-  SOURCE_TEXT_HASH_COLUMN,
+  digestColumnsOf,
   type PersonalClass,
   type SourceTable,
 } from '../../warehouse/schema.js';
@@ -239,7 +236,6 @@ async function rewriteTable(
           table,
           personal.map(([name]) => name),
           updates,
-          isParent,
         );
       applying.progress[table.name] = JSON.stringify(last);
       await saveProgress(trx, account, from, applying);
@@ -258,7 +254,6 @@ async function writeUpdates(
   table: SourceTable,
   personal: readonly string[],
   updates: readonly Record<string, unknown>[],
-  isParent: boolean,
 ): Promise<void> {
   const definitions = [
     ...table.key.map((k) => `${JSON.stringify(k)} bigint`),
@@ -268,10 +263,7 @@ async function writeUpdates(
   const assignments = [
     sql`raw = v.raw`,
     ...personal.map((name) => sql`${sql.ref(name)} = v.${sql.ref(name)}`),
-    ...(isParent
-      ? [sql`${sql.ref(SOURCE_HASH_COLUMN)} = null`, sql`${sql.ref(SOURCE_TEXT_HASH_COLUMN)} = null`]
-      : []),
-    ...(hasRowHash(table) ? [sql`${sql.ref(ROW_HASH_COLUMN)} = null`] : []),
+    ...digestColumnsOf(table).map((column) => sql`${sql.ref(column)} = null`),
   ];
   await sql`
     update ${sql.table(table.name)} t set ${sql.join(assignments)}

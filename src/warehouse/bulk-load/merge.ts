@@ -13,8 +13,8 @@ import {
 import { copyNewRows, copyNewTables, prepareStaging, stageRows, stagingTable } from './copy.js';
 import { inlineJson } from './encode.js';
 import { amongRows, markDeleted, markMissingChildren } from './mark-deleted.js';
-import { digestRows, keyText, storedRowDigests } from './row-digests.js';
-import { dedupeByKey, type LoadRow, type UpsertCounts } from './rows.js';
+import { digestRows, storedRowDigests } from './row-digests.js';
+import { dedupeByKey, keyText, type LoadRow, type UpsertCounts } from './rows.js';
 import { columnDefinitions, ident, sameKey } from './sql-names.js';
 
 /** Upserts: rows copied or merged into their tables, in one statement per page. */
@@ -127,14 +127,13 @@ async function stageAndMerge(
 /**
  * One table's part of a merge: its rows to write (one per key), and the parents whose other rows
  * to mark deleted; with `kept`, every row the parents list (those to write, and those passed over
- * as unchanged, counted in `passedOver`).
+ * as unchanged).
  */
 interface MergePart {
   spec: SourceTable;
   unique: readonly LoadRow[];
   parents?: readonly number[];
   kept?: readonly LoadRow[];
-  passedOver?: number;
 }
 
 /** One row per key, in key order (`dedupeByKey`), each with its digest when its table keeps one. */
@@ -152,8 +151,10 @@ async function withoutUnchanged(db: AnyDatabase, part: MergePart, account: strin
   if (!part.parents || !hasRowHash(part.spec)) return part;
   const stored = await storedRowDigests(db, part.spec, part.parents, account);
   if (stored.size === 0) return part;
-  const changed = part.unique.filter((row) => stored.get(keyText(part.spec, row)) !== row[ROW_HASH_COLUMN]);
-  return { ...part, unique: changed, kept: part.unique, passedOver: part.unique.length - changed.length };
+  const changed = part.unique.filter(
+    (row) => stored.get(keyText(part.spec.key, row)) !== row[ROW_HASH_COLUMN],
+  );
+  return { ...part, unique: changed, kept: part.unique };
 }
 
 /**
@@ -166,9 +167,8 @@ function digestRefresh(
   stage: RawBuilder<unknown>,
   index: number,
   account: string,
-  data: readonly string[],
+  { data, digests }: { data: readonly string[]; digests: readonly string[] },
 ): RawBuilder<unknown> {
-  const digests = digestColumnsOf(spec);
   const stored = (columns: readonly string[]) => sql.join(columns.map((column) => sql`t.${ident(column)}`));
   const staged = (columns: readonly string[]) =>
     sql.join(
@@ -236,7 +236,7 @@ async function mergeStaged(
       where (${current}) is distinct from (${incoming})
       returning (xmax = 0) as inserted
     )`);
-    if (digests.length) ctes.push(digestRefresh(spec, stage, index, account, data));
+    if (digests.length) ctes.push(digestRefresh(spec, stage, index, account, { data, digests }));
     const marks = parents && spec.parentColumn;
     if (marks) {
       const kept = listed
@@ -259,7 +259,8 @@ async function mergeStaged(
     return {
       inserted,
       updated,
-      unchanged: part.unique.length - inserted - updated + (part.passedOver ?? 0),
+      // Rows passed over by their digest count as unchanged, as those the merge left alone.
+      unchanged: (part.kept ?? part.unique).length - inserted - updated,
       ...(part.parents && { deleted: rows[0][`deleted_${index}`] }),
     };
   });

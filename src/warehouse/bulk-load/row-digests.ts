@@ -9,18 +9,13 @@ import {
   type SourceTable,
 } from '../schema.js';
 import { copyLine } from './encode.js';
-import type { LoadRow } from './rows.js';
+import { keyText, type LoadRow } from './rows.js';
 import { ident } from './sql-names.js';
 
 /**
  * The digests of child rows that carry their own (`rowHash` tables): a page's rows that match
  * what is stored are neither sent nor merged. Why: docs/sync.md#rows-known-by-their-digest
  */
-
-/** A row's key as text, the same for a row as normalized and as read back. */
-export function keyText(spec: SourceTable, row: Record<string, unknown>): string {
-  return spec.key.map((column) => String(row[column])).join('\u0000');
-}
 
 /** Sets each row's `row_hash`: the digest of its other columns' values as COPY sends them. */
 export function digestRows(spec: SourceTable, rows: readonly LoadRow[]): void {
@@ -45,5 +40,5 @@ export async function storedRowDigests(
      where ${ident(ACCOUNT_COLUMN)} = ${account}
        and ${ident(spec.parentColumn)} = any(${parents as number[]}::bigint[])
        and deleted_at is null and ${ident(ROW_HASH_COLUMN)} is not null`).execute(db);
-  return new Map(rows.map((row) => [keyText(spec, row), row.digest as string]));
+  return new Map(rows.map((row) => [keyText(spec.key, row), row.digest as string]));
 }

@@ -41,5 +41,10 @@ export function dedupeByKey(spec: SourceTable, rows: readonly LoadRow[]): LoadRo
 function keyFunction(key: readonly string[], rows: readonly LoadRow[]): (row: LoadRow) => unknown {
   const [first] = key;
   if (key.length === 1 && rows.every((row) => typeof row[first] === 'number')) return (row) => row[first];
-  return (row) => key.map((k) => String(row[k])).join('\u0000');
+  return (row) => keyText(key, row);
+}
+
+/** A row's key columns as one text, the same for a row as normalized and as read back. */
+export function keyText(key: readonly string[], row: Record<string, unknown>): string {
+  return key.map((k) => String(row[k])).join('\u0000');
 }

@@ -41,8 +41,10 @@ export const ENVIRONMENT_KEYS = [
   { env: 'PROPSYNC_METRICS_HOST', path: ['metrics', 'host'] },
   { env: 'PROPSYNC_CONSOLE_ENABLED', path: ['console', 'enabled'] },
   { env: 'PROPSYNC_SCHEDULE_MODE', path: ['schedule', 'mode'] },
+  { env: 'PROPSYNC_SCHEDULE_TICK_GRACE_SECONDS', path: ['schedule', 'tickGraceSeconds'] },
   { env: 'PROPSYNC_WORKER_CONCURRENCY', path: ['worker', 'concurrency'] },
   { env: 'PROPSYNC_WORKER_WAIT_NOTICE_SECONDS', path: ['worker', 'waitNoticeSeconds'] },
+  { env: 'PROPSYNC_WORKER_SWEEP_SECONDS', path: ['worker', 'sweepSeconds'] },
 ] as const satisfies readonly { env: string; path: readonly string[]; list?: boolean }[];
 
 /** Keys whose values are never printed, whatever is wrong with them (matched anywhere in the tree). */

@@ -138,18 +138,28 @@ const oneAccountSchema = z
          * worker` processes run it.
          */
         mode: z.enum(['in-process', 'queue']).default('in-process'),
+        /**
+         * Queue mode: how long a cron time claimed by a scheduler waits for it to enqueue the run before any
+         * scheduler takes it (its own died in between).
+         */
+        tickGraceSeconds: positiveInt.max(3600).default(60),
       })
       .strict()
-      .default({ mode: 'in-process' }),
+      .default({ mode: 'in-process', tickGraceSeconds: 60 }),
     worker: z
       .object({
         /** Jobs (lanes of work units) one `propsync worker` runs at once. */
         concurrency: positiveInt.max(64).default(2),
         /** `enqueue --wait` says so when no worker has taken its runs' jobs for this long, and again as long. */
         waitNoticeSeconds: positiveInt.max(3600).default(30),
+        /**
+         * How often a worker sweeps: ends the lanes of jobs that ended without a word, closes runs whose
+         * process is gone, and says when jobs wait that no worker takes.
+         */
+        sweepSeconds: positiveInt.max(3600).default(30),
       })
       .strict()
-      .default({ concurrency: 2, waitNoticeSeconds: 30 }),
+      .default({ concurrency: 2, waitNoticeSeconds: 30, sweepSeconds: 30 }),
     /** `propsync verify` run by `propsync schedule`: a sample of the properties at `cron` (never, without it). */
     verify: z
       .object({

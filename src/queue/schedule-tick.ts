@@ -3,7 +3,7 @@
  * schedulers. The cron time is claimed first as a job of its own with an id derived from the
  * account, the stream and the time (`send` of an id already there returns null): the scheduler
  * that claims it plans the run, queues its lanes, and marks the claim done. A claim not done
- * within `TICK_GRACE_SECONDS` (its scheduler died between the two) becomes a job like any other:
+ * within `schedule.tickGraceSeconds` (its scheduler died between the two) becomes a job like any other:
  * any scheduler takes it and enqueues that run late, so no cron time is lost.
  */
 import { createHash } from 'node:crypto';
@@ -12,9 +12,6 @@ import type PgBoss from 'pg-boss';
 import type { Db } from '../catalog/tables.js';
 import type { StreamName } from '../streams/registry.js';
 import { QUEUE_SCHEMA, TICKS_QUEUE } from './jobs.js';
-
-/** How long a claimed cron time waits for its scheduler to enqueue the run before any scheduler may take it. */
-export const TICK_GRACE_SECONDS = 60;
 
 /** A UUID of a text, the same in every process (SHA-1 based, as a version 5 UUID is). */
 export function uuidOf(text: string): string {
@@ -34,19 +31,21 @@ export interface Tick {
 
 /**
  * Claims an account's stream's cron time (to the second): the claim for the one scheduler that gets it, else null.
- * The claim stays in the ticks queue (its id stays taken) for two days, then pg-boss drops it.
+ * Any scheduler may take it once `graceSeconds` have passed without it marked done. The claim stays in the
+ * ticks queue (its id stays taken) for two days, then pg-boss drops it.
  */
 export async function claimTick(
   boss: PgBoss,
   account: string,
   stream: StreamName,
   at: Date,
+  graceSeconds: number,
 ): Promise<Tick | null> {
   const slot = new Date(Math.floor(at.getTime() / 1000) * 1000).toISOString();
   const id = await boss.send(
     TICKS_QUEUE,
     { account, stream, slot },
-    { id: uuidOf(`${account}/${stream}@${slot}`), startAfter: TICK_GRACE_SECONDS, retryLimit: 3 },
+    { id: uuidOf(`${account}/${stream}@${slot}`), startAfter: graceSeconds, retryLimit: 3 },
   );
   return id === null ? null : { id, account, stream, slot };
 }

@@ -123,7 +123,7 @@ export async function runSchedulerProcess(
     );
   const enqueueAtTick: RunEngine = async (request, deps, at) => {
     const stream = request.streams![0]!;
-    const tick = await claimTick(boss!, deps.account.id, stream, at);
+    const tick = await claimTick(boss!, deps.account.id, stream, at, config.schedule.tickGraceSeconds);
     if (!tick) {
       deps.logger.info(
         { event: 'run_skipped', reason: 'enqueued elsewhere', at: at.toISOString() },

@@ -1,7 +1,7 @@
 /**
- * A worker's sweep, every 30 s: ends the lanes whose job ended without a word (dead-lettered when their worker died
- * on the last attempt, or gone from the queue), closes the runs whose process is gone, and says when jobs wait
- * that no worker takes.
+ * A worker's sweep, every `worker.sweepSeconds` (30 s): ends the lanes whose job ended without a word
+ * (dead-lettered when their worker died on the last attempt, or gone from the queue), closes the runs whose
+ * process is gone, and says when jobs wait that no worker takes.
  */
 import type { SyncMetrics } from '../app/metrics.js';
 import type { Db } from '../catalog/tables.js';
@@ -11,9 +11,6 @@ import type { Logger } from '../log/logger.js';
 import { endDeadLanes, endOrphanedLanes, waitingUntaken } from '../queue/queued-runs.js';
 import { closeStaleRuns } from '../sync/runs/abandoned.js';
 import { heartbeatEveryMs } from '../sync/runs/lifecycle.js';
-
-/** How often a worker sweeps. */
-export const SWEEP_MS = 30_000;
 
 /** What the sweep needs from its worker. */
 export interface SweepContext {
@@ -64,26 +61,27 @@ export async function sweepOnce(context: SweepContext): Promise<void> {
     );
   const { active, concurrency } = context.busy();
   if (active >= concurrency) return;
-  const waiting = await waitingUntaken(db, context.queues, SWEEP_MS / 1000).catch(
+  const sweepSeconds = config.worker.sweepSeconds;
+  const waiting = await waitingUntaken(db, context.queues, sweepSeconds).catch(
     () => new Map<string, number>(),
   );
   for (const [queue, jobs] of waiting)
     logger.warn(
       { event: 'jobs_waiting_untaken', queue, jobs, active, concurrency },
-      `${jobs} job(s) of queue ${queue} have waited over ${SWEEP_MS / 1000} s, ` +
+      `${jobs} job(s) of queue ${queue} have waited over ${sweepSeconds} s, ` +
         `and this worker (${active} of ${concurrency} busy) could take none; ` +
         `see the queue's jobs in propsync_queue.job and the Postgres log`,
     );
 }
 
-/** Sweeps every `SWEEP_MS` until stopped. */
+/** Sweeps every `worker.sweepSeconds` until stopped. */
 export function startSweeps(context: SweepContext): { stop(): void } {
   let running = false;
   const timer = setInterval(() => {
     if (running) return;
     running = true;
     void sweepOnce(context).finally(() => (running = false));
-  }, SWEEP_MS);
+  }, context.config.worker.sweepSeconds * 1000);
   timer.unref();
   return { stop: () => clearInterval(timer) };
 }

@@ -3,7 +3,8 @@ import { inject } from 'vitest';
 import type { Db, Warehouse } from '../../src/catalog/tables.js';
 import { migrateWarehouse } from '../../src/app/migrate-warehouse.js';
 import { connect } from '../../src/warehouse/db.js';
-import { dropDatabase, ensureDatabase, withDatabase } from '../../src/warehouse/databases.js';
+import { copyDatabase, dropDatabase, ensureDatabase, withDatabase } from '../../src/warehouse/databases.js';
+import { migratedTemplate } from './template-database.js';
 
 /** A database of one test file's own, on the run's Postgres server. */
 export interface TestDatabase {
@@ -24,10 +25,15 @@ export async function createTestDatabase(options: { migrate?: boolean } = {}): P
   if (!adminUrl)
     throw new Error('set TEST_DATABASE_URL to a Postgres server this script may create databases on');
   const name = `propsync_test_${randomBytes(5).toString('hex')}`;
-  await ensureDatabase(adminUrl, name);
+  const migrate = options.migrate !== false;
+  // Under vitest, a migrated database is a copy of the run's migrated template.
+  const template =
+    migrate && process.env.VITEST ? await migratedTemplate(adminUrl, inject('migratedTemplate')) : undefined;
+  if (template) await copyDatabase(adminUrl, template, name);
+  else await ensureDatabase(adminUrl, name);
   const url = withDatabase(adminUrl, name);
   const db = connect<Warehouse>(url, { maxConnections: 8, applicationName: 'propsync-test' });
-  if (options.migrate !== false) await migrateWarehouse(db);
+  if (migrate && !template) await migrateWarehouse(db);
   return {
     name,
     url,

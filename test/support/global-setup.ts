@@ -1,10 +1,13 @@
+import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdtempSync, rmSync, existsSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
+import { building } from './template-database.js';
 import { redactUrl } from '../../src/log/redact.js';
+import { dropDatabase } from '../../src/warehouse/databases.js';
 import { startEmbeddedPostgres } from '../../src/warehouse/embedded.js';
 
 declare module 'vitest' {
@@ -13,6 +16,8 @@ declare module 'vitest' {
     adminDatabaseUrl: string;
     /** Which of the three ways found the server: env, testcontainers or embedded. */
     databaseOrigin: string;
+    /** The name of this run's migrated template database (made by the first file that needs it). */
+    migratedTemplate: string;
   }
 }
 
@@ -53,17 +58,24 @@ async function assertAnswers(url: string, variable: string): Promise<void> {
   }
 }
 
+/** Drops the run's template database and any half-made one (a server already stopped has none to drop). */
+async function dropTemplate(adminUrl: string, template: string): Promise<void> {
+  for (const name of [template, building(template)]) await dropDatabase(adminUrl, name).catch(() => {});
+}
+
 /**
  * Finds the Postgres server for the whole test run: TEST_DATABASE_URL (or DATABASE_URL) when set;
  * else a testcontainers PostgreSQL when a container engine answers; else an embedded Postgres.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const template = `propsync_test_template_${randomBytes(5).toString('hex')}`;
+  project.provide('migratedTemplate', template);
   const fromEnv = process.env.TEST_DATABASE_URL || process.env.DATABASE_URL;
   if (fromEnv) {
     await assertAnswers(fromEnv, process.env.TEST_DATABASE_URL ? 'TEST_DATABASE_URL' : 'DATABASE_URL');
     project.provide('adminDatabaseUrl', fromEnv);
     project.provide('databaseOrigin', 'env');
-    return async () => {};
+    return () => dropTemplate(fromEnv, template);
   }
   if (await containerRuntimeAnswers()) {
     const { PostgreSqlContainer } = await import('@testcontainers/postgresql');
@@ -81,6 +93,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('adminDatabaseUrl', server.url);
   project.provide('databaseOrigin', 'embedded');
   return async () => {
+    await dropTemplate(server.url, template);
     await server.stop();
     rmSync(folder, { recursive: true, force: true });
   };

@@ -84,7 +84,11 @@ describe('runs of every kind are closed (issue 35, item 5)', () => {
       expect((await runs())[0]!.status).toBe('running');
       // As if it had died eleven minutes ago (abandonedAfterMinutes is 10).
       await sql`update sync_runs set heartbeat_at = now() - interval '11 minutes'`.execute(warehouse.db);
-      const worker = startPropsync(['worker'], folder.dir, { PROPSYNC_METRICS_PORT: port() });
+      // Sweeps every 2 s rather than every 30 s (worker.sweepSeconds).
+      const worker = startPropsync(['worker'], folder.dir, {
+        PROPSYNC_METRICS_PORT: port(),
+        PROPSYNC_WORKER_SWEEP_SECONDS: '2',
+      });
       await until('the sweep to close it', async () => (await runs())[0]!.status !== 'running', 60_000);
       expect((await runs())[0]).toMatchObject({ status: 'abandoned' });
       expect(worker.output()).toMatch(/"event":"run_abandoned"/);
@@ -221,7 +225,10 @@ describe('jobs that leave the queue (issue 35, also found)', () => {
       await sql`update propsync_queue.job set keep_until = now() - interval '1 second', start_after = now() + interval '1 hour'
                  where name = 'propsync-units-north'`.execute(warehouse.db);
       await sql`update sync_runs set heartbeat_at = now() - interval '1 hour'`.execute(warehouse.db);
-      const worker = startPropsync(['worker'], folder.dir, { PROPSYNC_METRICS_PORT: port() });
+      const worker = startPropsync(['worker'], folder.dir, {
+        PROPSYNC_METRICS_PORT: port(),
+        PROPSYNC_WORKER_SWEEP_SECONDS: '2',
+      });
       await until('the sweep to end the run', async () => (await runs())[0]!.status !== 'running', 90_000);
       const [run] = await runs();
       expect(run!.status).toBe('failed');
@@ -245,6 +252,8 @@ describe('jobs that leave the queue (issue 35, also found)', () => {
         PROPSYNC_SCHEDULE_MODE: 'queue',
         PROPSYNC_CRASH_AT: 'tick-claimed:1',
         PROPSYNC_METRICS_PORT: port(),
+        // Its claim may be taken by another scheduler 5 s on, not 60 s (schedule.tickGraceSeconds).
+        PROPSYNC_SCHEDULE_TICK_GRACE_SECONDS: '5',
       });
       expect(await crashed.exited).toBe(null);
       const { rows: claims } = await sql<{

@@ -59,7 +59,7 @@ export interface RunningCli {
 export interface StartOptions {
   env: Record<string, string>;
   cwd: string;
-  /** The command's file; default the sources' (`bin/propsync-dev.mjs`). */
+  /** The command's file; default the test run's build of the sources (`PROPSYNC_BIN`). */
   bin?: string;
   /** Run `bin` itself, as an operator does (its first line starts node), rather than `node bin`. */
   exec?: boolean;

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { runPropsync, scratchFolder, type CliResult } from '../support/cli.js';
 
-// The real CLI, run as an operator runs it (from the sources: `node bin/propsync-dev.mjs ...`) in a child process.
+// The real CLI, run as an operator runs it (the test run's build of the sources) in a child process.
 // One process at a time: each start costs seconds of CPU, and the suite shares two cores.
 vi.setConfig({ testTimeout: 180_000 });
 

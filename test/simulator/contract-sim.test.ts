@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type AdvanceSummary, type Simulator } from '../../src/simulator/index.js';
 import { denverToday } from '../../src/simulator/server/clock.js';
 import { call, leasesOf, PASSWORD, USER, type CallOptions } from './support.js';
+import { PROPSYNC_BIN } from '../support/cli.js';
 
 const TODAY = '2024-06-15';
 
@@ -214,7 +215,7 @@ describe('propsync simulate', () => {
     args: string[],
     env: NodeJS.ProcessEnv = process.env,
   ): { child: ChildProcess; stdout: () => string; stderr: () => string; exited: Promise<number | null> } {
-    const child = spawn(process.execPath, ['bin/propsync-dev.mjs', 'simulate', ...args], {
+    const child = spawn(process.execPath, [PROPSYNC_BIN, 'simulate', ...args], {
       cwd: process.cwd(),
       env,
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,14 +1,15 @@
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
+import { TEST_COMMAND } from './test-command.js';
 
 /**
- * The `propsync` command from the checkout's sources (`bin/propsync-dev.mjs`, through tsx), so that
- * no test depends on a stale `dist/`; test/deploy runs the compiled build from a packed install.
+ * The `propsync` command the tests run: built from the checkout's sources when the run starts
+ * (test/support/test-command.ts), so that no test depends on a stale `dist/`; test/deploy runs
+ * the build from a packed install.
  */
-export const PROPSYNC_BIN = resolve(dirname(fileURLToPath(import.meta.url)), '../../bin/propsync-dev.mjs');
+export const PROPSYNC_BIN = TEST_COMMAND;
 
 /** What a finished `propsync` process showed its operator. */
 export interface CliResult {

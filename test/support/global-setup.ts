@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { building } from './template-database.js';
+import { buildTestCommand } from './test-command.js';
 import { redactUrl } from '../../src/log/redact.js';
 import { dropDatabase } from '../../src/warehouse/databases.js';
 import { startEmbeddedPostgres } from '../../src/warehouse/embedded.js';
@@ -68,6 +69,7 @@ async function dropTemplate(adminUrl: string, template: string): Promise<void> {
  * else a testcontainers PostgreSQL when a container engine answers; else an embedded Postgres.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  buildTestCommand();
   const template = `propsync_test_template_${randomBytes(5).toString('hex')}`;
   project.provide('migratedTemplate', template);
   const fromEnv = process.env.TEST_DATABASE_URL || process.env.DATABASE_URL;

@@ -1,11 +1,11 @@
 import { spawn } from 'node:child_process';
-import { resolve } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PROPSYNC_BIN } from '../support/cli.js';
 import { SIM_PASSWORD, SIM_USER, startSyncHarness, type SyncHarness } from '../support/sync-harness.js';
 import { expectedTotals, warehouseTotals } from '../support/warehouse-truth.js';
 
-const CLI = resolve(import.meta.dirname, '../../bin/propsync-dev.mjs');
+const CLI = PROPSYNC_BIN;
 
 /** Runs `propsync sync` as a child process; kills it at a crash point or after `killAfterMs`. */
 function runSyncProcess(

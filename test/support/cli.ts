@@ -2,14 +2,14 @@ import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { TEST_COMMAND } from './test-command.js';
+import { inject } from 'vitest';
 
 /**
  * The `propsync` command the tests run: built from the checkout's sources when the run starts
  * (test/support/test-command.ts), so that no test depends on a stale `dist/`; test/deploy runs
  * the build from a packed install.
  */
-export const PROPSYNC_BIN = TEST_COMMAND;
+export const PROPSYNC_BIN = inject('testCommand');
 
 /** What a finished `propsync` process showed its operator. */
 export interface CliResult {

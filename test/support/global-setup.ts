@@ -19,6 +19,8 @@ declare module 'vitest' {
     databaseOrigin: string;
     /** The name of this run's migrated template database (made by the first file that needs it). */
     migratedTemplate: string;
+    /** The entry of this run's build of the command (test/support/test-command.ts). */
+    testCommand: string;
   }
 }
 
@@ -64,12 +66,23 @@ async function dropTemplate(adminUrl: string, template: string): Promise<void> {
   for (const name of [template, building(template)]) await dropDatabase(adminUrl, name).catch(() => {});
 }
 
+/** Builds the command for the run's tests, and finds their Postgres server. */
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const command = buildTestCommand();
+  project.provide('testCommand', command.entry);
+  const stopServer = await findServer(project);
+  return async () => {
+    await stopServer();
+    command.remove();
+  };
+}
+
 /**
  * Finds the Postgres server for the whole test run: TEST_DATABASE_URL (or DATABASE_URL) when set;
  * else a testcontainers PostgreSQL when a container engine answers; else an embedded Postgres.
+ * Returns what stops it (and drops the run's template database).
  */
-export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  buildTestCommand();
+async function findServer(project: TestProject): Promise<() => Promise<void>> {
   const template = `propsync_test_template_${randomBytes(5).toString('hex')}`;
   project.provide('migratedTemplate', template);
   const fromEnv = process.env.TEST_DATABASE_URL || process.env.DATABASE_URL;

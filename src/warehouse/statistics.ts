@@ -150,21 +150,28 @@ const QUICK_STATISTICS_TARGET = 10;
  * A quick ANALYZE of one table in a transaction of its own; false when its lock stayed held (autovacuum
  * analyzing it, say) for `lockTimeout`. Quick: a small sample (`QUICK_STATISTICS_TARGET`), and every column
  * named, because an ANALYZE that names its columns leaves the table's count of changes as it was, so that
- * autovacuum still takes its full measure soon after, for the analysts' queries.
+ * autovacuum still takes its full measure soon after, for the analysts' queries. Where autovacuum is off
+ * (for the server or the table), nobody would: the run takes the full measure itself.
  */
 async function analyzeUnlessLocked(db: AnyDatabase, table: string, lockTimeout: string): Promise<boolean> {
   return db
     .transaction()
     .execute(async (trx) => {
       await sql`set local lock_timeout = ${sql.lit(lockTimeout)}`.execute(trx);
-      await sql`set local default_statistics_target = ${sql.lit(QUICK_STATISTICS_TARGET)}`.execute(trx);
-      const { rows } = await sql<{ name: string }>`
-        select attname as name from pg_attribute
-         where attrelid = ${table}::regclass and attnum > 0 and not attisdropped order by attnum`.execute(
-        trx,
-      );
-      const columns = sql.join(rows.map(({ name }) => sql.ref(name)));
-      await sql`analyze ${sql.table(table)} (${columns})`.execute(trx);
+      const { rows } = await sql<{ columns: string[]; autoAnalyzed: boolean }>`
+        select array_agg(a.attname::text order by a.attnum) as columns,
+               current_setting('autovacuum')::boolean and current_setting('track_counts')::boolean
+               and coalesce((select o.option_value::boolean from pg_options_to_table(c.reloptions) o
+                              where o.option_name = 'autovacuum_enabled'), true) as "autoAnalyzed"
+          from pg_class c join pg_attribute a on a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped
+         where c.oid = ${table}::regclass
+         group by c.oid, c.reloptions`.execute(trx);
+      if (rows[0]?.autoAnalyzed) {
+        await sql`set local default_statistics_target = ${sql.lit(QUICK_STATISTICS_TARGET)}`.execute(trx);
+        await sql`analyze ${sql.table(table)} (${sql.join(rows[0].columns.map((name) => sql.ref(name)))})`.execute(
+          trx,
+        );
+      } else await sql`analyze ${sql.table(table)}`.execute(trx);
       return true;
     })
     .catch((error: unknown) => {

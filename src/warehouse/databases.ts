@@ -8,7 +8,7 @@ export function withDatabase(url: string, name: string): string {
 }
 
 /** Runs `work` on a client of the server's admin database; losing its server fails its query, never the process. */
-async function onAdmin<T>(adminUrl: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+export async function onAdmin<T>(adminUrl: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: adminUrl });
   client.on('error', () => {});
   await client.connect();

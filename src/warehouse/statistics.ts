@@ -159,13 +159,12 @@ async function analyzeUnlessLocked(db: AnyDatabase, table: string, lockTimeout: 
     .execute(async (trx) => {
       await sql`set local lock_timeout = ${sql.lit(lockTimeout)}`.execute(trx);
       const { rows } = await sql<{ columns: string[]; autoAnalyzed: boolean }>`
-        select array_agg(a.attname::text order by a.attnum) as columns,
+        select array(select a.attname::text from pg_attribute a
+                       where a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped order by a.attnum) as columns,
                current_setting('autovacuum')::boolean and current_setting('track_counts')::boolean
                and coalesce((select o.option_value::boolean from pg_options_to_table(c.reloptions) o
                               where o.option_name = 'autovacuum_enabled'), true) as "autoAnalyzed"
-          from pg_class c join pg_attribute a on a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped
-         where c.oid = ${table}::regclass
-         group by c.oid, c.reloptions`.execute(trx);
+          from pg_class c where c.oid = ${table}::regclass`.execute(trx);
       if (rows[0]?.autoAnalyzed) {
         await sql`set local default_statistics_target = ${sql.lit(QUICK_STATISTICS_TARGET)}`.execute(trx);
         await sql`analyze ${sql.table(table)} (${sql.join(rows[0].columns.map((name) => sql.ref(name)))})`.execute(

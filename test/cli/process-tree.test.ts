@@ -6,14 +6,12 @@
  * to the pid or to the whole group stops it once, after the page in flight.
  */
 import { execFile } from 'node:child_process';
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname } from 'node:path';
 import { promisify } from 'node:util';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { scratchFolder } from '../support/cli.js';
+import { PROPSYNC_BIN, scratchFolder } from '../support/cli.js';
 import {
   jsonLines,
   startCliWorld,
@@ -22,26 +20,6 @@ import {
   type CliWorld,
   type RunningCli,
 } from './support.js';
-
-const ROOT = resolve(import.meta.dirname, '../..');
-
-/**
- * The shipped command, built into `folder`: bin/propsync.mjs over a fresh dist/ (the checkout's may be stale
- * or rebuilt meanwhile), run from a code cache of its own.
- */
-async function buildCommand(folder: string): Promise<string> {
-  await promisify(execFile)(process.execPath, [join(ROOT, 'scripts/build.mjs'), join(folder, 'dist')], {
-    cwd: ROOT,
-  });
-  mkdirSync(join(folder, 'bin'));
-  const bin = join(folder, 'bin/propsync.mjs');
-  copyFileSync(join(ROOT, 'bin/propsync.mjs'), bin);
-  copyFileSync(join(ROOT, 'bin/code-cache.mjs'), join(folder, 'bin/code-cache.mjs'));
-  chmodSync(bin, 0o755);
-  copyFileSync(join(ROOT, 'package.json'), join(folder, 'package.json'));
-  symlinkSync(join(ROOT, 'node_modules'), join(folder, 'node_modules'));
-  return bin;
-}
 
 /** Pids of the processes of group `pgid` that still run (zombies, already dead, left out). */
 async function groupMembers(pgid: number): Promise<number[]> {
@@ -54,23 +32,21 @@ async function groupMembers(pgid: number): Promise<number[]> {
     .map(([pid]) => Number(pid));
 }
 
-let bin: string;
-let built: string;
+/** The test run's build of the command, and the folder it was built into (its package.json, node_modules). */
+const bin = PROPSYNC_BIN;
+const built = dirname(dirname(bin));
 let folder: ReturnType<typeof scratchFolder>;
 let world: CliWorld;
 let started: RunningCli[] = [];
 
-beforeAll(async () => {
-  built = mkdtempSync(join(tmpdir(), 'propsync-command-'));
-  bin = await buildCommand(built);
+beforeAll(() => {
   folder = scratchFolder({
     'leases.yaml':
       'streams:\n  leases:\n    schedule: "*/2 * * * * *"\n  invoices:\n    enabled: false\n  properties:\n    enabled: false\nmetrics:\n  port: 0\n',
   });
-}, 120_000);
+});
 afterAll(() => {
   folder?.remove();
-  if (built) rmSync(built, { recursive: true, force: true });
 });
 
 beforeEach(async () => {

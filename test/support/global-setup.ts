@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { building } from './template-database.js';
-import { buildTestCommand } from './test-command.js';
+import { buildCommand } from './test-command.js';
 import { redactUrl } from '../../src/log/redact.js';
 import { dropDatabase } from '../../src/warehouse/databases.js';
 import { startEmbeddedPostgres } from '../../src/warehouse/embedded.js';
@@ -19,7 +19,7 @@ declare module 'vitest' {
     databaseOrigin: string;
     /** The name of this run's migrated template database (made by the first file that needs it). */
     migratedTemplate: string;
-    /** The entry of this run's build of the command (test/support/test-command.ts). */
+    /** The entry of this run's build of the command (`buildCommand`). */
     testCommand: string;
   }
 }
@@ -68,12 +68,12 @@ async function dropTemplate(adminUrl: string, template: string): Promise<void> {
 
 /** Builds the command for the run's tests, and finds their Postgres server. */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const command = buildTestCommand();
-  project.provide('testCommand', command.entry);
+  const built = mkdtempSync(join(tmpdir(), 'propsync-test-command-'));
+  project.provide('testCommand', buildCommand(built));
   const stopServer = await findServer(project);
   return async () => {
     await stopServer();
-    command.remove();
+    rmSync(built, { recursive: true, force: true });
   };
 }
 

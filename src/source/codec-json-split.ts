@@ -25,72 +25,78 @@ function skipSpace(text: Buffer, at: number): number {
   return at;
 }
 
-/** The end (exclusive) of the string whose opening quote is at `at`, past its escapes; -1 when the text ends first. */
-function stringEnd(text: Buffer, at: number): number {
-  const close = closingQuote(text, at);
-  return close < 0 ? -1 : close + 1;
-}
-
 /**
- * Where the string whose opening quote is at `at` closes, or -1 when the text ends first: the next
- * quote not escaped, found by `indexOf` (native, and most of a reply's bytes are in strings).
+ * The end (exclusive) of the string whose opening quote is at `at`, or -1 when the text ends
+ * first: one tight loop over its bytes, a backslash passing over the byte after it. (Most strings
+ * of a reply are short: a native `indexOf` a string cost more than the loop.)
  */
-function closingQuote(text: Buffer, at: number): number {
-  let quote = text.indexOf(0x22, at + 1);
-  while (quote >= 0) {
-    let backslashes = 0;
-    while (text[quote - 1 - backslashes] === 0x5c && quote - 1 - backslashes > at) backslashes++;
-    if (backslashes % 2 === 0) return quote;
-    quote = text.indexOf(0x22, quote + 1);
+function skipString(text: Buffer, at: number): number {
+  const length = text.length;
+  for (let i = at + 1; i < length; i++) {
+    const code = text[i];
+    if (code === 0x22) return i + 1;
+    if (code === 0x5c) i++;
   }
   return -1;
 }
 
 /**
  * The end (exclusive) of the object or list starting at `at`, or -1 when the text ends first,
- * in one pass over its bytes, strings skipped by their quotes. With `elements`, for a list: the
- * spans of its elements go there, and `false` comes back as `plain` when an element is not an
- * object or the commas between them are not one each. What the elements hold is not checked
- * (JSON.parse does that, of what is parsed).
+ * in one pass over its bytes, strings passed over. Brackets are counted, not matched (JSON.parse
+ * checks what is parsed).
  */
-function containerEnd(text: Buffer, at: number, elements?: Span[]): { end: number; plain: boolean } {
+function skipContainer(text: Buffer, at: number): number {
   const length = text.length;
-  const close = text[at] === 0x5b ? 0x5d : 0x7d;
   let depth = 0;
-  let plain = true;
-  // Inside the list: where the element being read starts, and whether an element (not a comma) comes next.
-  let elementStart = -1;
-  let elementNext = true;
   for (let i = at; i < length; i++) {
     const code = text[i];
     if (code === 0x22) {
-      i = closingQuote(text, i);
-      if (i < 0) return { end: -1, plain };
-      if (depth === 1 && elements) plain = false;
-    } else if (code === 0x7b || code === 0x5b) {
-      if (depth === 1 && elements) {
-        if (code === 0x7b && elementNext) {
-          elementStart = i;
-          elementNext = false;
-        } else plain = false;
+      // The string's bytes, inline: this loop reads most of a reply.
+      for (i++; i < length; i++) {
+        const inner = text[i];
+        if (inner === 0x22) break;
+        if (inner === 0x5c) i++;
       }
-      depth++;
-    } else if (code === 0x7d || code === 0x5d) {
-      depth--;
-      if (depth === 0) {
-        if (code !== close || (elements && elementNext && elements.length > 0)) plain = false;
-        return { end: i + 1, plain };
-      }
-      if (depth === 1 && elements && elementStart >= 0) {
-        elements.push({ start: elementStart, end: i + 1 });
-        elementStart = -1;
-      }
-    } else if (depth === 1 && elements && !isSpace(code)) {
-      if (code === 0x2c && !elementNext) elementNext = true;
-      else plain = false;
-    }
+      if (i >= length) return -1;
+    } else if (code === 0x7b || code === 0x5b) depth++;
+    else if ((code === 0x7d || code === 0x5d) && --depth === 0) return i + 1;
   }
-  return { end: -1, plain };
+  return -1;
+}
+
+/**
+ * The end (exclusive) of the list starting at `at`, or -1 when the text ends first, and the
+ * spans of its elements (into `elements`); `plain` is false when an element is not an object or
+ * the commas between them are not one each. What the elements hold is not checked (JSON.parse
+ * does that, of what is parsed).
+ */
+function listEnd(text: Buffer, at: number, elements: Span[]): { end: number; plain: boolean } {
+  const length = text.length;
+  let plain = true;
+  // Whether an element (not a comma) comes next.
+  let elementNext = true;
+  let i = at + 1;
+  for (;;) {
+    i = skipSpace(text, i);
+    if (i >= length) return { end: -1, plain };
+    const code = text[i];
+    if (code === 0x5d) {
+      if (elementNext && elements.length > 0) plain = false;
+      return { end: i + 1, plain };
+    }
+    if (code === 0x2c && !elementNext) {
+      elementNext = true;
+      i++;
+      continue;
+    }
+    const end = code === 0x7b || code === 0x5b ? skipContainer(text, i) : code === 0x22 ? skipString(text, i) : i + 1;
+    if (end < 0) return { end: -1, plain };
+    if (code === 0x7b && elementNext) {
+      elements.push({ start: i, end });
+      elementNext = false;
+    } else plain = false;
+    i = end;
+  }
 }
 
 /**
@@ -99,8 +105,8 @@ function containerEnd(text: Buffer, at: number, elements?: Span[]): { end: numbe
  */
 function valueEnd(text: Buffer, at: number): number {
   const first = text[at];
-  if (first === 0x22) return stringEnd(text, at);
-  if (first === 0x7b || first === 0x5b) return containerEnd(text, at).end;
+  if (first === 0x22) return skipString(text, at);
+  if (first === 0x7b || first === 0x5b) return skipContainer(text, at);
   // A number, true, false or null: up to the next delimiter.
   let i = at;
   while (i < text.length) {
@@ -141,7 +147,7 @@ function findIn(
   if (text[at] === 0x7d) return { end: at + 1 };
   for (;;) {
     if (text[at] !== 0x22) return undefined;
-    const keyEnd = stringEnd(text, at);
+    const keyEnd = skipString(text, at);
     if (keyEnd < 0) return undefined;
     const key = JSON.parse(text.toString('utf8', at, keyEnd)) as string;
     at = skipSpace(text, keyEnd);
@@ -155,7 +161,7 @@ function findIn(
         // The records' list: its elements' spans are taken in the same pass.
         if (text[at] !== 0x5b) return undefined;
         const elements: Span[] = [];
-        const list = containerEnd(text, at, elements);
+        const list = listEnd(text, at, elements);
         if (!list.plain || list.end < 0) return undefined;
         records = { list: { start: at, end: list.end }, elements };
         end = list.end;

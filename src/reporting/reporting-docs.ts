@@ -127,7 +127,7 @@ export function renderReportingDocs(): string {
     'for the one view being made to commit (milliseconds: one account). A view whose lock cannot be had',
     `within ${REFRESH_LOCK_TIMEOUT_MS / 1000} s (another refresh or a maintenance command holds it) is`,
     'skipped with a warning (`reporting_refresh_skipped`), and the next sync makes it. The views are made',
-    'side by side, each on a connection of its own as soon as the views it reads are (`properties` first).',
+    'side by side, each on a connection of its own (a materialized view once the views it reads are).',
     '',
     'Runs that end close together share one refresh: each counts a request',
     '(`reporting_private.reporting_refresh_requests`), and the run that holds the refresh lock (a Postgres',

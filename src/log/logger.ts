@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import pino, { type Logger, type LevelWithSilent } from 'pino';
 import { REDACT_PATHS } from './redact.js';
 
@@ -26,13 +27,12 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     timestamp: pino.stdTimeFunctions.isoTime,
   };
   if (pretty) {
-    return pino({
-      ...settings,
-      transport: {
-        target: 'pino-pretty',
-        options: { destination: 2, colorize: true, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname' },
-      },
-    });
+    // In this thread (no transport's worker), and loaded only for a terminal.
+    const pinoPretty = createRequire(import.meta.url)('pino-pretty') as typeof import('pino-pretty');
+    return pino(
+      settings,
+      pinoPretty({ destination: 2, sync: true, colorize: true, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname' }),
+    );
   }
   return pino(
     settings,

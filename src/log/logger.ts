@@ -31,7 +31,13 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     const pinoPretty = createRequire(import.meta.url)('pino-pretty') as typeof import('pino-pretty');
     return pino(
       settings,
-      pinoPretty({ destination: 2, sync: true, colorize: true, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname' }),
+      pinoPretty({
+        destination: 2,
+        sync: true,
+        colorize: true,
+        translateTime: 'SYS:HH:MM:ss',
+        ignore: 'pid,hostname',
+      }),
     );
   }
   return pino(

@@ -89,7 +89,8 @@ function listEnd(text: Buffer, at: number, elements: Span[]): { end: number; pla
       i++;
       continue;
     }
-    const end = code === 0x7b || code === 0x5b ? skipContainer(text, i) : code === 0x22 ? skipString(text, i) : i + 1;
+    const end =
+      code === 0x7b || code === 0x5b ? skipContainer(text, i) : code === 0x22 ? skipString(text, i) : i + 1;
     if (end < 0) return { end: -1, plain };
     if (code === 0x7b && elementNext) {
       elements.push({ start: i, end });

@@ -51,9 +51,9 @@ export interface RefreshOptions {
  * Brings the reporting layer up to date after a sync: stores the configured time zone where the
  * views read "today" from (`reporting.settings`) and each account's day, then brings each view
  * kept in a table up to date (in `reporting_private`, read through the views of `reporting` of the
- * same names), each in a transaction of its own: a materialized view after the views it reads, a
- * view kept in a table at once (its rows are made from the synced tables; the views it joins, such
- * as `properties` for names, are read when it is read).
+ * same names), each in a transaction of its own, after the ones it reads (`properties` first); side
+ * by side (`parallel`), a view kept in a table waits for none (its rows are made from the synced
+ * tables; the views it joins, such as `properties` for names, are read when it is read).
  * Every one is kept in a table of rows (`MAINTAINED`): `ar_activity_monthly` and
  * `vendor_spend_monthly` group by group, `properties` and `occupancy_monthly` account by account;
  * the groups or accounts written since (and for occupancy, accounts whose day moved) are made
@@ -84,11 +84,10 @@ export async function refreshReporting(db: Db, options: RefreshOptions): Promise
      where m.relnamespace = ${REPORTING_PRIVATE_SCHEMA}::regnamespace
        and (m.relkind = 'm' or (m.relkind = 'v' and m.relname = any(${maintainedNames}::text[])))
      order by m.relname`.execute(db);
-  const rows = found.map((view) => {
-    const maintained = view.plain ? MAINTAINED.find((kept) => kept.view === view.name) : undefined;
-    // A kept view's rows read the synced tables only: it waits for no other view.
-    return { ...view, maintained, reads: maintained ? [] : view.reads };
-  });
+  const rows = found.map((view) => ({
+    ...view,
+    maintained: view.plain ? MAINTAINED.find((maintained) => maintained.view === view.name) : undefined,
+  }));
   const outcome: RefreshOutcome = { refreshed: [], skipped: [] };
   let failure: { error: unknown } | undefined;
   const refresh = async (view: (typeof rows)[number]) => {
@@ -127,12 +126,15 @@ export async function refreshReporting(db: Db, options: RefreshOptions): Promise
   };
   const order = refreshOrder(rows);
   if (options.parallel) {
-    // Each view waits for the views it reads, then goes: the order puts those first.
+    // A materialized view waits for the views it reads, then goes: the order puts those first. A
+    // kept view's rows read the synced tables only: it waits for none.
     const finished = new Map<string, Promise<void>>();
     for (const view of order)
       finished.set(
         view.name,
-        Promise.all(view.reads.map((name) => finished.get(name))).then(() => refresh(view)),
+        Promise.all((view.maintained ? [] : view.reads).map((name) => finished.get(name))).then(() =>
+          refresh(view),
+        ),
       );
     await Promise.all(finished.values());
   } else {

@@ -109,7 +109,7 @@ describe('refreshing the materialized reporting views', () => {
       ).toBe(0);
       await holder.query('commit');
       expect(await done).toEqual({
-        refreshed: ['ar_activity_monthly', 'occupancy_monthly', 'properties', 'vendor_spend_monthly'],
+        refreshed: ['properties', 'ar_activity_monthly', 'occupancy_monthly', 'vendor_spend_monthly'],
         skipped: [],
       });
       expect(await juneSpend(777)).toEqual(['12.34']);

@@ -1,7 +1,6 @@
 import type { Writable } from 'node:stream';
 import type { LevelWithSilent } from 'pino';
-import { createLogger, type Logger } from '../log/logger.js';
-import { importModule } from '../runtime/import-module.js';
+import { createLogger, prettyStream, type Logger } from '../log/logger.js';
 
 /** The logger of a process, at the configured level: pino JSON on stderr. */
 export function loggerFor(config: { logLevel: string }, base: Record<string, unknown> = {}): Logger {
@@ -37,24 +36,17 @@ function oneLine(log: Record<string, unknown>, messageKey: string): string {
  * the bars; elsewhere pino JSON on stderr at the configured level. Either way secrets are
  * censored by the logger's redaction paths.
  */
-export async function displayLogger(
+export function displayLogger(
   config: { logLevel: string },
   options: { base?: Record<string, unknown>; sink?: Writable; terminal?: boolean } = {},
-): Promise<Logger> {
+): Logger {
   const level = config.logLevel as LevelWithSilent;
   if (!(options.terminal ?? isTerminal()) || !options.sink)
     return createLogger({ level, base: options.base ?? {}, pretty: false });
-  const { default: pinoPretty } = (await importModule('pino-pretty')) as {
-    default: typeof import('pino-pretty');
-  };
-  const pretty = pinoPretty({
-    colorize: true,
-    translateTime: 'SYS:HH:MM:ss',
-    ignore: 'pid,hostname',
+  const pretty = prettyStream({
     hideObject: true,
     messageFormat: (log, messageKey) => oneLine(log, messageKey),
     destination: options.sink,
-    sync: true,
   });
   return createLogger({ level: terminalLevel(level), base: options.base ?? {}, destination: pretty });
 }

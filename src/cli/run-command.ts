@@ -20,7 +20,7 @@ export async function runCommand(
   requestedStreams(config, request);
   const mode = progressModeFor();
   const bars = mode === 'bars' ? createProgress({ mode: 'bars' }) : undefined;
-  const logger = await displayLogger(config, { sink: bars?.sink, terminal: mode === 'bars' });
+  const logger = displayLogger(config, { sink: bars?.sink, terminal: mode === 'bars' });
   const progress = bars ?? createProgress({ mode: 'log', logger });
   try {
     const propsync = await openPropsync(config, { logger, accounts, stopOnSignals: what });

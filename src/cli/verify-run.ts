@@ -21,7 +21,7 @@ export async function runVerifyCommand(
 ): Promise<ExitCode> {
   const mode = progressModeFor();
   const bars = mode === 'bars' ? createProgress({ mode: 'bars' }) : undefined;
-  const logger = await displayLogger(config, { sink: bars?.sink, terminal: mode === 'bars' });
+  const logger = displayLogger(config, { sink: bars?.sink, terminal: mode === 'bars' });
   const progress = bars ?? createProgress({ mode: 'log', logger });
   try {
     const propsync = await openPropsync(config, {

@@ -272,7 +272,7 @@ async function simulateAndSync(
       secrets,
       options,
     );
-    const display = await demoDisplay(options, config.logLevel);
+    const display = demoDisplay(options, config.logLevel);
     const propsync = await openPropsync(config, {
       logger: display.engineLogger,
       maxConnections: 12,
@@ -380,14 +380,12 @@ function demoConfig(
 }
 
 /** The demo's progress display and loggers: every log line carries `demo: true` and starts with `[demo]`. */
-async function demoDisplay(
-  options: DemoOptions,
-  logLevel: LogLevel,
-): Promise<{ progress: Progress; engineLogger: Logger }> {
+function demoDisplay(options: DemoOptions, logLevel: LogLevel): { progress: Progress; engineLogger: Logger } {
   const bars = options.terminal ? createProgress({ mode: 'bars', label: '[demo] ' }) : undefined;
-  const base = (
-    await displayLogger({ logLevel: 'info' }, { sink: bars?.sink, terminal: options.terminal })
-  ).child({ demo: true }, { msgPrefix: '[demo] ' });
+  const base = displayLogger({ logLevel: 'info' }, { sink: bars?.sink, terminal: options.terminal }).child(
+    { demo: true },
+    { msgPrefix: '[demo] ' },
+  );
   const progress = bars ?? createProgress({ mode: 'log', logger: base });
   return { progress, engineLogger: base.child({}, { level: logLevel }) };
 }

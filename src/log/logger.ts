@@ -26,25 +26,29 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     base: { ...(options.base ?? {}) },
     timestamp: pino.stdTimeFunctions.isoTime,
   };
-  if (pretty) {
-    // In this thread (no transport's worker), and loaded only for a terminal.
-    const pinoPretty = createRequire(import.meta.url)('pino-pretty') as typeof import('pino-pretty');
-    return pino(
-      settings,
-      pinoPretty({
-        destination: 2,
-        sync: true,
-        colorize: true,
-        translateTime: 'SYS:HH:MM:ss',
-        ignore: 'pid,hostname',
-      }),
-    );
-  }
+  if (pretty) return pino(settings, prettyStream({ destination: 2 }));
   return pino(
     settings,
     (options.destination as pino.DestinationStream | undefined) ?? pino.destination({ fd: 2, sync: true }),
   );
 }
+
+/**
+ * pino-pretty's stream, written in this thread (no transport's worker, so pino is bundled) and
+ * loaded only when asked for, on a terminal: coloured lines with their time, `options` on top.
+ */
+export function prettyStream(options: PrettyOptions): NodeJS.WritableStream {
+  const pinoPretty = createRequire(import.meta.url)('pino-pretty') as typeof import('pino-pretty');
+  return pinoPretty({
+    colorize: true,
+    translateTime: 'SYS:HH:MM:ss',
+    ignore: 'pid,hostname',
+    sync: true,
+    ...options,
+  });
+}
+
+type PrettyOptions = NonNullable<Parameters<typeof import('pino-pretty')>[0]>;
 
 /** A child logger whose lines name the account: bound once, not again when the parent already names it. */
 export function accountLogger(logger: Logger, account: string, fields: Record<string, unknown> = {}): Logger {

@@ -27,7 +27,7 @@ export async function runEnqueue(
   options: { accounts?: readonly string[]; wait?: boolean },
 ): Promise<ExitCode> {
   const streams: StreamName[] = requestedStreams(config, request);
-  const logger = await displayLogger(config, {});
+  const logger = displayLogger(config, {});
   const propsync = await openPropsync(config, {
     logger,
     accounts: options.accounts,

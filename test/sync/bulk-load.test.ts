@@ -402,6 +402,49 @@ describe('rows expected to be new (copied straight in)', () => {
     ]);
   });
 
+  it('copies rows of any size and script exactly, across chunks and past the first buffer', async () => {
+    // Short and long values, ASCII and not (accents, a surrogate pair, a lone surrogate's
+    // replacement), escapes at either end; 1,200 rows of about 1 kB: several chunks, each
+    // outgrowing its first buffer.
+    const texts = [
+      'é',
+      'naïve café',
+      '\u{1F600}',
+      '\\N',
+      'tab\t',
+      `${'x'.repeat(23)}é`,
+      `${'long text, '.repeat(80)}\u2019\u{1F600}\\end`,
+      '\n'.repeat(30),
+    ];
+    const rows = Array.from({ length: 1200 }, (_, index) => {
+      const text = texts[index % texts.length];
+      return lease(20_000 + index, 4, {
+        property_name: text,
+        unit_number: String(index),
+        raw: { id: String(20_000 + index), note: text, filler: 'f'.repeat(900) },
+      });
+    });
+    expect(await upsertRows(t.db, LEASES, rows, 22, { account: 'chunks', fresh: true })).toEqual({
+      inserted: 1200,
+      updated: 0,
+      unchanged: 0,
+    });
+    const stored = await t.db
+      .selectFrom('leases')
+      .select(['lease_id', 'property_name', 'unit_number', 'raw'])
+      .where('account_id', '=', 'chunks')
+      .orderBy('lease_id')
+      .execute();
+    expect(stored).toEqual(
+      rows.map(({ lease_id, property_name, unit_number, raw }) => ({
+        lease_id,
+        property_name,
+        unit_number,
+        raw,
+      })),
+    );
+  });
+
   it('merges instead when a key is there after all: nothing doubled, an unchanged row not rewritten, a deleted row revived', async () => {
     await upsertRows(t.db, LEASES, [lease(510, 4), lease(511, 4)], 30, { account: 'default' });
     await sql`update leases set deleted_at = now() where lease_id = 511`.execute(t.db);

@@ -17,7 +17,7 @@ import { columnDefinitions } from './sql-names.js';
  * as pg-copy-streams' stream: the stream is queued on that very client, and the statements
  * after it wait until it has ended.
  */
-async function copyInto(db: AnyDatabase, copySql: string, chunks: Iterable<string>): Promise<void> {
+async function copyInto(db: AnyDatabase, copySql: string, chunks: Iterable<Buffer>): Promise<void> {
   const stream = copyFrom(copySql);
   await db.executeQuery(CompiledQuery.raw(stream as unknown as string));
   await pipeline(Readable.from(chunks), stream);

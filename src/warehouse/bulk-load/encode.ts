@@ -124,7 +124,10 @@ export function* copyChunks(
 /** Strings shorter than this are written by a loop here, not by Buffer#write: most values of a row. */
 const SHORT_TEXT = 24;
 
-/** Text written as UTF-8 into one buffer, grown as it fills (a fresh one each time: the chunks it gives are not copied). */
+/**
+ * Text written as UTF-8 into one buffer, grown as it fills (a fresh one each time: the chunks it
+ * gives are not copied).
+ */
 class TextBytes {
   #buffer: Buffer;
   #length = 0;

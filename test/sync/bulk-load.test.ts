@@ -403,9 +403,8 @@ describe('rows expected to be new (copied straight in)', () => {
   });
 
   it('copies rows of any size and script exactly, across chunks and past the first buffer', async () => {
-    // Short and long values, ASCII and not (accents, a surrogate pair, a lone surrogate's
-    // replacement), escapes at either end; 1,200 rows of about 1 kB: several chunks, each
-    // outgrowing its first buffer.
+    // Short and long values, ASCII and not (accents, a surrogate pair), escapes at either end;
+    // 1,200 rows of about 1 kB: several chunks, each outgrowing its first buffer.
     const texts = [
       'é',
       'naïve café',

@@ -88,9 +88,9 @@ const INLINE_ENCODERS: Record<ColumnKind, (value: unknown) => unknown> = {
 
 /**
  * The rows as COPY text (`\\N` for null), a chunk of rows at a time, each chunk one buffer of its
- * UTF-8 bytes; `prefix` starts and `suffix` ends every line (constant columns). The same text as
- * `copyLine`'s, written byte by byte: a line joined as a string is a rope of a node or two per
- * value, and the garbage of those was a fifth of a full load's collections.
+ * UTF-8 bytes; `prefix` starts and `suffix` ends every line (constant columns). Written byte by
+ * byte: a line joined as a string is a rope of a node or two per value, and the garbage of those
+ * was a fifth of a full load's collections.
  */
 export function* copyChunks(
   rows: readonly LoadRow[],
@@ -98,20 +98,14 @@ export function* copyChunks(
   prefix: string,
   suffix = '',
 ): Generator<Buffer> {
-  const names = columns.map(([name]) => name);
-  const encoders = columns.map(([, type]) => COPY_ENCODERS[columnKind(type)]);
+  const line = lineWriter(columns);
   const end = `${suffix}\n`;
   let size = 1 << 16;
   for (let start = 0; start < rows.length; start += COPY_CHUNK_ROWS) {
     const out = new TextBytes(size);
     for (let r = start; r < Math.min(rows.length, start + COPY_CHUNK_ROWS); r++) {
-      const row = rows[r];
       out.text(prefix);
-      for (let i = 0; i < names.length; i++) {
-        const value = row[names[i]];
-        if (i > 0) out.text('\t');
-        out.text(value === null || value === undefined ? '\\N' : encoders[i](value));
-      }
+      line(rows[r], out);
       out.text(end);
     }
     const chunk = out.bytes();
@@ -121,13 +115,37 @@ export function* copyChunks(
   }
 }
 
+/**
+ * A row's values in the columns' order as the UTF-8 bytes of one line of COPY text, without its
+ * newline: the bytes `copyChunks` sends for it. The buffer given is valid until the next call.
+ */
+export function copyLine(columns: readonly [string, string][]): (row: LoadRow) => Buffer {
+  const line = lineWriter(columns);
+  const out = new TextBytes(1 << 10);
+  return (row) => {
+    out.clear();
+    line(row, out);
+    return out.bytes();
+  };
+}
+
+/** Writes a row's values in the columns' order, tab-separated, into `out`. */
+function lineWriter(columns: readonly [string, string][]): (row: LoadRow, out: TextBytes) => void {
+  const names = columns.map(([name]) => name);
+  const encoders = columns.map(([, type]) => COPY_ENCODERS[columnKind(type)]);
+  return (row, out) => {
+    for (let i = 0; i < names.length; i++) {
+      const value = row[names[i]];
+      if (i > 0) out.text('\t');
+      out.text(value === null || value === undefined ? '\\N' : encoders[i](value));
+    }
+  };
+}
+
 /** Strings shorter than this are written by a loop here, not by Buffer#write: most values of a row. */
 const SHORT_TEXT = 24;
 
-/**
- * Text written as UTF-8 into one buffer, grown as it fills (a fresh one each time: the chunks it
- * gives are not copied).
- */
+/** Text written as UTF-8 into one buffer, grown into a fresh one as it fills. */
 class TextBytes {
   #buffer: Buffer;
   #length = 0;
@@ -157,8 +175,14 @@ class TextBytes {
     this.#length += buffer.write(value, this.#length);
   }
 
+  /** The bytes written since it was made or cleared. */
   bytes(): Buffer {
     return this.#buffer.subarray(0, this.#length);
+  }
+
+  /** Starts again at the buffer's first byte (what `bytes` gave before is overwritten). */
+  clear(): void {
+    this.#length = 0;
   }
 
   #grow(more: number): void {
@@ -166,21 +190,6 @@ class TextBytes {
     this.#buffer.copy(next, 0, 0, this.#length);
     this.#buffer = next;
   }
-}
-
-/** A row's values in the columns' order as one line of COPY text, without its newline. */
-export function copyLine(columns: readonly [string, string][]): (row: LoadRow) => string {
-  const names = columns.map(([name]) => name);
-  const encoders = columns.map(([, type]) => COPY_ENCODERS[columnKind(type)]);
-  return (row) => {
-    let text = '';
-    for (let i = 0; i < names.length; i++) {
-      const value = row[names[i]];
-      if (i > 0) text += '\t';
-      text += value === null || value === undefined ? '\\N' : encoders[i](value);
-    }
-    return text;
-  };
 }
 
 /**

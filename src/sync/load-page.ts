@@ -138,80 +138,89 @@ export async function loadPage(db: Db, page: PageToLoad): Promise<PageLoaded> {
 
   // Records none of which the warehouse has seen (a full load, a backfill): their rows are copied in, not merged.
   const fresh = toWrite.every((record) => !stored.present.has(record.key));
-  const loaded = await inTransaction(
-    db,
-    async (trx) => {
-      const written = await writeRecords(trx, stream, toWrite, {
-        account: page.account,
-        runId: page.runId,
-        fresh,
-      });
-      const entries = [
-        ...quarantined,
-        ...written.refused.map(({ record, message }) =>
-          quarantineOf(page, keys[record.index], record.index, `Postgres refused the record: ${message}`),
-        ),
-      ];
-      const counts: PageLoaded = {
-        ...zeroCounts(ROW_COUNTERS),
-        records: page.records.length,
-        rowsInserted: written.inserted,
-        rowsUpdated: written.updated,
-        rowsUnchanged: skipped + written.unchanged,
-        rowsDeleted: written.deleted,
-        quarantined: entries.length,
-        problems: entries.map((entry) => entry.line),
-        notes: written.loaded.flatMap((record) => record.notes ?? []),
-      };
-      const loadedKeys = written.loaded.map((record) => String(record.key));
-      const bookkeeping = new Bookkeeping();
-      bookkeeping.add(
-        quarantineInsert(
-          trx,
-          entries.map((entry) => entry.entry),
-          new Set(loadedKeys),
-        ),
-        resolveQuarantined(trx, {
+  // Rows are written set-based; should Postgres refuse a value, the page is loaded again record by record.
+  const load = (oneByOne: boolean) =>
+    inTransaction(
+      db,
+      async (trx) => {
+        const written = await writeRecords(trx, stream, toWrite, {
           account: page.account,
-          stream: stream.name,
-          keys: loadedKeys,
           runId: page.runId,
-        }),
-      );
-      // A unit read whole on this page saw this page's keys: they are read from the statement, not stored
-      // (nothing reads a done unit's keys later).
-      const seen: SeenKeys =
-        page.pageNo === 1 && page.complete ? { keys: seenKeys } : { unitId: page.unitId };
-      if (plan.trackSeen && page.restart) await forgetSeen(trx, page.account, page.unitId);
-      else if (plan.trackSeen && !('keys' in seen))
-        bookkeeping.add(recordSeen(page.account, page.unitId, stream.entity, seenKeys));
-      if (page.complete)
-        counts.rowsDeleted += await complete(trx, stream, page, plan.onComplete, bookkeeping, seen);
-      const checkpoint = checkpointPage(trx, {
-        unitId: page.unitId,
-        nextPage: page.nextPage,
-        done: page.complete,
-        listingTotal: page.listingTotal,
-        progress: { ...counts, pages: 1, calls: page.calls, retries: page.retries, bytes: page.bytes },
-      });
-      // Once the unit completes clean, the keyless entries of its family's earlier units are resolved.
-      const keyless = page.complete
-        ? (ran: RawBuilder<unknown>) =>
-            resolveKeylessForUnit(
-              trx,
-              { account: page.account, unitKey: plan.unitKey, runId: page.runId },
-              sql<boolean>`(select quarantined from ${ran}) = 0`,
-            )
-        : undefined;
-      await bookkeeping.runWith(trx, checkpoint, keyless);
-      await page.guard?.(trx);
-      crashPoint('mid-commit');
-      return counts;
-    },
-    { retriesOneAtATime: pageRetryLockKey(page.account) },
-  ).catch((error: unknown) => {
-    throw isConstraintError(error) ? new WarehouseConstraintError(page.pageNo, error) : error;
-  });
+          fresh,
+          oneByOne,
+        });
+        const entries = [
+          ...quarantined,
+          ...written.refused.map(({ record, message }) =>
+            quarantineOf(page, keys[record.index], record.index, `Postgres refused the record: ${message}`),
+          ),
+        ];
+        const counts: PageLoaded = {
+          ...zeroCounts(ROW_COUNTERS),
+          records: page.records.length,
+          rowsInserted: written.inserted,
+          rowsUpdated: written.updated,
+          rowsUnchanged: skipped + written.unchanged,
+          rowsDeleted: written.deleted,
+          quarantined: entries.length,
+          problems: entries.map((entry) => entry.line),
+          notes: written.loaded.flatMap((record) => record.notes ?? []),
+        };
+        const loadedKeys = written.loaded.map((record) => String(record.key));
+        const bookkeeping = new Bookkeeping();
+        bookkeeping.add(
+          quarantineInsert(
+            trx,
+            entries.map((entry) => entry.entry),
+            new Set(loadedKeys),
+          ),
+          resolveQuarantined(trx, {
+            account: page.account,
+            stream: stream.name,
+            keys: loadedKeys,
+            runId: page.runId,
+          }),
+        );
+        // A unit read whole on this page saw this page's keys: they are read from the statement, not stored
+        // (nothing reads a done unit's keys later).
+        const seen: SeenKeys =
+          page.pageNo === 1 && page.complete ? { keys: seenKeys } : { unitId: page.unitId };
+        if (plan.trackSeen && page.restart) await forgetSeen(trx, page.account, page.unitId);
+        else if (plan.trackSeen && !('keys' in seen))
+          bookkeeping.add(recordSeen(page.account, page.unitId, stream.entity, seenKeys));
+        if (page.complete)
+          counts.rowsDeleted += await complete(trx, stream, page, plan.onComplete, bookkeeping, seen);
+        const checkpoint = checkpointPage(trx, {
+          unitId: page.unitId,
+          nextPage: page.nextPage,
+          done: page.complete,
+          listingTotal: page.listingTotal,
+          progress: { ...counts, pages: 1, calls: page.calls, retries: page.retries, bytes: page.bytes },
+        });
+        // Once the unit completes clean, the keyless entries of its family's earlier units are resolved.
+        const keyless = page.complete
+          ? (ran: RawBuilder<unknown>) =>
+              resolveKeylessForUnit(
+                trx,
+                { account: page.account, unitKey: plan.unitKey, runId: page.runId },
+                sql<boolean>`(select quarantined from ${ran}) = 0`,
+              )
+          : undefined;
+        await bookkeeping.runWith(trx, checkpoint, keyless);
+        await page.guard?.(trx);
+        crashPoint('mid-commit');
+        return counts;
+      },
+      { retriesOneAtATime: pageRetryLockKey(page.account) },
+    );
+  const loaded = await load(false)
+    .catch((error: unknown) => {
+      if (error instanceof RefusedRows) return load(true);
+      throw error;
+    })
+    .catch((error: unknown) => {
+      throw isConstraintError(error) ? new WarehouseConstraintError(page.pageNo, error) : error;
+    });
   crashPoint('after-commit');
   return loaded;
 }
@@ -320,11 +329,12 @@ interface Written extends UpsertCounts {
 }
 
 /**
- * Writes the records' rows set-based. Should Postgres still refuse a value (a data exception,
- * SQLSTATE class 22, that the checks above did not foresee), the page's rows are rolled back to
- * a savepoint and written again record by record, each under its own savepoint, so that only
- * the records Postgres refuses are left out, with its message. A constraint of the warehouse
- * (class 23) is not a record's fault: it fails the page.
+ * Writes the records' rows set-based (`oneByOne` false): should Postgres refuse a value (a data
+ * exception, SQLSTATE class 22, that the checks above did not foresee), it throws `RefusedRows`,
+ * and the page's transaction, rolled back, is run again with `oneByOne`: each record is then
+ * written under a savepoint of its own, so that only the records Postgres refuses are left out,
+ * with its message. (No savepoint around the set: it would cost every page two round trips for
+ * what is rare.) A constraint of the warehouse (class 23) is not a record's fault: it fails the page.
  */
 async function writeRecords(
   trx: Db,
@@ -334,38 +344,28 @@ async function writeRecords(
 ): Promise<Written> {
   if (records.length === 0)
     return { inserted: 0, updated: 0, unchanged: 0, deleted: 0, loaded: [], refused: [] };
-  const attempt = async (
-    name: string,
-    batch: readonly ReadyRecord[],
-  ): Promise<UpsertCounts & { deleted: number }> => {
-    await sql`savepoint ${sql.id(name)}`.execute(trx);
+  if (!how.oneByOne) {
     try {
-      const counts = await writeRows(trx, stream, batch, how);
-      await sql`release savepoint ${sql.id(name)}`.execute(trx);
-      return counts;
+      return { ...(await writeRows(trx, stream, records, how)), loaded: [...records], refused: [] };
     } catch (error) {
-      if (!isValueError(error)) throw error;
-      await sql`rollback to savepoint ${sql.id(name)}`.execute(trx);
-      throw new RefusedRows(error);
+      throw isValueError(error) ? new RefusedRows(error) : error;
     }
-  };
-  try {
-    return { ...(await attempt('page_rows', records)), loaded: [...records], refused: [] };
-  } catch (error) {
-    if (!(error instanceof RefusedRows)) throw error;
   }
   const written: Written = { inserted: 0, updated: 0, unchanged: 0, deleted: 0, loaded: [], refused: [] };
   for (const record of records) {
+    await sql`savepoint record_rows`.execute(trx);
     try {
-      const counts = await attempt('record_rows', [record]);
+      const counts = await writeRows(trx, stream, [record], how);
+      await sql`release savepoint record_rows`.execute(trx);
       written.inserted += counts.inserted;
       written.updated += counts.updated;
       written.unchanged += counts.unchanged;
       written.deleted += counts.deleted;
       written.loaded.push(record);
     } catch (error) {
-      if (!(error instanceof RefusedRows)) throw error;
-      written.refused.push({ record, message: error.message });
+      if (!isValueError(error)) throw error;
+      await sql`rollback to savepoint record_rows`.execute(trx);
+      written.refused.push({ record, message: new RefusedRows(error).message });
     }
   }
   return written;
@@ -376,6 +376,8 @@ interface WriteOptions {
   account: string;
   runId: number;
   fresh: boolean;
+  /** Each record under a savepoint of its own (see `writeRecords`). */
+  oneByOne?: boolean;
 }
 
 /**

@@ -14,6 +14,16 @@ export interface StartedUnit {
   listingTotal?: number;
 }
 
+/** A unit's latest attempt, as `startWorkUnit` reads it. */
+interface PreviousUnit {
+  work_unit_id: number | null;
+  run_id: number;
+  status: string;
+  next_page: number;
+  per_page: number | null;
+  listing_total: number | null;
+}
+
 /**
  * Records a work unit of a run. An unfinished earlier attempt with the same unit key is resumed
  * from its checkpoint (its next page, and the keys it had seen) when it paged with the same page
@@ -28,14 +38,29 @@ export async function startWorkUnit(
   plan: WorkUnitPlan,
   perPage: number,
 ): Promise<StartedUnit> {
-  const previous = await db
-    .selectFrom('sync_work_units')
-    .select(['work_unit_id', 'run_id', 'status', 'next_page', 'per_page', 'listing_total'])
-    .where('account_id', '=', account)
-    .where('unit_key', '=', plan.unitKey)
-    .orderBy('work_unit_id', 'desc')
-    .limit(1)
-    .executeTakeFirst();
+  // The common case in one round trip: no earlier attempt to resume, none of this run, and not a
+  // backfill (whose finished chunk is skipped): the unit's row starts at page 1.
+  const { rows } = await sql<PreviousUnit & { inserted_id: number | null }>`
+    with previous as (
+      select work_unit_id, run_id, status, next_page, per_page, listing_total
+        from sync_work_units where account_id = ${account} and unit_key = ${plan.unitKey}
+       order by work_unit_id desc limit 1
+    ), inserted as (
+      insert into sync_work_units (account_id, run_id, stream, kind, unit_key, property_ids,
+                                   window_from, window_to, params, status, next_page, per_page, started_at)
+      select ${account}, ${runId}::bigint, ${plan.stream}, ${plan.kind}, ${plan.unitKey},
+             ${plan.propertyIds.map(Number)}::bigint[], ${plan.window?.from ?? null}::date,
+             ${plan.window?.to ?? null}::date, ${JSON.stringify(plan.request.params)}::jsonb, 'running', 1,
+             ${perPage}::int, ${new Date()}::timestamptz
+       where ${plan.kind !== 'backfill'}::boolean and not exists (
+               select 1 from previous where run_id = ${runId}::bigint or status not in ('done', 'skipped'))
+      returning work_unit_id
+    )
+    select p.*, (select work_unit_id from inserted) as inserted_id
+      from (select 1) as one left join previous p on true`.execute(db);
+  const found = rows[0];
+  if (found?.inserted_id != null) return { id: found.inserted_id, startPage: 1, skipped: false };
+  const previous = found?.work_unit_id == null ? undefined : { ...found, work_unit_id: found.work_unit_id };
   const finished = previous?.status === 'done' || previous?.status === 'skipped';
   const resume = previous && !finished && previous.per_page === perPage ? previous : undefined;
   const from = {

@@ -26,7 +26,8 @@ import { encodeParams } from './params.js';
 import { parseRateLimitHeaders, parseRetryAfter, tightestRemaining } from './rate-headers.js';
 import { decodeBytes, readReply, type BodyDecoder } from './reply.js';
 import { RetrySchedule, timerDelay } from './retry.js';
-import { Transport, type HttpReply } from './transport.js';
+import { Transport } from './transport.js';
+import { KeptReplies, type SentReply } from './kept-replies.js';
 import type { XmlDecoder } from './xml-decoder.js';
 import type { MethodVersion, SourceSettings } from './settings.js';
 import type {
@@ -159,6 +160,14 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
   let requestSeq = 0;
   let closed = false;
   const totals = { calls: 0, retries: 0, throttled: 0, bytes: 0 };
+  const kept = new KeptReplies(options.now);
+  /** What names a page's reply among those kept: the request as sent, and its page. */
+  const keptKey = (
+    request: SourceRequest,
+    version: MethodVersion,
+    params: Record<string, string>,
+    pageNo: number,
+  ) => JSON.stringify([request.method.area, request.method.name, version, params, pageNo, settings.pageSize]);
 
   function emit(event: CallEvent): void {
     if (logger) {
@@ -218,7 +227,7 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
     version: MethodVersion,
     trace: Trace,
     signal: AbortSignal | undefined,
-  ): Promise<{ status: number; headers: HttpReply['headers']; body: Buffer; requestId: string }> {
+  ): Promise<SentReply> {
     if (closed) throw new SourceError('the source client is closed', site);
     const method = request.method;
     const ticket = await pacer.acquire(method.name, signal);
@@ -280,6 +289,47 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
     }
   }
 
+  /** A reply read into its page: records, total, whether it is the last. */
+  async function readPage(
+    request: SourceRequest,
+    pageNo: number,
+    site: CallSite,
+    reply: SentReply,
+    decode: BodyDecoder,
+    counts: { calls: number; retries: number; throttled: number },
+    trace: { bytes: number; serverDate?: Date },
+  ): Promise<SourcePage> {
+    const read = await readReply(
+      {
+        format: settings.format,
+        status: reply.status,
+        body: reply.body,
+        records: request.method.records,
+        requestId: reply.requestId,
+        site,
+        retryAfterMs: parseRetryAfter(reply.headers['retry-after'], clock.nowMs()),
+        credentialHint: auth.credentialHint,
+      },
+      decode,
+    );
+    const totalCount = parseTotalCount(reply.headers['x-total-count']) ?? read.pagination?.totalCount;
+    const perPage = effectivePageSize(settings.pageSize, read.pagination?.perPage);
+    const links = parseLinkHeader(reply.headers.link) ?? read.pagination?.links;
+    return {
+      pageNo,
+      perPage,
+      records: read.records,
+      ...(read.textDigests ? { textDigests: read.textDigests } : {}),
+      totalCount,
+      isLast: isLastPage({ pageNo, perPage, count: read.records.length, totalCount, links }),
+      bytes: trace.bytes,
+      calls: counts.calls,
+      retries: counts.retries,
+      throttled: counts.throttled,
+      serverDate: trace.serverDate,
+    };
+  }
+
   /** One page, with its retries. */
   async function fetchPage(
     request: SourceRequest,
@@ -294,6 +344,18 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
     const site: CallSite = { method: request.method.name, property, page: pageNo };
     const schedule = new RetrySchedule(settings.retry, settings.rateLimit.maxWaitMs);
     const counts = { calls: 0, retries: 0, throttled: 0 };
+    const keyOfPage = options.keep || options.reuse ? keptKey(request, version, params, pageNo) : undefined;
+    const earlier = options.reuse && keyOfPage ? kept.take(keyOfPage) : undefined;
+    if (earlier) {
+      logger?.debug(
+        { event: 'source.reply_reused', method: request.method.name, page: pageNo },
+        `reply of ${request.method.name} page ${pageNo} read again from this run's earlier call`,
+      );
+      return readPage(request, pageNo, site, earlier, decode, counts, {
+        bytes: 0,
+        serverDate: earlier.serverDate,
+      });
+    }
     for (let attemptNo = 1; ; attemptNo++) {
       const trace: Trace = { sent: false, reached: false, sentAt: 0, bytes: 0 };
       let counted = false;
@@ -301,35 +363,10 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
         const reply = await attempt(request, site, params, version, trace, signal);
         counts.calls += 1;
         counted = true;
-        const read = await readReply(
-          {
-            format: settings.format,
-            status: reply.status,
-            body: reply.body,
-            records: request.method.records,
-            requestId: reply.requestId,
-            site,
-            retryAfterMs: parseRetryAfter(reply.headers['retry-after'], clock.nowMs()),
-            credentialHint: auth.credentialHint,
-          },
-          decode,
-        );
-        const totalCount = parseTotalCount(reply.headers['x-total-count']) ?? read.pagination?.totalCount;
-        const perPage = effectivePageSize(settings.pageSize, read.pagination?.perPage);
-        const links = parseLinkHeader(reply.headers.link) ?? read.pagination?.links;
-        const page: SourcePage = {
-          pageNo,
-          perPage,
-          records: read.records,
-          ...(read.textDigests ? { textDigests: read.textDigests } : {}),
-          totalCount,
-          isLast: isLastPage({ pageNo, perPage, count: read.records.length, totalCount, links }),
-          bytes: trace.bytes,
-          calls: counts.calls,
-          retries: counts.retries,
-          throttled: counts.throttled,
-          serverDate: trace.serverDate,
-        };
+        // The decoder may take the bytes over (XML's go to another thread): the kept reply has its own.
+        const keeping = options.keep && keyOfPage ? { ...reply, body: Buffer.from(reply.body) } : undefined;
+        const page = await readPage(request, pageNo, site, reply, decode, counts, trace);
+        if (keeping) kept.put(keyOfPage!, { ...keeping, serverDate: trace.serverDate });
         emit(event(request, site, attemptNo, trace, { throttled: false, willRetry: false }));
         return page;
       } catch (caught) {

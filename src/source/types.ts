@@ -161,6 +161,13 @@ export interface PagesOptions {
   prefetch?: boolean;
   /** With `prefetch`: the calls of a page fetched ahead that the caller never took (it stopped first). */
   onUnused?: (calls: number) => void | Promise<void>;
+  /**
+   * Keep each page's reply for one later reader of the same request and page (`reuse`), for a
+   * few minutes: a run's discovery listing, which its properties stream reads whole again.
+   */
+  keep?: boolean;
+  /** Take a page's reply kept by an earlier reader (`keep`) instead of calling again; calls 0. */
+  reuse?: boolean;
 }
 
 /** The client of the source API; one per process, shared by all work (pacing, budget). */

@@ -57,6 +57,7 @@ export async function readListingPass(
     startPage,
     signal: context.signal,
     recognize,
+    reuse: true,
     ...pass.prefetch,
   })) {
     sawPage = true;

@@ -133,7 +133,8 @@ async function discoverProperties(deps: SyncDeps): Promise<DiscoveredProperty[]>
   const out: DiscoveredProperty[] = [];
   for await (const page of deps.client.pages(
     { method: DISCOVERY.method, params: {} },
-    { signal: deps.signal },
+    // Kept: the properties stream reads the same listing whole, and takes these replies.
+    { signal: deps.signal, keep: true },
   )) {
     for (const record of page.records) {
       try {

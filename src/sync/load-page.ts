@@ -365,7 +365,7 @@ async function writeRecords(
     } catch (error) {
       if (!isValueError(error)) throw error;
       await sql`rollback to savepoint record_rows`.execute(trx);
-      written.refused.push({ record, message: new RefusedRows(error).message });
+      written.refused.push({ record, message: refusal(error) });
     }
   }
   return written;
@@ -419,9 +419,14 @@ function isConstraintError(error: unknown): boolean {
 /** Postgres refused a value of the rows being written: its message, with the detail it gave. */
 class RefusedRows extends Error {
   constructor(cause: unknown) {
-    const { message, detail, column } = cause as { message: string; detail?: string; column?: string };
-    super([message, column ? `column ${column}` : '', detail ?? ''].filter(Boolean).join('; '));
+    super(refusal(cause));
   }
+}
+
+/** What Postgres said when it refused a value: its message, the column and the detail it gave. */
+function refusal(cause: unknown): string {
+  const { message, detail, column } = cause as { message: string; detail?: string; column?: string };
+  return [message, column ? `column ${column}` : '', detail ?? ''].filter(Boolean).join('; ');
 }
 
 /** A quarantine entry, and its line for the log naming the record, its property, the page and the reason. */

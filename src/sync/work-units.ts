@@ -14,22 +14,14 @@ export interface StartedUnit {
   listingTotal?: number;
 }
 
-/** A unit's latest attempt, as `startWorkUnit` reads it. */
-interface PreviousUnit {
-  work_unit_id: number | null;
-  run_id: number;
-  status: string;
-  next_page: number;
-  per_page: number | null;
-  listing_total: number | null;
-}
-
 /**
  * Records a work unit of a run. An unfinished earlier attempt with the same unit key is resumed
  * from its checkpoint (its next page, and the keys it had seen) when it paged with the same page
  * size (a page number means nothing under another size, so the unit then starts over); a
  * finished backfill chunk is recorded as skipped. Met again in the same run (a queued lane taken
  * again by another worker), the unit goes on in its own row, or is skipped when done.
+ * One statement: it reads the latest attempt, decides from it, writes the unit's row and copies
+ * the keys a resumed attempt saw; only a unit met again in its run takes a second.
  */
 export async function startWorkUnit(
   db: Db,
@@ -38,95 +30,75 @@ export async function startWorkUnit(
   plan: WorkUnitPlan,
   perPage: number,
 ): Promise<StartedUnit> {
-  // The common case in one round trip: no earlier attempt to resume, none of this run, and not a
-  // backfill (whose finished chunk is skipped): the unit's row starts at page 1.
-  const { rows } = await sql<PreviousUnit & { inserted_id: number | null }>`
+  const now = new Date();
+  const { rows } = await sql<{
+    previous_id: number | null;
+    same_run: boolean;
+    finished: boolean;
+    resumable: boolean;
+    next_page: number | null;
+    listing_total: number | null;
+    inserted_id: number | null;
+    inserted_status: string | null;
+  }>`
     with previous as (
-      select work_unit_id, run_id, status, next_page, per_page, listing_total
+      select work_unit_id, run_id, next_page, listing_total,
+             status in ('done', 'skipped') as finished,
+             status not in ('done', 'skipped') and per_page is not distinct from ${perPage}::int as resumable
         from sync_work_units where account_id = ${account} and unit_key = ${plan.unitKey}
        order by work_unit_id desc limit 1
+    ), attempt as (
+      select p.work_unit_id, coalesce(p.run_id = ${runId}::bigint, false) as same_run,
+             coalesce(p.finished, false) as finished, coalesce(p.resumable, false) as resumable,
+             p.next_page, p.listing_total,
+             -- A chunk done once stays done (a later rerun records it as skipped).
+             ${plan.kind === 'backfill'}::boolean and coalesce(p.finished, false) as skip
+        from (select 1) as one left join previous p on true
     ), inserted as (
-      insert into sync_work_units (account_id, run_id, stream, kind, unit_key, property_ids,
-                                   window_from, window_to, params, status, next_page, per_page, started_at)
+      insert into sync_work_units (account_id, run_id, stream, kind, unit_key, property_ids, window_from,
+                                   window_to, params, status, next_page, per_page, listing_total,
+                                   started_at, finished_at)
       select ${account}, ${runId}::bigint, ${plan.stream}, ${plan.kind}, ${plan.unitKey},
              ${plan.propertyIds.map(Number)}::bigint[], ${plan.window?.from ?? null}::date,
-             ${plan.window?.to ?? null}::date, ${JSON.stringify(plan.request.params)}::jsonb, 'running', 1,
-             ${perPage}::int, ${new Date()}::timestamptz
-       where ${plan.kind !== 'backfill'}::boolean and not exists (
-               select 1 from previous where run_id = ${runId}::bigint or status not in ('done', 'skipped'))
-      returning work_unit_id
+             ${plan.window?.to ?? null}::date, ${JSON.stringify(plan.request.params)}::jsonb,
+             case when skip then 'skipped' else 'running' end,
+             case when resumable then next_page else 1 end, ${perPage}::int,
+             case when resumable then listing_total end, ${now}::timestamptz,
+             case when skip then ${now}::timestamptz end
+        from attempt where not same_run
+      returning work_unit_id, status
+    ), seen as (
+      insert into sync_work_unit_seen (account_id, work_unit_id, entity, key)
+      select s.account_id, i.work_unit_id, s.entity, s.key
+        from attempt a cross join inserted i
+        join sync_work_unit_seen s on s.account_id = ${account} and s.work_unit_id = a.work_unit_id
+       where ${plan.trackSeen === true}::boolean and a.resumable
+      on conflict do nothing
     )
-    select p.*, (select work_unit_id from inserted) as inserted_id
-      from (select 1) as one left join previous p on true`.execute(db);
-  const found = rows[0];
-  if (found?.inserted_id != null) return { id: found.inserted_id, startPage: 1, skipped: false };
-  const previous = found?.work_unit_id == null ? undefined : { ...found, work_unit_id: found.work_unit_id };
-  const finished = previous?.status === 'done' || previous?.status === 'skipped';
-  const resume = previous && !finished && previous.per_page === perPage ? previous : undefined;
+    select a.work_unit_id as previous_id, a.same_run, a.finished, a.resumable, a.next_page, a.listing_total,
+           i.work_unit_id as inserted_id, i.status as inserted_status
+      from attempt a left join inserted i on true`.execute(db);
+  const found = rows[0]!;
   const from = {
-    startPage: resume?.next_page ?? 1,
-    ...(resume?.listing_total != null ? { listingTotal: resume.listing_total } : {}),
+    startPage: found.resumable ? found.next_page! : 1,
+    ...(found.resumable && found.listing_total != null ? { listingTotal: found.listing_total } : {}),
   };
+  if (found.inserted_id !== null)
+    return { id: found.inserted_id, skipped: found.inserted_status === 'skipped', ...from };
   // The same run met the unit before (a queued lane taken again): done, it is skipped; else its own row goes on.
-  if (previous && previous.run_id === runId) {
-    if (!finished) {
-      await db
-        .updateTable('sync_work_units')
-        .set({
-          status: 'running',
-          error: null,
-          finished_at: null,
-          ...(resume ? {} : { next_page: 1, per_page: perPage, listing_total: null }),
-        })
-        .where('work_unit_id', '=', previous.work_unit_id)
-        .execute();
-    }
-    return { id: previous.work_unit_id, skipped: finished, ...from };
-  }
-  // A chunk done once stays done (a later rerun records it as skipped).
-  const skipped = plan.kind === 'backfill' && finished;
-  // One statement, unless a resume copies the keys its attempt saw: then both in one transaction.
-  const seenOf = resume && plan.trackSeen ? resume.work_unit_id : undefined;
-  const record = async (trx: Db) => {
-    const inserted = await trx
-      .insertInto('sync_work_units')
-      .values({
-        account_id: account,
-        run_id: runId,
-        stream: plan.stream,
-        kind: plan.kind,
-        unit_key: plan.unitKey,
-        property_ids: plan.propertyIds.map(Number),
-        window_from: plan.window?.from ?? null,
-        window_to: plan.window?.to ?? null,
-        params: JSON.stringify(plan.request.params),
-        status: skipped ? 'skipped' : 'running',
-        next_page: resume?.next_page ?? 1,
-        per_page: perPage,
-        listing_total: resume?.listing_total ?? null,
-        started_at: new Date(),
-        finished_at: skipped ? new Date() : null,
+  if (!found.finished) {
+    await db
+      .updateTable('sync_work_units')
+      .set({
+        status: 'running',
+        error: null,
+        finished_at: null,
+        ...(found.resumable ? {} : { next_page: 1, per_page: perPage, listing_total: null }),
       })
-      .returning('work_unit_id')
-      .executeTakeFirstOrThrow();
-    const id = inserted.work_unit_id;
-    if (seenOf !== undefined) {
-      await trx
-        .insertInto('sync_work_unit_seen')
-        .columns(['account_id', 'work_unit_id', 'entity', 'key'])
-        .expression((eb) =>
-          eb
-            .selectFrom('sync_work_unit_seen')
-            .select(['account_id', eb.val(id).as('work_unit_id'), 'entity', 'key'])
-            .where('account_id', '=', account)
-            .where('work_unit_id', '=', seenOf),
-        )
-        .onConflict((oc) => oc.doNothing())
-        .execute();
-    }
-    return { id, skipped, ...from };
-  };
-  return seenOf === undefined ? record(db) : db.transaction().execute(record);
+      .where('work_unit_id', '=', found.previous_id!)
+      .execute();
+  }
+  return { id: found.previous_id!, skipped: found.finished, ...from };
 }
 
 /** Distinct keys a unit has recorded as seen, together with `extra` keys (a page not yet loaded). */

@@ -108,6 +108,17 @@ describe('connections cut during a sync (pg_terminate_backend of its pool and lo
         db,
       );
       await taken;
+      // A page whose lock check ran before the lock was lost may still be committing: wait for
+      // the transactions begun before the other took the lock to end, then count.
+      const takenAt = (await other.query<{ at: Date }>('select clock_timestamp() as at')).rows[0].at;
+      for (let open = true; open && running.child.exitCode === null; await sleep(20)) {
+        const { rows } = await sql<{
+          n: number;
+        }>`select count(*)::int as n from pg_stat_activity where application_name = 'propsync' and pid <> pg_backend_pid() and xact_start < ${takenAt}`.execute(
+          db,
+        );
+        open = rows[0].n > 0;
+      }
       const pagesWhenTaken = await pagesCommitted(db);
       const { code } = await running.exited;
       expect(code, running.stderr().slice(-2000)).toBe(1);

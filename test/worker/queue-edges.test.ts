@@ -4,6 +4,7 @@
  * exits 1 for its run.
  */
 import { sql } from 'kysely';
+import { freePort } from '../../src/warehouse/embedded.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STREAM_NAMES } from '../../src/streams/registry.js';
@@ -117,7 +118,7 @@ describe('queue mode and dead letters (issue 23)', () => {
       'config/propsync.yaml': configFile(warehouse.url, { north: sim, broken }),
     });
     try {
-      const port = 20_000 + Math.floor(Math.random() * 20_000);
+      const port = await freePort();
       const worker = startPropsync(['worker', '--concurrency', '2'], folder.dir, {
         PROPSYNC_METRICS_PORT: String(port),
       });

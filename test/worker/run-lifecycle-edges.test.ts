@@ -51,8 +51,6 @@ async function world(extra: Record<string, unknown> = {}) {
   return { warehouse, folder, runs };
 }
 
-const port = () => String(20_000 + Math.floor(Math.random() * 20_000));
-
 describe('runs of every kind are closed (issue 35, item 5)', () => {
   it('SIGTERM while enqueue discovers: the run is closed interrupted by its own process, exit 1', async () => {
     const { folder, runs } = await world();
@@ -81,15 +79,27 @@ describe('runs of every kind are closed (issue 35, item 5)', () => {
       enqueue.child.kill('SIGKILL');
       await enqueue.exited;
       sim.setFaults(undefined);
+      // A statement the process sent before it died (a heartbeat) still runs in its backend: wait for those to end.
+      await until('the killed process to leave the warehouse', async () => {
+        const { rows } = await sql<{
+          n: number;
+        }>`select count(*)::int as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and application_name like 'propsync%' and application_name <> 'propsync-test'`.execute(
+          warehouse.db,
+        );
+        return rows[0].n === 0;
+      });
       expect((await runs())[0]!.status).toBe('running');
       // As if it had died eleven minutes ago (abandonedAfterMinutes is 10).
       await sql`update sync_runs set heartbeat_at = now() - interval '11 minutes'`.execute(warehouse.db);
       // Sweeps every 2 s rather than every 30 s (worker.sweepSeconds).
       const worker = startPropsync(['worker'], folder.dir, {
-        PROPSYNC_METRICS_PORT: port(),
         PROPSYNC_WORKER_SWEEP_SECONDS: '2',
       });
-      await until('the sweep to close it', async () => (await runs())[0]!.status !== 'running', 60_000);
+      await until('the sweep to close it', async () => (await runs())[0]!.status !== 'running', 60_000).catch(
+        (error: Error) => {
+          throw new Error(`${error.message}; the worker said:\n${worker.output().slice(-4_000)}`);
+        },
+      );
       expect((await runs())[0]).toMatchObject({ status: 'abandoned' });
       expect(worker.output()).toMatch(/"event":"run_abandoned"/);
       worker.child.kill('SIGTERM');
@@ -106,9 +116,7 @@ describe('what enqueue queues (issue 35, items 4 and 6)', () => {
     const { warehouse, folder } = await world();
     sim.setFaults('slow@1:ms=8000:method=getLeases');
     try {
-      const worker = startPropsync(['worker', '--concurrency', '1'], folder.dir, {
-        PROPSYNC_METRICS_PORT: port(),
-      });
+      const worker = startPropsync(['worker', '--concurrency', '1'], folder.dir, {});
       const first = await runPropsync(['enqueue', '--stream', 'leases'], { cwd: folder.dir, env: ENV });
       expect(first.code, first.stderr).toBe(0);
       const lanes = Number(/queued: (\d+) lanes/.exec(first.stdout)![1]);
@@ -193,7 +201,6 @@ describe('refused credentials (issue 35, item 7)', () => {
       expect(Number(/queued: (\d+) lanes/.exec(queued.stdout)![1])).toBeGreaterThan(1);
       // The worker's password is wrong (changed after the run was planned).
       const worker = startPropsync(['worker', '--concurrency', '1'], folder.dir, {
-        PROPSYNC_METRICS_PORT: port(),
         WORKER_TEST_PASSWORD: 'not-the-password',
       });
       await until('the run to end', async () => (await runs())[0]!.status !== 'running', 90_000);
@@ -226,7 +233,6 @@ describe('jobs that leave the queue (issue 35, also found)', () => {
                  where name = 'propsync-units-north'`.execute(warehouse.db);
       await sql`update sync_runs set heartbeat_at = now() - interval '1 hour'`.execute(warehouse.db);
       const worker = startPropsync(['worker'], folder.dir, {
-        PROPSYNC_METRICS_PORT: port(),
         PROPSYNC_WORKER_SWEEP_SECONDS: '2',
       });
       await until('the sweep to end the run', async () => (await runs())[0]!.status !== 'running', 90_000);
@@ -251,7 +257,6 @@ describe('jobs that leave the queue (issue 35, also found)', () => {
       const crashed = startPropsync(['schedule', '--stream', 'properties'], folder.dir, {
         PROPSYNC_SCHEDULE_MODE: 'queue',
         PROPSYNC_CRASH_AT: 'tick-claimed:1',
-        PROPSYNC_METRICS_PORT: port(),
         // Its claim may be taken by another scheduler 5 s on, not 60 s (schedule.tickGraceSeconds).
         PROPSYNC_SCHEDULE_TICK_GRACE_SECONDS: '5',
       });
@@ -264,7 +269,6 @@ describe('jobs that leave the queue (issue 35, also found)', () => {
       expect(claims).toHaveLength(1);
       const other = startPropsync(['schedule', '--stream', 'properties'], folder.dir, {
         PROPSYNC_SCHEDULE_MODE: 'queue',
-        PROPSYNC_METRICS_PORT: port(),
       });
       const state = async () =>
         (

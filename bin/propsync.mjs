@@ -31,6 +31,9 @@ if (asked !== undefined && used !== undefined && asked !== used) {
 // V8 optimizes a function once it has run 8 times its default budget: a run lasts seconds, and
 // optimizing every warm function cost more than it gave back. Why: docs/benchmark.md#the-optimizing-compiler
 setFlagsFromString('--interrupt-budget=540672');
+// undici's HTTP parser is WebAssembly, whose one large function TurboFan would recompile at every
+// start (about a tenth of a nightly's CPU); its baseline code parses as fast as replies need.
+setFlagsFromString('--liftoff-only');
 
 // The bundle runs as a script, which node 20 lets import nothing: it imports with this module's import().
 globalThis[Symbol.for('propsync.importModule')] = (specifier) => import(specifier);

@@ -33,13 +33,12 @@ export async function startWorkUnit(
   const now = new Date();
   const { rows } = await sql<{
     previous_id: number | null;
-    same_run: boolean;
     finished: boolean;
+    skip: boolean;
     resumable: boolean;
     next_page: number | null;
     listing_total: number | null;
     inserted_id: number | null;
-    inserted_status: string | null;
   }>`
     with previous as (
       select work_unit_id, run_id, next_page, listing_total,
@@ -66,7 +65,7 @@ export async function startWorkUnit(
              case when resumable then listing_total end, ${now}::timestamptz,
              case when skip then ${now}::timestamptz end
         from attempt where not same_run
-      returning work_unit_id, status
+      returning work_unit_id
     ), seen as (
       insert into sync_work_unit_seen (account_id, work_unit_id, entity, key)
       select s.account_id, i.work_unit_id, s.entity, s.key
@@ -75,16 +74,15 @@ export async function startWorkUnit(
        where ${plan.trackSeen === true}::boolean and a.resumable
       on conflict do nothing
     )
-    select a.work_unit_id as previous_id, a.same_run, a.finished, a.resumable, a.next_page, a.listing_total,
-           i.work_unit_id as inserted_id, i.status as inserted_status
+    select a.work_unit_id as previous_id, a.finished, a.skip, a.resumable, a.next_page, a.listing_total,
+           i.work_unit_id as inserted_id
       from attempt a left join inserted i on true`.execute(db);
   const found = rows[0]!;
   const from = {
     startPage: found.resumable ? found.next_page! : 1,
     ...(found.resumable && found.listing_total != null ? { listingTotal: found.listing_total } : {}),
   };
-  if (found.inserted_id !== null)
-    return { id: found.inserted_id, skipped: found.inserted_status === 'skipped', ...from };
+  if (found.inserted_id !== null) return { id: found.inserted_id, skipped: found.skip, ...from };
   // The same run met the unit before (a queued lane taken again): done, it is skipped; else its own row goes on.
   if (!found.finished) {
     await db

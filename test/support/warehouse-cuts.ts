@@ -25,6 +25,20 @@ export async function pagesCommitted(db: Db): Promise<number> {
 }
 
 /**
+ * The propsync processes' sessions on this warehouse (the test's own left out); with
+ * `transactionBefore`, those inside a transaction begun before then.
+ */
+export async function propsyncSessions(db: Db, options: { transactionBefore?: Date } = {}): Promise<number> {
+  const before = options.transactionBefore ?? null;
+  const { rows } = await sql<{ n: number }>`
+    select count(*)::int as n from pg_stat_activity
+     where datname = current_database() and pid <> pg_backend_pid()
+       and application_name like 'propsync%' and application_name not like 'propsync-test%'
+       and (${before}::timestamptz is null or xact_start < ${before}::timestamptz)`.execute(db);
+  return rows[0].n;
+}
+
+/**
  * Waits until one of propsync's pool connections is inside a statement or a transaction, then
  * terminates it together with every stream lock connection. Returns the backends cut.
  */

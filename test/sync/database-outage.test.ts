@@ -13,7 +13,12 @@ import { migrateToLatest } from '../../src/warehouse/migrate.js';
 import { startEmbeddedPostgres, type EmbeddedServer } from '../../src/warehouse/embedded.js';
 import { jsonLines, PASSWORD, startCliWorld, startPropsync, USER, type CliWorld } from '../cli/support.js';
 import { scratchFolder } from '../support/cli.js';
-import { cutMidTransaction, pagesCommitted, slowCheckpoints } from '../support/warehouse-cuts.js';
+import {
+  cutMidTransaction,
+  pagesCommitted,
+  propsyncSessions,
+  slowCheckpoints,
+} from '../support/warehouse-cuts.js';
 import { expectedTotals, warehouseTotals } from '../support/warehouse-truth.js';
 
 /** Runs `propsync sync` and cuts its connections `cuts` times, each after a page more was committed. */
@@ -111,14 +116,11 @@ describe('connections cut during a sync (pg_terminate_backend of its pool and lo
       // A page whose lock check ran before the lock was lost may still be committing: wait for
       // the transactions begun before the other took the lock to end, then count.
       const takenAt = (await other.query<{ at: Date }>('select clock_timestamp() as at')).rows[0].at;
-      for (let open = true; open && running.child.exitCode === null; await sleep(20)) {
-        const { rows } = await sql<{
-          n: number;
-        }>`select count(*)::int as n from pg_stat_activity where application_name = 'propsync' and pid <> pg_backend_pid() and xact_start < ${takenAt}`.execute(
-          db,
-        );
-        open = rows[0].n > 0;
-      }
+      while (
+        running.child.exitCode === null &&
+        (await propsyncSessions(db, { transactionBefore: takenAt })) > 0
+      )
+        await sleep(20);
       const pagesWhenTaken = await pagesCommitted(db);
       const { code } = await running.exited;
       expect(code, running.stderr().slice(-2000)).toBe(1);

@@ -2,26 +2,17 @@
  * Issue 35: two workers on one host with the same /healthz and /metrics port. The second says what
  * to set (a port of its own, or 0 for none) and exits 2 at once; with its own port both serve.
  */
-import { createServer } from 'node:net';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/simulator/index.js';
 import { scratchFolder } from '../support/cli.js';
+import { freePort } from '../../src/warehouse/embedded.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { configFile, killAll, PASSWORD, startPropsync, until } from './support.js';
 
 let sim: Simulator;
 let warehouse: TestDatabase;
 let folder: { dir: string; remove(): void };
-
-/** A port free at the moment. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 beforeAll(async () => {
   sim = await startSimulator({

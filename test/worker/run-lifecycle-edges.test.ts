@@ -11,6 +11,7 @@ import { startSimulator, type Simulator } from '../../src/simulator/index.js';
 import { DISCOVERY } from '../../src/streams/load-stream.js';
 import { runPropsync, scratchFolder } from '../support/cli.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { propsyncSessions } from '../support/warehouse-cuts.js';
 import { configFile, ENV, killAll, PASSWORD, startPropsync, until } from './support.js';
 
 const TODAY = '2026-06-15';
@@ -80,14 +81,10 @@ describe('runs of every kind are closed (issue 35, item 5)', () => {
       await enqueue.exited;
       sim.setFaults(undefined);
       // A statement the process sent before it died (a heartbeat) still runs in its backend: wait for those to end.
-      await until('the killed process to leave the warehouse', async () => {
-        const { rows } = await sql<{
-          n: number;
-        }>`select count(*)::int as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and application_name like 'propsync%' and application_name <> 'propsync-test'`.execute(
-          warehouse.db,
-        );
-        return rows[0].n === 0;
-      });
+      await until(
+        'the killed process to leave the warehouse',
+        async () => (await propsyncSessions(warehouse.db)) === 0,
+      );
       expect((await runs())[0]!.status).toBe('running');
       // As if it had died eleven minutes ago (abandonedAfterMinutes is 10).
       await sql`update sync_runs set heartbeat_at = now() - interval '11 minutes'`.execute(warehouse.db);
@@ -95,10 +92,11 @@ describe('runs of every kind are closed (issue 35, item 5)', () => {
       const worker = startPropsync(['worker'], folder.dir, {
         PROPSYNC_WORKER_SWEEP_SECONDS: '2',
       });
-      await until('the sweep to close it', async () => (await runs())[0]!.status !== 'running', 60_000).catch(
-        (error: Error) => {
-          throw new Error(`${error.message}; the worker said:\n${worker.output().slice(-4_000)}`);
-        },
+      await until(
+        'the sweep to close it',
+        async () => (await runs())[0]!.status !== 'running',
+        60_000,
+        worker.output,
       );
       expect((await runs())[0]).toMatchObject({ status: 'abandoned' });
       expect(worker.output()).toMatch(/"event":"run_abandoned"/);
@@ -116,7 +114,7 @@ describe('what enqueue queues (issue 35, items 4 and 6)', () => {
     const { warehouse, folder } = await world();
     sim.setFaults('slow@1:ms=8000:method=getLeases');
     try {
-      const worker = startPropsync(['worker', '--concurrency', '1'], folder.dir, {});
+      const worker = startPropsync(['worker', '--concurrency', '1'], folder.dir);
       const first = await runPropsync(['enqueue', '--stream', 'leases'], { cwd: folder.dir, env: ENV });
       expect(first.code, first.stderr).toBe(0);
       const lanes = Number(/queued: (\d+) lanes/.exec(first.stdout)![1]);

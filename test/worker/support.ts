@@ -69,17 +69,19 @@ export function killAll(): void {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 }
 
-/** Waits until `probe` gives something truthy. */
+/** Waits until `probe` gives something truthy; a timeout's error ends with what `said` gives (a process's output). */
 export async function until<T>(
   what: string,
   probe: () => Promise<T | undefined | null | false>,
   timeoutMs = 120_000,
+  said?: () => string,
 ): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
     if (value) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > end)
+      throw new Error(`timed out waiting for ${what}${said ? `; it said:\n${said().slice(-4_000)}` : ''}`);
     await sleep(250);
   }
 }

@@ -222,8 +222,8 @@ export async function decodeJsonRecognizing(
     throw new RecognizerFailure(error);
   }
   const keys = digests.map((digest) => held.get(digest));
-  // None held (a full load): one parse of the whole is cheaper than one per record.
-  if (keys.every((key) => key === undefined)) return { ...whole(), digests, keys };
+  // Each record parsed from its own text even when none is held (a full load): one non-ASCII
+  // character makes the whole reply's text two-byte, and parsing that was slower than a parse per record.
   const tree = decodeJson(
     text.toString('utf8', 0, array.start) + MARK_JSON + text.toString('utf8', array.end),
   );

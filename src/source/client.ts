@@ -282,7 +282,13 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
         const wait = parseRetryAfter(reply.headers['retry-after'], clock.nowMs());
         if (wait !== undefined) pacer.pause(method.name, wait);
       }
-      return { status: reply.status, headers: reply.headers, body: reply.body, requestId };
+      return {
+        status: reply.status,
+        headers: reply.headers,
+        body: reply.body,
+        requestId,
+        release: reply.release,
+      };
     } finally {
       if (trace.sent) trace.endedAt = performance.now();
       pacer.release(ticket);
@@ -364,8 +370,14 @@ export function createSourceClient(options: SourceClientOptions): SourceClient {
         counts.calls += 1;
         counted = true;
         // The decoder may take the bytes over (XML's go to another thread): the kept reply has its own.
-        const keeping = options.keep && keyOfPage ? { ...reply, body: Buffer.from(reply.body) } : undefined;
-        const page = await readPage(request, pageNo, site, reply, decode, counts, trace);
+        const keeping =
+          options.keep && keyOfPage
+            ? { ...reply, body: Buffer.from(reply.body), release: undefined }
+            : undefined;
+        // Decoded, the page holds copies of what it read: the body's buffer is read into again.
+        const page = await readPage(request, pageNo, site, reply, decode, counts, trace).finally(
+          reply.release,
+        );
         if (keeping) kept.put(keyOfPage!, { ...keeping, serverDate: trace.serverDate });
         emit(event(request, site, attemptNo, trace, { throttled: false, willRetry: false }));
         return page;

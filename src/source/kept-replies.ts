@@ -12,6 +12,8 @@ export interface SentReply {
   headers: HttpReply['headers'];
   body: Buffer;
   requestId: string;
+  /** See HttpReply.release. */
+  release?: () => void;
 }
 
 /** A kept reply, with the `Date` it came with. */

@@ -6,6 +6,7 @@
 import { Pool, undiciErrors, type Dispatcher } from './undici-pool.js';
 import type { AuthMode } from './auth-modes.js';
 import { MalformedReplyError, ReplyTooLargeError, TransportError, type CallSite } from './errors.js';
+import { replyBuffers, type ReplyBuffers } from './reply-buffers.js';
 
 /** Options of a transport. */
 export interface TransportOptions {
@@ -43,6 +44,11 @@ export interface HttpReply {
   status: number;
   headers: Record<string, string | undefined>;
   body: Buffer;
+  /**
+   * Gives the body's buffer back to be read into again: for a JSON reply, to be called once,
+   * when nothing reads the body any more (what was decoded from it holds copies).
+   */
+  release?: () => void;
 }
 
 /** Socket errors of a connection that was never made: the call did not reach the source. */
@@ -110,9 +116,10 @@ export class Transport {
    */
   async send(call: HttpCall): Promise<HttpReply> {
     const request = this.options.auth.request(call.body, call.contentType);
+    const xml = call.contentType.startsWith('application/xml');
     const headers: Record<string, string> = {
       ...request.headers,
-      accept: call.contentType.startsWith('application/xml') ? 'application/xml' : 'application/json',
+      accept: xml ? 'application/xml' : 'application/json',
       'user-agent': 'propsync',
     };
     if (this.options.sendPaginationLinks) headers['x-send-pagination-links'] = '1';
@@ -131,11 +138,22 @@ export class Transport {
       const replyHeaders: Record<string, string | undefined> = {};
       for (const [name, value] of Object.entries(response.headers))
         replyHeaders[name.toLowerCase()] = headerText(value);
-      const body = await this.readBody(response.body, replyHeaders['content-length'], {
-        ...call.site,
-        status,
-      });
-      return { status, headers: replyHeaders, body };
+      // XML's bytes go whole to a decoding thread, which takes them over: they get a buffer of their own.
+      const into = xml ? undefined : replyBuffers;
+      const { body, buffer } = await this.readBody(
+        response.body,
+        replyHeaders['content-length'],
+        { ...call.site, status },
+        into,
+      );
+      if (!buffer || !into) return { status, headers: replyHeaders, body };
+      let given = false;
+      // Once only: a buffer given back twice would be read into by two replies at once.
+      const release = () => {
+        if (!given) into.give(buffer);
+        given = true;
+      };
+      return { status, headers: replyHeaders, body, release };
     } catch (error) {
       if (error instanceof ReplyTooLargeError) throw error;
       if (call.signal?.aborted) throw call.signal.reason;
@@ -171,13 +189,15 @@ export class Transport {
    * destroyed (the connection goes with it) and the reply refused. A length announced within the
    * limit is read into one buffer of that length, each chunk copied in as it comes, so the reply
    * is never held twice over (its chunks, then their concatenation); bytes past the announced
-   * length are kept as chunks.
+   * length are kept as chunks. With `into`, that buffer is one of its spare ones, given back as
+   * `buffer` when the body is read in it.
    */
   private async readBody(
     body: Dispatcher.ResponseData['body'],
     contentLength: string | undefined,
     site: CallSite & { status: number },
-  ): Promise<Buffer> {
+    into?: ReplyBuffers,
+  ): Promise<{ body: Buffer; buffer?: Buffer }> {
     const limit = this.options.maxReplyBytes ?? MAX_REPLY_BYTES;
     const announced =
       contentLength !== undefined && /^\d+$/.test(contentLength.trim()) ? Number(contentLength) : undefined;
@@ -185,7 +205,11 @@ export class Transport {
       body.destroy();
       throw new ReplyTooLargeError(limit, { ...site, received: 0, announced });
     }
-    let whole = announced !== undefined && announced > 0 ? Buffer.allocUnsafe(announced) : undefined;
+    const taken =
+      announced !== undefined && announced > 0
+        ? (into?.take(announced) ?? Buffer.allocUnsafe(announced))
+        : undefined;
+    let whole = taken;
     const chunks: Buffer[] = [];
     let received = 0;
     for await (const chunk of body) {
@@ -195,7 +219,7 @@ export class Transport {
         body.destroy();
         throw new ReplyTooLargeError(limit, { ...site, received: limit });
       }
-      if (whole && received + bytes.length <= whole.length) bytes.copy(whole, received);
+      if (whole && received + bytes.length <= announced!) bytes.copy(whole, received);
       else {
         if (whole) chunks.push(whole.subarray(0, received));
         whole = undefined;
@@ -203,8 +227,9 @@ export class Transport {
       }
       received += bytes.length;
     }
-    if (whole) return received === whole.length ? whole : whole.subarray(0, received);
-    return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, received);
+    if (whole)
+      return { body: received === whole.length ? whole : whole.subarray(0, received), buffer: taken };
+    return { body: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, received) };
   }
 
   /** Closes the pool's connections (waiting for calls in flight). */

@@ -6,7 +6,7 @@
 import { Pool, undiciErrors, type Dispatcher } from './undici-pool.js';
 import type { AuthMode } from './auth-modes.js';
 import { MalformedReplyError, ReplyTooLargeError, TransportError, type CallSite } from './errors.js';
-import { replyBuffers, type ReplyBuffers } from './reply-buffers.js';
+import { replyBuffers } from './reply-buffers.js';
 
 /** Options of a transport. */
 export interface TransportOptions {
@@ -139,18 +139,17 @@ export class Transport {
       for (const [name, value] of Object.entries(response.headers))
         replyHeaders[name.toLowerCase()] = headerText(value);
       // XML's bytes go whole to a decoding thread, which takes them over: they get a buffer of their own.
-      const into = xml ? undefined : replyBuffers;
-      const { body, buffer } = await this.readBody(
+      const { body, spare } = await this.readBody(
         response.body,
         replyHeaders['content-length'],
         { ...call.site, status },
-        into,
+        !xml,
       );
-      if (!buffer || !into) return { status, headers: replyHeaders, body };
+      if (!spare) return { status, headers: replyHeaders, body };
       let given = false;
       // Once only: a buffer given back twice would be read into by two replies at once.
       const release = () => {
-        if (!given) into.give(buffer);
+        if (!given) replyBuffers.give(spare);
         given = true;
       };
       return { status, headers: replyHeaders, body, release };
@@ -189,15 +188,15 @@ export class Transport {
    * destroyed (the connection goes with it) and the reply refused. A length announced within the
    * limit is read into one buffer of that length, each chunk copied in as it comes, so the reply
    * is never held twice over (its chunks, then their concatenation); bytes past the announced
-   * length are kept as chunks. With `into`, that buffer is one of its spare ones, given back as
-   * `buffer` when the body is read in it.
+   * length are kept as chunks. With `spare`, that buffer is a spare one of `replyBuffers`, named
+   * as `spare` when the body was read into it.
    */
   private async readBody(
     body: Dispatcher.ResponseData['body'],
     contentLength: string | undefined,
     site: CallSite & { status: number },
-    into?: ReplyBuffers,
-  ): Promise<{ body: Buffer; buffer?: Buffer }> {
+    spare: boolean,
+  ): Promise<{ body: Buffer; spare?: Buffer }> {
     const limit = this.options.maxReplyBytes ?? MAX_REPLY_BYTES;
     const announced =
       contentLength !== undefined && /^\d+$/.test(contentLength.trim()) ? Number(contentLength) : undefined;
@@ -205,11 +204,9 @@ export class Transport {
       body.destroy();
       throw new ReplyTooLargeError(limit, { ...site, received: 0, announced });
     }
-    const taken =
-      announced !== undefined && announced > 0
-        ? (into?.take(announced) ?? Buffer.allocUnsafe(announced))
-        : undefined;
-    let whole = taken;
+    const known = announced !== undefined && announced > 0;
+    const taken = known && spare ? replyBuffers.take(announced) : undefined;
+    let whole = taken ?? (known ? Buffer.allocUnsafe(announced) : undefined);
     const chunks: Buffer[] = [];
     let received = 0;
     for await (const chunk of body) {
@@ -227,8 +224,7 @@ export class Transport {
       }
       received += bytes.length;
     }
-    if (whole)
-      return { body: received === whole.length ? whole : whole.subarray(0, received), buffer: taken };
+    if (whole) return { body: received === whole.length ? whole : whole.subarray(0, received), spare: taken };
     return { body: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, received) };
   }
 

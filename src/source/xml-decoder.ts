@@ -192,6 +192,8 @@ export function createXmlDecoder(options: XmlDecoderOptions = {}): XmlDecoder {
   return {
     async decode(body, container, recognize) {
       const lookup = recognize && new ReplyLookup(recognize);
+      // Read now: bytes moved to a thread leave `body` empty.
+      const size = body.byteLength;
       try {
         if (closed || body.byteLength < minBytes) {
           if (!lookup) return { tree: decodeXml(utf8Text(body)) };
@@ -212,7 +214,7 @@ export function createXmlDecoder(options: XmlDecoderOptions = {}): XmlDecoder {
         if (lookup?.failure) throw new RecognizerFailure(lookup.failure.error);
         if (outOfMemory(error)) {
           throw new UndecodableReplyError(
-            `the reply (${body.byteLength} bytes of XML) does not fit in the ${heapMb} MB a decoding ` +
+            `the reply (${size} bytes of XML) does not fit in the ${heapMb} MB a decoding ` +
               `thread may use; refused without retrying — lower source.pageSize`,
           );
         }

@@ -77,6 +77,7 @@ describe('createXmlDecoder', () => {
     expect(error).toBeInstanceOf(UndecodableReplyError);
     expect((error as UndecodableReplyError).retryable).toBe(false);
     expect((error as Error).message).toMatch(/lower source\.pageSize/);
+    expect((error as Error).message).toContain(`the reply (${Buffer.byteLength(text)} bytes of XML)`);
     // Sliced, the same reply fits.
     expect((await decoder.decode(Buffer.from(text), PATH)).tree).toEqual(decodeXml(text));
   }, 60_000);

@@ -20,7 +20,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
 import { Pool } from 'undici';
-import { dropDatabase, ensureDatabase, withDatabase } from '../src/warehouse/databases.js';
+import { copyDatabase, dropDatabase, ensureDatabase, withDatabase } from '../src/warehouse/databases.js';
 import { advanceOneDay, cli, shebangEnv, shebangFlags, startSimulator, stopSimulator } from './processes.js';
 import { cpuMs, watchServerCpu, watchTreeMemory } from './proc-stats.js';
 
@@ -62,6 +62,8 @@ interface Row {
   refreshMs?: number;
   /** Wall time of the replay of the run's own requests, and its concurrency. */
   replay?: { ms: number; concurrency: number };
+  /** Of a run measured several times (`--nightlies`): its ×replay, lowest and highest, and the runs. */
+  spread?: { min: number; max: number; runs: number };
   copyRowsPerSecond?: number;
   /** Postgres's CPU for the plain COPY of the same rows (full load only). */
   copyPgCpuMs?: number;
@@ -85,7 +87,7 @@ interface StreamShare {
 
 function usage(message: string): never {
   process.stderr.write(
-    `${message}\nusage: npm run bench -- [--scale small|medium|large[,...]] [--format json|xml|both] [--privacy keep|hash|drop] [--stream NAME[,...]] [--profile DIR] [--keep]\n`,
+    `${message}\nusage: npm run bench -- [--scale small|medium|large[,...]] [--format json|xml|both] [--privacy keep|hash|drop] [--stream NAME[,...]] [--nightlies N] [--profile DIR] [--keep]\n`,
   );
   process.exit(2);
 }
@@ -97,6 +99,7 @@ function options(): {
   keep: boolean;
   privacy?: Privacy;
   streams: string[];
+  nightlies: number;
 } {
   let values;
   try {
@@ -108,6 +111,7 @@ function options(): {
         keep: { type: 'boolean', default: false },
         privacy: { type: 'string' },
         stream: { type: 'string', multiple: true, default: [] },
+        nightlies: { type: 'string', default: '3' },
       },
     }));
   } catch (error) {
@@ -119,6 +123,9 @@ function options(): {
   const formats = values.format === 'both' ? [...FORMATS] : [values.format];
   for (const format of formats)
     if (!FORMATS.includes(format as Format)) usage(`--format: unknown format '${format}'`);
+  const nightlies = Number(values.nightlies);
+  if (!Number.isInteger(nightlies) || nightlies < 1)
+    usage(`--nightlies: expected a whole number from 1, got '${values.nightlies}'`);
   if (values.privacy !== undefined && !PRIVACY_MODES.includes(values.privacy as Privacy))
     usage(`--privacy: expected one of ${PRIVACY_MODES.join(', ')}, got '${values.privacy}'`);
   return {
@@ -128,6 +135,7 @@ function options(): {
     profile: values.profile === undefined ? undefined : resolve(values.profile),
     keep: values.keep,
     streams: values.stream.flatMap((s) => s.split(',').map((name) => name.trim())).filter(Boolean),
+    nightlies,
   };
 }
 
@@ -414,7 +422,12 @@ async function benchOne(
   adminUrl: string,
   dir: string,
   rows: Row[],
-  { profile, privacy, streams }: { profile?: string; privacy?: Privacy; streams: string[] },
+  {
+    profile,
+    privacy,
+    streams,
+    nightlies,
+  }: { profile?: string; privacy?: Privacy; streams: string[]; nightlies: number },
 ): Promise<void> {
   const password = randomBytes(12).toString('hex');
   const policy = privacyArgs(privacy, dir, `propsync_bench_${process.pid}_${scale}_${format}`);
@@ -430,7 +443,9 @@ async function benchOne(
   );
   await dropDatabase(adminUrl, name);
   await ensureDatabase(adminUrl, name);
-  const db = new pg.Client({ connectionString: url });
+  let db = new pg.Client({ connectionString: url });
+  /** The warehouse as the day before's runs left it, for each nightly after the first to start from. */
+  const dayBefore = `${name}_day_before`;
   const env: NodeJS.ProcessEnv = {
     ...commandEnv(),
     DATABASE_URL: url,
@@ -450,13 +465,13 @@ async function benchOne(
     const migrated = await runCli([...policy, 'migrate'], env, join(dir, `${name}.migrate.log`));
     if (migrated.code !== 0) throw new Error(`propsync migrate exited ${migrated.code}:\n${migrated.output}`);
     await db.connect();
-    const backend = Number((await db.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0].pid);
+    let backend = await backendOf(db);
     let lastRunId = 0;
-    for (const run of ['full', 'rerun', 'incremental'] as const) {
-      if (run === 'incremental') await advanceOneDay(sim.url);
+    /** Runs `run` and measures it (and replays it, and so on): its row. */
+    const measure = async (run: RunName, nightly?: number): Promise<Row> => {
       const load = loadavg()[0];
-      const log = join(dir, `${name}.${run}.log`);
-      const record = join(dir, `${name}.${run}.requests`);
+      const log = join(dir, `${name}.${run}${nightly ?? ''}.log`);
+      const record = join(dir, `${name}.${run}${nightly ?? ''}.requests`);
       // The recorder of the run's requests; with --profile, a CPU profile of each thread.
       const runEnv = REPLAYED.includes(run)
         ? {
@@ -466,7 +481,7 @@ async function benchOne(
           }
         : env;
       const profiling = profile
-        ? ['--cpu-prof', `--cpu-prof-dir=${join(profile, `${scale}-${format}-${run}`)}`]
+        ? ['--cpu-prof', `--cpu-prof-dir=${join(profile, `${scale}-${format}-${run}${nightly ?? ''}`)}`]
         : [];
       const simCpuBefore = cpuMs(sim.child.pid!, 'own');
       const server = watchServerCpu(name, backend);
@@ -522,15 +537,52 @@ async function benchOne(
       if (run === 'incremental') row.floor = await incrementalFloor(db, lastRunId);
       const replayed = row.replay ? `, replay ${(row.replay.ms / 1000).toFixed(1)} s` : '';
       note(
-        `${scale} ${format} ${run}: ${(row.wallMs / 1000).toFixed(1)} s${replayed}, ${row.rows} rows, ${row.calls} calls, CPU ${(row.cpuMs / 1000).toFixed(1)} s, Postgres CPU ${(row.pgCpuMs / 1000).toFixed(1)} s, ${mb(row.peakRssBytes)}`,
+        `${scale} ${format} ${run}${nightly === undefined ? '' : ` ${nightly}`}: ${(row.wallMs / 1000).toFixed(1)} s${replayed}, ${row.rows} rows, ${row.calls} calls, CPU ${(row.cpuMs / 1000).toFixed(1)} s, Postgres CPU ${(row.pgCpuMs / 1000).toFixed(1)} s, ${mb(row.peakRssBytes)}`,
       );
-      rows.push(row);
+      return row;
+    };
+    rows.push(await measure('full'));
+    rows.push(await measure('rerun'));
+    await advanceOneDay(sim.url);
+    // The nightly, from the same warehouse into the same simulated day each time (the simulator's
+    // state is not changed by reading it): its ×replay moves from one run to the next by more than
+    // most changes move it, so the row is the median run's, with the spread beside it.
+    const nightlyRows: Row[] = [];
+    const firstRunId = lastRunId;
+    for (let nightly = 1; nightly <= nightlies; nightly++) {
+      if (nightlies > 1) {
+        await db.end();
+        // A database copied from another needs no one else connected to either.
+        if (nightly === 1) await copyDatabase(adminUrl, name, dayBefore);
+        else await copyDatabase(adminUrl, dayBefore, name);
+        db = new pg.Client({ connectionString: url });
+        await db.connect();
+        backend = await backendOf(db);
+        lastRunId = firstRunId;
+      }
+      nightlyRows.push(await measure('incremental', nightlies > 1 ? nightly : undefined));
     }
+    rows.push(medianRun(nightlyRows));
   } finally {
     await db.end().catch(() => undefined);
     await stopSimulator(sim.child);
     await dropDatabase(adminUrl, name);
+    await dropDatabase(adminUrl, dayBefore);
   }
+}
+
+/** The process id of a client's connection on the server, whose CPU is not the runs'. */
+async function backendOf(db: pg.Client): Promise<number> {
+  return Number((await db.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0].pid);
+}
+
+/** Of runs of the same work: the one whose ×replay is the median, with the spread of all of them. */
+function medianRun(runs: Row[]): Row {
+  const ratio = (row: Row) => row.wallMs / row.replay!.ms;
+  const sorted = [...runs].sort((a, b) => ratio(a) - ratio(b));
+  const median = sorted[Math.floor((sorted.length - 1) / 2)];
+  if (runs.length === 1) return median;
+  return { ...median, spread: { min: ratio(sorted[0]), max: ratio(sorted.at(-1)!), runs: runs.length } };
 }
 
 /**
@@ -620,7 +672,7 @@ function table(rows: Row[]): string {
       row.copyRowsPerSecond ? rate(row.copyRowsPerSecond) : '',
       row.copyRowsPerSecond ? (perSecond / row.copyRowsPerSecond).toFixed(2) : '',
       row.replay ? `${seconds(row.replay.ms)} (×${row.replay.concurrency})` : '',
-      row.replay ? (row.wallMs / row.replay.ms).toFixed(2) : '',
+      row.replay ? `${(row.wallMs / row.replay.ms).toFixed(2)}${spreadText(row)}` : '',
       row.replay ? (row.runMs / row.replay.ms).toFixed(2) : '',
       String(row.records),
       seconds(row.cpuMs),
@@ -637,6 +689,13 @@ function table(rows: Row[]): string {
   });
   const format = (cells: string[]) => `| ${cells.join(' | ')} |`;
   return [format(header), format(header.map(() => '---')), ...lines.map(format)].join('\n');
+}
+
+/** A run's spread of ×replay over several runs, as ` (1.90–2.31, 3 runs)`; none for one run. */
+function spreadText(row: Row): string {
+  return row.spread
+    ? ` (${row.spread.min.toFixed(2)}–${row.spread.max.toFixed(2)}, ${row.spread.runs} runs)`
+    : '';
 }
 
 /** The units stream's share of each run: its calls, rows, records, reply bytes and work units' time. */
@@ -668,7 +727,7 @@ function unitsTable(rows: Row[]): string {
 async function main(): Promise<void> {
   // The workers' scaling (issue 23) is a bench of its own: bench/scaling.ts.
   if (process.argv.includes('--scaling')) return (await import('./scaling.js')).benchScaling();
-  const { scales, formats, profile, keep, privacy, streams } = options();
+  const { scales, formats, profile, keep, privacy, streams, nightlies } = options();
   const adminUrl = withDatabase(
     process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
     'postgres',
@@ -680,7 +739,7 @@ async function main(): Promise<void> {
     help = await timeHelp(dir);
     for (const scale of scales)
       for (const format of formats)
-        await benchOne(scale, format, adminUrl, dir, rows, { profile, privacy, streams });
+        await benchOne(scale, format, adminUrl, dir, rows, { profile, privacy, streams, nightlies });
   } catch (error) {
     note(`the children's output is kept in ${dir}`);
     throw error;

@@ -470,8 +470,10 @@ async function benchOne(
     /** Runs `run` and measures it (and replays it, and so on): its row. */
     const measure = async (run: RunName, nightly?: number): Promise<Row> => {
       const load = loadavg()[0];
-      const log = join(dir, `${name}.${run}${nightly ?? ''}.log`);
-      const record = join(dir, `${name}.${run}${nightly ?? ''}.requests`);
+      // A nightly's number tells its files and its line apart from the other nightlies'.
+      const tag = nightly === undefined ? run : `${run}-${nightly}`;
+      const log = join(dir, `${name}.${tag}.log`);
+      const record = join(dir, `${name}.${tag}.requests`);
       // The recorder of the run's requests; with --profile, a CPU profile of each thread.
       const runEnv = REPLAYED.includes(run)
         ? {
@@ -481,7 +483,7 @@ async function benchOne(
           }
         : env;
       const profiling = profile
-        ? ['--cpu-prof', `--cpu-prof-dir=${join(profile, `${scale}-${format}-${run}${nightly ?? ''}`)}`]
+        ? ['--cpu-prof', `--cpu-prof-dir=${join(profile, `${scale}-${format}-${tag}`)}`]
         : [];
       const simCpuBefore = cpuMs(sim.child.pid!, 'own');
       const server = watchServerCpu(name, backend);
@@ -537,7 +539,7 @@ async function benchOne(
       if (run === 'incremental') row.floor = await incrementalFloor(db, lastRunId);
       const replayed = row.replay ? `, replay ${(row.replay.ms / 1000).toFixed(1)} s` : '';
       note(
-        `${scale} ${format} ${run}${nightly === undefined ? '' : ` ${nightly}`}: ${(row.wallMs / 1000).toFixed(1)} s${replayed}, ${row.rows} rows, ${row.calls} calls, CPU ${(row.cpuMs / 1000).toFixed(1)} s, Postgres CPU ${(row.pgCpuMs / 1000).toFixed(1)} s, ${mb(row.peakRssBytes)}`,
+        `${scale} ${format} ${tag}: ${(row.wallMs / 1000).toFixed(1)} s${replayed}, ${row.rows} rows, ${row.calls} calls, CPU ${(row.cpuMs / 1000).toFixed(1)} s, Postgres CPU ${(row.pgCpuMs / 1000).toFixed(1)} s, ${mb(row.peakRssBytes)}`,
       );
       return row;
     };
@@ -560,7 +562,7 @@ async function benchOne(
         backend = await backendOf(db);
         lastRunId = firstRunId;
       }
-      nightlyRows.push(await measure('incremental', nightlies > 1 ? nightly : undefined));
+      nightlyRows.push(await measure('incremental', nightly));
     }
     rows.push(medianRun(nightlyRows));
   } finally {

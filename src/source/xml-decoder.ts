@@ -195,7 +195,7 @@ export function createXmlDecoder(options: XmlDecoderOptions = {}): XmlDecoder {
       // Read now: bytes moved to a thread leave `body` empty.
       const size = body.byteLength;
       try {
-        if (closed || body.byteLength < minBytes) {
+        if (closed || size < minBytes) {
           if (!lookup) return { tree: decodeXml(utf8Text(body)) };
           return lookup.decoded(
             await decodeXmlRecognizing(body, container, {

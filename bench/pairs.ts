@@ -6,7 +6,8 @@
  *     [--format json|xml] [--run incremental|full] [--pairs 8]
  *
  * (`--after`: this build's entry, `bin/propsync.mjs` unless given. Each build runs through its
- * own entry, so that a pair counts what the entry does before the build loads.)
+ * own entry, with the flags of its own first line, so that a pair counts what the entry does
+ * before the build loads.)
  *
  * One medium simulator; `incremental`: a full load by this build at its first day, the simulator
  * moved a day on, then each run a nightly sync into a fresh copy of that warehouse; `full`: each
@@ -60,7 +61,7 @@ interface Measured {
 function runBuild(cli: string, database: string, sim: string, args: string[]): Promise<Measured> {
   const env = {
     PATH: process.env.PATH,
-    ...shebangEnv(),
+    ...shebangEnv(cli),
     DATABASE_URL: withDatabase(admin, database),
     PROPSYNC_API_URL: sim,
     PROPSYNC_API_USERNAME: 'bench',
@@ -74,7 +75,7 @@ function runBuild(cli: string, database: string, sim: string, args: string[]): P
   const server = watchServerCpu(database, -1);
   const child = spawn(
     '/usr/bin/time',
-    ['-f', 'TIME %U %S %M', process.execPath, ...shebangFlags(), cli, ...args],
+    ['-f', 'TIME %U %S %M', process.execPath, ...shebangFlags(cli), cli, ...args],
     {
       env,
       stdio: ['ignore', 'ignore', 'pipe'],

@@ -74,20 +74,20 @@ export async function advanceOneDay(url: string): Promise<void> {
   if (!reply.ok) throw new Error(`POST /_sim/advance answered ${reply.status}: ${await reply.text()}`);
 }
 
-/** The node flags of the first line of bin/propsync.mjs (`#!/usr/bin/env -S node FLAGS`). */
-export function shebangFlags(): string[] {
-  return shebangWords().filter((word) => word.startsWith('--'));
+/** The node flags of the first line of an entry (`#!/usr/bin/env -S node FLAGS`), this checkout's unless given. */
+export function shebangFlags(entry = cli): string[] {
+  return shebangWords(entry).filter((word) => word.startsWith('--'));
 }
 
-/** The variables the command's first line sets (`NAME=value` before `node`). */
-export function shebangEnv(): Record<string, string> {
+/** The variables an entry's first line sets (`NAME=value` before `node`), this checkout's unless given. */
+export function shebangEnv(entry = cli): Record<string, string> {
   return Object.fromEntries(
-    shebangWords().flatMap((word) =>
+    shebangWords(entry).flatMap((word) =>
       /^[A-Z_]+=/.test(word) ? [word.split('=', 2) as [string, string]] : [],
     ),
   );
 }
 
-function shebangWords(): string[] {
-  return readFileSync(cli, 'utf8').split('\n', 1)[0].split(/\s+/);
+function shebangWords(entry: string): string[] {
+  return readFileSync(entry, 'utf8').split('\n', 1)[0].split(/\s+/);
 }

@@ -151,9 +151,21 @@ export type RowsByTable = { [table: string]: LoadRow[] | undefined };
 export interface NormalizedRecord<Rows = RowsByTable> {
   key: number;
   rows: Rows;
+  /**
+   * Parts of the record that load or fail on their own (the units of a property's inventory): the
+   * rows of each are the record's too, unless the part failed. Why: docs/sync.md#a-bad-part-of-a-record
+   */
+  parts?: NormalizedPart<Rows>[];
   /** What the run's log should tell of the record though it loads (a status kept as `other`, say). */
   notes?: string[];
 }
+
+/**
+ * One part of a record: its rows (checked against their tables like the record's), or the error
+ * (a `RecordError`, say) that keeps it out; `label` names it in the quarantine (`unit 5501`).
+ */
+export type NormalizedPart<Rows = RowsByTable> =
+  { label: string; rows: Partial<Rows>; notes?: string[] } | { label: string; error: unknown };
 
 /**
  * A sequence of steps that must run in order (e.g. one scope's listing, then what it no

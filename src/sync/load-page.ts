@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { sql, type RawBuilder } from 'kysely';
 import type { MethodVersion } from '../source/settings.js';
-import type { CompletionAction, StreamDefinition, WorkUnitPlan } from '../streams/types.js';
+import type { CompletionAction, RowsByTable, StreamDefinition, WorkUnitPlan } from '../streams/types.js';
 import type { Db } from '../catalog/tables.js';
 import { RecordError, tracingFields } from '../source/field-readers.js';
 import {
@@ -154,6 +154,16 @@ export async function loadPage(db: Db, page: PageToLoad): Promise<PageLoaded> {
           ...written.refused.map(({ record, message }) =>
             quarantineOf(page, keys[record.index], record.index, `Postgres refused the record: ${message}`),
           ),
+          ...written.loaded.flatMap((record) =>
+            (record.rejected ?? []).map(({ label, reason }) =>
+              quarantineOf(
+                page,
+                keys[record.index],
+                record.index,
+                `${reason} (${label} left out; the rest of the record loaded)`,
+              ),
+            ),
+          ),
         ];
         const counts: PageLoaded = {
           ...zeroCounts(ROW_COUNTERS),
@@ -166,7 +176,10 @@ export async function loadPage(db: Db, page: PageToLoad): Promise<PageLoaded> {
           problems: entries.map((entry) => entry.line),
           notes: written.loaded.flatMap((record) => record.notes ?? []),
         };
-        const loadedKeys = written.loaded.map((record) => String(record.key));
+        // A record loaded without a part is not loaded whole: its entries stay open.
+        const loadedKeys = written.loaded
+          .filter((record) => !record.rejected)
+          .map((record) => String(record.key));
         const bookkeeping = new Bookkeeping();
         bookkeeping.add(
           quarantineInsert(
@@ -266,12 +279,15 @@ interface ReadyRecord {
   key: number;
   rows: Map<string, LoadRow[]>;
   notes?: string[];
+  /** Its parts left out (`NormalizedRecord.parts`), each with why: the record loads without them. */
+  rejected?: { label: string; reason: string }[];
 }
 
 /**
  * Normalizes a record and checks every row against its table's declared column domains, so
  * that a value a column cannot hold is this record's error (naming the source field it came
- * from, and the column) rather than the page's.
+ * from, and the column) rather than the page's, or its part's error when the row is of a part.
+ * A record with a part left out carries no digests: it is read again by the next run.
  */
 function checkedRecord(
   stream: StreamDefinition,
@@ -280,9 +296,42 @@ function checkedRecord(
   digests: { tree: string | null; text?: string },
 ): Omit<ReadyRecord, 'index'> {
   const normalized = stream.normalize(record, { version });
-  const rows = new Map<string, LoadRow[]>();
-  for (const [position, table] of stream.tables.entries()) {
-    const tableRows = normalized.rows[table.name] ?? [];
+  const rows = new Map<string, LoadRow[]>(stream.tables.map((table) => [table.name, []]));
+  const check = (of: RowsByTable) => checkedRows(stream, record, version, of);
+  for (const [table, tableRows] of check(normalized.rows)) rows.get(table)!.push(...tableRows);
+  const notes = [...(normalized.notes ?? [])];
+  const rejected: { label: string; reason: string }[] = [];
+  for (const part of normalized.parts ?? []) {
+    try {
+      if ('error' in part) throw part.error;
+      for (const [table, tableRows] of check(part.rows)) rows.get(table)!.push(...tableRows);
+      notes.push(...(part.notes ?? []));
+    } catch (error) {
+      rejected.push({ label: part.label, reason: messageOf(error) });
+    }
+  }
+  const parentRow = rows.get(stream.tables[0].name)?.[0];
+  if (parentRow) {
+    parentRow[SOURCE_HASH_COLUMN] = rejected.length ? null : digests.tree;
+    parentRow[SOURCE_TEXT_HASH_COLUMN] = rejected.length ? null : (digests.text ?? null);
+  }
+  return {
+    key: normalized.key,
+    rows,
+    ...(notes.length && { notes }),
+    ...(rejected.length && { rejected }),
+  };
+}
+
+/** Rows by table, each checked against its table's column domains; throws the first problem as a `RecordError`. */
+function checkedRows(
+  stream: StreamDefinition,
+  record: unknown,
+  version: MethodVersion,
+  rows: RowsByTable,
+): [string, LoadRow[]][] {
+  return stream.tables.map((table, position) => {
+    const tableRows = rows[table.name] ?? [];
     for (const row of tableRows) {
       const problem = checkRow(table, row);
       if (!problem) continue;
@@ -298,14 +347,8 @@ function checkedRecord(
         `${problem.expected} for column ${table.name}.${problem.column}`,
       );
     }
-    rows.set(table.name, tableRows);
-  }
-  const parentRow = rows.get(stream.tables[0].name)?.[0];
-  if (parentRow) {
-    parentRow[SOURCE_HASH_COLUMN] = digests.tree;
-    parentRow[SOURCE_TEXT_HASH_COLUMN] = digests.text ?? null;
-  }
-  return { key: normalized.key, rows, notes: normalized.notes };
+    return [table.name, tableRows];
+  });
 }
 
 /**
@@ -395,11 +438,12 @@ async function writeRows(
   records: readonly ReadyRecord[],
   { account, runId, fresh }: WriteOptions,
 ): Promise<UpsertCounts & { deleted: number }> {
-  const keys = records.map((record) => record.key);
+  // A record without one of its parts leaves its other children as they stand: what it lists is not all there is.
+  const parents = records.filter((record) => !record.rejected).map((record) => record.key);
   const tables = stream.tables.map((table, index) => ({
     spec: table,
     rows: records.flatMap((record) => record.rows.get(table.name) ?? []),
-    parents: index === 0 ? undefined : keys,
+    parents: index === 0 ? undefined : parents,
   }));
   const counts = { inserted: 0, updated: 0, unchanged: 0, deleted: 0 };
   for (const written of await (fresh ? copyOrMerge : upsertStaged)(trx, tables, runId, account)) {

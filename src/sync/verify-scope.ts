@@ -2,7 +2,7 @@ import { protectRecord, type PrivacyPolicy } from './privacy/policy.js';
 import type { Logger } from '../log/logger.js';
 import type { SourceClient, SourceRequest } from '../source/types.js';
 import type { StreamName } from '../streams/registry.js';
-import type { StreamDefinition, VerifyDeclaration } from '../streams/types.js';
+import type { NormalizedPart, RowsByTable, StreamDefinition, VerifyDeclaration } from '../streams/types.js';
 import type { LoadRow } from '../warehouse/bulk-load/index.js';
 import { compareTable, parentsInScope, type TableComparison } from '../warehouse/compare-rows.js';
 import type { Db } from '../catalog/tables.js';
@@ -59,6 +59,16 @@ interface ScopePass {
   records: number;
   pages: number;
   calls: number;
+}
+
+/** A part's rows (none for a part that failed). */
+function partRows(part: NormalizedPart): RowsByTable {
+  return 'rows' in part ? part.rows : {};
+}
+
+/** A failed part's error, named by its label. */
+function partError(part: { label: string; error: unknown }): Error {
+  return new Error(`${part.label}: ${messageOf(part.error)}`);
 }
 
 /**
@@ -120,8 +130,11 @@ async function readScope(
       try {
         if (deps.privacy) protectRecord(deps.privacy, stream.personal, record);
         const normalized = stream.normalize(record, { version });
+        // A part the stream cannot read makes the record one the sync loads only in part.
+        for (const part of normalized.parts ?? []) if ('error' in part) throw partError(part);
         freshParents.add(normalized.key);
-        for (const [table, rows] of Object.entries(normalized.rows)) fresh.get(table)?.push(...(rows ?? []));
+        for (const rows of [normalized.rows, ...(normalized.parts ?? []).map(partRows)])
+          for (const [table, tableRows] of Object.entries(rows)) fresh.get(table)?.push(...(tableRows ?? []));
       } catch (error) {
         const key = Number(stream.recordKey(record));
         if (Number.isSafeInteger(key)) unreadable.add(key);

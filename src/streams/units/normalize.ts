@@ -2,7 +2,7 @@ import { asBoolean, asDate, asId, asInt, asMoney, asText, required } from '../..
 import type { TreeObject } from '../../source/tree.js';
 import type { LoadRowOf } from '../../warehouse/schema.js';
 import { asObject, listOf, without } from '../record.js';
-import type { NormalizedRecord } from '../types.js';
+import type { NormalizedPart, NormalizedRecord } from '../types.js';
 import { unitStatusMeaning } from './statuses.js';
 import { UNIT_INVENTORIES, UNIT_SPACES, UNITS, type UnitRows } from './tables.js';
 
@@ -16,22 +16,55 @@ export function isOtherIncome(unit: TreeObject): boolean {
 }
 
 /**
- * One property of getPropertyUnits → its `unit_inventories` row, a `units` row per unit and a
- * `unit_spaces` row per space (single elements as objects, numbers as strings and missing
- * optional fields read by the quirk readers). A status the mapping does not know is kept, as
- * category `other`, with a note for the run's log.
+ * One property of getPropertyUnits → its `unit_inventories` row, and each unit as a part of its
+ * own: a `units` row and a `unit_spaces` row per space (single elements as objects, numbers as
+ * strings and missing optional fields read by the quirk readers). A unit that cannot be read is
+ * its own part's error, so that the property's other units still load. A status the mapping does
+ * not know is kept, as category `other`, with a note for the run's log.
  */
 export function normalizePropertyUnits(value: unknown): NormalizedRecord<UnitRows> {
   const property = asObject(value, 'property');
   const propertyId = required(asId(property.propertyId, 'propertyId'), 'propertyId');
-  const units: LoadRowOf<typeof UNITS>[] = [];
-  const spaces: LoadRowOf<typeof UNIT_SPACES>[] = [];
-  const notes: string[] = [];
-  for (const [u, unit] of listOf(property, 'units', 'unit').entries()) {
+  const listed = listOf(property, 'units', 'unit');
+  const parts: NormalizedPart<UnitRows>[] = listed.map((unit, u) => {
     const at = `units.unit[${u}]`;
-    const unitId = required(asId(unit.id, `${at}.id`), `${at}.id`);
-    const otherIncome = isOtherIncome(unit);
-    units.push({
+    let label = `unit at ${at}`;
+    try {
+      const unitId = required(asId(unit.id, `${at}.id`), `${at}.id`);
+      label = `unit ${unitId}`;
+      return { label, ...unitRows(unit, at, unitId, propertyId) };
+    } catch (error) {
+      return { label, error };
+    }
+  });
+  const inventory: LoadRowOf<typeof UNIT_INVENTORIES> = {
+    property_id: propertyId,
+    unit_count: listed.length,
+    space_count: listed.reduce((count, unit) => count + spacesListed(unit), 0),
+    raw: without(property, ['units']),
+  };
+  return { key: propertyId, rows: { unit_inventories: [inventory], units: [], unit_spaces: [] }, parts };
+}
+
+/** The spaces a unit lists, or none when its list cannot be read (that unit's part fails). */
+function spacesListed(unit: TreeObject): number {
+  try {
+    return listOf(unit, 'unitSpaces', 'unitSpace').length;
+  } catch {
+    return 0;
+  }
+}
+
+/** One unit's row and its spaces' rows, with a note for each status the mapping does not know. */
+function unitRows(
+  unit: TreeObject,
+  at: string,
+  unitId: number,
+  propertyId: number,
+): { rows: Pick<UnitRows, 'units' | 'unit_spaces'>; notes?: string[] } {
+  const otherIncome = isOtherIncome(unit);
+  const units: LoadRowOf<typeof UNITS>[] = [
+    {
       unit_id: unitId,
       property_id: propertyId,
       unit_number: asText(unit.unitNumber, `${at}.unitNumber`),
@@ -52,51 +85,43 @@ export function normalizePropertyUnits(value: unknown): NormalizedRecord<UnitRow
       unit_address: asText(unit.unitAddress, `${at}.unitAddress`),
       is_other_income: otherIncome,
       raw: without(unit, ['unitSpaces']),
+    },
+  ];
+  const spaces: LoadRowOf<typeof UNIT_SPACES>[] = [];
+  const notes: string[] = [];
+  for (const [s, space] of listOf(unit, 'unitSpaces', 'unitSpace').entries()) {
+    const where = `${at}.unitSpaces.unitSpace[${s}]`;
+    const spaceId = required(asId(space.unitSpaceId, `${where}.unitSpaceId`), `${where}.unitSpaceId`);
+    const status = asText(space.availabilityStatus, `${where}.availabilityStatus`);
+    const meaning = unitStatusMeaning(status);
+    if (!meaning.known)
+      notes.push(
+        `unit space ${spaceId} of property ${propertyId}: ` +
+          `status ${status === null ? '(none)' : `'${status}'`} is not one propsync knows; ` +
+          `kept, as category other`,
+      );
+    spaces.push({
+      unit_space_id: spaceId,
+      property_id: propertyId,
+      unit_id: unitId,
+      unit_number: asText(space.unitNumber, `${where}.unitNumber`),
+      availability_status: status,
+      status_category: meaning.category,
+      is_preleased: meaning.preleased,
+      is_ready: meaning.ready,
+      available_date: asDate(space.availableDate, `${where}.availableDate`),
+      make_ready_date: asDate(space.makeReadyDate, `${where}.makeReadyDate`),
+      rent: asMoney(space.rent, `${where}.rent`),
+      min_deposit: asMoney(space.minDeposit, `${where}.minDeposit`),
+      max_deposit: asMoney(space.maxDeposit, `${where}.maxDeposit`),
+      reserve_until: asDate(space.reserveUntil, `${where}.reserveUntil`),
+      is_affordable: asBoolean(space.isAffordable, `${where}.isAffordable`),
+      has_pricing: asBoolean(space.hasPricing, `${where}.hasPricing`),
+      excluded_reason: asText(space.excludedReason, `${where}.excludedReason`),
+      space_configuration: asText(space.spaceConfiguration, `${where}.spaceConfiguration`),
+      is_other_income: otherIncome,
+      raw: space,
     });
-    for (const [s, space] of listOf(unit, 'unitSpaces', 'unitSpace').entries()) {
-      const where = `${at}.unitSpaces.unitSpace[${s}]`;
-      const spaceId = required(asId(space.unitSpaceId, `${where}.unitSpaceId`), `${where}.unitSpaceId`);
-      const status = asText(space.availabilityStatus, `${where}.availabilityStatus`);
-      const meaning = unitStatusMeaning(status);
-      if (!meaning.known)
-        notes.push(
-          `unit space ${spaceId} of property ${propertyId}: ` +
-            `status ${status === null ? '(none)' : `'${status}'`} is not one propsync knows; ` +
-            `kept, as category other`,
-        );
-      spaces.push({
-        unit_space_id: spaceId,
-        property_id: propertyId,
-        unit_id: unitId,
-        unit_number: asText(space.unitNumber, `${where}.unitNumber`),
-        availability_status: status,
-        status_category: meaning.category,
-        is_preleased: meaning.preleased,
-        is_ready: meaning.ready,
-        available_date: asDate(space.availableDate, `${where}.availableDate`),
-        make_ready_date: asDate(space.makeReadyDate, `${where}.makeReadyDate`),
-        rent: asMoney(space.rent, `${where}.rent`),
-        min_deposit: asMoney(space.minDeposit, `${where}.minDeposit`),
-        max_deposit: asMoney(space.maxDeposit, `${where}.maxDeposit`),
-        reserve_until: asDate(space.reserveUntil, `${where}.reserveUntil`),
-        is_affordable: asBoolean(space.isAffordable, `${where}.isAffordable`),
-        has_pricing: asBoolean(space.hasPricing, `${where}.hasPricing`),
-        excluded_reason: asText(space.excludedReason, `${where}.excludedReason`),
-        space_configuration: asText(space.spaceConfiguration, `${where}.spaceConfiguration`),
-        is_other_income: otherIncome,
-        raw: space,
-      });
-    }
   }
-  const inventory: LoadRowOf<typeof UNIT_INVENTORIES> = {
-    property_id: propertyId,
-    unit_count: units.length,
-    space_count: spaces.length,
-    raw: without(property, ['units']),
-  };
-  return {
-    key: propertyId,
-    rows: { unit_inventories: [inventory], units, unit_spaces: spaces },
-    ...(notes.length ? { notes } : {}),
-  };
+  return { rows: { units, unit_spaces: spaces }, ...(notes.length ? { notes } : {}) };
 }

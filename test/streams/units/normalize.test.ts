@@ -19,10 +19,27 @@ const space = (fields: Record<string, string> = {}) => ({
   ...fields,
 });
 
+/** A property normalized, its units' parts folded into its rows and notes, and the parts that failed. */
+function normalize(value: unknown) {
+  const { key, rows, parts = [], notes = [] } = normalizePropertyUnits(value);
+  const folded = { ...rows, units: [...rows.units], unit_spaces: [...rows.unit_spaces] };
+  const allNotes = [...notes];
+  const failed: { label: string; message: string }[] = [];
+  for (const part of parts) {
+    if ('error' in part) failed.push({ label: part.label, message: (part.error as Error).message });
+    else {
+      folded.units.push(...(part.rows.units ?? []));
+      folded.unit_spaces.push(...(part.rows.unit_spaces ?? []));
+      allNotes.push(...(part.notes ?? []));
+    }
+  }
+  return { key, rows: folded, notes: allNotes.length ? allNotes : undefined, failed };
+}
+
 describe('units normalize', () => {
   it('reads a recorded property into an inventory row, a row per unit and one per space', () => {
     const property = recorded[0];
-    const { key, rows, notes } = normalizePropertyUnits(property);
+    const { key, rows, notes } = normalize(property);
     expect(key).toBe(Number(property.propertyId));
     const units = [property.units.unit].flat();
     expect(rows.unit_inventories).toMatchObject([{ unit_count: units.length }]);
@@ -39,7 +56,7 @@ describe('units normalize', () => {
   });
 
   it('reads a single unit and a single space sent as objects, and missing optional fields as null', () => {
-    const { rows } = normalizePropertyUnits({
+    const { rows } = normalize({
       propertyId: '100009',
       units: {
         unit: { id: '501', unitNumber: '101', unitTypeName: 'Apartment', unitSpaces: { unitSpace: space() } },
@@ -72,7 +89,7 @@ describe('units normalize', () => {
   });
 
   it('keeps a status it does not know as category other, with a note, rather than refusing the record', () => {
-    const { rows, notes } = normalizePropertyUnits({
+    const { rows, notes } = normalize({
       propertyId: '100009',
       units: {
         unit: [
@@ -94,7 +111,7 @@ describe('units normalize', () => {
   });
 
   it('tells other-income units by their unit type', () => {
-    const { rows } = normalizePropertyUnits({
+    const { rows } = normalize({
       propertyId: '100009',
       units: { unit: [{ id: '601', unitTypeName: 'Parking', unitSpaces: { unitSpace: space() } }] },
     });
@@ -118,9 +135,31 @@ describe('units normalize', () => {
     expect(unitStatusMeaning(null)).toMatchObject({ category: 'other', known: false });
   });
 
-  it('refuses a unit without an id, naming the field', () => {
-    expect(() =>
-      normalizePropertyUnits({ propertyId: '100009', units: { unit: { unitNumber: '1' } } }),
-    ).toThrow(/units\.unit\[0\]\.id/);
+  it('leaves out a unit it cannot read, as a failed part naming the field, and reads the others', () => {
+    const { rows, failed } = normalize({
+      propertyId: '100009',
+      units: {
+        unit: [
+          { unitNumber: '1', unitSpaces: { unitSpace: space() } },
+          { id: '502', unitSpaces: { unitSpace: space({ unitSpaceId: '70002', rent: 'twelve' }) } },
+          { id: '503', unitSpaces: { unitSpace: space({ unitSpaceId: '70003' }) } },
+        ],
+      },
+    });
+    expect(failed).toEqual([
+      { label: 'unit at units.unit[0]', message: expect.stringMatching(/units\.unit\[0\]\.id/) },
+      {
+        label: 'unit 502',
+        message: expect.stringMatching(/units\.unit\[1\]\.unitSpaces\.unitSpace\[0\]\.rent/),
+      },
+    ]);
+    expect(rows.units.map((row) => row.unit_id)).toEqual([503]);
+    expect(rows.unit_spaces.map((row) => row.unit_space_id)).toEqual([70003]);
+    // The inventory counts what the source listed, the units left out included.
+    expect(rows.unit_inventories).toMatchObject([{ unit_count: 3, space_count: 3 }]);
+  });
+
+  it('refuses a property without an id, naming the field', () => {
+    expect(() => normalizePropertyUnits({ units: { unit: { id: '1' } } })).toThrow(/propertyId/);
   });
 });

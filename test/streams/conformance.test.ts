@@ -16,6 +16,7 @@ import type { ChunkSize } from '../../src/dates/calendar.js';
 import { encodeParams } from '../../src/source/params.js';
 import { loadStream, STREAM_MANIFESTS, type StreamDefinition } from '../../src/streams/load-stream.js';
 import { undeclaredPersonalFields } from './personal-fields.js';
+import { messageOf } from '../../src/log/errors.js';
 import type { Lane, PlanContext, WorkUnitPlan } from '../../src/streams/types.js';
 import {
   DIGEST_COLUMNS,
@@ -93,14 +94,16 @@ function rowProblems(
   stream: StreamDefinition,
   key: number,
   rows: Record<string, Record<string, unknown>[] | undefined>,
+  /** The rows are a part's: children only, the record's own row is the record's. */
+  part = false,
 ): string[] {
   const problems: string[] = [];
   const [parent] = stream.tables;
   for (const name of Object.keys(rows))
     if (!stream.tables.some((table) => table.name === name))
       problems.push(`${name}: not a table of the stream`);
-  if (rows[parent.name]?.length !== 1)
-    problems.push(`${parent.name}: ${rows[parent.name]?.length ?? 0} rows, not one`);
+  if ((rows[parent.name]?.length ?? 0) !== (part ? 0 : 1))
+    problems.push(`${parent.name}: ${rows[parent.name]?.length ?? 0} rows, not ${part ? 'none' : 'one'}`);
   for (const table of stream.tables) {
     const written = new Map(loadColumns(table).map(([name]) => [name, table.columns[name]]));
     for (const row of rows[table.name] ?? []) {
@@ -225,10 +228,16 @@ for (const manifest of STREAM_MANIFESTS) {
           const records = JSON.parse(readFileSync(path, 'utf8')) as unknown[];
           expect(records.length).toBeGreaterThan(0);
           for (const record of records) {
-            const { key, rows } = stream.normalize(record, { version });
+            const { key, rows, parts = [] } = stream.normalize(record, { version });
             expect(Number.isSafeInteger(key) && key > 0, `key ${key}`).toBe(true);
             expect(stream.recordKey(record)).toBe(String(key));
             expect(rowProblems(stream, key, rows), `record ${key}`).toEqual([]);
+            // A record's parts (a property's units) are its rows too: each read, each typed as declared.
+            for (const part of parts) {
+              expect('error' in part ? messageOf(part.error) : '', `record ${key}, ${part.label}`).toBe('');
+              if ('rows' in part)
+                expect(rowProblems(stream, key, part.rows, true), `record ${key}, ${part.label}`).toEqual([]);
+            }
           }
         });
 

@@ -22,7 +22,7 @@ const space = (fields: Record<string, string> = {}) => ({
 /** A property normalized, its units' parts folded into its rows and notes, and the parts that failed. */
 function normalize(value: unknown) {
   const { key, rows, parts = [], notes = [] } = normalizePropertyUnits(value);
-  const folded = { ...rows, units: [...rows.units], unit_spaces: [...rows.unit_spaces] };
+  const folded = { ...rows, units: [...(rows.units ?? [])], unit_spaces: [...(rows.unit_spaces ?? [])] };
   const allNotes = [...notes];
   const failed: { label: string; message: string }[] = [];
   for (const part of parts) {

@@ -296,15 +296,17 @@ function checkedRecord(
   digests: { tree: string | null; text?: string },
 ): Omit<ReadyRecord, 'index'> {
   const normalized = stream.normalize(record, { version });
-  const rows = new Map<string, LoadRow[]>(stream.tables.map((table) => [table.name, []]));
   const check = (of: RowsByTable) => checkedRows(stream, record, version, of);
-  for (const [table, tableRows] of check(normalized.rows)) rows.get(table)!.push(...tableRows);
+  const rows = new Map<string, LoadRow[]>(check(normalized.rows));
   const notes = [...(normalized.notes ?? [])];
   const rejected: { label: string; reason: string }[] = [];
   for (const part of normalized.parts ?? []) {
     try {
       if ('error' in part) throw part.error;
-      for (const [table, tableRows] of check(part.rows)) rows.get(table)!.push(...tableRows);
+      for (const [table, tableRows] of check(part.rows)) {
+        const into = rows.get(table)!;
+        for (const row of tableRows) into.push(row);
+      }
       notes.push(...(part.notes ?? []));
     } catch (error) {
       rejected.push({ label: part.label, reason: messageOf(error) });

@@ -117,12 +117,13 @@ describe('a bad unit', () => {
 });
 
 // The damages a column refuses rather than a reader (NUL in text, an id past bigint, year 0) are
-// the unit's too, found by the checks of the unit's own rows.
+// the unit's too, found by the checks of the unit's own rows; and the same in XML.
 describe.each([
-  ['nul', 'units.unit[0].unitNumber'],
-  ['bigid', 'units.unit[0].floorplanId'],
-  ['year0', 'units.unit[0].unitSpaces.unitSpace[0].availableDate'],
-])('a unit damaged by %s', (kind, field) => {
+  ['nul', 'units.unit[0].unitNumber', 'json'],
+  ['bigid', 'units.unit[0].floorplanId', 'json'],
+  ['year0', 'units.unit[0].unitSpaces.unitSpace[0].availableDate', 'json'],
+  ['money', 'units.unit[0].unitSpaces.unitSpace[0].rent', 'xml'],
+] as const)('a unit damaged by %s, in %s', (kind, field, format) => {
   let damaged: SyncHarness;
   beforeAll(async () => {
     damaged = await startSyncHarness({
@@ -137,7 +138,7 @@ describe.each([
   });
 
   it('alone goes to quarantine, naming its field', async () => {
-    const run = await damaged.sync({ streams: ['units'] });
+    const run = await damaged.sync({ streams: ['units'] }, { format });
     expect(run.quarantined).toBe(1);
     const [entry] = await damaged.warehouse.db.selectFrom('quarantine').selectAll().execute();
     expect(entry.reason).toContain(field);

@@ -2,7 +2,8 @@ import { protectRecord, type PrivacyPolicy } from './privacy/policy.js';
 import type { Logger } from '../log/logger.js';
 import type { SourceClient, SourceRequest } from '../source/types.js';
 import type { StreamName } from '../streams/registry.js';
-import type { NormalizedPart, RowsByTable, StreamDefinition, VerifyDeclaration } from '../streams/types.js';
+import { wholeRecord } from '../streams/parts.js';
+import type { StreamDefinition, VerifyDeclaration } from '../streams/types.js';
 import type { LoadRow } from '../warehouse/bulk-load/index.js';
 import { compareTable, parentsInScope, type TableComparison } from '../warehouse/compare-rows.js';
 import type { Db } from '../catalog/tables.js';
@@ -59,16 +60,6 @@ interface ScopePass {
   records: number;
   pages: number;
   calls: number;
-}
-
-/** A part's rows (none for a part that failed). */
-function partRows(part: NormalizedPart): RowsByTable {
-  return 'rows' in part ? part.rows : {};
-}
-
-/** A failed part's error, named by its label. */
-function partError(part: { label: string; error: unknown }): Error {
-  return new Error(`${part.label}: ${messageOf(part.error)}`);
 }
 
 /**
@@ -130,11 +121,12 @@ async function readScope(
       try {
         if (deps.privacy) protectRecord(deps.privacy, stream.personal, record);
         const normalized = stream.normalize(record, { version });
+        const whole = wholeRecord(normalized);
         // A part the stream cannot read makes the record one the sync loads only in part.
-        for (const part of normalized.parts ?? []) if ('error' in part) throw partError(part);
+        const [failed] = whole.failed;
+        if (failed) throw new Error(`${failed.label}: ${messageOf(failed.error)}`);
         freshParents.add(normalized.key);
-        for (const rows of [normalized.rows, ...(normalized.parts ?? []).map(partRows)])
-          for (const [table, tableRows] of Object.entries(rows)) fresh.get(table)?.push(...(tableRows ?? []));
+        for (const [table, rows] of Object.entries(whole.rows)) fresh.get(table)?.push(...rows);
       } catch (error) {
         const key = Number(stream.recordKey(record));
         if (Number.isSafeInteger(key)) unreadable.add(key);

@@ -26,13 +26,16 @@ export function normalizePropertyUnits(value: unknown): NormalizedRecord<UnitRow
   const property = asObject(value, 'property');
   const propertyId = required(asId(property.propertyId, 'propertyId'), 'propertyId');
   const listed = listOf(property, 'units', 'unit');
+  let spaceCount = 0;
   const parts: NormalizedPart<UnitRows>[] = listed.map((unit, u) => {
     const at = `units.unit[${u}]`;
     let label = `unit at ${at}`;
     try {
+      const spaces = listOf(unit, 'unitSpaces', 'unitSpace');
+      spaceCount += spaces.length;
       const unitId = required(asId(unit.id, `${at}.id`), `${at}.id`);
       label = `unit ${unitId}`;
-      return { label, ...unitRows(unit, at, unitId, propertyId) };
+      return { label, ...unitRows(unit, spaces, at, unitId, propertyId) };
     } catch (error) {
       return { label, error };
     }
@@ -40,24 +43,17 @@ export function normalizePropertyUnits(value: unknown): NormalizedRecord<UnitRow
   const inventory: LoadRowOf<typeof UNIT_INVENTORIES> = {
     property_id: propertyId,
     unit_count: listed.length,
-    space_count: listed.reduce((count, unit) => count + spacesListed(unit), 0),
+    // A unit whose list of spaces cannot be read counts none.
+    space_count: spaceCount,
     raw: without(property, ['units']),
   };
   return { key: propertyId, rows: { unit_inventories: [inventory], units: [], unit_spaces: [] }, parts };
 }
 
-/** The spaces a unit lists, or none when its list cannot be read (that unit's part fails). */
-function spacesListed(unit: TreeObject): number {
-  try {
-    return listOf(unit, 'unitSpaces', 'unitSpace').length;
-  } catch {
-    return 0;
-  }
-}
-
 /** One unit's row and its spaces' rows, with a note for each status the mapping does not know. */
 function unitRows(
   unit: TreeObject,
+  listedSpaces: readonly TreeObject[],
   at: string,
   unitId: number,
   propertyId: number,
@@ -89,7 +85,7 @@ function unitRows(
   ];
   const spaces: LoadRowOf<typeof UNIT_SPACES>[] = [];
   const notes: string[] = [];
-  for (const [s, space] of listOf(unit, 'unitSpaces', 'unitSpace').entries()) {
+  for (const [s, space] of listedSpaces.entries()) {
     const where = `${at}.unitSpaces.unitSpace[${s}]`;
     const spaceId = required(asId(space.unitSpaceId, `${where}.unitSpaceId`), `${where}.unitSpaceId`);
     const status = asText(space.availabilityStatus, `${where}.availabilityStatus`);

@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { wholeRecord } from '../../../src/streams/parts.js';
+import type { LoadRow } from '../../../src/warehouse/bulk-load/index.js';
 import { normalizePropertyUnits } from '../../../src/streams/units/normalize.js';
 import { unitStatusMeaning } from '../../../src/streams/units/statuses.js';
 
@@ -19,21 +21,21 @@ const space = (fields: Record<string, string> = {}) => ({
   ...fields,
 });
 
-/** A property normalized, its units' parts folded into its rows and notes, and the parts that failed. */
+/** A property normalized and taken whole (`wholeRecord`), with the parts that failed by their messages. */
 function normalize(value: unknown) {
-  const { key, rows, parts = [], notes = [] } = normalizePropertyUnits(value);
-  const folded = { ...rows, units: [...(rows.units ?? [])], unit_spaces: [...(rows.unit_spaces ?? [])] };
-  const allNotes = [...notes];
-  const failed: { label: string; message: string }[] = [];
-  for (const part of parts) {
-    if ('error' in part) failed.push({ label: part.label, message: (part.error as Error).message });
-    else {
-      folded.units.push(...(part.rows.units ?? []));
-      folded.unit_spaces.push(...(part.rows.unit_spaces ?? []));
-      allNotes.push(...(part.notes ?? []));
-    }
-  }
-  return { key, rows: folded, notes: allNotes.length ? allNotes : undefined, failed };
+  const normalized = normalizePropertyUnits(value);
+  const { rows, notes, failed } = wholeRecord(normalized);
+  return {
+    key: normalized.key,
+    rows: {
+      unit_inventories: [] as LoadRow[],
+      units: [] as LoadRow[],
+      unit_spaces: [] as LoadRow[],
+      ...rows,
+    },
+    notes: notes.length ? notes : undefined,
+    failed: failed.map(({ label, error }) => ({ label, message: (error as Error).message })),
+  };
 }
 
 describe('units normalize', () => {
